@@ -1,0 +1,2 @@
+//! Benchmarks of the adaptation engine (filled in with the engine).
+fn main() {}

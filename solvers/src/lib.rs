@@ -1,0 +1,1 @@
+//! The `plume` command's subcommands and the test solvers that drive the engine.

@@ -1,0 +1,2 @@
+//! The `plume` command.
+fn main() {}

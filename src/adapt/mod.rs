@@ -1,0 +1,1 @@
+//! The refinement forest (work in progress).

@@ -1,0 +1,1 @@
+//! The dual graph of the initial mesh and its weights.

@@ -1,0 +1,35 @@
+//! # plume — adaptive tetrahedral meshes and their load balancing
+//!
+//! The data travels through one folder per stage:
+//!
+//! | stage | owns |
+//! | --- | --- |
+//! | [`mesh`] | the initial mesh (vertices, positively oriented tetrahedra), its topology, validation, the box generator |
+//! | [`adapt`] | the refinement forest: edge-based 1:2 / 1:4 / 1:8 refinement, closure, coarsening, vertex identity, data transfer |
+//! | [`graph`] | the dual graph of the initial mesh and its weights `PWgt`, `RWgt`, `CWgt` (current and predicted) |
+//! | [`io`] | Gmsh MSH 2.2 / 4.1 and VTK `.vtu` files, METIS graph files |
+//!
+//! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
+//! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its
+//! descendants; *rank* = one of the P processing elements.
+//!
+//! A typical adaptive loop (see `solvers/` for complete drivers):
+//!
+//! ```ignore
+//! use plume::{adapt::Forest, mesh::generate_box};
+//! let mesh = generate_box([2, 1, 1], [2.0, 1.0, 1.0]).unwrap();
+//! let mut forest = Forest::new(mesh, Default::default());
+//! forest.mark_refine_where(|leaf| leaf.centroid[0] < 1.0);
+//! forest.adapt().unwrap();
+//! assert!(forest.nleaves() > 12);
+//! ```
+#![warn(missing_docs)]
+
+pub mod adapt;
+pub mod error;
+pub mod graph;
+pub mod hash;
+pub mod io;
+pub mod mesh;
+
+pub use error::{Error, Result};

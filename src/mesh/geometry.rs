@@ -1,0 +1,118 @@
+//! Geometry of one tetrahedron: signed volume, centroid, dihedral angles.
+
+/// Signed volume of the tetrahedron `p`: positive when `p[1]-p[0], p[2]-p[0], p[3]-p[0]` form a
+/// right-handed triple.
+pub fn volume(p: &[[f64; 3]; 4]) -> f64 {
+    let u = sub(p[1], p[0]);
+    let v = sub(p[2], p[0]);
+    let w = sub(p[3], p[0]);
+    dot(u, cross(v, w)) / 6.0
+}
+
+/// Centroid (mean of the corners).
+pub fn centroid(p: &[[f64; 3]; 4]) -> [f64; 3] {
+    let mut c = [0.0; 3];
+    for q in p {
+        for k in 0..3 {
+            c[k] += q[k] / 4.0;
+        }
+    }
+    c
+}
+
+/// Smallest and largest of the six interior dihedral angles, in degrees.
+pub fn dihedral_range(p: &[[f64; 3]; 4]) -> (f64, f64) {
+    // The dihedral angle along edge (i, j) is the angle between the two faces holding the edge;
+    // with outward normals n_k (of the face opposite vertex k), it is π − angle(n_k, n_l) for
+    // the two other vertices k, l.
+    let normals: [[f64; 3]; 4] = std::array::from_fn(|k| {
+        let f: Vec<[f64; 3]> = (0..4).filter(|&i| i != k).map(|i| p[i]).collect();
+        let n = cross(sub(f[1], f[0]), sub(f[2], f[0]));
+        // Orient outward: away from the opposite vertex.
+        if dot(n, sub(p[k], f[0])) > 0.0 {
+            scale(n, -1.0)
+        } else {
+            n
+        }
+    });
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for k in 0..4 {
+        for l in k + 1..4 {
+            let (a, b) = (normals[k], normals[l]);
+            let c = dot(a, b) / (norm(a) * norm(b));
+            let angle = 180.0 - c.clamp(-1.0, 1.0).acos().to_degrees();
+            lo = lo.min(angle);
+            hi = hi.max(angle);
+        }
+    }
+    (lo, hi)
+}
+
+/// Squared distance between two points.
+pub fn dist2(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let d = sub(a, b);
+    dot(d, d)
+}
+
+/// Midpoint of two points.
+pub fn midpoint(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        0.5 * (a[0] + b[0]),
+        0.5 * (a[1] + b[1]),
+        0.5 * (a[2] + b[2]),
+    ]
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn norm(a: [f64; 3]) -> f64 {
+    dot(a, a).sqrt()
+}
+
+fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REF: [[f64; 3]; 4] = [[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]];
+
+    #[test]
+    fn reference_tet_volume_and_angles() {
+        assert!((volume(&REF) - 1.0 / 6.0).abs() < 1e-15);
+        let (lo, hi) = dihedral_range(&REF);
+        // Right angles along the three axis edges; acos(1/√3) ≈ 54.7356° along the edges of
+        // the slanted face.
+        assert!((hi - 90.0).abs() < 1e-9, "{hi}");
+        assert!(
+            (lo - (1.0f64 / 3.0f64.sqrt()).acos().to_degrees()).abs() < 1e-9,
+            "{lo}"
+        );
+    }
+
+    #[test]
+    fn regular_tet_angles() {
+        let s = 1.0 / 2.0f64.sqrt();
+        let p = [[1., 0., -s], [-1., 0., -s], [0., 1., s], [0., -1., s]];
+        let (lo, hi) = dihedral_range(&p);
+        let expect = (1.0f64 / 3.0).acos().to_degrees(); // 70.5288°
+        assert!((lo - expect).abs() < 1e-9 && (hi - expect).abs() < 1e-9);
+    }
+}

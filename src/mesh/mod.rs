@@ -1,0 +1,60 @@
+//! The initial mesh: vertices and positively oriented tetrahedra that never change during a run.
+//! Its elements are the *roots* of the refinement forest ([`crate::adapt`]).
+//!
+//! Vocabulary: `coords[v]` is vertex `v`'s position; `tets[e]` lists element `e`'s four vertices,
+//! ordered so that its signed volume is positive; local vertex `i` of an element faces local face
+//! `i` (the face made of the other three vertices).
+
+mod box_gen;
+pub mod geometry;
+pub mod topology;
+mod validate;
+
+pub use box_gen::generate_box;
+pub use topology::{Face, Topology};
+pub use validate::ValidationReport;
+
+/// A tetrahedral mesh: the input of a run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Mesh {
+    /// Vertex positions.
+    pub coords: Vec<[f64; 3]>,
+    /// Element vertices, positively oriented.
+    pub tets: Vec<[u32; 4]>,
+}
+
+impl Mesh {
+    /// Validates raw vertices and elements read from `source` (a file path or a generator's name)
+    /// and builds a mesh: rejects empty meshes, indices out of range, NaN or infinite
+    /// coordinates, zero-volume elements and faces shared by more than two elements; re-orients
+    /// inverted elements and reports them (callers print the warning).
+    pub fn from_parts(
+        coords: Vec<[f64; 3]>,
+        tets: Vec<[u32; 4]>,
+        source: &str,
+    ) -> crate::Result<(Mesh, ValidationReport)> {
+        validate::validate(coords, tets, source)
+    }
+
+    /// Number of elements.
+    pub fn nelems(&self) -> usize {
+        self.tets.len()
+    }
+
+    /// Number of vertices.
+    pub fn nverts(&self) -> usize {
+        self.coords.len()
+    }
+
+    /// The four corner positions of element `e`.
+    pub fn corners(&self, e: usize) -> [[f64; 3]; 4] {
+        self.tets[e].map(|v| self.coords[v as usize])
+    }
+
+    /// Sum of the element volumes.
+    pub fn volume(&self) -> f64 {
+        (0..self.nelems())
+            .map(|e| geometry::volume(&self.corners(e)))
+            .sum()
+    }
+}

@@ -1,0 +1,175 @@
+//! Faces of the initial mesh and which elements hold them: the source of the dual graph, of the
+//! boundary, and of the vertex → elements adjacency the closure uses to find neighbouring trees.
+
+use super::Mesh;
+
+/// Local faces of a tetrahedron: face `i` is opposite local vertex `i`, listed so that its
+/// normal (right-hand rule) points out of a positively oriented element.
+pub const FACE_VERTS: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [0, 1, 3], [0, 2, 1]];
+
+/// One face of the initial mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Face {
+    /// The face's three vertices, sorted.
+    pub verts: [u32; 3],
+    /// The one or two elements holding it (`elems[1] == u32::MAX` on the boundary).
+    pub elems: [u32; 2],
+    /// Local face index in each element (opposite local vertex).
+    pub local: [u8; 2],
+}
+
+impl Face {
+    /// True when only one element holds the face.
+    pub fn is_boundary(&self) -> bool {
+        self.elems[1] == u32::MAX
+    }
+}
+
+/// Faces and vertex → element adjacency of a mesh.
+#[derive(Debug, Clone)]
+pub struct Topology {
+    /// Every face once, sorted by vertices.
+    pub faces: Vec<Face>,
+    /// CSR offsets of `vert2elems`: elements around vertex `v` are
+    /// `vert2elems[vert_offsets[v]..vert_offsets[v + 1]]`, ascending.
+    pub vert_offsets: Vec<u32>,
+    /// Elements around each vertex (see `vert_offsets`).
+    pub vert2elems: Vec<u32>,
+}
+
+/// A face held by more than two elements: `(face's vertices, three of its elements)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NonManifold {
+    /// The face's vertices, sorted.
+    pub verts: [u32; 3],
+    /// Three elements that hold it.
+    pub elems: [u32; 3],
+}
+
+impl Topology {
+    /// Builds faces and adjacency; fails on the first face held by more than two elements.
+    pub fn new(mesh: &Mesh) -> Result<Topology, NonManifold> {
+        Self::from_tets(mesh.nverts(), &mesh.tets)
+    }
+
+    /// As [`Topology::new`], from raw element lists (used before a mesh is validated).
+    pub fn from_tets(nverts: usize, tets: &[[u32; 4]]) -> Result<Topology, NonManifold> {
+        let mut keyed: Vec<([u32; 3], u32, u8)> = Vec::with_capacity(tets.len() * 4);
+        for (e, t) in tets.iter().enumerate() {
+            for (i, fv) in FACE_VERTS.iter().enumerate() {
+                let mut key = fv.map(|k| t[k]);
+                key.sort_unstable();
+                keyed.push((key, e as u32, i as u8));
+            }
+        }
+        keyed.sort_unstable();
+        let mut faces = Vec::with_capacity(tets.len() * 2 + 16);
+        let mut i = 0;
+        while i < keyed.len() {
+            let (key, e0, l0) = keyed[i];
+            let mut j = i + 1;
+            while j < keyed.len() && keyed[j].0 == key {
+                j += 1;
+            }
+            match j - i {
+                1 => faces.push(Face {
+                    verts: key,
+                    elems: [e0, u32::MAX],
+                    local: [l0, u8::MAX],
+                }),
+                2 => faces.push(Face {
+                    verts: key,
+                    elems: [e0, keyed[i + 1].1],
+                    local: [l0, keyed[i + 1].2],
+                }),
+                _ => {
+                    return Err(NonManifold {
+                        verts: key,
+                        elems: [e0, keyed[i + 1].1, keyed[i + 2].1],
+                    })
+                }
+            }
+            i = j;
+        }
+        let mut counts = vec![0u32; nverts + 1];
+        for t in tets {
+            for &v in t {
+                counts[v as usize + 1] += 1;
+            }
+        }
+        for v in 0..nverts {
+            counts[v + 1] += counts[v];
+        }
+        let mut fill = counts.clone();
+        let mut vert2elems = vec![0u32; tets.len() * 4];
+        for (e, t) in tets.iter().enumerate() {
+            for &v in t {
+                vert2elems[fill[v as usize] as usize] = e as u32;
+                fill[v as usize] += 1;
+            }
+        }
+        Ok(Topology {
+            faces,
+            vert_offsets: counts,
+            vert2elems,
+        })
+    }
+
+    /// Elements around vertex `v`, ascending.
+    pub fn elems_around(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        &self.vert2elems[self.vert_offsets[v] as usize..self.vert_offsets[v + 1] as usize]
+    }
+
+    /// Number of boundary faces.
+    pub fn nboundary(&self) -> usize {
+        self.faces.iter().filter(|f| f.is_boundary()).count()
+    }
+
+    /// Elements holding every vertex of `verts` (ascending), e.g. the ring of elements around an
+    /// edge or the one or two elements holding a face.
+    pub fn elems_holding(&self, verts: &[u32]) -> Vec<u32> {
+        let mut out: Vec<u32> = self.elems_around(verts[0]).to_vec();
+        for &v in &verts[1..] {
+            let other = self.elems_around(v);
+            out.retain(|e| other.binary_search(e).is_ok());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::geometry::volume;
+
+    #[test]
+    fn face_normals_point_outward() {
+        let p = [[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]];
+        for (i, f) in FACE_VERTS.iter().enumerate() {
+            // The face plus the opposite vertex, in face order, is negatively oriented when the
+            // face normal points away from that vertex.
+            let t = [p[f[0]], p[f[1]], p[f[2]], p[i]];
+            assert!(volume(&t) < 0.0, "face {i}");
+        }
+    }
+
+    #[test]
+    fn two_tets_share_one_face() {
+        let tets = [[0, 1, 2, 3], [1, 2, 3, 4]];
+        let topo = Topology::from_tets(5, &tets).unwrap();
+        assert_eq!(topo.faces.len(), 7);
+        assert_eq!(topo.nboundary(), 6);
+        let shared = topo.faces.iter().find(|f| !f.is_boundary()).unwrap();
+        assert_eq!(shared.verts, [1, 2, 3]);
+        assert_eq!(topo.elems_holding(&[1, 2]), vec![0, 1]);
+        assert_eq!(topo.elems_holding(&[0, 4]), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn third_element_on_a_face_is_non_manifold() {
+        let tets = [[0, 1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 5]];
+        let err = Topology::from_tets(6, &tets).unwrap_err();
+        assert_eq!(err.verts, [1, 2, 3]);
+    }
+}
