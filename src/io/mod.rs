@@ -1,1 +1,129 @@
-//! Files: Gmsh MSH 2.2 / 4.1 and VTK `.vtu` meshes in and out, METIS graph files out.
+//! Files: Gmsh MSH 2.2 / 4.1 and VTK `.vtu` meshes in and out.
+//!
+//! | file | owns |
+//! | --- | --- |
+//! | `mod.rs` | [`read_mesh`] / [`write_mesh`], choosing the format by extension; [`ReadReport`] |
+//! | `lines.rs` | the line reader shared by text formats: every error names `file:line` |
+//! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
+//! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
+//!
+//! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
+//! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts).
+
+mod lines;
+pub mod msh;
+pub mod vtu;
+
+pub use msh::{read_msh, write_msh};
+pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
+
+use crate::mesh::{Mesh, ValidationReport};
+use crate::{Error, Result};
+use std::path::Path;
+
+/// Vertices and elements as read from a file, before validation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawMesh {
+    /// Vertex positions in file order.
+    pub coords: Vec<[f64; 3]>,
+    /// Tetrahedra as listed in the file (0-based vertex indices, any orientation).
+    pub tets: Vec<[u32; 4]>,
+    /// Element types that were skipped, as (plural name, count), in order of first appearance:
+    /// e.g. `("triangles", 1234)`.
+    pub skipped: Vec<(String, usize)>,
+}
+
+/// What reading a mesh file skipped or changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadReport {
+    /// Skipped element types as (plural name, count), e.g. `("triangles", 1234)`.
+    pub skipped: Vec<(String, usize)>,
+    /// What validation re-oriented or noticed.
+    pub validation: ValidationReport,
+}
+
+impl ReadReport {
+    /// One line per note, for the command line to print as warnings: skipped elements,
+    /// re-oriented elements, unused vertices.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .skipped
+            .iter()
+            .map(|(name, count)| format!("skipped {count} {name}"))
+            .collect();
+        let reoriented = &self.validation.reoriented;
+        if !reoriented.is_empty() {
+            let shown: Vec<String> = reoriented.iter().take(10).map(|e| e.to_string()).collect();
+            let more = if reoriented.len() > 10 { ", …" } else { "" };
+            notes.push(format!(
+                "re-oriented {} inverted elements: {}{more}",
+                reoriented.len(),
+                shown.join(", ")
+            ));
+        }
+        if self.validation.unused_vertices > 0 {
+            notes.push(format!(
+                "kept {} vertices that no element uses",
+                self.validation.unused_vertices
+            ));
+        }
+        notes
+    }
+}
+
+/// The two mesh formats, chosen by file extension.
+enum Format {
+    Msh,
+    Vtu,
+}
+
+fn format_of(path: &Path) -> Result<Format> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("msh") => Ok(Format::Msh),
+        Some("vtu") => Ok(Format::Vtu),
+        Some(other) => Err(Error::Invalid(format!(
+            "{}: unknown mesh file extension '.{other}' (expected .msh or .vtu)",
+            path.display()
+        ))),
+        None => Err(Error::Invalid(format!(
+            "{}: mesh file has no extension (expected .msh or .vtu)",
+            path.display()
+        ))),
+    }
+}
+
+/// Reads and validates a mesh: `.msh` (Gmsh 2.2 or 4.1 ASCII) or `.vtu`.
+pub fn read_mesh(path: &Path) -> Result<(Mesh, ReadReport)> {
+    let raw = match format_of(path)? {
+        Format::Msh => read_msh(path)?,
+        Format::Vtu => read_vtu(path)?.mesh,
+    };
+    let (mesh, validation) = Mesh::from_parts(raw.coords, raw.tets, &path.display().to_string())?;
+    Ok((
+        mesh,
+        ReadReport {
+            skipped: raw.skipped,
+            validation,
+        },
+    ))
+}
+
+/// Writes a mesh: `.msh` as Gmsh MSH 4.1 ASCII, `.vtu` as VTK XML (no cell data).
+pub fn write_mesh(path: &Path, mesh: &Mesh) -> Result<()> {
+    match format_of(path)? {
+        Format::Msh => write_msh(path, mesh),
+        Format::Vtu => write_vtu(path, &mesh.coords, &mesh.tets, &[]),
+    }
+}
+
+/// Counts one more skipped element of kind `name`.
+pub(crate) fn count_skipped(skipped: &mut Vec<(String, usize)>, name: &str) {
+    match skipped.iter_mut().find(|(n, _)| n == name) {
+        Some((_, count)) => *count += 1,
+        None => skipped.push((name.to_string(), 1)),
+    }
+}

@@ -7,10 +7,12 @@
 
 mod box_gen;
 pub mod geometry;
+mod info;
 pub mod topology;
 mod validate;
 
 pub use box_gen::generate_box;
+pub use info::MeshInfo;
 pub use topology::{Face, Topology};
 pub use validate::ValidationReport;
 

@@ -1,0 +1,330 @@
+//! VTK XML unstructured grids (`.vtu`) through the `vtkio` crate, and `.pvd` collections.
+//!
+//! The reader accepts what `vtkio` decodes: inline ASCII or base64 data, appended data (raw or
+//! base64), zlib/LZ4/LZMA compression, several pieces. Tetra cells become elements; other cell
+//! types are counted in [`RawMesh::skipped`]. Single-component cell arrays of the tetra cells
+//! are kept in [`VtuMesh::cell_data`]; point data and multi-component arrays are ignored.
+//!
+//! The writer stores points as Float64, connectivity and offsets as UInt64 and cell data as Int32
+//! or Float64, all **binary, base64-encoded inline and uncompressed** (`format="binary"`), which
+//! VTK and ParaView read directly.
+
+use super::{count_skipped, RawMesh};
+use crate::{Error, Result};
+use std::io::Write;
+use std::path::Path;
+use vtkio::model::{
+    Attribute, Attributes, ByteOrder, CellType, Cells, DataArray, DataSet, IOBuffer,
+    UnstructuredGridPiece, Version, VertexNumbers, Vtk,
+};
+
+/// A named array with one value per cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellArray {
+    /// Array name as shown in ParaView (`root`, `level`, `rank`, …).
+    pub name: String,
+    /// One value per cell.
+    pub values: CellValues,
+}
+
+/// Values of a [`CellArray`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellValues {
+    /// Integers, written as Int32.
+    Int(Vec<i32>),
+    /// Reals, written as Float64.
+    Float(Vec<f64>),
+}
+
+impl CellValues {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            CellValues::Int(v) => v.len(),
+            CellValues::Float(v) => v.len(),
+        }
+    }
+
+    /// True when there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl CellArray {
+    /// An integer array.
+    pub fn int(name: impl Into<String>, values: Vec<i32>) -> Self {
+        CellArray {
+            name: name.into(),
+            values: CellValues::Int(values),
+        }
+    }
+
+    /// A real array.
+    pub fn float(name: impl Into<String>, values: Vec<f64>) -> Self {
+        CellArray {
+            name: name.into(),
+            values: CellValues::Float(values),
+        }
+    }
+}
+
+/// What a `.vtu` file holds for plume: the raw mesh and the cell arrays of its tetrahedra.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VtuMesh {
+    /// Points, tetrahedra (not yet validated) and skipped cell types.
+    pub mesh: RawMesh,
+    /// Single-component cell arrays, one value per tetrahedron.
+    pub cell_data: Vec<CellArray>,
+}
+
+/// Reads a `.vtu` file (not yet validated: see [`super::read_mesh`]).
+pub fn read_vtu(path: &Path) -> Result<VtuMesh> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| Error::io(&name, &e))?;
+    parse_vtu(&name, &bytes)
+}
+
+/// Parses the content `bytes` of the `.vtu` file `name`.
+fn parse_vtu(name: &str, bytes: &[u8]) -> Result<VtuMesh> {
+    let fail = |message: String| Error::parse(name, 0, message);
+    // vtkio may panic on some malformed inputs: turn that into an error too.
+    let parsed = std::panic::catch_unwind(|| Vtk::parse_xml(bytes))
+        .map_err(|_| fail("malformed VTK XML file (the vtkio reader gave up)".into()))?;
+    let vtk = parsed.map_err(|e| fail(format!("cannot read VTK XML file: {e}")))?;
+    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        return Err(fail("not a VTK unstructured grid (.vtu) file".into()));
+    };
+    let mut out = VtuMesh::default();
+    for (p, piece) in pieces.into_iter().enumerate() {
+        let piece = piece
+            .into_loaded_piece_data(None)
+            .map_err(|e| fail(format!("piece {p}: {e}")))?;
+        append_piece(piece, &mut out).map_err(|m| fail(format!("piece {p}: {m}")))?;
+    }
+    let ntets = out.mesh.tets.len();
+    out.cell_data.retain(|a| a.values.len() == ntets);
+    Ok(out)
+}
+
+/// Appends the points, tetrahedra and cell arrays of one piece to `out`.
+fn append_piece(piece: UnstructuredGridPiece, out: &mut VtuMesh) -> Result<(), String> {
+    let base = out.mesh.coords.len();
+    let xyz: Vec<f64> = piece
+        .points
+        .cast_into()
+        .ok_or("point coordinates are not numbers")?;
+    if xyz.len() % 3 != 0 {
+        return Err(format!(
+            "{} point coordinates is not a multiple of 3",
+            xyz.len()
+        ));
+    }
+    out.mesh
+        .coords
+        .extend(xyz.chunks_exact(3).map(|p| [p[0], p[1], p[2]]));
+    let tet_cells = append_cells(piece.cells, base, &mut out.mesh)?;
+    for attribute in piece.data.cell {
+        if let Some(array) = tet_values(attribute, &tet_cells) {
+            merge_array(array, &mut out.cell_data);
+        }
+    }
+    Ok(())
+}
+
+/// Appends the tetra cells (vertex indices shifted by `base`) and counts the others; returns
+/// the indices of the tetra cells in the piece.
+fn append_cells(cells: Cells, base: usize, mesh: &mut RawMesh) -> Result<Vec<usize>, String> {
+    let ncells = cells.types.len();
+    let (connectivity, offsets) = cells.cell_verts.into_xml();
+    // Offsets give the end of each cell, sometimes after a leading zero.
+    let ends = match offsets.len() {
+        n if n == ncells => &offsets[..],
+        n if n == ncells + 1 && offsets.first() == Some(&0) => &offsets[1..],
+        n => return Err(format!("{n} cell offsets for {ncells} cells")),
+    };
+    let mut tet_cells = Vec::new();
+    let mut start = 0usize;
+    for (c, (&end, &kind)) in ends.iter().zip(&cells.types).enumerate() {
+        let end = usize::try_from(end).unwrap_or(usize::MAX);
+        let verts = connectivity
+            .get(start..end)
+            .ok_or_else(|| format!("cell {c} has offset {end} outside the connectivity"))?;
+        start = end;
+        if kind != CellType::Tetra {
+            count_skipped(&mut mesh.skipped, &cell_name(kind));
+            continue;
+        }
+        let tet: [u64; 4] = verts
+            .try_into()
+            .map_err(|_| format!("cell {c} is a tetra with {} points", verts.len()))?;
+        let shifted = tet.map(|v| u32::try_from(v + base as u64).unwrap_or(u32::MAX));
+        mesh.tets.push(shifted);
+        tet_cells.push(c);
+    }
+    Ok(tet_cells)
+}
+
+/// Plural name of a VTK cell type, for "skipped 12 triangles".
+fn cell_name(kind: CellType) -> String {
+    match kind {
+        CellType::Vertex => "vertices".into(),
+        CellType::Line => "lines".into(),
+        CellType::Triangle => "triangles".into(),
+        CellType::Quad => "quadrangles".into(),
+        CellType::Hexahedron => "hexahedra".into(),
+        CellType::Wedge => "prisms".into(),
+        CellType::Pyramid => "pyramids".into(),
+        other => format!("{other:?} cells"),
+    }
+}
+
+/// The values of a single-component array on the cells `keep`, or `None` for arrays plume
+/// does not use.
+fn tet_values(attribute: Attribute, keep: &[usize]) -> Option<CellArray> {
+    let Attribute::DataArray(DataArray { name, elem, data }) = attribute else {
+        return None;
+    };
+    if elem.num_comp() != 1 || data.len() < keep.iter().max().map_or(0, |&c| c + 1) {
+        return None;
+    }
+    let values = match data {
+        IOBuffer::F32(_) | IOBuffer::F64(_) => {
+            let all: Vec<f64> = data.cast_into()?;
+            CellValues::Float(keep.iter().map(|&c| all[c]).collect())
+        }
+        IOBuffer::Bit(_) => return None,
+        _ => {
+            let all: Vec<i32> = data.cast_into()?;
+            CellValues::Int(keep.iter().map(|&c| all[c]).collect())
+        }
+    };
+    Some(CellArray { name, values })
+}
+
+/// Adds `array` to `arrays`, extending the array of the same name and kind from earlier pieces.
+fn merge_array(array: CellArray, arrays: &mut Vec<CellArray>) {
+    match arrays.iter_mut().find(|a| a.name == array.name) {
+        Some(CellArray {
+            values: CellValues::Int(old),
+            ..
+        }) => {
+            if let CellValues::Int(new) = array.values {
+                old.extend(new);
+            }
+        }
+        Some(CellArray {
+            values: CellValues::Float(old),
+            ..
+        }) => {
+            if let CellValues::Float(new) = array.values {
+                old.extend(new);
+            }
+        }
+        None => arrays.push(array),
+    }
+}
+
+/// Writes points, tetrahedra and cell arrays as a `.vtu` file (binary base64 data, see the
+/// module docs). Every array must have one value per tetrahedron.
+pub fn write_vtu(
+    path: &Path,
+    points: &[[f64; 3]],
+    tets: &[[u32; 4]],
+    cell_data: &[CellArray],
+) -> Result<()> {
+    let name = path.display().to_string();
+    if let Some(a) = cell_data.iter().find(|a| a.values.len() != tets.len()) {
+        return Err(Error::Invalid(format!(
+            "{name}: cell array '{}' has {} values for {} cells",
+            a.name,
+            a.values.len(),
+            tets.len()
+        )));
+    }
+    let piece = UnstructuredGridPiece {
+        points: IOBuffer::F64(points.iter().flatten().copied().collect()),
+        cells: Cells {
+            cell_verts: VertexNumbers::XML {
+                connectivity: tets.iter().flatten().map(|&v| u64::from(v)).collect(),
+                offsets: (1..=tets.len() as u64).map(|c| 4 * c).collect(),
+            },
+            types: vec![CellType::Tetra; tets.len()],
+        },
+        data: Attributes {
+            point: Vec::new(),
+            cell: cell_data.iter().map(to_attribute).collect(),
+        },
+    };
+    let vtk = Vtk {
+        version: Version::new_xml(1, 0),
+        byte_order: ByteOrder::LittleEndian,
+        title: String::new(),
+        file_path: None,
+        data: DataSet::inline(piece),
+    };
+    let io_error = |message: String| Error::Io {
+        path: name.clone(),
+        message,
+    };
+    let file = std::fs::File::create(path).map_err(|e| io_error(e.to_string()))?;
+    let mut out = std::io::BufWriter::new(file);
+    vtk.write_xml(&mut out)
+        .map_err(|e| io_error(e.to_string()))?;
+    out.flush().map_err(|e| io_error(e.to_string()))
+}
+
+fn to_attribute(array: &CellArray) -> Attribute {
+    let data = match &array.values {
+        CellValues::Int(v) => IOBuffer::I32(v.clone()),
+        CellValues::Float(v) => IOBuffer::F64(v.clone()),
+    };
+    Attribute::scalars(array.name.clone(), 1).with_data(data)
+}
+
+/// Writes a ParaView collection (`.pvd`) listing `(time, file)` pairs, file names relative to
+/// the `.pvd` file's folder: ParaView then plays the files as a time series.
+pub fn write_pvd<S: AsRef<str>>(path: &Path, entries: &[(f64, S)]) -> Result<()> {
+    let mut text = String::from(
+        "<?xml version=\"1.0\"?>\n\
+         <VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <Collection>\n",
+    );
+    for (time, file) in entries {
+        text += &format!(
+            "    <DataSet timestep=\"{time}\" group=\"\" part=\"0\" file=\"{}\"/>\n",
+            xml_escape(file.as_ref())
+        );
+    }
+    text += "  </Collection>\n</VTKFile>\n";
+    std::fs::write(path, text).map_err(|e| Error::io(path.display().to_string(), &e))
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for text in [
+            "",
+            "<VTKFile",
+            "hello",
+            "<VTKFile type=\"PolyData\"></VTKFile>",
+        ] {
+            let err = parse_vtu("g.vtu", text.as_bytes()).unwrap_err();
+            assert!(err.to_string().starts_with("g.vtu: "), "{err}");
+        }
+    }
+
+    #[test]
+    fn escapes_file_names() {
+        assert_eq!(xml_escape("a&b\"<c>"), "a&amp;b&quot;&lt;c&gt;");
+    }
+}

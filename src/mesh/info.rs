@@ -1,0 +1,81 @@
+//! Summary numbers of a mesh, as printed by `plume info FILE`.
+
+use super::{geometry, Mesh, Topology};
+use std::fmt;
+
+/// Counts, volume and dihedral-angle range of a mesh.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeshInfo {
+    /// Number of vertices (unused ones included).
+    pub nverts: usize,
+    /// Number of elements.
+    pub nelems: usize,
+    /// Number of faces held by one element only (0 if the mesh is not manifold, which a mesh
+    /// built by [`Mesh::from_parts`] never is).
+    pub nboundary_faces: usize,
+    /// Sum of the element volumes.
+    pub volume: f64,
+    /// Smallest dihedral angle of any element, in degrees.
+    pub min_dihedral: f64,
+    /// Largest dihedral angle of any element, in degrees.
+    pub max_dihedral: f64,
+}
+
+impl MeshInfo {
+    /// Measures `mesh`.
+    ///
+    /// ```
+    /// let mesh = plume::mesh::generate_box([1, 1, 1], [1.0; 3]).unwrap();
+    /// let info = plume::mesh::MeshInfo::of(&mesh);
+    /// assert_eq!((info.nelems, info.nboundary_faces), (6, 12));
+    /// ```
+    pub fn of(mesh: &Mesh) -> MeshInfo {
+        let (mut min_dihedral, mut max_dihedral) = (f64::INFINITY, f64::NEG_INFINITY);
+        for e in 0..mesh.nelems() {
+            let (lo, hi) = geometry::dihedral_range(&mesh.corners(e));
+            min_dihedral = min_dihedral.min(lo);
+            max_dihedral = max_dihedral.max(hi);
+        }
+        MeshInfo {
+            nverts: mesh.nverts(),
+            nelems: mesh.nelems(),
+            nboundary_faces: Topology::new(mesh).map_or(0, |t| t.nboundary()),
+            volume: mesh.volume(),
+            min_dihedral,
+            max_dihedral,
+        }
+    }
+}
+
+impl fmt::Display for MeshInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "vertices        {}", self.nverts)?;
+        writeln!(f, "elements        {}", self.nelems)?;
+        writeln!(f, "boundary faces  {}", self.nboundary_faces)?;
+        writeln!(f, "volume          {}", self.volume)?;
+        write!(
+            f,
+            "dihedral angles {:.2}° – {:.2}°",
+            self.min_dihedral, self.max_dihedral
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::generate_box;
+
+    #[test]
+    fn box_info() {
+        let info = MeshInfo::of(&generate_box([2, 1, 1], [2.0, 1.0, 1.0]).unwrap());
+        assert_eq!(
+            (info.nverts, info.nelems, info.nboundary_faces),
+            (12, 12, 20)
+        );
+        assert!((info.volume - 2.0).abs() < 1e-12);
+        assert!((info.min_dihedral - 45.0).abs() < 1e-9 && (info.max_dihedral - 90.0).abs() < 1e-9);
+        let text = info.to_string();
+        assert!(text.contains("elements        12") && text.contains("45.00° – 90.00°"));
+    }
+}
