@@ -15,10 +15,10 @@
 //!
 //! A typical adaptive loop (see `solvers/` for complete drivers):
 //!
-//! ```ignore
+//! ```
 //! use plume::{adapt::Forest, mesh::generate_box};
 //! let mesh = generate_box([2, 1, 1], [2.0, 1.0, 1.0]).unwrap();
-//! let mut forest = Forest::new(mesh, Default::default());
+//! let mut forest = Forest::new(mesh, Default::default()).unwrap();
 //! forest.mark_refine_where(|leaf| leaf.centroid[0] < 1.0);
 //! forest.adapt().unwrap();
 //! assert!(forest.nleaves() > 12);

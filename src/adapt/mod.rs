@@ -1,1 +1,38 @@
-//! The refinement forest (work in progress).
+//! The refinement forest: edge-based refinement (1:2, 1:4, 1:8) and coarsening of
+//! tetrahedra, in the manner of the 3D_TAG procedure PLUM used (seed 004 §5.1).
+//!
+//! The current mesh is a forest of refinement trees, one per root (element of the initial
+//! mesh); its leaves form the computational mesh. The state that determines everything else is
+//! the initial mesh plus the set of *bisected edges* ([`Edges`]): the trees follow from it by
+//! the pattern rules, whatever the order in which marks were applied.
+//!
+//! An adaptation step ([`Forest::adapt`]) reads as the algorithm's outline:
+//! 1. the solver marks leaves ([`Forest::mark_refine`], [`Forest::mark_coarsen`], by
+//!    predicate: [`Forest::mark_refine_where`]) or edges ([`Forest::mark_edge`]);
+//! 2. [`Forest::coarsen`] removes marked families (before refinement, seed 004 §5.1);
+//! 3. [`Forest::close`] upgrades marks until every leaf's bisected edges form a pattern, and
+//!    replaces green families that must be refined by 1:8 splits; the dual graph's weights can
+//!    be predicted now ([`crate::graph`]), before any element is built;
+//! 4. [`Forest::subdivide`] builds the children.
+//!
+//! Vocabulary: *split* = how an element is divided ([`Split`]); *green* = a 1:2 or 1:4 split,
+//! whose children are never divided; *local points* = a parent's 4 vertices then its 6 edge
+//! midpoints; *users* of a bisected edge = divided elements whose split includes it.
+
+mod check;
+mod coarsen;
+mod edges;
+mod export;
+mod forest;
+mod overlap;
+pub mod pattern;
+mod refine;
+mod tree;
+mod vertices;
+
+pub use edges::{Bisected, Edges};
+pub use export::LeafMesh;
+pub use forest::{AdaptOptions, AdaptReport, Forest, LeafId, LeafView};
+pub use pattern::Split;
+pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
+pub use vertices::{midpoint_key, Support, Vertices, NO_VERTEX};

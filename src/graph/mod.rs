@@ -1,1 +1,155 @@
-//! The dual graph of the initial mesh and its weights.
+//! The dual graph of the initial mesh (seed 004 §5.1.1): one vertex per root, one edge per
+//! pair of roots sharing a face. Its shape never changes during a run, only its weights:
+//! `PWgt` (leaves of the tree: processing), `RWgt` (elements of the tree: remapping) and `CWgt`
+//! (leaf faces on the shared face: communication). Weights are updated after each adaptation
+//! for the changed trees only, and can be *predicted* after closure, before subdivision.
+//!
+//! The graph is stored in CSR form (`xadj`, `adjncy`), each edge once in each direction, with
+//! `cwgt` aligned with `adjncy`.
+
+mod metis_format;
+mod weights;
+
+pub use weights::TreeWeights;
+
+use crate::adapt::Forest;
+
+/// The weights of every root and dual edge.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Weights {
+    /// `PWgt` per root.
+    pub pwgt: Vec<u64>,
+    /// `RWgt` per root.
+    pub rwgt: Vec<u64>,
+    /// `CWgt` per CSR entry (aligned with [`DualGraph::adjncy`]).
+    pub cwgt: Vec<u64>,
+}
+
+/// The dual graph with its current weights.
+#[derive(Debug, Clone)]
+pub struct DualGraph {
+    /// CSR offsets: neighbours of root `v` are `adjncy[xadj[v]..xadj[v + 1]]`.
+    pub xadj: Vec<u32>,
+    /// Neighbouring roots, ascending for each root.
+    pub adjncy: Vec<u32>,
+    /// For each CSR entry, the local face of the row's root that the edge crosses.
+    pub face: Vec<u8>,
+    /// Current weights.
+    pub weights: Weights,
+    trees: Vec<TreeWeights>,
+}
+
+impl DualGraph {
+    /// The dual graph of the forest's initial mesh, with the forest's current weights.
+    pub fn new(forest: &Forest) -> DualGraph {
+        let n = forest.nroots();
+        let mut rows: Vec<Vec<(u32, u8)>> = vec![Vec::new(); n];
+        for f in forest.topology().faces.iter().filter(|f| !f.is_boundary()) {
+            let [a, b] = f.elems;
+            rows[a as usize].push((b, f.local[0]));
+            rows[b as usize].push((a, f.local[1]));
+        }
+        let mut xadj = Vec::with_capacity(n + 1);
+        let mut adjncy = Vec::new();
+        let mut face = Vec::new();
+        xadj.push(0);
+        for row in &mut rows {
+            row.sort_unstable();
+            adjncy.extend(row.iter().map(|x| x.0));
+            face.extend(row.iter().map(|x| x.1));
+            xadj.push(adjncy.len() as u32);
+        }
+        let mut g = DualGraph {
+            weights: Weights {
+                pwgt: vec![0; n],
+                rwgt: vec![0; n],
+                cwgt: vec![0; adjncy.len()],
+            },
+            xadj,
+            adjncy,
+            face,
+            trees: vec![TreeWeights::default(); n],
+        };
+        let all: Vec<u32> = (0..n as u32).collect();
+        g.update(forest, &all);
+        g
+    }
+
+    /// Number of roots.
+    pub fn nvertices(&self) -> usize {
+        self.xadj.len() - 1
+    }
+
+    /// Number of dual edges (each counted once).
+    pub fn nedges(&self) -> usize {
+        self.adjncy.len() / 2
+    }
+
+    /// CSR range of root `v`'s neighbours.
+    pub fn neighbours(&self, v: u32) -> std::ops::Range<usize> {
+        self.xadj[v as usize] as usize..self.xadj[v as usize + 1] as usize
+    }
+
+    /// Brings the weights of `roots` (the trees an adaptation changed) and of their dual edges
+    /// up to date: cost proportional to those trees, not to the mesh.
+    pub fn update(&mut self, forest: &Forest, roots: &[u32]) {
+        for &r in roots {
+            self.trees[r as usize] = TreeWeights::of(forest, r, false);
+        }
+        let trees = &self.trees;
+        Self::apply(
+            &mut self.weights,
+            &self.xadj,
+            &self.adjncy,
+            &self.face,
+            roots,
+            |r| trees[r as usize],
+        );
+    }
+
+    /// The weights the forest will have after [`Forest::subdivide`], computed after
+    /// [`Forest::close`]: only the pending trees are walked.
+    pub fn predict(&self, forest: &Forest) -> Weights {
+        let roots = forest.pending_roots();
+        let predicted: crate::hash::IntMap<u32, TreeWeights> = roots
+            .iter()
+            .map(|&r| (r, TreeWeights::of(forest, r, true)))
+            .collect();
+        let mut w = self.weights.clone();
+        Self::apply(&mut w, &self.xadj, &self.adjncy, &self.face, &roots, |r| {
+            predicted.get(&r).copied().unwrap_or(self.trees[r as usize])
+        });
+        w
+    }
+
+    fn apply(
+        w: &mut Weights,
+        xadj: &[u32],
+        adjncy: &[u32],
+        face: &[u8],
+        roots: &[u32],
+        tree: impl Fn(u32) -> TreeWeights,
+    ) {
+        for &r in roots {
+            let t = tree(r);
+            w.pwgt[r as usize] = t.leaves;
+            w.rwgt[r as usize] = t.elems;
+            for k in xadj[r as usize] as usize..xadj[r as usize + 1] as usize {
+                let cw = t.face_leaves[face[k] as usize];
+                w.cwgt[k] = cw;
+                // The same edge seen from the neighbour: find r in its row.
+                let s = adjncy[k] as usize;
+                let row = xadj[s] as usize..xadj[s + 1] as usize;
+                let pos = adjncy[row.clone()]
+                    .binary_search(&r)
+                    .expect("symmetric graph");
+                w.cwgt[row.start + pos] = cw;
+            }
+        }
+    }
+
+    /// The weights of every tree recomputed from scratch (to check incremental updates).
+    pub fn recompute(forest: &Forest) -> Weights {
+        DualGraph::new(forest).weights
+    }
+}

@@ -1,0 +1,83 @@
+//! The bisected edges: every edge (pair of vertex ids) that currently carries a midpoint, with
+//! the number of divided elements that use it (`users`). Together with the initial mesh, this
+//! set determines the whole forest.
+
+use crate::hash::IntMap;
+
+/// Key of the unordered edge `(a, b)`.
+pub fn edge_key(a: u32, b: u32) -> u64 {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    (u64::from(lo) << 32) | u64::from(hi)
+}
+
+/// One bisected edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bisected {
+    /// Its midpoint vertex.
+    pub mid: u32,
+    /// Number of divided elements whose split includes this edge.
+    pub users: u16,
+    /// Set when an edge from its midpoint (a half, or an edge to another midpoint) has been
+    /// bisected too: a leaf holding this edge may need two levels at once.
+    pub deep: bool,
+}
+
+/// The set of bisected edges.
+#[derive(Debug, Clone, Default)]
+pub struct Edges {
+    map: IntMap<u64, Bisected>,
+}
+
+impl Edges {
+    /// The entry of edge `(a, b)`, if bisected.
+    #[inline]
+    pub fn get(&self, a: u32, b: u32) -> Option<Bisected> {
+        self.map.get(&edge_key(a, b)).copied()
+    }
+
+    /// Mutable entry of edge `(a, b)`, if bisected.
+    #[inline]
+    pub fn get_mut(&mut self, a: u32, b: u32) -> Option<&mut Bisected> {
+        self.map.get_mut(&edge_key(a, b))
+    }
+
+    /// Records a new bisected edge with no users yet.
+    pub fn insert(&mut self, a: u32, b: u32, mid: u32) {
+        let old = self.map.insert(
+            edge_key(a, b),
+            Bisected {
+                mid,
+                users: 0,
+                deep: false,
+            },
+        );
+        debug_assert!(old.is_none(), "edge ({a}, {b}) bisected twice");
+    }
+
+    /// Removes edge `(a, b)`, returning its entry.
+    pub fn remove(&mut self, a: u32, b: u32) -> Option<Bisected> {
+        self.map.remove(&edge_key(a, b))
+    }
+
+    /// Number of bisected edges.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when no edge is bisected.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Bisected edges as `(vertex, vertex, entry)`, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32, Bisected)> + '_ {
+        self.map
+            .iter()
+            .map(|(&k, &b)| ((k >> 32) as u32, k as u32, b))
+    }
+
+    /// Reserves room for `n` more edges.
+    pub fn reserve(&mut self, n: usize) {
+        self.map.reserve(n);
+    }
+}

@@ -1,0 +1,391 @@
+//! The forest: the initial mesh, one [`Tree`] per root, the vertex store and the bisected-edge
+//! set, plus the marks and work lists of the adaptation step in progress.
+
+use std::time::Duration;
+
+use super::edges::Edges;
+use super::pattern::{Split, EDGES};
+use super::tree::{Tree, COARSEN, NO_ELEM, REFINE};
+use super::vertices::{support_len, union, Vertices};
+use crate::mesh::{geometry, Mesh, Topology};
+use crate::{Error, Result};
+
+/// Options of the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdaptOptions {
+    /// Refinement requests on leaves at this depth are ignored (roots are at depth 0).
+    pub max_depth: u8,
+    /// Number of `f64` solution values attached to every element (copied to children on
+    /// refinement, volume-averaged on coarsening).
+    pub nfields: usize,
+}
+
+impl Default for AdaptOptions {
+    fn default() -> Self {
+        AdaptOptions {
+            max_depth: 8,
+            nfields: 0,
+        }
+    }
+}
+
+/// Names one leaf: its root and its index in the root's tree. Valid until the next adaptation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LeafId {
+    /// Root (element of the initial mesh) whose tree holds the leaf.
+    pub root: u32,
+    /// Index of the leaf in the tree.
+    pub elem: u32,
+}
+
+/// What a marking predicate sees of a leaf.
+#[derive(Debug, Clone, Copy)]
+pub struct LeafView<'a> {
+    /// The leaf.
+    pub id: LeafId,
+    /// Its vertex ids.
+    pub verts: [u32; 4],
+    /// Its corner positions.
+    pub corners: [[f64; 3]; 4],
+    /// Mean of the corners.
+    pub centroid: [f64; 3],
+    /// Depth below its root.
+    pub level: u8,
+    /// Its solution values.
+    pub data: &'a [f64],
+}
+
+/// What one adaptation step did, and how long each stage took.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AdaptReport {
+    /// Families removed by coarsening.
+    pub coarsened: usize,
+    /// Elements divided.
+    pub divided: usize,
+    /// Green families replaced by a 1:8 split of their parent.
+    pub upgraded: usize,
+    /// Roots whose trees changed, ascending.
+    pub changed_roots: Vec<u32>,
+    /// Time spent coarsening.
+    pub coarsen_time: Duration,
+    /// Time spent closing the marks.
+    pub closure_time: Duration,
+    /// Time spent subdividing.
+    pub subdivide_time: Duration,
+}
+
+/// A set of roots kept in insertion order, for work lists.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RootSet {
+    list: Vec<u32>,
+    member: Vec<bool>,
+}
+
+impl RootSet {
+    fn with_roots(n: usize) -> Self {
+        RootSet {
+            list: Vec::new(),
+            member: vec![false; n],
+        }
+    }
+    pub(crate) fn insert(&mut self, r: u32) {
+        if !self.member[r as usize] {
+            self.member[r as usize] = true;
+            self.list.push(r);
+        }
+    }
+    pub(crate) fn pop(&mut self) -> Option<u32> {
+        let r = self.list.pop()?;
+        self.member[r as usize] = false;
+        Some(r)
+    }
+    pub(crate) fn take_sorted(&mut self) -> Vec<u32> {
+        let mut out = std::mem::take(&mut self.list);
+        for &r in &out {
+            self.member[r as usize] = false;
+        }
+        out.sort_unstable();
+        out
+    }
+    pub(crate) fn as_slice(&self) -> &[u32] {
+        &self.list
+    }
+}
+
+/// The refinement forest (see the [module doc](super)).
+#[derive(Debug, Clone)]
+pub struct Forest {
+    pub(crate) mesh: Mesh,
+    pub(crate) topo: Topology,
+    pub(crate) verts: Vertices,
+    pub(crate) edges: Edges,
+    pub(crate) trees: Vec<Tree>,
+    pub(crate) opts: AdaptOptions,
+    /// Trees the closure must (re)visit.
+    pub(crate) queue: RootSet,
+    /// Trees changed in the current step.
+    pub(crate) touched: RootSet,
+    /// Trees holding coarsening marks.
+    pub(crate) coarsen_roots: RootSet,
+    /// Edges bisected in the current step (checked for users after subdivision).
+    pub(crate) new_edges: Vec<(u32, u32)>,
+    /// Set by the closure when a tree must be scanned again.
+    pub(crate) rescan: bool,
+    pub(crate) nleaves: usize,
+    pub(crate) report: AdaptReport,
+}
+
+impl Forest {
+    /// A forest whose trees are the elements of `mesh`, not yet refined.
+    pub fn new(mesh: Mesh, opts: AdaptOptions) -> Result<Forest> {
+        if mesh.tets.is_empty() {
+            return Err(Error::mesh("forest", "no tetrahedra"));
+        }
+        let topo = Topology::new(&mesh).map_err(|nm| {
+            Error::mesh(
+                "forest",
+                format!("face {:?} is shared by more than two elements", nm.verts),
+            )
+        })?;
+        let n = mesh.nelems();
+        let trees = mesh
+            .tets
+            .iter()
+            .map(|&t| Tree::new(t, opts.nfields))
+            .collect();
+        Ok(Forest {
+            verts: Vertices::new(&mesh.coords),
+            edges: Edges::default(),
+            trees,
+            queue: RootSet::with_roots(n),
+            touched: RootSet::with_roots(n),
+            coarsen_roots: RootSet::with_roots(n),
+            new_edges: Vec::new(),
+            rescan: false,
+            nleaves: n,
+            report: AdaptReport::default(),
+            mesh,
+            topo,
+            opts,
+        })
+    }
+
+    /// The initial mesh.
+    pub fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+
+    /// Faces and adjacency of the initial mesh.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// The vertex store.
+    pub fn vertices(&self) -> &Vertices {
+        &self.verts
+    }
+
+    /// The bisected edges.
+    pub fn edges(&self) -> &Edges {
+        &self.edges
+    }
+
+    /// The engine's options.
+    pub fn options(&self) -> &AdaptOptions {
+        &self.opts
+    }
+
+    /// All trees, indexed by root.
+    pub fn trees(&self) -> &[Tree] {
+        &self.trees
+    }
+
+    /// Number of roots.
+    pub fn nroots(&self) -> usize {
+        self.trees.len()
+    }
+
+    /// Number of leaves (elements of the computational mesh).
+    pub fn nleaves(&self) -> usize {
+        self.nleaves
+    }
+
+    /// Number of elements in all trees, internal ones included.
+    pub fn nelems(&self) -> usize {
+        self.trees.iter().map(Tree::nelems).sum()
+    }
+
+    /// Calls `f` on every leaf, roots in order, each tree in canonical order.
+    pub fn for_each_leaf(&self, mut f: impl FnMut(&LeafView)) {
+        let nf = self.opts.nfields;
+        for (r, tree) in self.trees.iter().enumerate() {
+            for i in tree.leaves_dfs() {
+                let e = &tree.elems[i as usize];
+                let corners = e.verts.map(|v| self.verts.pos[v as usize]);
+                f(&LeafView {
+                    id: LeafId {
+                        root: r as u32,
+                        elem: i,
+                    },
+                    verts: e.verts,
+                    corners,
+                    centroid: geometry::centroid(&corners),
+                    level: e.level,
+                    data: &tree.data[i as usize * nf..(i as usize + 1) * nf],
+                });
+            }
+        }
+    }
+
+    /// Every leaf, roots in order, each tree in canonical order.
+    pub fn leaves(&self) -> Vec<LeafId> {
+        let mut out = Vec::with_capacity(self.nleaves);
+        self.for_each_leaf(|l| out.push(l.id));
+        out
+    }
+
+    /// Requests refinement (1:8) of a leaf in the next [`Forest::adapt`]. Ignored at the
+    /// maximum depth.
+    #[track_caller]
+    pub fn mark_refine(&mut self, id: LeafId) {
+        let e = &mut self.trees[id.root as usize].elems[id.elem as usize];
+        assert!(e.is_leaf(), "{id:?} is not a leaf");
+        e.flags |= REFINE;
+        self.queue.insert(id.root);
+    }
+
+    /// Requests coarsening of a leaf: its family is removed in the next [`Forest::adapt`] when
+    /// all its siblings are leaves marked too.
+    #[track_caller]
+    pub fn mark_coarsen(&mut self, id: LeafId) {
+        let e = &mut self.trees[id.root as usize].elems[id.elem as usize];
+        assert!(e.is_leaf(), "{id:?} is not a leaf");
+        e.flags |= COARSEN;
+        self.coarsen_roots.insert(id.root);
+    }
+
+    /// Marks for refinement every leaf for which `pred` holds; returns how many.
+    pub fn mark_refine_where(&mut self, pred: impl FnMut(&LeafView) -> bool) -> usize {
+        let ids = self.select(pred);
+        ids.iter().for_each(|&id| self.mark_refine(id));
+        ids.len()
+    }
+
+    /// Marks for coarsening every leaf for which `pred` holds; returns how many.
+    pub fn mark_coarsen_where(&mut self, pred: impl FnMut(&LeafView) -> bool) -> usize {
+        let ids = self.select(pred);
+        ids.iter().for_each(|&id| self.mark_coarsen(id));
+        ids.len()
+    }
+
+    fn select(&self, mut pred: impl FnMut(&LeafView) -> bool) -> Vec<LeafId> {
+        let mut ids = Vec::new();
+        self.for_each_leaf(|l| {
+            if pred(l) {
+                ids.push(l.id)
+            }
+        });
+        ids
+    }
+
+    /// Requests bisection of the edge between vertices `a` and `b`, which must be an edge of a
+    /// current leaf. Leaves holding it are divided 1:2 (or more, by closure).
+    pub fn mark_edge(&mut self, a: u32, b: u32) -> Result<()> {
+        let n = self.verts.nslots() as u32;
+        if a >= n || b >= n || a == b {
+            return Err(Error::Invalid(format!(
+                "mark_edge: ({a}, {b}) is not an edge"
+            )));
+        }
+        let holder = self.roots_around(a, b).into_iter().find(|&r| {
+            self.trees[r as usize].elems.iter().any(|e| {
+                e.is_leaf()
+                    && EDGES.iter().any(|&[i, j]| {
+                        (e.verts[i], e.verts[j]) == (a, b) || (e.verts[i], e.verts[j]) == (b, a)
+                    })
+            })
+        });
+        match holder {
+            Some(r) => {
+                self.queue.insert(r);
+                self.bisect(r, a, b).map(|_| ())
+            }
+            None => Err(Error::Invalid(format!(
+                "mark_edge: ({a}, {b}) is not an edge of any leaf"
+            ))),
+        }
+    }
+
+    /// Roots that may hold the segment `(a, b)`: those holding the smallest root face
+    /// (vertex, edge, face or interior) containing both ends.
+    pub(crate) fn roots_around(&self, a: u32, b: u32) -> Vec<u32> {
+        let s = union(
+            &self.verts.support[a as usize],
+            &self.verts.support[b as usize],
+        );
+        self.topo.elems_holding(&s[..support_len(&s)])
+    }
+
+    /// One adaptation step: coarsen, close the marks, subdivide. Equivalent to
+    /// [`Forest::coarsen`], [`Forest::close`] and [`Forest::subdivide`] in turn; call those
+    /// instead to act between closure and subdivision (e.g. to balance on predicted weights).
+    pub fn adapt(&mut self) -> Result<AdaptReport> {
+        self.coarsen()?;
+        self.close()?;
+        Ok(self.subdivide())
+    }
+
+    /// Roots changed so far in the current step (after [`Forest::close`]: the trees whose
+    /// weights the subdivision will change).
+    pub fn pending_roots(&self) -> Vec<u32> {
+        let mut v = self.touched.as_slice().to_vec();
+        v.sort_unstable();
+        v
+    }
+
+    /// Solution values of a leaf.
+    pub fn leaf_data(&self, id: LeafId) -> &[f64] {
+        let nf = self.opts.nfields;
+        &self.trees[id.root as usize].data[id.elem as usize * nf..(id.elem as usize + 1) * nf]
+    }
+
+    /// Mutable solution values of a leaf.
+    pub fn leaf_data_mut(&mut self, id: LeafId) -> &mut [f64] {
+        let nf = self.opts.nfields;
+        &mut self.trees[id.root as usize].data[id.elem as usize * nf..(id.elem as usize + 1) * nf]
+    }
+
+    /// Volume of element `i` of tree `r`.
+    pub(crate) fn elem_volume(&self, r: u32, i: usize) -> f64 {
+        let e = &self.trees[r as usize].elems[i];
+        geometry::volume(&e.verts.map(|v| self.verts.pos[v as usize]))
+    }
+
+    /// Edge mask of the bisected edges among an element's six edges.
+    #[inline]
+    pub(crate) fn bisected_mask(&self, v: &[u32; 4]) -> u8 {
+        let mut mask = 0;
+        for (k, &[i, j]) in EDGES.iter().enumerate() {
+            if self.edges.get(v[i], v[j]).is_some() {
+                mask |= 1 << k;
+            }
+        }
+        mask
+    }
+
+    /// True when `i` is a child of a green (1:2 or 1:4) split.
+    pub(crate) fn is_green_child(&self, r: u32, i: usize) -> bool {
+        let p = self.trees[r as usize].elems[i].parent;
+        p != NO_ELEM && self.trees[r as usize].elems[p as usize].split.is_green()
+    }
+
+    /// Pattern (0, 2, 4 or 8) of the split that created element `i` of tree `r`.
+    pub(crate) fn created_by(&self, r: u32, i: usize) -> Split {
+        let p = self.trees[r as usize].elems[i].parent;
+        if p == NO_ELEM {
+            Split::NONE
+        } else {
+            self.trees[r as usize].elems[p as usize].split
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! Refinement: closing the marks over a work list of trees, then subdividing.
+//!
+//! **Closure.** A leaf's wanted edges are all six when it carries a refinement request;
+//! otherwise the pattern its bisected edges require ([`Forest::required_mask`]: the smallest
+//! pattern holding them, or 1:8 when that pattern is green and its children's own edges are
+//! bisected already). The new bisections are shared with neighbouring leaves, so every tree
+//! holding a new edge goes back on the work list (found from the edge's support: a root
+//! edge's ring of roots, a root face's two roots, or the tree alone). A green leaf that would
+//! need refinement instead has its family replaced by a 1:8 split of its parent at once, and its
+//! request passes to the new children that overlap it. The work is proportional to the trees
+//! touched.
+//!
+//! **Subdivision.** Every leaf of a touched tree with bisected edges is divided by the pattern
+//! those edges form; each divided element counts as a *user* of its pattern's edges.
+
+use std::time::Instant;
+
+use super::forest::Forest;
+use super::overlap::overlaps;
+use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, DIAGONALS, EDGES};
+use super::tree::{Elem, DEAD, NO_ELEM, REFINE};
+use super::vertices::{support_len, NO_VERTEX};
+use crate::Result;
+
+impl Forest {
+    /// Closes the marks: after it, every leaf's bisected edges form a pattern, and no green
+    /// child has a bisected edge. Green families that must be refined are upgraded here.
+    pub fn close(&mut self) -> Result<()> {
+        let start = Instant::now();
+        while let Some(r) = self.queue.pop() {
+            self.close_tree(r)?;
+        }
+        self.report.closure_time += start.elapsed();
+        Ok(())
+    }
+
+    fn close_tree(&mut self, r: u32) -> Result<()> {
+        self.touched.insert(r);
+        loop {
+            self.rescan = false;
+            let mut i = 0;
+            // Upgrades append children while we scan: they are visited in the same pass.
+            while i < self.trees[r as usize].elems.len() {
+                if self.trees[r as usize].elems[i].is_leaf() {
+                    self.close_leaf(r, i)?;
+                }
+                i += 1;
+            }
+            if !self.rescan {
+                return Ok(());
+            }
+        }
+    }
+
+    fn close_leaf(&mut self, r: u32, i: usize) -> Result<()> {
+        let e = self.trees[r as usize].elems[i];
+        let have = self.bisected_mask(&e.verts);
+        let requested = e.flags & REFINE != 0 && e.level < self.opts.max_depth;
+        let want = if requested { ALL_EDGES } else { have };
+        if want == 0 {
+            return Ok(());
+        }
+        if self.is_green_child(r, i) {
+            return self.upgrade(r, e.parent as usize);
+        }
+        let target = if requested {
+            ALL_EDGES
+        } else {
+            // A pending green split whose children's edges are bisected must be 1:8.
+            self.required_mask(&e.verts, |a, b| self.edges.get(a, b).is_some())
+        };
+        let missing = target & !have;
+        for (k, &[a, b]) in EDGES.iter().enumerate() {
+            if missing & (1 << k) != 0 {
+                self.bisect(r, e.verts[a], e.verts[b])?;
+            }
+        }
+        if target == ALL_EDGES
+            && self.touches_deep_edge(&e.verts)
+            && self.children_need_split(&e.verts)
+        {
+            // Its children must be divided in this step too: build them now, so that the scan
+            // closes them like any other leaf.
+            self.split_elem(r, i, ALL_EDGES);
+        }
+        Ok(())
+    }
+
+    fn touches_deep_edge(&self, v: &[u32; 4]) -> bool {
+        EDGES
+            .iter()
+            .any(|&[a, b]| self.edges.get(v[a], v[b]).is_some_and(|x| x.deep))
+    }
+
+    /// True when an edge of a 1:8 split of the element (a half of one of its edges, or an edge
+    /// between two midpoints on one of its faces) is bisected already.
+    fn children_need_split(&self, v: &[u32; 4]) -> bool {
+        let pts = local_points(*v, |k| {
+            self.edges
+                .get(v[EDGES[k][0]], v[EDGES[k][1]])
+                .expect("bisected")
+                .mid
+        });
+        let bisected = |x: u8, y: u8| self.edges.get(pts[x as usize], pts[y as usize]).is_some();
+        let halves = EDGES
+            .iter()
+            .enumerate()
+            .any(|(k, &[a, b])| bisected(a as u8, 4 + k as u8) || bisected(b as u8, 4 + k as u8));
+        halves || inner_edges(Split(11)).iter().any(|&[x, y]| bisected(x, y))
+    }
+
+    /// Bisects edge `(a, b)` of a leaf of tree `r` if it is not already, and puts every tree
+    /// sharing the edge on the work list. Returns the midpoint.
+    pub(crate) fn bisect(&mut self, r: u32, a: u32, b: u32) -> Result<u32> {
+        if let Some(x) = self.edges.get(a, b) {
+            return Ok(x.mid);
+        }
+        let mid = self.verts.create_midpoint(a, b)?;
+        self.edges.insert(a, b, mid);
+        self.new_edges.push((a, b));
+        self.rescan = true;
+        for v in [a, b] {
+            let [p, q] = self.verts.parents[v as usize];
+            if p != NO_VERTEX {
+                self.edges
+                    .get_mut(p, q)
+                    .expect("parent edge is bisected")
+                    .deep = true;
+            }
+        }
+        let support = self.verts.support[mid as usize];
+        if support_len(&support) < 4 {
+            for s in self.roots_around(a, b) {
+                if s != r {
+                    self.queue.insert(s);
+                }
+            }
+        }
+        Ok(mid)
+    }
+
+    /// Replaces the green family of element `p` of tree `r` by a 1:8 split of `p`, passing the
+    /// refinement requests of green children to the new children that overlap them.
+    fn upgrade(&mut self, r: u32, p: usize) -> Result<()> {
+        let green = self.trees[r as usize].elems[p].split;
+        let family = self.trees[r as usize].elems[p].children();
+        let transfer: Vec<bool> = family
+            .clone()
+            .map(|c| self.wants_refinement_inside(r, p, c))
+            .collect();
+        self.restrict_to_parent(r, p);
+        self.remove_family(r, p);
+        let verts = self.trees[r as usize].elems[p].verts;
+        for &[a, b] in &EDGES {
+            self.bisect(r, verts[a], verts[b])?;
+        }
+        let first = self.split_elem(r, p, ALL_EDGES);
+        let octa = self.trees[r as usize].elems[p].split;
+        for c in 0..8 {
+            if (0..transfer.len()).any(|j| transfer[j] && overlaps(green, j, octa, c)) {
+                self.trees[r as usize].elems[first + c].flags |= REFINE;
+            }
+        }
+        self.report.upgraded += 1;
+        Ok(())
+    }
+
+    /// True when green child `c` of `p` carries a refinement request, or an explicitly marked
+    /// edge running through its parent's interior (an edge no 1:8 child has).
+    fn wants_refinement_inside(&self, r: u32, p: usize, c: usize) -> bool {
+        let tree = &self.trees[r as usize];
+        let child = tree.elems[c];
+        if child.flags & REFINE != 0 && child.level < self.opts.max_depth {
+            return true;
+        }
+        let parent = tree.elems[p];
+        let pts = local_points(parent.verts, |k| {
+            self.edges
+                .get(parent.verts[EDGES[k][0]], parent.verts[EDGES[k][1]])
+                .map_or(u32::MAX, |x| x.mid)
+        });
+        EDGES.iter().any(|&[i, j]| {
+            let (x, y) = (child.verts[i], child.verts[j]);
+            let is_mid = |v: u32| pts[4..].contains(&v);
+            let is_corner = |v: u32| pts[..4].contains(&v);
+            let through = (is_mid(x) && is_corner(y)) || (is_mid(y) && is_corner(x));
+            through && !is_half(&pts, x, y) && self.edges.get(x, y).is_some()
+        })
+    }
+
+    /// Removes the children of `p` (they must be leaves), making `p` a leaf, and releases their
+    /// split's use of its edges (edges are not un-bisected here).
+    pub(crate) fn remove_family(&mut self, r: u32, p: usize) {
+        let parent = self.trees[r as usize].elems[p];
+        let n = parent.split.nchildren();
+        let tree = &mut self.trees[r as usize];
+        for c in parent.children() {
+            debug_assert!(tree.elems[c].is_leaf());
+            tree.elems[c].flags |= DEAD;
+        }
+        tree.elems[p].split = Split::NONE;
+        tree.elems[p].first_child = NO_ELEM;
+        tree.has_holes = true;
+        tree.nleaves -= n as u32 - 1;
+        self.nleaves -= n - 1;
+        for (k, &[a, b]) in EDGES.iter().enumerate() {
+            if parent.split.mask() & (1 << k) != 0 {
+                let x = self.edges.get_mut(parent.verts[a], parent.verts[b]);
+                x.expect("split edge is bisected").users -= 1;
+            }
+        }
+    }
+
+    /// Divides leaf `i` of tree `r` by the pattern of `mask` (closed, all edges bisected),
+    /// counting the split as a user of those edges. Returns the first child's index.
+    pub(crate) fn split_elem(&mut self, r: u32, i: usize, mask: u8) -> usize {
+        let e = self.trees[r as usize].elems[i];
+        let mut mids = [u32::MAX; 6];
+        for (k, &[a, b]) in EDGES.iter().enumerate() {
+            if mask & (1 << k) != 0 {
+                let x = self
+                    .edges
+                    .get_mut(e.verts[a], e.verts[b])
+                    .expect("bisected");
+                x.users += 1;
+                mids[k] = x.mid;
+            }
+        }
+        self.divide(r, i, mask, &mids)
+    }
+
+    /// Appends the children of leaf `i` for `mask`, whose midpoints are `mids` (users already
+    /// counted). Returns the first child's index.
+    fn divide(&mut self, r: u32, i: usize, mask: u8, mids: &[u32; 6]) -> usize {
+        let nf = self.opts.nfields;
+        let e = self.trees[r as usize].elems[i];
+        let pts = local_points(e.verts, |k| mids[k]);
+        let diag = if mask == ALL_EDGES {
+            self.shortest_diagonal(&pts)
+        } else {
+            0
+        };
+        let split = Split::from_mask(mask, diag);
+        let tree = &mut self.trees[r as usize];
+        let first = tree.elems.len();
+        for ch in split.children() {
+            tree.elems.push(Elem {
+                verts: ch.map(|x| pts[x as usize]),
+                parent: i as u32,
+                first_child: NO_ELEM,
+                split: Split::NONE,
+                level: e.level + 1,
+                flags: 0,
+            });
+            tree.data.extend_from_within(i * nf..(i + 1) * nf);
+        }
+        let n = split.nchildren();
+        tree.elems[i].split = split;
+        tree.elems[i].first_child = first as u32;
+        tree.nleaves += n as u32 - 1;
+        self.nleaves += n - 1;
+        self.report.divided += 1;
+        first
+    }
+
+    /// The inner octahedron's shortest diagonal; exact ties go to the diagonal whose vertex
+    /// keys are smallest, so the choice does not depend on vertex ids.
+    fn shortest_diagonal(&self, pts: &[u32; 10]) -> usize {
+        let rank = |d: usize| {
+            let [x, y] = DIAGONALS[d].map(|l| pts[l] as usize);
+            let len = crate::mesh::geometry::dist2(self.verts.pos[x], self.verts.pos[y]);
+            let (kx, ky) = (self.verts.key[x], self.verts.key[y]);
+            (len, kx.min(ky), kx.max(ky))
+        };
+        (0..3)
+            .min_by(|&a, &b| rank(a).partial_cmp(&rank(b)).expect("finite lengths"))
+            .expect("three diagonals")
+    }
+
+    /// Divides every leaf of the touched trees that has bisected edges, then finishes the
+    /// step: drops edges that no split uses, clears marks, compacts trees, and returns the
+    /// report of the whole step.
+    pub fn subdivide(&mut self) -> super::AdaptReport {
+        let start = Instant::now();
+        let roots = self.touched.take_sorted();
+        let mut todo: Vec<(usize, u8, [u32; 6])> = Vec::new();
+        for &r in &roots {
+            todo.clear();
+            let mut nchildren = 0;
+            for i in 0..self.trees[r as usize].elems.len() {
+                let e = self.trees[r as usize].elems[i];
+                if !e.is_leaf() {
+                    continue;
+                }
+                let (mask, mids) = self.use_bisected_edges(&e.verts);
+                if mask != 0 {
+                    debug_assert_eq!(close_mask(mask), mask, "subdivide before close");
+                    nchildren += Split::from_mask(mask, 0).nchildren();
+                    todo.push((i, mask, mids));
+                }
+            }
+            let tree = &mut self.trees[r as usize];
+            tree.elems.reserve_exact(nchildren);
+            tree.data.reserve_exact(nchildren * self.opts.nfields);
+            for &(i, mask, mids) in &todo {
+                self.divide(r, i, mask, &mids);
+            }
+        }
+        self.drop_unused_edges();
+        for &r in &roots {
+            let tree = &mut self.trees[r as usize];
+            for e in &mut tree.elems {
+                e.flags &= DEAD;
+            }
+            tree.compact(self.opts.nfields);
+        }
+        self.report.subdivide_time += start.elapsed();
+        let mut report = std::mem::take(&mut self.report);
+        report.changed_roots = roots;
+        report
+    }
+
+    /// Looks up the bisected edges of an element and counts a user on each: the edge mask and
+    /// the midpoints.
+    fn use_bisected_edges(&mut self, v: &[u32; 4]) -> (u8, [u32; 6]) {
+        let mut mask = 0;
+        let mut mids = [u32::MAX; 6];
+        for (k, &[a, b]) in EDGES.iter().enumerate() {
+            if let Some(x) = self.edges.get_mut(v[a], v[b]) {
+                x.users += 1;
+                mids[k] = x.mid;
+                mask |= 1 << k;
+            }
+        }
+        (mask, mids)
+    }
+
+    /// Removes the edges bisected this step that no split ended up using (explicit marks
+    /// inside a green family that was upgraded).
+    fn drop_unused_edges(&mut self) {
+        for (a, b) in std::mem::take(&mut self.new_edges) {
+            if let Some(x) = self.edges.get(a, b) {
+                if x.users == 0 {
+                    self.edges.remove(a, b);
+                    self.verts.free_midpoint(x.mid);
+                }
+            }
+        }
+    }
+}
+
+/// True when `(x, y)` is half of one of the parent's edges (local points `pts`).
+fn is_half(pts: &[u32; 10], x: u32, y: u32) -> bool {
+    EDGES.iter().enumerate().any(|(k, &[a, b])| {
+        let m = pts[4 + k];
+        m != u32::MAX
+            && ((x == m && (y == pts[a] || y == pts[b]))
+                || (y == m && (x == pts[a] || x == pts[b])))
+    })
+}

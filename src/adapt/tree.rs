@@ -1,0 +1,205 @@
+//! One refinement tree: a root element and all its descendants, stored as a flat vector with
+//! `u32` parent / first-child indices. Element 0 is the root; the children of a divided element
+//! are contiguous. A tree is the unit of ownership and migration: it refers to vertices by id in
+//! the forest's store, and [`Tree::pack`] turns it into a self-contained, serializable packet
+//! that names vertices by their rank-independent keys.
+
+use super::pattern::Split;
+use super::vertices::Vertices;
+
+/// Sentinel for "no element" in `u32` slots.
+pub const NO_ELEM: u32 = u32::MAX;
+
+/// Element flag: refinement requested this step.
+pub const REFINE: u8 = 1;
+/// Element flag: coarsening requested this step.
+pub const COARSEN: u8 = 2;
+/// Element flag: removed, waiting for the tree to be compacted.
+pub const DEAD: u8 = 4;
+
+/// One element of a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Elem {
+    /// Vertex ids, positively oriented.
+    pub verts: [u32; 4],
+    /// Index of the parent in the tree ([`NO_ELEM`] for the root).
+    pub parent: u32,
+    /// Index of the first child ([`NO_ELEM`] for a leaf).
+    pub first_child: u32,
+    /// How the element is divided ([`Split::NONE`] for a leaf).
+    pub split: Split,
+    /// Depth below the root (root = 0).
+    pub level: u8,
+    /// Per-step marks ([`REFINE`], [`COARSEN`], [`DEAD`]).
+    pub flags: u8,
+}
+
+impl Elem {
+    /// True when the element is part of the current mesh.
+    #[inline]
+    pub fn is_leaf(&self) -> bool {
+        self.split == Split::NONE && self.flags & DEAD == 0
+    }
+
+    /// True when the element was removed and awaits compaction.
+    #[inline]
+    pub fn is_dead(&self) -> bool {
+        self.flags & DEAD != 0
+    }
+
+    /// Indices of the children (empty for a leaf).
+    #[inline]
+    pub fn children(&self) -> std::ops::Range<usize> {
+        let first = self.first_child as usize;
+        if self.split == Split::NONE {
+            0..0
+        } else {
+            first..first + self.split.nchildren()
+        }
+    }
+}
+
+/// A refinement tree (see the module doc). `data` holds `nfields` values per element
+/// (element `i`'s values at `data[i * nfields..(i + 1) * nfields]`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Tree {
+    /// Elements; 0 is the root.
+    pub elems: Vec<Elem>,
+    /// Solution values attached to elements.
+    pub data: Vec<f64>,
+    /// Number of leaves.
+    pub nleaves: u32,
+    /// True when some elements are [`DEAD`].
+    pub has_holes: bool,
+}
+
+impl Tree {
+    /// A tree holding only its root.
+    pub fn new(verts: [u32; 4], nfields: usize) -> Tree {
+        Tree {
+            elems: vec![Elem {
+                verts,
+                parent: NO_ELEM,
+                first_child: NO_ELEM,
+                split: Split::NONE,
+                level: 0,
+                flags: 0,
+            }],
+            data: vec![0.0; nfields],
+            nleaves: 1,
+            has_holes: false,
+        }
+    }
+
+    /// Number of live elements (internal nodes included): the remapping weight `RWgt`.
+    pub fn nelems(&self) -> usize {
+        if self.has_holes {
+            self.elems.iter().filter(|e| !e.is_dead()).count()
+        } else {
+            self.elems.len()
+        }
+    }
+
+    /// Leaf indices in canonical order: depth first from the root, children in pattern order.
+    /// This order depends only on the tree's shape, not on the history that built it.
+    pub fn leaves_dfs(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.nleaves as usize);
+        let mut stack = vec![0u32];
+        while let Some(i) = stack.pop() {
+            let e = &self.elems[i as usize];
+            if e.split == Split::NONE {
+                out.push(i);
+            } else {
+                stack.extend(e.children().rev().map(|c| c as u32));
+            }
+        }
+        out
+    }
+
+    /// Removes [`DEAD`] elements, keeping the order of the others and fixing indices.
+    pub fn compact(&mut self, nfields: usize) {
+        if !self.has_holes {
+            return;
+        }
+        let mut old2new = vec![NO_ELEM; self.elems.len()];
+        let mut n = 0u32;
+        for (i, e) in self.elems.iter().enumerate() {
+            if !e.is_dead() {
+                old2new[i] = n;
+                n += 1;
+            }
+        }
+        let remap = |i: u32| {
+            if i == NO_ELEM {
+                NO_ELEM
+            } else {
+                old2new[i as usize]
+            }
+        };
+        let mut w = 0;
+        for r in 0..self.elems.len() {
+            if self.elems[r].is_dead() {
+                continue;
+            }
+            let mut e = self.elems[r];
+            e.parent = remap(e.parent);
+            e.first_child = remap(e.first_child);
+            self.elems[w] = e;
+            self.data
+                .copy_within(r * nfields..(r + 1) * nfields, w * nfields);
+            w += 1;
+        }
+        self.elems.truncate(w);
+        self.data.truncate(w * nfields);
+        self.has_holes = false;
+    }
+
+    /// A self-contained copy of the tree for migration: elements with vertex *keys*, and the
+    /// positions of the vertices that are not initial vertices.
+    pub fn pack(&self, root: u32, verts: &Vertices) -> TreePacket {
+        debug_assert!(!self.has_holes);
+        let mut midpoints: Vec<(u64, [f64; 3])> = Vec::new();
+        let mut seen = crate::hash::IntSet::default();
+        let ninit = verts.ninitial();
+        let elems = self
+            .elems
+            .iter()
+            .map(|e| {
+                e.verts.map(|v| {
+                    let key = verts.key[v as usize];
+                    if v as usize >= ninit && seen.insert(key) {
+                        midpoints.push((key, verts.pos[v as usize]));
+                    }
+                    key
+                })
+            })
+            .collect();
+        TreePacket {
+            root,
+            elems,
+            links: self
+                .elems
+                .iter()
+                .map(|e| (e.parent, e.first_child, e.split.0, e.level))
+                .collect(),
+            data: self.data.clone(),
+            midpoints,
+        }
+    }
+}
+
+/// A tree in transit between ranks: everything needed to rebuild it on a rank that knows the
+/// initial mesh, independent of the sender's vertex ids.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TreePacket {
+    /// The root (index of the initial element).
+    pub root: u32,
+    /// Each element's vertices, as keys.
+    pub elems: Vec<[u64; 4]>,
+    /// Each element's `(parent, first_child, split code, level)`.
+    pub links: Vec<(u32, u32, u8, u8)>,
+    /// Solution values, as in [`Tree::data`].
+    pub data: Vec<f64>,
+    /// Keys and positions of the midpoints the tree uses.
+    pub midpoints: Vec<(u64, [f64; 3])>,
+}

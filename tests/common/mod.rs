@@ -1,0 +1,87 @@
+//! Helpers shared by the integration tests: small meshes and forest queries.
+#![allow(dead_code)]
+
+use plume::adapt::{AdaptOptions, Forest, LeafId};
+use plume::mesh::{geometry, Mesh};
+
+/// The reference tetrahedron.
+pub fn one_tet() -> Mesh {
+    Mesh {
+        coords: vec![[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]],
+        tets: vec![[0, 1, 2, 3]],
+    }
+}
+
+/// Two tetrahedra sharing the face (1, 2, 3).
+pub fn two_tets() -> Mesh {
+    Mesh {
+        coords: vec![
+            [0., 0., 0.],
+            [1., 0., 0.],
+            [0., 1., 0.],
+            [0., 0., 1.],
+            [1., 1., 1.],
+        ],
+        tets: vec![[0, 1, 2, 3], [4, 3, 2, 1]],
+    }
+}
+
+/// A forest with the given maximum depth and solution fields.
+pub fn forest(mesh: Mesh, max_depth: u8, nfields: usize) -> Forest {
+    let f = Forest::new(mesh, AdaptOptions { max_depth, nfields }).unwrap();
+    assert!(geometry::volume(&f.mesh().corners(0)) > 0.0);
+    f
+}
+
+/// Leaves with their volumes and levels, in canonical order.
+pub fn leaf_volumes(f: &Forest) -> Vec<(LeafId, f64, u8)> {
+    let mut out = Vec::new();
+    f.for_each_leaf(|l| out.push((l.id, geometry::volume(&l.corners), l.level)));
+    out
+}
+
+/// Refines every leaf once.
+pub fn refine_all(f: &mut Forest) {
+    f.mark_refine_where(|_| true);
+    f.adapt().unwrap();
+}
+
+/// Coarsens every leaf once.
+pub fn coarsen_all(f: &mut Forest) {
+    f.mark_coarsen_where(|_| true);
+    f.adapt().unwrap();
+}
+
+/// True when point `p` lies inside (or on) the tetrahedron `t`.
+pub fn contains(t: &[[f64; 3]; 4], p: [f64; 3]) -> bool {
+    let v = geometry::volume(t);
+    (0..4).all(|i| {
+        let mut q = *t;
+        q[i] = p;
+        geometry::volume(&q) >= -1e-12 * v.abs()
+    })
+}
+
+/// The elements of `mesh` whose centroid satisfies `keep`, as a mesh of its own (vertices
+/// renumbered in order of first use).
+pub fn submesh(mesh: &Mesh, keep: impl Fn([f64; 3]) -> bool) -> Mesh {
+    let mut new_of = vec![u32::MAX; mesh.nverts()];
+    let mut out = Mesh {
+        coords: Vec::new(),
+        tets: Vec::new(),
+    };
+    for e in 0..mesh.nelems() {
+        if !keep(geometry::centroid(&mesh.corners(e))) {
+            continue;
+        }
+        let t = mesh.tets[e].map(|v| {
+            if new_of[v as usize] == u32::MAX {
+                new_of[v as usize] = out.coords.len() as u32;
+                out.coords.push(mesh.coords[v as usize]);
+            }
+            new_of[v as usize]
+        });
+        out.tets.push(t);
+    }
+    out
+}
