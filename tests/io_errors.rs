@@ -261,3 +261,37 @@ fn garbage_vtu_is_an_error_naming_the_file() {
     let message = error_of("garbage.vtu", "<VTKFile type=\"UnstructuredGrid\"><Piece");
     assert!(message.contains("garbage.vtu: "), "{message}");
 }
+
+#[test]
+fn no_truncation_or_corruption_of_a_file_panics() {
+    let good = msh22(&UNIT_NODES, &["1 2 3 4", "2 3 4 5"]);
+    let path = std::env::temp_dir().join(format!("plume-io-err-{}-fuzz.msh", std::process::id()));
+    let mut variants: Vec<Vec<u8>> = (0..good.len()).map(|n| good[..n].into()).collect();
+    for i in 0..good.len() {
+        for b in [b'$', b'9', b' ', b'\n', b'-', b'x', 0xff] {
+            let mut bytes = good.clone().into_bytes();
+            bytes[i] = b;
+            variants.push(bytes);
+        }
+    }
+    for bytes in variants {
+        std::fs::write(&path, &bytes).unwrap();
+        if let Ok((mesh, _)) = read_mesh(&path) {
+            assert!(mesh.volume() > 0.0);
+        }
+    }
+    std::fs::remove_file(path).ok();
+}
+
+#[test]
+fn no_truncation_of_a_vtu_panics() {
+    let mesh = plume::mesh::generate_box([1, 1, 1], [1.0; 3]).unwrap();
+    let path = std::env::temp_dir().join(format!("plume-io-err-{}-fuzz.vtu", std::process::id()));
+    plume::io::write_mesh(&path, &mesh).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    for n in (0..good.len()).step_by(7) {
+        std::fs::write(&path, &good[..n]).unwrap();
+        assert!(read_mesh(&path).is_err(), "prefix of {n} bytes accepted");
+    }
+    std::fs::remove_file(path).ok();
+}

@@ -156,6 +156,7 @@ fn shipped_shock_box_is_valid_and_fills_the_box() {
     assert!((volume - 4.0).abs() <= 4.0 * 1e-9, "volume {volume}");
     let topo = Topology::new(&mesh).expect("manifold");
     let info = MeshInfo::of(&mesh);
+    println!("{info}"); // the numbers quoted in meshes/README.md
     assert_eq!(info.nboundary_faces, topo.nboundary());
     assert!(
         info.min_dihedral > 1.0 && info.max_dihedral < 179.0,

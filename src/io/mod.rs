@@ -8,7 +8,9 @@
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
 //!
 //! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
-//! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts).
+//! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts). Nothing here panics on bad input:
+//! every problem is an [`Error`] naming the file and the line (text formats) or element.
+//! (METIS graph files are written by [`crate::graph`].)
 
 mod lines;
 pub mod msh;

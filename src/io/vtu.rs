@@ -158,7 +158,12 @@ fn append_cells(cells: Cells, base: usize, mesh: &mut RawMesh) -> Result<Vec<usi
         let tet: [u64; 4] = verts
             .try_into()
             .map_err(|_| format!("cell {c} is a tetra with {} points", verts.len()))?;
-        let shifted = tet.map(|v| u32::try_from(v + base as u64).unwrap_or(u32::MAX));
+        // An index beyond u32 becomes u32::MAX, which validation reports as out of range.
+        let shifted = tet.map(|v| {
+            v.checked_add(base as u64)
+                .and_then(|v| u32::try_from(v).ok())
+                .unwrap_or(u32::MAX)
+        });
         mesh.tets.push(shifted);
         tet_cells.push(c);
     }

@@ -52,12 +52,27 @@ impl fmt::Display for MeshInfo {
         writeln!(f, "vertices        {}", self.nverts)?;
         writeln!(f, "elements        {}", self.nelems)?;
         writeln!(f, "boundary faces  {}", self.nboundary_faces)?;
-        writeln!(f, "volume          {}", self.volume)?;
+        writeln!(f, "volume          {}", significant(self.volume, 12))?;
         write!(
             f,
             "dihedral angles {:.2}° – {:.2}°",
             self.min_dihedral, self.max_dihedral
         )
+    }
+}
+
+/// `x` rounded to `digits` significant digits, trailing zeros dropped: sums of many element
+/// volumes print as `4`, not `3.9999999999999987`.
+fn significant(x: f64, digits: i32) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return x.to_string();
+    }
+    let decimals = (digits - 1 - x.abs().log10().floor() as i32).max(0) as usize;
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
     }
 }
 
@@ -77,5 +92,14 @@ mod tests {
         assert!((info.min_dihedral - 45.0).abs() < 1e-9 && (info.max_dihedral - 90.0).abs() < 1e-9);
         let text = info.to_string();
         assert!(text.contains("elements        12") && text.contains("45.00° – 90.00°"));
+        assert!(text.contains("volume          2\n"), "{text}");
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(significant(3.9999999999999987, 12), "4");
+        assert_eq!(significant(0.000123456789012345, 12), "0.000123456789012");
+        assert_eq!(significant(1234.5, 12), "1234.5");
+        assert_eq!(significant(2.5e20, 12), "250000000000000000000");
     }
 }
