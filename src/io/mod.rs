@@ -6,16 +6,19 @@
 //! | `lines.rs` | the line reader shared by text formats: every error names `file:line` |
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
+//! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
 //!
 //! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
 //! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts). Nothing here panics on bad input:
 //! every problem is an [`Error`] naming the file and the line (text formats) or element.
 //! (METIS graph files are written by [`crate::graph`].)
 
+mod forest_vtu;
 mod lines;
 pub mod msh;
 pub mod vtu;
 
+pub use forest_vtu::write_forest_vtu;
 pub use msh::{read_msh, write_msh};
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
 
