@@ -1,1 +1,4 @@
 //! The `plume` command's subcommands and the test solvers that drive the engine.
+#![warn(missing_docs)]
+
+pub mod cli;

@@ -1,2 +1,4 @@
-//! The `plume` command.
-fn main() {}
+//! The `plume` command: see `plume --help` and [`plume_solvers::cli`].
+fn main() -> std::process::ExitCode {
+    plume_solvers::cli::main()
+}

@@ -1,0 +1,114 @@
+//! `plume refine FILE (--uniform L | --sphere X Y Z R --levels L) -o OUT.vtu`.
+
+use super::common::{
+    check_extension, check_uniform_size, create_parent, levels, load_mesh, refine_levels, say,
+};
+use super::progress::Progress;
+use super::{CliResult, Failure};
+use clap::{ArgGroup, Args};
+use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::mesh::geometry::dist2;
+use std::path::PathBuf;
+
+/// Arguments of `plume refine`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("how").required(true).args(["uniform", "sphere"])))]
+pub struct RefineArgs {
+    /// Mesh file: .msh or .vtu.
+    pub file: PathBuf,
+    /// Refine every leaf, L times (0 to 12; 0 writes the mesh as read).
+    #[arg(long, value_name = "L", value_parser = levels)]
+    pub uniform: Option<u8>,
+    /// Refine the leaves that meet the sphere of centre (X, Y, Z) and radius R (needs --levels).
+    /// A leaf meets it when its centroid is within R plus the leaf's size (largest
+    /// centroid–corner distance) of the centre.
+    #[arg(long, num_args = 4, value_names = ["X", "Y", "Z", "R"], requires = "levels",
+          allow_negative_numbers = true)]
+    pub sphere: Option<Vec<f64>>,
+    /// Number of successive --sphere refinements (0 to 12).
+    #[arg(long, value_name = "L", requires = "sphere", value_parser = levels)]
+    pub levels: Option<u8>,
+    /// Leaves at this depth are not refined further (0 to 12) [default: the number of levels].
+    #[arg(long, value_name = "D", value_parser = levels)]
+    pub max_depth: Option<u8>,
+    /// Output file (.vtu), with cell data root, level and pattern.
+    #[arg(short, long, value_name = "OUT.vtu")]
+    pub output: PathBuf,
+}
+
+/// A sphere to refine around.
+#[derive(Debug, Clone, Copy)]
+struct Sphere {
+    centre: [f64; 3],
+    radius: f64,
+}
+
+impl Sphere {
+    fn parse(values: &[f64]) -> CliResult<Sphere> {
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(Failure::Usage(format!(
+                "--sphere {values:?}: every value must be finite"
+            )));
+        }
+        if values[3] < 0.0 {
+            return Err(Failure::Usage(format!(
+                "--sphere: radius R = {} must not be negative",
+                values[3]
+            )));
+        }
+        Ok(Sphere {
+            centre: [values[0], values[1], values[2]],
+            radius: values[3],
+        })
+    }
+
+    /// True when the leaf may meet the sphere: its centroid is within R plus the leaf's size.
+    fn meets(&self, leaf: &LeafView) -> bool {
+        let size2 = leaf
+            .corners
+            .iter()
+            .map(|&c| dist2(c, leaf.centroid))
+            .fold(0.0, f64::max);
+        let reach = self.radius + size2.sqrt();
+        dist2(self.centre, leaf.centroid) <= reach * reach
+    }
+}
+
+/// Runs `plume refine`.
+pub fn run(args: RefineArgs) -> CliResult {
+    let (nlevels, option, sphere) = match (&args.sphere, args.uniform, args.levels) {
+        (Some(values), _, Some(l)) => (l, "--levels", Some(Sphere::parse(values)?)),
+        (None, Some(l), _) => (l, "--uniform", None),
+        _ => {
+            return Err(Failure::Usage(
+                "give --uniform L, or --sphere X Y Z R with --levels L".into(),
+            ))
+        }
+    };
+    check_extension(&args.output, "-o", &["vtu"])?;
+    let mesh = load_mesh(&args.file)?;
+    if sphere.is_none() {
+        check_uniform_size(option, mesh.nelems(), nlevels)?;
+    }
+    let max_depth = args.max_depth.unwrap_or(nlevels);
+    let mut forest = Forest::new(
+        mesh,
+        AdaptOptions {
+            max_depth,
+            nfields: 0,
+        },
+    )?;
+    create_parent(&args.output)?;
+    match sphere {
+        Some(s) => refine_levels(&mut forest, nlevels, option, |leaf| s.meets(leaf))?,
+        None => refine_levels(&mut forest, nlevels, option, |_| true)?,
+    }
+    let progress = Progress::spinner(format!("writing {}", args.output.display()));
+    plume::io::write_forest_vtu(&args.output, &forest, &[])?;
+    drop(progress);
+    say(format!(
+        "wrote {} ({} leaves)",
+        args.output.display(),
+        forest.nleaves()
+    ))
+}
