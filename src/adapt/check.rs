@@ -21,7 +21,7 @@ impl Forest {
     /// bisected-edge set equal to the edges the splits use (with the right user counts), and no
     /// leaf with a bisected edge.
     pub fn check_structure(&self) -> Result<(), String> {
-        let mut users: IntMap<u64, u16> = IntMap::default();
+        let mut users: IntMap<u64, u32> = IntMap::default();
         let mut nleaves = 0;
         for (r, tree) in self.trees.iter().enumerate() {
             if tree.has_holes || tree.elems[0].verts != self.mesh.tets[r] {

@@ -25,7 +25,7 @@ impl Forest {
         let roots = self.coarsen_roots.take_sorted();
         let mut candidates = self.coarsening_candidates(&roots);
         // released[e]: how many candidate splits use edge e.
-        let mut released: IntMap<u64, u16> = IntMap::default();
+        let mut released: IntMap<u64, u32> = IntMap::default();
         for &(r, p) in &candidates {
             self.for_split_edges(r, p, |a, b| {
                 *released.entry(edge_key(a, b)).or_default() += 1

@@ -16,10 +16,7 @@ pub struct Bisected {
     /// Its midpoint vertex.
     pub mid: u32,
     /// Number of divided elements whose split includes this edge.
-    pub users: u16,
-    /// Set when an edge from its midpoint (a half, or an edge to another midpoint) has been
-    /// bisected too: a leaf holding this edge may need two levels at once.
-    pub deep: bool,
+    pub users: u32,
 }
 
 /// The set of bisected edges.
@@ -43,15 +40,31 @@ impl Edges {
 
     /// Records a new bisected edge with no users yet.
     pub fn insert(&mut self, a: u32, b: u32, mid: u32) {
-        let old = self.map.insert(
-            edge_key(a, b),
-            Bisected {
-                mid,
-                users: 0,
-                deep: false,
-            },
-        );
+        let old = self.map.insert(edge_key(a, b), Bisected { mid, users: 0 });
         debug_assert!(old.is_none(), "edge ({a}, {b}) bisected twice");
+    }
+
+    /// Counts one more user of edge `(a, b)`, creating it with the midpoint `make_mid()` when
+    /// it is not bisected yet. Returns the midpoint and whether the edge is new.
+    #[inline]
+    pub fn use_or_insert<E>(
+        &mut self,
+        a: u32,
+        b: u32,
+        make_mid: impl FnOnce() -> Result<u32, E>,
+    ) -> Result<(u32, bool), E> {
+        use std::collections::hash_map::Entry;
+        match self.map.entry(edge_key(a, b)) {
+            Entry::Occupied(mut o) => {
+                o.get_mut().users += 1;
+                Ok((o.get().mid, false))
+            }
+            Entry::Vacant(v) => {
+                let mid = make_mid()?;
+                v.insert(Bisected { mid, users: 1 });
+                Ok((mid, true))
+            }
+        }
     }
 
     /// Removes edge `(a, b)`, returning its entry.

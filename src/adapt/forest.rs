@@ -74,6 +74,16 @@ pub struct AdaptReport {
     pub subdivide_time: Duration,
 }
 
+/// Root across each local face of each root (`NO_ELEM` on the boundary).
+fn face_neighbours(topo: &Topology, nroots: usize) -> Vec<[u32; 4]> {
+    let mut nbr = vec![[NO_ELEM; 4]; nroots];
+    for f in topo.faces.iter().filter(|f| !f.is_boundary()) {
+        nbr[f.elems[0] as usize][f.local[0] as usize] = f.elems[1];
+        nbr[f.elems[1] as usize][f.local[1] as usize] = f.elems[0];
+    }
+    nbr
+}
+
 /// A set of roots kept in insertion order, for work lists.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RootSet {
@@ -131,6 +141,17 @@ pub struct Forest {
     pub(crate) new_edges: Vec<(u32, u32)>,
     /// Set by the closure when a tree must be scanned again.
     pub(crate) rescan: bool,
+    /// Leaves that requested refinement, with their six midpoints (users already counted):
+    /// subdivision builds their children without looking edges up again.
+    pub(crate) requested: Vec<(u32, u32, [u32; 6])>,
+    /// Set once the closure has built elements in this step (upgrades, two-level splits).
+    pub(crate) built_in_closure: bool,
+    /// Reused buffer for the roots around a new edge.
+    pub(crate) scratch_roots: Vec<u32>,
+    /// Refinement requests marked for the current step (to size tables before closure).
+    pub(crate) nrequests: usize,
+    /// Root across each local face of each root (`NO_ELEM` on the boundary).
+    pub(crate) face_nbr: Vec<[u32; 4]>,
     pub(crate) nleaves: usize,
     pub(crate) report: AdaptReport,
 }
@@ -162,6 +183,11 @@ impl Forest {
             coarsen_roots: RootSet::with_roots(n),
             new_edges: Vec::new(),
             rescan: false,
+            requested: Vec::new(),
+            built_in_closure: false,
+            scratch_roots: Vec::new(),
+            nrequests: 0,
+            face_nbr: face_neighbours(&topo, n),
             nleaves: n,
             report: AdaptReport::default(),
             mesh,
@@ -250,7 +276,10 @@ impl Forest {
     pub fn mark_refine(&mut self, id: LeafId) {
         let e = &mut self.trees[id.root as usize].elems[id.elem as usize];
         assert!(e.is_leaf(), "{id:?} is not a leaf");
-        e.flags |= REFINE;
+        if e.flags & REFINE == 0 {
+            e.flags |= REFINE;
+            self.nrequests += 1;
+        }
         self.queue.insert(id.root);
     }
 
@@ -319,11 +348,65 @@ impl Forest {
     /// Roots that may hold the segment `(a, b)`: those holding the smallest root face
     /// (vertex, edge, face or interior) containing both ends.
     pub(crate) fn roots_around(&self, a: u32, b: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.for_each_root_around(a, b, |r| out.push(r));
+        out
+    }
+
+    /// Calls `f` on each root that may hold the segment `(a, b)` (see `roots_around`).
+    pub(crate) fn for_each_root_around(&self, a: u32, b: u32, f: impl FnMut(u32)) {
         let s = union(
             &self.verts.support[a as usize],
             &self.verts.support[b as usize],
         );
-        self.topo.elems_holding(&s[..support_len(&s)])
+        self.topo
+            .for_each_elem_holding(&self.mesh.tets, &s[..support_len(&s)], f);
+    }
+
+    /// Calls `f` on the roots other than `r` holding the segment `(a, b)` of tree `r`: none
+    /// when it runs through `r`'s interior, the neighbour across the root face holding it, or
+    /// the ring of roots around the root edge holding it.
+    pub(crate) fn for_each_other_root_around(
+        &self,
+        r: u32,
+        a: u32,
+        b: u32,
+        mut f: impl FnMut(u32),
+    ) {
+        let s = union(
+            &self.verts.support[a as usize],
+            &self.verts.support[b as usize],
+        );
+        match support_len(&s) {
+            4 => {}
+            3 => {
+                let root = &self.mesh.tets[r as usize];
+                let face = (0..4)
+                    .find(|&k| !s[..3].contains(&root[k]))
+                    .expect("face of r");
+                let nbr = self.face_nbr[r as usize][face];
+                if nbr != NO_ELEM {
+                    f(nbr);
+                }
+            }
+            n => self
+                .topo
+                .for_each_elem_holding(&self.mesh.tets, &s[..n], |x| {
+                    if x != r {
+                        f(x)
+                    }
+                }),
+        }
+    }
+
+    /// Sizes the vertex store and the edge set for the requests of the coming closure.
+    pub(crate) fn reserve_for_requests(&mut self) {
+        // A tetrahedral mesh has about 1.2–1.4 edges per element; each request bisects at most
+        // its share of them.
+        let expected = self.nrequests * 7 / 5;
+        self.edges.reserve(expected);
+        self.verts.reserve(expected);
+        self.nrequests = 0;
     }
 
     /// One adaptation step: coarsen, close the marks, subdivide. Equivalent to

@@ -18,8 +18,8 @@ use std::time::Instant;
 use super::forest::Forest;
 use super::overlap::overlaps;
 use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, DIAGONALS, EDGES};
-use super::tree::{Elem, DEAD, NO_ELEM, REFINE};
-use super::vertices::{support_len, NO_VERTEX};
+use super::tree::{Elem, DEAD, NO_ELEM, PENDING, REFINE};
+use super::vertices::support_len;
 use crate::Result;
 
 impl Forest {
@@ -27,6 +27,7 @@ impl Forest {
     /// child has a bisected edge. Green families that must be refined are upgraded here.
     pub fn close(&mut self) -> Result<()> {
         let start = Instant::now();
+        self.reserve_for_requests();
         while let Some(r) = self.queue.pop() {
             self.close_tree(r)?;
         }
@@ -54,53 +55,74 @@ impl Forest {
 
     fn close_leaf(&mut self, r: u32, i: usize) -> Result<()> {
         let e = self.trees[r as usize].elems[i];
+        if e.flags & PENDING != 0 {
+            // Final, unless elements built during this closure bisected its children's edges.
+            if self.built_in_closure {
+                let mids = self.midpoints(&e.verts);
+                self.split_now_if_children_need_it(r, i, &mids);
+            }
+            return Ok(());
+        }
+        if e.flags & REFINE != 0 && e.level < self.opts.max_depth {
+            if self.is_green_child(r, i) {
+                return self.upgrade(r, e.parent as usize);
+            }
+            let mut mids = [0u32; 6];
+            for (k, &[a, b]) in EDGES.iter().enumerate() {
+                mids[k] = self.bisect_and_use(r, e.verts[a], e.verts[b])?;
+            }
+            self.trees[r as usize].elems[i].flags |= PENDING;
+            self.requested.push((r, i as u32, mids));
+            self.split_now_if_children_need_it(r, i, &mids);
+            return Ok(());
+        }
         let have = self.bisected_mask(&e.verts);
-        let requested = e.flags & REFINE != 0 && e.level < self.opts.max_depth;
-        let want = if requested { ALL_EDGES } else { have };
-        if want == 0 {
+        if have == 0 {
             return Ok(());
         }
         if self.is_green_child(r, i) {
             return self.upgrade(r, e.parent as usize);
         }
-        let target = if requested {
-            ALL_EDGES
-        } else {
-            // A pending green split whose children's edges are bisected must be 1:8.
-            self.required_mask(&e.verts, |a, b| self.edges.get(a, b).is_some())
-        };
+        // A pending green split whose children's edges are bisected must be 1:8.
+        let target = self.required_mask(&e.verts, |a, b| self.edges.get(a, b).is_some());
         let missing = target & !have;
         for (k, &[a, b]) in EDGES.iter().enumerate() {
             if missing & (1 << k) != 0 {
                 self.bisect(r, e.verts[a], e.verts[b])?;
             }
         }
-        if target == ALL_EDGES
-            && self.touches_deep_edge(&e.verts)
-            && self.children_need_split(&e.verts)
-        {
-            // Its children must be divided in this step too: build them now, so that the scan
-            // closes them like any other leaf.
-            self.split_elem(r, i, ALL_EDGES);
+        if target == ALL_EDGES {
+            let mids = self.midpoints(&e.verts);
+            if self.children_need_split(&mids, &e.verts) {
+                self.split_elem(r, i, ALL_EDGES);
+                self.built_in_closure = true;
+            }
         }
         Ok(())
     }
 
-    fn touches_deep_edge(&self, v: &[u32; 4]) -> bool {
-        EDGES
-            .iter()
-            .any(|&[a, b]| self.edges.get(v[a], v[b]).is_some_and(|x| x.deep))
+    /// Divides a requested leaf (users counted, midpoints `mids`) at once when edges of its
+    /// future children are bisected already, so that the scan closes those children too.
+    fn split_now_if_children_need_it(&mut self, r: u32, i: usize, mids: &[u32; 6]) {
+        let verts = self.trees[r as usize].elems[i].verts;
+        if self.children_need_split(mids, &verts) {
+            self.divide(r, i, ALL_EDGES, mids);
+            self.built_in_closure = true;
+        }
+    }
+
+    /// Midpoints of the six edges of an element whose edges are all bisected.
+    fn midpoints(&self, v: &[u32; 4]) -> [u32; 6] {
+        EDGES.map(|[a, b]| self.edges.get(v[a], v[b]).expect("bisected").mid)
     }
 
     /// True when an edge of a 1:8 split of the element (a half of one of its edges, or an edge
     /// between two midpoints on one of its faces) is bisected already.
-    fn children_need_split(&self, v: &[u32; 4]) -> bool {
-        let pts = local_points(*v, |k| {
-            self.edges
-                .get(v[EDGES[k][0]], v[EDGES[k][1]])
-                .expect("bisected")
-                .mid
-        });
+    fn children_need_split(&self, mids: &[u32; 6], v: &[u32; 4]) -> bool {
+        if !mids.iter().any(|&m| self.verts.on_bisected[m as usize]) {
+            return false;
+        }
+        let pts = local_points(*v, |k| mids[k]);
         let bisected = |x: u8, y: u8| self.edges.get(pts[x as usize], pts[y as usize]).is_some();
         let halves = EDGES
             .iter()
@@ -117,26 +139,39 @@ impl Forest {
         }
         let mid = self.verts.create_midpoint(a, b)?;
         self.edges.insert(a, b, mid);
-        self.new_edges.push((a, b));
-        self.rescan = true;
-        for v in [a, b] {
-            let [p, q] = self.verts.parents[v as usize];
-            if p != NO_VERTEX {
-                self.edges
-                    .get_mut(p, q)
-                    .expect("parent edge is bisected")
-                    .deep = true;
-            }
-        }
-        let support = self.verts.support[mid as usize];
-        if support_len(&support) < 4 {
-            for s in self.roots_around(a, b) {
-                if s != r {
-                    self.queue.insert(s);
-                }
-            }
+        self.after_new_edge(r, a, b, mid);
+        Ok(mid)
+    }
+
+    /// As [`Forest::bisect`], and counts one more user of the edge.
+    fn bisect_and_use(&mut self, r: u32, a: u32, b: u32) -> Result<u32> {
+        let verts = &mut self.verts;
+        let (mid, new) = self
+            .edges
+            .use_or_insert(a, b, || verts.create_midpoint(a, b))?;
+        if new {
+            self.after_new_edge(r, a, b, mid);
         }
         Ok(mid)
+    }
+
+    /// Records a new bisected edge `(a, b)` of tree `r`: its endpoints, and the other trees
+    /// holding it (unless it runs through `r`'s interior), which go on the work list.
+    fn after_new_edge(&mut self, r: u32, a: u32, b: u32, mid: u32) {
+        self.new_edges.push((a, b));
+        self.rescan = true;
+        self.verts.on_bisected[a as usize] = true;
+        self.verts.on_bisected[b as usize] = true;
+        if support_len(&self.verts.support[mid as usize]) == 4 {
+            return;
+        }
+        let mut others = std::mem::take(&mut self.scratch_roots);
+        self.for_each_other_root_around(r, a, b, |s| others.push(s));
+        for &s in &others {
+            self.queue.insert(s);
+        }
+        others.clear();
+        self.scratch_roots = others;
     }
 
     /// Replaces the green family of element `p` of tree `r` by a 1:8 split of `p`, passing the
@@ -162,6 +197,7 @@ impl Forest {
             }
         }
         self.report.upgraded += 1;
+        self.built_in_closure = true;
         Ok(())
     }
 
@@ -283,13 +319,25 @@ impl Forest {
     pub fn subdivide(&mut self) -> super::AdaptReport {
         let start = Instant::now();
         let roots = self.touched.take_sorted();
+        let mut requested = std::mem::take(&mut self.requested);
+        requested.sort_unstable_by_key(|&(r, i, _)| (r, i));
+        let mut next = 0;
         let mut todo: Vec<(usize, u8, [u32; 6])> = Vec::new();
         for &r in &roots {
             todo.clear();
             let mut nchildren = 0;
+            while next < requested.len() && requested[next].0 == r {
+                let (_, i, mids) = requested[next];
+                let e = &self.trees[r as usize].elems[i as usize];
+                if e.is_leaf() && e.flags & PENDING != 0 {
+                    todo.push((i as usize, ALL_EDGES, mids));
+                    nchildren += 8;
+                }
+                next += 1;
+            }
             for i in 0..self.trees[r as usize].elems.len() {
                 let e = self.trees[r as usize].elems[i];
-                if !e.is_leaf() {
+                if !e.is_leaf() || e.flags & PENDING != 0 {
                     continue;
                 }
                 let (mask, mids) = self.use_bisected_edges(&e.verts);
@@ -306,6 +354,14 @@ impl Forest {
                 self.divide(r, i, mask, &mids);
             }
         }
+        debug_assert_eq!(
+            next,
+            requested.len(),
+            "requested leaves outside touched trees"
+        );
+        requested.clear();
+        self.requested = requested;
+        self.built_in_closure = false;
         self.drop_unused_edges();
         for &r in &roots {
             let tree = &mut self.trees[r as usize];

@@ -16,6 +16,9 @@ pub const REFINE: u8 = 1;
 pub const COARSEN: u8 = 2;
 /// Element flag: removed, waiting for the tree to be compacted.
 pub const DEAD: u8 = 4;
+/// Element flag: a requested leaf whose six edges are bisected and counted; its children are
+/// built by the subdivision.
+pub const PENDING: u8 = 8;
 
 /// One element of a tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -30,7 +33,7 @@ pub struct Elem {
     pub split: Split,
     /// Depth below the root (root = 0).
     pub level: u8,
-    /// Per-step marks ([`REFINE`], [`COARSEN`], [`DEAD`]).
+    /// Per-step marks ([`REFINE`], [`COARSEN`], [`DEAD`], [`PENDING`]).
     pub flags: u8,
 }
 

@@ -31,6 +31,9 @@ pub struct Vertices {
     pub parents: Vec<[u32; 2]>,
     /// Supports, by vertex id.
     pub support: Vec<Support>,
+    /// Set once an edge from the vertex has been bisected: a leaf whose edge midpoints are all
+    /// unset cannot have bisected edges among its future children's.
+    pub on_bisected: Vec<bool>,
     index: IntMap<u64, u32>,
     free: Vec<u32>,
     ninitial: usize,
@@ -53,6 +56,7 @@ impl Vertices {
             support: (0..n as u32)
                 .map(|v| [v, NO_VERTEX, NO_VERTEX, NO_VERTEX])
                 .collect(),
+            on_bisected: vec![false; n],
             index: IntMap::default(),
             free: Vec::new(),
             ninitial: n,
@@ -74,6 +78,17 @@ impl Vertices {
         self.pos.len()
     }
 
+    /// Reserves room for `n` more vertices.
+    pub fn reserve(&mut self, n: usize) {
+        let n = n.saturating_sub(self.free.len());
+        self.pos.reserve(n);
+        self.key.reserve(n);
+        self.parents.reserve(n);
+        self.support.reserve(n);
+        self.on_bisected.reserve(n);
+        self.index.reserve(n);
+    }
+
     /// Creates the midpoint of `(a, b)`; fails only on a key collision.
     pub fn create_midpoint(&mut self, a: u32, b: u32) -> Result<u32> {
         let (a, b) = (a as usize, b as usize);
@@ -87,6 +102,7 @@ impl Vertices {
                 self.key[i] = key;
                 self.parents[i] = [a as u32, b as u32];
                 self.support[i] = support;
+                self.on_bisected[i] = false;
                 id
             }
             None => {
@@ -94,6 +110,7 @@ impl Vertices {
                 self.key.push(key);
                 self.parents.push([a as u32, b as u32]);
                 self.support.push(support);
+                self.on_bisected.push(false);
                 (self.pos.len() - 1) as u32
             }
         };

@@ -136,6 +136,17 @@ impl Topology {
         }
         out
     }
+
+    /// Calls `f` on each element (ascending) of `tets` holding every vertex of `verts`, without
+    /// allocating: the closure's way to find the trees around a new edge.
+    pub fn for_each_elem_holding(&self, tets: &[[u32; 4]], verts: &[u32], mut f: impl FnMut(u32)) {
+        for &e in self.elems_around(verts[0]) {
+            let t = &tets[e as usize];
+            if verts[1..].iter().all(|v| t.contains(v)) {
+                f(e);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
