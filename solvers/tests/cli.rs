@@ -1,0 +1,413 @@
+//! The `plume` command as users run it: the built binary, its output files, its messages and
+//! exit codes (0 success, 1 error, 2 usage error), and no panic on bad input.
+
+use plume::io::{read_vtu, CellValues, VtuMesh};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh folder under the system's temporary folder, removed when the test passes.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("plume-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+
+    fn arg(&self, file: &str) -> String {
+        self.path(file).display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// What one run of `plume` gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `plume args…`; fails the test if it panicked or was killed.
+fn plume(args: &[&str]) -> Run {
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args(args)
+        .output()
+        .expect("run plume");
+    let run = Run {
+        code: out.status.code().expect("plume was killed by a signal"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked") && run.code != 101,
+        "plume {args:?} panicked:\n{}",
+        run.stderr
+    );
+    run
+}
+
+/// Runs `plume args…` and expects success.
+fn ok(args: &[&str]) -> Run {
+    let run = plume(args);
+    assert_eq!(run.code, 0, "plume {args:?} failed:\n{}", run.stderr);
+    run
+}
+
+/// Runs `plume args…` and expects exit code `code` with a one-line `plume: ` message holding
+/// every string of `needles`.
+fn fails(args: &[&str], code: i32, needles: &[&str]) -> Run {
+    let run = plume(args);
+    assert_eq!(run.code, code, "plume {args:?}: stderr:\n{}", run.stderr);
+    if code == 1 {
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "plume {args:?}: {lines:?}");
+        assert!(lines[0].starts_with("plume: "), "{lines:?}");
+    }
+    for needle in needles {
+        assert!(
+            run.stderr.contains(needle),
+            "plume {args:?}: '{needle}' not in:\n{}",
+            run.stderr
+        );
+    }
+    run
+}
+
+/// The `name value` lines that `plume info` (MeshInfo) and `plume graph` print.
+fn fields(stdout: &str) -> BTreeMap<String, String> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let (name, value) = l.rsplit_once("  ")?;
+            Some((name.trim().to_string(), value.trim().to_string()))
+        })
+        .collect()
+}
+
+fn number(fields: &BTreeMap<String, String>, name: &str) -> f64 {
+    fields
+        .get(name)
+        .unwrap_or_else(|| panic!("no '{name}' in {fields:?}"))
+        .parse()
+        .unwrap()
+}
+
+fn ints<'a>(vtu: &'a VtuMesh, name: &str) -> &'a [i32] {
+    match vtu
+        .cell_data
+        .iter()
+        .find(|a| a.name == name)
+        .map(|a| &a.values)
+    {
+        Some(CellValues::Int(v)) => v,
+        other => panic!("cell array '{name}': {other:?}"),
+    }
+}
+
+fn centroid(vtu: &VtuMesh, tet: usize) -> [f64; 3] {
+    let mut c = [0.0; 3];
+    for &v in &vtu.mesh.tets[tet] {
+        for (ci, x) in c.iter_mut().zip(vtu.mesh.coords[v as usize]) {
+            *ci += x / 4.0;
+        }
+    }
+    c
+}
+
+#[test]
+fn mesh_box_then_info_in_both_formats() {
+    let dir = TempDir::new("box");
+    for file in ["box.msh", "box.vtu"] {
+        let path = dir.arg(file);
+        ok(&[
+            "mesh", "box", "--cells", "2", "1", "1", "--size", "2", "1", "1", "-o", &path,
+        ]);
+        let info = fields(&ok(&["info", &path]).stdout);
+        assert_eq!(number(&info, "vertices"), 12.0, "{file}");
+        assert_eq!(number(&info, "elements"), 12.0, "{file}");
+        assert_eq!(number(&info, "boundary faces"), 20.0, "{file}");
+        assert!((number(&info, "volume") - 2.0).abs() < 1e-9, "{file}");
+    }
+    // Default size: unit cubes. A missing folder is created.
+    let path = dir.arg("sub/folder/cubes.msh");
+    ok(&["mesh", "box", "--cells", "3", "2", "1", "-o", &path]);
+    let info = fields(&ok(&["info", &path]).stdout);
+    assert_eq!(number(&info, "elements"), 36.0);
+    assert!((number(&info, "volume") - 6.0).abs() < 1e-9);
+}
+
+#[test]
+fn info_reports_skipped_and_reoriented_elements_on_stderr() {
+    let dir = TempDir::new("notes");
+    let path = dir.path("inverted.msh");
+    std::fs::write(
+        &path,
+        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n\
+         $EndNodes\n$Elements\n2\n1 2 2 0 1 1 2 3\n2 4 2 0 1 2 1 3 4\n$EndElements\n",
+    )
+    .unwrap();
+    let run = ok(&["info", &path.display().to_string()]);
+    assert_eq!(number(&fields(&run.stdout), "elements"), 1.0);
+    assert!(run.stderr.contains("note:") && run.stderr.contains("skipped 1 triangles"));
+    assert!(run.stderr.contains("warning:") && run.stderr.contains("re-oriented 1"));
+}
+
+#[test]
+fn refine_uniform_once_gives_eight_children_per_root() {
+    let dir = TempDir::new("uniform");
+    let (mesh, out) = (dir.arg("box.msh"), dir.arg("out/uniform.vtu"));
+    ok(&["mesh", "box", "--cells", "2", "1", "1", "-o", &mesh]);
+    let run = ok(&["refine", &mesh, "--uniform", "1", "-o", &out]);
+    assert!(run.stdout.contains("96"), "{}", run.stdout);
+    let vtu = read_vtu(Path::new(&out)).unwrap();
+    assert_eq!(vtu.mesh.tets.len(), 96);
+    assert!(ints(&vtu, "level").iter().all(|&l| l == 1));
+    assert!(ints(&vtu, "pattern").iter().all(|&p| p == 8));
+    let mut per_root = BTreeMap::new();
+    for &r in ints(&vtu, "root") {
+        *per_root.entry(r).or_insert(0) += 1;
+    }
+    assert_eq!(per_root.len(), 12);
+    assert!(per_root.values().all(|&n| n == 8));
+    // The written leaves are a valid mesh of the same volume.
+    let info = fields(&ok(&["info", &out]).stdout);
+    assert!((number(&info, "volume") - 2.0).abs() < 1e-9);
+
+    // Zero levels write the mesh as read.
+    ok(&["refine", &mesh, "--uniform", "0", "-o", &out]);
+    assert_eq!(read_vtu(Path::new(&out)).unwrap().mesh.tets.len(), 12);
+}
+
+#[test]
+fn refine_sphere_is_finer_near_the_centre() {
+    let dir = TempDir::new("sphere");
+    let (mesh, out) = (dir.arg("box.msh"), dir.arg("sphere.vtu"));
+    ok(&[
+        "mesh", "box", "--cells", "8", "2", "2", "--size", "4", "1", "1", "-o", &mesh,
+    ]);
+    ok(&[
+        "refine", &mesh, "--sphere", "1", "0.5", "0.5", "0.3", "--levels", "2", "-o", &out,
+    ]);
+    let vtu = read_vtu(Path::new(&out)).unwrap();
+    let levels = ints(&vtu, "level");
+    let (mut near, mut far) = (0, 0);
+    let (mut near_level, mut far_level) = (0, 0);
+    for (t, &level) in levels.iter().enumerate() {
+        let c = centroid(&vtu, t);
+        let d = |x: f64| ((c[0] - x).powi(2) + (c[1] - 0.5).powi(2) + (c[2] - 0.5).powi(2)).sqrt();
+        if d(1.0) < 0.5 {
+            near += 1;
+            near_level = near_level.max(level);
+        } else if d(3.0) < 0.5 {
+            far += 1;
+            far_level = far_level.max(level);
+        }
+    }
+    assert!(near > 4 * far, "near {near}, far {far}");
+    assert_eq!((near_level, far_level), (2, 0));
+    assert!(ints(&vtu, "pattern").iter().any(|&p| p == 8));
+}
+
+#[test]
+fn graph_is_a_symmetric_metis_graph_of_the_roots() {
+    let dir = TempDir::new("graph");
+    let (mesh, graph) = (dir.arg("box.msh"), dir.arg("box.graph"));
+    ok(&["mesh", "box", "--cells", "2", "2", "1", "-o", &mesh]);
+    let info = fields(&ok(&["info", &mesh]).stdout);
+    let roots = number(&info, "elements") as usize;
+    let shared_faces = (4 * roots - number(&info, "boundary faces") as usize) / 2;
+
+    let run = ok(&["graph", &mesh, "--uniform", "1", "-o", &graph]);
+    let printed = fields(&run.stdout);
+    assert_eq!(number(&printed, "vertices (roots)") as usize, roots);
+    assert_eq!(number(&printed, "edges (faces)") as usize, shared_faces);
+    assert_eq!(number(&printed, "total PWgt") as usize, 8 * roots);
+
+    let text = std::fs::read_to_string(&graph).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), format!("{roots} {shared_faces} 011"));
+    let mut edges = BTreeMap::new();
+    let mut rows = 0;
+    for (v, line) in lines.enumerate() {
+        let numbers: Vec<u64> = line
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert!(numbers.len() % 2 == 1, "line {}: {line}", v + 2);
+        assert_eq!(numbers[0], 8, "PWgt of root {v} after one uniform level");
+        for pair in numbers[1..].chunks(2) {
+            assert!((1..=roots as u64).contains(&pair[0]) && pair[0] != v as u64 + 1);
+            assert!(pair[1] > 0);
+            edges.insert((v as u64 + 1, pair[0]), pair[1]);
+        }
+        rows += 1;
+    }
+    assert_eq!(rows, roots);
+    assert_eq!(edges.len(), 2 * shared_faces);
+    for (&(a, b), w) in &edges {
+        assert_eq!(edges.get(&(b, a)), Some(w), "edge {a}–{b} not symmetric");
+    }
+
+    let gpmetis = Path::new("/usr/bin/gpmetis");
+    if !gpmetis.exists() {
+        println!("note: /usr/bin/gpmetis not found, skipping the gpmetis check");
+        return;
+    }
+    let out = Command::new(gpmetis).arg(&graph).arg("4").output().unwrap();
+    assert!(
+        out.status.success(),
+        "gpmetis {graph} 4:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let parts = std::fs::read_to_string(format!("{graph}.part.4")).unwrap();
+    let parts: Vec<u32> = parts.lines().map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(parts.len(), roots);
+    assert!(parts.iter().all(|&p| p < 4));
+}
+
+#[test]
+fn bad_input_gets_a_clear_message_and_exit_code() {
+    let dir = TempDir::new("bad");
+    let missing = dir.arg("missing.msh");
+    let out = dir.arg("out.vtu");
+    fails(&["info", &missing], 1, &[&missing]);
+    fails(
+        &["refine", &missing, "--uniform", "1", "-o", &out],
+        1,
+        &[&missing],
+    );
+    fails(&["graph", &missing, "-o", &dir.arg("g")], 1, &[&missing]);
+    fails(
+        &["info", &dir.arg("mesh.stl")],
+        1,
+        &["mesh.stl", ".msh or .vtu"],
+    );
+
+    let garbage = dir.path("garbage.msh");
+    std::fs::write(&garbage, "$MeshFormat\nnot a version\n").unwrap();
+    fails(
+        &["info", &garbage.display().to_string()],
+        1,
+        &["garbage.msh"],
+    );
+
+    let mesh = dir.arg("box.msh");
+    ok(&["mesh", "box", "--cells", "2", "1", "1", "-o", &mesh]);
+    fails(
+        &[
+            "mesh",
+            "box",
+            "--cells",
+            "1",
+            "1",
+            "1",
+            "-o",
+            &dir.arg("box.stl"),
+        ],
+        1,
+        &["box.stl", "-o"],
+    );
+    fails(
+        &["refine", &mesh, "--uniform", "1", "-o", &dir.arg("r.msh")],
+        1,
+        &["r.msh", ".vtu"],
+    );
+    fails(
+        &["mesh", "box", "--cells", "0", "1", "1", "-o", &mesh],
+        2,
+        &["--cells", "at least 1"],
+    );
+    fails(
+        &[
+            "mesh", "box", "--cells", "1", "1", "1", "--size", "1", "-2", "1", "-o", &mesh,
+        ],
+        2,
+        &["--size", "positive"],
+    );
+
+    // Usage errors: clap's own and the ones found after parsing.
+    fails(&["info"], 2, &["FILE"]);
+    fails(&["frobnicate"], 2, &["frobnicate"]);
+    fails(&["info", &mesh, "--bogus"], 2, &["--bogus"]);
+    fails(&["refine", &mesh, "-o", &out], 2, &["--uniform"]);
+    fails(
+        &[
+            "refine",
+            &mesh,
+            "--uniform",
+            "1",
+            "--sphere",
+            "0",
+            "0",
+            "0",
+            "1",
+            "--levels",
+            "1",
+            "-o",
+            &out,
+        ],
+        2,
+        &["cannot be used with"],
+    );
+    fails(
+        &["refine", &mesh, "--sphere", "0", "0", "0", "1", "-o", &out],
+        2,
+        &["--levels"],
+    );
+    fails(
+        &["refine", &mesh, "--uniform", "13", "-o", &out],
+        2,
+        &["--uniform", "0 to 12"],
+    );
+    fails(
+        &[
+            "refine", &mesh, "--sphere", "0", "0", "0", "-1", "--levels", "1", "-o", &out,
+        ],
+        2,
+        &["radius"],
+    );
+
+    // Too much refinement is refused before any work.
+    fails(
+        &["refine", &mesh, "--uniform", "12", "-o", &out],
+        1,
+        &["--uniform 12", "leaves"],
+    );
+    fails(
+        &["graph", &mesh, "--uniform", "12", "-o", &dir.arg("g")],
+        1,
+        &["--uniform 12"],
+    );
+    assert!(!Path::new(&out).exists());
+}
+
+#[test]
+fn every_command_has_help() {
+    for args in [
+        vec!["--help"],
+        vec!["mesh", "box", "--help"],
+        vec!["info", "--help"],
+        vec!["refine", "--help"],
+        vec!["graph", "--help"],
+    ] {
+        let run = ok(&args);
+        assert!(run.stdout.contains("Usage: plume"), "{args:?}");
+    }
+    assert!(ok(&["mesh", "box", "--help"])
+        .stdout
+        .contains("default: NX NY NZ"));
+}
