@@ -219,7 +219,7 @@ fn refine_sphere_is_finer_near_the_centre() {
     }
     assert!(near > 4 * far, "near {near}, far {far}");
     assert_eq!((near_level, far_level), (2, 0));
-    assert!(ints(&vtu, "pattern").iter().any(|&p| p == 8));
+    assert!(ints(&vtu, "pattern").contains(&8));
 }
 
 #[test]
