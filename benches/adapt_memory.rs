@@ -1,6 +1,9 @@
 //! Peak memory at ~6.4 M leaves: builds a ~100,000-element box, refines it uniformly twice,
-//! builds the dual graph, and prints the counts. Run it under `/usr/bin/time -v` and divide the
-//! maximum resident set size by the leaf count:
+//! builds the dual graph, and prints the counts and each step's stage times; then refines the
+//! leaves in balls holding 0.1% and 1% of the mesh (on copies) and prints what those local
+//! steps cost, to show it follows the region touched. Run it under `/usr/bin/time -v` and
+//! divide the maximum resident set size by the leaf count (the copies come after the peak of
+//! interest, so read the RSS from a run with `PLUME_NO_LOCAL=1`):
 //!
 //! ```text
 //! cargo bench --bench adapt_memory --no-run
@@ -11,7 +14,7 @@ use std::time::Instant;
 
 use plume::adapt::{AdaptOptions, Forest};
 use plume::graph::DualGraph;
-use plume::mesh::generate_box;
+use plume::mesh::{generate_box, geometry};
 
 fn main() {
     if std::env::args().any(|a| a == "--bench" || a == "--list") && std::env::args().count() > 2 {
@@ -45,4 +48,30 @@ fn main() {
         forest.edges().len(),
         graph.nedges()
     );
+    if std::env::var_os("PLUME_NO_LOCAL").is_some() {
+        return;
+    }
+    for fraction in [0.001, 0.01] {
+        let mut copy = forest.clone();
+        copy.reserve(forest.nleaves() / 10);
+        let r = (fraction * 1.2 * 3.0 / (4.0 * std::f64::consts::PI)).cbrt();
+        let marked =
+            copy.mark_refine_where(|l| geometry::dist2(l.centroid, [0.5, 0.5, 0.6]) < r * r);
+        let start = Instant::now();
+        let report = copy.adapt().expect("adapt");
+        let secs = start.elapsed().as_secs_f64();
+        let mut g = graph.clone();
+        let start = Instant::now();
+        g.update(&copy, &report.changed_roots);
+        println!(
+            "local {:.1}%: {marked} leaves marked, {} trees changed, step {:.1} ms \
+             (closure {:.1} ms, subdivide {:.1} ms), weight update {:.2} ms",
+            fraction * 100.0,
+            report.changed_roots.len(),
+            secs * 1e3,
+            report.closure_time.as_secs_f64() * 1e3,
+            report.subdivide_time.as_secs_f64() * 1e3,
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
 }

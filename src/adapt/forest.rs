@@ -399,13 +399,19 @@ impl Forest {
         }
     }
 
-    /// Sizes the vertex store and the edge set for the requests of the coming closure.
-    pub(crate) fn reserve_for_requests(&mut self) {
-        // A tetrahedral mesh has about 1.2–1.4 edges per element; each request bisects at most
-        // its share of them.
-        let expected = self.nrequests * 7 / 5;
+    /// Makes room for about `nleaves` more leaves without regrowing the vertex store or the
+    /// edge set (as `Vec::reserve`): useful before a large step, or after cloning a forest.
+    pub fn reserve(&mut self, nleaves: usize) {
+        // A tetrahedral mesh has about 1.2–1.4 edges, and a sixth as many vertices, per
+        // element; each new vertex is the midpoint of one new edge.
+        let expected = nleaves / 5;
         self.edges.reserve(expected);
         self.verts.reserve(expected);
+    }
+
+    /// Sizes the vertex store and the edge set for the requests of the coming closure.
+    pub(crate) fn reserve_for_requests(&mut self) {
+        self.reserve(self.nrequests * 7);
         self.nrequests = 0;
     }
 
