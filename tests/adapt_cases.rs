@@ -168,7 +168,7 @@ fn closure_propagates_across_several_elements() {
         assert!(r.changed_roots.len() > 1);
         f.check().unwrap();
     }
-    assert!(f.leaf_mesh().level.iter().any(|&l| l == 3));
+    assert!(f.leaf_mesh().level.contains(&3));
     let deep_roots: std::collections::BTreeSet<u32> = {
         let m = f.leaf_mesh();
         (0..m.tets.len())
