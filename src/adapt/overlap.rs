@@ -7,6 +7,7 @@
 use std::sync::OnceLock;
 
 use super::pattern::{local_points, Split, EDGES};
+use crate::mesh::geometry::{cross, dot, sub};
 
 /// True when child `j` of the green split `green` and child `c` of the 1:8 split `octa` of the
 /// same parent share interior volume.
@@ -70,22 +71,6 @@ fn project(t: &[[f64; 3]; 4], n: [f64; 3]) -> (f64, f64) {
             let x = dot(p, n);
             (lo.min(x), hi.max(x))
         })
-}
-
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 
 #[cfg(test)]

@@ -64,15 +64,18 @@ pub fn midpoint(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+/// Vector helper shared by the geometric tests of the engine.
+pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+/// Vector helper shared by the geometric tests of the engine.
+pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+/// Vector helper shared by the geometric tests of the engine.
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
