@@ -17,10 +17,11 @@ impl Forest {
         self.check_volumes(1e-12)
     }
 
-    /// Tree links, levels, the maximum depth, green children never divided, leaf counts, the
-    /// bisected-edge set equal to the edges the splits use (with the right user counts), and no
+    /// Vertex keys unique, tree links, levels, the maximum depth, green children never divided,
+    /// leaf counts, the bisected-edge set equal to the edges the splits use (with the right user counts), and no
     /// leaf with a bisected edge.
     pub fn check_structure(&self) -> Result<(), String> {
+        self.verts.check_keys().map_err(|e| e.to_string())?;
         let mut users: IntMap<u64, u32> = IntMap::default();
         let mut nleaves = 0;
         for (r, tree) in self.trees.iter().enumerate() {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::edges::Edges;
 use super::pattern::{Split, EDGES};
 use super::tree::{Tree, COARSEN, NO_ELEM, REFINE};
-use super::vertices::{support_len, union, Vertices};
+use super::vertices::{support_len, union, Support, Vertices};
 use crate::mesh::{geometry, Mesh, Topology};
 use crate::{Error, Result};
 
@@ -141,9 +141,6 @@ pub struct Forest {
     pub(crate) new_edges: Vec<(u32, u32)>,
     /// Set by the closure when a tree must be scanned again.
     pub(crate) rescan: bool,
-    /// Leaves that requested refinement, with their six midpoints (users already counted):
-    /// subdivision builds their children without looking edges up again.
-    pub(crate) requested: Vec<(u32, u32, [u32; 6])>,
     /// Set once the closure has built elements in this step (upgrades, two-level splits).
     pub(crate) built_in_closure: bool,
     /// Reused buffer for the roots around a new edge.
@@ -183,7 +180,6 @@ impl Forest {
             coarsen_roots: RootSet::with_roots(n),
             new_edges: Vec::new(),
             rescan: false,
-            requested: Vec::new(),
             built_in_closure: false,
             scratch_roots: Vec::new(),
             nrequests: 0,
@@ -363,20 +359,10 @@ impl Forest {
             .for_each_elem_holding(&self.mesh.tets, &s[..support_len(&s)], f);
     }
 
-    /// Calls `f` on the roots other than `r` holding the segment `(a, b)` of tree `r`: none
-    /// when it runs through `r`'s interior, the neighbour across the root face holding it, or
-    /// the ring of roots around the root edge holding it.
-    pub(crate) fn for_each_other_root_around(
-        &self,
-        r: u32,
-        a: u32,
-        b: u32,
-        mut f: impl FnMut(u32),
-    ) {
-        let s = union(
-            &self.verts.support[a as usize],
-            &self.verts.support[b as usize],
-        );
+    /// Calls `f` on the roots other than `r` holding a segment of tree `r` whose ends together
+    /// have support `s`: none when it runs through `r`'s interior, the neighbour across the root
+    /// face holding it, or the ring of roots around the root edge holding it.
+    pub(crate) fn for_each_other_root_around(&self, r: u32, s: &Support, mut f: impl FnMut(u32)) {
         match support_len(&s) {
             4 => {}
             3 => {

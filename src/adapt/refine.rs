@@ -72,7 +72,11 @@ impl Forest {
                 mids[k] = self.bisect_and_use(r, e.verts[a], e.verts[b])?;
             }
             self.trees[r as usize].elems[i].flags |= PENDING;
-            self.requested.push((r, i as u32, mids));
+            let tree = &mut self.trees[r as usize];
+            if tree.pending.capacity() == 0 {
+                tree.pending.reserve_exact(tree.nleaves as usize);
+            }
+            tree.pending.push((i as u32, mids));
             self.split_now_if_children_need_it(r, i, &mids);
             return Ok(());
         }
@@ -162,11 +166,12 @@ impl Forest {
         self.rescan = true;
         self.verts.on_bisected[a as usize] = true;
         self.verts.on_bisected[b as usize] = true;
-        if support_len(&self.verts.support[mid as usize]) == 4 {
+        let support = self.verts.support[mid as usize];
+        if support_len(&support) == 4 {
             return;
         }
         let mut others = std::mem::take(&mut self.scratch_roots);
-        self.for_each_other_root_around(r, a, b, |s| others.push(s));
+        self.for_each_other_root_around(r, &support, |s| others.push(s));
         for &s in &others {
             self.queue.insert(s);
         }
@@ -277,20 +282,31 @@ impl Forest {
             0
         };
         let split = Split::from_mask(mask, diag);
+        let children = split.children();
+        let n = children.len();
+        // Padded to 16 so that indexing by a masked table entry needs no bounds check.
+        let mut at = [0u32; 16];
+        at[..10].copy_from_slice(&pts);
+        let template = Elem {
+            verts: [0; 4],
+            parent: i as u32,
+            first_child: NO_ELEM,
+            split: Split::NONE,
+            level: e.level + 1,
+            flags: 0,
+        };
+        let mut built = [template; 8];
+        for (b, ch) in built.iter_mut().zip(children) {
+            b.verts = ch.map(|x| at[(x & 15) as usize]);
+        }
         let tree = &mut self.trees[r as usize];
         let first = tree.elems.len();
-        for ch in split.children() {
-            tree.elems.push(Elem {
-                verts: ch.map(|x| pts[x as usize]),
-                parent: i as u32,
-                first_child: NO_ELEM,
-                split: Split::NONE,
-                level: e.level + 1,
-                flags: 0,
-            });
-            tree.data.extend_from_within(i * nf..(i + 1) * nf);
+        tree.elems.extend_from_slice(&built[..n]);
+        if nf > 0 {
+            for _ in 0..n {
+                tree.data.extend_from_within(i * nf..(i + 1) * nf);
+            }
         }
-        let n = split.nchildren();
         tree.elems[i].split = split;
         tree.elems[i].first_child = first as u32;
         tree.nleaves += n as u32 - 1;
@@ -302,15 +318,24 @@ impl Forest {
     /// The inner octahedron's shortest diagonal; exact ties go to the diagonal whose vertex
     /// keys are smallest, so the choice does not depend on vertex ids.
     fn shortest_diagonal(&self, pts: &[u32; 10]) -> usize {
-        let rank = |d: usize| {
-            let [x, y] = DIAGONALS[d].map(|l| pts[l] as usize);
-            let len = crate::mesh::geometry::dist2(self.verts.pos[x], self.verts.pos[y]);
-            let (kx, ky) = (self.verts.key[x], self.verts.key[y]);
-            (len, kx.min(ky), kx.max(ky))
+        let ends = |d: usize| DIAGONALS[d].map(|l| pts[l] as usize);
+        let len = |d: usize| {
+            let [x, y] = ends(d);
+            crate::mesh::geometry::dist2(self.verts.pos[x], self.verts.pos[y])
         };
-        (0..3)
-            .min_by(|&a, &b| rank(a).partial_cmp(&rank(b)).expect("finite lengths"))
-            .expect("three diagonals")
+        let keys = |d: usize| {
+            let [x, y] = ends(d);
+            let (kx, ky) = (self.verts.key[x], self.verts.key[y]);
+            (kx.min(ky), kx.max(ky))
+        };
+        let lens = [len(0), len(1), len(2)];
+        let mut best = 0;
+        for d in 1..3 {
+            if lens[d] < lens[best] || (lens[d] == lens[best] && keys(d) < keys(best)) {
+                best = d;
+            }
+        }
+        best
     }
 
     /// Divides every leaf of the touched trees that has bisected edges, then finishes the
@@ -319,21 +344,16 @@ impl Forest {
     pub fn subdivide(&mut self) -> super::AdaptReport {
         let start = Instant::now();
         let roots = self.touched.take_sorted();
-        let mut requested = std::mem::take(&mut self.requested);
-        requested.sort_unstable_by_key(|&(r, i, _)| (r, i));
-        let mut next = 0;
         let mut todo: Vec<(usize, u8, [u32; 6])> = Vec::new();
         for &r in &roots {
             todo.clear();
             let mut nchildren = 0;
-            while next < requested.len() && requested[next].0 == r {
-                let (_, i, mids) = requested[next];
+            for (i, mids) in std::mem::take(&mut self.trees[r as usize].pending) {
                 let e = &self.trees[r as usize].elems[i as usize];
                 if e.is_leaf() && e.flags & PENDING != 0 {
                     todo.push((i as usize, ALL_EDGES, mids));
                     nchildren += 8;
                 }
-                next += 1;
             }
             for i in 0..self.trees[r as usize].elems.len() {
                 let e = self.trees[r as usize].elems[i];
@@ -354,13 +374,6 @@ impl Forest {
                 self.divide(r, i, mask, &mids);
             }
         }
-        debug_assert_eq!(
-            next,
-            requested.len(),
-            "requested leaves outside touched trees"
-        );
-        requested.clear();
-        self.requested = requested;
         self.built_in_closure = false;
         self.drop_unused_edges();
         for &r in &roots {

@@ -74,6 +74,10 @@ pub struct Tree {
     pub nleaves: u32,
     /// True when some elements are [`DEAD`].
     pub has_holes: bool,
+    /// Leaves marked [`PENDING`] in the step in progress, with their six edge midpoints
+    /// (users already counted): the subdivision builds them without looking edges up again.
+    #[serde(skip)]
+    pub(crate) pending: Vec<(u32, [u32; 6])>,
 }
 
 impl Tree {
@@ -91,6 +95,7 @@ impl Tree {
             data: vec![0.0; nfields],
             nleaves: 1,
             has_holes: false,
+            pending: Vec::new(),
         }
     }
 

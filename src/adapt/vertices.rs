@@ -4,8 +4,11 @@
 //! **Identity.** Every vertex has a 64-bit *key* that does not depend on which element, thread
 //! or rank created it: an initial vertex's key is its index; a midpoint's key is a hash of the
 //! unordered pair of its endpoints' keys, with the top bit set so it never equals an initial
-//! index. Keys are checked for collisions when a midpoint is created (an index maps every live
-//! key to its vertex). The local `u32` id of a vertex is only a slot number in this store.
+//! index. The local `u32` id of a vertex is only a slot number in this store; inside one store
+//! a midpoint is found through its edge (exactly), so keys serve as identity only where trees
+//! cross ranks. That is where collisions are guarded against: [`Vertices::check_keys`] (called
+//! when trees are unpacked, and by the structural check) fails if two live vertices share a
+//! key.
 //!
 //! **Support.** `support[v]` lists the initial vertices whose convex hull is the smallest face
 //! of a root holding `v` (one vertex, a root edge, a root face or a root's interior). The
@@ -34,7 +37,6 @@ pub struct Vertices {
     /// Set once an edge from the vertex has been bisected: a leaf whose edge midpoints are all
     /// unset cannot have bisected edges among its future children's.
     pub on_bisected: Vec<bool>,
-    index: IntMap<u64, u32>,
     free: Vec<u32>,
     ninitial: usize,
 }
@@ -57,7 +59,6 @@ impl Vertices {
                 .map(|v| [v, NO_VERTEX, NO_VERTEX, NO_VERTEX])
                 .collect(),
             on_bisected: vec![false; n],
-            index: IntMap::default(),
             free: Vec::new(),
             ninitial: n,
         }
@@ -86,10 +87,10 @@ impl Vertices {
         self.parents.reserve(n);
         self.support.reserve(n);
         self.on_bisected.reserve(n);
-        self.index.reserve(n);
     }
 
-    /// Creates the midpoint of `(a, b)`; fails only on a key collision.
+    /// Creates the midpoint of `(a, b)` (the caller knows the edge is not bisected yet); fails
+    /// when vertex ids, 32-bit, run out.
     pub fn create_midpoint(&mut self, a: u32, b: u32) -> Result<u32> {
         let (a, b) = (a as usize, b as usize);
         let key = midpoint_key(self.key[a], self.key[b]);
@@ -105,6 +106,12 @@ impl Vertices {
                 self.on_bisected[i] = false;
                 id
             }
+            None if self.pos.len() >= NO_VERTEX as usize => {
+                return Err(Error::Invalid(format!(
+                    "the mesh needs more than {} vertices (32-bit vertex ids)",
+                    NO_VERTEX
+                )))
+            }
             None => {
                 self.pos.push(pos);
                 self.key.push(key);
@@ -114,13 +121,26 @@ impl Vertices {
                 (self.pos.len() - 1) as u32
             }
         };
-        if let Some(other) = self.index.insert(key, id) {
-            return Err(Error::Invalid(format!(
-                "vertex key collision: midpoints {} and {} share key {key:#x}",
-                other, id
-            )));
-        }
         Ok(id)
+    }
+
+    /// Fails if two live vertices share a key (a hash collision between midpoints of
+    /// different edges): the guard for every place where keys identify vertices.
+    pub fn check_keys(&self) -> Result<()> {
+        let mut seen: IntMap<u64, u32> = IntMap::default();
+        seen.reserve(self.nlive());
+        for v in 0..self.nslots() as u32 {
+            if v as usize >= self.ninitial && self.parents[v as usize][0] == NO_VERTEX {
+                continue; // a free slot
+            }
+            if let Some(other) = seen.insert(self.key[v as usize], v) {
+                return Err(Error::Invalid(format!(
+                    "vertex key collision: vertices {other} and {v} share key {:#x}",
+                    self.key[v as usize]
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Frees a midpoint whose edge is no longer bisected.
@@ -130,7 +150,6 @@ impl Vertices {
             v as usize >= self.ninitial,
             "initial vertices are never freed"
         );
-        self.index.remove(&self.key[v as usize]);
         self.parents[v as usize] = [NO_VERTEX; 2];
         self.free.push(v);
     }
@@ -199,5 +218,20 @@ mod tests {
         let bm = b.create_midpoint(b12, b01).unwrap();
         assert_eq!(a.key[am as usize], b.key[bm as usize]);
         assert_eq!(a.pos[am as usize], b.pos[bm as usize]);
+        a.check_keys().unwrap();
+    }
+
+    #[test]
+    fn a_key_collision_is_detected() {
+        let coords = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let mut a = Vertices::new(&coords);
+        let m = a.create_midpoint(0, 1).unwrap();
+        a.create_midpoint(1, 2).unwrap();
+        a.key[m as usize] = a.key[m as usize + 1]; // forge a collision
+        assert!(a
+            .check_keys()
+            .unwrap_err()
+            .to_string()
+            .contains("collision"));
     }
 }
