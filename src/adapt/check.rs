@@ -30,6 +30,12 @@ impl Forest {
             }
             let mut leaves = 0;
             for (i, e) in tree.elems.iter().enumerate() {
+                if e.flags != 0 {
+                    return Err(format!(
+                        "tree {r} elem {i}: marks {:#x} left after a step",
+                        e.flags
+                    ));
+                }
                 if e.level > self.opts.max_depth {
                     return Err(format!("tree {r} elem {i}: level {} > max depth", e.level));
                 }

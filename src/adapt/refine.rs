@@ -63,6 +63,9 @@ impl Forest {
             }
             return Ok(());
         }
+        if e.flags & REFINE != 0 && e.level >= self.opts.max_depth {
+            self.trees[r as usize].elems[i].flags &= !REFINE; // refined as far as allowed
+        }
         if e.flags & REFINE != 0 && e.level < self.opts.max_depth {
             if self.is_green_child(r, i) {
                 return self.upgrade(r, e.parent as usize);
@@ -308,6 +311,7 @@ impl Forest {
             }
         }
         tree.elems[i].split = split;
+        tree.elems[i].flags = 0;
         tree.elems[i].first_child = first as u32;
         tree.nleaves += n as u32 - 1;
         self.nleaves += n - 1;
@@ -376,12 +380,10 @@ impl Forest {
         }
         self.built_in_closure = false;
         self.drop_unused_edges();
+        // Marks were cleared where they were used (divided leaves, ignored requests); only
+        // upgraded green families left holes.
         for &r in &roots {
-            let tree = &mut self.trees[r as usize];
-            for e in &mut tree.elems {
-                e.flags &= DEAD;
-            }
-            tree.compact(self.opts.nfields);
+            self.trees[r as usize].compact(self.opts.nfields);
         }
         self.report.subdivide_time += start.elapsed();
         let mut report = std::mem::take(&mut self.report);
