@@ -1,0 +1,41 @@
+//! Every metric a run reports (`dual-graph-and-metrics.md`), as pure functions over plain
+//! slices: per-rank loads, assignments (`root → rank`) and the dual graph's CSR arrays.
+//!
+//! | file | computes | seed |
+//! | --- | --- | --- |
+//! | `imbalance` | [`Imbalance`]: `LoadImb = max/mean`, `λ = (max/mean − 1)·100`, `LB = mean/max`; [`rank_loads`] | 004 §5.3.1, 000, 003 eq. 3 |
+//! | `cut` | [`Cut`]: `Cut%` of an assignment, each dual edge once | 004 §5.3.1 |
+//! | `movement` | [`Movement`]: `sent`, `recv`, `TotalV`, `MaxV`, `MaxSR` between two assignments | 004 §5.1.3, §5.3.1 |
+//! | `cost` | [`CostModel`]: SBN's `Wgt`, `Comm`, `Remap`, `QWgt`, and [`SysLoad`] (`WSysLL`) | 004 §4.2, §5.4.1 |
+//! | `time` | [`TimeBalance`]: `LB`, `μLB`, `Transfer`, `η` from measured times | 003 eq. 1–6 |
+//!
+//! Vocabulary: an *assignment* is a slice with one rank per root (`assignment[v] = p`);
+//! `old` is the assignment before balancing (`O(v)`), `new` after (`A(v)`); *loads* are
+//! per-rank sums (`W_p`). Weights are the dual graph's integer `PWgt`, `RWgt`, `CWgt`
+//! ([`crate::graph::Weights`]).
+//!
+//! ```
+//! use plume::metrics::{rank_loads, Imbalance, Movement};
+//! let pwgt = [4, 4, 2, 6];
+//! let old = [0, 0, 1, 1];
+//! let new = [0, 1, 1, 0];
+//! let loads = rank_loads(&pwgt, &new, 2);
+//! assert_eq!(loads, vec![10, 6]);
+//! assert_eq!(Imbalance::from_u64(&loads).load_imb, 1.25);
+//! let rwgt = [5, 5, 3, 7];
+//! let m = Movement::new(&old, &new, &rwgt, 2);
+//! assert_eq!((m.sent, m.recv), (vec![5, 7], vec![7, 5]));
+//! assert_eq!((m.total_v, m.max_v, m.max_sr), (12, 7, 14));
+//! ```
+
+mod cost;
+mod cut;
+mod imbalance;
+mod movement;
+mod time;
+
+pub use cost::{CostModel, Slowdowns, SysLoad};
+pub use cut::Cut;
+pub use imbalance::{rank_loads, Imbalance};
+pub use movement::Movement;
+pub use time::TimeBalance;
