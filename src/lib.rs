@@ -8,6 +8,7 @@
 //! | [`adapt`] | the refinement forest: edge-based 1:2 / 1:4 / 1:8 refinement, closure, coarsening, vertex identity, data transfer |
 //! | [`graph`] | the dual graph of the initial mesh and its weights `PWgt`, `RWgt`, `CWgt` (current and predicted) |
 //! | [`io`] | Gmsh MSH 2.2 / 4.1 and VTK `.vtu` files, METIS graph files |
+//! | [`partition`] | repartitioning the dual graph: the `Partitioner` trait, METIS multilevel k-way, recursive coordinate bisection |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
 //! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its
@@ -31,5 +32,6 @@ pub mod graph;
 pub mod hash;
 pub mod io;
 pub mod mesh;
+pub mod partition;
 
 pub use error::{Error, Result};

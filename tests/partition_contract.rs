@@ -1,0 +1,178 @@
+//! The contract every partitioner keeps, checked for each one through `partitioner_by_name`:
+//! ids below `nparts`, no empty part, the same answer twice, bad `nparts` an error.
+
+use plume::adapt::Forest;
+use plume::graph::{DualGraph, Weights};
+use plume::mesh::{generate_box, Mesh};
+use plume::partition::{
+    edge_cut, part_weights, partitioner_by_name, root_centroids, PartitionInfo, PARTITIONER_NAMES,
+};
+use plume::Error;
+
+/// A 4 × 2 × 2 box (96 roots), its left half refined once: leaves per root 1 or 8-ish.
+fn refined_box() -> (DualGraph, Vec<[f64; 3]>) {
+    let mesh = generate_box([4, 2, 2], [2.0, 1.0, 1.0]).unwrap();
+    let centroids = root_centroids(&mesh);
+    let mut forest = Forest::new(mesh, Default::default()).unwrap();
+    forest.mark_refine_where(|l| l.centroid[0] < 1.0);
+    forest.adapt().unwrap();
+    (DualGraph::new(&forest), centroids)
+}
+
+fn run(
+    name: &str,
+    g: &DualGraph,
+    w: &Weights,
+    c: &[[f64; 3]],
+    nparts: usize,
+) -> (Vec<u32>, PartitionInfo) {
+    let p = partitioner_by_name(name, c).unwrap();
+    let mut part = vec![u32::MAX; g.nvertices()];
+    let info = p.partition(g, w, nparts, &mut part).unwrap();
+    (part, info)
+}
+
+#[test]
+fn weights_are_non_uniform_after_refinement() {
+    let (g, _) = refined_box();
+    let w = &g.weights.pwgt;
+    assert!(w.iter().min() == Some(&1) && *w.iter().max().unwrap() >= 8);
+}
+
+#[test]
+fn every_part_is_non_empty_and_ids_are_below_nparts() {
+    let (g, c) = refined_box();
+    for name in PARTITIONER_NAMES {
+        for nparts in [1, 2, 3, 7, 8, 32] {
+            let (part, info) = run(name, &g, &g.weights, &c, nparts);
+            assert!(
+                part.iter().all(|&p| (p as usize) < nparts),
+                "{name} {nparts}"
+            );
+            let sizes = part_weights(&vec![1; part.len()], nparts, &part);
+            assert!(sizes.iter().all(|&s| s > 0), "{name} {nparts}: {sizes:?}");
+            assert_eq!(info.nparts, nparts);
+            assert_eq!(info.edge_cut, edge_cut(&g, &g.weights.cwgt, &part));
+            assert!(info.edge_cut <= info.total_edge_weight);
+            assert_eq!(info.edge_cut == 0, nparts == 1, "{name} {nparts}");
+        }
+    }
+}
+
+#[test]
+fn as_many_parts_as_roots_gives_one_root_per_part() {
+    let (g, c) = refined_box();
+    let n = g.nvertices();
+    for name in PARTITIONER_NAMES {
+        let (mut part, _) = run(name, &g, &g.weights, &c, n);
+        part.sort_unstable();
+        assert_eq!(part, (0..n as u32).collect::<Vec<_>>(), "{name}");
+    }
+}
+
+#[test]
+fn same_input_gives_the_same_parts() {
+    let (g, c) = refined_box();
+    for name in PARTITIONER_NAMES {
+        for nparts in [3, 8, 32] {
+            let a = run(name, &g, &g.weights, &c, nparts);
+            let b = run(name, &g, &g.weights, &c, nparts);
+            assert_eq!(a, b, "{name} {nparts}");
+            // A fresh graph built from a fresh forest as well.
+            let (g2, c2) = refined_box();
+            assert_eq!(
+                a,
+                run(name, &g2, &g2.weights, &c2, nparts),
+                "{name} {nparts}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_weights_given_are_used_not_the_graphs() {
+    // Predicted-weight use: weights that make the right half 100× heavier move the parts.
+    let (g, c) = refined_box();
+    let mut w = g.weights.clone();
+    for (v, x) in w.pwgt.iter_mut().enumerate() {
+        if c[v][0] > 1.0 {
+            *x *= 100;
+        }
+    }
+    for name in PARTITIONER_NAMES {
+        let (own, _) = run(name, &g, &g.weights, &c, 4);
+        let (given, _) = run(name, &g, &w, &c, 4);
+        assert_ne!(own, given, "{name}");
+        let loads = part_weights(&w.pwgt, 4, &given);
+        let mean = loads.iter().sum::<u64>() as f64 / 4.0;
+        let max = *loads.iter().max().unwrap() as f64;
+        assert!(max / mean < 1.1, "{name}: {loads:?}");
+    }
+}
+
+#[test]
+fn zero_parts_and_more_parts_than_roots_are_errors() {
+    let (g, c) = refined_box();
+    let n = g.nvertices();
+    for name in PARTITIONER_NAMES {
+        let p = partitioner_by_name(name, &c).unwrap();
+        let mut part = vec![0; n];
+        let e = p.partition(&g, &g.weights, 0, &mut part).unwrap_err();
+        assert!(matches!(e, Error::Invalid(_)), "{name}: {e}");
+        let e = p.partition(&g, &g.weights, n + 1, &mut part).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Invalid(_)), "{name}: {msg}");
+        assert!(
+            msg.contains(&n.to_string()) && msg.contains(&(n + 1).to_string()),
+            "{msg}"
+        );
+        let e = p.partition(&g, &g.weights, 2, &mut part[1..]).unwrap_err();
+        assert!(e.to_string().contains("part array"), "{name}: {e}");
+    }
+}
+
+#[test]
+fn a_mesh_of_one_element_goes_into_one_part() {
+    let mesh = Mesh {
+        coords: vec![[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]],
+        tets: vec![[0, 1, 2, 3]],
+    };
+    let c = root_centroids(&mesh);
+    let g = DualGraph::new(&Forest::new(mesh, Default::default()).unwrap());
+    assert_eq!((g.nvertices(), g.nedges()), (1, 0));
+    for name in PARTITIONER_NAMES {
+        let (part, info) = run(name, &g, &g.weights, &c, 1);
+        assert_eq!((part, info.edge_cut), (vec![0], 0), "{name}");
+        let mut part = vec![0];
+        assert!(partitioner_by_name(name, &c)
+            .unwrap()
+            .partition(&g, &g.weights, 2, &mut part)
+            .is_err());
+    }
+}
+
+#[test]
+fn two_elements_sharing_no_face_go_to_two_parts() {
+    // A graph without edges: METIS is not called, the greedy fallback runs.
+    let mesh = Mesh {
+        coords: vec![
+            [0., 0., 0.],
+            [1., 0., 0.],
+            [0., 1., 0.],
+            [0., 0., 1.],
+            [5., 0., 0.],
+            [6., 0., 0.],
+            [5., 1., 0.],
+            [5., 0., 1.],
+        ],
+        tets: vec![[0, 1, 2, 3], [4, 5, 6, 7]],
+    };
+    let c = root_centroids(&mesh);
+    let g = DualGraph::new(&Forest::new(mesh, Default::default()).unwrap());
+    assert_eq!(g.nedges(), 0);
+    for name in PARTITIONER_NAMES {
+        let (mut part, info) = run(name, &g, &g.weights, &c, 2);
+        part.sort_unstable();
+        assert_eq!((part, info.edge_cut), (vec![0, 1], 0), "{name}");
+    }
+}
