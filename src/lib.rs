@@ -8,7 +8,10 @@
 //! | [`adapt`] | the refinement forest: edge-based 1:2 / 1:4 / 1:8 refinement, closure, coarsening, vertex identity, data transfer |
 //! | [`graph`] | the dual graph of the initial mesh and its weights `PWgt`, `RWgt`, `CWgt` (current and predicted) |
 //! | [`io`] | Gmsh MSH 2.2 / 4.1 and VTK `.vtu` files, METIS graph files |
+//! | [`balance`] | ranks in one process and migration, when to balance, the PLUM pipeline |
 //! | [`partition`] | repartitioning the dual graph: the `Partitioner` trait, METIS multilevel k-way, recursive coordinate bisection |
+//! | [`metrics`] | every reported metric: LoadImb / λ / LB, Cut%, TotalV / MaxV / MaxSR, SBN's QWgt and WSysLL, time-based LB / μLB / Transfer / η |
+//! | [`remap`] | processor reassignment: the similarity matrix and the TotalV / MaxV / MaxSR remappers |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
 //! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its
@@ -27,11 +30,14 @@
 #![warn(missing_docs)]
 
 pub mod adapt;
+pub mod balance;
 pub mod error;
 pub mod graph;
 pub mod hash;
 pub mod io;
 pub mod mesh;
+pub mod metrics;
 pub mod partition;
+pub mod remap;
 
 pub use error::{Error, Result};

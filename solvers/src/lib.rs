@@ -2,3 +2,5 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod report;
+pub mod shock;

@@ -165,7 +165,12 @@ impl Tree {
     /// A self-contained copy of the tree for migration: elements with vertex *keys*, and the
     /// positions of the vertices that are not initial vertices.
     pub fn pack(&self, root: u32, verts: &Vertices) -> TreePacket {
-        debug_assert!(!self.has_holes);
+        if self.has_holes {
+            // Between closure and subdivision, upgraded green families leave holes.
+            let mut compacted = self.clone();
+            compacted.compact(self.data.len() / self.elems.len());
+            return compacted.pack(root, verts);
+        }
         let mut midpoints: Vec<(u64, [f64; 3])> = Vec::new();
         let mut seen = crate::hash::IntSet::default();
         let ninit = verts.ninitial();

@@ -8,6 +8,7 @@
 //! | `info.rs` | `plume info` |
 //! | `refine.rs` | `plume refine` |
 //! | `graph.rs` | `plume graph` |
+//! | `run.rs` | `plume run shock` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
 //!
@@ -21,6 +22,7 @@ mod info;
 mod mesh;
 mod progress;
 mod refine;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -47,6 +49,9 @@ pub enum Command {
     Refine(refine::RefineArgs),
     /// Write the dual graph of a mesh in METIS format (vertex weight PWgt, edge weight CWgt).
     Graph(graph::GraphArgs),
+    /// Run a test case on P ranks with a balancer and report per-level metrics.
+    #[command(subcommand)]
+    Run(run::RunCommand),
 }
 
 /// Why a command failed.
@@ -90,6 +95,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Info(args) => info::run(args),
         Command::Refine(args) => refine::run(args),
         Command::Graph(args) => graph::run(args),
+        Command::Run(cmd) => run::run(cmd),
     }
 }
 

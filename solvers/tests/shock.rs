@@ -1,0 +1,148 @@
+//! The shock-wave case balanced with PLUM (issue: PLUM on P ranks): ownership stays
+//! consistent, the optimal TotalV remap never moves more than the identity mapping, accepted
+//! remaps balance to LoadImb ≤ 1.05, runs are reproducible, and the policies and the accept
+//! rule do what they say.
+
+use std::path::Path;
+
+use plume::mesh::{generate_box, Mesh};
+use plume_solvers::report::Report;
+use plume_solvers::shock::{self, LevelRecord, ShockConfig};
+
+fn shock_mesh() -> Mesh {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../meshes/shock_box.msh");
+    plume::io::read_mesh(&path).unwrap().0
+}
+
+/// Runs the case, checking after every level that each root has one owner in `0..P`, that
+/// the ranks' leaves add up to the mesh, and that no rank is left without roots.
+fn run_checked(cfg: &ShockConfig, mesh: Mesh) -> Vec<LevelRecord> {
+    let roots = mesh.nelems();
+    let run = shock::run(cfg, mesh, |_, forest, owner| {
+        assert_eq!(owner.len(), roots);
+        let mut leaves = vec![0usize; cfg.procs];
+        let mut owned = vec![0usize; cfg.procs];
+        for (root, &rank) in owner.iter().enumerate() {
+            assert!((rank as usize) < cfg.procs, "root {root} on rank {rank}");
+            leaves[rank as usize] += forest.trees()[root].nleaves as usize;
+            owned[rank as usize] += 1;
+        }
+        assert_eq!(leaves.iter().sum::<usize>(), forest.nleaves());
+        assert!(
+            owned.iter().all(|&n| n > 0),
+            "a rank owns no root: {owned:?}"
+        );
+        Ok(())
+    })
+    .unwrap();
+    run.levels
+}
+
+fn check_plum_levels(levels: &[LevelRecord]) {
+    for r in levels {
+        if r.remap_accepted {
+            assert!(
+                r.load_imb <= 1.05,
+                "level {}: LoadImb {}",
+                r.level,
+                r.load_imb
+            );
+            assert!(
+                r.total_v <= r.identity_total_v,
+                "level {}: optimal TotalV {} > identity {}",
+                r.level,
+                r.total_v,
+                r.identity_total_v
+            );
+            assert!(r.gain_s > r.cost_s);
+        }
+    }
+    assert!(
+        levels.iter().any(|r| r.remap_accepted),
+        "PLUM never remapped"
+    );
+}
+
+#[test]
+fn plum_on_8_ranks_balances_every_level_and_beats_identity() {
+    let levels = run_checked(&ShockConfig::new(8), shock_mesh());
+    assert_eq!(levels.len(), 9);
+    assert!(
+        levels[8].elements > 1_500_000,
+        "the front grows the mesh: {}",
+        levels[8].elements
+    );
+    check_plum_levels(&levels);
+}
+
+#[test]
+fn plum_on_32_ranks_balances_every_level_and_beats_identity() {
+    check_plum_levels(&run_checked(&ShockConfig::new(32), shock_mesh()));
+}
+
+#[test]
+fn no_balancing_leaves_the_front_imbalanced() {
+    let mut cfg = ShockConfig::new(8);
+    cfg.balance = false;
+    cfg.levels = 4;
+    let levels = run_checked(&cfg, shock_mesh());
+    assert!(levels.iter().all(|r| !r.remap_accepted && r.total_v == 0));
+    assert!(levels[3].load_imb > 1.5, "LoadImb {}", levels[3].load_imb);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_metrics() {
+    let mut cfg = ShockConfig::new(8);
+    cfg.levels = 4;
+    let json = || {
+        let run = shock::run(&cfg, shock_mesh(), |_, _, _| Ok(())).unwrap();
+        let mut levels = run.levels;
+        levels.iter_mut().for_each(|r| r.time_ms.clear()); // wall-clock readings differ
+        Report::new(&run.config, "levels", &levels).json()
+    };
+    assert_eq!(json(), json());
+}
+
+#[test]
+fn the_threshold_policy_skips_balancing_below_its_threshold() {
+    let mut cfg = ShockConfig::new(8);
+    cfg.levels = 3;
+    cfg.policy = "threshold:100".into();
+    let levels = run_checked(&cfg, shock_mesh());
+    assert!(levels
+        .iter()
+        .all(|r| !r.balance_triggered && r.load_imb_before < 100.0));
+}
+
+#[test]
+fn a_remap_costing_more_than_it_gains_is_rejected_and_both_are_recorded() {
+    let mut cfg = ShockConfig::new(8);
+    cfg.levels = 3;
+    cfg.plum.model.overhead = 1e6; // one remap costs 11 days
+    let levels = run_checked(&cfg, shock_mesh());
+    for r in &levels {
+        assert!(
+            r.balance_triggered && !r.remap_accepted,
+            "level {}",
+            r.level
+        );
+        assert!(
+            r.cost_s > r.gain_s && r.gain_s > 0.0,
+            "gain {} cost {}",
+            r.gain_s,
+            r.cost_s
+        );
+        assert_eq!(r.trees_moved, 0);
+    }
+}
+
+#[test]
+fn more_ranks_than_roots_is_an_error_and_one_rank_works() {
+    let tiny = generate_box([1, 1, 1], [4.0, 1.0, 1.0]).unwrap();
+    let err = shock::run(&ShockConfig::new(8), tiny.clone(), |_, _, _| Ok(())).unwrap_err();
+    assert!(err.to_string().contains("number of roots (6)"), "{err}");
+    let mut cfg = ShockConfig::new(1);
+    cfg.levels = 2;
+    let levels = run_checked(&cfg, tiny);
+    assert!(levels.iter().all(|r| r.load_imb == 1.0 && r.cut_pct == 0.0));
+}

@@ -1,0 +1,275 @@
+//! *When* to balance: one trait, [`BalancePolicy`], and the policies of the seeds. A policy
+//! sees the per-rank loads expected for the coming phase and the solver model (seconds per
+//! unit of weight per iteration, iterations until the next adaptation), and is told the cost of
+//! every balance that happened. Decisions use modelled times only, never wall-clock readings,
+//! so runs are reproducible.
+
+/// What a policy sees at an adaptation step.
+#[derive(Debug, Clone, Copy)]
+pub struct Observation<'a> {
+    /// Per-rank load (sum of `PWgt`, or modelled work) under the current assignment.
+    pub loads: &'a [f64],
+    /// Solver time per unit of load per iteration, in seconds (`T_iter`).
+    pub time_per_load: f64,
+    /// Solver iterations until the next adaptation (`N_adapt`).
+    pub iterations: usize,
+}
+
+impl Observation<'_> {
+    /// Largest load.
+    pub fn max(&self) -> f64 {
+        self.loads.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// Mean load.
+    pub fn mean(&self) -> f64 {
+        self.loads.iter().sum::<f64>() / self.loads.len().max(1) as f64
+    }
+
+    /// `max / mean` (1 when every load is zero).
+    pub fn load_imb(&self) -> f64 {
+        let mean = self.mean();
+        if mean > 0.0 {
+            self.max() / mean
+        } else {
+            1.0
+        }
+    }
+
+    /// Modelled time of one solver iteration: the most loaded rank's.
+    pub fn iteration_time(&self) -> f64 {
+        self.max() * self.time_per_load
+    }
+}
+
+/// Decides whether to balance at an adaptation step.
+pub trait BalancePolicy {
+    /// Short name, as on the command line.
+    fn name(&self) -> String;
+    /// True when the balancer should run now.
+    fn should_balance(&mut self, obs: &Observation) -> bool;
+    /// Told after a balance was carried out, with its modelled cost in seconds.
+    fn balanced(&mut self, cost: f64);
+}
+
+/// PLUM's rule: balance when `LoadImb` reaches a threshold (default 1.05).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    /// Balance when `max / mean ≥ threshold`.
+    pub threshold: f64,
+}
+
+impl Default for Threshold {
+    fn default() -> Self {
+        Threshold { threshold: 1.05 }
+    }
+}
+
+impl BalancePolicy for Threshold {
+    fn name(&self) -> String {
+        format!("threshold:{}", self.threshold)
+    }
+    fn should_balance(&mut self, obs: &Observation) -> bool {
+        obs.load_imb() >= self.threshold
+    }
+    fn balanced(&mut self, _cost: f64) {}
+}
+
+/// Seed 000 (Pearce, eq. 3.1–3.7): balance when the time the imbalance costs until the next
+/// adaptation, `N_adapt · T_iter · (L_max − L_ave)`, exceeds the expected cost of balancing
+/// (the mean of the costs seen so far, `initial_cost` before the first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostBenefit {
+    /// Cost assumed before any balance was measured, in seconds.
+    pub initial_cost: f64,
+    costs: Vec<f64>,
+}
+
+impl CostBenefit {
+    /// A policy assuming `initial_cost` seconds per balance until one is measured.
+    pub fn new(initial_cost: f64) -> Self {
+        CostBenefit {
+            initial_cost,
+            costs: Vec::new(),
+        }
+    }
+
+    /// The cost a balance is expected to have.
+    pub fn expected_cost(&self) -> f64 {
+        if self.costs.is_empty() {
+            self.initial_cost
+        } else {
+            self.costs.iter().sum::<f64>() / self.costs.len() as f64
+        }
+    }
+
+    /// The time lost to imbalance until the next adaptation (eq. 3.7 minus eq. 3.5).
+    pub fn expected_loss(obs: &Observation) -> f64 {
+        obs.iterations as f64 * obs.time_per_load * (obs.max() - obs.mean())
+    }
+}
+
+impl BalancePolicy for CostBenefit {
+    fn name(&self) -> String {
+        "cost-benefit".into()
+    }
+    fn should_balance(&mut self, obs: &Observation) -> bool {
+        Self::expected_loss(obs) > self.expected_cost()
+    }
+    fn balanced(&mut self, cost: f64) {
+        self.costs.push(cost);
+    }
+}
+
+/// Seed 001 Alg. 1 (after Zhai et al.): the time of an iteration just after the last balance
+/// is the reference; each step adds `N_adapt · (t − t_ref)` to the degradation, and the
+/// balancer runs once the degradation reaches the mean balancing cost (`initial_cost` before
+/// the first balance).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Degradation {
+    /// Cost assumed before any balance was measured, in seconds.
+    pub initial_cost: f64,
+    reference: Option<f64>,
+    degradation: f64,
+    costs: Vec<f64>,
+}
+
+impl Degradation {
+    /// A policy assuming `initial_cost` seconds per balance until one is measured.
+    pub fn new(initial_cost: f64) -> Self {
+        Degradation {
+            initial_cost,
+            reference: None,
+            degradation: 0.0,
+            costs: Vec::new(),
+        }
+    }
+
+    /// Degradation accumulated since the last balance, in seconds.
+    pub fn degradation(&self) -> f64 {
+        self.degradation
+    }
+
+    fn mean_cost(&self) -> f64 {
+        if self.costs.is_empty() {
+            self.initial_cost
+        } else {
+            self.costs.iter().sum::<f64>() / self.costs.len() as f64
+        }
+    }
+}
+
+impl BalancePolicy for Degradation {
+    fn name(&self) -> String {
+        "degradation".into()
+    }
+    fn should_balance(&mut self, obs: &Observation) -> bool {
+        let t = obs.iteration_time();
+        let reference = *self.reference.get_or_insert(t);
+        self.degradation += obs.iterations as f64 * (t - reference).max(0.0);
+        self.degradation >= self.mean_cost()
+    }
+    fn balanced(&mut self, cost: f64) {
+        self.costs.push(cost);
+        self.reference = None;
+        self.degradation = 0.0;
+    }
+}
+
+/// The policy named on the command line: `threshold[:X]`, `cost-benefit[:C]`,
+/// `degradation[:C]` (`C` the cost assumed before the first balance, seconds).
+pub fn policy_by_name(spec: &str) -> crate::Result<Box<dyn BalancePolicy>> {
+    let (name, arg) = match spec.split_once(':') {
+        Some((n, a)) => (n, Some(a)),
+        None => (spec, None),
+    };
+    let number = |default: f64| -> crate::Result<f64> {
+        match arg {
+            None => Ok(default),
+            Some(a) => a
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    crate::Error::Invalid(format!(
+                        "policy {spec:?}: {a:?} is not a non-negative number"
+                    ))
+                }),
+        }
+    };
+    Ok(match name {
+        "threshold" => Box::new(Threshold {
+            threshold: number(1.05)?,
+        }),
+        "cost-benefit" => Box::new(CostBenefit::new(number(0.0)?)),
+        "degradation" => Box::new(Degradation::new(number(0.0)?)),
+        _ => return Err(crate::Error::Invalid(format!(
+            "unknown policy {spec:?}: expected threshold[:X], cost-benefit[:C] or degradation[:C]"
+        ))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(loads: &[f64]) -> Observation<'_> {
+        Observation {
+            loads,
+            time_per_load: 1e-3,
+            iterations: 10,
+        }
+    }
+
+    #[test]
+    fn threshold_skips_below_and_balances_at_or_above() {
+        let mut p = Threshold::default();
+        assert!(!p.should_balance(&obs(&[100.0, 104.0, 100.0, 100.0]))); // 1.0297
+        assert!(p.should_balance(&obs(&[100.0, 120.0, 100.0, 100.0]))); // 1.1429
+    }
+
+    #[test]
+    fn cost_benefit_weighs_loss_against_mean_cost() {
+        // Loss = 10 iterations · 1 ms · (120 − 105) = 0.15 s.
+        let loads = [100.0, 120.0, 100.0, 100.0];
+        assert!((CostBenefit::expected_loss(&obs(&loads)) - 0.15).abs() < 1e-12);
+        let mut p = CostBenefit::new(0.1);
+        assert!(p.should_balance(&obs(&loads)));
+        p.balanced(0.2);
+        assert!(
+            !p.should_balance(&obs(&loads)),
+            "cost 0.2 s exceeds the 0.15 s gain"
+        );
+        p.balanced(0.0); // mean cost 0.1 s
+        assert!(p.should_balance(&obs(&loads)));
+    }
+
+    #[test]
+    fn degradation_accumulates_from_the_reference_step() {
+        let mut p = Degradation::new(0.05);
+        // Reference iteration time 0.1 s: no degradation yet.
+        assert!(!p.should_balance(&obs(&[100.0, 100.0])));
+        // 0.102 s: degradation 10 · 0.002 = 0.02 s < 0.05.
+        assert!(!p.should_balance(&obs(&[102.0, 100.0])));
+        assert!((p.degradation() - 0.02).abs() < 1e-12);
+        // 0.104 s: + 0.04 = 0.06 s ≥ 0.05.
+        assert!(p.should_balance(&obs(&[104.0, 100.0])));
+        p.balanced(0.05);
+        assert_eq!(p.degradation(), 0.0);
+        assert!(
+            !p.should_balance(&obs(&[104.0, 100.0])),
+            "new reference after a balance"
+        );
+    }
+
+    #[test]
+    fn names_parse_and_bad_names_are_errors() {
+        assert_eq!(
+            policy_by_name("threshold:1.2").unwrap().name(),
+            "threshold:1.2"
+        );
+        assert_eq!(policy_by_name("degradation").unwrap().name(), "degradation");
+        assert!(policy_by_name("sometimes").is_err());
+        assert!(policy_by_name("threshold:x").is_err());
+    }
+}

@@ -1,0 +1,81 @@
+//! Ranks inside one process: which rank owns each root (and holds its tree's data), the load
+//! of every rank, and migration of trees between ranks. Here migration is bookkeeping: the
+//! trees stay in the one forest, but every tree that changes owner is serialized exactly as it
+//! would be sent ([`TreePacket`] in a compact binary form) and its bytes are counted. Nothing
+//! in the balancers assumes the data is local: they see only owners and weights.
+
+use crate::adapt::{Forest, TreePacket};
+
+/// What a migration moved.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Migration {
+    /// Trees that changed owner.
+    pub trees: usize,
+    /// Elements of those trees (the sum of their `RWgt`).
+    pub elements: u64,
+    /// Bytes of their serialized packets.
+    pub bytes: u64,
+}
+
+/// Serializes a tree packet in the compact binary form used for migration.
+pub fn encode(packet: &TreePacket) -> Vec<u8> {
+    bincode::serialize(packet).expect("a tree packet always serializes")
+}
+
+/// Decodes a packet made by [`encode`].
+pub fn decode(bytes: &[u8]) -> crate::Result<TreePacket> {
+    bincode::deserialize(bytes)
+        .map_err(|e| crate::Error::Invalid(format!("corrupt tree packet: {e}")))
+}
+
+/// Moves every root whose owner differs between `from` and `to`: serializes its tree and
+/// counts what moved. `from` becomes `to`.
+pub fn migrate(forest: &Forest, from: &mut [u32], to: &[u32]) -> Migration {
+    let mut moved = Migration::default();
+    for (root, (old, &new)) in from.iter_mut().zip(to).enumerate() {
+        if *old == new {
+            continue;
+        }
+        let tree = &forest.trees()[root];
+        let packet = tree.pack(root as u32, forest.vertices());
+        moved.trees += 1;
+        moved.elements += tree.nelems() as u64;
+        moved.bytes += encode(&packet).len() as u64;
+        *old = new;
+    }
+    moved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapt::AdaptOptions;
+    use crate::mesh::generate_box;
+
+    #[test]
+    fn migration_moves_changed_roots_and_packets_round_trip() {
+        let mut forest = Forest::new(
+            generate_box([2, 1, 1], [2.0, 1.0, 1.0]).unwrap(),
+            AdaptOptions::default(),
+        )
+        .unwrap();
+        forest.mark_refine_where(|l| l.centroid[0] < 0.5);
+        forest.adapt().unwrap();
+        let n = forest.nroots();
+        let mut owner = vec![0u32; n];
+        let target: Vec<u32> = (0..n as u32).map(|r| r % 2).collect();
+        let moved = migrate(&forest, &mut owner, &target);
+        assert_eq!(owner, target);
+        assert_eq!(moved.trees, n / 2);
+        let expected: u64 = (1..n)
+            .step_by(2)
+            .map(|r| forest.trees()[r].nelems() as u64)
+            .sum();
+        assert_eq!(moved.elements, expected);
+        // The packet of a refined tree decodes to itself.
+        let refined = (0..n).find(|&r| forest.trees()[r].nelems() > 1).unwrap();
+        let packet = forest.trees()[refined].pack(refined as u32, forest.vertices());
+        assert_eq!(decode(&encode(&packet)).unwrap(), packet);
+        assert!(decode(&[1, 2, 3]).is_err());
+    }
+}
