@@ -154,6 +154,9 @@ pub struct LevelRecord {
     pub remapper: String,
     /// Modelled solver time until the next adaptation, seconds.
     pub solver_s: f64,
+    /// The balancer's share of the level's wall-clock time (partition, similarity matrix,
+    /// reassignment, migration), percent.
+    pub balance_pct: f64,
     /// Wall-clock milliseconds per stage.
     pub time_ms: BTreeMap<String, f64>,
 }
@@ -365,8 +368,17 @@ fn level_record(
             .and_then(|b| b.remap.as_ref())
             .map_or(String::new(), |r| r.solver.to_string()),
         solver_s: max_load * cfg.plum.model.time_per_load * cfg.plum.model.iterations as f64,
+        balance_pct: 100.0 * balancer_ms(&time_ms) / time_ms.values().sum::<f64>().max(1e-9),
         time_ms,
     }
+}
+
+/// Milliseconds the balancer took in a level's stage times.
+pub fn balancer_ms(time_ms: &BTreeMap<String, f64>) -> f64 {
+    ["partition", "similarity", "reassignment", "migration"]
+        .iter()
+        .filter_map(|k| time_ms.get(*k))
+        .sum()
 }
 
 /// Marks the leaves the front touches at `level` for refinement and the refined leaves it does

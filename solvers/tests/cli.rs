@@ -411,3 +411,116 @@ fn every_command_has_help() {
         .stdout
         .contains("default: NX NY NZ"));
 }
+
+#[test]
+fn run_shock_writes_its_reports_and_vtk_series() {
+    let dir = TempDir::new("run-shock");
+    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../meshes/shock_box.msh");
+    let out = dir.arg("out");
+    let run = ok(&[
+        "run",
+        "shock",
+        "--procs",
+        "4",
+        "--levels",
+        "2",
+        "--vtk",
+        "all",
+        "--mesh",
+        &mesh.display().to_string(),
+        "--out",
+        &out,
+    ]);
+    assert!(
+        run.stdout.contains("| level | elements |"),
+        "{}",
+        run.stdout
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("out/metrics.json")).unwrap())
+            .unwrap();
+    let levels = json["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    for key in [
+        "level",
+        "elements",
+        "load_imb",
+        "cut_pct",
+        "total_v",
+        "max_v",
+        "max_sr",
+        "comm_mb",
+        "remap_accepted",
+    ] {
+        assert!(levels[0].get(key).is_some(), "level record lacks {key}");
+        assert!(
+            json["summary"].get(key).is_some() || key == "level",
+            "summary lacks {key}"
+        );
+    }
+    assert!(levels[0]["time_ms"]["partition"].is_number());
+    assert_eq!(json["config"]["procs"], 4);
+    let csv = std::fs::read_to_string(dir.path("out/metrics.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3);
+    assert!(csv.starts_with("level,elements,"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path("out/summary.md"))
+            .unwrap()
+            .trim(),
+        run.stdout
+            .lines()
+            .take_while(|l| !l.starts_with("wrote"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+    );
+    let last = read_vtu(&dir.path("out/level_0002.vtu")).unwrap();
+    assert_eq!(
+        last.mesh.tets.len() as u64,
+        levels[1]["elements"].as_u64().unwrap()
+    );
+    let names: Vec<&str> = last.cell_data.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["root", "level", "pattern", "rank"]);
+    let pvd = std::fs::read_to_string(dir.path("out/shock.pvd")).unwrap();
+    assert!(pvd.contains("level_0001.vtu") && pvd.contains("level_0002.vtu"));
+}
+
+#[test]
+fn run_shock_rejects_bad_options() {
+    fails(&["run", "shock", "--procs", "0"], 2, &["--procs"]);
+    fails(
+        &["run", "shock", "--objective", "fastest"],
+        2,
+        &["--objective", "totalv"],
+    );
+    fails(&["run", "shock", "--policy", "sometimes"], 2, &["--policy"]);
+    fails(&["run", "shock", "--balancer", "magic"], 2, &[]);
+    fails(
+        &["run", "shock", "--mesh", "/nonexistent/mesh.msh"],
+        1,
+        &["/nonexistent/mesh.msh"],
+    );
+    let dir = TempDir::new("run-shock-tiny");
+    ok(&[
+        "mesh",
+        "box",
+        "--cells",
+        "1",
+        "1",
+        "1",
+        "-o",
+        &dir.arg("tiny.msh"),
+    ]);
+    fails(
+        &[
+            "run",
+            "shock",
+            "--mesh",
+            &dir.arg("tiny.msh"),
+            "--out",
+            &dir.arg("out"),
+        ],
+        1,
+        &["--procs 8", "roots (6)"],
+    );
+}

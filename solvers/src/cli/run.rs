@@ -207,12 +207,7 @@ pub fn table(levels: &[LevelRecord], cfg: &ShockConfig, roots: usize) -> String 
     );
     t += "| level | elements | LoadImb before | LoadImb | Cut% | TotalV | MaxV | MaxSR | Comm. MB | remap | gain s | cost s | balance ms |\n";
     t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: |\n";
-    let balance_ms = |r: &LevelRecord| {
-        ["partition", "similarity", "reassignment", "migration"]
-            .iter()
-            .filter_map(|k| r.time_ms.get(*k))
-            .sum::<f64>()
-    };
+    let balance_ms = |r: &LevelRecord| shock::balancer_ms(&r.time_ms);
     for r in levels {
         t += &format!(
             "| {} | {} | {:.3} | {:.3} | {:.2} | {} | {} | {} | {:.2} | {} | {:.4} | {:.4} | {:.1} |\n",
