@@ -37,12 +37,10 @@ impl Matching {
         while size < n {
             // Layers of rows by alternating-path distance from the free rows.
             queue.clear();
-            for r in 0..n {
-                if self.row2col[r] == FREE {
-                    dist[r] = 0;
+            for (r, (d, &c)) in dist.iter_mut().zip(&self.row2col).enumerate() {
+                *d = if c == FREE { 0 } else { usize::MAX };
+                if c == FREE {
                     queue.push(r);
-                } else {
-                    dist[r] = usize::MAX;
                 }
             }
             let mut found = false;

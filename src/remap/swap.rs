@@ -34,8 +34,8 @@ pub(crate) fn improve(d: &Dense, objective: Objective, max_passes: usize, part2p
             if !critical(a) {
                 continue;
             }
-            for k in 0..n {
-                let b = part2proc[k] as usize;
+            for (k, &b) in part2proc.iter().enumerate() {
+                let b = b as usize;
                 if b == a {
                     continue;
                 }

@@ -63,29 +63,36 @@ const UNSET: u32 = u32::MAX;
 
 fn greedy(s: &SimilarityMatrix, part2proc: &mut [u32]) {
     let f = s.parts_per_proc();
-    let mut entries: Vec<(u64, u32, u32)> = s
+    // One integer key per entry: decreasing value, then increasing processor, then part.
+    let mut entries: Vec<u128> = s
         .matrix()
         .iter()
-        .map(|(&w, (i, j))| (w, i as u32, j as u32))
+        .map(|(&w, (i, j))| ((!w as u128) << 64) | ((i as u128) << 32) | j as u128)
         .collect();
-    entries.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    entries.sort_unstable();
     part2proc.fill(UNSET);
     let mut room = vec![f; s.nprocs()];
-    for (_, i, j) in entries {
+    let mut placed = 0;
+    for key in entries {
+        let (i, j) = ((key >> 32) as u32, key as u32);
         if part2proc[j as usize] == UNSET && room[i as usize] > 0 {
             part2proc[j as usize] = i;
             room[i as usize] -= 1;
+            placed += 1;
+            if placed == part2proc.len() {
+                break;
+            }
         }
     }
-    for j in 0..part2proc.len() {
-        if part2proc[j] != UNSET {
+    for (j, p) in part2proc.iter_mut().enumerate() {
+        if *p != UNSET {
             continue;
         }
         let best = (0..s.nprocs())
             .filter(|&i| room[i] > 0)
             .max_by(|&a, &b| s.get(a, j).cmp(&s.get(b, j)).then(b.cmp(&a)))
             .expect("a free part leaves a processor with room");
-        part2proc[j] = best as u32;
+        *p = best as u32;
         room[best] -= 1;
     }
 }
