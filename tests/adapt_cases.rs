@@ -17,7 +17,11 @@ fn one_tet_bisected_once() {
         assert!((v - 1.0 / 12.0).abs() < 1e-15 && *level == 1);
     }
     // The midpoint of (0,1) is (0.5, 0, 0).
-    assert!(f.vertices().pos.contains(&[0.5, 0.0, 0.0]));
+    assert!(f
+        .vertices()
+        .slots()
+        .iter()
+        .any(|v| v.pos == [0.5, 0.0, 0.0]));
     f.check().unwrap();
 }
 
@@ -105,7 +109,7 @@ fn refining_a_green_leaf_upgrades_its_parent_and_refines_its_region() {
     let green = f.leaves().into_iter().find(|l| l.root == 1).unwrap();
     let region = f.trees()[1].elems[green.elem as usize]
         .verts
-        .map(|v| f.vertices().pos[v as usize]);
+        .map(|v| f.vertices()[v].pos);
     f.mark_refine(green);
     let r = f.adapt().unwrap();
     assert_eq!(r.upgraded, 1);

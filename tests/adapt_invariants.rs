@@ -34,24 +34,27 @@ fn gmsh_piece() -> Mesh {
 }
 
 /// One round of random marks: each leaf is marked for refinement with probability `p_ref`,
-/// else for coarsening with probability `p_coarse`; then adapt and check everything.
+/// else for coarsening with probability `p_coarse`, or always when its centroid lies below
+/// `slab` along x (a coarsening region, as behind a moving front: scattered marks alone rarely
+/// free a family, whose neighbours keep its edges bisected); then adapt and check everything.
 fn random_round(
     f: &mut Forest,
     graph: &mut DualGraph,
     rng: &mut Rng,
-    p_ref: f64,
-    p_coarse: f64,
+    (p_ref, p_coarse, slab): (f64, f64, f64),
 ) -> AdaptReport {
     let mut refine = Vec::new();
     let mut coarsen = Vec::new();
-    for id in f.leaves() {
+    f.for_each_leaf(|l| {
         let x = rng.next();
-        if x < p_ref {
-            refine.push(id);
+        if l.centroid[0] < slab {
+            coarsen.push(l.id);
+        } else if x < p_ref {
+            refine.push(l.id);
         } else if x < p_ref + p_coarse {
-            coarsen.push(id);
+            coarsen.push(l.id);
         }
-    }
+    });
     refine.iter().for_each(|&id| f.mark_refine(id));
     coarsen.iter().for_each(|&id| f.mark_coarsen(id));
     f.coarsen().unwrap();
@@ -78,13 +81,14 @@ fn run_rounds(mesh: Mesh, seed: u64, rounds: usize, max_depth: u8) -> Forest {
     let mut rng = Rng(seed);
     let (mut coarsened, mut upgraded) = (0, 0);
     for round in 0..rounds {
-        // Grow first, then mix, then mostly coarsen.
-        let (p_ref, p_coarse) = match round % 3 {
-            0 => (0.15, 0.2),
-            1 => (0.08, 0.5),
-            _ => (0.02, 0.9),
+        // Grow first, then mix, then coarsen a random slab and most of the rest.
+        let xmax = f.mesh().coords.iter().map(|p| p[0]).fold(0.0, f64::max);
+        let marks = match round % 3 {
+            0 => (0.15, 0.2, f64::NEG_INFINITY),
+            1 => (0.08, 0.5, f64::NEG_INFINITY),
+            _ => (0.02, 0.9, (0.3 + 0.7 * rng.next()) * xmax),
         };
-        let report = random_round(&mut f, &mut graph, &mut rng, p_ref, p_coarse);
+        let report = random_round(&mut f, &mut graph, &mut rng, marks);
         coarsened += report.coarsened;
         upgraded += report.upgraded;
     }

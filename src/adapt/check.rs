@@ -82,8 +82,7 @@ impl Forest {
         for (a, b, x) in self.edges.iter() {
             let n = users.get(&edge_key(a, b)).copied().unwrap_or(0);
             if n != x.users
-                || self.verts.parents[x.mid as usize] != [a, b]
-                    && self.verts.parents[x.mid as usize] != [b, a]
+                || self.verts[x.mid].parents != [a, b] && self.verts[x.mid].parents != [b, a]
             {
                 return Err(format!("edge ({a}, {b}): {n} users, recorded {}", x.users));
             }
@@ -108,11 +107,9 @@ impl Forest {
             match run.len() {
                 2 => {}
                 1 => {
-                    let s = run[0]
-                        .iter()
-                        .fold(self.verts.support[run[0][0] as usize], |s, &v| {
-                            super::vertices::union(&s, &self.verts.support[v as usize])
-                        });
+                    let s = run[0].iter().fold(self.verts[run[0][0]].support, |s, &v| {
+                        super::vertices::union(&s, &self.verts[v].support)
+                    });
                     let n = support_len(&s);
                     if n != 3 || self.topo.elems_holding(&s[..3]).len() != 1 {
                         return Err(format!(
@@ -134,7 +131,7 @@ impl Forest {
             let root = volume(&self.mesh.corners(r));
             let mut sum = 0.0;
             for e in tree.elems.iter().filter(|e| e.split == Split::NONE) {
-                let v = volume(&e.verts.map(|x| self.verts.pos[x as usize]));
+                let v = volume(&e.verts.map(|x| self.verts[x].pos));
                 if v <= 0.0 {
                     return Err(format!("tree {r}: a leaf has volume {v}"));
                 }

@@ -33,8 +33,8 @@ impl Forest {
                     let slot = &mut point_of[v as usize];
                     if *slot == u32::MAX {
                         *slot = out.points.len() as u32;
-                        out.points.push(self.verts.pos[v as usize]);
-                        out.keys.push(self.verts.key[v as usize]);
+                        out.points.push(self.verts[v].pos);
+                        out.keys.push(self.verts[v].key);
                     }
                     *slot
                 });
@@ -55,7 +55,7 @@ impl Forest {
         for (r, tree) in self.trees.iter().enumerate() {
             for i in tree.leaves_dfs() {
                 let e = &tree.elems[i as usize];
-                out.push((r as u32, e.verts.map(|v| self.verts.key[v as usize])));
+                out.push((r as u32, e.verts.map(|v| self.verts[v].key)));
             }
         }
         out

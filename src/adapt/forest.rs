@@ -243,7 +243,7 @@ impl Forest {
         for (r, tree) in self.trees.iter().enumerate() {
             for i in tree.leaves_dfs() {
                 let e = &tree.elems[i as usize];
-                let corners = e.verts.map(|v| self.verts.pos[v as usize]);
+                let corners = e.verts.map(|v| self.verts[v].pos);
                 f(&LeafView {
                     id: LeafId {
                         root: r as u32,
@@ -351,10 +351,7 @@ impl Forest {
 
     /// Calls `f` on each root that may hold the segment `(a, b)` (see `roots_around`).
     pub(crate) fn for_each_root_around(&self, a: u32, b: u32, f: impl FnMut(u32)) {
-        let s = union(
-            &self.verts.support[a as usize],
-            &self.verts.support[b as usize],
-        );
+        let s = union(&self.verts[a].support, &self.verts[b].support);
         self.topo
             .for_each_elem_holding(&self.mesh.tets, &s[..support_len(&s)], f);
     }
@@ -433,7 +430,7 @@ impl Forest {
     /// Volume of element `i` of tree `r`.
     pub(crate) fn elem_volume(&self, r: u32, i: usize) -> f64 {
         let e = &self.trees[r as usize].elems[i];
-        geometry::volume(&e.verts.map(|v| self.verts.pos[v as usize]))
+        geometry::volume(&e.verts.map(|v| self.verts[v].pos))
     }
 
     /// Edge mask of the bisected edges among an element's six edges.

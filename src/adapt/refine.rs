@@ -126,7 +126,7 @@ impl Forest {
     /// True when an edge of a 1:8 split of the element (a half of one of its edges, or an edge
     /// between two midpoints on one of its faces) is bisected already.
     fn children_need_split(&self, mids: &[u32; 6], v: &[u32; 4]) -> bool {
-        if !mids.iter().any(|&m| self.verts.on_bisected[m as usize]) {
+        if !mids.iter().any(|&m| self.verts[m].on_bisected) {
             return false;
         }
         let pts = local_points(*v, |k| mids[k]);
@@ -167,9 +167,9 @@ impl Forest {
     fn after_new_edge(&mut self, r: u32, a: u32, b: u32, mid: u32) {
         self.new_edges.push((a, b));
         self.rescan = true;
-        self.verts.on_bisected[a as usize] = true;
-        self.verts.on_bisected[b as usize] = true;
-        let support = self.verts.support[mid as usize];
+        self.verts[a].on_bisected = true;
+        self.verts[b].on_bisected = true;
+        let support = self.verts[mid].support;
         if support_len(&support) == 4 {
             return;
         }
@@ -322,14 +322,14 @@ impl Forest {
     /// The inner octahedron's shortest diagonal; exact ties go to the diagonal whose vertex
     /// keys are smallest, so the choice does not depend on vertex ids.
     fn shortest_diagonal(&self, pts: &[u32; 10]) -> usize {
-        let ends = |d: usize| DIAGONALS[d].map(|l| pts[l] as usize);
+        let ends = |d: usize| DIAGONALS[d].map(|l| pts[l]);
         let len = |d: usize| {
             let [x, y] = ends(d);
-            crate::mesh::geometry::dist2(self.verts.pos[x], self.verts.pos[y])
+            crate::mesh::geometry::dist2(self.verts[x].pos, self.verts[y].pos)
         };
         let keys = |d: usize| {
             let [x, y] = ends(d);
-            let (kx, ky) = (self.verts.key[x], self.verts.key[y]);
+            let (kx, ky) = (self.verts[x].key, self.verts[y].key);
             (kx.min(ky), kx.max(ky))
         };
         let lens = [len(0), len(1), len(2)];

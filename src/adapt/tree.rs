@@ -179,9 +179,9 @@ impl Tree {
             .iter()
             .map(|e| {
                 e.verts.map(|v| {
-                    let key = verts.key[v as usize];
+                    let key = verts[v].key;
                     if v as usize >= ninit && seen.insert(key) {
-                        midpoints.push((key, verts.pos[v as usize]));
+                        midpoints.push((key, verts[v].pos));
                     }
                     key
                 })

@@ -23,22 +23,45 @@ pub const NO_VERTEX: u32 = u32::MAX;
 /// Support of a vertex: initial vertex ids, ascending, padded with [`NO_VERTEX`].
 pub type Support = [u32; 4];
 
-/// The vertex store (see the module doc).
-#[derive(Debug, Clone)]
-pub struct Vertices {
-    /// Positions, by vertex id.
-    pub pos: Vec<[f64; 3]>,
-    /// Rank-independent keys, by vertex id.
-    pub key: Vec<u64>,
-    /// Endpoints of the bisected edge a midpoint was created on (`NO_VERTEX` for initial ones).
-    pub parents: Vec<[u32; 2]>,
-    /// Supports, by vertex id.
-    pub support: Vec<Support>,
+/// One vertex: everything the engine reads about it together, in one cache line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C, align(64))]
+pub struct Vertex {
+    /// Position.
+    pub pos: [f64; 3],
+    /// Rank-independent key.
+    pub key: u64,
+    /// Initial vertices spanning the smallest root face that holds the vertex.
+    pub support: Support,
+    /// Endpoints of the bisected edge a midpoint was created on (`NO_VERTEX` for initial
+    /// vertices and free slots).
+    pub parents: [u32; 2],
     /// Set once an edge from the vertex has been bisected: a leaf whose edge midpoints are all
     /// unset cannot have bisected edges among its future children's.
-    pub on_bisected: Vec<bool>,
+    pub on_bisected: bool,
+}
+
+/// The vertex store (see the module doc), indexed by vertex id: `verts[v].pos`.
+#[derive(Debug, Clone)]
+pub struct Vertices {
+    data: Vec<Vertex>,
     free: Vec<u32>,
     ninitial: usize,
+}
+
+impl std::ops::Index<u32> for Vertices {
+    type Output = Vertex;
+    #[inline]
+    fn index(&self, v: u32) -> &Vertex {
+        &self.data[v as usize]
+    }
+}
+
+impl std::ops::IndexMut<u32> for Vertices {
+    #[inline]
+    fn index_mut(&mut self, v: u32) -> &mut Vertex {
+        &mut self.data[v as usize]
+    }
 }
 
 /// Key of the midpoint of the edge between vertices with keys `a` and `b`.
@@ -50,17 +73,21 @@ pub fn midpoint_key(a: u64, b: u64) -> u64 {
 impl Vertices {
     /// The store holding the initial vertices.
     pub fn new(coords: &[[f64; 3]]) -> Vertices {
-        let n = coords.len();
+        let data = coords
+            .iter()
+            .enumerate()
+            .map(|(v, &pos)| Vertex {
+                pos,
+                key: v as u64,
+                support: [v as u32, NO_VERTEX, NO_VERTEX, NO_VERTEX],
+                parents: [NO_VERTEX; 2],
+                on_bisected: false,
+            })
+            .collect();
         Vertices {
-            pos: coords.to_vec(),
-            key: (0..n as u64).collect(),
-            parents: vec![[NO_VERTEX; 2]; n],
-            support: (0..n as u32)
-                .map(|v| [v, NO_VERTEX, NO_VERTEX, NO_VERTEX])
-                .collect(),
-            on_bisected: vec![false; n],
+            data,
             free: Vec::new(),
-            ninitial: n,
+            ninitial: coords.len(),
         }
     }
 
@@ -71,57 +98,54 @@ impl Vertices {
 
     /// Number of live vertices.
     pub fn nlive(&self) -> usize {
-        self.pos.len() - self.free.len()
+        self.data.len() - self.free.len()
     }
 
     /// Number of vertex slots (live or free): ids are below this.
     pub fn nslots(&self) -> usize {
-        self.pos.len()
+        self.data.len()
+    }
+
+    /// Every slot, live or free (a free slot has `parents == [NO_VERTEX; 2]` and is not
+    /// initial).
+    pub fn slots(&self) -> &[Vertex] {
+        &self.data
+    }
+
+    /// True when slot `v` holds a vertex.
+    pub fn is_live(&self, v: u32) -> bool {
+        (v as usize) < self.ninitial || self.data[v as usize].parents[0] != NO_VERTEX
     }
 
     /// Reserves room for `n` more vertices.
     pub fn reserve(&mut self, n: usize) {
-        let n = n.saturating_sub(self.free.len());
-        self.pos.reserve(n);
-        self.key.reserve(n);
-        self.parents.reserve(n);
-        self.support.reserve(n);
-        self.on_bisected.reserve(n);
+        self.data.reserve(n.saturating_sub(self.free.len()));
     }
 
     /// Creates the midpoint of `(a, b)` (the caller knows the edge is not bisected yet); fails
     /// when vertex ids, 32-bit, run out.
     pub fn create_midpoint(&mut self, a: u32, b: u32) -> Result<u32> {
-        let (a, b) = (a as usize, b as usize);
-        let key = midpoint_key(self.key[a], self.key[b]);
-        let pos = crate::mesh::geometry::midpoint(self.pos[a], self.pos[b]);
-        let support = union(&self.support[a], &self.support[b]);
-        let id = match self.free.pop() {
-            Some(id) => {
-                let i = id as usize;
-                self.pos[i] = pos;
-                self.key[i] = key;
-                self.parents[i] = [a as u32, b as u32];
-                self.support[i] = support;
-                self.on_bisected[i] = false;
-                id
-            }
-            None if self.pos.len() >= NO_VERTEX as usize => {
-                return Err(Error::Invalid(format!(
-                    "the mesh needs more than {} vertices (32-bit vertex ids)",
-                    NO_VERTEX
-                )))
-            }
-            None => {
-                self.pos.push(pos);
-                self.key.push(key);
-                self.parents.push([a as u32, b as u32]);
-                self.support.push(support);
-                self.on_bisected.push(false);
-                (self.pos.len() - 1) as u32
-            }
+        let (va, vb) = (&self[a], &self[b]);
+        let vertex = Vertex {
+            pos: crate::mesh::geometry::midpoint(va.pos, vb.pos),
+            key: midpoint_key(va.key, vb.key),
+            support: union(&va.support, &vb.support),
+            parents: [a, b],
+            on_bisected: false,
         };
-        Ok(id)
+        match self.free.pop() {
+            Some(id) => {
+                self[id] = vertex;
+                Ok(id)
+            }
+            None if self.data.len() >= NO_VERTEX as usize => Err(Error::Invalid(format!(
+                "the mesh needs more than {NO_VERTEX} vertices (32-bit vertex ids)"
+            ))),
+            None => {
+                self.data.push(vertex);
+                Ok((self.data.len() - 1) as u32)
+            }
+        }
     }
 
     /// Fails if two live vertices share a key (a hash collision between midpoints of
@@ -129,14 +153,11 @@ impl Vertices {
     pub fn check_keys(&self) -> Result<()> {
         let mut seen: IntMap<u64, u32> = IntMap::default();
         seen.reserve(self.nlive());
-        for v in 0..self.nslots() as u32 {
-            if v as usize >= self.ninitial && self.parents[v as usize][0] == NO_VERTEX {
-                continue; // a free slot
-            }
-            if let Some(other) = seen.insert(self.key[v as usize], v) {
+        for v in (0..self.nslots() as u32).filter(|&v| self.is_live(v)) {
+            if let Some(other) = seen.insert(self[v].key, v) {
                 return Err(Error::Invalid(format!(
                     "vertex key collision: vertices {other} and {v} share key {:#x}",
-                    self.key[v as usize]
+                    self[v].key
                 )));
             }
         }
@@ -150,7 +171,7 @@ impl Vertices {
             v as usize >= self.ninitial,
             "initial vertices are never freed"
         );
-        self.parents[v as usize] = [NO_VERTEX; 2];
+        self[v].parents = [NO_VERTEX; 2];
         self.free.push(v);
     }
 }
@@ -212,12 +233,12 @@ mod tests {
         let a12 = a.create_midpoint(1, 2).unwrap();
         let b12 = b.create_midpoint(2, 1).unwrap();
         let b01 = b.create_midpoint(1, 0).unwrap();
-        assert_eq!(a.key[a01 as usize], b.key[b01 as usize]);
-        assert_eq!(a.key[a12 as usize], b.key[b12 as usize]);
+        assert_eq!(a[a01].key, b[b01].key);
+        assert_eq!(a[a12].key, b[b12].key);
         let am = a.create_midpoint(a01, a12).unwrap();
         let bm = b.create_midpoint(b12, b01).unwrap();
-        assert_eq!(a.key[am as usize], b.key[bm as usize]);
-        assert_eq!(a.pos[am as usize], b.pos[bm as usize]);
+        assert_eq!(a[am].key, b[bm].key);
+        assert_eq!(a[am].pos, b[bm].pos);
         a.check_keys().unwrap();
     }
 
@@ -227,7 +248,7 @@ mod tests {
         let mut a = Vertices::new(&coords);
         let m = a.create_midpoint(0, 1).unwrap();
         a.create_midpoint(1, 2).unwrap();
-        a.key[m as usize] = a.key[m as usize + 1]; // forge a collision
+        a[m].key = a[m + 1].key; // forge a collision
         assert!(a
             .check_keys()
             .unwrap_err()
