@@ -360,7 +360,7 @@ impl Forest {
     /// have support `s`: none when it runs through `r`'s interior, the neighbour across the root
     /// face holding it, or the ring of roots around the root edge holding it.
     pub(crate) fn for_each_other_root_around(&self, r: u32, s: &Support, mut f: impl FnMut(u32)) {
-        match support_len(&s) {
+        match support_len(s) {
             4 => {}
             3 => {
                 let root = &self.mesh.tets[r as usize];

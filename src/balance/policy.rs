@@ -203,9 +203,11 @@ pub fn policy_by_name(spec: &str) -> crate::Result<Box<dyn BalancePolicy>> {
         }),
         "cost-benefit" => Box::new(CostBenefit::new(number(0.0)?)),
         "degradation" => Box::new(Degradation::new(number(0.0)?)),
-        _ => return Err(crate::Error::Invalid(format!(
+        _ => {
+            return Err(crate::Error::Invalid(format!(
             "unknown policy {spec:?}: expected threshold[:X], cost-benefit[:C] or degradation[:C]"
-        ))),
+        )))
+        }
     })
 }
 
