@@ -1,7 +1,7 @@
 //! Peak memory at ~6.4 M leaves: builds a ~100,000-element box, refines it uniformly twice,
 //! builds the dual graph, and prints the counts and each step's stage times; then refines the
 //! leaves in balls holding 0.1% and 1% of the mesh (on copies) and prints what those local
-//! steps cost, to show it follows the region touched. Run it under `/usr/bin/time -v` and
+//! steps cost, to show it follows the region touched; last, coarsens back to the initial mesh. Run it under `/usr/bin/time -v` and
 //! divide the maximum resident set size by the leaf count (the copies come after the peak of
 //! interest, so read the RSS from a run with `PLUME_NO_LOCAL=1`):
 //!
@@ -24,9 +24,9 @@ fn main() {
     let roots = mesh.nelems();
     let mut forest = Forest::new(mesh, AdaptOptions::default()).expect("forest");
     for level in 1..=2 {
-        let start = Instant::now();
         forest.mark_refine_where(|_| true);
         let before = forest.nelems();
+        let start = Instant::now();
         let report = forest.adapt().expect("adapt");
         let secs = start.elapsed().as_secs_f64();
         let new = forest.nelems() - before;
@@ -48,9 +48,14 @@ fn main() {
         forest.edges().len(),
         graph.nedges()
     );
-    if std::env::var_os("PLUME_NO_LOCAL").is_some() {
-        return;
+    if std::env::var_os("PLUME_NO_LOCAL").is_none() {
+        local_steps(&forest, &graph);
     }
+    coarsen_back(&mut forest);
+}
+
+/// Refines, on copies, the leaves in balls holding 0.1% and 1% of the mesh.
+fn local_steps(forest: &Forest, graph: &DualGraph) {
     for fraction in [0.001, 0.01] {
         let mut copy = forest.clone();
         copy.reserve(forest.nleaves() / 10);
@@ -72,6 +77,23 @@ fn main() {
             report.closure_time.as_secs_f64() * 1e3,
             report.subdivide_time.as_secs_f64() * 1e3,
             start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
+/// Coarsens the forest back to the initial mesh, one level per step, printing the rate.
+fn coarsen_back(forest: &mut Forest) {
+    for level in (0..2).rev() {
+        forest.mark_coarsen_where(|_| true);
+        let before = forest.nelems();
+        let start = Instant::now();
+        forest.adapt().expect("adapt");
+        let secs = start.elapsed().as_secs_f64();
+        let removed = before - forest.nelems();
+        println!(
+            "coarsen to level {level}: {} leaves, {removed} elements removed in {secs:.3} s = {:.1} M/s",
+            forest.nleaves(),
+            removed as f64 / secs / 1e6
         );
     }
 }

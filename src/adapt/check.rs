@@ -22,7 +22,7 @@ impl Forest {
     /// leaf with a bisected edge.
     pub fn check_structure(&self) -> Result<(), String> {
         self.verts.check_keys().map_err(|e| e.to_string())?;
-        let mut users: IntMap<u64, u32> = IntMap::default();
+        let mut users: IntMap<u64, u16> = IntMap::default();
         let mut nleaves = 0;
         for (r, tree) in self.trees.iter().enumerate() {
             if tree.has_holes || tree.elems[0].verts != self.mesh.tets[r] {
@@ -82,6 +82,7 @@ impl Forest {
         for (a, b, x) in self.edges.iter() {
             let n = users.get(&edge_key(a, b)).copied().unwrap_or(0);
             if n != x.users
+                || x.released != 0
                 || self.verts[x.mid].parents != [a, b] && self.verts[x.mid].parents != [b, a]
             {
                 return Err(format!("edge ({a}, {b}): {n} users, recorded {}", x.users));

@@ -1,20 +1,20 @@
 //! Coarsening: removing families whose children are all leaves marked for coarsening.
 //!
 //! A family is removed only if that changes something: once the edges other splits still use
-//! are counted, the parent's required pattern ([`Forest::required_mask`]) must be smaller than
+//! are counted (each edge's `users` against its `released`, the candidate splits using it), the parent's required pattern ([`Forest::required_mask`]) must be smaller than
 //! its current one. Candidates that fail this test are kept, which can make other candidates
 //! fail in turn, so the test runs to a fixed point. Removing a family releases its edges; an
 //! edge no split uses any more is un-bisected and its midpoint freed. A parent that still has
-//! bisected edges goes to the closure, which divides it again with the smaller pattern.
+//! bisected edges goes to the closure, which divides it again with the smaller pattern; the
+//! other coarsened trees need no closure at all.
 //! One level per step: a family is a candidate only if its children are leaves at the start.
 
 use std::time::Instant;
 
-use super::edges::edge_key;
+use super::edges::Edges;
 use super::forest::Forest;
 use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, EDGES};
 use super::tree::{COARSEN, REFINE};
-use crate::hash::IntMap;
 use crate::Result;
 
 impl Forest {
@@ -24,11 +24,11 @@ impl Forest {
         let start = Instant::now();
         let roots = self.coarsen_roots.take_sorted();
         let mut candidates = self.coarsening_candidates(&roots);
-        // released[e]: how many candidate splits use edge e.
-        let mut released: IntMap<u64, u32> = IntMap::default();
+        // Each edge counts how many candidate splits use it (`released`); an edge stays
+        // bisected if it has more users than that.
         for &(r, p) in &candidates {
-            self.for_split_edges(r, p, |a, b| {
-                *released.entry(edge_key(a, b)).or_default() += 1
+            self.for_split_edges(r, p, |edges, a, b| {
+                edges.get_mut(a, b).expect("bisected").released += 1
             });
         }
         loop {
@@ -36,11 +36,8 @@ impl Forest {
             let mut kept = Vec::new();
             candidates.retain(|&(r, p)| {
                 let e = &self.trees[r as usize].elems[p];
-                let still_bisected = |a: u32, b: u32| {
-                    self.edges.get(a, b).is_some_and(|x| {
-                        x.users > released.get(&edge_key(a, b)).copied().unwrap_or(0)
-                    })
-                };
+                let still_bisected =
+                    |a: u32, b: u32| self.edges.get(a, b).is_some_and(|x| x.users > x.released);
                 let keep = self.required_mask(&e.verts, still_bisected) == e.split.mask();
                 if keep {
                     kept.push((r, p));
@@ -48,8 +45,8 @@ impl Forest {
                 !keep
             });
             for (r, p) in kept {
-                self.for_split_edges(r, p, |a, b| {
-                    *released.get_mut(&edge_key(a, b)).expect("counted") -= 1
+                self.for_split_edges(r, p, |edges, a, b| {
+                    edges.get_mut(a, b).expect("bisected").released -= 1
                 });
             }
             if candidates.len() == before {
@@ -57,59 +54,59 @@ impl Forest {
             }
         }
         for &(r, p) in &candidates {
-            let parent = self.trees[r as usize].elems[p];
             self.restrict_to_parent(r, p);
-            self.remove_family(r, p);
+            let split = self.remove_children(r, p);
+            let verts = self.trees[r as usize].elems[p].verts;
             for (k, &[a, b]) in EDGES.iter().enumerate() {
-                if parent.split.mask() & (1 << k) != 0 {
-                    let (a, b) = (parent.verts[a], parent.verts[b]);
-                    let x = self.edges.get(a, b).expect("bisected");
-                    if x.users == 0 {
-                        self.edges.remove(a, b);
-                        self.verts.free_midpoint(x.mid);
+                if split.mask() & (1 << k) != 0 {
+                    if let Some(mid) = self.edges.drop_user(verts[a], verts[b]) {
+                        self.verts.free_midpoint(mid);
                     }
                 }
             }
-            self.touched.insert(r);
-            self.queue.insert(r);
+            self.coarsened.insert(r);
+            if self.bisected_mask(&verts) != 0 {
+                // Neighbours keep some of its edges bisected: the closure divides it again.
+                self.queue.insert(r);
+            }
         }
         for &r in &roots {
-            let tree = &mut self.trees[r as usize];
-            for e in &mut tree.elems {
-                e.flags &= !COARSEN;
-            }
-            tree.compact(self.opts.nfields);
+            self.trees[r as usize].compact(self.opts.nfields);
         }
         self.report.coarsened += candidates.len();
         self.report.coarsen_time += start.elapsed();
         Ok(())
     }
 
-    fn coarsening_candidates(&self, roots: &[u32]) -> Vec<(u32, usize)> {
+    /// Families whose children are all leaves marked for coarsening and none for refinement;
+    /// clears the coarsening marks on the way (a parent comes before its children, so every
+    /// mark is read before it is cleared).
+    fn coarsening_candidates(&mut self, roots: &[u32]) -> Vec<(u32, usize)> {
         let mut out = Vec::new();
         for &r in roots {
-            let tree = &self.trees[r as usize];
-            for (p, e) in tree.elems.iter().enumerate() {
-                if e.split == Split::NONE || e.is_dead() {
-                    continue;
+            let tree = &mut self.trees[r as usize];
+            for p in 0..tree.elems.len() {
+                let e = tree.elems[p];
+                if e.split != Split::NONE && !e.is_dead() {
+                    let removable = e.children().all(|c| {
+                        let child = &tree.elems[c];
+                        child.is_leaf() && child.flags & COARSEN != 0 && child.flags & REFINE == 0
+                    });
+                    if removable {
+                        out.push((r, p));
+                    }
                 }
-                let removable = e.children().all(|c| {
-                    let child = &tree.elems[c];
-                    child.is_leaf() && child.flags & COARSEN != 0 && child.flags & REFINE == 0
-                });
-                if removable {
-                    out.push((r, p));
-                }
+                tree.elems[p].flags &= !COARSEN;
             }
         }
         out
     }
 
-    fn for_split_edges(&self, r: u32, p: usize, mut f: impl FnMut(u32, u32)) {
-        let e = &self.trees[r as usize].elems[p];
+    fn for_split_edges(&mut self, r: u32, p: usize, mut f: impl FnMut(&mut Edges, u32, u32)) {
+        let e = self.trees[r as usize].elems[p];
         for (k, &[a, b]) in EDGES.iter().enumerate() {
             if e.split.mask() & (1 << k) != 0 {
-                f(e.verts[a], e.verts[b]);
+                f(&mut self.edges, e.verts[a], e.verts[b]);
             }
         }
     }

@@ -16,7 +16,9 @@ pub struct Bisected {
     /// Its midpoint vertex.
     pub mid: u32,
     /// Number of divided elements whose split includes this edge.
-    pub users: u32,
+    pub users: u16,
+    /// During coarsening: how many of those splits are candidates for removal.
+    pub released: u16,
 }
 
 /// The set of bisected edges.
@@ -40,7 +42,14 @@ impl Edges {
 
     /// Records a new bisected edge with no users yet.
     pub fn insert(&mut self, a: u32, b: u32, mid: u32) {
-        let old = self.map.insert(edge_key(a, b), Bisected { mid, users: 0 });
+        let old = self.map.insert(
+            edge_key(a, b),
+            Bisected {
+                mid,
+                users: 0,
+                released: 0,
+            },
+        );
         debug_assert!(old.is_none(), "edge ({a}, {b}) bisected twice");
     }
 
@@ -61,9 +70,29 @@ impl Edges {
             }
             Entry::Vacant(v) => {
                 let mid = make_mid()?;
-                v.insert(Bisected { mid, users: 1 });
+                v.insert(Bisected {
+                    mid,
+                    users: 1,
+                    released: 0,
+                });
                 Ok((mid, true))
             }
+        }
+    }
+
+    /// Drops one released user of edge `(a, b)` (coarsening removed a split counted in
+    /// `released`); when no user is left, un-bisects the edge and returns its midpoint, which
+    /// the caller frees.
+    pub fn drop_user(&mut self, a: u32, b: u32) -> Option<u32> {
+        use std::collections::hash_map::Entry;
+        match self.map.entry(edge_key(a, b)) {
+            Entry::Occupied(mut o) => {
+                let x = o.get_mut();
+                x.users -= 1;
+                x.released -= 1;
+                (x.users == 0).then(|| o.remove().mid)
+            }
+            Entry::Vacant(_) => panic!("edge ({a}, {b}) is not bisected"),
         }
     }
 

@@ -135,6 +135,9 @@ pub struct Forest {
     pub(crate) queue: RootSet,
     /// Trees changed in the current step.
     pub(crate) touched: RootSet,
+    /// Trees coarsening changed in the current step (their weights changed even if the
+    /// closure never visits them).
+    pub(crate) coarsened: RootSet,
     /// Trees holding coarsening marks.
     pub(crate) coarsen_roots: RootSet,
     /// Edges bisected in the current step (checked for users after subdivision).
@@ -177,6 +180,7 @@ impl Forest {
             trees,
             queue: RootSet::with_roots(n),
             touched: RootSet::with_roots(n),
+            coarsened: RootSet::with_roots(n),
             coarsen_roots: RootSet::with_roots(n),
             new_edges: Vec::new(),
             rescan: false,
@@ -411,7 +415,9 @@ impl Forest {
     /// weights the subdivision will change).
     pub fn pending_roots(&self) -> Vec<u32> {
         let mut v = self.touched.as_slice().to_vec();
+        v.extend_from_slice(self.coarsened.as_slice());
         v.sort_unstable();
+        v.dedup();
         v
     }
 

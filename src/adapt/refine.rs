@@ -192,8 +192,17 @@ impl Forest {
             .map(|c| self.wants_refinement_inside(r, p, c))
             .collect();
         self.restrict_to_parent(r, p);
-        self.remove_family(r, p);
         let verts = self.trees[r as usize].elems[p].verts;
+        // The green split's edges stay bisected: the 1:8 split uses them all again.
+        self.remove_children(r, p);
+        for (k, &[a, b]) in EDGES.iter().enumerate() {
+            if green.mask() & (1 << k) != 0 {
+                self.edges
+                    .get_mut(verts[a], verts[b])
+                    .expect("bisected")
+                    .users -= 1;
+            }
+        }
         for &[a, b] in &EDGES {
             self.bisect(r, verts[a], verts[b])?;
         }
@@ -232,12 +241,11 @@ impl Forest {
         })
     }
 
-    /// Removes the children of `p` (they must be leaves), making `p` a leaf, and releases their
-    /// split's use of its edges (edges are not un-bisected here).
-    pub(crate) fn remove_family(&mut self, r: u32, p: usize) {
-        let parent = self.trees[r as usize].elems[p];
-        let n = parent.split.nchildren();
+    /// Removes the children of `p` (they must be leaves), making `p` a leaf; returns the split
+    /// that was removed. The split's edges are the caller's to release.
+    pub(crate) fn remove_children(&mut self, r: u32, p: usize) -> Split {
         let tree = &mut self.trees[r as usize];
+        let parent = tree.elems[p];
         for c in parent.children() {
             debug_assert!(tree.elems[c].is_leaf());
             tree.elems[c].flags |= DEAD;
@@ -245,14 +253,10 @@ impl Forest {
         tree.elems[p].split = Split::NONE;
         tree.elems[p].first_child = NO_ELEM;
         tree.has_holes = true;
+        let n = parent.split.nchildren();
         tree.nleaves -= n as u32 - 1;
         self.nleaves -= n - 1;
-        for (k, &[a, b]) in EDGES.iter().enumerate() {
-            if parent.split.mask() & (1 << k) != 0 {
-                let x = self.edges.get_mut(parent.verts[a], parent.verts[b]);
-                x.expect("split edge is bisected").users -= 1;
-            }
-        }
+        parent.split
     }
 
     /// Divides leaf `i` of tree `r` by the pattern of `mask` (closed, all edges bisected),
@@ -348,6 +352,7 @@ impl Forest {
     pub fn subdivide(&mut self) -> super::AdaptReport {
         let start = Instant::now();
         let roots = self.touched.take_sorted();
+        let mut changed = self.coarsened.take_sorted();
         let mut todo: Vec<(usize, u8, [u32; 6])> = Vec::new();
         for &r in &roots {
             todo.clear();
@@ -386,8 +391,11 @@ impl Forest {
             self.trees[r as usize].compact(self.opts.nfields);
         }
         self.report.subdivide_time += start.elapsed();
+        changed.extend_from_slice(&roots);
+        changed.sort_unstable();
+        changed.dedup();
         let mut report = std::mem::take(&mut self.report);
-        report.changed_roots = roots;
+        report.changed_roots = changed;
         report
     }
 
