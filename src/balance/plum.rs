@@ -172,11 +172,6 @@ impl Plum {
         })
     }
 
-    /// The policy's name.
-    pub fn policy_name(&self) -> String {
-        self.policy.name()
-    }
-
     /// The assignment a run starts from: the dual graph of the (unrefined) mesh split into
     /// `P` parts by the partitioner, part `p` on rank `p`.
     pub fn initial_assignment(&self, graph: &DualGraph) -> Result<Vec<u32>> {
