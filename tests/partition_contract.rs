@@ -4,9 +4,8 @@
 use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{generate_box, Mesh};
-use plume::partition::{
-    edge_cut, part_weights, partitioner_by_name, root_centroids, PartitionInfo, PARTITIONER_NAMES,
-};
+use plume::metrics::{rank_loads, Cut};
+use plume::partition::{partitioner_by_name, root_centroids, PartitionInfo, PARTITIONER_NAMES};
 use plume::Error;
 
 /// A 4 × 2 × 2 box (96 roots), its left half refined once: leaves per root 1 or 8-ish.
@@ -49,10 +48,13 @@ fn every_part_is_non_empty_and_ids_are_below_nparts() {
                 part.iter().all(|&p| (p as usize) < nparts),
                 "{name} {nparts}"
             );
-            let sizes = part_weights(&vec![1; part.len()], nparts, &part);
+            let sizes = rank_loads(&vec![1; part.len()], &part, nparts);
             assert!(sizes.iter().all(|&s| s > 0), "{name} {nparts}: {sizes:?}");
             assert_eq!(info.nparts, nparts);
-            assert_eq!(info.edge_cut, edge_cut(&g, &g.weights.cwgt, &part));
+            assert_eq!(
+                info.edge_cut,
+                Cut::new(&g.xadj, &g.adjncy, &g.weights.cwgt, &part).cut
+            );
             assert!(info.edge_cut <= info.total_edge_weight);
             assert_eq!(info.edge_cut == 0, nparts == 1, "{name} {nparts}");
         }
@@ -103,7 +105,7 @@ fn the_weights_given_are_used_not_the_graphs() {
         let (own, _) = run(name, &g, &g.weights, &c, 4);
         let (given, _) = run(name, &g, &w, &c, 4);
         assert_ne!(own, given, "{name}");
-        let loads = part_weights(&w.pwgt, 4, &given);
+        let loads = rank_loads(&w.pwgt, &given, 4);
         let mean = loads.iter().sum::<u64>() as f64 / 4.0;
         let max = *loads.iter().max().unwrap() as f64;
         assert!(max / mean < 1.1, "{name}: {loads:?}");

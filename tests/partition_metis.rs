@@ -4,7 +4,8 @@ use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
 use plume::io::read_mesh;
 use plume::mesh::generate_box;
-use plume::partition::{edge_cut, part_weights, Metis, PartitionInfo, Partitioner};
+use plume::metrics::{rank_loads, Cut};
+use plume::partition::{Metis, PartitionInfo, Partitioner};
 use std::path::Path;
 
 /// A 20 × 10 × 5 box of 6000 roots; with `refine`, the roots left of x = 1 refined once.
@@ -33,7 +34,7 @@ fn partition(
 
 /// `LoadImb = max_p W_p / mean_p W_p`.
 fn imbalance(pwgt: &[u64], nparts: usize, part: &[u32]) -> f64 {
-    let w = part_weights(pwgt, nparts, part);
+    let w = rank_loads(pwgt, part, nparts);
     let mean = w.iter().sum::<u64>() as f64 / nparts as f64;
     *w.iter().max().unwrap() as f64 / mean
 }
@@ -99,7 +100,7 @@ fn weights_too_large_for_32_bits_are_scaled_not_overflowed() {
     assert!(info.vertex_weight_divisor > 1 && info.edge_weight_divisor > 1);
     assert_eq!(
         info.edge_cut,
-        edge_cut(&g, &w.cwgt, &part),
+        Cut::new(&g.xadj, &g.adjncy, &w.cwgt, &part).cut,
         "exact cut, in u64"
     );
     assert!(imbalance(&w.pwgt, 8, &part) <= 1.1);
@@ -131,8 +132,11 @@ fn shipped_shock_box_in_8_and_32_parts_is_balanced_within_five_percent() {
             info.edge_cut > 0 && cut < 25.0,
             "{nparts} parts: Cut% {cut}"
         );
-        assert_eq!(info.edge_cut, edge_cut(&g, &g.weights.cwgt, &part));
-        let sizes = part_weights(&vec![1; part.len()], nparts, &part);
+        assert_eq!(
+            info.edge_cut,
+            Cut::new(&g.xadj, &g.adjncy, &g.weights.cwgt, &part).cut
+        );
+        let sizes = rank_loads(&vec![1; part.len()], &part, nparts);
         assert!(sizes.iter().all(|&s| s > 0));
     }
 }

@@ -3,7 +3,8 @@
 use plume::adapt::Forest;
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
-use plume::partition::{part_weights, root_centroids, Partitioner, Rcb};
+use plume::metrics::rank_loads;
+use plume::partition::{root_centroids, Partitioner, Rcb};
 
 /// A 20 × 10 × 5 box of 6000 roots, the roots left of x = 1 refined once.
 fn refined_box() -> (DualGraph, Vec<[f64; 3]>) {
@@ -23,7 +24,7 @@ fn refined_box_is_balanced_within_five_percent_for_any_nparts() {
         let mut part = vec![0; g.nvertices()];
         let info = rcb.partition(&g, &g.weights, nparts, &mut part).unwrap();
         assert_eq!(info.algorithm, "rcb");
-        let w = part_weights(&g.weights.pwgt, nparts, &part);
+        let w = rank_loads(&g.weights.pwgt, &part, nparts);
         let mean = w.iter().sum::<u64>() as f64 / nparts as f64;
         let imb = *w.iter().max().unwrap() as f64 / mean;
         assert!(imb <= 1.05, "{nparts} parts: LoadImb {imb}, {w:?}");

@@ -186,7 +186,7 @@ pub fn run(
             cfg.procs
         )));
     }
-    let (lo, hi) = bounds(&mesh);
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let mut forest = Forest::new(
         mesh,
         AdaptOptions {
@@ -410,16 +410,4 @@ fn mark_front(forest: &mut Forest, front: &Front, level: usize, lo: [f64; 3], hi
     });
     refine.into_iter().for_each(|id| forest.mark_refine(id));
     coarsen.into_iter().for_each(|id| forest.mark_coarsen(id));
-}
-
-fn bounds(mesh: &Mesh) -> ([f64; 3], [f64; 3]) {
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in &mesh.coords {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    (lo, hi)
 }

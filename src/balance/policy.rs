@@ -28,12 +28,7 @@ impl Observation<'_> {
 
     /// `max / mean` (1 when every load is zero).
     pub fn load_imb(&self) -> f64 {
-        let mean = self.mean();
-        if mean > 0.0 {
-            self.max() / mean
-        } else {
-            1.0
-        }
+        crate::metrics::Imbalance::from_f64(self.loads).load_imb
     }
 
     /// Modelled time of one solver iteration: the most loaded rank's.

@@ -114,7 +114,7 @@ fn append_piece(piece: UnstructuredGridPiece, out: &mut VtuMesh) -> Result<(), S
         .points
         .cast_into()
         .ok_or("point coordinates are not numbers")?;
-    if xyz.len() % 3 != 0 {
+    if !xyz.len().is_multiple_of(3) {
         return Err(format!(
             "{} point coordinates is not a multiple of 3",
             xyz.len()

@@ -49,6 +49,19 @@ pub fn dihedral_range(p: &[[f64; 3]; 4]) -> (f64, f64) {
     (lo, hi)
 }
 
+/// Smallest and largest coordinates of `points`, per axis (infinities when there are none).
+pub fn bounding_box(points: impl IntoIterator<Item = [f64; 3]>) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in points {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    (lo, hi)
+}
+
 /// Squared distance between two points.
 pub fn dist2(a: [f64; 3], b: [f64; 3]) -> f64 {
     let d = sub(a, b);

@@ -39,6 +39,7 @@ pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
 
 use crate::graph::{DualGraph, Weights};
+use crate::metrics::Cut;
 use crate::{Error, Result};
 
 /// What a partitioner did.
@@ -149,38 +150,6 @@ pub fn check_arguments(
     Ok(())
 }
 
-/// `Σ CWgt` over the edges cut by `part`, each edge counted once.
-pub fn edge_cut(graph: &DualGraph, cwgt: &[u64], part: &[u32]) -> u64 {
-    let mut cut = 0;
-    for v in 0..graph.nvertices() {
-        for k in graph.neighbours(v as u32) {
-            let w = graph.adjncy[k] as usize;
-            if v < w && part[v] != part[w] {
-                cut += cwgt[k];
-            }
-        }
-    }
-    cut
-}
-
-/// `Σ CWgt` over all edges, each counted once.
-pub fn total_edge_weight(graph: &DualGraph, cwgt: &[u64]) -> u64 {
-    (0..graph.nvertices())
-        .flat_map(|v| graph.neighbours(v as u32).map(move |k| (v, k)))
-        .filter(|&(v, k)| v < graph.adjncy[k] as usize)
-        .map(|(_, k)| cwgt[k])
-        .sum()
-}
-
-/// The `PWgt` of each part: `W_p = Σ_{part[v] = p} pwgt[v]`.
-pub fn part_weights(pwgt: &[u64], nparts: usize, part: &[u32]) -> Vec<u64> {
-    let mut w = vec![0; nparts];
-    for (&p, &x) in part.iter().zip(pwgt) {
-        w[p as usize] += x;
-    }
-    w
-}
-
 /// The [`PartitionInfo`] of a finished partition: fills empty parts, then measures the cut.
 fn finish(
     algorithm: &'static str,
@@ -191,11 +160,12 @@ fn finish(
     divisors: (u64, u64),
 ) -> PartitionInfo {
     let repair_moves = fill_empty_parts(&weights.pwgt, nparts, part);
+    let cut = Cut::new(&graph.xadj, &graph.adjncy, &weights.cwgt, part);
     PartitionInfo {
         algorithm,
         nparts,
-        edge_cut: edge_cut(graph, &weights.cwgt, part),
-        total_edge_weight: total_edge_weight(graph, &weights.cwgt),
+        edge_cut: cut.cut,
+        total_edge_weight: cut.total,
         repair_moves,
         vertex_weight_divisor: divisors.0,
         edge_weight_divisor: divisors.1,
@@ -228,10 +198,11 @@ mod tests {
         let g = graph();
         let n = g.nvertices();
         let w = &g.weights;
-        assert_eq!(edge_cut(&g, &w.cwgt, &vec![0; n]), 0);
+        let cut = |part: &[u32]| Cut::new(&g.xadj, &g.adjncy, &w.cwgt, part);
+        assert_eq!(cut(&vec![0; n]).cut, 0);
         let own: Vec<u32> = (0..n as u32).collect();
-        assert_eq!(edge_cut(&g, &w.cwgt, &own), total_edge_weight(&g, &w.cwgt));
-        assert_eq!(total_edge_weight(&g, &w.cwgt), g.nedges() as u64);
+        assert_eq!(cut(&own).cut, cut(&own).total);
+        assert_eq!(cut(&own).total, g.nedges() as u64);
     }
 
     #[test]

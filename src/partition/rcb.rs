@@ -74,14 +74,7 @@ fn bisect(c: &[[f64; 3]], w: &[u64], ids: &mut [u32], first: u32, k: usize, part
         ids.iter().for_each(|&v| part[v as usize] = first);
         return;
     }
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for &v in ids.iter() {
-        for d in 0..3 {
-            lo[d] = lo[d].min(c[v as usize][d]);
-            hi[d] = hi[d].max(c[v as usize][d]);
-        }
-    }
+    let (lo, hi) = crate::mesh::geometry::bounding_box(ids.iter().map(|&v| c[v as usize]));
     let axis = (0..3)
         .max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b])).then(b.cmp(&a)))
         .expect("three axes");
