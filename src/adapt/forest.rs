@@ -348,16 +348,8 @@ impl Forest {
     /// Roots that may hold the segment `(a, b)`: those holding the smallest root face
     /// (vertex, edge, face or interior) containing both ends.
     pub(crate) fn roots_around(&self, a: u32, b: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        self.for_each_root_around(a, b, |r| out.push(r));
-        out
-    }
-
-    /// Calls `f` on each root that may hold the segment `(a, b)` (see `roots_around`).
-    pub(crate) fn for_each_root_around(&self, a: u32, b: u32, f: impl FnMut(u32)) {
         let s = union(&self.verts[a].support, &self.verts[b].support);
-        self.topo
-            .for_each_elem_holding(&self.mesh.tets, &s[..support_len(&s)], f);
+        self.topo.elems_holding(&s[..support_len(&s)])
     }
 
     /// Calls `f` on the roots other than `r` holding a segment of tree `r` whose ends together
