@@ -12,6 +12,7 @@
 //! | [`partition`] | repartitioning the dual graph: the `Partitioner` trait, METIS multilevel k-way, recursive coordinate bisection |
 //! | [`metrics`] | every reported metric: LoadImb / λ / LB, Cut%, TotalV / MaxV / MaxSR, SBN's QWgt and WSysLL, time-based LB / μLB / Transfer / η |
 //! | [`remap`] | processor reassignment: the similarity matrix and the TotalV / MaxV / MaxSR remappers |
+//! | [`rng`] | the seeded random stream behind every random choice |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
 //! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its
@@ -39,5 +40,6 @@ pub mod mesh;
 pub mod metrics;
 pub mod partition;
 pub mod remap;
+pub mod rng;
 
 pub use error::{Error, Result};
