@@ -1,11 +1,19 @@
 //! Load balancing of the roots over P ranks: ranks inside one process and migration
-//! ([`ranks`]), when to balance ([`policy`]), and the PLUM pipeline ([`plum`]). The SBN
+//! ([`ranks`]), when to balance ([`policy`], the anticipating [`ulba`] and
+//! the analytic [`model`] of seed 001), and the PLUM pipeline ([`plum`]). The SBN
 //! balancer joins here later.
 
+pub mod model;
 pub mod plum;
 pub mod policy;
 pub mod ranks;
+pub mod ulba;
 
+pub use model::AppModel;
 pub use plum::{Accept, Balance, Plum, PlumOptions, RemapCostModel};
-pub use policy::{policy_by_name, BalancePolicy, CostBenefit, Degradation, Observation, Threshold};
+pub use policy::{
+    policy_by_name, BalancePolicy, CostBenefit, Degradation, Never, Observation, Periodic,
+    Threshold,
+};
 pub use ranks::{migrate, Migration};
+pub use ulba::{ulba_shares, IncreaseRates, Ulba};

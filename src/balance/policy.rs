@@ -45,6 +45,55 @@ pub trait BalancePolicy {
     fn should_balance(&mut self, obs: &Observation) -> bool;
     /// Told after a balance was carried out, with its modelled cost in seconds.
     fn balanced(&mut self, cost: f64);
+    /// The share of the total load each of `nranks` ranks should get from the coming balance
+    /// (shares sum to 1), or `None` for equal shares, the standard method. Only anticipating
+    /// policies ([`super::Ulba`]) ask for uneven shares.
+    fn target_shares(&self, _nranks: usize) -> Option<Vec<f64>> {
+        None
+    }
+}
+
+/// Never balance: the baseline.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Never;
+
+impl BalancePolicy for Never {
+    fn name(&self) -> String {
+        "never".into()
+    }
+    fn should_balance(&mut self, _obs: &Observation) -> bool {
+        false
+    }
+    fn balanced(&mut self, _cost: f64) {}
+}
+
+/// Balance at every `every`-th step (steps `every`, `2·every`, …), whatever the loads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Periodic {
+    /// The period, in steps (at least 1).
+    pub every: usize,
+    steps: usize,
+}
+
+impl Periodic {
+    /// A policy balancing every `every` steps (`every` of 0 is taken as 1).
+    pub fn new(every: usize) -> Self {
+        Periodic {
+            every: every.max(1),
+            steps: 0,
+        }
+    }
+}
+
+impl BalancePolicy for Periodic {
+    fn name(&self) -> String {
+        format!("periodic:{}", self.every)
+    }
+    fn should_balance(&mut self, _obs: &Observation) -> bool {
+        self.steps += 1;
+        self.steps % self.every == 0
+    }
+    fn balanced(&mut self, _cost: f64) {}
 }
 
 /// PLUM's rule: balance when `LoadImb` reaches a threshold (default 1.05).
@@ -257,6 +306,18 @@ mod tests {
             !p.should_balance(&obs(&[104.0, 100.0])),
             "new reference after a balance"
         );
+    }
+
+    #[test]
+    fn never_never_and_periodic_every_kth_step() {
+        let loads = [100.0, 300.0];
+        assert!(!Never.should_balance(&obs(&loads)));
+        let mut p = Periodic::new(3);
+        let calls: Vec<bool> = (0..7).map(|_| p.should_balance(&obs(&loads))).collect();
+        assert_eq!(calls, [false, false, true, false, false, true, false]);
+        assert_eq!(p.name(), "periodic:3");
+        assert_eq!(Periodic::new(0).every, 1);
+        assert_eq!(p.target_shares(2), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! | --- | --- | --- |
 //! | [`Metis`] | multilevel k-way graph partitioning (METIS 5), balances `PWgt`, minimises the cut `CWgt` | the PLUM default: low cut, balance within `ufactor` |
 //! | [`Rcb`] | recursive coordinate bisection of the root centroids, weighted by `PWgt` | fast, geometric, ignores `CWgt`; a baseline |
+//! | [`Stripes`] | consecutive columns along x cut into stripes of equal (or given) shares of `PWgt` | the erosion case's centralized method; ULBA's uneven targets |
 //!
 //! Every partitioner here guarantees: ids below `nparts`, **no empty part** (see
 //! [`fill_empty_parts`]), and the same answer for the same input and options. `nparts` must lie
@@ -33,10 +34,12 @@
 mod metis;
 mod rcb;
 mod repair;
+mod stripes;
 
 pub use self::metis::Metis;
 pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
+pub use stripes::Stripes;
 
 use crate::graph::{DualGraph, Weights};
 use crate::metrics::Cut;

@@ -1,0 +1,218 @@
+//! ULBA, the underloading load balancing approach of seed 001 (§III, Alg. 1 and 2): balance
+//! when the accumulated degradation reaches the mean balancing cost, exactly as the standard
+//! method ([`Degradation`]), but give the ranks whose workload grows fastest *less* than the
+//! mean, so that they take longer to become the bottleneck again.
+//!
+//! Every rank's workload increase rate (WIR) is the mean per-step growth of its load over the
+//! last [`RATE_WINDOW`] steps, skipping the jump a balance causes. A rank is *overloading* when
+//! the z-score of its WIR among all ranks' exceeds the threshold (3.0 in the seed); overloading
+//! ranks get `(1 − α)·W/P`, the others share the rest, `(1 + α·N/(P − N))·W/P` each. When half
+//! of the ranks or more overload, unloading them would be counter-productive: every rank gets
+//! `W/P`, the standard method. With `α = 0` ULBA *is* the standard method.
+
+use std::collections::VecDeque;
+
+use super::policy::{BalancePolicy, Degradation, Observation};
+
+/// Steps over which a workload increase rate is averaged.
+pub const RATE_WINDOW: usize = 10;
+
+/// The workload increase rate of every rank (the seed's `irdb`), from the loads seen at
+/// successive steps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IncreaseRates {
+    previous: Option<Vec<f64>>,
+    increments: VecDeque<Vec<f64>>,
+}
+
+impl IncreaseRates {
+    /// Records the loads of one step; the growth since the previous step counts unless a
+    /// balance came in between.
+    pub fn observe(&mut self, loads: &[f64]) {
+        if let Some(prev) = self.previous.as_ref().filter(|p| p.len() == loads.len()) {
+            if self.increments.len() == RATE_WINDOW {
+                self.increments.pop_front();
+            }
+            self.increments
+                .push_back(loads.iter().zip(prev).map(|(l, p)| l - p).collect());
+        }
+        self.previous = Some(loads.to_vec());
+    }
+
+    /// Forgets the last loads: the next step's growth would include the balance's moves.
+    pub fn rebalanced(&mut self) {
+        self.previous = None;
+    }
+
+    /// Mean growth per step of every rank over the window, or `None` before two steps were
+    /// seen.
+    pub fn rates(&self) -> Option<Vec<f64>> {
+        let first = self.increments.front()?;
+        let mut sum = vec![0.0; first.len()];
+        for inc in &self.increments {
+            sum.iter_mut().zip(inc).for_each(|(s, x)| *s += x);
+        }
+        let n = self.increments.len() as f64;
+        Some(sum.into_iter().map(|s| s / n).collect())
+    }
+
+    /// The ranks whose rate has a z-score above `threshold` (population standard deviation);
+    /// none when every rate is the same or no rate is known yet.
+    pub fn overloading(&self, threshold: f64) -> Vec<bool> {
+        let Some(rates) = self.rates() else {
+            return Vec::new();
+        };
+        let n = rates.len() as f64;
+        let mean = rates.iter().sum::<f64>() / n;
+        let std = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n).sqrt();
+        rates
+            .iter()
+            .map(|r| std > 0.0 && (r - mean) / std > threshold)
+            .collect()
+    }
+}
+
+/// Seed 001 Alg. 2's shares: `(1 − α)/P` for an overloading rank, `(1 + α·N/(P − N))/P` for
+/// the others (they sum to 1), or `None` (equal shares) when `α = 0`, no rank overloads, or
+/// half of the ranks or more do.
+pub fn ulba_shares(overloading: &[bool], alpha: f64) -> Option<Vec<f64>> {
+    let p = overloading.len();
+    let n = overloading.iter().filter(|&&o| o).count();
+    if alpha == 0.0 || n == 0 || 2 * n >= p {
+        return None;
+    }
+    let (pf, nf) = (p as f64, n as f64);
+    let over = (1.0 - alpha) / pf;
+    let under = (1.0 + alpha * nf / (pf - nf)) / pf;
+    Some(
+        overloading
+            .iter()
+            .map(|&o| if o { over } else { under })
+            .collect(),
+    )
+}
+
+/// The ULBA policy (see the [module doc](self)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ulba {
+    /// Fraction of the mean load taken off every overloading rank, in `[0, 1]`.
+    pub alpha: f64,
+    /// z-score above which a rank's increase rate marks it overloading (seed: 3.0).
+    pub z_threshold: f64,
+    trigger: Degradation,
+    rates: IncreaseRates,
+}
+
+impl Ulba {
+    /// ULBA with `alpha`, the z-score threshold, and `initial_cost` seconds assumed per
+    /// balance until one is measured (as [`Degradation::new`]).
+    pub fn new(alpha: f64, z_threshold: f64, initial_cost: f64) -> Self {
+        Ulba {
+            alpha,
+            z_threshold,
+            trigger: Degradation::new(initial_cost),
+            rates: IncreaseRates::default(),
+        }
+    }
+
+    /// The ranks currently seen as overloading.
+    pub fn overloading(&self) -> Vec<bool> {
+        self.rates.overloading(self.z_threshold)
+    }
+}
+
+impl BalancePolicy for Ulba {
+    fn name(&self) -> String {
+        format!("ulba:{}", self.alpha)
+    }
+    fn should_balance(&mut self, obs: &Observation) -> bool {
+        self.rates.observe(obs.loads);
+        self.trigger.should_balance(obs)
+    }
+    fn balanced(&mut self, cost: f64) {
+        self.trigger.balanced(cost);
+        self.rates.rebalanced();
+    }
+    fn target_shares(&self, nranks: usize) -> Option<Vec<f64>> {
+        let over = self.overloading();
+        (over.len() == nranks)
+            .then(|| ulba_shares(&over, self.alpha))
+            .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(loads: &[f64]) -> Observation<'_> {
+        Observation {
+            loads,
+            time_per_load: 1e-3,
+            iterations: 1,
+        }
+    }
+
+    /// 16 ranks, rank 3 growing by 10 per step, the others by 1.
+    fn growing(step: usize) -> Vec<f64> {
+        (0..16)
+            .map(|p| 100.0 + step as f64 * if p == 3 { 10.0 } else { 1.0 })
+            .collect()
+    }
+
+    #[test]
+    fn rates_skip_the_jump_of_a_balance_and_spot_the_outlier() {
+        let mut r = IncreaseRates::default();
+        assert_eq!(r.rates(), None);
+        r.observe(&growing(0));
+        r.observe(&growing(1));
+        r.rebalanced();
+        r.observe(&[0.0; 16]); // after the balance: no increment recorded
+        r.observe(&growing(1).iter().map(|x| x - 100.0).collect::<Vec<_>>());
+        let rates = r.rates().unwrap();
+        assert!((rates[3] - 10.0).abs() < 1e-12 && (rates[0] - 1.0).abs() < 1e-12);
+        let over = r.overloading(3.0);
+        assert_eq!(over.iter().filter(|&&o| o).count(), 1);
+        assert!(over[3]);
+    }
+
+    #[test]
+    fn shares_follow_alg2_and_sum_to_one() {
+        let mut over = vec![false; 8];
+        over[2] = true;
+        let s = ulba_shares(&over, 0.4).unwrap();
+        assert!((s[2] - 0.6 / 8.0).abs() < 1e-15);
+        assert!((s[0] - (1.0 + 0.4 / 7.0) / 8.0).abs() < 1e-15);
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert_eq!(ulba_shares(&over, 0.0), None);
+        assert_eq!(ulba_shares(&[false; 8], 0.4), None);
+        // Half overloading: the standard method.
+        assert_eq!(ulba_shares(&[true, false, true, false], 0.4), None);
+        assert!(ulba_shares(&[true, false, false, false], 0.4).is_some());
+    }
+
+    #[test]
+    fn alpha_zero_decides_exactly_as_the_standard_method() {
+        let mut ulba = Ulba::new(0.0, 3.0, 0.05);
+        let mut std = Degradation::new(0.05);
+        for step in 0..40 {
+            let loads = growing(step);
+            let (a, b) = (
+                ulba.should_balance(&obs(&loads)),
+                std.should_balance(&obs(&loads)),
+            );
+            assert_eq!(a, b, "step {step}");
+            assert_eq!(ulba.target_shares(16), None);
+            if a {
+                ulba.balanced(0.05);
+                std.balanced(0.05);
+            }
+        }
+        let mut ulba = Ulba::new(0.4, 3.0, 0.05);
+        for step in 0..3 {
+            ulba.should_balance(&obs(&growing(step)));
+        }
+        let shares = ulba.target_shares(16).unwrap();
+        assert!(shares[3] < shares[0]);
+    }
+}

@@ -1,0 +1,197 @@
+//! Stripes along one axis (seed 001 §IV-B, the centralized method): the roots are grouped into
+//! columns (slabs of the box along x), and the columns, in order, are cut into consecutive
+//! stripes of equal `PWgt`, or of given shares of it (ULBA's uneven targets). Each cut falls
+//! on the column boundary nearest its target, so every stripe is within one column's weight
+//! of its target. Part `k` is the `k`-th stripe from the low end, so a rank keeps its place
+//! along the axis from one balance to the next.
+
+use super::{check_arguments, finish, PartitionInfo, Partitioner};
+use crate::graph::{DualGraph, Weights};
+use crate::{Error, Result};
+
+/// The stripe partitioner: the column of every root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stripes {
+    column: Vec<u32>,
+    ncolumns: usize,
+}
+
+impl Stripes {
+    /// Stripes over the given column of every root (columns numbered from the low end).
+    pub fn new(column: Vec<u32>) -> Self {
+        let ncolumns = column.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        Stripes { column, ncolumns }
+    }
+
+    /// Columns of equal width `(hi − lo)/ncolumns` along x, from the roots' centroids
+    /// ([`super::root_centroids`]); centroids outside `[lo, hi)` go to the end columns.
+    pub fn along_x(centroids: &[[f64; 3]], lo: f64, hi: f64, ncolumns: usize) -> Self {
+        let width = (hi - lo) / ncolumns as f64;
+        let column = centroids
+            .iter()
+            .map(|c| {
+                ((c[0] - lo) / width)
+                    .floor()
+                    .clamp(0.0, (ncolumns - 1) as f64) as u32
+            })
+            .collect();
+        Stripes { column, ncolumns }
+    }
+
+    /// Number of columns.
+    pub fn ncolumns(&self) -> usize {
+        self.ncolumns
+    }
+
+    /// `PWgt` of every column.
+    pub fn column_weights(&self, pwgt: &[u64]) -> Vec<u64> {
+        let mut w = vec![0u64; self.ncolumns];
+        for (&c, &x) in self.column.iter().zip(pwgt) {
+            w[c as usize] += x;
+        }
+        w
+    }
+
+    /// Writes into `part` the stripe of every root, stripe `k` aiming at `shares[k]` of the
+    /// total `pwgt` (shares are normalised; `shares.len()` stripes). Every stripe gets at
+    /// least one column.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when there are fewer columns than stripes, a share is negative or
+    /// not finite, they sum to zero, or the slices do not match the roots.
+    pub fn partition_shares(&self, pwgt: &[u64], shares: &[f64], part: &mut [u32]) -> Result<()> {
+        let nparts = shares.len();
+        if nparts == 0 || nparts > self.ncolumns {
+            return Err(Error::Invalid(format!(
+                "cannot cut {} columns into {nparts} stripes",
+                self.ncolumns
+            )));
+        }
+        if pwgt.len() != self.column.len() || part.len() != self.column.len() {
+            return Err(Error::Invalid(format!(
+                "stripes: {} roots, but {} weights and {} part entries",
+                self.column.len(),
+                pwgt.len(),
+                part.len()
+            )));
+        }
+        let share_sum: f64 = shares.iter().sum();
+        if shares.iter().any(|s| !(s.is_finite() && *s >= 0.0)) || share_sum <= 0.0 {
+            return Err(Error::Invalid(format!(
+                "stripes: shares must be non-negative with a positive sum, got {shares:?}"
+            )));
+        }
+        let stripe_of_column = self.cut(&self.column_weights(pwgt), shares, share_sum);
+        for (p, &c) in part.iter_mut().zip(&self.column) {
+            *p = stripe_of_column[c as usize];
+        }
+        Ok(())
+    }
+
+    /// The stripe of every column: cut `k` goes to the column boundary whose prefix weight is
+    /// nearest the target prefix, leaving at least one column for every stripe.
+    fn cut(&self, weights: &[u64], shares: &[f64], share_sum: f64) -> Vec<u32> {
+        let mut prefix = vec![0u64; weights.len() + 1];
+        for (i, &w) in weights.iter().enumerate() {
+            prefix[i + 1] = prefix[i] + w;
+        }
+        let total = prefix[weights.len()] as f64;
+        let nparts = shares.len();
+        let mut stripe = vec![0u32; weights.len()];
+        let (mut start, mut target_share) = (0usize, 0.0);
+        for (k, share) in shares.iter().enumerate() {
+            let end = if k + 1 == nparts {
+                weights.len()
+            } else {
+                target_share += share / share_sum;
+                let target = target_share * total;
+                // First boundary at or past the target, or the one before it if nearer.
+                let after = prefix.partition_point(|&x| (x as f64) < target);
+                let before = after.saturating_sub(1);
+                let nearest = if after > weights.len()
+                    || target - prefix[before] as f64 <= prefix[after] as f64 - target
+                {
+                    before
+                } else {
+                    after
+                };
+                nearest.clamp(start + 1, weights.len() - (nparts - 1 - k))
+            };
+            stripe[start..end].fill(k as u32);
+            start = end;
+        }
+        stripe
+    }
+}
+
+impl Partitioner for Stripes {
+    fn name(&self) -> &'static str {
+        "stripes"
+    }
+
+    /// Equal stripes of `PWgt`.
+    fn partition(
+        &self,
+        graph: &DualGraph,
+        weights: &Weights,
+        nparts: usize,
+        part: &mut [u32],
+    ) -> Result<PartitionInfo> {
+        check_arguments(graph, weights, nparts, part)?;
+        self.partition_shares(&weights.pwgt, &vec![1.0; nparts], part)?;
+        Ok(finish("stripes", graph, weights, nparts, part, (1, 1)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_stripes_within_one_column_and_in_order() {
+        // 20 columns of uneven weight, 3 roots each.
+        let column: Vec<u32> = (0..60).map(|r| r / 3).collect();
+        let pwgt: Vec<u64> = (0..60).map(|r| 1 + (r as u64 * 7) % 5).collect();
+        let s = Stripes::new(column.clone());
+        let cw = s.column_weights(&pwgt);
+        let heaviest = *cw.iter().max().unwrap() as f64;
+        let total: u64 = pwgt.iter().sum();
+        let mut part = vec![0; 60];
+        s.partition_shares(&pwgt, &[1.0; 4], &mut part).unwrap();
+        let mut loads = [0u64; 4];
+        for (r, &p) in part.iter().enumerate() {
+            loads[p as usize] += pwgt[r];
+            if r > 0 {
+                assert!(part[r] >= part[r - 1], "stripes keep their order");
+            }
+        }
+        for l in loads {
+            assert!(
+                (l as f64 - total as f64 / 4.0).abs() <= heaviest,
+                "{loads:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn shares_shift_the_cuts_and_bad_input_is_an_error() {
+        let column: Vec<u32> = (0..100).collect();
+        let pwgt = vec![10u64; 100];
+        let s = Stripes::new(column);
+        let mut part = vec![0; 100];
+        s.partition_shares(&pwgt, &[0.6, 1.2, 1.2], &mut part)
+            .unwrap();
+        let first = part.iter().filter(|&&p| p == 0).count();
+        assert_eq!(first, 20);
+        assert!(s.partition_shares(&pwgt, &[1.0; 101], &mut part).is_err());
+        assert!(s.partition_shares(&pwgt, &[1.0, -1.0], &mut part).is_err());
+        assert!(s.partition_shares(&pwgt, &[0.0, 0.0], &mut part).is_err());
+        // All weight in one column: every stripe still gets a column.
+        let mut heavy = vec![0u64; 100];
+        heavy[50] = 1000;
+        s.partition_shares(&heavy, &[1.0; 5], &mut part).unwrap();
+        for k in 0..5 {
+            assert!(part.contains(&k));
+        }
+    }
+}
