@@ -413,6 +413,12 @@ impl Forest {
         v
     }
 
+    /// The root across each local face of root `r` ([`NO_ELEM`](super::NO_ELEM) on the
+    /// boundary): the only roots whose leaves can share a face with the leaves of `r`.
+    pub fn root_face_neighbours(&self, r: u32) -> [u32; 4] {
+        self.face_nbr[r as usize]
+    }
+
     /// Solution values of a leaf.
     pub fn leaf_data(&self, id: LeafId) -> &[f64] {
         let nf = self.opts.nfields;

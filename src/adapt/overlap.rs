@@ -33,6 +33,28 @@ pub fn overlaps(green: Split, j: usize, octa: Split, c: usize) -> bool {
     table[(((green.0 - 1) as usize * 4 + j) * 3 + (octa.0 - 11) as usize) * 8 + c]
 }
 
+/// The child of the green split `green` holding the centroid of child `c` of the 1:8 split
+/// `octa` of the same parent (the most interior one when the centroid lies on a face they
+/// share): the green child whose solution values that 1:8 child inherits on an upgrade.
+pub fn holder(green: Split, octa: Split, c: usize) -> usize {
+    debug_assert!(green.is_green() && octa.nchildren() == 8);
+    let x = crate::mesh::geometry::centroid(&tet(&octa.children()[c]));
+    let depth = |j: usize| {
+        let t = tet(&green.children()[j]);
+        let whole = crate::mesh::geometry::volume(&t);
+        (0..4)
+            .map(|i| {
+                let mut with_x = t;
+                with_x[i] = x;
+                crate::mesh::geometry::volume(&with_x) / whole
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    (0..green.nchildren())
+        .max_by(|&i, &j| depth(i).total_cmp(&depth(j)).then(j.cmp(&i)))
+        .expect("a green split has children")
+}
+
 fn tet(local: &[u8; 4]) -> [[f64; 3]; 4] {
     const REF: [[f64; 3]; 4] = [[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]];
     let pts = local_points(REF, |k| {
@@ -98,6 +120,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_holder_of_a_1to8_child_overlaps_it_and_holds_its_centroid() {
+        for g in 1..=10u8 {
+            let green = Split(g);
+            for d in 0..3u8 {
+                let octa = Split(11 + d);
+                for c in 0..8 {
+                    let j = holder(green, octa, c);
+                    assert!(j < green.nchildren() && overlaps(green, j, octa, c));
+                }
+            }
+        }
+        // 1:2 on edge (0,1): the corner child at vertex 1 lies in the half holding vertex 1.
+        assert_eq!(holder(Split(1), Split(11), 1), 1);
+        assert_eq!(holder(Split(1), Split(11), 0), 0);
     }
 
     #[test]
