@@ -1,0 +1,164 @@
+//! The SBN communication patterns (seed 004 §3.2, `sbn.md` "Network"): figure 2's XOR symmetry,
+//! the stage sets of SBN(3), §3.2.2's predecessor formulas, and spanning-tree properties for any P.
+
+use plume::balance::sbn::network::{Network, Pattern, Template};
+
+/// The processors at each stage, from stage `d` down to 0, each stage sorted.
+fn stage_sets(net: &Network, pattern: &Pattern) -> Vec<Vec<usize>> {
+    (0..=net.dim())
+        .rev()
+        .map(|s| {
+            (0..net.procs())
+                .filter(|&p| pattern.stage(p) == s)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn sbn3_stage_sets_from_processor_0() {
+    let net = Network::new(8);
+    assert_eq!(net.dim(), 3);
+    let binomial = net.pattern(0, Template::Binomial);
+    assert_eq!(
+        stage_sets(&net, &binomial),
+        [vec![0], vec![4], vec![2, 6], vec![1, 3, 5, 7]]
+    );
+    let heap = net.pattern(0, Template::Heap);
+    assert_eq!(
+        stage_sets(&net, &heap),
+        [vec![0], vec![1], vec![2, 3], vec![4, 5, 6, 7]]
+    );
+    assert_eq!(binomial.children(4), [6, 2]);
+    assert_eq!(heap.children(1), [3, 2]);
+}
+
+#[test]
+fn pattern_from_5_is_pattern_from_0_xor_5() {
+    let net = Network::new(8);
+    for template in Template::ALL {
+        let from0 = net.pattern(0, template);
+        let from5 = net.pattern(5, template);
+        assert_eq!(from5.source(), 5);
+        assert_eq!(from5.template(), template);
+        for p in 0..8 {
+            let q = p ^ 5;
+            assert_eq!(from5.stage(q), from0.stage(p), "{template:?} {p}");
+            assert_eq!(from5.parent(q), from0.parent(p).map(|r| r ^ 5));
+            let children: Vec<usize> = from0.children(p).iter().map(|r| r ^ 5).collect();
+            assert_eq!(from5.children(q), children);
+        }
+        let order: Vec<usize> = from0.order().iter().map(|r| r ^ 5).collect();
+        assert_eq!(from5.order(), order);
+    }
+}
+
+#[test]
+fn every_pattern_is_a_spanning_tree_rooted_at_its_source() {
+    for procs in 1..=40 {
+        let net = Network::new(procs);
+        assert!(1 << net.dim() >= procs && (net.dim() == 0 || 1 << (net.dim() - 1) < procs));
+        for template in Template::ALL {
+            for source in 0..procs {
+                let pattern = net.pattern(source, template);
+                let order = pattern.order();
+                let mut sorted = order.to_vec();
+                sorted.sort_unstable();
+                assert_eq!(
+                    sorted,
+                    (0..procs).collect::<Vec<_>>(),
+                    "P={procs} {template:?}"
+                );
+                assert_eq!(order[0], source);
+                assert_eq!(pattern.parent(source), None);
+                assert_eq!(pattern.stage(source), net.dim());
+                let position = |p: usize| order.iter().position(|&q| q == p).unwrap();
+                let mut edges = 0;
+                for p in 0..procs {
+                    edges += pattern.children(p).len();
+                    assert_eq!(pattern.is_leaf(p), pattern.children(p).is_empty());
+                    if p == source {
+                        continue;
+                    }
+                    let parent = pattern.parent(p).expect("only the source has no parent");
+                    assert!(parent < procs);
+                    assert!(pattern.stage(parent) > pattern.stage(p));
+                    assert!(position(parent) < position(p));
+                    assert_eq!(
+                        pattern.children(parent).iter().filter(|&&c| c == p).count(),
+                        1
+                    );
+                }
+                assert_eq!(edges, procs - 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_processor_is_reached_for_non_powers_of_two() {
+    for procs in [6, 12, 20] {
+        let net = Network::new(procs);
+        for template in Template::ALL {
+            for source in 0..procs {
+                let pattern = net.pattern(source, template);
+                let mut reached = vec![false; procs];
+                let mut stack = vec![source];
+                while let Some(p) = stack.pop() {
+                    assert!(!reached[p], "{p} reached twice");
+                    reached[p] = true;
+                    stack.extend_from_slice(pattern.children(p));
+                }
+                assert!(
+                    reached.iter().all(|&r| r),
+                    "P={procs} {template:?} from {source}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn absent_nodes_hand_their_children_to_the_nearest_present_ancestor() {
+    // P = 6 in SBN(3), Binomial from 0: 4 → {6, 2}, 6 → {7, 5}; 6 and 7 are absent, so 5 hangs
+    // from 4 and keeps its stage 0.
+    let pattern = Network::new(6).pattern(0, Template::Binomial);
+    assert_eq!(pattern.children(0), [4]);
+    assert_eq!(pattern.children(4), [2, 5]);
+    assert_eq!(pattern.parent(5), Some(4));
+    assert_eq!(pattern.stage(5), 0);
+    assert_eq!(pattern.children(2), [3, 1]);
+    assert_eq!(pattern.order(), [0, 4, 2, 5, 3, 1]);
+}
+
+#[test]
+fn parents_follow_the_predecessor_formulas_for_powers_of_two() {
+    for d in 0..=6u32 {
+        let procs = 1usize << d;
+        let net = Network::new(procs);
+        for source in 0..procs {
+            let binomial = net.pattern(source, Template::Binomial);
+            let heap = net.pattern(source, Template::Heap);
+            for p in (0..procs).filter(|&p| p != source) {
+                let n = p ^ source;
+                let s = binomial.stage(p);
+                let formula = ((n - (1 << s)) | (1 << (s + 1))) % procs;
+                assert_eq!(
+                    binomial.parent(p),
+                    Some(formula ^ source),
+                    "d={d} x={source} p={p}"
+                );
+                assert_eq!(heap.parent(p), Some((n / 2) ^ source));
+            }
+        }
+    }
+}
+
+#[test]
+fn one_processor_is_its_own_source() {
+    let net = Network::new(1);
+    assert_eq!(net.dim(), 0);
+    let pattern = net.pattern(0, Template::Heap);
+    assert_eq!(pattern.order(), [0]);
+    assert!(pattern.is_leaf(0));
+}
