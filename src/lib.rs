@@ -12,6 +12,7 @@
 //! | [`partition`] | repartitioning the dual graph: the `Partitioner` trait, METIS multilevel k-way, recursive coordinate bisection |
 //! | [`metrics`] | every reported metric: LoadImb / λ / LB, Cut%, TotalV / MaxV / MaxSR, SBN's QWgt and WSysLL, time-based LB / μLB / Transfer / η |
 //! | [`remap`] | processor reassignment: the similarity matrix and the TotalV / MaxV / MaxSR remappers |
+//! | [`sim`] | the simulated machine: P processors in virtual time running a level under SBN or PLUM |
 //! | [`rng`] | the seeded random stream behind every random choice |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
@@ -41,5 +42,6 @@ pub mod metrics;
 pub mod partition;
 pub mod remap;
 pub mod rng;
+pub mod sim;
 
 pub use error::{Error, Result};

@@ -1,12 +1,13 @@
 //! Load balancing of the roots over P ranks: ranks inside one process and migration
 //! ([`ranks`]), when to balance ([`policy`], the anticipating [`ulba`] and
-//! the analytic [`model`] of seed 001), and the PLUM pipeline ([`plum`]). The SBN
-//! balancer joins here later.
+//! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]) and the SBN dynamic
+//! balancer ([`sbn`]).
 
 pub mod model;
 pub mod plum;
 pub mod policy;
 pub mod ranks;
+pub mod sbn;
 pub mod ulba;
 
 pub use model::AppModel;

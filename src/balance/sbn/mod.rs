@@ -1,0 +1,22 @@
+//! The SBN dynamic balancer (seed 004 ch. 3–5, `sbn.md`): processors keep working and balance
+//! among themselves over a Symmetric Broadcast Network; a root's data moves lazily, only when its
+//! new owner is about to process it.
+//!
+//! | file | owns |
+//! | --- | --- |
+//! | `network.rs` | the SBN communication patterns for any P |
+//! | `thresholds.rs` | `UpdateLoad` and the Heuristic variant's load estimates |
+//! | `select.rs` | the differential edge cut and the choice of roots to give away |
+//! | `queue.rs` | a processor's job queue: processing heap, migration heaps by data location |
+//! | `protocol.rs` | one processor's decisions: messages, balance, distribution, lazy fetches |
+//!
+//! The clock and the transport are not here: `crate::sim` runs these processors on a simulated
+//! machine; real ranks can run the same [`protocol::Processor`].
+
+pub mod network;
+pub mod protocol;
+pub mod queue;
+pub mod select;
+pub mod thresholds;
+
+pub use protocol::{Processor, SbnOptions, Shared, Variant};

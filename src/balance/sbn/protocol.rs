@@ -1,0 +1,766 @@
+//! One SBN processor's decisions (seed 004 figures 4, 5 and 8 on weighted loads, §4.2, §5.2,
+//! §5.4.1): what it does with each message it receives, when it starts a balance or a
+//! distribution, which root it processes next and which data it fetches first. It knows no
+//! clock and no transport: it reads its own state, writes messages into an [`Outbox`], and the
+//! caller (the simulated machine of `crate::sim`, later real ranks) delivers them.
+//!
+//! **Basic** (fig. 5): the initiator's balancing message goes down its SBN pattern; every
+//! processor answers with the load of its subtree (sum and count), gathered back to the
+//! initiator, which computes the exact system level `WSysLL`. Distribution messages then carry
+//! it back down; each processor, knowing its children's subtree loads from the gather, owes
+//! every child subtree below the level the difference and owes its parent its own subtree's
+//! excess, and pays these debts from its queue above the level as soon as it can (jobs passing
+//! through a processor are only reassigned: their data stays put until processed).
+//! With §5.4.1's refinement, the first processor the request reaches gives the requester half
+//! of the difference of their loads at once. A processor already serving another balance
+//! answers as a leaf.
+//!
+//! **Heuristic** (fig. 8): the balancing message goes down the pattern carrying the sum of the
+//! loads it passed; the first processor above that running average gives half its queue to the
+//! requester; the others forward it.
+//!
+//! **Distribution** (fig. 4): a processor above `MaxTh` gives its excess to its successors.
+//!
+//! Costs are the processor's own view: its location table for the neighbours' data
+//! (`Comm_p^v`), and the exact location of the data of the roots queued here (a root changes
+//! hands with the location of its data).
+
+use super::network::{Network, Pattern, Template};
+use super::queue::JobQueue;
+use super::select::{choose_roots, RootCosts, Selection};
+use super::thresholds::{
+    heuristic_receive_distribution, heuristic_source_distribution, WeightThresholds,
+};
+use crate::metrics::CostModel;
+use crate::rng::Rng;
+
+/// Which SBN algorithm balances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Variant {
+    /// Gathers the exact total over the whole network (fig. 5).
+    Basic,
+    /// Stops at the first processor loaded enough, estimating the level (fig. 8).
+    Heuristic,
+}
+
+/// The SBN balancer's options.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SbnOptions {
+    /// Basic or Heuristic.
+    pub variant: Variant,
+    /// `ConstParam` of `UpdateLoad` (the seed found 2 best).
+    pub const_param: u64,
+    /// Jobs processed between two checks for messages (`J_avg / f` of §5.7's `MinTh` bound).
+    pub jobs_per_check: f64,
+    /// How roots to give away are chosen.
+    pub selection: Selection,
+    /// §5.4.1: the first processor a request reaches gives the requester half the difference.
+    pub first_half: bool,
+    /// Seed of the random pattern and sample choices.
+    pub seed: u64,
+}
+
+impl Default for SbnOptions {
+    fn default() -> Self {
+        SbnOptions {
+            variant: Variant::Basic,
+            const_param: 2,
+            jobs_per_check: 1.0,
+            selection: Selection::default(),
+            first_half: true,
+            seed: 1,
+        }
+    }
+}
+
+/// Names one balance operation: its initiator and the initiator's count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OpId {
+    /// The processor that started it.
+    pub initiator: u32,
+    /// The initiator's operation count.
+    pub serial: u32,
+}
+
+/// The kinds of messages, for the report (seed 004 tables 6 and 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Gathers loads towards the initiator.
+    Balance,
+    /// Carries the system level and reassigns work.
+    Distribution,
+    /// Moves a root's data.
+    Migration,
+    /// Tells everyone where data now is.
+    Locate,
+}
+
+/// What a distribution message says besides the roots it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Tag {
+    /// The balance operation it serves, if any.
+    pub op: Option<OpId>,
+    /// The system level `WSysLL` the operation computed (Basic) or estimated (Heuristic).
+    pub sys_ll: Option<f64>,
+    /// An excess pushed down the pattern `(source, template)` (fig. 4's distribution above
+    /// `MaxTh`): the receiver keeps its share and pushes the rest to its successors.
+    pub route: Option<(u32, Template)>,
+}
+
+/// A message between processors.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A balancing request going away from the initiator along `template`'s pattern.
+    BalanceDown {
+        /// The operation.
+        op: OpId,
+        /// The pattern (rooted at `op.initiator`).
+        template: Template,
+        /// The requester's load when it asked.
+        requester_load: f64,
+        /// Heuristic: sum of the loads of the processors passed (initiator included).
+        path_sum: f64,
+        /// Heuristic: processors passed.
+        path_len: u32,
+    },
+    /// Basic: a subtree's load gathered back towards the initiator.
+    BalanceUp {
+        /// The operation.
+        op: OpId,
+        /// Sum of the subtree's loads.
+        sum: f64,
+        /// Processors in the subtree.
+        count: u32,
+    },
+    /// Reassigned roots with the location of their data.
+    Distribute {
+        /// What the message says besides its roots.
+        tag: Tag,
+        /// `(root, processor holding its data)`.
+        jobs: Vec<(u32, u32)>,
+    },
+    /// The data of these roots now lives on the sender.
+    Locate {
+        /// The roots that moved.
+        roots: Vec<u32>,
+    },
+}
+
+impl Message {
+    /// The message's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Message::BalanceDown { .. } | Message::BalanceUp { .. } => Kind::Balance,
+            Message::Distribute { .. } => Kind::Distribution,
+            Message::Locate { .. } => Kind::Locate,
+        }
+    }
+
+    /// Bytes on the wire: a 16-byte header and the payload.
+    pub fn bytes(&self) -> u64 {
+        16 + match self {
+            Message::BalanceDown { .. } => 28,
+            Message::BalanceUp { .. } => 20,
+            Message::Distribute { jobs, .. } => 16 + 8 * jobs.len() as u64,
+            Message::Locate { roots } => 4 * roots.len() as u64,
+        }
+    }
+}
+
+/// Where a processor's messages go.
+pub trait Outbox {
+    /// Sends `msg` from processor `from` to processor `to`.
+    fn send(&mut self, from: u32, to: u32, msg: Message);
+}
+
+/// What every processor shares: the costs, the network and its patterns, the options.
+#[derive(Debug)]
+pub struct Shared<'a> {
+    /// Weights and graph.
+    pub model: CostModel<'a>,
+    /// The SBN over the processors.
+    pub network: Network,
+    patterns: Vec<Pattern>,
+    /// Options.
+    pub opts: SbnOptions,
+    /// Mean weight of a job (`PWgt` per root), converting job thresholds into weights.
+    pub job_weight: f64,
+}
+
+impl<'a> Shared<'a> {
+    /// The shared state of `procs` processors balancing the roots of `model`.
+    pub fn new(model: CostModel<'a>, procs: usize, opts: SbnOptions) -> Self {
+        let network = Network::new(procs);
+        let patterns = Template::ALL
+            .iter()
+            .flat_map(|&t| (0..procs).map(move |s| (s, t)))
+            .map(|(s, t)| network.pattern(s, t))
+            .collect();
+        let n = model.weights.pwgt.len().max(1);
+        let job_weight = (model.weights.pwgt.iter().sum::<u64>() as f64 / n as f64).max(1.0);
+        Shared {
+            model,
+            network,
+            patterns,
+            opts,
+            job_weight,
+        }
+    }
+
+    /// The pattern rooted at `source` for `template`.
+    pub fn pattern(&self, source: u32, template: Template) -> &Pattern {
+        let t = Template::ALL
+            .iter()
+            .position(|&x| x == template)
+            .unwrap_or(0);
+        &self.patterns[t * self.network.procs() + source as usize]
+    }
+
+    /// The dual-graph neighbours of root v.
+    pub fn neighbours(&self, v: u32) -> Vec<u32> {
+        let m = &self.model;
+        m.adjncy[m.xadj[v as usize] as usize..m.xadj[v as usize + 1] as usize].to_vec()
+    }
+
+    /// The thresholds for a system level (weights).
+    pub fn thresholds(&self, sys_ll: f64) -> WeightThresholds {
+        WeightThresholds::new(
+            sys_ll,
+            self.job_weight,
+            self.network.procs(),
+            self.opts.const_param,
+            self.opts.jobs_per_check,
+        )
+    }
+}
+
+/// A processor's view of costs: the shared weights, its own location table.
+struct View<'s> {
+    model: &'s CostModel<'s>,
+    location: &'s [u32],
+}
+
+impl RootCosts for View<'_> {
+    fn wgt(&self, v: u32) -> f64 {
+        self.model.wgt(v, 0)
+    }
+    fn comm(&self, v: u32, p: u32) -> f64 {
+        self.model.comm(v, p, self.location)
+    }
+    fn remap(&self, v: u32, p: u32) -> f64 {
+        self.model.remap(v, p, self.location)
+    }
+}
+
+/// Basic: this processor's part in a balance operation being gathered.
+#[derive(Debug, Clone)]
+struct Gather {
+    op: OpId,
+    parent: Option<u32>,
+    own: f64,
+    pending: usize,
+    children: Vec<(u32, f64, u32)>,
+}
+
+/// One SBN processor.
+#[derive(Debug, Clone)]
+pub struct Processor {
+    /// Its number.
+    pub id: u32,
+    /// The roots queued here.
+    pub queue: JobQueue,
+    /// Its location table: where it believes each root's data is.
+    pub location: Vec<u32>,
+    gather: Option<Gather>,
+    debts: Vec<(u32, f64)>,
+    sys_ll: Option<f64>,
+    processed_since: f64,
+    serial: u32,
+    rng: Rng,
+    /// Balance operations it started.
+    pub initiated: u32,
+    /// Wall-clock time spent choosing roots to give away.
+    pub selection_time: std::time::Duration,
+}
+
+impl Processor {
+    /// Processor `id` with the roots `queued` (whose data is where `location` says).
+    pub fn new(id: u32, queued: &[u32], location: Vec<u32>, shared: &Shared) -> Processor {
+        let nprocs = shared.network.procs();
+        let mut queue = JobQueue::new(id, location.len(), nprocs);
+        let view = View {
+            model: &shared.model,
+            location: &location,
+        };
+        for &v in queued {
+            queue.push(v, location[v as usize], &view);
+        }
+        Processor {
+            id,
+            queue,
+            location,
+            gather: None,
+            debts: Vec::new(),
+            sys_ll: None,
+            processed_since: 0.0,
+            serial: 0,
+            rng: Rng::new(shared.opts.seed ^ (u64::from(id) << 32)),
+            initiated: 0,
+            selection_time: std::time::Duration::ZERO,
+        }
+    }
+
+    /// Its load: the weight of the roots queued here (`QWgt(p)` as it knows it).
+    pub fn load(&self) -> f64 {
+        self.queue.total()
+    }
+
+    /// The root to process next, taken off the queue (interior roots first).
+    pub fn next_root(&mut self) -> Option<u32> {
+        let v = self.queue.pop_next()?;
+        self.processed_since += self.queue.weight_of(v);
+        Some(v)
+    }
+
+    /// The roots whose data comes along with v's (lazy group move, §5.2.2): v and its
+    /// neighbours queued here whose data is on the same processor as v's. `None` when v's data
+    /// is already here.
+    pub fn fetch_group(&self, v: u32, shared: &Shared) -> Option<(u32, Vec<u32>)> {
+        let src = self.location[v as usize];
+        if src == self.id {
+            return None;
+        }
+        let mut group = vec![v];
+        group.extend(
+            shared
+                .neighbours(v)
+                .into_iter()
+                .filter(|&w| self.queue.contains(w) && self.location[w as usize] == src),
+        );
+        Some((src, group))
+    }
+
+    /// The data of `roots` arrived here: update the table, re-queue the ones still queued
+    /// with their new costs, and tell everyone (locate messages).
+    pub fn data_arrived(&mut self, roots: &[u32], shared: &Shared, out: &mut impl Outbox) {
+        for &v in roots {
+            self.location[v as usize] = self.id;
+        }
+        for &v in roots {
+            if self.queue.contains(v) {
+                self.queue.remove(v);
+                self.push(v, shared);
+            }
+        }
+        for q in 0..shared.network.procs() as u32 {
+            if q != self.id {
+                let msg = Message::Locate {
+                    roots: roots.to_vec(),
+                };
+                out.send(self.id, q, msg);
+            }
+        }
+    }
+
+    /// Fig. 4's main loop between two jobs: start a balance below `MinTh`, distribute the
+    /// excess above `MaxTh`.
+    pub fn check(&mut self, shared: &Shared, out: &mut impl Outbox) {
+        let load = self.load();
+        let th = shared.thresholds(self.sys_ll.unwrap_or(load));
+        if load > th.max_th && self.gather.is_none() {
+            let template = self.pick_template();
+            let excess = match shared.opts.variant {
+                Variant::Basic => load - th.max_th,
+                Variant::Heuristic => {
+                    let jw = shared.job_weight;
+                    let (sys, sent) = heuristic_source_distribution(
+                        (th.sys_ll / jw).ceil() as u64,
+                        (load / jw).round() as u64,
+                        shared.network.procs(),
+                    );
+                    self.learn_level(sys as f64 * jw);
+                    sent as f64 * jw
+                }
+            };
+            self.push_down((self.id, template), excess, shared, out);
+        } else if load < th.min_th && self.gather.is_none() && self.expects_gain(load, shared) {
+            self.initiate(load, shared, out);
+        }
+    }
+
+    /// Gives `excess` to this processor's successors in the pattern `route`, shared evenly.
+    fn push_down(
+        &mut self,
+        route: (u32, Template),
+        excess: f64,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let pattern = shared.pattern(route.0, route.1);
+        let children = pattern.children(self.id as usize).to_vec();
+        let share = excess / children.len().max(1) as f64;
+        for c in children {
+            let tag = Tag {
+                route: Some(route),
+                ..Tag::default()
+            };
+            self.give(c as u32, share, tag, shared, out);
+        }
+    }
+
+    /// A pushed excess of `received` roots arrived: keep a share, push the rest on (Basic:
+    /// what is above `MaxTh`; a last-stage processor left above it starts a balance instead.
+    /// Heuristic: fig. 8's `GetDistribute`, sharing the roots received with the stages below).
+    fn pass_push(
+        &mut self,
+        route: (u32, Template),
+        received: f64,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let load = self.load();
+        let stage = shared.pattern(route.0, route.1).stage(self.id as usize);
+        let last = shared.pattern(route.0, route.1).is_leaf(self.id as usize);
+        match shared.opts.variant {
+            Variant::Basic => {
+                let th = shared.thresholds(self.sys_ll.unwrap_or(load));
+                if load <= th.max_th {
+                } else if last {
+                    if self.gather.is_none() {
+                        self.initiate(load, shared, out);
+                    }
+                } else {
+                    self.push_down(route, load - th.max_th, shared, out);
+                }
+            }
+            Variant::Heuristic => {
+                if last {
+                    return;
+                }
+                let jw = shared.job_weight;
+                let kept = ((load / jw).round() as u64).saturating_sub(received as u64);
+                let (sys, excess) = heuristic_receive_distribution(kept, received as u64, stage);
+                self.learn_level(sys as f64 * jw);
+                self.push_down(route, excess as f64 * jw, shared, out);
+            }
+        }
+    }
+
+    /// Handles one message from processor `from`.
+    pub fn handle(&mut self, from: u32, msg: Message, shared: &Shared, out: &mut impl Outbox) {
+        match msg {
+            Message::BalanceDown {
+                op,
+                template,
+                requester_load,
+                path_sum,
+                path_len,
+            } => match shared.opts.variant {
+                Variant::Basic => self.gather_down(from, op, template, requester_load, shared, out),
+                Variant::Heuristic => {
+                    self.probe(op, template, path_sum, path_len, shared, out);
+                }
+            },
+            Message::BalanceUp { op, sum, count } => {
+                self.gather_up(from, op, sum, count, shared, out)
+            }
+            Message::Distribute { tag, jobs } => {
+                if !jobs.is_empty() {
+                    // A processor that gives has no use for what it was owed.
+                    self.debts.retain(|d| d.0 != from);
+                }
+                let received: f64 = jobs.len() as f64;
+                for (v, data) in jobs {
+                    self.location[v as usize] = data;
+                    self.push(v, shared);
+                }
+                if let Some(s) = tag.sys_ll {
+                    self.learn_level(s);
+                    if let Some(g) = self.gather.take_if(|g| Some(g.op) == tag.op) {
+                        self.distribute_down(g, s, shared, out);
+                    }
+                }
+                if let Some(route) = tag.route {
+                    self.pass_push(route, received, shared, out);
+                }
+                self.pay_debts(shared, out);
+            }
+            Message::Locate { roots } => {
+                for v in roots {
+                    self.location[v as usize] = from;
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, v: u32, shared: &Shared) {
+        let view = View {
+            model: &shared.model,
+            location: &self.location,
+        };
+        self.queue.push(v, self.location[v as usize], &view);
+    }
+
+    fn pick_template(&mut self) -> Template {
+        Template::ALL[self.rng.below(Template::ALL.len())]
+    }
+
+    /// The system level as last learned, less the work done here since (everyone is assumed
+    /// to have worked as much); unknown before the first balance: the processor's own load.
+    fn estimated_level(&self, load: f64) -> f64 {
+        self.sys_ll
+            .map_or(load, |s| (s - self.processed_since).max(0.0))
+    }
+
+    /// Starting a balance pays only if the others are expected to hold more than a job more.
+    fn expects_gain(&self, load: f64, shared: &Shared) -> bool {
+        self.sys_ll
+            .is_none_or(|_| self.estimated_level(load) > load + shared.job_weight)
+    }
+
+    fn learn_level(&mut self, sys_ll: f64) {
+        self.sys_ll = Some(sys_ll);
+        self.processed_since = 0.0;
+    }
+
+    fn initiate(&mut self, load: f64, shared: &Shared, out: &mut impl Outbox) {
+        self.serial += 1;
+        self.initiated += 1;
+        let op = OpId {
+            initiator: self.id,
+            serial: self.serial,
+        };
+        let template = self.pick_template();
+        // Until the operation answers, do not start another from the same stale estimate.
+        self.sys_ll = Some(load);
+        self.processed_since = 0.0;
+        match shared.opts.variant {
+            Variant::Basic => self.gather_down(self.id, op, template, load, shared, out),
+            Variant::Heuristic => {
+                let pattern = shared.pattern(self.id, template);
+                for &c in pattern.children(self.id as usize) {
+                    let msg = Message::BalanceDown {
+                        op,
+                        template,
+                        requester_load: load,
+                        path_sum: load,
+                        path_len: 1,
+                    };
+                    out.send(self.id, c as u32, msg);
+                }
+            }
+        }
+    }
+
+    /// Basic: a balancing message reached this processor (or it initiates one).
+    fn gather_down(
+        &mut self,
+        from: u32,
+        op: OpId,
+        template: Template,
+        requester_load: f64,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let pattern = shared.pattern(op.initiator, template);
+        let me = self.id as usize;
+        let first = pattern.parent(me) == Some(op.initiator as usize);
+        if first && shared.opts.first_half && self.load() > requester_load {
+            let half = (self.load() - requester_load) / 2.0;
+            self.give(op.initiator, half, Tag::default(), shared, out);
+        }
+        let busy = self.gather.is_some();
+        let children: &[usize] = if busy { &[] } else { pattern.children(me) };
+        let parent = (op.initiator != self.id).then_some(from);
+        if children.is_empty() {
+            if let Some(parent) = parent {
+                let sum = self.load();
+                out.send(self.id, parent, Message::BalanceUp { op, sum, count: 1 });
+            }
+            return;
+        }
+        for &c in children {
+            let msg = Message::BalanceDown {
+                op,
+                template,
+                requester_load,
+                path_sum: 0.0,
+                path_len: 0,
+            };
+            out.send(self.id, c as u32, msg);
+        }
+        self.gather = Some(Gather {
+            op,
+            parent,
+            own: self.load(),
+            pending: children.len(),
+            children: Vec::with_capacity(children.len()),
+        });
+    }
+
+    /// Basic: a subtree's load came back.
+    fn gather_up(
+        &mut self,
+        from: u32,
+        op: OpId,
+        sum: f64,
+        count: u32,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let Some(g) = self.gather.as_mut().filter(|g| g.op == op) else {
+            return;
+        };
+        g.children.push((from, sum, count));
+        g.pending -= 1;
+        if g.pending > 0 {
+            return;
+        }
+        let total = g.own + g.children.iter().map(|c| c.1).sum::<f64>();
+        let count = 1 + g.children.iter().map(|c| c.2).sum::<u32>();
+        match g.parent {
+            Some(parent) => out.send(
+                self.id,
+                parent,
+                Message::BalanceUp {
+                    op,
+                    sum: total,
+                    count,
+                },
+            ),
+            None => {
+                let g = self.gather.take().expect("gathering");
+                let sys_ll = total / f64::from(count);
+                self.learn_level(sys_ll);
+                self.distribute_down(g, sys_ll, shared, out);
+            }
+        }
+    }
+
+    /// Basic: the system level is known here. Give each child subtree what it lacks at once
+    /// (from this queue, even below the level: the surplus of the other subtrees comes up to
+    /// refill it), passing the level down with it; owe the parent this subtree's excess, and
+    /// pay debts from the queue above the level.
+    fn distribute_down(&mut self, g: Gather, sys_ll: f64, shared: &Shared, out: &mut impl Outbox) {
+        let subtree: f64 = g.own + g.children.iter().map(|c| c.1).sum::<f64>();
+        let size = 1 + g.children.iter().map(|c| c.2).sum::<u32>();
+        self.debts.clear();
+        for &(c, sum, count) in &g.children {
+            let lack = (f64::from(count) * sys_ll - sum).max(0.0);
+            let tag = Tag {
+                op: Some(g.op),
+                sys_ll: Some(sys_ll),
+                route: None,
+            };
+            let paid = self.give(c, lack, tag, shared, out);
+            if lack - paid > 0.0 {
+                self.debts.push((c, lack - paid));
+            }
+        }
+        if let Some(parent) = g.parent {
+            let excess = subtree - f64::from(size) * sys_ll;
+            if excess > 0.0 {
+                self.debts.push((parent, excess));
+            }
+        }
+        self.pay_debts(shared, out);
+    }
+
+    /// Pays the debts left from the queue above the known level.
+    fn pay_debts(&mut self, shared: &Shared, out: &mut impl Outbox) {
+        while let Some(&(to, owed)) = self.debts.first() {
+            let load = self.load();
+            let spare = load
+                - self
+                    .sys_ll
+                    .map_or(f64::INFINITY, |_| self.estimated_level(load));
+            if spare <= 0.0 {
+                break;
+            }
+            let paid = self.give(to, owed.min(spare), Tag::default(), shared, out);
+            if paid <= 0.0 {
+                break;
+            }
+            if paid >= owed {
+                self.debts.remove(0);
+            } else {
+                self.debts[0].1 = owed - paid;
+            }
+        }
+    }
+
+    /// Heuristic: a probe reached this processor.
+    fn probe(
+        &mut self,
+        op: OpId,
+        template: Template,
+        path_sum: f64,
+        path_len: u32,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let load = self.load();
+        let estimate = (path_sum + load) / f64::from(path_len + 1);
+        if load > estimate {
+            let tag = Tag {
+                op: Some(op),
+                sys_ll: Some(estimate),
+                route: None,
+            };
+            self.give(op.initiator, load / 2.0, tag, shared, out);
+            return;
+        }
+        let pattern = shared.pattern(op.initiator, template);
+        for &c in pattern.children(self.id as usize) {
+            let msg = Message::BalanceDown {
+                op,
+                template,
+                requester_load: 0.0,
+                path_sum: path_sum + load,
+                path_len: path_len + 1,
+            };
+            out.send(self.id, c as u32, msg);
+        }
+    }
+
+    /// Gives processor `to` roots worth `amount` of this queue (chosen by `ΔCut`), in one
+    /// distribution message tagged `tag` (sent even when empty if it carries a level). Returns
+    /// the weight given.
+    fn give(
+        &mut self,
+        to: u32,
+        amount: f64,
+        tag: Tag,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) -> f64 {
+        let before = self.load();
+        let clock = std::time::Instant::now();
+        let roots = if amount > 0.0 {
+            let view = View {
+                model: &shared.model,
+                location: &self.location,
+            };
+            choose_roots(
+                &view,
+                &mut self.queue,
+                |v| shared.neighbours(v),
+                (self.id, to),
+                amount,
+                shared.opts.selection,
+                &mut self.rng,
+            )
+        } else {
+            Vec::new()
+        };
+        self.selection_time += clock.elapsed();
+        if !roots.is_empty() || tag.sys_ll.is_some() {
+            let jobs = roots
+                .iter()
+                .map(|&v| (v, self.location[v as usize]))
+                .collect();
+            out.send(self.id, to, Message::Distribute { tag, jobs });
+        }
+        before - self.load()
+    }
+}

@@ -1,0 +1,93 @@
+//! The simulated machine (`sbn.md` "Execution model"): P processors in virtual time, a
+//! latency/bandwidth message model, and one adaptation level's processing either under the SBN
+//! balancer ([`sbn_level`]) or under a static PLUM assignment ([`plum_level`]), so that both
+//! methods are compared on the same solver model. Deterministic: events are ordered by time,
+//! then by the order they were created.
+//!
+//! **Units.** The clock runs in seconds. Processing root v for one level (`N_adapt` solver
+//! iterations) costs `Wgt_v · t_leaf`; its communication `Comm_p^v · t_face` (every cut leaf
+//! face exchanges `face_bytes` per iteration); bringing its data `RWgt_v · element_bytes /
+//! bandwidth` plus a request/reply round trip. A control message costs `latency +
+//! bytes / bandwidth` in flight and `t_handle` of the receiver's time. The defaults are PLUM's
+//! solver model (5 µs per leaf per iteration, 20 iterations) and the SP2's network (40 µs,
+//! 36 MB/s), with 50 bytes per element (PLUM's `M`) and 40 bytes per face.
+//! The balancers' own estimates (`QWgt`, `ΔCut`) keep the seed's convention that a leaf, a
+//! cut face and a moved element all cost one unit.
+
+mod events;
+pub mod plum_level;
+pub mod sbn_level;
+
+pub use plum_level::{plum_level, PlumLevel};
+pub use sbn_level::{sbn_level, SbnLevel};
+
+/// The simulated machine's constants.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Machine {
+    /// Seconds to process one leaf for one level (`T_iter · N_adapt`).
+    pub t_leaf: f64,
+    /// Seconds of communication per cut leaf face for one level.
+    pub t_face: f64,
+    /// Message latency, seconds.
+    pub latency: f64,
+    /// Link bandwidth, bytes per second.
+    pub bandwidth: f64,
+    /// Bytes of one element's data when it moves.
+    pub element_bytes: f64,
+    /// Seconds a processor spends handling one control message.
+    pub t_handle: f64,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        let iterations = 20.0;
+        let bandwidth = 36e6;
+        Machine {
+            t_leaf: 5e-6 * iterations,
+            t_face: 40.0 * iterations / bandwidth,
+            latency: 40e-6,
+            bandwidth,
+            element_bytes: 50.0,
+            t_handle: 5e-6,
+        }
+    }
+}
+
+impl Machine {
+    /// Time a message of `bytes` spends in flight.
+    pub fn flight(&self, bytes: f64) -> f64 {
+        self.latency + bytes / self.bandwidth
+    }
+
+    /// Time to bring `elements` elements of data from another processor (request + reply).
+    pub fn fetch(&self, elements: f64) -> f64 {
+        self.latency + self.flight(elements * self.element_bytes)
+    }
+}
+
+/// How a level's processor time was spent, summed over processors (seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct TimeSplit {
+    /// Processing the leaves.
+    pub processing: f64,
+    /// Communicating with neighbours whose data is elsewhere.
+    pub communication: f64,
+    /// Moving data and handling balancing messages.
+    pub distribution: f64,
+    /// Waiting.
+    pub idle: f64,
+}
+
+impl TimeSplit {
+    /// The four shares in percent of `P · makespan`, in the order of the fields.
+    pub fn percentages(&self) -> [f64; 4] {
+        let total = self.processing + self.communication + self.distribution + self.idle;
+        let pct = |x: f64| if total > 0.0 { 100.0 * x / total } else { 0.0 };
+        [
+            pct(self.processing),
+            pct(self.communication),
+            pct(self.distribution),
+            pct(self.idle),
+        ]
+    }
+}

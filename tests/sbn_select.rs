@@ -1,0 +1,68 @@
+//! The differential edge cut on seed 004's worked example (§5.2.3, tables 4 and 5): P4 gives
+//! work to the underloaded P2.
+
+use plume::balance::sbn::select::{min_delta_cut, RootCosts};
+use plume::metrics::SysLoad;
+
+/// Table 4's `Wgt` and tables 4–5's `Comm` and `Remap` of P4's vertices on P4 and on P2.
+struct Table;
+
+const VERTICES: [u32; 7] = [3, 4, 7, 8, 11, 12, 16];
+const WGT: [f64; 7] = [2.0, 1.0, 4.0, 1.0, 3.0, 1.0, 1.0];
+const REMAP_P2: [f64; 7] = [1.0, 2.0, 0.0, 3.0, 1.0, 1.0, 1.0];
+const REMAP_P4: [f64; 7] = [0.0, 0.0, 7.0, 0.0, 1.0, 0.0, 1.0];
+const COMM_P2: [f64; 7] = [6.0, 1.0, 11.0, 6.0, 3.0, 7.0, 1.0];
+const COMM_P4: [f64; 7] = [3.0, 0.0, 12.0, 0.0, 3.0, 3.0, 3.0];
+
+fn row(v: u32) -> usize {
+    VERTICES
+        .iter()
+        .position(|&x| x == v)
+        .expect("a vertex of P4")
+}
+
+impl RootCosts for Table {
+    fn wgt(&self, v: u32) -> f64 {
+        WGT[row(v)]
+    }
+    fn comm(&self, v: u32, p: u32) -> f64 {
+        [COMM_P2, COMM_P4][usize::from(p == 4)][row(v)]
+    }
+    fn remap(&self, v: u32, p: u32) -> f64 {
+        [REMAP_P2, REMAP_P4][usize::from(p == 4)][row(v)]
+    }
+}
+
+#[test]
+fn table_5_delta_cuts_before_normalisation() {
+    // ΔCut row of table 5; positive values are then divided by Wgt.
+    let printed = [4.0, 3.0, -8.0, 9.0, 0.0, 5.0, -2.0];
+    for (i, &v) in VERTICES.iter().enumerate() {
+        let raw = Table.remap(v, 2) - Table.remap(v, 4) + Table.comm(v, 2) - Table.comm(v, 4);
+        assert_eq!(raw, printed[i], "vertex {v}");
+        let expected = if raw > 0.0 { raw / WGT[i] } else { raw };
+        assert_eq!(Table.delta_cut(v, 4, 2), expected, "vertex {v}");
+    }
+}
+
+#[test]
+fn vertex_7_is_chosen_and_balances_p2_and_p4() {
+    let (v, d) = min_delta_cut(&Table, &VERTICES, 4, 2).unwrap();
+    assert_eq!((v, d), (7, -8.0));
+    // QWgt of P1..P4 from table 4; moving v takes its queued weight off P4 and adds its
+    // queued weight on P2.
+    let mut qwgt = [17.0, 3.0, 28.0, 46.0];
+    assert_eq!(SysLoad::new(&qwgt).ceil(), 24.0);
+    qwgt[3] -= Table.queued_weight(v, 4);
+    qwgt[1] += Table.queued_weight(v, 2);
+    assert_eq!((qwgt[3], qwgt[1]), (23.0, 18.0));
+    assert_eq!(SysLoad::new(&qwgt).ceil(), 22.0);
+}
+
+#[test]
+fn ties_keep_the_first_candidate_and_no_candidate_gives_none() {
+    assert_eq!(min_delta_cut(&Table, &[], 4, 2), None);
+    // Vertices 3 (ΔCut 4/2 = 2) and 16 (−2) then 11 (0): the smallest wins whatever the order.
+    assert_eq!(min_delta_cut(&Table, &[3, 11, 16], 4, 2), Some((16, -2.0)));
+    assert_eq!(min_delta_cut(&Table, &[11, 11], 4, 2), Some((11, 0.0)));
+}
