@@ -3,5 +3,6 @@
 
 pub mod charts;
 pub mod cli;
+pub mod erosion;
 pub mod report;
 pub mod shock;

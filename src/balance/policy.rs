@@ -91,7 +91,7 @@ impl BalancePolicy for Periodic {
     }
     fn should_balance(&mut self, _obs: &Observation) -> bool {
         self.steps += 1;
-        self.steps % self.every == 0
+        self.steps.is_multiple_of(self.every)
     }
     fn balanced(&mut self, _cost: f64) {}
 }

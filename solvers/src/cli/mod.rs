@@ -9,6 +9,7 @@
 //! | `refine.rs` | `plume refine` |
 //! | `graph.rs` | `plume graph` |
 //! | `run.rs` | `plume run shock` |
+//! | `erosion.rs` | `plume run erosion` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
 //!
@@ -17,6 +18,7 @@
 //! naming the file, option or value at fault.
 
 mod common;
+mod erosion;
 mod graph;
 mod info;
 mod mesh;

@@ -1,0 +1,353 @@
+//! `plume run erosion`: the erosion case on P ranks with a when-to-balance policy; prints the
+//! run's summary and writes `metrics.json`, `metrics.csv`, `summary.md`, `usage.svg` and VTK
+//! files into `--out`. With `--compare` it also runs never / periodic / standard / ULBA and
+//! the α sweep on the same case, and writes `compare.md`, `usage.svg` (standard against ULBA,
+//! the seed's figure 4b) and `alpha.svg` (total time against α, figure 5).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use plume::adapt::Forest;
+use plume::io::{write_forest_vtu, write_pvd, CellArray};
+
+use super::common::say;
+use super::progress::Progress;
+use super::run::VtkLevels;
+use super::{CliResult, Failure};
+use crate::charts::{line_chart, Series};
+use crate::erosion::{self, ErosionConfig, ErosionRun, PartitionKind, PolicyKind};
+use crate::report::Report;
+
+/// Partitioning of `plume run erosion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PartitionName {
+    /// Stripes along x of equal fluid work (the seed's centralized method).
+    Stripes,
+    /// METIS on the dual graph, then the TotalV remap (PLUM's way).
+    Graph,
+}
+
+/// Arguments of `plume run erosion`.
+#[derive(Debug, Args)]
+pub struct ErosionArgs {
+    /// Number of ranks P (also the number of stripes and rocks).
+    #[arg(long, default_value_t = 8)]
+    pub procs: usize,
+    /// When to balance: never, periodic:K, standard (degradation against the mean balancing
+    /// cost, seed 001 Alg. 1) or ulba (the same trigger, overloading ranks underloaded).
+    #[arg(long, default_value = "standard")]
+    pub policy: String,
+    /// ULBA's α: fraction of the mean load taken off each overloading rank, in [0, 1].
+    #[arg(long, default_value_t = 0.4)]
+    pub alpha: f64,
+    /// ULBA's z-score threshold on the workload increase rates.
+    #[arg(long, default_value_t = 3.0)]
+    pub z_threshold: f64,
+    /// Partitioning: stripes or graph (graph cannot give ULBA's uneven shares).
+    #[arg(long, value_enum, default_value_t = PartitionName::Stripes)]
+    pub partition: PartitionName,
+    /// Iterations.
+    #[arg(long, default_value_t = 200)]
+    pub iterations: usize,
+    /// Seed of the strong rocks' places and of the erosion.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Strongly erodible rocks (probability 0.4; the others 0.02).
+    #[arg(long, default_value_t = 1)]
+    pub strong: usize,
+    /// Cubes per unit stripe along x, y and z (six tetrahedra each).
+    #[arg(long, num_args = 3, value_names = ["NX", "NY", "NZ"], default_values_t = [28, 28, 1])]
+    pub cells: Vec<usize>,
+    /// Maximum refinement depth of eroded rock.
+    #[arg(long, default_value_t = 1, value_parser = super::common::levels)]
+    pub max_depth: u8,
+    /// Also run never, periodic:K, standard, ULBA and the α sweep; write compare.md,
+    /// usage.svg (standard vs ULBA) and alpha.svg.
+    #[arg(long)]
+    pub compare: bool,
+    /// The period K of the periodic policy in --compare.
+    #[arg(long, default_value_t = 20)]
+    pub period: usize,
+    /// The α values of the sweep in --compare.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0,0.1,0.2,0.3,0.4,0.5,0.6"
+    )]
+    pub alphas: Vec<f64>,
+    /// Output folder.
+    #[arg(long, default_value = "out/erosion")]
+    pub out: PathBuf,
+    /// Which iterations to write as VTK (iter_XXXX.vtu and erosion.pvd); `all` writes one
+    /// file per iteration.
+    #[arg(long, value_enum, default_value_t = VtkLevels::Last)]
+    pub vtk: VtkLevels,
+}
+
+/// Runs `plume run erosion`.
+pub fn run(args: ErosionArgs) -> CliResult {
+    let cfg = config(&args)?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Failure::Error(format!("{}: {e}", args.out.display())))?;
+    let progress = Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy));
+    let mut written: Vec<(f64, String)> = Vec::new();
+    let start = std::time::Instant::now();
+    let main = erosion::run(&cfg, |i, forest, owner| {
+        progress.inc();
+        let last = i + 1 == cfg.iterations;
+        if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && last) {
+            let name = format!("iter_{i:04}.vtu");
+            write_vtu(&args.out.join(&name), forest, owner)?;
+            written.push((i as f64, name));
+        }
+        Ok(())
+    })?;
+    let wall = start.elapsed().as_secs_f64();
+    drop(progress);
+    if !written.is_empty() {
+        write_pvd(&args.out.join("erosion.pvd"), &written)?;
+    }
+    let mut report = Report::new(&main.config, "iterations", &main.iterations);
+    let summary = serde_json::to_value(&main.summary).expect("summary serializes");
+    if let serde_json::Value::Object(fields) = summary {
+        report.summary.extend(fields);
+    }
+    let table = summary_table(&main);
+    report.write(&args.out, &table)?;
+    say(&table)?;
+    say(format!(
+        "run: {wall:.1} s wall for {} iterations",
+        cfg.iterations
+    ))?;
+    if args.compare {
+        compare(&args, &cfg, &main)?;
+    } else {
+        chart(
+            &args.out.join("usage.svg"),
+            "Processor usage per iteration",
+            "usage (mean/max)",
+            &[usage_series(&main)],
+        )?;
+    }
+    say(format!("wrote {}", args.out.display()))
+}
+
+fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
+    let usage = |m: String| Failure::Usage(m);
+    if args.procs == 0 {
+        return Err(usage("--procs must be at least 1".into()));
+    }
+    if args.iterations == 0 {
+        return Err(usage("--iterations must be at least 1".into()));
+    }
+    if args.strong > args.procs {
+        return Err(usage(format!(
+            "--strong {} exceeds the {} rocks (one per rank)",
+            args.strong, args.procs
+        )));
+    }
+    let unit = |x: f64| x.is_finite() && (0.0..=1.0).contains(&x);
+    if !unit(args.alpha) {
+        return Err(usage(format!("--alpha {} must lie in [0, 1]", args.alpha)));
+    }
+    if let Some(a) = args.alphas.iter().find(|a| !unit(**a)) {
+        return Err(usage(format!("--alphas: {a} must lie in [0, 1]")));
+    }
+    if !(args.z_threshold.is_finite() && args.z_threshold >= 0.0) {
+        return Err(usage(format!(
+            "--z-threshold {} must be a non-negative number",
+            args.z_threshold
+        )));
+    }
+    if args.cells.contains(&0) {
+        return Err(usage(
+            "--cells must be at least 1 in every direction".into(),
+        ));
+    }
+    if args.period == 0 {
+        return Err(usage("--period must be at least 1".into()));
+    }
+    let policy: PolicyKind = args
+        .policy
+        .parse()
+        .map_err(|e| usage(format!("--policy: {e}")))?;
+    let partition = match args.partition {
+        PartitionName::Stripes => PartitionKind::Stripes,
+        PartitionName::Graph => PartitionKind::Graph,
+    };
+    if partition == PartitionKind::Graph && (policy == PolicyKind::Ulba || args.compare) {
+        return Err(usage(
+            "ULBA (and --compare, which runs it) needs --partition stripes: graph parts have \
+             no place along x, so an underloaded part cannot be aimed at the overloading rank"
+                .into(),
+        ));
+    }
+    let mut cfg = ErosionConfig::new(args.procs);
+    cfg.policy = policy;
+    cfg.alpha = args.alpha;
+    cfg.z_threshold = args.z_threshold;
+    cfg.partition = partition;
+    cfg.iterations = args.iterations;
+    cfg.seed = args.seed;
+    cfg.strong = args.strong;
+    cfg.cells = [args.cells[0], args.cells[1], args.cells[2]];
+    cfg.max_depth = args.max_depth;
+    Ok(cfg)
+}
+
+fn write_vtu(path: &Path, forest: &Forest, owner: &[u32]) -> plume::Result<()> {
+    let (mut material, mut rank) = (Vec::new(), Vec::new());
+    forest.for_each_leaf(|l| {
+        material.push(l.data[0] as i32);
+        rank.push(owner[l.id.root as usize] as i32);
+    });
+    write_forest_vtu(
+        path,
+        forest,
+        &[
+            CellArray::int("material", material),
+            CellArray::int("rank", rank),
+        ],
+    )
+}
+
+/// The summary of one run, as printed and in `summary.md`.
+fn summary_table(run: &ErosionRun) -> String {
+    let c = &run.config;
+    let s = &run.summary;
+    let opt = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
+    let mut t = format!(
+        "erosion: P = {}, {} roots, strong rock(s) {:?}, policy {}{}, {:?} partitioning, {} iterations\n\n",
+        c.procs,
+        run.roots,
+        run.strong,
+        c.policy,
+        if c.policy == PolicyKind::Ulba { format!(" (α = {})", c.alpha) } else { String::new() },
+        c.partition,
+        c.iterations
+    );
+    t += "| total time s | LB calls | mean usage | mean interval | model σ+ | final leaves | final work |\n";
+    t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    t += &format!(
+        "| {:.4} | {} | {:.3} | {} | {} | {} | {} |\n",
+        s.total_time,
+        s.lb_calls,
+        s.mean_usage,
+        opt(s.mean_interval),
+        opt(s.mean_sigma_plus),
+        s.final_leaves,
+        s.final_work
+    );
+    t
+}
+
+/// Runs the policies and the α sweep next to `main`, writes `compare.md`, `usage.svg` and
+/// `alpha.svg`, and prints the tables.
+fn compare(args: &ErosionArgs, cfg: &ErosionConfig, main: &ErosionRun) -> CliResult {
+    let policies = [
+        PolicyKind::Never,
+        PolicyKind::Periodic(args.period),
+        PolicyKind::Standard,
+        PolicyKind::Ulba,
+    ];
+    let runs_needed = policies.len() + args.alphas.len();
+    let progress = Progress::bar((runs_needed * cfg.iterations) as u64, "erosion --compare");
+    let run_with = |policy: PolicyKind, alpha: f64| -> CliResult<ErosionRun> {
+        let same = cfg.policy == policy && (policy != PolicyKind::Ulba || cfg.alpha == alpha);
+        if same {
+            (0..cfg.iterations).for_each(|_| progress.inc());
+            return Ok(main.clone());
+        }
+        let mut c = cfg.clone();
+        c.policy = policy;
+        c.alpha = alpha;
+        Ok(erosion::run(&c, |_, _, _| {
+            progress.inc();
+            Ok(())
+        })?)
+    };
+    let mut rows = Vec::new();
+    for policy in policies {
+        rows.push(run_with(policy, cfg.alpha)?);
+    }
+    let mut sweep = Vec::new();
+    for &alpha in &args.alphas {
+        sweep.push(run_with(PolicyKind::Ulba, alpha)?);
+    }
+    drop(progress);
+    let standard = rows[2].summary.total_time;
+    let vs = |t: f64| format!("{:+.1}%", (t / standard - 1.0) * 100.0);
+    let mut t = format!(
+        "erosion, P = {}, {} roots, strong rock(s) {:?}, seed {}, {} iterations\n\n",
+        cfg.procs, main.roots, main.strong, cfg.seed, cfg.iterations
+    );
+    t += "| policy | total time s | vs standard | LB calls | mean usage | final leaves |\n";
+    t += "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+    for r in &rows {
+        let name = match r.config.policy {
+            PolicyKind::Ulba => format!("ulba (α = {})", r.config.alpha),
+            p => p.to_string(),
+        };
+        t += &format!(
+            "| {name} | {:.4} | {} | {} | {:.3} | {} |\n",
+            r.summary.total_time,
+            vs(r.summary.total_time),
+            r.summary.lb_calls,
+            r.summary.mean_usage,
+            r.summary.final_leaves
+        );
+    }
+    t += "\n| α | total time s | vs standard | LB calls | mean usage |\n";
+    t += "| ---: | ---: | ---: | ---: | ---: |\n";
+    for r in &sweep {
+        t += &format!(
+            "| {} | {:.4} | {} | {} | {:.3} |\n",
+            r.config.alpha,
+            r.summary.total_time,
+            vs(r.summary.total_time),
+            r.summary.lb_calls,
+            r.summary.mean_usage
+        );
+    }
+    std::fs::write(args.out.join("compare.md"), &t)
+        .map_err(|e| Failure::Error(format!("{}: {e}", args.out.join("compare.md").display())))?;
+    say(&t)?;
+    chart(
+        &args.out.join("usage.svg"),
+        &format!("Processor usage, P = {}: standard vs ULBA", cfg.procs),
+        "usage (mean/max)",
+        &[usage_series(&rows[2]), usage_series(&rows[3])],
+    )?;
+    let points = sweep
+        .iter()
+        .map(|r| (r.config.alpha, r.summary.total_time))
+        .collect();
+    line_chart(
+        &args.out.join("alpha.svg"),
+        &format!("ULBA total time against α, P = {}", cfg.procs),
+        "α",
+        "total time (s)",
+        &[Series::new(format!("P = {}", cfg.procs), points)],
+    )
+    .map_err(Failure::Error)
+}
+
+/// A per-iteration chart of `series` against the iteration number.
+fn chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> CliResult {
+    line_chart(path, title, "iteration", y_label, series).map_err(Failure::Error)
+}
+
+/// The usage of every iteration of a run, named after its policy.
+fn usage_series(run: &ErosionRun) -> Series {
+    let name = match run.config.policy {
+        PolicyKind::Ulba => format!("ULBA α = {}", run.config.alpha),
+        p => p.to_string(),
+    };
+    Series::new(
+        name,
+        run.iterations
+            .iter()
+            .map(|r| (r.iteration as f64, r.usage))
+            .collect(),
+    )
+}

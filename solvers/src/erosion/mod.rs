@@ -1,0 +1,370 @@
+//! The erosion test solver (`test-cases.md`, seed 001 §IV-B in 3-D): a fluid erodes P rocks,
+//! one per stripe of the box, and the eroded rock is refined, so work grows where erosion
+//! happens and keeps growing there. Each iteration every fluid leaf does one unit of work; the
+//! iteration's modelled time is that of the slowest rank ([`machine`]); after it the policy
+//! decides whether to balance, with equal shares (the standard method) or ULBA's.
+//!
+//! | file | owns |
+//! | --- | --- |
+//! | `mod.rs` | the configuration, the iteration loop, its records and summary |
+//! | `domain.rs` | the box, the rocks, the strong rocks drawn from the seed |
+//! | `front.rs` | rock/fluid leaves, the erosion front, one erosion step |
+//! | `layout.rs` | stripes or graph partitioning of the fluid work |
+//! | `machine.rs` | the modelled step and balance times |
+
+pub mod domain;
+pub mod front;
+pub mod layout;
+pub mod machine;
+
+use std::str::FromStr;
+
+use plume::balance::{
+    migrate, AppModel, BalancePolicy, Degradation, IncreaseRates, Never, Observation, Periodic,
+    Ulba,
+};
+use plume::graph::DualGraph;
+use plume::metrics::{rank_loads, Imbalance, Movement};
+use plume::partition::Metis;
+use serde::Serialize;
+
+use front::Erosion;
+use layout::Layout;
+use machine::Machine;
+
+/// When to balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PolicyKind {
+    /// Never.
+    Never,
+    /// Every K iterations.
+    Periodic(usize),
+    /// When the degradation since the last balance reaches the mean balancing cost (seed 001
+    /// Alg. 1), equal shares.
+    Standard,
+    /// As `Standard`, with ULBA's shares (seed 001 Alg. 2).
+    Ulba,
+}
+
+impl FromStr for PolicyKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once(':') {
+            None if s == "never" => Ok(PolicyKind::Never),
+            None if s == "standard" => Ok(PolicyKind::Standard),
+            None if s == "ulba" => Ok(PolicyKind::Ulba),
+            Some(("periodic", k)) => match k.parse::<usize>() {
+                Ok(k) if k > 0 => Ok(PolicyKind::Periodic(k)),
+                _ => Err(format!("periodic:{k}: K must be a positive integer")),
+            },
+            _ => Err(format!(
+                "unknown policy {s:?}: expected never, periodic:K, standard or ulba"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            PolicyKind::Never => write!(f, "never"),
+            PolicyKind::Periodic(k) => write!(f, "periodic:{k}"),
+            PolicyKind::Standard => write!(f, "standard"),
+            PolicyKind::Ulba => write!(f, "ulba"),
+        }
+    }
+}
+
+/// How the roots are partitioned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PartitionKind {
+    /// Stripes along x of equal fluid work.
+    Stripes,
+    /// METIS on the dual graph, then the TotalV remap.
+    Graph,
+}
+
+/// The configuration of an erosion run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErosionConfig {
+    /// Ranks P, which is also the number of stripes and rocks.
+    pub procs: usize,
+    /// When to balance.
+    pub policy: PolicyKind,
+    /// ULBA's α.
+    pub alpha: f64,
+    /// ULBA's z-score threshold.
+    pub z_threshold: f64,
+    /// Stripes or graph.
+    pub partition: PartitionKind,
+    /// Iterations.
+    pub iterations: usize,
+    /// Seed of the strong rocks and of the erosion draws.
+    pub seed: u64,
+    /// Strongly erodible rocks.
+    pub strong: usize,
+    /// Cubes per unit stripe (x, y, z), six tetrahedra each.
+    pub cells: [usize; 3],
+    /// Maximum refinement depth of eroded rock.
+    pub max_depth: u8,
+    /// The modelled machine.
+    pub machine: Machine,
+}
+
+impl ErosionConfig {
+    /// The defaults at P ranks: standard policy, α 0.4, z 3.0, stripes, 200 iterations,
+    /// seed 1, one strong rock, 28 × 28 × 1 cubes (4,704 roots) per stripe, depth 1. The
+    /// one-cube-high slab is the seed's 2-D case extruded: the rock's radius is 7 cubes, so
+    /// the strong rock erodes over some 60 iterations (14 × 14 × 4 cubes give it 3.5 cubes and
+    /// a third of that). Depth 2 refines the whole box through the closure around the fronts
+    /// (1.4 M leaves at P = 16), too slow for 200 iterations at P = 32.
+    pub fn new(procs: usize) -> Self {
+        ErosionConfig {
+            procs,
+            policy: PolicyKind::Standard,
+            alpha: 0.4,
+            z_threshold: 3.0,
+            partition: PartitionKind::Stripes,
+            iterations: 200,
+            seed: 1,
+            strong: 1,
+            cells: [28, 28, 1],
+            max_depth: 1,
+            machine: Machine::default(),
+        }
+    }
+
+    /// The policy object: the standard and ULBA triggers assume a balance costs the machine's
+    /// fixed balance cost until one is measured.
+    pub fn build_policy(&self) -> Box<dyn BalancePolicy> {
+        let initial_cost = self.machine.balance_fixed;
+        match self.policy {
+            PolicyKind::Never => Box::new(Never),
+            PolicyKind::Periodic(k) => Box::new(Periodic::new(k)),
+            PolicyKind::Standard => Box::new(Degradation::new(initial_cost)),
+            PolicyKind::Ulba => Box::new(Ulba::new(self.alpha, self.z_threshold, initial_cost)),
+        }
+    }
+}
+
+/// One iteration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IterationRecord {
+    /// Iteration number, from 0.
+    pub iteration: usize,
+    /// Leaves (rock and fluid) during the iteration.
+    pub leaves: usize,
+    /// Fluid leaves: the iteration's total work.
+    pub work: u64,
+    /// `max / mean` of the ranks' modelled times.
+    pub load_imb: f64,
+    /// `mean / max` of the ranks' modelled times (processor usage).
+    pub usage: f64,
+    /// True when the balancer ran after this iteration.
+    pub balanced: bool,
+    /// Modelled time: the slowest rank's step, plus the balance's cost when one ran.
+    pub time: f64,
+    /// Modelled cost of the balance (0 when none ran).
+    pub lb_cost: f64,
+    /// Rock leaves eroded at the end of the iteration.
+    pub eroded: usize,
+    /// Ranks whose workload increase rate had a z-score above the threshold.
+    pub overloading: usize,
+    /// At a balance: iterations until ULBA's overloading ranks catch up (seed 001 eq. 8).
+    pub sigma_minus: Option<f64>,
+    /// At a balance: iterations until the next balance should come (eq. 12), by the analytic
+    /// model fed with the measured rates and mean cost.
+    pub sigma_plus: Option<f64>,
+}
+
+/// Totals of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErosionSummary {
+    /// Sum of the iterations' modelled times, seconds.
+    pub total_time: f64,
+    /// Balances carried out.
+    pub lb_calls: usize,
+    /// Mean processor usage over the iterations.
+    pub mean_usage: f64,
+    /// Mean iterations between balances (from the start), `None` without balances.
+    pub mean_interval: Option<f64>,
+    /// Mean `σ+` the model suggested at the balances, `None` when it had no estimate.
+    pub mean_sigma_plus: Option<f64>,
+    /// Leaves at the end.
+    pub final_leaves: usize,
+    /// Fluid leaves at the end.
+    pub final_work: u64,
+}
+
+/// A finished run.
+#[derive(Debug, Clone)]
+pub struct ErosionRun {
+    /// Its configuration.
+    pub config: ErosionConfig,
+    /// One record per iteration.
+    pub iterations: Vec<IterationRecord>,
+    /// Totals.
+    pub summary: ErosionSummary,
+    /// The strongly erodible rocks.
+    pub strong: Vec<u32>,
+    /// Roots of the mesh.
+    pub roots: usize,
+}
+
+/// Runs the erosion case. `after_iteration(i, forest, owner)` is called after every
+/// iteration (erosion and balance done), e.g. to write VTK files.
+///
+/// # Errors
+/// When the configuration is impossible (no rank, more strong rocks than rocks, ULBA shares on
+/// the graph layout) or a step fails; `after_iteration`'s errors are passed on.
+pub fn run(
+    cfg: &ErosionConfig,
+    mut after_iteration: impl FnMut(usize, &plume::adapt::Forest, &[u32]) -> plume::Result<()>,
+) -> plume::Result<ErosionRun> {
+    if cfg.procs == 0 {
+        return Err(plume::Error::Invalid(
+            "the erosion case needs a rank".into(),
+        ));
+    }
+    let p = cfg.procs;
+    let domain = domain::build(p, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
+    let mut forest = domain.forest;
+    let mut erosion = Erosion::new(
+        &forest,
+        domain.rock_of_root,
+        domain.probability,
+        plume::hash::mix64(cfg.seed),
+    );
+    let mut graph = DualGraph::new(&forest);
+    let layout = match cfg.partition {
+        PartitionKind::Stripes => Layout::stripes(&forest, p as f64, p * cfg.cells[0]),
+        PartitionKind::Graph => Layout::Graph(Metis::default()),
+    };
+    let mut owner = layout.assign(&graph, erosion.fluid(), p, None, None)?;
+    let mut policy = cfg.build_policy();
+    let mut rates = IncreaseRates::default();
+    let mut records: Vec<IterationRecord> = Vec::with_capacity(cfg.iterations);
+    let mut costs: Vec<f64> = Vec::new();
+    for iteration in 0..cfg.iterations {
+        let work = rank_loads(erosion.fluid(), &owner, p);
+        let times = cfg.machine.step_times(&work, &graph, &owner);
+        let balance = Imbalance::from_f64(&times);
+        let loads: Vec<f64> = times.iter().map(|t| t * cfg.machine.omega).collect();
+        rates.observe(&loads);
+        let mut record = IterationRecord {
+            iteration,
+            leaves: forest.nleaves(),
+            work: work.iter().sum(),
+            load_imb: balance.load_imb,
+            usage: balance.lb,
+            balanced: false,
+            time: times.iter().copied().fold(0.0, f64::max),
+            lb_cost: 0.0,
+            eroded: 0,
+            overloading: rates
+                .overloading(cfg.z_threshold)
+                .iter()
+                .filter(|&&o| o)
+                .count(),
+            sigma_minus: None,
+            sigma_plus: None,
+        };
+        let step = erosion.step(&mut forest, cfg.max_depth)?;
+        graph.update(&forest, &step.changed_roots);
+        record.eroded = step.eroded.len();
+        let obs = Observation {
+            loads: &loads,
+            time_per_load: 1.0 / cfg.machine.omega,
+            iterations: 1,
+        };
+        if policy.should_balance(&obs) {
+            let shares = policy.target_shares(p);
+            let new_owner =
+                layout.assign(&graph, erosion.fluid(), p, shares.as_deref(), Some(&owner))?;
+            let moved = Movement::new(&owner, &new_owner, &graph.weights.rwgt, p);
+            migrate(&forest, &mut owner, &new_owner);
+            let cost = cfg.machine.balance_cost(moved.max_sr);
+            policy.balanced(cost);
+            rates.rebalanced();
+            costs.push(cost);
+            let alpha = if shares.is_some() { cfg.alpha } else { 0.0 };
+            let mean_cost = costs.iter().sum::<f64>() / costs.len() as f64;
+            let total: f64 = loads.iter().sum();
+            if let Some(model) = fitted_model(&rates, cfg, alpha, mean_cost) {
+                record.sigma_minus = Some(model.sigma_minus(total));
+                record.sigma_plus = Some(model.sigma_plus(total));
+            }
+            record.balanced = true;
+            record.lb_cost = cost;
+            record.time += cost;
+        }
+        after_iteration(iteration, &forest, &owner)?;
+        records.push(record);
+    }
+    let summary = summarize(&records, forest.nleaves(), erosion.fluid().iter().sum());
+    Ok(ErosionRun {
+        config: cfg.clone(),
+        iterations: records,
+        summary,
+        strong: domain.strong,
+        roots: forest.nroots(),
+    })
+}
+
+/// Seed 001's model with the rates measured so far: `N` the overloading ranks (the fastest
+/// growing one when none passes the z-score, Menon's "most loaded"), `a` the others' mean
+/// rate, `m` the overloading ranks' mean rate above it. `None` before rates are known, when
+/// the overloading ranks do not grow faster, or when they are most of the ranks.
+fn fitted_model(
+    rates: &IncreaseRates,
+    cfg: &ErosionConfig,
+    alpha: f64,
+    cost: f64,
+) -> Option<AppModel> {
+    let r = rates.rates()?;
+    let mut over = rates.overloading(cfg.z_threshold);
+    if !over.contains(&true) {
+        let top = (0..r.len()).max_by(|&i, &j| r[i].total_cmp(&r[j]))?;
+        over[top] = true;
+    }
+    let n = over.iter().filter(|&&o| o).count();
+    if 2 * n >= r.len() {
+        return None;
+    }
+    let mean_of = |want: bool| {
+        let picked: Vec<f64> = r
+            .iter()
+            .zip(&over)
+            .filter(|p| *p.1 == want)
+            .map(|p| *p.0)
+            .collect();
+        picked.iter().sum::<f64>() / picked.len() as f64
+    };
+    let a = mean_of(false);
+    let m = mean_of(true) - a;
+    (m > 0.0).then_some(AppModel {
+        ranks: r.len(),
+        overloading: n,
+        a,
+        m,
+        alpha,
+        omega: cfg.machine.omega,
+        cost,
+    })
+}
+
+fn summarize(records: &[IterationRecord], final_leaves: usize, final_work: u64) -> ErosionSummary {
+    let n = records.len().max(1) as f64;
+    let lb_calls = records.iter().filter(|r| r.balanced).count();
+    let sigmas: Vec<f64> = records.iter().filter_map(|r| r.sigma_plus).collect();
+    ErosionSummary {
+        total_time: records.iter().map(|r| r.time).sum(),
+        lb_calls,
+        mean_usage: records.iter().map(|r| r.usage).sum::<f64>() / n,
+        mean_interval: (lb_calls > 0).then(|| records.len() as f64 / lb_calls as f64),
+        mean_sigma_plus: (!sigmas.is_empty())
+            .then(|| sigmas.iter().sum::<f64>() / sigmas.len() as f64),
+        final_leaves,
+        final_work,
+    }
+}

@@ -1,0 +1,347 @@
+//! The erosion case (issue: erosion, ULBA and when-to-balance policies): the erosion's
+//! bookkeeping against brute force, the work per iteration, determinism, the stripes, ULBA
+//! with α = 0 against the standard method, and `plume run erosion` as users run it.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use plume::adapt::Forest;
+use plume::mesh::geometry::{centroid, volume};
+use plume::partition::{root_centroids, Stripes};
+use plume_solvers::erosion::front::{Erosion, FLUID, ROCK};
+use plume_solvers::erosion::{self, domain, ErosionConfig, IterationRecord, PolicyKind};
+
+/// A small case: `procs` stripes of 6 × 6 × 1 cubes (216 roots each).
+fn small(procs: usize, policy: PolicyKind) -> ErosionConfig {
+    let mut cfg = ErosionConfig::new(procs);
+    cfg.cells = [6, 6, 1];
+    cfg.iterations = 40;
+    cfg.policy = policy;
+    cfg
+}
+
+fn faces(v: [u32; 4]) -> [[u32; 3]; 4] {
+    [[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]].map(|f| {
+        let mut t = f.map(|k| v[k]);
+        t.sort_unstable();
+        t
+    })
+}
+
+/// What the bookkeeping test compares of a leaf before and after a step.
+struct Leaf {
+    root: u32,
+    elem: u32,
+    corners: [[f64; 3]; 4],
+    level: u8,
+    material: f64,
+}
+
+fn leaves(forest: &Forest) -> Vec<Leaf> {
+    let mut out = Vec::new();
+    forest.for_each_leaf(|l| {
+        out.push(Leaf {
+            root: l.id.root,
+            elem: l.id.elem,
+            corners: l.corners,
+            level: l.level,
+            material: l.data[0],
+        })
+    });
+    out
+}
+
+/// The rock leaves sharing a face with a fluid leaf, by brute force over the whole mesh.
+fn brute_front(forest: &Forest) -> HashSet<(u32, u32)> {
+    let mut fluid_faces = HashSet::new();
+    forest.for_each_leaf(|l| {
+        if l.data[0] == FLUID {
+            fluid_faces.extend(faces(l.verts));
+        }
+    });
+    let mut front = HashSet::new();
+    forest.for_each_leaf(|l| {
+        if l.data[0] == ROCK && faces(l.verts).iter().any(|f| fluid_faces.contains(f)) {
+            front.insert((l.id.root, l.id.elem));
+        }
+    });
+    front
+}
+
+/// True when `x` lies strictly inside the tetrahedron `t`.
+fn strictly_inside(t: &[[f64; 3]; 4], x: [f64; 3]) -> bool {
+    let whole = volume(t);
+    (0..4).all(|i| {
+        let mut s = *t;
+        s[i] = x;
+        volume(&s) / whole > 1e-9
+    })
+}
+
+#[test]
+fn only_front_rock_erodes_and_eroded_leaves_turn_fluid_and_refine() {
+    let max_depth = 2;
+    let d = domain::build(3, [6, 6, 1], 1, 7, max_depth).unwrap();
+    let mut forest = d.forest;
+    let mut erosion = Erosion::new(&forest, d.rock_of_root, d.probability, 11);
+    let mut eroded_total = 0;
+    for _ in 0..8 {
+        // The incremental front is the brute-force one, and it only holds rock leaves.
+        let front = brute_front(&forest);
+        let kept: HashSet<(u32, u32)> = (0..forest.nroots() as u32)
+            .flat_map(|r| erosion.front(r).iter().map(move |&e| (r, e)))
+            .collect();
+        assert_eq!(kept, front);
+        let before = leaves(&forest);
+        let fluid_before = before.iter().filter(|l| l.material == FLUID).count() as u64;
+        assert_eq!(erosion.fluid().iter().sum::<u64>(), fluid_before);
+        let step = erosion.step(&mut forest, max_depth).unwrap();
+        eroded_total += step.eroded.len();
+        let after = leaves(&forest);
+        for id in &step.eroded {
+            assert!(
+                front.contains(&(id.root, id.elem)),
+                "a non-front leaf eroded"
+            );
+            let old = before
+                .iter()
+                .find(|l| (l.root, l.elem) == (id.root, id.elem))
+                .unwrap();
+            if old.level > 0 {
+                continue; // a green child: its family was resampled (see front.rs)
+            }
+            // A root leaf: now fluid leaves, finer than it.
+            let inside: Vec<_> = after
+                .iter()
+                .filter(|l| {
+                    l.root == id.root && strictly_inside(&old.corners, centroid(&l.corners))
+                })
+                .collect();
+            assert!(!inside.is_empty());
+            for l in inside {
+                assert_eq!(l.material, FLUID);
+                assert!(
+                    l.level > 0,
+                    "an eroded root leaf below the maximum depth is refined"
+                );
+            }
+        }
+    }
+    assert!(eroded_total > 0, "the strong rock eroded");
+}
+
+#[test]
+fn work_per_iteration_is_the_fluid_leaf_count_and_ranks_cover_every_root() {
+    let cfg = small(4, PolicyKind::Standard);
+    let mut fluid_after = Vec::new();
+    let run = erosion::run(&cfg, |_, forest, owner| {
+        let mut fluid = 0u64;
+        forest.for_each_leaf(|l| fluid += u64::from(l.data[0] == FLUID));
+        fluid_after.push((fluid, forest.nleaves()));
+        assert!(owner.iter().all(|&p| (p as usize) < cfg.procs));
+        Ok(())
+    })
+    .unwrap();
+    // Iteration i + 1 works on the mesh iteration i left.
+    for (i, r) in run.iterations.iter().enumerate().skip(1) {
+        assert_eq!((r.work, r.leaves), fluid_after[i - 1], "iteration {i}");
+    }
+    let total: f64 = run.iterations.iter().map(|r| r.time).sum();
+    assert!((total - run.summary.total_time).abs() < 1e-12);
+    let calls = run.iterations.iter().filter(|r| r.balanced).count();
+    assert_eq!(run.summary.lb_calls, calls);
+    assert!(
+        calls > 0,
+        "the standard method balanced a growing imbalance"
+    );
+}
+
+#[test]
+fn runs_are_deterministic_per_seed() {
+    let cfg = small(4, PolicyKind::Ulba);
+    let a = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
+    let b = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
+    assert_eq!(a.iterations, b.iterations);
+    let mut other = cfg.clone();
+    other.seed = 2;
+    let c = erosion::run(&other, |_, _, _| Ok(())).unwrap();
+    assert_ne!(a.iterations, c.iterations);
+}
+
+#[test]
+fn ulba_with_alpha_zero_is_the_standard_run() {
+    // 16 ranks, so that one overloading rank can pass the z-score of 3 (at most √(P − 1)).
+    let mut std_cfg = small(16, PolicyKind::Standard);
+    std_cfg.cells = [4, 4, 1];
+    std_cfg.iterations = 30;
+    let mut ulba_cfg = std_cfg.clone();
+    ulba_cfg.policy = PolicyKind::Ulba;
+    ulba_cfg.alpha = 0.0;
+    let standard = erosion::run(&std_cfg, |_, _, _| Ok(())).unwrap();
+    let ulba0 = erosion::run(&ulba_cfg, |_, _, _| Ok(())).unwrap();
+    assert_eq!(standard.iterations, ulba0.iterations);
+    // With α > 0 ULBA detects the strong rock's rank and the runs part.
+    ulba_cfg.alpha = 0.4;
+    let ulba = erosion::run(&ulba_cfg, |_, _, _| Ok(())).unwrap();
+    let detected = |r: &IterationRecord| r.balanced && r.overloading > 0;
+    assert!(
+        ulba.iterations.iter().any(detected),
+        "no overloading rank seen"
+    );
+    assert_ne!(standard.iterations, ulba.iterations);
+}
+
+#[test]
+fn stripes_hold_equal_fluid_work_within_one_column() {
+    let d = domain::build(5, [6, 6, 1], 1, 3, 2).unwrap();
+    let mut forest = d.forest;
+    let mut erosion = Erosion::new(&forest, d.rock_of_root, d.probability, 3);
+    for _ in 0..6 {
+        erosion.step(&mut forest, 2).unwrap();
+    }
+    let columns = 5 * 6;
+    let stripes = Stripes::along_x(&root_centroids(forest.mesh()), 0.0, 5.0, columns);
+    let fluid = erosion.fluid();
+    let heaviest = *stripes.column_weights(fluid).iter().max().unwrap() as f64;
+    let mut part = vec![0; fluid.len()];
+    stripes
+        .partition_shares(fluid, &[1.0; 5], &mut part)
+        .unwrap();
+    let loads = plume::metrics::rank_loads(fluid, &part, 5);
+    let mean = loads.iter().sum::<u64>() as f64 / 5.0;
+    for l in &loads {
+        assert!(
+            (*l as f64 - mean).abs() <= heaviest,
+            "{loads:?}, column {heaviest}"
+        );
+    }
+    // The erosion made the strong rock's stripe heavier than the others before balancing.
+    let initial: Vec<u32> = root_centroids(forest.mesh())
+        .iter()
+        .map(|c| c[0].floor() as u32)
+        .collect();
+    let before = plume::metrics::rank_loads(fluid, &initial, 5);
+    let spread = |l: &[u64]| l.iter().max().unwrap() - l.iter().min().unwrap();
+    assert!(spread(&loads) < spread(&before), "{loads:?} vs {before:?}");
+}
+
+/// A fresh folder under the system's temporary folder, removed when the test passes.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("plume-erosion-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn plume(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (
+        out.status.code().expect("not killed"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    )
+}
+
+#[test]
+fn run_erosion_writes_metrics_charts_and_vtk() {
+    let dir = TempDir::new("run");
+    let out = dir.0.display().to_string();
+    let base = [
+        "run",
+        "erosion",
+        "--procs",
+        "4",
+        "--cells",
+        "4",
+        "4",
+        "1",
+        "--iterations",
+        "12",
+        "--out",
+        &out,
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--compare", "--alphas", "0,0.5"]);
+    let (code, stdout, stderr) = plume(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("| standard |") && stdout.contains("ulba (α = 0.4)"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.0.join("metrics.json")).unwrap())
+            .unwrap();
+    let records = json["iterations"].as_array().unwrap();
+    assert_eq!(records.len(), 12);
+    for key in [
+        "iteration",
+        "leaves",
+        "load_imb",
+        "usage",
+        "balanced",
+        "time",
+    ] {
+        assert!(records.iter().all(|r| r.get(key).is_some()), "{key}");
+    }
+    let total: f64 = records.iter().map(|r| r["time"].as_f64().unwrap()).sum();
+    let summary = &json["summary"];
+    assert!((summary["total_time"].as_f64().unwrap() - total).abs() < 1e-9);
+    assert!(summary["lb_calls"].is_u64() && summary["mean_usage"].is_f64());
+    let csv = std::fs::read_to_string(dir.0.join("metrics.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 13);
+    for chart in ["usage.svg", "alpha.svg"] {
+        let svg = std::fs::read_to_string(dir.0.join(chart)).unwrap();
+        assert!(svg.contains("<polyline"), "{chart}");
+    }
+    let usage = std::fs::read_to_string(dir.0.join("usage.svg")).unwrap();
+    assert!(usage.contains("standard") && usage.contains("ULBA"));
+    assert!(std::fs::read_to_string(dir.0.join("compare.md"))
+        .unwrap()
+        .contains("| 0.5 |"));
+    let vtu = plume::io::read_vtu(&dir.0.join("iter_0011.vtu")).unwrap();
+    let names: Vec<&str> = vtu.cell_data.iter().map(|a| a.name.as_str()).collect();
+    for name in ["root", "level", "material", "rank"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    // The last file shows the mesh the last iteration left.
+    let final_leaves = summary["final_leaves"].as_u64().unwrap() as usize;
+    assert_eq!(vtu.mesh.tets.len(), final_leaves);
+}
+
+#[test]
+fn run_erosion_rejects_bad_options_with_one_line() {
+    for (args, needle) in [
+        (vec!["--policy", "sometimes"], "--policy"),
+        (vec!["--policy", "periodic:0"], "periodic:0"),
+        (vec!["--alpha", "1.5"], "--alpha"),
+        (vec!["--procs", "0"], "--procs"),
+        (vec!["--strong", "9"], "--strong"),
+        (vec!["--partition", "graph", "--policy", "ulba"], "stripes"),
+        (vec!["--cells", "0", "4", "1"], "--cells"),
+    ] {
+        let mut all = vec!["run", "erosion", "--iterations", "1"];
+        all.extend(args);
+        let (code, _, stderr) = plume(&all);
+        assert_eq!(code, 2, "{all:?}: {stderr}");
+        assert!(
+            stderr.starts_with("plume: ") && stderr.contains(needle),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+}
