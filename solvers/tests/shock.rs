@@ -83,7 +83,7 @@ fn plum_on_32_ranks_balances_every_level_and_beats_identity() {
 #[test]
 fn no_balancing_leaves_the_front_imbalanced() {
     let mut cfg = ShockConfig::new(8);
-    cfg.balance = false;
+    cfg.balancer = shock::Balancer::None;
     cfg.levels = 4;
     let levels = run_checked(&cfg, shock_mesh());
     assert!(levels.iter().all(|r| !r.remap_accepted && r.total_v == 0));

@@ -17,4 +17,5 @@ pub use policy::{
     Threshold,
 };
 pub use ranks::{migrate, Migration};
+pub use sbn::{SbnOptions, Variant};
 pub use ulba::{ulba_shares, IncreaseRates, Ulba};

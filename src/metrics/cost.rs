@@ -35,6 +35,29 @@ impl Slowdowns<'_> {
     }
 }
 
+/// What one unit of each weight costs: `Wgt = PWgt · work`, `Comm = CWgt · comm`,
+/// `Remap = RWgt · remap`. All 1 by default (the seed's convention that a leaf, a cut face and a
+/// moved element cost the same); a simulated machine sets them to seconds.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CostScales {
+    /// Cost of processing one leaf.
+    pub work: f64,
+    /// Cost of one cut leaf face.
+    pub comm: f64,
+    /// Cost of moving one element.
+    pub remap: f64,
+}
+
+impl Default for CostScales {
+    fn default() -> Self {
+        CostScales {
+            work: 1.0,
+            comm: 1.0,
+            remap: 1.0,
+        }
+    }
+}
+
 /// The SBN cost model over the dual graph's CSR arrays and weights: what it costs to process
 /// root v on processor p given where the data of every root lives (`data[w] = D(w)`).
 ///
@@ -66,6 +89,8 @@ pub struct CostModel<'a> {
     pub weights: &'a Weights,
     /// Processor and link slowdowns (1 by default).
     pub slowdowns: Slowdowns<'a>,
+    /// Cost of a unit of each weight (1 by default).
+    pub scales: CostScales,
 }
 
 impl<'a> CostModel<'a> {
@@ -76,6 +101,7 @@ impl<'a> CostModel<'a> {
             adjncy,
             weights,
             slowdowns: Slowdowns::default(),
+            scales: CostScales::default(),
         }
     }
 
@@ -89,9 +115,14 @@ impl<'a> CostModel<'a> {
         CostModel { slowdowns, ..self }
     }
 
+    /// The same model with other unit costs.
+    pub fn with_scales(self, scales: CostScales) -> Self {
+        CostModel { scales, ..self }
+    }
+
     /// `Wgt_v = PWgt_v · Proc_p`: processing root v on processor p.
     pub fn wgt(&self, v: u32, p: u32) -> f64 {
-        self.weights.pwgt[v as usize] as f64 * self.slowdowns.proc(p)
+        self.weights.pwgt[v as usize] as f64 * self.slowdowns.proc(p) * self.scales.work
     }
 
     /// `Comm_p^v = Σ_{w adjacent to v, D(w) ≠ p} CWgt_vw · Connect(p, D(w))`: communication
@@ -105,7 +136,7 @@ impl<'a> CostModel<'a> {
                 c += self.weights.cwgt[k] as f64 * self.slowdowns.connect(p, d);
             }
         }
-        c
+        c * self.scales.comm
     }
 
     /// `Remap_p^v = RWgt_v · Connect(D(v), p)` if `D(v) ≠ p`, else 0: moving v's tree to p.
@@ -114,7 +145,7 @@ impl<'a> CostModel<'a> {
         if d == p {
             0.0
         } else {
-            self.weights.rwgt[v as usize] as f64 * self.slowdowns.connect(d, p)
+            self.weights.rwgt[v as usize] as f64 * self.slowdowns.connect(d, p) * self.scales.remap
         }
     }
 
@@ -133,7 +164,7 @@ impl<'a> CostModel<'a> {
             let (p, d) = (assigned[v as usize], data[v as usize]);
             q[p as usize] += self.wgt(v, p) + self.comm(v, p, data) + self.remap(v, p, data);
             if d != p {
-                q[d as usize] += self.weights.rwgt[v as usize] as f64;
+                q[d as usize] += self.weights.rwgt[v as usize] as f64 * self.scales.remap;
             }
         }
         q

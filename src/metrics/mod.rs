@@ -34,7 +34,7 @@ mod imbalance;
 mod movement;
 mod time;
 
-pub use cost::{CostModel, Slowdowns, SysLoad};
+pub use cost::{CostModel, CostScales, Slowdowns, SysLoad};
 pub use cut::Cut;
 pub use imbalance::{rank_loads, Imbalance};
 pub use movement::Movement;

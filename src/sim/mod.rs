@@ -8,17 +8,22 @@
 //! iterations) costs `Wgt_v · t_leaf`; its communication `Comm_p^v · t_face` (every cut leaf
 //! face exchanges `face_bytes` per iteration); bringing its data `RWgt_v · element_bytes /
 //! bandwidth` plus a request/reply round trip. A control message costs `latency +
-//! bytes / bandwidth` in flight and `t_handle` of the receiver's time. The defaults are PLUM's
+//! bytes / bandwidth` in flight and `t_handle` of the receiver's time; a busy processor looks
+//! at its messages every `check_interval` (and between jobs). The defaults are PLUM's
 //! solver model (5 µs per leaf per iteration, 20 iterations) and the SP2's network (40 µs,
 //! 36 MB/s), with 50 bytes per element (PLUM's `M`) and 40 bytes per face.
-//! The balancers' own estimates (`QWgt`, `ΔCut`) keep the seed's convention that a leaf, a
-//! cut face and a moved element all cost one unit.
+//! The balancers see the same costs ([`Machine::cost_model`]): their `QWgt` and `ΔCut` are in
+//! seconds of this machine, where the seed counted a leaf, a cut face and a moved element as
+//! one unit each.
 
 mod events;
 pub mod plum_level;
 pub mod sbn_level;
 
 pub use plum_level::{plum_level, PlumLevel};
+
+use crate::graph::DualGraph;
+use crate::metrics::{CostModel, CostScales};
 pub use sbn_level::{sbn_level, SbnLevel};
 
 /// The simulated machine's constants.
@@ -36,6 +41,9 @@ pub struct Machine {
     pub element_bytes: f64,
     /// Seconds a processor spends handling one control message.
     pub t_handle: f64,
+    /// Seconds between two checks for messages by a busy processor (the frequency `f` of
+    /// seed 004 §5.7).
+    pub check_interval: f64,
 }
 
 impl Default for Machine {
@@ -49,11 +57,27 @@ impl Default for Machine {
             bandwidth,
             element_bytes: 50.0,
             t_handle: 5e-6,
+            check_interval: 1e-3,
         }
     }
 }
 
 impl Machine {
+    /// The unit costs of this machine, in seconds: a leaf processed for a level, a cut face
+    /// for a level, an element moved.
+    pub fn scales(&self) -> CostScales {
+        CostScales {
+            work: self.t_leaf,
+            comm: self.t_face,
+            remap: self.element_bytes / self.bandwidth,
+        }
+    }
+
+    /// The cost model of `graph`'s current weights on this machine (seconds).
+    pub fn cost_model<'a>(&self, graph: &'a DualGraph) -> CostModel<'a> {
+        CostModel::of(graph).with_scales(self.scales())
+    }
+
     /// Time a message of `bytes` spends in flight.
     pub fn flight(&self, bytes: f64) -> f64 {
         self.latency + bytes / self.bandwidth

@@ -19,7 +19,8 @@ pub struct PlumLevel {
 
 /// Simulates a level processed on `owner` (`procs` processors) after a remap that moved
 /// `movement` (`RWgt`), with a fixed `overhead` (seconds: partitioning and set-up) when a
-/// remap happened.
+/// remap happened. Processing and communication cost what `model` says (seconds: build it with
+/// [`Machine::cost_model`]).
 pub fn plum_level(
     model: &CostModel,
     machine: &Machine,
@@ -37,8 +38,8 @@ pub fn plum_level(
     let mut comm = vec![0.0; procs];
     for (v, &p) in owner.iter().enumerate() {
         let v = v as u32;
-        work[p as usize] += model.wgt(v, p) * machine.t_leaf;
-        comm[p as usize] += model.comm(v, p, owner) * machine.t_face;
+        work[p as usize] += model.wgt(v, p);
+        comm[p as usize] += model.comm(v, p, owner);
     }
     let slowest = (0..procs).map(|p| work[p] + comm[p]).fold(0.0, f64::max);
     let makespan = remap + slowest;

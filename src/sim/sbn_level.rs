@@ -101,8 +101,11 @@ pub struct SbnLevel {
 }
 
 enum Event {
-    /// The processor finished what it was doing (or wakes up).
-    Free(u32),
+    /// The processor finished the job it was doing (stale unless `version` is current: a poll
+    /// in the middle of a job pushes its end back).
+    Free { p: u32, version: u32 },
+    /// A busy processor checks its messages (fig. 4's main loop, every `check_interval`).
+    Poll(u32),
     /// A message arrives.
     Arrive { from: u32, to: u32, msg: Message },
 }
@@ -117,26 +120,160 @@ impl Outbox for Sent {
     }
 }
 
-struct Wire<'m> {
-    machine: &'m Machine,
-    events: Events<Event>,
-    messages: MessageCounts,
+/// What the simulated machine knows of one processor.
+#[derive(Debug, Clone, Copy, Default)]
+struct Clock {
+    /// End of the job in progress (`None`: waiting for messages).
+    busy_until: Option<f64>,
+    /// Current version of its `Free` event.
+    version: u32,
+    /// A poll is scheduled.
+    polling: bool,
+    /// When it finished its last job.
+    finish: f64,
 }
 
-impl Wire<'_> {
-    fn post(&mut self, now: f64, sent: &mut Sent) {
-        for (from, to, msg) in sent.0.drain(..) {
+/// The level being simulated.
+struct Run<'a, 's> {
+    shared: &'a Shared<'s>,
+    machine: &'a Machine,
+    events: Events<Event>,
+    procs: Vec<Processor>,
+    clocks: Vec<Clock>,
+    inbox: Vec<Vec<(u32, Message)>>,
+    truth: Vec<u32>,
+    processed_on: Vec<u32>,
+    done: usize,
+    split: TimeSplit,
+    sent: Vec<u64>,
+    received: Vec<u64>,
+    messages: MessageCounts,
+    transferred: u64,
+    data_moves: u64,
+    cpu: BalancerCpu,
+    out: Sent,
+}
+
+impl Run<'_, '_> {
+    /// Sends what processor actions wrote, leaving at `now`.
+    fn post(&mut self, now: f64) {
+        for (from, to, msg) in self.out.0.drain(..) {
             let bytes = msg.bytes();
             self.messages.add(msg.kind(), bytes);
             let at = now + self.machine.flight(bytes as f64);
             self.events.push(at, Event::Arrive { from, to, msg });
         }
     }
+
+    /// Processor p handles its messages and checks its thresholds from `now`; returns when
+    /// it is done.
+    fn serve(&mut self, p: usize, now: f64) -> f64 {
+        let clock = Instant::now();
+        let mut t = now;
+        for (from, msg) in std::mem::take(&mut self.inbox[p]) {
+            t += self.machine.t_handle;
+            self.split.distribution += self.machine.t_handle;
+            self.procs[p].handle(from, msg, self.shared, &mut self.out);
+        }
+        if self.done < self.truth.len() {
+            self.procs[p].check(self.shared, &mut self.out);
+        }
+        self.cpu.balancing += clock.elapsed();
+        self.post(t);
+        t
+    }
+
+    /// Processor p, free at `now`, serves its messages and starts its next root (or waits).
+    fn next_job(&mut self, p: usize, now: f64) {
+        let mut t = self.serve(p, now);
+        let clock = Instant::now();
+        let next = self.procs[p].next_root();
+        self.cpu.selection += clock.elapsed();
+        let Some(v) = next else {
+            self.clocks[p].busy_until = None;
+            return;
+        };
+        t += self.fetch(p, v, t);
+        let model = &self.shared.model;
+        let work = model.wgt(v, p as u32);
+        let comm = model.comm(v, p as u32, &self.truth);
+        t += work + comm;
+        self.split.processing += work;
+        self.split.communication += comm;
+        self.processed_on[v as usize] = p as u32;
+        self.done += 1;
+        let c = &mut self.clocks[p];
+        c.finish = t;
+        c.busy_until = Some(t);
+        c.version += 1;
+        let version = c.version;
+        self.events.push(t, Event::Free { p: p as u32, version });
+    }
+
+    /// Brings v's data (and its group's) to p if it is elsewhere; returns the time it took.
+    fn fetch(&mut self, p: usize, v: u32, now: f64) -> f64 {
+        let clock = Instant::now();
+        let Some((src, group)) = self.procs[p].fetch_group(v, self.shared) else {
+            return 0.0;
+        };
+        let mut elements = 0;
+        for &r in &group {
+            debug_assert_eq!(self.truth[r as usize], src, "location of a queued root's data");
+            let rw = self.shared.model.weights.rwgt[r as usize];
+            self.sent[src as usize] += rw;
+            self.received[p] += rw;
+            elements += rw;
+            self.truth[r as usize] = p as u32;
+            self.data_moves += 1;
+        }
+        self.messages
+            .add(Kind::Migration, 16 + 4 * group.len() as u64);
+        let bytes = 16 + (elements as f64 * self.machine.element_bytes) as u64;
+        self.messages.add(Kind::Migration, bytes);
+        let took = self.machine.fetch(elements as f64);
+        self.split.distribution += took;
+        self.procs[p].data_arrived(&group, self.shared, &mut self.out);
+        self.post(now + took);
+        self.cpu.migration += clock.elapsed();
+        took
+    }
+
+    /// A message for p arrived at `now`: wake p if it waits, or have it poll soon if its job
+    /// runs on past the next check.
+    fn arrive(&mut self, p: usize, now: f64) {
+        let c = self.clocks[p];
+        match c.busy_until {
+            None => self.next_job(p, now),
+            Some(end) if !c.polling && end > now + self.machine.check_interval => {
+                self.clocks[p].polling = true;
+                self.events
+                    .push(now + self.machine.check_interval, Event::Poll(p as u32));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// A busy processor checks its messages; the job it runs ends later by the time taken.
+    fn poll(&mut self, p: usize, now: f64) {
+        self.clocks[p].polling = false;
+        let Some(end) = self.clocks[p].busy_until else {
+            return;
+        };
+        let took = self.serve(p, now) - now;
+        let c = &mut self.clocks[p];
+        c.busy_until = Some(end + took);
+        c.finish = end + took;
+        c.version += 1;
+        let version = c.version;
+        self.events
+            .push(end + took, Event::Free { p: p as u32, version });
+    }
 }
 
 /// Processes every root once on `procs` processors under SBN, starting from `owner` (the
 /// queue of each processor) with the data where `data` says (every location table starts
-/// right).
+/// right). Processing and communication cost what `shared.model` says (in seconds: build it
+/// with [`Machine::cost_model`]); fetching data and messages cost what `machine` says.
 ///
 /// # Errors
 /// If the simulation stops making progress (a bug guard: far more events than the level can
@@ -147,134 +284,88 @@ pub fn sbn_level(
     owner: &[u32],
     data: &[u32],
 ) -> Result<SbnLevel> {
-    let procs = shared.network.procs();
+    let nprocs = shared.network.procs();
     let n = owner.len();
-    let model = &shared.model;
-    let mut queued = vec![Vec::new(); procs];
+    let mut queued = vec![Vec::new(); nprocs];
     for (v, &p) in owner.iter().enumerate() {
         queued[p as usize].push(v as u32);
     }
-    let mut cpu = BalancerCpu::default();
-    let mut ps: Vec<Processor> = (0..procs)
-        .map(|p| Processor::new(p as u32, &queued[p], data.to_vec(), shared))
-        .collect();
-    let mut truth = data.to_vec();
-    let mut m = Wire {
+    let mut run = Run {
+        shared,
         machine,
         events: Events::new(),
+        procs: (0..nprocs)
+            .map(|p| Processor::new(p as u32, &queued[p], data.to_vec(), shared))
+            .collect(),
+        clocks: vec![Clock::default(); nprocs],
+        inbox: vec![Vec::new(); nprocs],
+        truth: data.to_vec(),
+        processed_on: vec![u32::MAX; n],
+        done: 0,
+        split: TimeSplit::default(),
+        sent: vec![0; nprocs],
+        received: vec![0; nprocs],
         messages: MessageCounts::default(),
+        transferred: 0,
+        data_moves: 0,
+        cpu: BalancerCpu::default(),
+        out: Sent::default(),
     };
-    let mut inbox: Vec<Vec<(u32, Message)>> = vec![Vec::new(); procs];
-    let mut idle_since: Vec<Option<f64>> = vec![None; procs]; // Some while waiting
-    let mut finish = vec![0.0f64; procs];
-    let mut split = TimeSplit::default();
-    let (mut sent_rw, mut recv_rw) = (vec![0u64; procs], vec![0u64; procs]);
-    let mut processed_on = vec![u32::MAX; n];
-    let (mut done, mut transferred, mut data_moves) = (0usize, 0u64, 0u64);
-    let mut out = Sent::default();
-    for p in 0..procs {
-        m.events.push(0.0, Event::Free(p as u32));
+    for p in 0..nprocs {
+        run.next_job(p, 0.0);
     }
-    let limit = 1_000_000 + 1_000 * n as u64 * procs as u64;
-    while let Some((now, event)) = m.events.pop() {
-        if m.events.created() > limit {
+    let limit = 1_000_000 + 1_000 * (n * nprocs) as u64;
+    while let Some((now, event)) = run.events.pop() {
+        if run.events.created() > limit {
             return Err(Error::Invalid(format!(
-                "SBN simulation made no progress after {limit} events ({done} of {n} roots done; {:?})", m.messages
+                "SBN simulation made no progress after {limit} events ({} of {n} roots done)",
+                run.done
             )));
         }
-        let p = match event {
+        match event {
             Event::Arrive { from, to, msg } => {
                 if let Message::Distribute { jobs, .. } = &msg {
-                    transferred += jobs.len() as u64;
+                    run.transferred += jobs.len() as u64;
                 }
-                inbox[to as usize].push((from, msg));
-                if idle_since[to as usize].take().is_none() {
-                    continue;
-                }
-                to
+                run.inbox[to as usize].push((from, msg));
+                run.arrive(to as usize, now);
             }
-            Event::Free(p) => p,
-        };
-        let pi = p as usize;
-        let proc = &mut ps[pi];
-        let mut t = now;
-        let clock = Instant::now();
-        for (from, msg) in std::mem::take(&mut inbox[pi]) {
-            t += machine.t_handle;
-            split.distribution += machine.t_handle;
-            proc.handle(from, msg, shared, &mut out);
-        }
-        if done < n {
-            proc.check(shared, &mut out);
-        }
-        cpu.balancing += clock.elapsed();
-        m.post(t, &mut out);
-        let clock = Instant::now();
-        let next = proc.next_root();
-        cpu.selection += clock.elapsed();
-        let Some(v) = next else {
-            idle_since[pi] = Some(t);
-            continue;
-        };
-        let clock = Instant::now();
-        if let Some((src, group)) = proc.fetch_group(v, shared) {
-            let mut elements = 0;
-            for &r in &group {
-                let from = truth[r as usize];
-                debug_assert_eq!(from, src, "location of a queued root's data");
-                let rw = model.weights.rwgt[r as usize];
-                sent_rw[from as usize] += rw;
-                recv_rw[pi] += rw;
-                elements += rw;
-                truth[r as usize] = p;
-                data_moves += 1;
+            Event::Free { p, version } if version == run.clocks[p as usize].version => {
+                run.next_job(p as usize, now);
             }
-            m.messages.add(Kind::Migration, 16 + 4 * group.len() as u64);
-            let bytes = 16 + (elements as f64 * machine.element_bytes) as u64;
-            m.messages.add(Kind::Migration, bytes);
-            let fetch = machine.fetch(elements as f64);
-            t += fetch;
-            split.distribution += fetch;
-            proc.data_arrived(&group, shared, &mut out);
-            m.post(t, &mut out);
+            Event::Free { .. } => {}
+            Event::Poll(p) => run.poll(p as usize, now),
         }
-        cpu.migration += clock.elapsed();
-        let work = model.wgt(v, p) * machine.t_leaf;
-        let comm = model.comm(v, p, &truth) * machine.t_face;
-        t += work + comm;
-        split.processing += work;
-        split.communication += comm;
-        processed_on[v as usize] = p;
-        done += 1;
-        finish[pi] = t;
-        m.events.push(t, Event::Free(p));
     }
-    if done < n {
+    if run.done < n {
         return Err(Error::Invalid(format!(
             "SBN simulation ended with {} of {n} roots unprocessed",
-            n - done
+            n - run.done
         )));
     }
-    let makespan = finish.iter().copied().fold(0.0, f64::max);
+    let makespan = run.clocks.iter().map(|c| c.finish).fold(0.0, f64::max);
+    let mut split = run.split;
     let busy = split.processing + split.communication + split.distribution;
-    split.idle = (procs as f64 * makespan - busy).max(0.0);
-    let giving: Duration = ps.iter().map(|p| p.selection_time).sum();
+    split.idle = (nprocs as f64 * makespan - busy).max(0.0);
+    let mut cpu = run.cpu;
+    let giving: Duration = run.procs.iter().map(|p| p.selection_time).sum();
     cpu.selection += giving;
     cpu.balancing = cpu.balancing.saturating_sub(giving);
+    let model = &shared.model;
     let cut = |a: &[u32]| Cut::new(model.xadj, model.adjncy, &model.weights.cwgt, a).percent();
     Ok(SbnLevel {
         makespan,
         split,
         pre_cut_pct: cut(owner),
-        post_cut_pct: cut(&processed_on),
-        tables_agree: ps.iter().all(|p| p.location == truth),
-        movement: Movement::from_flows(sent_rw, recv_rw),
-        processed_on,
-        data: truth,
-        messages: m.messages,
-        roots_transferred: transferred,
-        data_moves,
-        balances: ps.iter().map(|p| u64::from(p.initiated)).sum(),
+        post_cut_pct: cut(&run.processed_on),
+        tables_agree: run.procs.iter().all(|p| p.location == run.truth),
+        movement: Movement::from_flows(run.sent, run.received),
+        processed_on: run.processed_on,
+        data: run.truth,
+        messages: run.messages,
+        roots_transferred: run.transferred,
+        data_moves: run.data_moves,
+        balances: run.procs.iter().map(|p| u64::from(p.initiated)).sum(),
         cpu,
     })
 }

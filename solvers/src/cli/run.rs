@@ -11,15 +11,13 @@ use super::common::{load_mesh, say};
 use super::progress::Progress;
 use super::{CliResult, Failure};
 use crate::report::Report;
-use crate::shock::{self, BalanceAt, LevelRecord, ShockConfig};
+use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig};
 
 /// The test cases `plume run` knows.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
     /// The moving shock wave (seed 004 §5.3) balanced the PLUM way.
     Shock(ShockArgs),
-    /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
-    Erosion(super::erosion::ErosionArgs),
 }
 
 /// Balancers of `plume run shock`.
@@ -27,8 +25,19 @@ pub enum RunCommand {
 pub enum BalancerName {
     /// Repartition, remap, migrate (semi-dynamic).
     Plum,
+    /// Balance while processing over a Symmetric Broadcast Network, move data lazily (dynamic).
+    Sbn,
     /// No balancing: the roots stay on the ranks they start on.
     None,
+}
+
+/// SBN's algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VariantName {
+    /// Gathers the exact system load over the whole network (seed 004 fig. 5).
+    Basic,
+    /// Stops at the first processor loaded enough (fig. 8).
+    Heuristic,
 }
 
 /// Which levels get a VTK file.
@@ -71,6 +80,9 @@ pub struct ShockArgs {
     /// Balancer.
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
+    /// SBN's algorithm (with --balancer sbn).
+    #[arg(long, value_enum, default_value_t = VariantName::Basic)]
+    pub variant: VariantName,
     /// Processor reassignment objective: totalv, totalv-greedy, maxv, maxsr or identity.
     #[arg(long, default_value = "totalv")]
     pub objective: String,
@@ -97,7 +109,7 @@ pub struct ShockArgs {
     /// box of 52,728 tetrahedra].
     #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
-    /// Seed of the partitioner.
+    /// Seed of the partitioner and of SBN's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Output folder.
@@ -112,7 +124,6 @@ pub struct ShockArgs {
 pub fn run(cmd: RunCommand) -> CliResult {
     match cmd {
         RunCommand::Shock(args) => shock_cmd(args),
-        RunCommand::Erosion(args) => super::erosion::run(args),
     }
 }
 
@@ -173,7 +184,16 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     plume::partition::partitioner_by_name(&args.partitioner, &[])
         .map_err(|e| usage(format!("--partitioner: {e}")))?;
     let mut cfg = ShockConfig::new(args.procs);
-    cfg.balance = args.balancer == BalancerName::Plum;
+    cfg.balancer = match args.balancer {
+        BalancerName::Plum => Balancer::Plum,
+        BalancerName::Sbn => Balancer::Sbn,
+        BalancerName::None => Balancer::None,
+    };
+    cfg.sbn.variant = match args.variant {
+        VariantName::Basic => plume::balance::Variant::Basic,
+        VariantName::Heuristic => plume::balance::Variant::Heuristic,
+    };
+    cfg.sbn.seed = args.seed;
     cfg.objective = args.objective.clone();
     cfg.partitioner = args.partitioner.clone();
     cfg.policy = args.policy.clone();
@@ -198,54 +218,102 @@ fn write_level_vtu(path: &Path, forest: &Forest, owner: &[u32]) -> plume::Result
     write_forest_vtu(path, forest, &[CellArray::int("rank", rank)])
 }
 
-/// The per-level table (seed 004 tables 8, 9 and 12 side by side), with the averages.
+/// One numeric column of the per-level table: title, decimals, value.
+type Column = (&'static str, usize, fn(&LevelRecord) -> f64);
+
+/// PLUM's columns (seed 004 tables 8, 9 and 12 side by side).
+const PLUM_COLUMNS: &[Column] = &[
+    ("elements", 0, |r| r.elements as f64),
+    ("LoadImb before", 3, |r| r.load_imb_before),
+    ("LoadImb", 3, |r| r.load_imb),
+    ("Cut%", 2, |r| r.cut_pct),
+    ("TotalV", 0, |r| r.total_v as f64),
+    ("MaxV", 0, |r| r.max_v as f64),
+    ("MaxSR", 0, |r| r.max_sr as f64),
+    ("Comm. MB", 2, |r| r.comm_mb),
+    ("remapped", 2, |r| f64::from(u8::from(r.remap_accepted))),
+    ("gain s", 4, |r| r.gain_s),
+    ("cost s", 4, |r| r.cost_s),
+    ("sim. s", 3, |r| r.sim.time_s),
+    ("idle %", 1, |r| r.sim.idle_pct),
+    ("balance ms", 1, |r| shock::balancer_ms(&r.time_ms)),
+];
+
+/// SBN's columns (seed 004 tables 2, 6, 7, 10 and 11).
+const SBN_COLUMNS: &[Column] = &[
+    ("elements", 0, |r| r.elements as f64),
+    ("LoadImb before", 3, |r| r.load_imb_before),
+    ("LoadImb", 3, |r| r.load_imb),
+    ("QWgt LoadImb", 3, |r| sbn(r).qwgt_load_imb),
+    ("Pre-Exec Cut%", 2, |r| sbn(r).pre_cut_pct),
+    ("Post-Exec Cut%", 2, |r| sbn(r).post_cut_pct),
+    ("TotalV", 0, |r| r.total_v as f64),
+    ("MaxSR", 0, |r| r.max_sr as f64),
+    ("Comm. MB", 2, |r| r.comm_mb),
+    ("roots transferred", 0, |r| sbn(r).roots_transferred as f64),
+    ("balances", 0, |r| sbn(r).balances as f64),
+    ("bal. msgs", 0, |r| sbn(r).messages.balance as f64),
+    ("dist. msgs", 0, |r| sbn(r).messages.distribution as f64),
+    ("migr. msgs", 0, |r| sbn(r).messages.migration as f64),
+    ("loc. msgs", 0, |r| sbn(r).messages.locate as f64),
+    ("proc %", 1, |r| r.sim.processing_pct),
+    ("comm %", 1, |r| r.sim.communication_pct),
+    ("dist %", 1, |r| r.sim.distribution_pct),
+    ("idle %", 1, |r| r.sim.idle_pct),
+    ("sim. s", 3, |r| r.sim.time_s),
+    ("balancing ms", 1, |r| stage_ms(r, "balancing")),
+    ("selection ms", 1, |r| stage_ms(r, "vertex_selection")),
+    ("migration ms", 1, |r| stage_ms(r, "migration")),
+];
+
+fn sbn(r: &LevelRecord) -> &shock::SbnRecord {
+    r.sbn.as_ref().expect("an SBN level record")
+}
+
+fn stage_ms(r: &LevelRecord, stage: &str) -> f64 {
+    r.time_ms.get(stage).copied().unwrap_or(0.0)
+}
+
+/// The per-level table of a run, with the averages over levels.
 pub fn table(levels: &[LevelRecord], cfg: &ShockConfig, roots: usize) -> String {
-    let mut t = format!(
-        "shock wave: {roots} roots, P = {}, {}, objective {}, policy {}, F = {}\n\n",
-        cfg.procs,
-        if cfg.balance { "PLUM" } else { "no balancing" },
-        cfg.objective,
-        cfg.policy,
-        cfg.parts_per_proc
-    );
-    t += "| level | elements | LoadImb before | LoadImb | Cut% | TotalV | MaxV | MaxSR | Comm. MB | remap | gain s | cost s | balance ms |\n";
-    t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: |\n";
-    let balance_ms = |r: &LevelRecord| shock::balancer_ms(&r.time_ms);
+    let (what, columns) = match cfg.balancer {
+        Balancer::Plum => (
+            format!(
+                "PLUM, objective {}, policy {}, F = {}",
+                cfg.objective, cfg.policy, cfg.parts_per_proc
+            ),
+            PLUM_COLUMNS,
+        ),
+        Balancer::Sbn => (format!("SBN {:?}", cfg.sbn.variant), SBN_COLUMNS),
+        Balancer::None => ("no balancing".to_string(), PLUM_COLUMNS),
+    };
+    let mut t = format!("shock wave: {roots} roots, P = {}, {what}\n\n", cfg.procs);
+    t += &markdown_table(levels, columns);
+    t
+}
+
+/// A markdown table of `columns`, one row per level and an `avg` row.
+fn markdown_table(levels: &[LevelRecord], columns: &[Column]) -> String {
+    let cell = |x: f64, decimals: usize| format!("{x:.decimals$}");
+    let mut t = String::from("| level |");
+    for (title, _, _) in columns {
+        t += &format!(" {title} |");
+    }
+    t += "\n| ---: |";
+    t += &" ---: |".repeat(columns.len());
+    t += "\n";
     for r in levels {
-        t += &format!(
-            "| {} | {} | {:.3} | {:.3} | {:.2} | {} | {} | {} | {:.2} | {} | {:.4} | {:.4} | {:.1} |\n",
-            r.level,
-            r.elements,
-            r.load_imb_before,
-            r.load_imb,
-            r.cut_pct,
-            r.total_v,
-            r.max_v,
-            r.max_sr,
-            r.comm_mb,
-            if r.remap_accepted { "yes" } else if r.balance_triggered { "rejected" } else { "—" },
-            r.gain_s,
-            r.cost_s,
-            balance_ms(r)
-        );
+        t += &format!("| {} |", r.level);
+        for (_, decimals, value) in columns {
+            t += &format!(" {} |", cell(value(r), *decimals));
+        }
+        t += "\n";
     }
     let n = levels.len().max(1) as f64;
-    let avg = |f: &dyn Fn(&LevelRecord) -> f64| levels.iter().map(f).sum::<f64>() / n;
-    t += &format!(
-        "| avg | {:.0} | {:.3} | {:.3} | {:.2} | {:.0} | {:.0} | {:.0} | {:.2} | {}/{} | {:.4} | {:.4} | {:.1} |\n",
-        avg(&|r| r.elements as f64),
-        avg(&|r| r.load_imb_before),
-        avg(&|r| r.load_imb),
-        avg(&|r| r.cut_pct),
-        avg(&|r| r.total_v as f64),
-        avg(&|r| r.max_v as f64),
-        avg(&|r| r.max_sr as f64),
-        avg(&|r| r.comm_mb),
-        levels.iter().filter(|r| r.remap_accepted).count(),
-        levels.len(),
-        avg(&|r| r.gain_s),
-        avg(&|r| r.cost_s),
-        avg(&balance_ms)
-    );
-    t
+    t += "| avg |";
+    for (_, decimals, value) in columns {
+        let mean = levels.iter().map(value).sum::<f64>() / n;
+        t += &format!(" {} |", cell(mean, *decimals));
+    }
+    t + "\n"
 }

@@ -183,7 +183,7 @@ pub struct Shared<'a> {
     patterns: Vec<Pattern>,
     /// Options.
     pub opts: SbnOptions,
-    /// Mean weight of a job (`PWgt` per root), converting job thresholds into weights.
+    /// Mean weight of a job (`Wgt` per root), converting job thresholds into weights.
     pub job_weight: f64,
 }
 
@@ -196,8 +196,9 @@ impl<'a> Shared<'a> {
             .flat_map(|&t| (0..procs).map(move |s| (s, t)))
             .map(|(s, t)| network.pattern(s, t))
             .collect();
-        let n = model.weights.pwgt.len().max(1);
-        let job_weight = (model.weights.pwgt.iter().sum::<u64>() as f64 / n as f64).max(1.0);
+        let n = model.weights.pwgt.len();
+        let total: f64 = (0..n as u32).map(|v| model.wgt(v, 0)).sum();
+        let job_weight = if total > 0.0 { total / n as f64 } else { 1.0 };
         Shared {
             model,
             network,
@@ -274,7 +275,6 @@ pub struct Processor {
     gather: Option<Gather>,
     debts: Vec<(u32, f64)>,
     sys_ll: Option<f64>,
-    processed_since: f64,
     serial: u32,
     rng: Rng,
     /// Balance operations it started.
@@ -302,7 +302,6 @@ impl Processor {
             gather: None,
             debts: Vec::new(),
             sys_ll: None,
-            processed_since: 0.0,
             serial: 0,
             rng: Rng::new(shared.opts.seed ^ (u64::from(id) << 32)),
             initiated: 0,
@@ -317,9 +316,7 @@ impl Processor {
 
     /// The root to process next, taken off the queue (interior roots first).
     pub fn next_root(&mut self) -> Option<u32> {
-        let v = self.queue.pop_next()?;
-        self.processed_since += self.queue.weight_of(v);
-        Some(v)
+        self.queue.pop_next()
     }
 
     /// The roots whose data comes along with v's (lazy group move, §5.2.2): v and its
@@ -505,22 +502,15 @@ impl Processor {
         Template::ALL[self.rng.below(Template::ALL.len())]
     }
 
-    /// The system level as last learned, less the work done here since (everyone is assumed
-    /// to have worked as much); unknown before the first balance: the processor's own load.
-    fn estimated_level(&self, load: f64) -> f64 {
-        self.sys_ll
-            .map_or(load, |s| (s - self.processed_since).max(0.0))
-    }
-
-    /// Starting a balance pays only if the others are expected to hold more than a job more.
+    /// Starting a balance pays only if the system level last learned is more than a job
+    /// above this load (always, before anything was learned). Starting one sets the level to
+    /// the load until the operation answers, so no second one starts from the same knowledge.
     fn expects_gain(&self, load: f64, shared: &Shared) -> bool {
-        self.sys_ll
-            .is_none_or(|_| self.estimated_level(load) > load + shared.job_weight)
+        self.sys_ll.is_none_or(|level| level > load + shared.job_weight)
     }
 
     fn learn_level(&mut self, sys_ll: f64) {
         self.sys_ll = Some(sys_ll);
-        self.processed_since = 0.0;
     }
 
     fn initiate(&mut self, load: f64, shared: &Shared, out: &mut impl Outbox) {
@@ -531,9 +521,7 @@ impl Processor {
             serial: self.serial,
         };
         let template = self.pick_template();
-        // Until the operation answers, do not start another from the same stale estimate.
         self.sys_ll = Some(load);
-        self.processed_since = 0.0;
         match shared.opts.variant {
             Variant::Basic => self.gather_down(self.id, op, template, load, shared, out),
             Variant::Heuristic => {
@@ -670,10 +658,7 @@ impl Processor {
     fn pay_debts(&mut self, shared: &Shared, out: &mut impl Outbox) {
         while let Some(&(to, owed)) = self.debts.first() {
             let load = self.load();
-            let spare = load
-                - self
-                    .sys_ll
-                    .map_or(f64::INFINITY, |_| self.estimated_level(load));
+            let spare = load - self.sys_ll.unwrap_or(f64::INFINITY);
             if spare <= 0.0 {
                 break;
             }
@@ -701,16 +686,21 @@ impl Processor {
     ) {
         let load = self.load();
         let estimate = (path_sum + load) / f64::from(path_len + 1);
+        let pattern = shared.pattern(op.initiator, template);
+        let tag = Tag {
+            op: Some(op),
+            sys_ll: Some(estimate),
+            route: None,
+        };
         if load > estimate {
-            let tag = Tag {
-                op: Some(op),
-                sys_ll: Some(estimate),
-                route: None,
-            };
             self.give(op.initiator, load / 2.0, tag, shared, out);
             return;
         }
-        let pattern = shared.pattern(op.initiator, template);
+        if pattern.is_leaf(self.id as usize) {
+            // The probe found nobody loaded enough: the estimate goes back alone.
+            self.give(op.initiator, 0.0, tag, shared, out);
+            return;
+        }
         for &c in pattern.children(self.id as usize) {
             let msg = Message::BalanceDown {
                 op,

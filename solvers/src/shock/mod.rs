@@ -1,0 +1,342 @@
+//! The shock-wave test case (seed 004 §5.3, `test-cases.md`): a cylinder with its axis along z
+//! moves along +x across a box elongated along x; leaves it touches are refined up to a maximum
+//! depth, refined leaves it has left behind are coarsened, one level per adaptation. Each
+//! adaptation is followed by one or more *tracks* ([`Track`]): a balancer on P ranks (PLUM,
+//! SBN, or none) that owns its assignment, processes the level on the simulated machine and
+//! records the level's metrics. The adaptation does not depend on the balancing, so
+//! `plume compare` runs every (method, P) track on one adaptation.
+//!
+//! **Calibration** (the published case grows from 50,000 to 1,833,730 elements over 9 levels):
+//! on the shipped 50,136-element mesh of [0, 4] × [0, 1]², a front of radius 0.16 growing by
+//! 13.5% a level, starting at x = 0.3 and moving 0.3 a level, refined to depth 3, grows the mesh
+//! to 68,128 / 130,053 / 168,192 / 218,340 / 347,818 / 547,022 / 859,340 / 1,274,645 /
+//! 1,828,034 leaves over the 9 levels. A constant radius cannot reach the published growth
+//! (the refined band's volume stays constant), hence the growth.
+//!
+//! **Solver model.** Between adaptations the solver runs `N_adapt` iterations; an iteration on a
+//! rank costs `T_iter` per leaf it owns. The level's modelled solver time is that of the most
+//! loaded rank; PLUM's gain/cost rule uses the same model.
+
+mod plum_track;
+mod record;
+mod sbn_track;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use plume::adapt::{AdaptOptions, Forest};
+use plume::balance::{PlumOptions, SbnOptions};
+use plume::graph::{DualGraph, Weights};
+use plume::mesh::{geometry, Mesh};
+use plume::sim::Machine;
+use plume::Result;
+
+pub use record::{LevelRecord, SbnRecord, SimRecord, Traffic};
+
+/// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Front {
+    /// Centre's x at level 1, as a fraction of the box length.
+    pub start: f64,
+    /// Distance the centre moves per level, as a fraction of the box length.
+    pub step: f64,
+    /// Radius at level 1, as a fraction of the box's y extent.
+    pub radius: f64,
+    /// Relative growth of the radius per level.
+    pub growth: f64,
+    /// Maximum refinement depth inside the front.
+    pub max_depth: u8,
+}
+
+impl Default for Front {
+    fn default() -> Self {
+        Front {
+            start: 0.075,
+            step: 0.075,
+            radius: 0.16,
+            growth: 0.135,
+            max_depth: 3,
+        }
+    }
+}
+
+/// When PLUM balances within an adaptation step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum BalanceAt {
+    /// After closure, on predicted weights, before subdivision (PLUM's way: less data moves).
+    BeforeSubdivision,
+    /// After subdivision, on the new weights.
+    AfterSubdivision,
+}
+
+/// Which balancer a track runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Balancer {
+    /// PLUM: repartition, remap, migrate (semi-dynamic).
+    Plum,
+    /// SBN: balance while processing, move data lazily (dynamic).
+    Sbn,
+    /// No balancing: the roots stay on the ranks of the initial partition.
+    None,
+}
+
+/// A shock-wave run's configuration.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ShockConfig {
+    /// Number of ranks.
+    pub procs: usize,
+    /// The balancer.
+    pub balancer: Balancer,
+    /// PLUM's reassignment objective (`totalv`, `totalv-greedy`, `maxv`, `maxsr`, `identity`).
+    pub objective: String,
+    /// PLUM's partitioner (`metis`, `rcb`); also makes the initial partition.
+    pub partitioner: String,
+    /// PLUM's when-to-balance policy (`threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`).
+    pub policy: String,
+    /// PLUM's parts per processor.
+    pub parts_per_proc: usize,
+    /// Adaptation levels.
+    pub levels: usize,
+    /// Seed of the partitioner.
+    pub seed: u64,
+    /// When PLUM balances.
+    pub balance_at: BalanceAt,
+    /// PLUM's accept rule and cost model.
+    pub plum: PlumOptions,
+    /// SBN's options.
+    pub sbn: SbnOptions,
+    /// The simulated machine both are timed on.
+    pub machine: Machine,
+    /// The front.
+    pub front: Front,
+}
+
+impl ShockConfig {
+    /// The published case's shape on `procs` ranks: PLUM with METIS, optimal TotalV, threshold
+    /// 1.05, balancing before subdivision, 9 levels; SBN Basic when chosen.
+    pub fn new(procs: usize) -> Self {
+        ShockConfig {
+            procs,
+            balancer: Balancer::Plum,
+            objective: "totalv".into(),
+            partitioner: "metis".into(),
+            policy: "threshold".into(),
+            parts_per_proc: 1,
+            levels: 9,
+            seed: 1,
+            balance_at: BalanceAt::BeforeSubdivision,
+            plum: PlumOptions::new(procs),
+            sbn: SbnOptions::default(),
+            machine: Machine::default(),
+            front: Front::default(),
+        }
+    }
+}
+
+/// A finished run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ShockRun {
+    /// The configuration.
+    pub config: ShockConfig,
+    /// Roots of the initial mesh.
+    pub roots: usize,
+    /// One record per level.
+    pub levels: Vec<LevelRecord>,
+}
+
+/// A balancer following the adaptation level by level on its own assignment.
+pub trait Track {
+    /// The configuration it runs.
+    fn config(&self) -> &ShockConfig;
+    /// The rank owning every root (after the last level: where it was processed).
+    fn owner(&self) -> &[u32];
+    /// After closure, before subdivision, with the predicted weights.
+    fn before_subdivision(&mut self, forest: &Forest, graph: &DualGraph, predicted: &Weights)
+        -> Result<()>;
+    /// After subdivision and the weight update: finish balancing, process the level on the
+    /// simulated machine, and return its record (`adapt_ms`: the adaptation's stage times).
+    fn after_subdivision(
+        &mut self,
+        level: usize,
+        forest: &Forest,
+        graph: &DualGraph,
+        adapt_ms: &BTreeMap<String, f64>,
+    ) -> Result<LevelRecord>;
+}
+
+/// The track `cfg` asks for, starting from the initial partition of `graph`.
+pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Box<dyn Track>> {
+    if cfg.procs == 0 || cfg.procs > graph.nvertices() {
+        return Err(plume::Error::Invalid(format!(
+            "--procs {} must be between 1 and the number of roots ({})",
+            cfg.procs,
+            graph.nvertices()
+        )));
+    }
+    let plum = plum_track::PlumTrack::new(cfg, forest, graph)?;
+    Ok(match cfg.balancer {
+        Balancer::Plum | Balancer::None => Box::new(plum),
+        Balancer::Sbn => Box::new(sbn_track::SbnTrack::new(cfg, plum.owner().to_vec())),
+    })
+}
+
+/// Runs the shock-wave case on `mesh` with one balancer; `each_level` sees the forest and the
+/// owners after every level (to write VTK files, advance a progress bar).
+pub fn run(
+    cfg: &ShockConfig,
+    mesh: Mesh,
+    mut each_level: impl FnMut(usize, &Forest, &[u32]) -> Result<()>,
+) -> Result<ShockRun> {
+    let mut runs = run_many(std::slice::from_ref(cfg), mesh, |level, forest, tracks| {
+        each_level(level, forest, tracks[0].owner())
+    })?;
+    Ok(runs.remove(0))
+}
+
+/// Runs the shock-wave case once and balances it with every configuration of `cfgs` side by
+/// side (they must agree on the front and the number of levels, which `cfgs[0]` gives);
+/// `each_level` sees the forest and the tracks after every level.
+pub fn run_many(
+    cfgs: &[ShockConfig],
+    mesh: Mesh,
+    mut each_level: impl FnMut(usize, &Forest, &[Box<dyn Track>]) -> Result<()>,
+) -> Result<Vec<ShockRun>> {
+    let Some(first) = cfgs.first() else {
+        return Ok(Vec::new());
+    };
+    let roots = mesh.nelems();
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    let mut forest = Forest::new(
+        mesh,
+        AdaptOptions {
+            max_depth: first.front.max_depth,
+            nfields: 0,
+        },
+    )?;
+    let mut graph = DualGraph::new(&forest);
+    let mut tracks = cfgs
+        .iter()
+        .map(|cfg| track(cfg, &forest, &graph))
+        .collect::<Result<Vec<_>>>()?;
+    let mut levels = vec![Vec::with_capacity(first.levels); cfgs.len()];
+    for level in 1..=first.levels {
+        let mut watch = Stopwatch::start();
+        mark_front(&mut forest, &first.front, level, lo, hi);
+        watch.lap("mark");
+        forest.coarsen()?;
+        watch.lap("coarsen");
+        forest.close()?;
+        watch.lap("closure");
+        let predicted = graph.predict(&forest);
+        watch.lap("predict");
+        for t in &mut tracks {
+            t.before_subdivision(&forest, &graph, &predicted)?;
+        }
+        watch.skip();
+        let report = forest.subdivide();
+        watch.lap("subdivision");
+        graph.update(&forest, &report.changed_roots);
+        watch.lap("weights");
+        for (t, records) in tracks.iter_mut().zip(&mut levels) {
+            records.push(t.after_subdivision(level, &forest, &graph, &watch.times)?);
+        }
+        each_level(level, &forest, &tracks)?;
+    }
+    Ok(cfgs
+        .iter()
+        .zip(levels)
+        .map(|(cfg, levels)| ShockRun {
+            config: cfg.clone(),
+            roots,
+            levels,
+        })
+        .collect())
+}
+
+/// Wall-clock milliseconds per stage of a level.
+pub(crate) struct Stopwatch {
+    clock: Instant,
+    times: BTreeMap<String, f64>,
+}
+
+impl Stopwatch {
+    pub(crate) fn start() -> Self {
+        Stopwatch {
+            clock: Instant::now(),
+            times: BTreeMap::new(),
+        }
+    }
+
+    /// Records the time since the last lap under `stage`.
+    pub(crate) fn lap(&mut self, stage: &str) {
+        self.times
+            .insert(stage.to_string(), self.clock.elapsed().as_secs_f64() * 1e3);
+        self.clock = Instant::now();
+    }
+
+    /// Restarts the lap without recording it (time the tracks record themselves).
+    fn skip(&mut self) {
+        self.clock = Instant::now();
+    }
+}
+
+/// Milliseconds the balancer took in a level's stage times: PLUM's partition, similarity
+/// matrix, reassignment and migration; SBN's balancing, vertex selection and migration.
+pub fn balancer_ms(time_ms: &BTreeMap<String, f64>) -> f64 {
+    [
+        "partition",
+        "similarity",
+        "reassignment",
+        "migration",
+        "balancing",
+        "vertex_selection",
+    ]
+    .iter()
+    .filter_map(|k| time_ms.get(*k))
+    .sum()
+}
+
+/// The loads' imbalance, the largest load and the Cut% of the assignment `owner` on the
+/// current weights.
+pub(crate) fn loads_and_cut(
+    graph: &DualGraph,
+    owner: &[u32],
+    procs: usize,
+) -> (plume::metrics::Imbalance, u64, f64) {
+    let w = &graph.weights;
+    let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
+    let cut = plume::metrics::Cut::new(&graph.xadj, &graph.adjncy, &w.cwgt, owner);
+    let max = loads.iter().copied().max().unwrap_or(0);
+    (plume::metrics::Imbalance::from_u64(&loads), max, cut.percent())
+}
+
+/// Marks the leaves the front touches at `level` for refinement and the refined leaves it does
+/// not touch for coarsening.
+fn mark_front(forest: &mut Forest, front: &Front, level: usize, lo: [f64; 3], hi: [f64; 3]) {
+    let length = hi[0] - lo[0];
+    let width = hi[1] - lo[1];
+    let centre = [
+        lo[0] + length * (front.start + front.step * (level - 1) as f64),
+        lo[1] + 0.5 * width,
+    ];
+    let radius = width * front.radius * (1.0 + front.growth).powi(level as i32 - 1);
+    let touches = |corners: &[[f64; 3]; 4], c: [f64; 3]| {
+        let d2 = |p: [f64; 3]| (p[0] - centre[0]).powi(2) + (p[1] - centre[1]).powi(2);
+        let reach = corners
+            .iter()
+            .map(|&p| geometry::dist2(p, c).sqrt())
+            .fold(0.0, f64::max);
+        d2(c).sqrt() <= radius + reach
+    };
+    let mut refine = Vec::new();
+    let mut coarsen = Vec::new();
+    forest.for_each_leaf(|l| {
+        if touches(&l.corners, l.centroid) {
+            refine.push(l.id);
+        } else if l.level > 0 {
+            coarsen.push(l.id);
+        }
+    });
+    refine.into_iter().for_each(|id| forest.mark_refine(id));
+    coarsen.into_iter().for_each(|id| forest.mark_coarsen(id));
+}

@@ -1,0 +1,154 @@
+//! What a shock-wave run records per level: the metrics every balancer shares (seed 004
+//! tables 8, 9, 12), the simulated machine's time split, and SBN's own columns (tables 6, 7,
+//! 10, 11).
+
+use std::collections::BTreeMap;
+
+use plume::sim::{sbn_level::MessageCounts, SbnLevel, TimeSplit};
+
+/// One adaptation level's record.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LevelRecord {
+    /// Level, from 1.
+    pub level: usize,
+    /// Leaves after the level's adaptation.
+    pub elements: usize,
+    /// `max / mean` of the ranks' leaves where the level was processed.
+    pub load_imb: f64,
+    /// Percent imbalance `(max/mean − 1)·100`.
+    pub lambda_pct: f64,
+    /// `mean / max`.
+    pub lb: f64,
+    /// `LoadImb` before balancing (same weights).
+    pub load_imb_before: f64,
+    /// Percent of the communication weight crossing ranks where the level was processed
+    /// (SBN: Post-Exec Cut%).
+    pub cut_pct: f64,
+    /// `TotalV`: `RWgt` moved. PLUM: the remap's, on the weights balanced on (predicted ones
+    /// when balancing before subdivision). SBN: the data moves that happened.
+    pub total_v: u64,
+    /// `MaxV`, same data.
+    pub max_v: u64,
+    /// `MaxSR`, same data.
+    pub max_sr: u64,
+    /// `TotalV` the identity mapping of the same parts would have moved (PLUM's baseline; 0
+    /// for SBN).
+    pub identity_total_v: u64,
+    /// Megabytes of serialized trees actually moved.
+    pub comm_mb: f64,
+    /// Trees actually moved.
+    pub trees_moved: usize,
+    /// Elements of the trees actually moved.
+    pub elements_moved: u64,
+    /// PLUM: the policy asked for a repartition. SBN: a balance operation ran.
+    pub balance_triggered: bool,
+    /// PLUM: the remap was carried out (always false for SBN, which never remaps).
+    pub remap_accepted: bool,
+    /// Modelled gain of the remap, seconds (PLUM).
+    pub gain_s: f64,
+    /// Modelled cost of the remap, seconds (PLUM).
+    pub cost_s: f64,
+    /// The reassignment solver that ran (PLUM; empty when none did).
+    pub remapper: String,
+    /// Modelled solver time until the next adaptation (the most loaded rank's), seconds.
+    pub solver_s: f64,
+    /// The balancer's share of the level's wall-clock time, percent.
+    pub balance_pct: f64,
+    /// The level on the simulated machine.
+    pub sim: SimRecord,
+    /// SBN's own columns (absent for PLUM).
+    #[serde(flatten)]
+    pub sbn: Option<SbnRecord>,
+    /// Wall-clock milliseconds per stage.
+    pub time_ms: BTreeMap<String, f64>,
+}
+
+/// A level on the simulated machine (`plume::sim`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SimRecord {
+    /// Simulated time of the level (PLUM: remap + processing), seconds.
+    pub time_s: f64,
+    /// Share of processor time processing leaves, percent.
+    pub processing_pct: f64,
+    /// Share communicating with neighbours, percent.
+    pub communication_pct: f64,
+    /// Share moving data and handling balancing messages, percent.
+    pub distribution_pct: f64,
+    /// Share idle, percent.
+    pub idle_pct: f64,
+}
+
+impl SimRecord {
+    /// The record of a level that took `time_s` split as `split`.
+    pub fn new(time_s: f64, split: &TimeSplit) -> SimRecord {
+        let [processing_pct, communication_pct, distribution_pct, idle_pct] = split.percentages();
+        SimRecord {
+            time_s,
+            processing_pct,
+            communication_pct,
+            distribution_pct,
+            idle_pct,
+        }
+    }
+}
+
+/// SBN's columns of a level.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SbnRecord {
+    /// `max_p QWgt(p) / WSysLL` where the roots were processed (seed 004 §5.3.1).
+    pub qwgt_load_imb: f64,
+    /// Cut% of the assignment at the start of the level.
+    pub pre_cut_pct: f64,
+    /// Cut% of where the roots were processed.
+    pub post_cut_pct: f64,
+    /// Roots reassigned by distribution messages.
+    pub roots_transferred: u64,
+    /// Roots whose data moved.
+    pub data_moves: u64,
+    /// Balance operations started.
+    pub balances: u64,
+    /// Messages by kind.
+    pub messages: Traffic,
+    /// Bytes by kind.
+    pub message_bytes: Traffic,
+}
+
+/// A count per message kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Traffic {
+    /// Balancing messages.
+    pub balance: u64,
+    /// Distribution messages.
+    pub distribution: u64,
+    /// Migration messages.
+    pub migration: u64,
+    /// Locate messages.
+    pub locate: u64,
+}
+
+impl SbnRecord {
+    /// The SBN columns of a simulated level; `qwgt_load_imb` is computed by the caller.
+    pub fn new(level: &SbnLevel, qwgt_load_imb: f64) -> SbnRecord {
+        let m: &MessageCounts = &level.messages;
+        SbnRecord {
+            qwgt_load_imb,
+            pre_cut_pct: level.pre_cut_pct,
+            post_cut_pct: level.post_cut_pct,
+            roots_transferred: level.roots_transferred,
+            data_moves: level.data_moves,
+            balances: level.balances,
+            messages: Traffic {
+                balance: m.balance.messages,
+                distribution: m.distribution.messages,
+                migration: m.migration.messages,
+                locate: m.locate.messages,
+            },
+            message_bytes: Traffic {
+                balance: m.balance.bytes,
+                distribution: m.distribution.bytes,
+                migration: m.migration.bytes,
+                locate: m.locate.bytes,
+            },
+        }
+    }
+}

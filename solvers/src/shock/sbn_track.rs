@@ -1,0 +1,109 @@
+//! The SBN track: every level is processed on the simulated machine with processors
+//! balancing among themselves while they work, starting from where each root was processed
+//! the level before; the trees whose processor changed then really move (serialized packets),
+//! as they would have, lazily, during the level.
+
+use std::collections::BTreeMap;
+
+use plume::adapt::Forest;
+use plume::balance::sbn::Shared;
+use plume::balance::{migrate, Migration};
+use plume::graph::{DualGraph, Weights};
+use plume::metrics::SysLoad;
+use plume::sim::sbn_level;
+use plume::Result;
+
+use super::{loads_and_cut, LevelRecord, SbnRecord, ShockConfig, SimRecord, Track};
+
+/// SBN on its assignment.
+pub(super) struct SbnTrack {
+    cfg: ShockConfig,
+    owner: Vec<u32>,
+}
+
+impl SbnTrack {
+    /// The track of `cfg`, starting from `owner` (the initial partition).
+    pub(super) fn new(cfg: &ShockConfig, owner: Vec<u32>) -> Self {
+        SbnTrack {
+            cfg: cfg.clone(),
+            owner,
+        }
+    }
+}
+
+impl Track for SbnTrack {
+    fn config(&self) -> &ShockConfig {
+        &self.cfg
+    }
+
+    fn owner(&self) -> &[u32] {
+        &self.owner
+    }
+
+    fn before_subdivision(&mut self, _: &Forest, _: &DualGraph, _: &Weights) -> Result<()> {
+        Ok(())
+    }
+
+    fn after_subdivision(
+        &mut self,
+        level: usize,
+        forest: &Forest,
+        graph: &DualGraph,
+        adapt_ms: &BTreeMap<String, f64>,
+    ) -> Result<LevelRecord> {
+        let cfg = &self.cfg;
+        let model = cfg.machine.cost_model(graph);
+        let clock = std::time::Instant::now();
+        let opts = plume::balance::SbnOptions {
+            seed: cfg.sbn.seed ^ level as u64,
+            ..cfg.sbn
+        };
+        let shared = Shared::new(model, cfg.procs, opts);
+        let sim = sbn_level(&shared, &cfg.machine, &self.owner, &self.owner)?;
+        let simulation_ms = clock.elapsed().as_secs_f64() * 1e3;
+        let (before, _, _) = loads_and_cut(graph, &self.owner, cfg.procs);
+        let start = std::mem::replace(&mut self.owner, sim.processed_on.clone());
+        let qwgt = model.qwgt(&self.owner, &start, cfg.procs);
+        let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
+        let clock = std::time::Instant::now();
+        let mut owner = start;
+        let moved: Migration = migrate(forest, &mut owner, &self.owner);
+        let migration_ms = clock.elapsed().as_secs_f64() * 1e3;
+        let (imb, max_load, cut_pct) = loads_and_cut(graph, &self.owner, cfg.procs);
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let mut time_ms = adapt_ms.clone();
+        let balancer = ms(sim.cpu.balancing) + ms(sim.cpu.selection) + ms(sim.cpu.migration);
+        time_ms.insert("balancing".into(), ms(sim.cpu.balancing));
+        time_ms.insert("vertex_selection".into(), ms(sim.cpu.selection));
+        time_ms.insert("migration".into(), ms(sim.cpu.migration) + migration_ms);
+        time_ms.insert("simulation".into(), (simulation_ms - balancer).max(0.0));
+        let solver = &cfg.plum.model;
+        Ok(LevelRecord {
+            level,
+            elements: forest.nleaves(),
+            load_imb: imb.load_imb,
+            lambda_pct: imb.lambda_pct,
+            lb: imb.lb,
+            load_imb_before: before.load_imb,
+            cut_pct,
+            total_v: sim.movement.total_v,
+            max_v: sim.movement.max_v,
+            max_sr: sim.movement.max_sr,
+            identity_total_v: 0,
+            comm_mb: moved.bytes as f64 / 1e6,
+            trees_moved: moved.trees,
+            elements_moved: moved.elements,
+            balance_triggered: sim.balances > 0,
+            remap_accepted: false,
+            gain_s: 0.0,
+            cost_s: 0.0,
+            remapper: String::new(),
+            solver_s: max_load as f64 * solver.time_per_load * solver.iterations as f64,
+            balance_pct: 100.0 * super::balancer_ms(&time_ms)
+                / time_ms.values().sum::<f64>().max(1e-9),
+            sim: SimRecord::new(sim.makespan, &sim.split),
+            sbn: Some(SbnRecord::new(&sim, qwgt_load_imb)),
+            time_ms,
+        })
+    }
+}

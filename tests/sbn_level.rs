@@ -1,0 +1,126 @@
+//! One level under SBN on the simulated machine: conservation (every root processed exactly
+//! once, location tables right, data moves and messages that add up), balance reached from a
+//! badly imbalanced start, and determinism.
+
+use plume::adapt::Forest;
+use plume::balance::sbn::{SbnOptions, Shared, Variant};
+use plume::graph::DualGraph;
+use plume::mesh::generate_box;
+use plume::metrics::{rank_loads, Imbalance};
+use plume::partition::{root_centroids, Partitioner, Rcb};
+use plume::sim::{sbn_level, Machine, SbnLevel};
+
+/// A 1,152-root box refined twice in its left quarter, split by RCB on the initial (uniform)
+/// weights: the first ranks get far more work than the others.
+fn imbalanced(procs: usize) -> (DualGraph, Vec<u32>) {
+    let mesh = generate_box([12, 4, 4], [3.0, 1.0, 1.0]).unwrap();
+    let centroids = root_centroids(&mesh);
+    let mut forest = Forest::new(mesh, Default::default()).unwrap();
+    let uniform = DualGraph::new(&forest);
+    let mut owner = vec![0; forest.nroots()];
+    Rcb::new(centroids)
+        .partition(&uniform, &uniform.weights, procs, &mut owner)
+        .unwrap();
+    for _ in 0..2 {
+        forest.mark_refine_where(|l| l.centroid[0] < 0.75);
+        forest.adapt().unwrap();
+    }
+    (DualGraph::new(&forest), owner)
+}
+
+fn run(graph: &DualGraph, owner: &[u32], procs: usize, variant: Variant) -> SbnLevel {
+    let opts = SbnOptions {
+        variant,
+        ..Default::default()
+    };
+    let shared = Shared::new(Machine::default().cost_model(graph), procs, opts);
+    sbn_level(&shared, &Machine::default(), owner, owner).unwrap()
+}
+
+fn check_conservation(graph: &DualGraph, owner: &[u32], procs: usize, level: &SbnLevel) {
+    let n = owner.len();
+    assert_eq!(level.processed_on.len(), n);
+    assert!(level.processed_on.iter().all(|&p| (p as usize) < procs));
+    assert!(level.tables_agree, "location tables disagree with the data");
+    // Every root's data ends where it was processed (it had to be there to be processed, and
+    // only the root's assignee moves it).
+    assert_eq!(level.data, level.processed_on);
+    let m = &level.movement;
+    assert_eq!(m.sent.iter().sum::<u64>(), m.total_v);
+    assert_eq!(m.recv.iter().sum::<u64>(), m.total_v);
+    let moved: u64 = (0..n)
+        .filter(|&v| level.data[v] != owner[v])
+        .map(|v| graph.weights.rwgt[v])
+        .sum();
+    assert!(
+        m.total_v >= moved,
+        "TotalV {} < data displaced {moved}",
+        m.total_v
+    );
+    let relocated = (0..n)
+        .filter(|&v| level.processed_on[v] != owner[v])
+        .count() as u64;
+    assert!(level.roots_transferred >= relocated);
+    assert!(level.data_moves >= relocated);
+    let msgs = &level.messages;
+    assert_eq!(
+        msgs.migration.messages % 2,
+        0,
+        "a request and a reply per fetch"
+    );
+    assert_eq!(
+        msgs.locate.messages,
+        msgs.migration.messages / 2 * (procs as u64 - 1),
+        "every fetch is located to every other processor"
+    );
+    let split = level.split;
+    let expected_work: f64 =
+        graph.weights.pwgt.iter().sum::<u64>() as f64 * Machine::default().t_leaf;
+    assert!((split.processing - expected_work).abs() <= 1e-9 * expected_work);
+    let total = split.processing + split.communication + split.distribution + split.idle;
+    assert!((total - procs as f64 * level.makespan).abs() <= 1e-6 * total);
+}
+
+#[test]
+fn basic_and_heuristic_balance_and_conserve() {
+    for procs in [6, 8] {
+        let (graph, owner) = imbalanced(procs);
+        let before = Imbalance::from_u64(&rank_loads(&graph.weights.pwgt, &owner, procs));
+        assert!(before.load_imb > 2.0, "start imbalance {}", before.load_imb);
+        for variant in [Variant::Basic, Variant::Heuristic] {
+            let level = run(&graph, &owner, procs, variant);
+            check_conservation(&graph, &owner, procs, &level);
+            let after = rank_loads(&graph.weights.pwgt, &level.processed_on, procs);
+            let imb = Imbalance::from_u64(&after).load_imb;
+            assert!(imb < 1.25, "P = {procs} {variant:?}: LoadImb {imb}");
+            assert!(level.balances > 0);
+            // Far better than doing nothing: the makespan is close to the mean work.
+            let mean = graph.weights.pwgt.iter().sum::<u64>() as f64 / procs as f64;
+            let ideal = mean * Machine::default().t_leaf;
+            assert!(
+                level.makespan < 9.3 * ideal,
+                "{variant:?}: {} vs {ideal}",
+                level.makespan
+            );
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_level() {
+    let (graph, owner) = imbalanced(8);
+    let a = run(&graph, &owner, 8, Variant::Basic);
+    let b = run(&graph, &owner, 8, Variant::Basic);
+    assert_eq!(a.processed_on, b.processed_on);
+    assert_eq!(a.makespan.to_bits(), b.makespan.to_bits());
+    assert_eq!(a.messages, b.messages);
+}
+
+#[test]
+fn one_processor_processes_everything_without_messages() {
+    let (graph, owner) = imbalanced(1);
+    let level = run(&graph, &owner, 1, Variant::Basic);
+    check_conservation(&graph, &owner, 1, &level);
+    assert_eq!(level.messages.total(), 0);
+    assert_eq!(level.split.idle, 0.0);
+}
