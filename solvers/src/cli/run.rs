@@ -18,6 +18,8 @@ use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig};
 pub enum RunCommand {
     /// The moving shock wave (seed 004 §5.3) balanced the PLUM way.
     Shock(ShockArgs),
+    /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
+    Erosion(super::erosion::ErosionArgs),
 }
 
 /// Balancers of `plume run shock`.
@@ -124,6 +126,7 @@ pub struct ShockArgs {
 pub fn run(cmd: RunCommand) -> CliResult {
     match cmd {
         RunCommand::Shock(args) => shock_cmd(args),
+        RunCommand::Erosion(args) => super::erosion::run(args),
     }
 }
 
