@@ -3,6 +3,7 @@
 
 pub mod charts;
 pub mod cli;
+pub mod compare;
 pub mod erosion;
 pub mod report;
 pub mod shock;

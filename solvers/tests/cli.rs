@@ -403,6 +403,8 @@ fn every_command_has_help() {
         vec!["info", "--help"],
         vec!["refine", "--help"],
         vec!["graph", "--help"],
+        vec!["run", "shock", "--help"],
+        vec!["compare", "shock", "--help"],
     ] {
         let run = ok(&args);
         assert!(run.stdout.contains("Usage: plume"), "{args:?}");
@@ -483,6 +485,72 @@ fn run_shock_writes_its_reports_and_vtk_series() {
     assert_eq!(names, ["root", "level", "pattern", "rank"]);
     let pvd = std::fs::read_to_string(dir.path("out/shock.pvd")).unwrap();
     assert!(pvd.contains("level_0001.vtu") && pvd.contains("level_0002.vtu"));
+}
+
+#[test]
+fn run_shock_with_sbn_and_compare_write_their_reports() {
+    let dir = TempDir::new("sbn-compare");
+    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../meshes/shock_box.msh");
+    let mesh = mesh.display().to_string();
+    let run = ok(&[
+        "run",
+        "shock",
+        "--balancer",
+        "sbn",
+        "--variant",
+        "heuristic",
+        "--procs",
+        "6",
+        "--levels",
+        "1",
+        "--vtk",
+        "none",
+        "--mesh",
+        &mesh,
+        "--out",
+        &dir.arg("sbn"),
+    ]);
+    assert!(run.stdout.contains("SBN Heuristic") && run.stdout.contains("Post-Exec Cut%"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("sbn/metrics.json")).unwrap())
+            .unwrap();
+    let level = &json["levels"][0];
+    for key in [
+        "qwgt_load_imb",
+        "pre_cut_pct",
+        "post_cut_pct",
+        "roots_transferred",
+    ] {
+        assert!(level[key].is_number(), "{key}");
+    }
+    assert!(level["messages"]["locate"].is_number() && level["sim"]["idle_pct"].is_number());
+    assert!(level["time_ms"]["vertex_selection"].is_number());
+    let run = ok(&[
+        "compare",
+        "shock",
+        "--procs",
+        "2,5",
+        "--levels",
+        "1",
+        "--mesh",
+        &mesh,
+        "--out",
+        &dir.arg("cmp"),
+    ]);
+    assert!(run.stdout.contains("Table 8") && run.stdout.contains("| 5 |"));
+    for file in [
+        "compare.json",
+        "compare.md",
+        "loadimb.svg",
+        "cut.svg",
+        "maxsr.svg",
+        "time.svg",
+    ] {
+        assert!(dir.path("cmp").join(file).exists(), "{file}");
+    }
+    fails(&["compare", "shock", "--procs", "2,0"], 2, &["--procs"]);
+    fails(&["compare", "shock", "--procs", "two"], 2, &["--procs"]);
+    fails(&["compare", "shock", "--levels", "0"], 2, &["--levels"]);
 }
 
 #[test]

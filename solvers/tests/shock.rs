@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use plume::balance::Variant;
 use plume::mesh::{generate_box, Mesh};
 use plume_solvers::report::Report;
 use plume_solvers::shock::{self, LevelRecord, ShockConfig};
@@ -78,6 +79,41 @@ fn plum_on_8_ranks_balances_every_level_and_beats_identity() {
 #[test]
 fn plum_on_32_ranks_balances_every_level_and_beats_identity() {
     check_plum_levels(&run_checked(&ShockConfig::new(32), shock_mesh()));
+}
+
+#[test]
+fn sbn_balances_every_level_and_accounts_for_what_moved() {
+    for variant in [Variant::Basic, Variant::Heuristic] {
+        let mut cfg = ShockConfig::new(8);
+        cfg.balancer = shock::Balancer::Sbn;
+        cfg.sbn.variant = variant;
+        cfg.levels = 4;
+        let levels = run_checked(&cfg, shock_mesh());
+        for r in &levels {
+            let sbn = r.sbn.as_ref().expect("SBN columns");
+            assert!(
+                sbn.qwgt_load_imb < 1.1,
+                "{variant:?} level {}: {}",
+                r.level,
+                sbn.qwgt_load_imb
+            );
+            assert!(
+                r.sim.idle_pct < 10.0,
+                "{variant:?} level {}: idle {}",
+                r.level,
+                r.sim.idle_pct
+            );
+            // A fetch is a request and a reply, and every other processor is told.
+            assert_eq!(sbn.messages.locate, sbn.messages.migration / 2 * 7);
+            // The trees that really moved are the roots processed away from their start, and
+            // the data moves the simulation counted include them.
+            assert!(sbn.data_moves >= r.trees_moved as u64);
+            assert!(r.total_v >= r.elements_moved, "level {}", r.level);
+            assert!(!r.remap_accepted && r.cut_pct == sbn.post_cut_pct);
+            let shares = r.sim.processing_pct + r.sim.communication_pct + r.sim.distribution_pct;
+            assert!((shares + r.sim.idle_pct - 100.0).abs() < 1e-6);
+        }
+    }
 }
 
 #[test]

@@ -207,7 +207,13 @@ impl Run<'_, '_> {
         c.busy_until = Some(t);
         c.version += 1;
         let version = c.version;
-        self.events.push(t, Event::Free { p: p as u32, version });
+        self.events.push(
+            t,
+            Event::Free {
+                p: p as u32,
+                version,
+            },
+        );
     }
 
     /// Brings v's data (and its group's) to p if it is elsewhere; returns the time it took.
@@ -218,7 +224,10 @@ impl Run<'_, '_> {
         };
         let mut elements = 0;
         for &r in &group {
-            debug_assert_eq!(self.truth[r as usize], src, "location of a queued root's data");
+            debug_assert_eq!(
+                self.truth[r as usize], src,
+                "location of a queued root's data"
+            );
             let rw = self.shared.model.weights.rwgt[r as usize];
             self.sent[src as usize] += rw;
             self.received[p] += rw;
@@ -265,8 +274,13 @@ impl Run<'_, '_> {
         c.finish = end + took;
         c.version += 1;
         let version = c.version;
-        self.events
-            .push(end + took, Event::Free { p: p as u32, version });
+        self.events.push(
+            end + took,
+            Event::Free {
+                p: p as u32,
+                version,
+            },
+        );
     }
 }
 

@@ -9,6 +9,7 @@
 //! | `refine.rs` | `plume refine` |
 //! | `graph.rs` | `plume graph` |
 //! | `run.rs` | `plume run shock` |
+//! | `compare.rs` | `plume compare shock` |
 //! | `erosion.rs` | `plume run erosion` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
@@ -18,6 +19,7 @@
 //! naming the file, option or value at fault.
 
 mod common;
+mod compare;
 mod erosion;
 mod graph;
 mod info;
@@ -54,6 +56,9 @@ pub enum Command {
     /// Run a test case on P ranks with a balancer and report per-level metrics.
     #[command(subcommand)]
     Run(run::RunCommand),
+    /// Run a test case with PLUM and SBN side by side for several P.
+    #[command(subcommand)]
+    Compare(compare::CompareCommand),
 }
 
 /// Why a command failed.
@@ -98,6 +103,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Refine(args) => refine::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Run(cmd) => run::run(cmd),
+        Command::Compare(cmd) => compare::run(cmd),
     }
 }
 

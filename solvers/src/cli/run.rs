@@ -42,6 +42,15 @@ pub enum VariantName {
     Heuristic,
 }
 
+impl From<VariantName> for plume::balance::Variant {
+    fn from(v: VariantName) -> Self {
+        match v {
+            VariantName::Basic => plume::balance::Variant::Basic,
+            VariantName::Heuristic => plume::balance::Variant::Heuristic,
+        }
+    }
+}
+
 /// Which levels get a VTK file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VtkLevels {
@@ -132,14 +141,7 @@ pub fn run(cmd: RunCommand) -> CliResult {
 
 fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
-    let mesh = match &args.mesh {
-        Some(path) => load_mesh(path)?,
-        None if Path::new(DEFAULT_MESH).exists() => load_mesh(Path::new(DEFAULT_MESH))?,
-        None => {
-            eprintln!("plume: note: {DEFAULT_MESH} not found, using a generated box");
-            plume::mesh::generate_box([52, 13, 13], [4.0, 1.0, 1.0])?
-        }
-    };
+    let mesh = shock_mesh(args.mesh.as_deref())?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure::Error(format!("{}: {e}", args.out.display())))?;
     let progress = Progress::bar(cfg.levels as u64, "shock");
@@ -165,6 +167,18 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
 
 /// The mesh `plume run shock` uses without `--mesh`.
 pub const DEFAULT_MESH: &str = "meshes/shock_box.msh";
+
+/// The shock case's initial mesh: `path`, or [`DEFAULT_MESH`] if present, else a generated box.
+pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<plume::mesh::Mesh> {
+    Ok(match path {
+        Some(path) => load_mesh(path)?,
+        None if Path::new(DEFAULT_MESH).exists() => load_mesh(Path::new(DEFAULT_MESH))?,
+        None => {
+            eprintln!("plume: note: {DEFAULT_MESH} not found, using a generated box");
+            plume::mesh::generate_box([52, 13, 13], [4.0, 1.0, 1.0])?
+        }
+    })
+}
 
 fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     let usage = |m: String| Failure::Usage(m);
@@ -192,10 +206,7 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
         BalancerName::Sbn => Balancer::Sbn,
         BalancerName::None => Balancer::None,
     };
-    cfg.sbn.variant = match args.variant {
-        VariantName::Basic => plume::balance::Variant::Basic,
-        VariantName::Heuristic => plume::balance::Variant::Heuristic,
-    };
+    cfg.sbn.variant = args.variant.into();
     cfg.sbn.seed = args.seed;
     cfg.objective = args.objective.clone();
     cfg.partitioner = args.partitioner.clone();

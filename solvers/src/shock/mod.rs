@@ -151,8 +151,12 @@ pub trait Track {
     /// The rank owning every root (after the last level: where it was processed).
     fn owner(&self) -> &[u32];
     /// After closure, before subdivision, with the predicted weights.
-    fn before_subdivision(&mut self, forest: &Forest, graph: &DualGraph, predicted: &Weights)
-        -> Result<()>;
+    fn before_subdivision(
+        &mut self,
+        forest: &Forest,
+        graph: &DualGraph,
+        predicted: &Weights,
+    ) -> Result<()>;
     /// After subdivision and the weight update: finish balancing, process the level on the
     /// simulated machine, and return its record (`adapt_ms`: the adaptation's stage times).
     fn after_subdivision(
@@ -307,7 +311,11 @@ pub(crate) fn loads_and_cut(
     let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
     let cut = plume::metrics::Cut::new(&graph.xadj, &graph.adjncy, &w.cwgt, owner);
     let max = loads.iter().copied().max().unwrap_or(0);
-    (plume::metrics::Imbalance::from_u64(&loads), max, cut.percent())
+    (
+        plume::metrics::Imbalance::from_u64(&loads),
+        max,
+        cut.percent(),
+    )
 }
 
 /// Marks the leaves the front touches at `level` for refinement and the refined leaves it does

@@ -506,7 +506,8 @@ impl Processor {
     /// above this load (always, before anything was learned). Starting one sets the level to
     /// the load until the operation answers, so no second one starts from the same knowledge.
     fn expects_gain(&self, load: f64, shared: &Shared) -> bool {
-        self.sys_ll.is_none_or(|level| level > load + shared.job_weight)
+        self.sys_ll
+            .is_none_or(|level| level > load + shared.job_weight)
     }
 
     fn learn_level(&mut self, sys_ll: f64) {
