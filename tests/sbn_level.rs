@@ -3,10 +3,11 @@
 //! badly imbalanced start, and determinism.
 
 use plume::adapt::Forest;
+use plume::balance::sbn::prepartition::{prepartition, IT_NUM};
 use plume::balance::sbn::{SbnOptions, Shared, Variant};
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
-use plume::metrics::{rank_loads, Imbalance};
+use plume::metrics::{rank_loads, Imbalance, SysLoad};
 use plume::partition::{root_centroids, Partitioner, Rcb};
 use plume::sim::{sbn_level, Machine, SbnLevel};
 
@@ -123,4 +124,29 @@ fn one_processor_processes_everything_without_messages() {
     check_conservation(&graph, &owner, 1, &level);
     assert_eq!(level.messages.total(), 0);
     assert_eq!(level.split.idle, 0.0);
+}
+
+#[test]
+fn the_prepartitioner_evens_qwgt_and_leaves_the_data_alone() {
+    let procs = 8;
+    let (graph, owner) = imbalanced(procs);
+    let model = Machine::default().cost_model(&graph);
+    let mut assigned = owner.clone();
+    let report = prepartition(&model, &owner, &mut assigned, procs, 3);
+    assert!(report.imbalance_before > 2.0, "{report:?}");
+    assert!(report.imbalance_after < 1.3, "{report:?}");
+    assert!((1..=10 * IT_NUM).contains(&report.iterations) && report.moves > 0);
+    let changed = (0..owner.len())
+        .filter(|&v| assigned[v] != owner[v])
+        .count();
+    assert!(changed > 0 && changed <= report.moves);
+    let q = model.qwgt(&assigned, &owner, procs);
+    assert_eq!(SysLoad::new(&q).load_imb(&q), report.imbalance_after);
+    let mut again = owner.clone();
+    assert_eq!(prepartition(&model, &owner, &mut again, procs, 3), report);
+    assert_eq!(again, assigned);
+    // Processing from the pre-partitioned start still conserves everything.
+    let shared = Shared::new(model, procs, SbnOptions::default());
+    let level = sbn_level(&shared, &Machine::default(), &assigned, &owner).unwrap();
+    assert!(level.tables_agree && level.processed_on.iter().all(|&p| (p as usize) < procs));
 }

@@ -28,6 +28,9 @@ pub struct CompareArgs {
     /// SBN's algorithm.
     #[arg(long, value_enum, default_value_t = VariantName::Basic)]
     pub variant: VariantName,
+    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level.
+    #[arg(long)]
+    pub prepartition: bool,
     /// Adaptation levels.
     #[arg(long, default_value_t = 9)]
     pub levels: usize,
@@ -62,6 +65,7 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     base.seed = args.seed;
     base.sbn.seed = args.seed;
     base.sbn.variant = args.variant.into();
+    base.sbn.prepartition = args.prepartition;
     let mesh = shock_mesh(args.mesh.as_deref())?;
     let progress = Progress::bar(args.levels as u64, "compare");
     let comparison = compare(&args.procs, &base, &base, mesh, |_| {

@@ -94,6 +94,9 @@ pub struct ShockArgs {
     /// SBN's algorithm (with --balancer sbn).
     #[arg(long, value_enum, default_value_t = VariantName::Basic)]
     pub variant: VariantName,
+    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level.
+    #[arg(long)]
+    pub prepartition: bool,
     /// Processor reassignment objective: totalv, totalv-greedy, maxv, maxsr or identity.
     #[arg(long, default_value = "totalv")]
     pub objective: String,
@@ -207,6 +210,7 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
         BalancerName::None => Balancer::None,
     };
     cfg.sbn.variant = args.variant.into();
+    cfg.sbn.prepartition = args.prepartition;
     cfg.sbn.seed = args.seed;
     cfg.objective = args.objective.clone();
     cfg.partitioner = args.partitioner.clone();

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use plume::adapt::Forest;
+use plume::balance::sbn::prepartition::prepartition;
 use plume::balance::sbn::Shared;
 use plume::balance::{migrate, Migration};
 use plume::graph::{DualGraph, Weights};
@@ -58,15 +59,19 @@ impl Track for SbnTrack {
             seed: cfg.sbn.seed ^ level as u64,
             ..cfg.sbn
         };
+        let data = self.owner.clone();
+        if opts.prepartition {
+            prepartition(&model, &data, &mut self.owner, cfg.procs, opts.seed);
+        }
         let shared = Shared::new(model, cfg.procs, opts);
-        let sim = sbn_level(&shared, &cfg.machine, &self.owner, &self.owner)?;
+        let sim = sbn_level(&shared, &cfg.machine, &self.owner, &data)?;
         let simulation_ms = clock.elapsed().as_secs_f64() * 1e3;
-        let (before, _, _) = loads_and_cut(graph, &self.owner, cfg.procs);
-        let start = std::mem::replace(&mut self.owner, sim.processed_on.clone());
-        let qwgt = model.qwgt(&self.owner, &start, cfg.procs);
+        let (before, _, _) = loads_and_cut(graph, &data, cfg.procs);
+        self.owner.clone_from(&sim.processed_on);
+        let qwgt = model.qwgt(&self.owner, &data, cfg.procs);
         let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
         let clock = std::time::Instant::now();
-        let mut owner = start;
+        let mut owner = data;
         let moved: Migration = migrate(forest, &mut owner, &self.owner);
         let migration_ms = clock.elapsed().as_secs_f64() * 1e3;
         let (imb, max_load, cut_pct) = loads_and_cut(graph, &self.owner, cfg.procs);

@@ -9,11 +9,13 @@
 //! | `select.rs` | the differential edge cut and the choice of roots to give away |
 //! | `queue.rs` | a processor's job queue: processing heap, migration heaps by data location |
 //! | `protocol.rs` | one processor's decisions: messages, balance, distribution, lazy fetches |
+//! | `prepartition.rs` | the optional diffusive pre-partitioner on `QWgt` (§5.6) |
 //!
 //! The clock and the transport are not here: `crate::sim` runs these processors on a simulated
 //! machine; real ranks can run the same [`protocol::Processor`].
 
 pub mod network;
+pub mod prepartition;
 pub mod protocol;
 pub mod queue;
 pub mod select;

@@ -56,6 +56,8 @@ pub struct SbnOptions {
     pub selection: Selection,
     /// §5.4.1: the first processor a request reaches gives the requester half the difference.
     pub first_half: bool,
+    /// Run the pre-partitioner (§5.6) before each level.
+    pub prepartition: bool,
     /// Seed of the random pattern and sample choices.
     pub seed: u64,
 }
@@ -68,6 +70,7 @@ impl Default for SbnOptions {
             jobs_per_check: 1.0,
             selection: Selection::default(),
             first_half: true,
+            prepartition: false,
             seed: 1,
         }
     }
