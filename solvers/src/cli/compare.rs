@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::common::say;
 use super::progress::Progress;
-use super::run::{shock_mesh, VariantName};
+use super::run::ShockCaseArgs;
 use super::{CliResult, Failure};
 use crate::compare::compare;
 use crate::shock::ShockConfig;
@@ -25,21 +25,9 @@ pub struct CompareArgs {
     /// Numbers of processors, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
     pub procs: Vec<usize>,
-    /// SBN's algorithm.
-    #[arg(long, value_enum, default_value_t = VariantName::Basic)]
-    pub variant: VariantName,
-    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level.
-    #[arg(long)]
-    pub prepartition: bool,
-    /// Adaptation levels.
-    #[arg(long, default_value_t = 9)]
-    pub levels: usize,
-    /// Initial mesh [default: meshes/shock_box.msh if present, else a generated box].
-    #[arg(long, value_name = "FILE")]
-    pub mesh: Option<PathBuf>,
-    /// Seed of the partitioner and of SBN's random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The case's levels, mesh, seed and SBN settings.
+    #[command(flatten)]
+    pub case: ShockCaseArgs,
     /// Output folder.
     #[arg(long, default_value = "out/compare")]
     pub out: PathBuf,
@@ -54,20 +42,10 @@ pub fn run(cmd: CompareCommand) -> CliResult {
             "--procs must list numbers of processors of at least 1".into(),
         ));
     }
-    if args.levels == 0 || args.levels > 64 {
-        return Err(usage(format!(
-            "--levels {} must be from 1 to 64",
-            args.levels
-        )));
-    }
     let mut base = ShockConfig::new(args.procs[0]);
-    base.levels = args.levels;
-    base.seed = args.seed;
-    base.sbn.seed = args.seed;
-    base.sbn.variant = args.variant.into();
-    base.sbn.prepartition = args.prepartition;
-    let mesh = shock_mesh(args.mesh.as_deref())?;
-    let progress = Progress::bar(args.levels as u64, "compare");
+    args.case.apply(&mut base)?;
+    let mesh = args.case.mesh()?;
+    let progress = Progress::bar(base.levels as u64, "compare");
     let comparison = compare(&args.procs, &base, &base, mesh, |_| {
         progress.inc();
         Ok(())

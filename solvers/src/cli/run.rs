@@ -82,6 +82,50 @@ pub enum AcceptName {
     Never,
 }
 
+/// The shock case's options shared by `plume run shock` and `plume compare shock`.
+#[derive(Debug, Args)]
+pub struct ShockCaseArgs {
+    /// SBN's algorithm (with --balancer sbn).
+    #[arg(long, value_enum, default_value_t = VariantName::Basic)]
+    pub variant: VariantName,
+    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level.
+    #[arg(long)]
+    pub prepartition: bool,
+    /// Adaptation levels.
+    #[arg(long, default_value_t = 9)]
+    pub levels: usize,
+    /// Initial mesh [default: meshes/shock_box.msh if present, else a generated 52×13×13-cube
+    /// box of 52,728 tetrahedra].
+    #[arg(long, value_name = "FILE")]
+    pub mesh: Option<PathBuf>,
+    /// Seed of the partitioner and of SBN's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl ShockCaseArgs {
+    /// Checks the options and writes them into `cfg`.
+    pub(super) fn apply(&self, cfg: &mut ShockConfig) -> CliResult {
+        if self.levels == 0 || self.levels > 64 {
+            return Err(Failure::Usage(format!(
+                "--levels {} must be from 1 to 64",
+                self.levels
+            )));
+        }
+        cfg.levels = self.levels;
+        cfg.seed = self.seed;
+        cfg.sbn.seed = self.seed;
+        cfg.sbn.variant = self.variant.into();
+        cfg.sbn.prepartition = self.prepartition;
+        Ok(())
+    }
+
+    /// The case's initial mesh.
+    pub(super) fn mesh(&self) -> CliResult<plume::mesh::Mesh> {
+        shock_mesh(self.mesh.as_deref())
+    }
+}
+
 /// Arguments of `plume run shock`.
 #[derive(Debug, Args)]
 pub struct ShockArgs {
@@ -91,12 +135,6 @@ pub struct ShockArgs {
     /// Balancer.
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
-    /// SBN's algorithm (with --balancer sbn).
-    #[arg(long, value_enum, default_value_t = VariantName::Basic)]
-    pub variant: VariantName,
-    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level.
-    #[arg(long)]
-    pub prepartition: bool,
     /// Processor reassignment objective: totalv, totalv-greedy, maxv, maxsr or identity.
     #[arg(long, default_value = "totalv")]
     pub objective: String,
@@ -116,16 +154,9 @@ pub struct ShockArgs {
     /// When a computed remap is carried out.
     #[arg(long, value_enum, default_value_t = AcceptName::Cost)]
     pub accept: AcceptName,
-    /// Adaptation levels.
-    #[arg(long, default_value_t = 9)]
-    pub levels: usize,
-    /// Initial mesh [default: meshes/shock_box.msh if present, else a generated 52×13×13-cube
-    /// box of 52,728 tetrahedra].
-    #[arg(long, value_name = "FILE")]
-    pub mesh: Option<PathBuf>,
-    /// Seed of the partitioner and of SBN's random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The case's levels, mesh, seed and SBN settings.
+    #[command(flatten)]
+    pub case: ShockCaseArgs,
     /// Output folder.
     #[arg(long, default_value = "out/shock")]
     pub out: PathBuf,
@@ -144,7 +175,7 @@ pub fn run(cmd: RunCommand) -> CliResult {
 
 fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
-    let mesh = shock_mesh(args.mesh.as_deref())?;
+    let mesh = args.case.mesh()?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure::Error(format!("{}: {e}", args.out.display())))?;
     let progress = Progress::bar(cfg.levels as u64, "shock");
@@ -191,12 +222,6 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     if args.parts_per_proc == 0 {
         return Err(usage("--parts-per-proc must be at least 1".into()));
     }
-    if args.levels == 0 || args.levels > 64 {
-        return Err(usage(format!(
-            "--levels {} must be from 1 to 64",
-            args.levels
-        )));
-    }
     // Check the names now, before any work.
     plume::remap::remapper_by_name(&args.objective)
         .map_err(|e| usage(format!("--objective: {e}")))?;
@@ -209,15 +234,11 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
         BalancerName::Sbn => Balancer::Sbn,
         BalancerName::None => Balancer::None,
     };
-    cfg.sbn.variant = args.variant.into();
-    cfg.sbn.prepartition = args.prepartition;
-    cfg.sbn.seed = args.seed;
+    args.case.apply(&mut cfg)?;
     cfg.objective = args.objective.clone();
     cfg.partitioner = args.partitioner.clone();
     cfg.policy = args.policy.clone();
     cfg.parts_per_proc = args.parts_per_proc;
-    cfg.levels = args.levels;
-    cfg.seed = args.seed;
     cfg.balance_at = match args.balance_at {
         BalanceAtName::Before => BalanceAt::BeforeSubdivision,
         BalanceAtName::After => BalanceAt::AfterSubdivision,

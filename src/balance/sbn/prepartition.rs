@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use super::select::RootCosts;
+use super::select::{Located, RootCosts};
 use crate::metrics::{CostModel, SysLoad};
 use crate::rng::Rng;
 
@@ -37,24 +37,6 @@ pub struct Prepartition {
     pub imbalance_after: f64,
 }
 
-/// Costs of roots under the current assignment, with the data fixed where it is.
-struct Fixed<'a> {
-    model: &'a CostModel<'a>,
-    data: &'a [u32],
-}
-
-impl RootCosts for Fixed<'_> {
-    fn wgt(&self, v: u32) -> f64 {
-        self.model.wgt(v, 0)
-    }
-    fn comm(&self, v: u32, p: u32) -> f64 {
-        self.model.comm(v, p, self.data)
-    }
-    fn remap(&self, v: u32, p: u32) -> f64 {
-        self.model.remap(v, p, self.data)
-    }
-}
-
 /// Reassigns roots of `assigned` (data where `data` says) over `procs` processors so that
 /// `QWgt` evens out (see the module doc). Deterministic for a seed.
 pub fn prepartition(
@@ -64,7 +46,10 @@ pub fn prepartition(
     procs: usize,
     seed: u64,
 ) -> Prepartition {
-    let costs = Fixed { model, data };
+    let costs = Located {
+        model,
+        location: data,
+    };
     let imbalance = |a: &[u32]| {
         let q = model.qwgt(a, data, procs);
         (SysLoad::new(&q).load_imb(&q), SysLoad::new(&q).value())
@@ -99,9 +84,9 @@ pub fn prepartition(
 /// One iteration: processors below `WSysLL`, lightest first, take roots from neighbouring
 /// processors, overloaded ones first, else any heavier one (so that load diffuses to a light
 /// processor with no overloaded neighbour), each root at most once. Returns the roots moved.
-fn iterate(costs: &Fixed, assigned: &mut [u32], procs: usize, rng: &mut Rng) -> usize {
+fn iterate(costs: &Located, assigned: &mut [u32], procs: usize, rng: &mut Rng) -> usize {
     let model = costs.model;
-    let mut qwgt = model.qwgt(assigned, costs.data, procs);
+    let mut qwgt = model.qwgt(assigned, costs.location, procs);
     let level = SysLoad::new(&qwgt).value();
     let mut moved = vec![false; assigned.len()];
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); procs];
@@ -166,9 +151,9 @@ fn iterate(costs: &Fixed, assigned: &mut [u32], procs: usize, rng: &mut Rng) -> 
 /// Moves boundary roots off the most loaded processor to its lightest neighbouring processor
 /// while the receiver stays below it, one pass over its roots per round, at most `4·P`
 /// rounds. Returns the roots moved.
-fn refine(costs: &Fixed, assigned: &mut [u32], procs: usize) -> usize {
+fn refine(costs: &Located, assigned: &mut [u32], procs: usize) -> usize {
     let model = costs.model;
-    let mut qwgt = model.qwgt(assigned, costs.data, procs);
+    let mut qwgt = model.qwgt(assigned, costs.location, procs);
     let mut count = 0;
     for _ in 0..4 * procs {
         let p = (0..procs)

@@ -27,7 +27,7 @@
 
 use super::network::{Network, Pattern, Template};
 use super::queue::JobQueue;
-use super::select::{choose_roots, RootCosts, Selection};
+use super::select::{choose_roots, Located, Selection};
 use super::thresholds::{
     heuristic_receive_distribution, heuristic_source_distribution, WeightThresholds,
 };
@@ -238,24 +238,6 @@ impl<'a> Shared<'a> {
     }
 }
 
-/// A processor's view of costs: the shared weights, its own location table.
-struct View<'s> {
-    model: &'s CostModel<'s>,
-    location: &'s [u32],
-}
-
-impl RootCosts for View<'_> {
-    fn wgt(&self, v: u32) -> f64 {
-        self.model.wgt(v, 0)
-    }
-    fn comm(&self, v: u32, p: u32) -> f64 {
-        self.model.comm(v, p, self.location)
-    }
-    fn remap(&self, v: u32, p: u32) -> f64 {
-        self.model.remap(v, p, self.location)
-    }
-}
-
 /// Basic: this processor's part in a balance operation being gathered.
 #[derive(Debug, Clone)]
 struct Gather {
@@ -291,7 +273,7 @@ impl Processor {
     pub fn new(id: u32, queued: &[u32], location: Vec<u32>, shared: &Shared) -> Processor {
         let nprocs = shared.network.procs();
         let mut queue = JobQueue::new(id, location.len(), nprocs);
-        let view = View {
+        let view = Located {
             model: &shared.model,
             location: &location,
         };
@@ -494,7 +476,7 @@ impl Processor {
     }
 
     fn push(&mut self, v: u32, shared: &Shared) {
-        let view = View {
+        let view = Located {
             model: &shared.model,
             location: &self.location,
         };
@@ -731,7 +713,7 @@ impl Processor {
         let before = self.load();
         let clock = std::time::Instant::now();
         let roots = if amount > 0.0 {
-            let view = View {
+            let view = Located {
                 model: &shared.model,
                 location: &self.location,
             };

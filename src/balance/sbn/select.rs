@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use super::queue::JobQueue;
+use crate::metrics::CostModel;
 use crate::rng::Rng;
 
 /// The costs of one root on one processor as a balancing processor sees them
@@ -32,6 +33,28 @@ pub trait RootCosts {
         } else {
             d
         }
+    }
+}
+
+/// The costs of the cost model with the roots' data where `location` says (a processor's
+/// location table, or the data's actual places).
+#[derive(Debug, Clone, Copy)]
+pub struct Located<'a> {
+    /// Weights, graph and unit costs.
+    pub model: &'a CostModel<'a>,
+    /// `D(v)` for every root.
+    pub location: &'a [u32],
+}
+
+impl RootCosts for Located<'_> {
+    fn wgt(&self, v: u32) -> f64 {
+        self.model.wgt(v, 0)
+    }
+    fn comm(&self, v: u32, p: u32) -> f64 {
+        self.model.comm(v, p, self.location)
+    }
+    fn remap(&self, v: u32, p: u32) -> f64 {
+        self.model.remap(v, p, self.location)
     }
 }
 
