@@ -302,6 +302,12 @@ fn run_erosion_writes_metrics_charts_and_vtk() {
     let summary = &json["summary"];
     assert!((summary["total_time"].as_f64().unwrap() - total).abs() < 1e-9);
     assert!(summary["lb_calls"].is_u64() && summary["mean_usage"].is_f64());
+    assert!(
+        summary.get("sigma_plus").is_none(),
+        "σ+ exists at balances only"
+    );
+    assert_eq!(json["config"]["policy"], "standard");
+    assert_eq!(json["config"]["partition"], "stripes");
     let csv = std::fs::read_to_string(dir.0.join("metrics.csv")).unwrap();
     assert_eq!(csv.lines().count(), 13);
     for chart in ["usage.svg", "alpha.svg"] {

@@ -108,6 +108,9 @@ pub fn run(args: ErosionArgs) -> CliResult {
         write_pvd(&args.out.join("erosion.pvd"), &written)?;
     }
     let mut report = Report::new(&main.config, "iterations", &main.iterations);
+    // σ± exist at balances only: their average over every iteration would mislead.
+    report.summary.remove("sigma_minus");
+    report.summary.remove("sigma_plus");
     let summary = serde_json::to_value(&main.summary).expect("summary serializes");
     if let serde_json::Value::Object(fields) = summary {
         report.summary.extend(fields);
@@ -217,13 +220,16 @@ fn summary_table(run: &ErosionRun) -> String {
     let s = &run.summary;
     let opt = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
     let mut t = format!(
-        "erosion: P = {}, {} roots, strong rock(s) {:?}, policy {}{}, {:?} partitioning, {} iterations\n\n",
+        "erosion: P = {}, {} roots, strong rock(s) {:?}, policy {}{}, {} partitioning, {} iterations\n\n",
         c.procs,
         run.roots,
         run.strong,
         c.policy,
         if c.policy == PolicyKind::Ulba { format!(" (α = {})", c.alpha) } else { String::new() },
-        c.partition,
+        match c.partition {
+            PartitionKind::Stripes => "stripes",
+            PartitionKind::Graph => "graph",
+        },
         c.iterations
     );
     t += "| total time s | LB calls | mean usage | mean interval | model σ+ | final leaves | final work |\n";

@@ -32,8 +32,9 @@ use front::Erosion;
 use layout::Layout;
 use machine::Machine;
 
-/// When to balance.
+/// When to balance; written as on the command line (`periodic:20`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
 pub enum PolicyKind {
     /// Never.
     Never,
@@ -64,6 +65,12 @@ impl FromStr for PolicyKind {
     }
 }
 
+impl From<PolicyKind> for String {
+    fn from(p: PolicyKind) -> String {
+        p.to_string()
+    }
+}
+
 impl std::fmt::Display for PolicyKind {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
@@ -77,6 +84,7 @@ impl std::fmt::Display for PolicyKind {
 
 /// How the roots are partitioned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PartitionKind {
     /// Stripes along x of equal fluid work.
     Stripes,
