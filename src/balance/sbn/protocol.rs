@@ -29,7 +29,8 @@ use super::network::{Network, Pattern, Template};
 use super::queue::JobQueue;
 use super::select::{choose_roots, Located, Selection};
 use super::thresholds::{
-    heuristic_receive_distribution, heuristic_source_distribution, WeightThresholds,
+    heuristic_balance_estimate, heuristic_receive_distribution, heuristic_source_distribution,
+    WeightThresholds,
 };
 use crate::metrics::CostModel;
 use crate::rng::Rng;
@@ -671,7 +672,9 @@ impl Processor {
         out: &mut impl Outbox,
     ) {
         let load = self.load();
-        let estimate = (path_sum + load) / f64::from(path_len + 1);
+        let jw = shared.job_weight;
+        let jobs = ((path_sum + load) / jw).round() as u64;
+        let estimate = heuristic_balance_estimate(jobs, path_len as usize + 1) as f64 * jw;
         let pattern = shared.pattern(op.initiator, template);
         let tag = Tag {
             op: Some(op),
