@@ -38,11 +38,6 @@ impl Stripes {
         Stripes { column, ncolumns }
     }
 
-    /// Number of columns.
-    pub fn ncolumns(&self) -> usize {
-        self.ncolumns
-    }
-
     /// `PWgt` of every column.
     pub fn column_weights(&self, pwgt: &[u64]) -> Vec<u64> {
         let mut w = vec![0u64; self.ncolumns];

@@ -77,11 +77,6 @@ impl Erosion {
         &self.front[root as usize]
     }
 
-    /// Rock of a root.
-    pub fn rock_of_root(&self, root: u32) -> Option<u32> {
-        self.rock_of_root[root as usize]
-    }
-
     /// One step: draws the erosion of every front leaf (roots and leaves in order, so the same
     /// seed gives the same step), turns the eroded leaves to fluid, refines those below
     /// `max_depth`, adapts, and refreshes the front around the changed roots.
