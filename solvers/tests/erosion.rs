@@ -3,8 +3,10 @@
 //! with α = 0 against the standard method, and `plume run erosion` as users run it.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::process::Command;
+
+mod common;
+use common::TempDir;
 
 use plume::adapt::Forest;
 use plume::mesh::geometry::{centroid, volume};
@@ -224,26 +226,6 @@ fn stripes_hold_equal_fluid_work_within_one_column() {
     let before = plume::metrics::rank_loads(fluid, &initial, 5);
     let spread = |l: &[u64]| l.iter().max().unwrap() - l.iter().min().unwrap();
     assert!(spread(&loads) < spread(&before), "{loads:?} vs {before:?}");
-}
-
-/// A fresh folder under the system's temporary folder, removed when the test passes.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("plume-erosion-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 }
 
 fn plume(args: &[&str]) -> (i32, String, String) {
