@@ -9,6 +9,9 @@
 //! cargo bench --bench adapt_memory --no-run
 //! /usr/bin/time -v target/release/deps/adapt_memory-* 2>&1 | grep -E 'leaves|Maximum resident'
 //! ```
+//!
+//! `PLUME_BOX=nx,ny,nz` replaces the box (6 tetrahedra per cube), e.g. `12,12,14` for a
+//! 12k-root probe small enough for `valgrind --tool=callgrind`.
 
 use std::time::Instant;
 
@@ -20,7 +23,11 @@ fn main() {
     if std::env::args().any(|a| a == "--bench" || a == "--list") && std::env::args().count() > 2 {
         return; // invoked by `cargo bench` with a filter: nothing to list.
     }
-    let mesh = generate_box([24, 24, 29], [1.0, 1.0, 1.2]).expect("box");
+    let cubes = std::env::var("PLUME_BOX").map_or([24, 24, 29], |s| {
+        let n: Vec<usize> = s.split(',').map(|x| x.parse().expect("PLUME_BOX")).collect();
+        [n[0], n[1], n[2]]
+    });
+    let mesh = generate_box(cubes, [1.0, 1.0, 1.2]).expect("box");
     let roots = mesh.nelems();
     let mut forest = Forest::new(mesh, AdaptOptions::default()).expect("forest");
     for level in 1..=2 {

@@ -1,8 +1,9 @@
 //! Coarsening: removing families whose children are all leaves marked for coarsening.
 //!
 //! A family is removed only if that changes something: once the edges other splits still use
-//! are counted (each edge's `users` against its `released`, the candidate splits using it), the parent's required pattern ([`Forest::required_mask`]) must be smaller than
-//! its current one. Candidates that fail this test are kept, which can make other candidates
+//! are counted (each edge's `users` against its `released`, the candidate splits using it),
+//! the parent's required pattern ([`Forest::required_mask`]) must be smaller than its current
+//! one. Candidates that fail this test are kept, which can make other candidates
 //! fail in turn, so the test runs to a fixed point. Removing a family releases its edges; an
 //! edge no split uses any more is un-bisected and its midpoint freed. A parent that still has
 //! bisected edges goes to the closure, which divides it again with the smaller pattern; the
@@ -11,11 +12,35 @@
 
 use std::time::Instant;
 
-use super::edges::Edges;
 use super::forest::Forest;
 use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, EDGES};
 use super::tree::{COARSEN, REFINE};
 use crate::Result;
+
+/// How many families ahead the loops over coarsening candidates prefetch edges.
+const AHEAD: usize = 4;
+
+/// A family coarsening may remove: its parent `p` in tree `r`, with the parent's vertices and
+/// split copied so that the loops over families read no tree.
+#[derive(Debug, Clone, Copy)]
+struct Family {
+    r: u32,
+    p: u32,
+    verts: [u32; 4],
+    split: Split,
+}
+
+impl Family {
+    /// The edges of the parent's split.
+    fn split_edges(self) -> impl Iterator<Item = (u32, u32)> {
+        let mask = self.split.mask();
+        EDGES
+            .into_iter()
+            .enumerate()
+            .filter(move |(k, _)| mask & (1 << k) != 0)
+            .map(move |(_, [a, b])| (self.verts[a], self.verts[b]))
+    }
+}
 
 impl Forest {
     /// Removes the families whose children are all leaves marked for coarsening (and none for
@@ -26,49 +51,20 @@ impl Forest {
         let mut candidates = self.coarsening_candidates(&roots);
         // Each edge counts how many candidate splits use it (`released`); an edge stays
         // bisected if it has more users than that.
-        for &(r, p) in &candidates {
-            self.for_split_edges(r, p, |edges, a, b| {
-                edges.get_mut(a, b).expect("bisected").released += 1
-            });
-        }
+        self.count_released(&candidates, 1);
         loop {
-            let before = candidates.len();
-            let mut kept = Vec::new();
-            candidates.retain(|&(r, p)| {
-                let e = &self.trees[r as usize].elems[p];
-                let still_bisected =
-                    |a: u32, b: u32| self.edges.get(a, b).is_some_and(|x| x.users > x.released);
-                let keep = self.required_mask(&e.verts, still_bisected) == e.split.mask();
-                if keep {
-                    kept.push((r, p));
-                }
-                !keep
-            });
-            for (r, p) in kept {
-                self.for_split_edges(r, p, |edges, a, b| {
-                    edges.get_mut(a, b).expect("bisected").released -= 1
-                });
-            }
-            if candidates.len() == before {
+            let mut keep = self.families_to_keep(&candidates).into_iter();
+            let kept: Vec<Family> = candidates
+                .extract_if(.., |_| keep.next() == Some(true))
+                .collect();
+            if kept.is_empty() {
                 break;
             }
+            self.count_released(&kept, -1);
         }
-        for &(r, p) in &candidates {
-            self.restrict_to_parent(r, p);
-            let split = self.remove_children(r, p);
-            let verts = self.trees[r as usize].elems[p].verts;
-            for (k, &[a, b]) in EDGES.iter().enumerate() {
-                if split.mask() & (1 << k) != 0 {
-                    if let Some(mid) = self.edges.drop_user(verts[a], verts[b]) {
-                        self.verts.free_midpoint(mid);
-                    }
-                }
-            }
-            self.coarsened.insert(r);
-            if self.bisected_mask(&verts) != 0 {
-                // Neighbours keep some of its edges bisected: the closure divides it again.
-                self.queue.insert(r);
-            }
+        for n in 0..candidates.len() {
+            self.prefetch_split_edges(&candidates, n + AHEAD);
+            self.remove_family(candidates[n]);
         }
         for &r in &roots {
             self.trees[r as usize].compact(self.opts.nfields);
@@ -78,10 +74,68 @@ impl Forest {
         Ok(())
     }
 
+    /// Adds `delta` to the `released` count of every edge of the families' splits.
+    fn count_released(&mut self, families: &[Family], delta: i16) {
+        for (n, &f) in families.iter().enumerate() {
+            self.prefetch_split_edges(families, n + AHEAD);
+            for (a, b) in f.split_edges() {
+                let x = self.edges.get_mut(a, b).expect("bisected");
+                x.released = x.released.wrapping_add_signed(delta);
+            }
+        }
+    }
+
+    /// For each candidate, whether removing it would change nothing: the edges other splits
+    /// still use require its parent's current pattern.
+    fn families_to_keep(&self, candidates: &[Family]) -> Vec<bool> {
+        let still_bisected =
+            |a: u32, b: u32| self.edges.get(a, b).is_some_and(|x| x.users > x.released);
+        (0..candidates.len())
+            .map(|n| {
+                self.prefetch_split_edges(candidates, n + AHEAD);
+                let f = candidates[n];
+                self.required_mask(&f.verts, still_bisected) == f.split.mask()
+            })
+            .collect()
+    }
+
+    /// Removes a family and releases its split's edges; the parent goes to the closure if
+    /// some of its edges stay bisected once every candidate is removed.
+    fn remove_family(&mut self, f: Family) {
+        let (r, p) = (f.r, f.p as usize);
+        self.restrict_to_parent(r, p);
+        self.remove_children(r, p);
+        // `users - released` does not change while candidates are removed: it counts the
+        // splits that stay.
+        let mut stays = false;
+        for (a, b) in f.split_edges() {
+            let x = self.edges.get(a, b).expect("bisected");
+            stays |= x.users > x.released;
+            if let Some(mid) = self.edges.drop_user(a, b) {
+                self.verts.free_midpoint(mid);
+            }
+        }
+        self.coarsened.insert(r);
+        // Edges outside a green split's mask can be bisected too (by an explicit mark).
+        if stays || (f.split.mask() != ALL_EDGES && self.bisected_mask(&f.verts) != 0) {
+            // Neighbours keep some of its edges bisected: the closure divides it again.
+            self.queue.insert(r);
+        }
+    }
+
+    /// Starts loading the split edges of family `n`, if there is one.
+    fn prefetch_split_edges(&self, families: &[Family], n: usize) {
+        if let Some(&f) = families.get(n) {
+            for (a, b) in f.split_edges() {
+                self.edges.prefetch(a, b);
+            }
+        }
+    }
+
     /// Families whose children are all leaves marked for coarsening and none for refinement;
     /// clears the coarsening marks on the way (a parent comes before its children, so every
     /// mark is read before it is cleared).
-    fn coarsening_candidates(&mut self, roots: &[u32]) -> Vec<(u32, usize)> {
+    fn coarsening_candidates(&mut self, roots: &[u32]) -> Vec<Family> {
         let mut out = Vec::new();
         for &r in roots {
             let tree = &mut self.trees[r as usize];
@@ -93,22 +147,18 @@ impl Forest {
                         child.is_leaf() && child.flags & COARSEN != 0 && child.flags & REFINE == 0
                     });
                     if removable {
-                        out.push((r, p));
+                        out.push(Family {
+                            r,
+                            p: p as u32,
+                            verts: e.verts,
+                            split: e.split,
+                        });
                     }
                 }
                 tree.elems[p].flags &= !COARSEN;
             }
         }
         out
-    }
-
-    fn for_split_edges(&mut self, r: u32, p: usize, mut f: impl FnMut(&mut Edges, u32, u32)) {
-        let e = self.trees[r as usize].elems[p];
-        for (k, &[a, b]) in EDGES.iter().enumerate() {
-            if e.split.mask() & (1 << k) != 0 {
-                f(&mut self.edges, e.verts[a], e.verts[b]);
-            }
-        }
     }
 
     /// The edge mask a leaf with vertices `v` must be divided by, given which edges are

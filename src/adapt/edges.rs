@@ -1,14 +1,23 @@
 //! The bisected edges: every edge (pair of vertex ids) that currently carries a midpoint, with
 //! the number of divided elements that use it (`users`). Together with the initial mesh, this
 //! set determines the whole forest.
+//!
+//! The set is an open-addressing table with linear probing: a key and its entry share one
+//! 16-byte slot, so a lookup costs one cache line (a chained or control-byte table costs two),
+//! and [`Edges::prefetch`] lets a caller start the loads of several edges before using them.
+//! The table is far larger than the caches, so on large meshes these loads are what the
+//! closure and the coarsening wait for.
 
-use crate::hash::IntMap;
+use crate::hash::mix64;
 
-/// Key of the unordered edge `(a, b)`.
+/// Key of the unordered edge `(a, b)`; never 0, since `a != b`.
 pub fn edge_key(a: u32, b: u32) -> u64 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
     (u64::from(lo) << 32) | u64::from(hi)
 }
+
+/// Key of an empty slot.
+const EMPTY: u64 = 0;
 
 /// One bisected edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,36 +30,112 @@ pub struct Bisected {
     pub released: u16,
 }
 
-/// The set of bisected edges.
+/// A slot of the table: an edge key ([`EMPTY`] when free) and its entry.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    key: u64,
+    entry: Bisected,
+}
+
+const FREE: Slot = Slot {
+    key: EMPTY,
+    entry: Bisected {
+        mid: 0,
+        users: 0,
+        released: 0,
+    },
+};
+
+/// The set of bisected edges (see the module doc).
 #[derive(Debug, Clone, Default)]
 pub struct Edges {
-    map: IntMap<u64, Bisected>,
+    /// Power-of-two number of slots (or none), at most 3/4 full.
+    slots: Vec<Slot>,
+    len: usize,
 }
 
 impl Edges {
+    /// Home slot of a key.
+    #[inline]
+    fn home(&self, key: u64) -> usize {
+        mix64(key) as usize & (self.slots.len() - 1)
+    }
+
+    /// Slot holding `key`, or the empty slot ending its probe sequence (`Err`).
+    #[inline]
+    fn find(&self, key: u64) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            match self.slots[i].key {
+                k if k == key => return Ok(i),
+                EMPTY => return Err(i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Slot of `key` if present (the table may be empty).
+    #[inline]
+    fn position(&self, key: u64) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.find(key).ok()
+    }
+
+    /// Starts loading the slot where edge `(a, b)` would be; a hint with no effect on the
+    /// set, for callers about to look up several edges.
+    #[inline]
+    pub fn prefetch(&self, a: u32, b: u32) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let slot = &self.slots[self.home(edge_key(a, b))];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint: it never faults and reads nothing into the
+        // program's state; the pointer is in bounds anyway.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
     /// The entry of edge `(a, b)`, if bisected.
     #[inline]
     pub fn get(&self, a: u32, b: u32) -> Option<Bisected> {
-        self.map.get(&edge_key(a, b)).copied()
+        self.position(edge_key(a, b)).map(|i| self.slots[i].entry)
     }
 
     /// Mutable entry of edge `(a, b)`, if bisected.
     #[inline]
     pub fn get_mut(&mut self, a: u32, b: u32) -> Option<&mut Bisected> {
-        self.map.get_mut(&edge_key(a, b))
+        self.position(edge_key(a, b))
+            .map(|i| &mut self.slots[i].entry)
     }
 
     /// Records a new bisected edge with no users yet.
     pub fn insert(&mut self, a: u32, b: u32, mid: u32) {
-        let old = self.map.insert(
-            edge_key(a, b),
-            Bisected {
+        self.reserve(1);
+        let key = edge_key(a, b);
+        let i = self.find(key).expect_err("an edge is bisected only once");
+        self.fill(i, key, mid, 0);
+    }
+
+    /// Stores a new edge in the empty slot `i`.
+    #[inline]
+    fn fill(&mut self, i: usize, key: u64, mid: u32, users: u16) {
+        self.slots[i] = Slot {
+            key,
+            entry: Bisected {
                 mid,
-                users: 0,
+                users,
                 released: 0,
             },
-        );
-        debug_assert!(old.is_none(), "edge ({a}, {b}) bisected twice");
+        };
+        self.len += 1;
     }
 
     /// Counts one more user of edge `(a, b)`, creating it with the midpoint `make_mid()` when
@@ -62,19 +147,17 @@ impl Edges {
         b: u32,
         make_mid: impl FnOnce() -> Result<u32, E>,
     ) -> Result<(u32, bool), E> {
-        use std::collections::hash_map::Entry;
-        match self.map.entry(edge_key(a, b)) {
-            Entry::Occupied(mut o) => {
-                o.get_mut().users += 1;
-                Ok((o.get().mid, false))
+        self.reserve(1);
+        let key = edge_key(a, b);
+        match self.find(key) {
+            Ok(i) => {
+                let x = &mut self.slots[i].entry;
+                x.users += 1;
+                Ok((x.mid, false))
             }
-            Entry::Vacant(v) => {
+            Err(i) => {
                 let mid = make_mid()?;
-                v.insert(Bisected {
-                    mid,
-                    users: 1,
-                    released: 0,
-                });
+                self.fill(i, key, mid, 1);
                 Ok((mid, true))
             }
         }
@@ -84,42 +167,105 @@ impl Edges {
     /// `released`); when no user is left, un-bisects the edge and returns its midpoint, which
     /// the caller frees.
     pub fn drop_user(&mut self, a: u32, b: u32) -> Option<u32> {
-        use std::collections::hash_map::Entry;
-        match self.map.entry(edge_key(a, b)) {
-            Entry::Occupied(mut o) => {
-                let x = o.get_mut();
-                x.users -= 1;
-                x.released -= 1;
-                (x.users == 0).then(|| o.remove().mid)
-            }
-            Entry::Vacant(_) => panic!("edge ({a}, {b}) is not bisected"),
-        }
+        let i = self
+            .position(edge_key(a, b))
+            .unwrap_or_else(|| panic!("edge ({a}, {b}) is not bisected"));
+        let x = &mut self.slots[i].entry;
+        x.users -= 1;
+        x.released -= 1;
+        (x.users == 0).then(|| self.remove_slot(i).mid)
     }
 
     /// Removes edge `(a, b)`, returning its entry.
     pub fn remove(&mut self, a: u32, b: u32) -> Option<Bisected> {
-        self.map.remove(&edge_key(a, b))
+        self.position(edge_key(a, b)).map(|i| self.remove_slot(i))
+    }
+
+    /// Empties slot `i` and moves later entries of its probe run back so that every entry
+    /// stays reachable from its home without tombstones.
+    fn remove_slot(&mut self, mut i: usize) -> Bisected {
+        let removed = self.slots[i].entry;
+        let mask = self.slots.len() - 1;
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let key = self.slots[j].key;
+            if key == EMPTY {
+                break;
+            }
+            // The entry at j may fill the hole at i unless its home lies cyclically in (i, j].
+            let home = self.home(key);
+            if (j.wrapping_sub(home) & mask) >= (j.wrapping_sub(i) & mask) {
+                self.slots[i] = self.slots[j];
+                i = j;
+            }
+        }
+        self.slots[i] = FREE;
+        self.len -= 1;
+        removed
     }
 
     /// Number of bisected edges.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
     /// True when no edge is bisected.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len == 0
     }
 
     /// Bisected edges as `(vertex, vertex, entry)`, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (u32, u32, Bisected)> + '_ {
-        self.map
+        self.slots
             .iter()
-            .map(|(&k, &b)| ((k >> 32) as u32, k as u32, b))
+            .filter(|s| s.key != EMPTY)
+            .map(|s| ((s.key >> 32) as u32, s.key as u32, s.entry))
     }
 
     /// Reserves room for `n` more edges.
+    #[inline]
     pub fn reserve(&mut self, n: usize) {
-        self.map.reserve(n);
+        let need = self.len + n;
+        if 4 * need > 3 * self.slots.len() {
+            self.grow(need);
+        }
+    }
+
+    /// Rebuilds the table with room for `need` edges at most 3/4 full.
+    #[cold]
+    fn grow(&mut self, need: usize) {
+        let size = (need * 4 / 3 + 1).next_power_of_two().max(16);
+        let old = std::mem::replace(&mut self.slots, vec![FREE; size]);
+        for s in old.into_iter().filter(|s| s.key != EMPTY) {
+            let i = self.find(s.key).expect_err("keys are unique");
+            self.slots[i] = s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_find_and_remove_keep_every_edge_reachable() {
+        let mut edges = Edges::default();
+        let pairs: Vec<(u32, u32)> = (0..2000u32).map(|i| (i % 97, 100 + i)).collect();
+        for (n, &(a, b)) in pairs.iter().enumerate() {
+            assert_eq!(
+                edges.use_or_insert(b, a, || Ok::<_, ()>(n as u32)),
+                Ok((n as u32, true))
+            );
+        }
+        assert_eq!(edges.len(), pairs.len());
+        for (n, &(a, b)) in pairs.iter().enumerate().filter(|(n, _)| n % 3 == 0) {
+            assert_eq!(edges.remove(a, b).map(|x| x.mid), Some(n as u32));
+        }
+        for (n, &(a, b)) in pairs.iter().enumerate() {
+            let expected = (n % 3 != 0).then_some(n as u32);
+            assert_eq!(edges.get(a, b).map(|x| x.mid), expected, "edge {n}");
+        }
+        assert_eq!(edges.iter().count(), edges.len());
     }
 }

@@ -140,8 +140,9 @@ pub struct Forest {
     pub(crate) coarsened: RootSet,
     /// Trees holding coarsening marks.
     pub(crate) coarsen_roots: RootSet,
-    /// Edges bisected in the current step (checked for users after subdivision).
-    pub(crate) new_edges: Vec<(u32, u32)>,
+    /// Edges bisected in the current step with no user yet (checked for users after
+    /// subdivision).
+    pub(crate) unused_edges: Vec<(u32, u32)>,
     /// Set by the closure when a tree must be scanned again.
     pub(crate) rescan: bool,
     /// Set once the closure has built elements in this step (upgrades, two-level splits).
@@ -182,7 +183,7 @@ impl Forest {
             touched: RootSet::with_roots(n),
             coarsened: RootSet::with_roots(n),
             coarsen_roots: RootSet::with_roots(n),
-            new_edges: Vec::new(),
+            unused_edges: Vec::new(),
             rescan: false,
             built_in_closure: false,
             scratch_roots: Vec::new(),

@@ -70,6 +70,9 @@ impl Forest {
             if self.is_green_child(r, i) {
                 return self.upgrade(r, e.parent as usize);
             }
+            for &[a, b] in &EDGES {
+                self.edges.prefetch(e.verts[a], e.verts[b]);
+            }
             let mut mids = [0u32; 6];
             for (k, &[a, b]) in EDGES.iter().enumerate() {
                 mids[k] = self.bisect_and_use(r, e.verts[a], e.verts[b])?;
@@ -146,6 +149,8 @@ impl Forest {
         }
         let mid = self.verts.create_midpoint(a, b)?;
         self.edges.insert(a, b, mid);
+        // No split uses the edge yet: the subdivision checks that one does.
+        self.unused_edges.push((a, b));
         self.after_new_edge(r, a, b, mid);
         Ok(mid)
     }
@@ -165,7 +170,6 @@ impl Forest {
     /// Records a new bisected edge `(a, b)` of tree `r`: its endpoints, and the other trees
     /// holding it (unless it runs through `r`'s interior), which go on the work list.
     fn after_new_edge(&mut self, r: u32, a: u32, b: u32, mid: u32) {
-        self.new_edges.push((a, b));
         self.rescan = true;
         self.verts[a].on_bisected = true;
         self.verts[b].on_bisected = true;
@@ -425,10 +429,11 @@ impl Forest {
         (mask, mids)
     }
 
-    /// Removes the edges bisected this step that no split ended up using (explicit marks
-    /// inside a green family that was upgraded).
+    /// Removes the edges bisected this step without a user that no split ended up using
+    /// (explicit marks inside a green family that was upgraded). An edge bisected with a user
+    /// keeps one: only an upgrade takes users away, and its 1:8 split gives them back.
     fn drop_unused_edges(&mut self) {
-        for (a, b) in std::mem::take(&mut self.new_edges) {
+        for (a, b) in std::mem::take(&mut self.unused_edges) {
             if let Some(x) = self.edges.get(a, b) {
                 if x.users == 0 {
                     self.edges.remove(a, b);

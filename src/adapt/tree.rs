@@ -129,6 +129,18 @@ impl Tree {
         if !self.has_holes {
             return;
         }
+        self.has_holes = false;
+        let first_dead = self
+            .elems
+            .iter()
+            .position(Elem::is_dead)
+            .unwrap_or(self.elems.len());
+        if self.elems[first_dead..].iter().all(Elem::is_dead) {
+            // The dead elements are the last ones (a whole level was removed): no index moves.
+            self.elems.truncate(first_dead);
+            self.data.truncate(first_dead * nfields);
+            return;
+        }
         let mut old2new = vec![NO_ELEM; self.elems.len()];
         let mut n = 0u32;
         for (i, e) in self.elems.iter().enumerate() {
@@ -159,7 +171,6 @@ impl Tree {
         }
         self.elems.truncate(w);
         self.data.truncate(w * nfields);
-        self.has_holes = false;
     }
 
     /// A self-contained copy of the tree for migration: elements with vertex *keys*, and the
