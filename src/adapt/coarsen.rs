@@ -21,24 +21,28 @@ use crate::Result;
 const AHEAD: usize = 4;
 
 /// A family coarsening may remove: its parent `p` in tree `r`, with the parent's vertices and
-/// split copied so that the loops over families read no tree.
+/// split copied so that the loops over families read no tree, and the table slots of the
+/// split's edges (by local edge) once [`Forest::count_released`] has found them. No edge is
+/// added or removed until the last loop, so the slots stay valid.
 #[derive(Debug, Clone, Copy)]
 struct Family {
     r: u32,
     p: u32,
     verts: [u32; 4],
     split: Split,
+    slots: [u32; 6],
 }
 
 impl Family {
-    /// The edges of the parent's split.
-    fn split_edges(self) -> impl Iterator<Item = (u32, u32)> {
+    /// Local edges of the parent's split.
+    fn split_edges(self) -> impl Iterator<Item = usize> {
         let mask = self.split.mask();
-        EDGES
-            .into_iter()
-            .enumerate()
-            .filter(move |(k, _)| mask & (1 << k) != 0)
-            .map(move |(_, [a, b])| (self.verts[a], self.verts[b]))
+        (0..6).filter(move |k| mask & (1 << k) != 0)
+    }
+
+    /// Ends of local edge `k`.
+    fn ends(self, k: usize) -> (u32, u32) {
+        (self.verts[EDGES[k][0]], self.verts[EDGES[k][1]])
     }
 }
 
@@ -51,6 +55,7 @@ impl Forest {
         let mut candidates = self.coarsening_candidates(&roots);
         // Each edge counts how many candidate splits use it (`released`); an edge stays
         // bisected if it has more users than that.
+        self.find_slots(&mut candidates);
         self.count_released(&candidates, 1);
         loop {
             let mut keep = self.families_to_keep(&candidates).into_iter();
@@ -62,9 +67,17 @@ impl Forest {
             }
             self.count_released(&kept, -1);
         }
+        let mut unbisected = Vec::new();
         for n in 0..candidates.len() {
-            self.prefetch_split_edges(&candidates, n + AHEAD);
-            self.remove_family(candidates[n]);
+            self.prefetch_slots(&candidates, n + AHEAD);
+            self.remove_family(candidates[n], &mut unbisected);
+        }
+        for n in 0..unbisected.len() {
+            if let Some(&(a, b)) = unbisected.get(n + AHEAD) {
+                self.edges.prefetch(a, b);
+            }
+            let (a, b) = unbisected[n];
+            self.edges.remove(a, b);
         }
         for &r in &roots {
             self.trees[r as usize].compact(self.opts.nfields);
@@ -74,12 +87,29 @@ impl Forest {
         Ok(())
     }
 
+    /// Finds the table slots of the families' split edges.
+    fn find_slots(&self, families: &mut [Family]) {
+        for n in 0..families.len() {
+            if let Some(&f) = families.get(n + AHEAD) {
+                for k in f.split_edges() {
+                    let (a, b) = f.ends(k);
+                    self.edges.prefetch(a, b);
+                }
+            }
+            let f = &mut families[n];
+            for k in f.split_edges() {
+                let (a, b) = f.ends(k);
+                f.slots[k] = self.edges.slot(a, b).expect("bisected");
+            }
+        }
+    }
+
     /// Adds `delta` to the `released` count of every edge of the families' splits.
     fn count_released(&mut self, families: &[Family], delta: i16) {
         for (n, &f) in families.iter().enumerate() {
-            self.prefetch_split_edges(families, n + AHEAD);
-            for (a, b) in f.split_edges() {
-                let x = self.edges.get_mut(a, b).expect("bisected");
+            self.prefetch_slots(families, n + AHEAD);
+            for k in f.split_edges() {
+                let x = self.edges.at_mut(f.slots[k]);
                 x.released = x.released.wrapping_add_signed(delta);
             }
         }
@@ -92,27 +122,43 @@ impl Forest {
             |a: u32, b: u32| self.edges.get(a, b).is_some_and(|x| x.users > x.released);
         (0..candidates.len())
             .map(|n| {
-                self.prefetch_split_edges(candidates, n + AHEAD);
+                self.prefetch_slots(candidates, n + AHEAD);
                 let f = candidates[n];
-                self.required_mask(&f.verts, still_bisected) == f.split.mask()
+                let required = if f.split.mask() == ALL_EDGES {
+                    // The split holds all six edges: their slots say which stay bisected.
+                    let have = f.split_edges().fold(0, |have, k| {
+                        let x = self.edges.at(f.slots[k]);
+                        have | (u8::from(x.users > x.released) << k)
+                    });
+                    self.required_mask_from(&f.verts, have, still_bisected)
+                } else {
+                    self.required_mask(&f.verts, still_bisected)
+                };
+                required == f.split.mask()
             })
             .collect()
     }
 
-    /// Removes a family and releases its split's edges; the parent goes to the closure if
-    /// some of its edges stay bisected once every candidate is removed.
-    fn remove_family(&mut self, f: Family) {
+    /// Removes a family and releases its split's edges, freeing the midpoints of those no
+    /// split uses any more and listing them in `unbisected` (removed from the table after
+    /// the loop, which keeps the other families' slots valid). The parent goes to the closure
+    /// if some of its edges stay bisected once every candidate is removed.
+    fn remove_family(&mut self, f: Family, unbisected: &mut Vec<(u32, u32)>) {
         let (r, p) = (f.r, f.p as usize);
         self.restrict_to_parent(r, p);
         self.remove_children(r, p);
         // `users - released` does not change while candidates are removed: it counts the
         // splits that stay.
         let mut stays = false;
-        for (a, b) in f.split_edges() {
-            let x = self.edges.get(a, b).expect("bisected");
+        for k in f.split_edges() {
+            let x = self.edges.at_mut(f.slots[k]);
             stays |= x.users > x.released;
-            if let Some(mid) = self.edges.drop_user(a, b) {
+            x.users -= 1;
+            x.released -= 1;
+            if x.users == 0 {
+                let mid = x.mid;
                 self.verts.free_midpoint(mid);
+                unbisected.push(f.ends(k));
             }
         }
         self.coarsened.insert(r);
@@ -124,10 +170,10 @@ impl Forest {
     }
 
     /// Starts loading the split edges of family `n`, if there is one.
-    fn prefetch_split_edges(&self, families: &[Family], n: usize) {
+    fn prefetch_slots(&self, families: &[Family], n: usize) {
         if let Some(&f) = families.get(n) {
-            for (a, b) in f.split_edges() {
-                self.edges.prefetch(a, b);
+            for k in f.split_edges() {
+                self.edges.prefetch_slot(f.slots[k]);
             }
         }
     }
@@ -152,6 +198,7 @@ impl Forest {
                             p: p as u32,
                             verts: e.verts,
                             split: e.split,
+                            slots: [u32::MAX; 6],
                         });
                     }
                 }
@@ -171,6 +218,17 @@ impl Forest {
                 have |= 1 << k;
             }
         }
+        self.required_mask_from(v, have, bisected)
+    }
+
+    /// As [`Forest::required_mask`], given the mask `have` of the element's own bisected
+    /// edges.
+    pub(crate) fn required_mask_from(
+        &self,
+        v: &[u32; 4],
+        have: u8,
+        bisected: impl Fn(u32, u32) -> bool,
+    ) -> u8 {
         let mask = close_mask(have);
         if mask == 0 || mask == ALL_EDGES {
             return mask;

@@ -88,10 +88,15 @@ impl Edges {
     /// set, for callers about to look up several edges.
     #[inline]
     pub fn prefetch(&self, a: u32, b: u32) {
-        if self.slots.is_empty() {
-            return;
+        if !self.slots.is_empty() {
+            self.prefetch_slot(self.home(edge_key(a, b)) as u32);
         }
-        let slot = &self.slots[self.home(edge_key(a, b))];
+    }
+
+    /// Starts loading slot `i` (see [`Edges::slot`]).
+    #[inline]
+    pub(crate) fn prefetch_slot(&self, i: u32) {
+        let slot = &self.slots[i as usize];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch is only a hint: it never faults and reads nothing into the
         // program's state; the pointer is in bounds anyway.
@@ -101,6 +106,25 @@ impl Edges {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = slot;
+    }
+
+    /// The slot holding edge `(a, b)`, if bisected: a handle for [`Edges::at`] that stays
+    /// valid until the next insertion or removal.
+    #[inline]
+    pub(crate) fn slot(&self, a: u32, b: u32) -> Option<u32> {
+        self.position(edge_key(a, b)).map(|i| i as u32)
+    }
+
+    /// The entry in slot `i` (from [`Edges::slot`]).
+    #[inline]
+    pub(crate) fn at(&self, i: u32) -> &Bisected {
+        &self.slots[i as usize].entry
+    }
+
+    /// Mutable entry in slot `i` (from [`Edges::slot`]).
+    #[inline]
+    pub(crate) fn at_mut(&mut self, i: u32) -> &mut Bisected {
+        &mut self.slots[i as usize].entry
     }
 
     /// The entry of edge `(a, b)`, if bisected.
@@ -161,19 +185,6 @@ impl Edges {
                 Ok((mid, true))
             }
         }
-    }
-
-    /// Drops one released user of edge `(a, b)` (coarsening removed a split counted in
-    /// `released`); when no user is left, un-bisects the edge and returns its midpoint, which
-    /// the caller frees.
-    pub fn drop_user(&mut self, a: u32, b: u32) -> Option<u32> {
-        let i = self
-            .position(edge_key(a, b))
-            .unwrap_or_else(|| panic!("edge ({a}, {b}) is not bisected"));
-        let x = &mut self.slots[i].entry;
-        x.users -= 1;
-        x.released -= 1;
-        (x.users == 0).then(|| self.remove_slot(i).mid)
     }
 
     /// Removes edge `(a, b)`, returning its entry.

@@ -94,7 +94,7 @@ impl Forest {
             return self.upgrade(r, e.parent as usize);
         }
         // A pending green split whose children's edges are bisected must be 1:8.
-        let target = self.required_mask(&e.verts, |a, b| self.edges.get(a, b).is_some());
+        let target = self.required_mask_from(&e.verts, have, |a, b| self.edges.get(a, b).is_some());
         let missing = target & !have;
         for (k, &[a, b]) in EDGES.iter().enumerate() {
             if missing & (1 << k) != 0 {
