@@ -96,16 +96,7 @@ impl Edges {
     /// Starts loading slot `i` (see [`Edges::slot`]).
     #[inline]
     pub(crate) fn prefetch_slot(&self, i: u32) {
-        let slot = &self.slots[i as usize];
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is only a hint: it never faults and reads nothing into the
-        // program's state; the pointer is in bounds anyway.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast());
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
+        super::prefetch(&self.slots[i as usize]);
     }
 
     /// The slot holding edge `(a, b)`, if bisected: a handle for [`Edges::at`] that stays

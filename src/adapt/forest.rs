@@ -369,13 +369,40 @@ impl Forest {
                     f(nbr);
                 }
             }
-            n => self
-                .topo
-                .for_each_elem_holding(&self.mesh.tets, &s[..n], |x| {
-                    if x != r {
-                        f(x)
-                    }
-                }),
+            2 => self.for_each_other_root_on_edge(r, [s[0], s[1]], f),
+            n => unreachable!("a segment's ends span {n} initial vertex"),
+        }
+    }
+
+    /// Calls `f` on the roots other than `r` around the root edge `edge` of `r`, walking from
+    /// root to root across the faces that hold the edge: both ways from `r` until the walk
+    /// comes back to `r` or, on the boundary, stops.
+    fn for_each_other_root_on_edge(&self, r: u32, edge: [u32; 2], mut f: impl FnMut(u32)) {
+        let tets = &self.mesh.tets;
+        // Local index, in root `t`, of a vertex off the edge; the face opposite it holds the
+        // edge.
+        let off_edge = |t: u32, also: &dyn Fn(u32) -> bool| {
+            (0..4)
+                .find(|&k| {
+                    let v = tets[t as usize][k];
+                    !edge.contains(&v) && also(v)
+                })
+                .expect("a root has two vertices off each of its edges")
+        };
+        let first = off_edge(r, &|_| true);
+        let second = off_edge(r, &|v| v != tets[r as usize][first]);
+        for start in [first, second] {
+            let (mut prev, mut next) = (r, self.face_nbr[r as usize][start]);
+            while next != NO_ELEM {
+                if next == r {
+                    return; // around an inner edge: the ring is closed
+                }
+                f(next);
+                // Leave `next` across its other face holding the edge: the one opposite its
+                // off-edge vertex that `prev` shares.
+                let k = off_edge(next, &|v| tets[prev as usize].contains(&v));
+                (prev, next) = (next, self.face_nbr[next as usize][k]);
+            }
         }
     }
 
@@ -463,6 +490,32 @@ impl Forest {
             Split::NONE
         } else {
             self.trees[r as usize].elems[p as usize].split
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapt::pattern::EDGES;
+    use crate::mesh::generate_box;
+
+    #[test]
+    fn the_walk_around_a_root_edge_finds_the_roots_holding_it() {
+        let forest = Forest::new(
+            generate_box([3, 2, 2], [1.0, 1.0, 1.0]).unwrap(),
+            AdaptOptions::default(),
+        )
+        .unwrap();
+        for (r, t) in forest.mesh.tets.iter().enumerate() {
+            for [i, j] in EDGES {
+                let mut walked = vec![r as u32];
+                forest.for_each_other_root_on_edge(r as u32, [t[i], t[j]], |s| walked.push(s));
+                walked.sort_unstable();
+                let mut held = forest.topo.elems_holding(&[t[i], t[j]]);
+                held.sort_unstable();
+                assert_eq!(walked, held, "root {r}, edge {:?}", [t[i], t[j]]);
+            }
         }
     }
 }

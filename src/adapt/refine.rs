@@ -179,6 +179,8 @@ impl Forest {
         }
         let mut others = std::mem::take(&mut self.scratch_roots);
         self.for_each_other_root_around(r, &support, |s| others.push(s));
+        // The work list's order, hence the run's, does not depend on the walk's.
+        others.sort_unstable();
         for &s in &others {
             self.queue.insert(s);
         }
