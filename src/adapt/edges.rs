@@ -8,8 +8,6 @@
 //! The table is far larger than the caches, so on large meshes these loads are what the
 //! closure and the coarsening wait for.
 
-use crate::hash::mix64;
-
 /// Key of the unordered edge `(a, b)`; never 0, since `a != b`.
 pub fn edge_key(a: u32, b: u32) -> u64 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
@@ -52,13 +50,18 @@ pub struct Edges {
     /// Power-of-two number of slots (or none), at most 3/4 full.
     slots: Vec<Slot>,
     len: usize,
+    /// 64 minus the base-2 logarithm of the number of slots.
+    shift: u32,
 }
 
 impl Edges {
     /// Home slot of a key.
     #[inline]
     fn home(&self, key: u64) -> usize {
-        mix64(key) as usize & (self.slots.len() - 1)
+        // Fibonacci hashing (the top bits of the product depend on every bit of the key),
+        // after folding the two vertex ids together, which spreads the regular keys of a
+        // mesh's edges better (tested on a grid's edges).
+        ((key ^ (key >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
     /// Slot holding `key`, or the empty slot ending its probe sequence (`Err`).
@@ -239,6 +242,7 @@ impl Edges {
     fn grow(&mut self, need: usize) {
         let size = (need * 4 / 3 + 1).next_power_of_two().max(16);
         let old = std::mem::replace(&mut self.slots, vec![FREE; size]);
+        self.shift = 64 - size.trailing_zeros();
         for s in old.into_iter().filter(|s| s.key != EMPTY) {
             let i = self.find(s.key).expect_err("keys are unique");
             self.slots[i] = s;
@@ -269,5 +273,26 @@ mod tests {
             assert_eq!(edges.get(a, b).map(|x| x.mid), expected, "edge {n}");
         }
         assert_eq!(edges.iter().count(), edges.len());
+    }
+
+    #[test]
+    fn grid_edges_stay_near_their_home_slots() {
+        // Edges of a 40^3 vertex grid along its three axes: keys as regular as a mesh's.
+        let mut edges = Edges::default();
+        let n = 40u32;
+        for v in 0..n * n * n {
+            for step in [1, n, n * n] {
+                if v + step < n * n * n {
+                    edges.use_or_insert(v, v + step, || Ok::<_, ()>(v)).unwrap();
+                }
+            }
+        }
+        let mask = edges.slots.len() - 1;
+        let total: usize = (0..edges.slots.len())
+            .filter(|&i| edges.slots[i].key != EMPTY)
+            .map(|i| i.wrapping_sub(edges.home(edges.slots[i].key)) & mask)
+            .sum();
+        let mean = total as f64 / edges.len() as f64;
+        assert!(mean < 1.5, "mean distance to the home slot {mean}");
     }
 }
