@@ -22,6 +22,10 @@ use super::tree::{Elem, DEAD, NO_ELEM, PENDING, REFINE};
 use super::vertices::support_len;
 use crate::Result;
 
+/// How many elements ahead the closure's scan of a tree prefetches the edges of requested
+/// leaves.
+const LEAVES_AHEAD: usize = 2;
+
 impl Forest {
     /// Closes the marks: after it, every leaf's bisected edges form a pattern, and no green
     /// child has a bisected edge. Green families that must be refined are upgraded here.
@@ -40,8 +44,12 @@ impl Forest {
         loop {
             self.rescan = false;
             let mut i = 0;
+            for j in 0..LEAVES_AHEAD {
+                self.prefetch_request_edges(r, j);
+            }
             // Upgrades append children while we scan: they are visited in the same pass.
             while i < self.trees[r as usize].elems.len() {
+                self.prefetch_request_edges(r, i + LEAVES_AHEAD);
                 if self.trees[r as usize].elems[i].is_leaf() {
                     self.close_leaf(r, i)?;
                 }
@@ -49,6 +57,18 @@ impl Forest {
             }
             if !self.rescan {
                 return Ok(());
+            }
+        }
+    }
+
+    /// Starts loading the edges of element `i` of tree `r` if it is a leaf whose request
+    /// the closure has yet to apply.
+    fn prefetch_request_edges(&self, r: u32, i: usize) {
+        if let Some(e) = self.trees[r as usize].elems.get(i) {
+            if e.is_leaf() && e.flags & (REFINE | PENDING) == REFINE {
+                for &[a, b] in &EDGES {
+                    self.edges.prefetch(e.verts[a], e.verts[b]);
+                }
             }
         }
     }
@@ -69,9 +89,6 @@ impl Forest {
         if e.flags & REFINE != 0 && e.level < self.opts.max_depth {
             if self.is_green_child(r, i) {
                 return self.upgrade(r, e.parent as usize);
-            }
-            for &[a, b] in &EDGES {
-                self.edges.prefetch(e.verts[a], e.verts[b]);
             }
             let mut mids = [0u32; 6];
             for (k, &[a, b]) in EDGES.iter().enumerate() {
