@@ -33,6 +33,9 @@ impl Forest {
         let start = Instant::now();
         self.reserve_for_requests();
         while let Some(r) = self.queue.pop() {
+            if let Some(&next) = self.queue.as_slice().last() {
+                self.prefetch_tree(next);
+            }
             self.close_tree(r)?;
         }
         self.report.closure_time += start.elapsed();
@@ -59,6 +62,22 @@ impl Forest {
                 return Ok(());
             }
         }
+    }
+
+    /// Starts loading the first elements of tree `r` (a root and its eight children fill
+    /// three cache lines) and of its pending list.
+    fn prefetch_tree(&self, r: u32) {
+        let tree = &self.trees[r as usize];
+        tree.elems
+            .iter()
+            .step_by(3)
+            .take(3)
+            .for_each(super::prefetch);
+        tree.pending
+            .iter()
+            .step_by(2)
+            .take(4)
+            .for_each(super::prefetch);
     }
 
     /// Starts loading the edges of element `i` of tree `r` if it is a leaf whose request
@@ -388,7 +407,10 @@ impl Forest {
         let roots = self.touched.take_sorted();
         let mut changed = self.coarsened.take_sorted();
         let mut todo: Vec<(usize, u8, [u32; 6])> = Vec::new();
-        for &r in &roots {
+        for (n, &r) in roots.iter().enumerate() {
+            if let Some(&next) = roots.get(n + 1) {
+                self.prefetch_tree(next);
+            }
             todo.clear();
             let mut nchildren = 0;
             for (i, mids) in std::mem::take(&mut self.trees[r as usize].pending) {
