@@ -24,7 +24,10 @@ fn main() {
         return; // invoked by `cargo bench` with a filter: nothing to list.
     }
     let cubes = std::env::var("PLUME_BOX").map_or([24, 24, 29], |s| {
-        let n: Vec<usize> = s.split(',').map(|x| x.parse().expect("PLUME_BOX")).collect();
+        let n: Vec<usize> = s
+            .split(',')
+            .map(|x| x.parse().expect("PLUME_BOX"))
+            .collect();
         [n[0], n[1], n[2]]
     });
     let mesh = generate_box(cubes, [1.0, 1.0, 1.2]).expect("box");
