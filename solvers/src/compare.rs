@@ -75,22 +75,19 @@ pub struct Comparison {
     pub sbn: Vec<ShockRun>,
 }
 
-/// Runs the shock-wave case once and balances it with PLUM (`plum`'s settings) and SBN
-/// (`sbn`'s) for every P of `procs`.
+/// Runs the shock-wave case once and balances it with PLUM and with SBN, both set as in
+/// `base`, for every P of `procs`.
 pub fn compare(
     procs: &[usize],
-    plum: &ShockConfig,
-    sbn: &ShockConfig,
+    base: &ShockConfig,
     mesh: Mesh,
-    each_level: impl FnMut(usize) -> Result<()>,
+    mut each_level: impl FnMut(usize) -> Result<()>,
 ) -> Result<Comparison> {
-    let mut each_level = each_level;
     let mut cfgs = Vec::with_capacity(2 * procs.len());
     for &p in procs {
-        for (base, balancer) in [(plum, Balancer::Plum), (sbn, Balancer::Sbn)] {
+        for balancer in [Balancer::Plum, Balancer::Sbn] {
             let mut cfg = base.clone();
             cfg.procs = p;
-            cfg.plum.nprocs = p;
             cfg.balancer = balancer;
             cfgs.push(cfg);
         }

@@ -21,7 +21,7 @@ fn base() -> ShockConfig {
 #[test]
 fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
     let procs = [3, 8];
-    let run = || compare(&procs, &base(), &base(), shock_mesh(), |_| Ok(())).unwrap();
+    let run = || compare(&procs, &base(), shock_mesh(), |_| Ok(())).unwrap();
     let a = run();
     assert_eq!(a.procs, procs);
     for (i, &p) in procs.iter().enumerate() {
@@ -52,7 +52,7 @@ fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
 
 #[test]
 fn writes_the_tables_and_the_charts() {
-    let a = compare(&[2, 4], &base(), &base(), shock_mesh(), |_| Ok(())).unwrap();
+    let a = compare(&[2, 4], &base(), shock_mesh(), |_| Ok(())).unwrap();
     let dir = std::env::temp_dir().join(format!("plume-compare-{}", std::process::id()));
     a.write(&dir).unwrap();
     let md = std::fs::read_to_string(dir.join("compare.md")).unwrap();

@@ -120,6 +120,11 @@ impl<'a> CostModel<'a> {
         CostModel { scales, ..self }
     }
 
+    /// The dual-graph neighbours of root v.
+    pub fn neighbours(&self, v: u32) -> &'a [u32] {
+        &self.adjncy[self.xadj[v as usize] as usize..self.xadj[v as usize + 1] as usize]
+    }
+
     /// `Wgt_v = PWgt_v · Proc_p`: processing root v on processor p.
     pub fn wgt(&self, v: u32, p: u32) -> f64 {
         self.weights.pwgt[v as usize] as f64 * self.slowdowns.proc(p) * self.scales.work

@@ -46,7 +46,7 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     args.case.apply(&mut base)?;
     let mesh = args.case.mesh()?;
     let progress = Progress::bar(base.levels as u64, "compare");
-    let comparison = compare(&args.procs, &base, &base, mesh, |_| {
+    let comparison = compare(&args.procs, &base, mesh, |_| {
         progress.inc();
         Ok(())
     })?;

@@ -146,8 +146,6 @@ pub struct ShockRun {
 
 /// A balancer following the adaptation level by level on its own assignment.
 pub trait Track {
-    /// The configuration it runs.
-    fn config(&self) -> &ShockConfig;
     /// The rank owning every root (after the last level: where it was processed).
     fn owner(&self) -> &[u32];
     /// After closure, before subdivision, with the predicted weights.
@@ -258,13 +256,13 @@ pub fn run_many(
 }
 
 /// Wall-clock milliseconds per stage of a level.
-pub(crate) struct Stopwatch {
+struct Stopwatch {
     clock: Instant,
     times: BTreeMap<String, f64>,
 }
 
 impl Stopwatch {
-    pub(crate) fn start() -> Self {
+    fn start() -> Self {
         Stopwatch {
             clock: Instant::now(),
             times: BTreeMap::new(),
@@ -272,7 +270,7 @@ impl Stopwatch {
     }
 
     /// Records the time since the last lap under `stage`.
-    pub(crate) fn lap(&mut self, stage: &str) {
+    fn lap(&mut self, stage: &str) {
         self.times
             .insert(stage.to_string(), self.clock.elapsed().as_secs_f64() * 1e3);
         self.clock = Instant::now();

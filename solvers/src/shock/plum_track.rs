@@ -70,10 +70,6 @@ impl PlumTrack {
 }
 
 impl Track for PlumTrack {
-    fn config(&self) -> &ShockConfig {
-        &self.cfg
-    }
-
     fn owner(&self) -> &[u32] {
         &self.owner
     }

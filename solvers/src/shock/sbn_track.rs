@@ -33,10 +33,6 @@ impl SbnTrack {
 }
 
 impl Track for SbnTrack {
-    fn config(&self) -> &ShockConfig {
-        &self.cfg
-    }
-
     fn owner(&self) -> &[u32] {
         &self.owner
     }

@@ -93,10 +93,7 @@ fn iterate(costs: &Located, assigned: &mut [u32], procs: usize, rng: &mut Rng) -
     for (v, &p) in assigned.iter().enumerate() {
         members[p as usize].push(v as u32);
     }
-    let neighbours = |v: u32| {
-        let r = model.xadj[v as usize] as usize..model.xadj[v as usize + 1] as usize;
-        model.adjncy[r].iter().copied()
-    };
+    let neighbours = |v: u32| model.neighbours(v).iter().copied();
     let mut receivers: Vec<usize> = (0..procs).filter(|&q| qwgt[q] < level).collect();
     receivers.sort_by(|&a, &b| qwgt[a].total_cmp(&qwgt[b]).then(a.cmp(&b)));
     let mut count = 0;
@@ -164,8 +161,8 @@ fn refine(costs: &Located, assigned: &mut [u32], procs: usize) -> usize {
             .collect();
         let before = count;
         for v in mine {
-            let r = model.xadj[v as usize] as usize..model.xadj[v as usize + 1] as usize;
-            let lightest = model.adjncy[r]
+            let lightest = model
+                .neighbours(v)
                 .iter()
                 .map(|&w| assigned[w as usize] as usize)
                 .filter(|&q| q != p)

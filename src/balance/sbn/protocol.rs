@@ -221,12 +221,6 @@ impl<'a> Shared<'a> {
         &self.patterns[t * self.network.procs() + source as usize]
     }
 
-    /// The dual-graph neighbours of root v.
-    pub fn neighbours(&self, v: u32) -> Vec<u32> {
-        let m = &self.model;
-        m.adjncy[m.xadj[v as usize] as usize..m.xadj[v as usize + 1] as usize].to_vec()
-    }
-
     /// The thresholds for a system level (weights).
     pub fn thresholds(&self, sys_ll: f64) -> WeightThresholds {
         WeightThresholds::new(
@@ -316,8 +310,10 @@ impl Processor {
         let mut group = vec![v];
         group.extend(
             shared
+                .model
                 .neighbours(v)
-                .into_iter()
+                .iter()
+                .copied()
                 .filter(|&w| self.queue.contains(w) && self.location[w as usize] == src),
         );
         Some((src, group))
@@ -407,13 +403,10 @@ impl Processor {
         match shared.opts.variant {
             Variant::Basic => {
                 let th = shared.thresholds(self.sys_ll.unwrap_or(load));
-                if load <= th.max_th {
-                } else if last {
-                    if self.gather.is_none() {
-                        self.initiate(load, shared, out);
-                    }
-                } else {
+                if load > th.max_th && !last {
                     self.push_down(route, load - th.max_th, shared, out);
+                } else if load > th.max_th && self.gather.is_none() {
+                    self.initiate(load, shared, out);
                 }
             }
             Variant::Heuristic => {
@@ -723,7 +716,7 @@ impl Processor {
             choose_roots(
                 &view,
                 &mut self.queue,
-                |v| shared.neighbours(v),
+                |v| shared.model.neighbours(v),
                 (self.id, to),
                 amount,
                 shared.opts.selection,

@@ -125,16 +125,6 @@ impl JobQueue {
         self.total.max(0.0)
     }
 
-    /// The weight root v was queued with.
-    pub fn weight_of(&self, v: u32) -> f64 {
-        self.weight[v as usize]
-    }
-
-    /// The queued roots, in no particular order.
-    pub fn roots(&self) -> &[u32] {
-        &self.roots
-    }
-
     fn live(&self, v: u32, stamp: u32) -> bool {
         self.slot[v as usize] != ABSENT && self.stamp[v as usize] == stamp
     }

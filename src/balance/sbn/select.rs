@@ -99,10 +99,10 @@ impl Default for Selection {
 /// roots drawn at random, through its neighbours queued at p. `neighbours(v)` lists v's
 /// neighbours in the dual graph. The chosen roots leave the queue; they are returned in the
 /// order chosen.
-pub fn choose_roots(
+pub fn choose_roots<'n>(
     costs: &impl RootCosts,
     queue: &mut JobQueue,
-    neighbours: impl Fn(u32) -> Vec<u32>,
+    neighbours: impl Fn(u32) -> &'n [u32],
     (p, q): (u32, u32),
     amount: f64,
     opts: Selection,
@@ -136,7 +136,7 @@ pub fn choose_roots(
             if enough(moved, chosen.len()) {
                 break;
             }
-            frontier.extend(neighbours(v).into_iter().filter(|&w| queue.contains(w)));
+            frontier.extend(neighbours(v).iter().filter(|&&w| queue.contains(w)));
         }
         frontier.clear();
     }
