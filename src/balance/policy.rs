@@ -119,32 +119,62 @@ impl BalancePolicy for Threshold {
     fn balanced(&mut self, _cost: f64) {}
 }
 
+/// The costs of the balances seen so far: their mean is what the next one is expected to
+/// cost (`initial` before the first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BalanceCosts {
+    /// Cost assumed before any balance was measured, in seconds.
+    pub initial: f64,
+    sum: f64,
+    count: usize,
+}
+
+impl BalanceCosts {
+    /// No balance seen yet; `initial` seconds assumed.
+    pub fn new(initial: f64) -> Self {
+        BalanceCosts {
+            initial,
+            sum: 0.0,
+            count: 0,
+        }
+    }
+
+    /// Records a balance that cost `cost` seconds.
+    pub fn record(&mut self, cost: f64) {
+        self.sum += cost;
+        self.count += 1;
+    }
+
+    /// The mean cost seen, `initial` before the first balance.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            self.initial
+        } else {
+            self.sum / self.count as f64
+        }
+    }
+}
+
 /// Seed 000 (Pearce, eq. 3.1–3.7): balance when the time the imbalance costs until the next
 /// adaptation, `N_adapt · T_iter · (L_max − L_ave)`, exceeds the expected cost of balancing
 /// (the mean of the costs seen so far, `initial_cost` before the first).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CostBenefit {
-    /// Cost assumed before any balance was measured, in seconds.
-    pub initial_cost: f64,
-    costs: Vec<f64>,
+    /// The costs seen, and the one assumed before the first.
+    pub costs: BalanceCosts,
 }
 
 impl CostBenefit {
     /// A policy assuming `initial_cost` seconds per balance until one is measured.
     pub fn new(initial_cost: f64) -> Self {
         CostBenefit {
-            initial_cost,
-            costs: Vec::new(),
+            costs: BalanceCosts::new(initial_cost),
         }
     }
 
     /// The cost a balance is expected to have.
     pub fn expected_cost(&self) -> f64 {
-        if self.costs.is_empty() {
-            self.initial_cost
-        } else {
-            self.costs.iter().sum::<f64>() / self.costs.len() as f64
-        }
+        self.costs.mean()
     }
 
     /// The time lost to imbalance until the next adaptation (eq. 3.7 minus eq. 3.5).
@@ -161,7 +191,7 @@ impl BalancePolicy for CostBenefit {
         Self::expected_loss(obs) > self.expected_cost()
     }
     fn balanced(&mut self, cost: f64) {
-        self.costs.push(cost);
+        self.costs.record(cost);
     }
 }
 
@@ -171,35 +201,25 @@ impl BalancePolicy for CostBenefit {
 /// the first balance).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Degradation {
-    /// Cost assumed before any balance was measured, in seconds.
-    pub initial_cost: f64,
+    /// The costs seen, and the one assumed before the first.
+    pub costs: BalanceCosts,
     reference: Option<f64>,
     degradation: f64,
-    costs: Vec<f64>,
 }
 
 impl Degradation {
     /// A policy assuming `initial_cost` seconds per balance until one is measured.
     pub fn new(initial_cost: f64) -> Self {
         Degradation {
-            initial_cost,
+            costs: BalanceCosts::new(initial_cost),
             reference: None,
             degradation: 0.0,
-            costs: Vec::new(),
         }
     }
 
     /// Degradation accumulated since the last balance, in seconds.
     pub fn degradation(&self) -> f64 {
         self.degradation
-    }
-
-    fn mean_cost(&self) -> f64 {
-        if self.costs.is_empty() {
-            self.initial_cost
-        } else {
-            self.costs.iter().sum::<f64>() / self.costs.len() as f64
-        }
     }
 }
 
@@ -211,10 +231,10 @@ impl BalancePolicy for Degradation {
         let t = obs.iteration_time();
         let reference = *self.reference.get_or_insert(t);
         self.degradation += obs.iterations as f64 * (t - reference).max(0.0);
-        self.degradation >= self.mean_cost()
+        self.degradation >= self.costs.mean()
     }
     fn balanced(&mut self, cost: f64) {
-        self.costs.push(cost);
+        self.costs.record(cost);
         self.reference = None;
         self.degradation = 0.0;
     }

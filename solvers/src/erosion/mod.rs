@@ -20,8 +20,8 @@ pub mod machine;
 use std::str::FromStr;
 
 use plume::balance::{
-    migrate, AppModel, BalancePolicy, Degradation, IncreaseRates, Never, Observation, Periodic,
-    Ulba,
+    migrate, AppModel, BalanceCosts, BalancePolicy, Degradation, IncreaseRates, Never, Observation,
+    Periodic, Ulba,
 };
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance, Movement};
@@ -252,7 +252,7 @@ pub fn run(
     let mut policy = cfg.build_policy();
     let mut rates = IncreaseRates::default();
     let mut records: Vec<IterationRecord> = Vec::with_capacity(cfg.iterations);
-    let mut costs: Vec<f64> = Vec::new();
+    let mut costs = BalanceCosts::new(0.0);
     for iteration in 0..cfg.iterations {
         let work = rank_loads(erosion.fluid(), &owner, p);
         let times = cfg.machine.step_times(&work, &graph, &owner);
@@ -294,9 +294,9 @@ pub fn run(
             let cost = cfg.machine.balance_cost(moved.max_sr);
             policy.balanced(cost);
             rates.rebalanced();
-            costs.push(cost);
+            costs.record(cost);
             let alpha = if shares.is_some() { cfg.alpha } else { 0.0 };
-            let mean_cost = costs.iter().sum::<f64>() / costs.len() as f64;
+            let mean_cost = costs.mean();
             let total: f64 = loads.iter().sum();
             if let Some(model) = fitted_model(&rates, cfg, alpha, mean_cost) {
                 record.sigma_minus = Some(model.sigma_minus(total));
