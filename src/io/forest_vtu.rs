@@ -7,6 +7,14 @@ use crate::adapt::Forest;
 use crate::Result;
 use std::path::Path;
 
+/// The cell array `rank`: the rank owning each leaf's root (`owner[root]`), in the leaf order
+/// [`write_forest_vtu`] expects.
+pub fn rank_cells(forest: &Forest, owner: &[u32]) -> CellArray {
+    let mut rank = Vec::with_capacity(forest.nleaves());
+    forest.for_each_leaf(|l| rank.push(owner[l.id.root as usize] as i32));
+    CellArray::int("rank", rank)
+}
+
 /// Writes `forest.leaf_mesh()` to `path` (see [`write_vtu`] for the encoding) with the cell
 /// arrays `root` (the leaf's element of the initial mesh), `level` (its depth below the root)
 /// and `pattern` (0 for a root, else 2, 4 or 8: the split that created it), then the arrays of

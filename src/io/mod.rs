@@ -18,7 +18,7 @@ mod lines;
 pub mod msh;
 pub mod vtu;
 
-pub use forest_vtu::write_forest_vtu;
+pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use plume::adapt::Forest;
-use plume::io::{write_forest_vtu, write_pvd, CellArray};
+use plume::io::{rank_cells, write_forest_vtu, write_pvd, CellArray};
 
 use super::common::say;
 use super::progress::Progress;
@@ -199,17 +199,14 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
 }
 
 fn write_vtu(path: &Path, forest: &Forest, owner: &[u32]) -> plume::Result<()> {
-    let (mut material, mut rank) = (Vec::new(), Vec::new());
-    forest.for_each_leaf(|l| {
-        material.push(l.data[0] as i32);
-        rank.push(owner[l.id.root as usize] as i32);
-    });
+    let mut material = Vec::with_capacity(forest.nleaves());
+    forest.for_each_leaf(|l| material.push(l.data[0] as i32));
     write_forest_vtu(
         path,
         forest,
         &[
             CellArray::int("material", material),
-            CellArray::int("rank", rank),
+            rank_cells(forest, owner),
         ],
     )
 }

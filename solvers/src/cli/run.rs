@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 use plume::adapt::Forest;
-use plume::io::{write_forest_vtu, write_pvd, CellArray};
+use plume::io::{rank_cells, write_forest_vtu, write_pvd};
 
 use super::common::{load_mesh, say};
 use super::progress::Progress;
@@ -252,9 +252,7 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
 }
 
 fn write_level_vtu(path: &Path, forest: &Forest, owner: &[u32]) -> plume::Result<()> {
-    let mut rank = Vec::with_capacity(forest.nleaves());
-    forest.for_each_leaf(|l| rank.push(owner[l.id.root as usize] as i32));
-    write_forest_vtu(path, forest, &[CellArray::int("rank", rank)])
+    write_forest_vtu(path, forest, &[rank_cells(forest, owner)])
 }
 
 /// One numeric column of the per-level table: title, decimals, value.
