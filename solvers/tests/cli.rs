@@ -7,6 +7,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
+#[path = "../../tests/external/mod.rs"]
+mod external;
 use common::TempDir;
 
 /// What one run of `plume` gave.
@@ -237,12 +239,11 @@ fn graph_is_a_symmetric_metis_graph_of_the_roots() {
         assert_eq!(edges.get(&(b, a)), Some(w), "edge {a}–{b} not symmetric");
     }
 
-    let gpmetis = Path::new("/usr/bin/gpmetis");
-    if !gpmetis.exists() {
-        println!("note: /usr/bin/gpmetis not found, skipping the gpmetis check");
-        return;
-    }
-    let out = Command::new(gpmetis).arg(&graph).arg("4").output().unwrap();
+    let out = external::program("gpmetis")
+        .arg(&graph)
+        .arg("4")
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "gpmetis {graph} 4:\n{}",
