@@ -107,7 +107,18 @@ pub fn read_mesh(path: &Path) -> Result<(Mesh, ReadReport)> {
         Format::Msh => read_msh(path)?,
         Format::Vtu => read_vtu(path)?.mesh,
     };
-    let (mesh, validation) = Mesh::from_parts(raw.coords, raw.tets, &path.display().to_string())?;
+    validated(raw, &path.display().to_string())
+}
+
+/// Parses and validates the content of a `.msh` file (Gmsh 2.2 or 4.1 ASCII) held in memory;
+/// `name` stands for the file in messages.
+pub fn parse_msh_mesh(name: &str, bytes: &[u8]) -> Result<(Mesh, ReadReport)> {
+    validated(msh::parse_msh(name, bytes)?, name)
+}
+
+/// Validates a mesh as read from `name`, with the reader's notes.
+fn validated(raw: RawMesh, name: &str) -> Result<(Mesh, ReadReport)> {
+    let (mesh, validation) = Mesh::from_parts(raw.coords, raw.tets, name)?;
     Ok((
         mesh,
         ReadReport {

@@ -33,7 +33,7 @@ pub fn read_msh(path: &Path) -> Result<RawMesh> {
 }
 
 /// Parses the content `bytes` of the MSH file `name`.
-fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
+pub(super) fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
     let mut lines = LineReader::new(name, bytes);
     let mut version = None;
     let mut nodes = Nodes::default();

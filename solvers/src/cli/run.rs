@@ -94,8 +94,8 @@ pub struct ShockCaseArgs {
     /// Adaptation levels.
     #[arg(long, default_value_t = 9)]
     pub levels: usize,
-    /// Initial mesh [default: meshes/shock_box.msh if present, else a generated 52×13×13-cube
-    /// box of 52,728 tetrahedra].
+    /// Initial mesh [default: the shipped meshes/shock_box.msh, built into plume, so the
+    /// published case runs the same from any folder].
     #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
     /// Seed of the partitioner and of SBN's random choices.
@@ -199,18 +199,11 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     say(format!("wrote {}", args.out.display()))
 }
 
-/// The mesh `plume run shock` uses without `--mesh`.
-pub const DEFAULT_MESH: &str = "meshes/shock_box.msh";
-
-/// The shock case's initial mesh: `path`, or [`DEFAULT_MESH`] if present, else a generated box.
+/// The shock case's initial mesh: `path`, or the shipped mesh built into plume.
 pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<plume::mesh::Mesh> {
     Ok(match path {
         Some(path) => load_mesh(path)?,
-        None if Path::new(DEFAULT_MESH).exists() => load_mesh(Path::new(DEFAULT_MESH))?,
-        None => {
-            eprintln!("plume: note: {DEFAULT_MESH} not found, using a generated box");
-            plume::mesh::generate_box([52, 13, 13], [4.0, 1.0, 1.0])?
-        }
+        None => shock::published_mesh()?,
     })
 }
 
