@@ -7,17 +7,21 @@
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
 //! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
+//! | [`atomic`] | [`AtomicFile`], [`write_atomically`]: a temporary file, then a rename |
 //!
 //! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
 //! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts). Nothing here panics on bad input:
 //! every problem is an [`Error`] naming the file and the line (text formats) or element.
+//! Every writer goes through [`atomic`], so a file is either the old one or the whole new one.
 //! (METIS graph files are written by [`crate::graph`].)
 
+pub mod atomic;
 mod forest_vtu;
 mod lines;
 pub mod msh;
 pub mod vtu;
 
+pub use atomic::{write_atomically, AtomicFile};
 pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};

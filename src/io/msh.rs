@@ -253,15 +253,10 @@ fn skip_section(lines: &mut LineReader, tag: &str) -> Result<()> {
 /// Writes `mesh` as an ASCII MSH 4.1 file: one volume entity holding all nodes and tetrahedra
 /// (node and element tags are 1-based indices).
 pub fn write_msh(path: &Path, mesh: &Mesh) -> Result<()> {
-    let name = path.display().to_string();
-    let file = std::fs::File::create(path).map_err(|e| Error::io(&name, &e))?;
-    let mut out = std::io::BufWriter::new(file);
-    write_msh_to(&mut out, mesh)
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::io(&name, &e))
+    super::write_atomically(path, |out| write_msh_to(out, mesh))
 }
 
-fn write_msh_to(out: &mut impl Write, mesh: &Mesh) -> std::io::Result<()> {
+fn write_msh_to(out: &mut dyn Write, mesh: &Mesh) -> std::io::Result<()> {
     let (nv, ne) = (mesh.nverts(), mesh.nelems());
     writeln!(out, "$MeshFormat\n4.1 0 8\n$EndMeshFormat")?;
     let (lo, hi) = bounding_box(&mesh.coords);

@@ -11,6 +11,7 @@ use super::common::{load_mesh, say};
 use super::progress::Progress;
 use super::{CliResult, Failure};
 use crate::report::Report;
+use crate::run_folder::RunFolder;
 use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig};
 
 /// The test cases `plume run` knows.
@@ -176,25 +177,24 @@ pub fn run(cmd: RunCommand) -> CliResult {
 fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
     let mesh = args.case.mesh()?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| Failure::Error(format!("{}: {e}", args.out.display())))?;
+    let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(cfg.levels as u64, "shock");
     let mut written: Vec<(f64, String)> = Vec::new();
     let run = shock::run(&cfg, mesh, |level, forest, owner| {
         progress.inc();
         if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && level == cfg.levels) {
             let name = format!("level_{level:04}.vtu");
-            write_level_vtu(&args.out.join(&name), forest, owner)?;
+            write_level_vtu(&folder.file(&name)?, forest, owner)?;
             written.push((level as f64, name));
         }
         Ok(())
     })?;
     drop(progress);
     if !written.is_empty() {
-        write_pvd(&args.out.join("shock.pvd"), &written)?;
+        write_pvd(&folder.file("shock.pvd")?, &written)?;
     }
     let table = table(&run.levels, &cfg, run.roots);
-    Report::new(&run.config, "levels", &run.levels).write(&args.out, &table)?;
+    Report::new(&run.config, "levels", &run.levels).write(&mut folder, &table)?;
     say(table)?;
     say(format!("wrote {}", args.out.display()))
 }
