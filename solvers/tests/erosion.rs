@@ -9,8 +9,9 @@ mod common;
 use common::TempDir;
 
 use plume::adapt::Forest;
+use plume::graph::DualGraph;
 use plume::mesh::geometry::{centroid, volume};
-use plume::partition::{root_centroids, Stripes};
+use plume::partition::{root_centroids, Partitioner, Stripes, Targets};
 use plume_solvers::erosion::front::{Erosion, FLUID, ROCK};
 use plume_solvers::erosion::{self, domain, ErosionConfig, IterationRecord, PolicyKind};
 
@@ -207,8 +208,10 @@ fn stripes_hold_equal_fluid_work_within_one_column() {
     let fluid = erosion.fluid();
     let heaviest = *stripes.column_weights(fluid).iter().max().unwrap() as f64;
     let mut part = vec![0; fluid.len()];
+    let graph = DualGraph::new(&forest);
+    let weights = erosion::layout::fluid_weights(&graph, fluid);
     stripes
-        .partition_shares(fluid, &[1.0; 5], &mut part)
+        .partition(&graph.view(&weights).unwrap(), Targets::Equal(5), &mut part)
         .unwrap();
     let loads = plume::metrics::rank_loads(fluid, &part, 5);
     let mean = loads.iter().sum::<u64>() as f64 / 5.0;
