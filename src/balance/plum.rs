@@ -10,18 +10,22 @@
 //! is then cut to processor `j / F`'s share and only goes to a processor with the same share.
 //!
 //! ```
-//! use plume::balance::{Plum, PlumOptions};
+//! use plume::balance::{Accept, Plum, PlumOptions};
 //! use plume::graph::GraphView;
 //! // A ring of 8 vertices, all on rank 0 of 2.
 //! let xadj: Vec<u32> = (0..=8).map(|v| 2 * v).collect();
 //! let adjncy: Vec<u32> = (0..8).flat_map(|v| [(v + 7) % 8, (v + 1) % 8]).collect();
 //! let (ewgt, vwgt) = (vec![1; 16], vec![1; 8]);
 //! let graph = GraphView::new(&xadj, &adjncy, &ewgt, &vwgt).unwrap();
-//! let mut plum = Plum::new(PlumOptions::new(2)).unwrap();
+//! let opts = PlumOptions { accept: Accept::Always, ..PlumOptions::new(2) };
+//! let mut plum = Plum::new(opts).unwrap();
 //! let b = plum.balance(&graph, &[0; 8]).unwrap();
 //! assert!(b.triggered && b.accepted);
 //! let new_owner = b.new_owner.unwrap();
 //! assert_eq!(new_owner.iter().filter(|&&p| p == 1).count(), 4);
+//! // Rank 1 asks for three quarters of the work.
+//! let b = plum.propose(&graph, &[0; 8], Some(&[0.25, 0.75])).unwrap();
+//! assert_eq!(b.new_owner.unwrap().iter().filter(|&&p| p == 1).count(), 6);
 //! ```
 //!
 //! [`DualGraph::view`]: crate::graph::DualGraph::view

@@ -44,9 +44,9 @@ static METIS_LOCK: Mutex<()> = Mutex::new(());
 /// let info = metis.partition(&view, Targets::Equal(2), &mut part).unwrap();
 /// assert_eq!(info.algorithm, "metis-kway");
 /// assert_eq!(part.iter().filter(|&&p| p == 0).count(), 24);
-/// // A quarter and three quarters of the weight.
+/// // A quarter and three quarters of the weight (12 and 36 roots, give or take one).
 /// metis.partition(&view, Targets::Shares(&[1.0, 3.0]), &mut part).unwrap();
-/// assert_eq!(part.iter().filter(|&&p| p == 0).count(), 12);
+/// assert!((11..=13).contains(&part.iter().filter(|&&p| p == 0).count()));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Metis {
