@@ -110,7 +110,7 @@ impl Targets<'_> {
     }
 
     /// The share of every part, unnormalised (1 each for equal parts).
-    pub fn shares(&self) -> Vec<f64> {
+    pub(crate) fn shares(&self) -> Vec<f64> {
         match self {
             Targets::Equal(n) => vec![1.0; *n],
             Targets::Shares(s) => s.to_vec(),

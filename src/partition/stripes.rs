@@ -32,7 +32,7 @@ impl Stripes {
             .map(|c| {
                 ((c[0] - lo) / width)
                     .floor()
-                    .clamp(0.0, (ncolumns - 1) as f64) as u32
+                    .clamp(0.0, ncolumns.saturating_sub(1) as f64) as u32
             })
             .collect();
         Stripes { column, ncolumns }
