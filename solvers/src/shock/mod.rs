@@ -309,7 +309,7 @@ pub(crate) fn loads_and_cut(
 ) -> (plume::metrics::Imbalance, u64, f64) {
     let w = &graph.weights;
     let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
-    let cut = plume::metrics::Cut::new(&graph.xadj, &graph.adjncy, &w.cwgt, owner);
+    let cut = plume::metrics::Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, owner);
     let max = loads.iter().copied().max().unwrap_or(0);
     (
         plume::metrics::Imbalance::from_u64(&loads),
