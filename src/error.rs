@@ -1,10 +1,12 @@
 //! The one error type of plume: bad input (files, meshes, options) is reported as a value
 //! saying *what* is wrong and *where*; broken internal contracts panic instead.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Everything that can go wrong with data a user gave plume.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything that can go wrong with data a user gave plume. It serializes so that ranks can
+/// agree on one error ([`crate::comm::CommExt::agree`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Error {
     /// A file could not be read or written (`path`, the system's message).
     Io {
