@@ -137,7 +137,9 @@ pub fn with_mpi<T>(rank_main: impl FnOnce(&super::MpiComm) -> Result<T>) -> Resu
         Ok(Ok(result)) => Ok(result),
         Ok(Err(error)) if comm.agreed_on(&error) => Err(error),
         Ok(Err(error)) => {
-            eprintln!("plume: {error}");
+            // One write, so that `mpirun` forwards the line whole among the other ranks' output.
+            let line = format!("plume: {error}\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
             comm.abort()
         }
         Err(_) => comm.abort(),

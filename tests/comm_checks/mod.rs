@@ -7,10 +7,13 @@
 use plume::comm::{Comm, CommExt, Message, ReduceOp};
 use plume::{Error, Result};
 
+/// One check of a rank's comm.
+type Check<C> = fn(&C) -> Result<()>;
+
 /// Every check, in one fixed order, each followed by an agreement so that every rank stops at
 /// the first failure with the same message.
 pub fn all<C: Comm + ?Sized>(comm: &C) -> Result<()> {
-    let checks: [(&str, fn(&C) -> Result<()>); 8] = [
+    let checks: [(&str, Check<C>); 8] = [
         ("reductions", reductions),
         ("gathers", gathers),
         ("all-to-all", all_to_all),
