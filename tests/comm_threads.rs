@@ -213,6 +213,21 @@ fn mismatched_reduction_lengths_fail_alike_on_every_rank() {
 }
 
 #[test]
+fn ranks_in_different_collectives_fail_instead_of_mixing_them() {
+    let outcomes = launch_threads(3, |comm| {
+        Ok(match comm.rank() {
+            0 => comm.all_gather_bytes(vec![1]).map(drop),
+            1 => comm.all_to_all_bytes(vec![vec![2]; 3]).map(drop),
+            _ => comm.broadcast_bytes(2, vec![3]).map(drop),
+        })
+    })
+    .unwrap();
+    assert!(outcomes.iter().all(Result::is_err), "{outcomes:?}");
+    let roots = launch_threads(2, |comm| Ok(comm.broadcast_bytes(comm.rank(), vec![4]))).unwrap();
+    assert!(roots.iter().all(Result::is_err), "{roots:?}");
+}
+
+#[test]
 fn the_launcher_runs_threads_through_a_dyn_comm() {
     let sizes = launch(Backend::Threads { procs: 3 }, |comm| {
         comm.reduce_u64(1, ReduceOp::Sum)

@@ -32,6 +32,7 @@
 //! assert_eq!(sums, vec![6, 6, 6]);
 //! ```
 
+mod board;
 mod launch;
 #[cfg(feature = "mpi")]
 mod mpi;

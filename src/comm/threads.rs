@@ -1,82 +1,50 @@
-//! The threads backend: P ranks as P OS threads of one process, talking over channels.
+//! The threads backend: P ranks as P OS threads of one process.
 //!
-//! Every rank owns two receiving channels, one for collectives and one for point-to-point
-//! messages, and holds a sender to every rank's channels (its own included). Buffers move
-//! through the channels without being copied (an all-gather or broadcast shares one buffer and
-//! each receiver copies it once). A collective sends first, then takes one packet from each
-//! rank it needs in rank order; packets of a later collective that arrive early wait in a
-//! per-sender queue (channels keep each sender's order).
+//! Collectives meet on a shared [`Board`] (each rank sleeps and wakes once per collective);
+//! buffers move between ranks without being copied, except that a buffer for every rank
+//! (all-gather, broadcast) is shared and each rank copies it once. Point-to-point messages go
+//! through one channel per rank, to which every rank holds a sender; channels keep each
+//! sender's order.
 //!
-//! When a rank's comm is dropped — its work returned, failed or panicked — it tells every
-//! rank on both channels. A rank blocked waiting for a departed rank then returns that rank's
-//! error (or, if it finished normally, an error naming it), so no rank waits forever.
+//! When a rank's comm is dropped — its work returned, failed or panicked — it records how on
+//! the board and sends a notice on every rank's channel. A rank blocked in a collective or a
+//! receive then returns that rank's error (or, if it finished normally, an error naming it),
+//! so no rank waits forever.
 
+use super::board::{Board, Deposit};
 use super::{check_outgoing, check_rank, check_send, Comm, Message, Tag};
 use crate::{Error, Result};
-use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 
-/// A collective buffer in transit: moved to one receiver, or shared by all.
-enum Payload {
-    Owned(Vec<u8>),
-    Shared(Arc<Vec<u8>>),
+/// What travels on a rank's channel: a message, or the notice that a rank has left (with its
+/// error if it failed).
+enum Packet {
+    Message(Message),
+    Left { rank: usize, failure: Option<Error> },
 }
 
-impl Payload {
-    /// The bytes, copied only if other ranks still share them.
-    fn into_vec(self) -> Vec<u8> {
-        match self {
-            Payload::Owned(bytes) => bytes,
-            Payload::Shared(bytes) => Arc::try_unwrap(bytes).unwrap_or_else(|b| b.to_vec()),
-        }
-    }
-}
-
-/// A rank leaving the group: `failure` is its error, `None` if it finished normally.
-#[derive(Clone)]
-struct Departure {
-    rank: usize,
-    failure: Option<Error>,
-}
-
-/// What travels on a channel: data, or the notice that a rank has left.
-enum Packet<M> {
-    Data(M),
-    Left(Departure),
-}
-
-/// A collective packet's data: the sender's rank and its buffer.
-type CollectivePacket = Packet<(usize, Payload)>;
-
-/// The sending ends of one rank's two channels.
-#[derive(Clone)]
-struct Peer {
-    collective: Sender<CollectivePacket>,
-    p2p: Sender<Packet<Message>>,
-}
-
-/// What a rank has learned from its channels and not yet handed out.
-struct Inbox {
-    /// Collective buffers that arrived ahead of their collective, per sender.
-    early: Vec<VecDeque<Payload>>,
-    /// Departures read on the collective channel, per rank: after one, nothing more comes
-    /// from that rank there.
-    collective_left: Vec<Option<Departure>>,
-    /// How many ranks' departures were read on the point-to-point channel.
-    p2p_left: usize,
-    /// Errors of failed ranks, by rank, from either channel.
+/// What a rank has learned from its channel's notices.
+#[derive(Default)]
+struct Notices {
+    /// How many other ranks have left.
+    left: usize,
+    /// Errors of failed ranks, by rank.
     failures: BTreeMap<usize, Error>,
 }
 
 /// One rank of the threads backend; [`super::launch_threads`] makes them.
 pub struct ThreadComm {
     rank: usize,
-    peers: Vec<Peer>,
-    collective_rx: Receiver<CollectivePacket>,
-    p2p_rx: Receiver<Packet<Message>>,
-    inbox: RefCell<Inbox>,
+    board: Arc<Board>,
+    /// The collectives this rank has called so far.
+    generation: Cell<u64>,
+    /// Senders to every rank's channel, this rank's own included.
+    peers: Vec<Sender<Packet>>,
+    inbox: Receiver<Packet>,
+    notices: RefCell<Notices>,
     /// How this rank's work ended, set by the launcher before the comm is dropped: `None`
     /// while it runs, `Some(None)` when it finished, `Some(Some(e))` when it failed.
     outcome: RefCell<Option<Option<Error>>>,
@@ -85,27 +53,18 @@ pub struct ThreadComm {
 impl ThreadComm {
     /// The `size` ranks of one group.
     pub(super) fn group(size: usize) -> Vec<ThreadComm> {
-        let (peers, receivers): (Vec<Peer>, Vec<_>) = (0..size)
-            .map(|_| {
-                let (collective, collective_rx) = channel();
-                let (p2p, p2p_rx) = channel();
-                (Peer { collective, p2p }, (collective_rx, p2p_rx))
-            })
-            .unzip();
-        receivers
+        let board = Arc::new(Board::new(size));
+        let (peers, inboxes): (Vec<_>, Vec<_>) = (0..size).map(|_| channel()).unzip();
+        inboxes
             .into_iter()
             .enumerate()
-            .map(|(rank, (collective_rx, p2p_rx))| ThreadComm {
+            .map(|(rank, inbox)| ThreadComm {
                 rank,
+                board: Arc::clone(&board),
+                generation: Cell::new(0),
                 peers: peers.clone(),
-                collective_rx,
-                p2p_rx,
-                inbox: RefCell::new(Inbox {
-                    early: (0..size).map(|_| VecDeque::new()).collect(),
-                    collective_left: vec![None; size],
-                    p2p_left: 0,
-                    failures: BTreeMap::new(),
-                }),
+                inbox,
+                notices: RefCell::new(Notices::default()),
                 outcome: RefCell::new(None),
             })
             .collect()
@@ -117,84 +76,36 @@ impl ThreadComm {
         *self.outcome.borrow_mut() = Some(failure);
     }
 
-    /// Hands `payload` to rank `dest`'s collective channel.
-    fn post(&self, dest: usize, payload: Payload) {
-        // A send fails only when `dest` has left; its departure notice, queued before it
-        // dropped its channels, is what `take_from` then reports.
-        let _ = self.peers[dest]
-            .collective
-            .send(Packet::Data((self.rank, payload)));
-    }
-
-    /// The next collective buffer from rank `source`, waiting for it.
-    fn take_from(&self, source: usize) -> Result<Payload> {
-        loop {
-            {
-                let mut inbox = self.inbox.borrow_mut();
-                if let Some(payload) = inbox.early[source].pop_front() {
-                    return Ok(payload);
-                }
-                if let Some(departure) = &inbox.collective_left[source] {
-                    return Err(self.departure_error(departure));
-                }
-            }
-            let packet = self
-                .collective_rx
-                .recv()
-                .expect("a rank holds a sender to its own channel");
-            self.file_collective(packet);
-        }
-    }
-
-    /// One buffer from every rank, in rank order.
-    fn take_from_all(&self) -> Result<Vec<Vec<u8>>> {
-        (0..self.size())
-            .map(|source| self.take_from(source).map(Payload::into_vec))
-            .collect()
-    }
-
-    /// Puts a packet read on the collective channel where `take_from` looks.
-    fn file_collective(&self, packet: CollectivePacket) {
-        let mut inbox = self.inbox.borrow_mut();
-        match packet {
-            Packet::Data((source, payload)) => inbox.early[source].push_back(payload),
-            Packet::Left(departure) => {
-                note_failure(&mut inbox, &departure);
-                let rank = departure.rank;
-                inbox.collective_left[rank] = Some(departure);
-            }
-        }
-    }
-
-    /// The error of waiting for a rank that has left.
-    fn departure_error(&self, departure: &Departure) -> Error {
-        departure.failure.clone().unwrap_or_else(|| {
-            Error::Invalid(format!(
-                "rank {} finished while rank {} waited for it in a collective \
-                 (every rank must call the same collectives in the same order)",
-                departure.rank, self.rank
-            ))
-        })
+    /// This rank's part of its next collective: deposits `deposit` and returns what `take`
+    /// extracts once every rank has deposited.
+    fn collective<R>(
+        &self,
+        deposit: Deposit,
+        take: impl FnOnce(&mut [Option<Deposit>]) -> Result<R>,
+    ) -> Result<R> {
+        let generation = self.generation.get();
+        self.generation.set(generation + 1);
+        self.board.exchange(self.rank, generation, deposit, take)
     }
 
     /// The next point-to-point message; waits for one when `wait`, else `None` if none is
     /// there. Fails once a failed rank is known.
     fn next_message(&self, wait: bool) -> Result<Option<Message>> {
         loop {
-            if let Some(error) = self.inbox.borrow().failures.values().next() {
+            if let Some(error) = self.notices.borrow().failures.values().next() {
                 return Err(error.clone());
             }
-            let packet = match self.p2p_rx.try_recv() {
+            let packet = match self.inbox.try_recv() {
                 Ok(packet) => packet,
                 Err(TryRecvError::Empty) if !wait => return Ok(None),
                 Err(TryRecvError::Empty) => {
-                    if self.inbox.borrow().p2p_left + 1 == self.size() {
+                    if self.notices.borrow().left + 1 == self.size() {
                         return Err(Error::Invalid(format!(
                             "rank {} waits for a message but every other rank has finished",
                             self.rank
                         )));
                     }
-                    self.p2p_rx
+                    self.inbox
                         .recv()
                         .expect("a rank holds a sender to its own channel")
                 }
@@ -203,21 +114,25 @@ impl ThreadComm {
                 }
             };
             match packet {
-                Packet::Data(message) => return Ok(Some(message)),
-                Packet::Left(departure) => {
-                    let mut inbox = self.inbox.borrow_mut();
-                    note_failure(&mut inbox, &departure);
-                    inbox.p2p_left += 1;
+                Packet::Message(message) => return Ok(Some(message)),
+                Packet::Left { rank, failure } => {
+                    let mut notices = self.notices.borrow_mut();
+                    notices.left += 1;
+                    if let Some(error) = failure {
+                        notices.failures.insert(rank, error);
+                    }
                 }
             }
         }
     }
 }
 
-/// Records `departure`'s error, if it failed.
-fn note_failure(inbox: &mut Inbox, departure: &Departure) {
-    if let Some(error) = &departure.failure {
-        inbox.failures.insert(departure.rank, error.clone());
+/// The bytes of a shared buffer (copied: other ranks share it).
+fn shared_bytes(deposit: &Option<Deposit>) -> Option<Arc<Vec<u8>>> {
+    match deposit {
+        Some(Deposit::Gather(bytes)) => Some(Arc::clone(bytes)),
+        Some(Deposit::Broadcast { bytes, .. }) => bytes.clone(),
+        _ => None,
     }
 }
 
@@ -231,32 +146,47 @@ impl Comm for ThreadComm {
     }
 
     fn all_gather_bytes(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>> {
-        let shared = Arc::new(bytes);
-        for dest in 0..self.size() {
-            self.post(dest, Payload::Shared(Arc::clone(&shared)));
-        }
-        drop(shared);
-        self.take_from_all()
+        let shared = self.collective(Deposit::Gather(Arc::new(bytes)), |deposits| {
+            Ok(deposits.iter().map(shared_bytes).collect::<Vec<_>>())
+        })?;
+        // Copied outside the board's lock, each rank in its own thread.
+        Ok(shared
+            .into_iter()
+            .map(|bytes| bytes.map_or_else(Vec::new, |b| b.to_vec()))
+            .collect())
     }
 
     fn all_to_all_bytes(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
         check_outgoing(&outgoing, self.size())?;
-        for (dest, bytes) in outgoing.into_iter().enumerate() {
-            self.post(dest, Payload::Owned(bytes));
-        }
-        self.take_from_all()
+        let me = self.rank;
+        let deposit = Deposit::AllToAll(outgoing.into_iter().map(Some).collect());
+        self.collective(deposit, |deposits| {
+            Ok(deposits
+                .iter_mut()
+                .map(|deposit| match deposit {
+                    Some(Deposit::AllToAll(buffers)) => buffers[me].take().unwrap_or_default(),
+                    _ => Vec::new(),
+                })
+                .collect())
+        })
     }
 
     fn broadcast_bytes(&self, root: usize, bytes: Vec<u8>) -> Result<Vec<u8>> {
         check_rank(root, self.size())?;
-        if self.rank != root {
-            return self.take_from(root).map(Payload::into_vec);
-        }
-        let shared = Arc::new(bytes);
-        for dest in (0..self.size()).filter(|&d| d != root) {
-            self.post(dest, Payload::Shared(Arc::clone(&shared)));
-        }
-        Ok(Payload::Shared(shared).into_vec())
+        let bytes = (self.rank == root).then(|| Arc::new(bytes));
+        let shared = self.collective(Deposit::Broadcast { root, bytes }, |deposits| {
+            let same_root = |d: &Option<Deposit>| {
+                matches!(d, Some(Deposit::Broadcast { root: r, .. }) if *r == root)
+            };
+            match deposits.iter().position(|d| !same_root(d)) {
+                Some(rank) => Err(Error::Invalid(format!(
+                    "broadcast: rank {rank} named another root than rank {}, which named {root}",
+                    self.rank
+                ))),
+                None => Ok(shared_bytes(&deposits[root])),
+            }
+        })?;
+        Ok(shared.map_or_else(Vec::new, |b| b.to_vec()))
     }
 
     fn send(&self, dest: usize, tag: Tag, bytes: Vec<u8>) -> Result<()> {
@@ -266,24 +196,16 @@ impl Comm for ThreadComm {
             tag,
             bytes,
         };
-        if self.peers[dest].p2p.send(Packet::Data(message)).is_ok() {
+        if self.peers[dest].send(Packet::Message(message)).is_ok() {
             return Ok(());
         }
-        // `dest` has dropped its channels, after queueing its departure notice for us.
-        while let Ok(packet) = self.collective_rx.try_recv() {
-            self.file_collective(packet);
-        }
-        let inbox = self.inbox.borrow();
-        Err(match &inbox.collective_left[dest] {
-            Some(Departure {
-                failure: Some(error),
-                ..
-            }) => error.clone(),
-            _ => Error::Invalid(format!(
+        // `dest` has dropped its channel, after recording how it left on the board.
+        Err(self.board.departure(dest).flatten().unwrap_or_else(|| {
+            Error::Invalid(format!(
                 "rank {dest} has finished: rank {} cannot send to it",
                 self.rank
-            )),
-        })
+            ))
+        }))
     }
 
     fn try_receive(&self) -> Result<Option<Message>> {
@@ -306,15 +228,14 @@ impl Drop for ThreadComm {
                 self.rank
             )))
         });
-        let departure = Departure {
-            rank: self.rank,
-            failure,
-        };
+        self.board.depart(self.rank, failure.clone());
         for (rank, peer) in self.peers.iter().enumerate() {
             if rank != self.rank {
                 // A rank that has already left needs no notice.
-                let _ = peer.collective.send(Packet::Left(departure.clone()));
-                let _ = peer.p2p.send(Packet::Left(departure.clone()));
+                let _ = peer.send(Packet::Left {
+                    rank: self.rank,
+                    failure: failure.clone(),
+                });
             }
         }
     }
