@@ -127,7 +127,7 @@ impl ThreadComm {
     }
 }
 
-/// The bytes of a shared buffer (copied: other ranks share it).
+/// The buffer an all-gather or broadcast deposit shares with every rank.
 fn shared_bytes(deposit: &Option<Deposit>) -> Option<Arc<Vec<u8>>> {
     match deposit {
         Some(Deposit::Gather(bytes)) => Some(Arc::clone(bytes)),
