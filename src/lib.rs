@@ -13,6 +13,7 @@
 //! | [`metrics`] | every reported metric: LoadImb / λ / LB, Cut%, TotalV / MaxV / MaxSR, SBN's QWgt and WSysLL, time-based LB / μLB / Transfer / η |
 //! | [`remap`] | processor reassignment: the similarity matrix and the TotalV / MaxV / MaxSR remappers |
 //! | [`sim`] | the simulated machine: P processors in virtual time running a level under SBN or PLUM |
+//! | [`comm`] | ranks that talk: the transport trait `Comm` over threads or MPI (feature `mpi`), and the launcher |
 //! | [`rng`] | the seeded random stream behind every random choice |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
@@ -33,6 +34,7 @@
 
 pub mod adapt;
 pub mod balance;
+pub mod comm;
 pub mod error;
 pub mod graph;
 pub mod hash;

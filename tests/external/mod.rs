@@ -20,7 +20,8 @@ fn programs_file() -> PathBuf {
         .expect(".ci/programs not found beside the crate")
 }
 
-/// The `(program, package)` pairs of `.ci/programs` (comments and blank lines skipped).
+/// The `(program, packages)` pairs of `.ci/programs` (comments and blank lines skipped);
+/// `packages` is one Debian package or several separated by commas.
 pub fn listed_programs() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(programs_file()).expect("read .ci/programs");
     text.lines()
@@ -48,8 +49,9 @@ pub fn program(name: &str) -> Command {
     let path = Path::new("/usr/bin").join(name);
     assert!(
         path.is_file(),
-        "{} is missing: `bash .ci/run` installs it (apt-get install {package})",
-        path.display()
+        "{} is missing: `bash .ci/run` installs it (apt-get install {})",
+        path.display(),
+        package.replace(',', " ")
     );
     Command::new(path)
 }

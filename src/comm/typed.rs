@@ -1,0 +1,80 @@
+//! Typed forms of [`Comm`]'s byte-level calls: values travel as bincode (serde), and single
+//! numbers and flags reduce without building slices.
+
+use super::{check_outgoing, decode, encode, Comm, ReduceOp, Tag};
+use crate::{Error, Result};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Typed helpers for every [`Comm`] (implemented for all of them).
+pub trait CommExt: Comm {
+    /// Every rank's `value`, indexed by rank.
+    fn all_gather_serde<T: Serialize + DeserializeOwned>(&self, value: &T) -> Result<Vec<T>> {
+        self.all_gather_bytes(encode(value)?)?
+            .iter()
+            .enumerate()
+            .map(|(rank, bytes)| decode(bytes, || format!("all-gathered value of rank {rank}")))
+            .collect()
+    }
+
+    /// Sends `outgoing[r]` to rank `r` and returns the values every rank sent here, indexed by
+    /// the sender's rank.
+    fn all_to_all_serde<T: Serialize + DeserializeOwned>(&self, outgoing: &[T]) -> Result<Vec<T>> {
+        check_outgoing(outgoing, self.size())?;
+        let encoded = outgoing.iter().map(encode).collect::<Result<Vec<_>>>()?;
+        self.all_to_all_bytes(encoded)?
+            .iter()
+            .enumerate()
+            .map(|(rank, bytes)| decode(bytes, || format!("all-to-all value from rank {rank}")))
+            .collect()
+    }
+
+    /// Rank `root`'s `value` on every rank; the root passes `Some`, the others `None` (what
+    /// they pass is ignored). Fails on every rank when the root passes `None`.
+    fn broadcast_serde<T: Serialize + DeserializeOwned>(
+        &self,
+        root: usize,
+        value: Option<&T>,
+    ) -> Result<T> {
+        let bytes = if self.rank() == root {
+            encode(&value)?
+        } else {
+            Vec::new()
+        };
+        let received = self.broadcast_bytes(root, bytes)?;
+        let value: Option<T> = decode(&received, || format!("broadcast from rank {root}"))?;
+        value.ok_or_else(|| Error::Invalid(format!("broadcast: root rank {root} had no value")))
+    }
+
+    /// Sends `value` to rank `dest` with `tag` ([`super::Message::decode`] reads it).
+    fn send_serde<T: Serialize>(&self, dest: usize, tag: Tag, value: &T) -> Result<()> {
+        self.send(dest, tag, encode(value)?)
+    }
+
+    /// Every rank's `value` reduced under `op`.
+    fn reduce_u64(&self, value: u64, op: ReduceOp) -> Result<u64> {
+        Ok(self.all_reduce_u64(&[value], op)?[0])
+    }
+
+    /// Every rank's `value` reduced under `op` (summed in rank order).
+    fn reduce_f64(&self, value: f64, op: ReduceOp) -> Result<f64> {
+        Ok(self.all_reduce_f64(&[value], op)?[0])
+    }
+
+    /// Whether `flag` is true on any rank (logical or).
+    fn any(&self, flag: bool) -> Result<bool> {
+        Ok(self.reduce_u64(u64::from(flag), ReduceOp::Max)? == 1)
+    }
+
+    /// `local` if it is `Ok` on every rank; otherwise the error of the lowest failing rank, on
+    /// every rank (the same value everywhere, so one rank can print it for all). Call it at a
+    /// synchronisation point after each step that can fail on some ranks only.
+    fn agree<T>(&self, local: Result<T>) -> Result<T> {
+        match local {
+            Ok(value) => self.agree_on_failure(None).map(|()| value),
+            Err(error) => Err(self.agree_on_failure(Some(&error)).err().unwrap_or(error)),
+        }
+    }
+}
+
+impl<C: Comm + ?Sized> CommExt for C {}

@@ -1,0 +1,158 @@
+//! The MPI backend of `plume::comm` under `mpirun` (built only with `--features mpi`).
+//!
+//! MPI initialises once per process, so this test is its own launcher (`harness = false`):
+//! run by cargo, it starts `mpirun -n N` on its own binary with `rank SCENARIO`, and each
+//! process runs that scenario as one rank through `with_mpi`. The scenarios: the collective and
+//! message checks of `tests/comm_checks` for N = 1…4; one rank failing at an agreement (every
+//! rank exits non-zero and one message is printed); one rank failing alone or panicking while
+//! the others wait (the job is aborted). `mpirun --timeout` turns a hang into exit code 110,
+//! which the failure scenarios must not see.
+
+mod comm_checks;
+mod external;
+
+use plume::comm::{with_mpi, Comm, CommExt};
+use plume::Error;
+use std::io::Write;
+use std::process::Output;
+
+/// `mpirun`'s exit code when its `--timeout` ends the job.
+const MPIRUN_TIMEOUT_EXIT: i32 = 110;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("rank") {
+        std::process::exit(run_rank(args.get(2).map_or("", String::as_str)));
+    }
+    for procs in 1..=4 {
+        the_checks_pass_on(procs);
+    }
+    an_agreed_failure_ends_every_rank_with_one_message();
+    a_rank_failing_alone_aborts_the_job();
+    a_panicking_rank_aborts_the_job();
+    println!("comm_mpi: all scenarios passed");
+}
+
+/// The failure a scenario makes rank 1 report.
+fn unreadable() -> Error {
+    Error::Io {
+        path: "mesh_1.msh".into(),
+        message: "No such file or directory".into(),
+    }
+}
+
+/// Runs `scenario` as this process's rank; prints an agreed error on rank 0 only and returns
+/// the process's exit code.
+fn run_rank(scenario: &str) -> i32 {
+    let mut rank = 0;
+    let outcome = with_mpi(|comm| {
+        rank = comm.rank();
+        match scenario {
+            "checks" => comm_checks::all(comm).map(|()| {
+                if comm.rank() == 0 {
+                    println!("checks passed on {} ranks", comm.size());
+                }
+            }),
+            "agreed-failure" => {
+                let local = if comm.rank() == 1 {
+                    Err(unreadable())
+                } else {
+                    Ok(())
+                };
+                comm.agree(local)?;
+                comm.barrier()
+            }
+            "lone-failure" if comm.rank() == 1 => Err(unreadable()),
+            "lone-failure" => comm.barrier(),
+            "panic" if comm.rank() == 1 => panic!("rank 1 lost its mesh"),
+            "panic" => comm.barrier(),
+            _ => Err(Error::Invalid(format!("unknown scenario {scenario:?}"))),
+        }
+    });
+    match outcome {
+        Ok(()) => 0,
+        Err(error) => {
+            if rank == 0 {
+                // One write, so that `mpirun` forwards the line whole.
+                let line = format!("plume: {error}\n");
+                std::io::stderr().write_all(line.as_bytes()).unwrap();
+            }
+            1
+        }
+    }
+}
+
+/// `mpirun -n procs` on this binary running `scenario`, ended after `timeout` seconds.
+fn mpirun(procs: usize, scenario: &str, timeout: u32) -> Output {
+    let own = std::env::current_exe().expect("the test binary's path");
+    external::program("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--timeout"])
+        .arg(timeout.to_string())
+        .args(["-n", &procs.to_string()])
+        .arg(own)
+        .args(["rank", scenario])
+        .env("OMPI_MCA_pml", "ob1")
+        .output()
+        .expect("start mpirun")
+}
+
+/// The lines of `text` that are plume's error messages.
+fn plume_lines(text: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(text)
+        .lines()
+        .filter(|l| l.starts_with("plume: "))
+        .map(String::from)
+        .collect()
+}
+
+/// Asserts that `output` is a job ended by a failure (not by the timeout) whose `plume: `
+/// lines are `messages`.
+fn assert_failed_with(output: &Output, messages: &[String], scenario: &str) {
+    let code = output.status.code();
+    assert!(
+        code.is_some_and(|c| c != 0 && c != MPIRUN_TIMEOUT_EXIT),
+        "{scenario}: mpirun exited with {code:?}:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(plume_lines(&output.stderr), messages, "{scenario}");
+}
+
+fn the_checks_pass_on(procs: usize) {
+    let output = mpirun(procs, "checks", 60);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "checks on {procs} ranks: {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stdout.trim(),
+        format!("checks passed on {procs} ranks"),
+        "checks on {procs} ranks"
+    );
+    println!("test comm_mpi: checks on {procs} ranks ... ok");
+}
+
+fn an_agreed_failure_ends_every_rank_with_one_message() {
+    let output = mpirun(3, "agreed-failure", 20);
+    let expected = [format!("plume: {}", unreadable())];
+    assert_failed_with(&output, &expected, "agreed failure");
+    println!("test comm_mpi: an agreed failure ends every rank with one message ... ok");
+}
+
+fn a_rank_failing_alone_aborts_the_job() {
+    let output = mpirun(3, "lone-failure", 20);
+    let expected = [format!("plume: {}", unreadable())];
+    assert_failed_with(&output, &expected, "lone failure");
+    println!("test comm_mpi: a rank failing alone aborts the job ... ok");
+}
+
+fn a_panicking_rank_aborts_the_job() {
+    let output = mpirun(3, "panic", 20);
+    // The panic has printed itself; nobody adds a `plume: ` line.
+    assert_failed_with(&output, &[], "panic");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("rank 1 lost its mesh"), "{stderr}");
+    println!("test comm_mpi: a panicking rank aborts the job ... ok");
+}
