@@ -55,13 +55,6 @@ impl Stripes {
     /// [`Error::Invalid`] when there are fewer columns than stripes, a share is negative or
     /// not finite, they sum to zero, or the slices do not match the roots.
     pub fn partition_shares(&self, pwgt: &[u64], shares: &[f64], part: &mut [u32]) -> Result<()> {
-        let nparts = shares.len();
-        if nparts == 0 || nparts > self.ncolumns {
-            return Err(Error::Invalid(format!(
-                "cannot cut {} columns into {nparts} stripes",
-                self.ncolumns
-            )));
-        }
         if pwgt.len() != self.column.len() || part.len() != self.column.len() {
             return Err(Error::Invalid(format!(
                 "stripes: {} roots, but {} weights and {} part entries",
@@ -70,53 +63,75 @@ impl Stripes {
                 part.len()
             )));
         }
-        let share_sum: f64 = shares.iter().sum();
-        if shares.iter().any(|s| !(s.is_finite() && *s >= 0.0)) || share_sum <= 0.0 {
-            return Err(Error::Invalid(format!(
-                "stripes: shares must be non-negative with a positive sum, got {shares:?}"
-            )));
+        let weights = self.column_weights(pwgt);
+        let mut prefix = vec![0u64; weights.len() + 1];
+        for (i, &w) in weights.iter().enumerate() {
+            prefix[i + 1] = prefix[i] + w;
         }
-        let stripe_of_column = self.cut(&self.column_weights(pwgt), shares, share_sum);
+        let ends = stripe_ends(&prefix, shares)?;
+        let mut stripe_of_column = vec![0u32; weights.len()];
+        let mut start = 0;
+        for (k, &end) in ends.iter().enumerate() {
+            stripe_of_column[start..end].fill(k as u32);
+            start = end;
+        }
         for (p, &c) in part.iter_mut().zip(&self.column) {
             *p = stripe_of_column[c as usize];
         }
         Ok(())
     }
+}
 
-    /// The stripe of every column: cut `k` goes to the column boundary whose prefix weight is
-    /// nearest the target prefix, leaving at least one column for every stripe.
-    fn cut(&self, weights: &[u64], shares: &[f64], share_sum: f64) -> Vec<u32> {
-        let mut prefix = vec![0u64; weights.len() + 1];
-        for (i, &w) in weights.iter().enumerate() {
-            prefix[i + 1] = prefix[i] + w;
-        }
-        let total = prefix[weights.len()] as f64;
-        let nparts = shares.len();
-        let mut stripe = vec![0u32; weights.len()];
-        let (mut start, mut target_share) = (0usize, 0.0);
-        for (k, share) in shares.iter().enumerate() {
-            let end = if k + 1 == nparts {
-                weights.len()
-            } else {
-                target_share += share / share_sum;
-                let target = target_share * total;
-                // First boundary at or past the target, or the one before it if nearer.
-                let after = prefix.partition_point(|&x| (x as f64) < target);
-                let before = after.saturating_sub(1);
-                let nearest = if after > weights.len()
-                    || target - prefix[before] as f64 <= prefix[after] as f64 - target
-                {
-                    before
-                } else {
-                    after
-                };
-                nearest.clamp(start + 1, weights.len() - (nparts - 1 - k))
-            };
-            stripe[start..end].fill(k as u32);
-            start = end;
-        }
-        stripe
+/// Cuts columns of prefix weights `prefix` (`prefix[i]` the weight of columns `0..i`,
+/// non-decreasing from 0) into `shares.len()` consecutive stripes, stripe `k` aiming at
+/// `shares[k]` of the total (shares are normalised), and returns the end column of every
+/// stripe (the last is the column count). Each cut falls on the column boundary nearest its
+/// target prefix, so every stripe is within one column's weight of its target, and every
+/// stripe gets at least one column.
+///
+/// # Errors
+/// [`Error::Invalid`] when there are fewer columns than stripes, the prefix is empty, or a
+/// share is negative or not finite or they sum to zero.
+pub fn stripe_ends(prefix: &[u64], shares: &[f64]) -> Result<Vec<usize>> {
+    let ncolumns = prefix.len().saturating_sub(1);
+    if shares.is_empty() || shares.len() > ncolumns {
+        return Err(Error::Invalid(format!(
+            "cannot cut {ncolumns} columns into {} stripes",
+            shares.len()
+        )));
     }
+    let share_sum: f64 = shares.iter().sum();
+    if shares.iter().any(|s| !(s.is_finite() && *s >= 0.0)) || share_sum <= 0.0 {
+        return Err(Error::Invalid(format!(
+            "stripes: shares must be non-negative with a positive sum, got {shares:?}"
+        )));
+    }
+    let total = prefix[ncolumns] as f64;
+    let nparts = shares.len();
+    let mut ends = Vec::with_capacity(nparts);
+    let (mut start, mut target_share) = (0usize, 0.0);
+    for (k, share) in shares.iter().enumerate() {
+        let end = if k + 1 == nparts {
+            ncolumns
+        } else {
+            target_share += share / share_sum;
+            let target = target_share * total;
+            // First boundary at or past the target, or the one before it if nearer.
+            let after = prefix.partition_point(|&x| (x as f64) < target);
+            let before = after.saturating_sub(1);
+            let nearest = if after > ncolumns
+                || target - prefix[before] as f64 <= prefix[after] as f64 - target
+            {
+                before
+            } else {
+                after
+            };
+            nearest.clamp(start + 1, ncolumns - (nparts - 1 - k))
+        };
+        ends.push(end);
+        start = end;
+    }
+    Ok(ends)
 }
 
 impl Partitioner for Stripes {
@@ -181,6 +196,12 @@ mod tests {
         assert!(s.partition_shares(&pwgt, &[1.0; 101], &mut part).is_err());
         assert!(s.partition_shares(&pwgt, &[1.0, -1.0], &mut part).is_err());
         assert!(s.partition_shares(&pwgt, &[0.0, 0.0], &mut part).is_err());
+        assert!(stripe_ends(&[0, 5, 9], &[1.0; 3]).is_err());
+        assert!(stripe_ends(&[], &[1.0]).is_err());
+        assert_eq!(
+            stripe_ends(&[0, 5, 10, 15, 20], &[1.0, 1.0]).unwrap(),
+            [2, 4]
+        );
         // All weight in one column: every stripe still gets a column.
         let mut heavy = vec![0u64; 100];
         heavy[50] = 1000;
