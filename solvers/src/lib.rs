@@ -5,5 +5,7 @@ pub mod charts;
 pub mod cli;
 pub mod compare;
 pub mod erosion;
+pub mod erosion2d;
+pub mod model_study;
 pub mod report;
 pub mod shock;
