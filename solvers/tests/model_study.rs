@@ -41,11 +41,20 @@ fn balancing_every_sigma_plus_is_close_to_the_annealing() {
         moves: 4000,
         ..Annealing::default()
     };
-    let f = anneal_study(40, &schedule, 5);
-    assert_eq!(f.gains_pct.len(), 40);
+    let f = anneal_study(60, &schedule, 5);
+    assert_eq!(f.gains_pct.len(), 60);
+    // Most instances of table II need no balance in 100 steps; the others are the test.
+    let balanced = f.balanced_gains();
+    assert!(balanced.len() >= 5, "{f:?}");
+    let mean = balanced.iter().sum::<f64>() / balanced.len() as f64;
     // The seed: between −5.58% and +1.57%, −0.83% on average.
-    assert!(f.mean_gain_pct > -3.0 && f.mean_gain_pct < 3.0, "{f:?}");
-    assert!(f.gain_quartiles[2].abs() < 2.0, "{f:?}");
+    assert!(mean > -3.0 && mean < 3.0, "{balanced:?}");
+    assert!(balanced.iter().all(|g| *g > -10.0), "{balanced:?}");
+    for (i, g) in f.gains_pct.iter().enumerate() {
+        if f.sigma_plus_balances[i] + f.annealed_balances[i] == 0 {
+            assert_eq!(*g, 0.0);
+        }
+    }
 }
 
 #[test]

@@ -171,8 +171,8 @@ impl Study {
         let cost = format!("balance + {ms} ms");
         let per_strong = |value: &dyn Fn(&Case) -> (f64, f64)| -> Vec<Series> {
             let mut out = Vec::new();
-            for (k, name) in ["standard", "ULBA"].iter().enumerate() {
-                for &s in &self.config.strong {
+            for &s in &self.config.strong {
+                for (k, name) in ["standard", "ULBA"].iter().enumerate() {
                     let points = self
                         .cases_at(level)
                         .filter(|c| c.strong == s)

@@ -75,30 +75,53 @@ pub struct AnnealStudy {
     /// `(T_SA − T_σ+)/T_SA` of every instance, percent: positive when balancing every `σ+`
     /// beats the annealing.
     pub gains_pct: Vec<f64>,
+    /// Balances of every instance when balancing every `σ+`.
+    pub sigma_plus_balances: Vec<usize>,
+    /// Balances of every instance in the annealing's best state.
+    pub annealed_balances: Vec<usize>,
     /// Quartiles of the gains (min, q1, median, q3, max).
     pub gain_quartiles: [f64; 5],
     /// Mean gain, percent.
     pub mean_gain_pct: f64,
 }
 
+impl AnnealStudy {
+    /// The gains of the instances where `σ+` or the annealing balances at least once (the
+    /// others run without a balance either way, at a gain of 0).
+    pub fn balanced_gains(&self) -> Vec<f64> {
+        (0..self.gains_pct.len())
+            .filter(|&i| self.sigma_plus_balances[i] + self.annealed_balances[i] > 0)
+            .map(|i| self.gains_pct[i])
+            .collect()
+    }
+}
+
 /// Figure 2: `instances` instances of table II (α drawn too), ULBA every `σ+` against the
 /// annealing. Instances in parallel.
 pub fn anneal_study(instances: usize, schedule: &Annealing, seed: u64) -> AnnealStudy {
     const GROUP: u64 = 0xA77E;
-    let gains_pct: Vec<f64> = (0..instances)
+    let per_instance: Vec<(f64, usize, usize)> = (0..instances)
         .into_par_iter()
         .map(|i| {
             let mut rng = stream(seed, GROUP, i);
             let inst = Instance::draw(&mut rng, None);
             let sigma = inst.sigma_plus_time(true);
-            let (annealed, _) = anneal(&inst, schedule, &mut rng);
-            (annealed - sigma) / annealed * 100.0
+            let sigma_balances = inst.model.sigma_plus_schedule(inst.w0, STEPS).len();
+            let (annealed, steps) = anneal(&inst, schedule, &mut rng);
+            (
+                (annealed - sigma) / annealed * 100.0,
+                sigma_balances,
+                steps.len(),
+            )
         })
         .collect();
+    let gains_pct: Vec<f64> = per_instance.iter().map(|x| x.0).collect();
     AnnealStudy {
         schedule: *schedule,
         gain_quartiles: quartiles(&gains_pct),
         mean_gain_pct: gains_pct.iter().sum::<f64>() / gains_pct.len().max(1) as f64,
+        sigma_plus_balances: per_instance.iter().map(|x| x.1).collect(),
+        annealed_balances: per_instance.iter().map(|x| x.2).collect(),
         gains_pct,
     }
 }
