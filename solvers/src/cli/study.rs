@@ -144,7 +144,7 @@ fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
     cfg.stripe_width = args.stripe_width;
     cfg.height = args.height;
     cfg.radius = args.radius;
-    cfg.machine.seconds_per_work = positive("--cell-ns", args.cell_ns)? * 1e-9;
+    cfg.machine.seconds_per_work = positive("--cell-ns", args.cell_ns)? / 1e9;
     cfg.machine.bandwidth = positive("--bandwidth-gbs", args.bandwidth_gbs)? * 1e9;
     cfg.check().map_err(Failure::Usage)?;
     let groups = (cfg.procs.len() * cfg.strong.len()) as u64;
