@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plume::io::write_atomically;
 
@@ -33,8 +35,8 @@ const SIZE: (u32, u32) = (800, 500);
 /// then visible at all); longer ones are lines only.
 const MAX_MARKED_POINTS: usize = 40;
 
-/// Writes an SVG line chart of `series` to `path` (atomically), with a title, axis labels and
-/// a legend. The axes span the finite points of all series (with a margin of 5% in y); non-finite
+/// Writes an SVG line chart of `series` to `path` (atomically), with a title, axis labels and a legend.
+/// The axes span the finite points of all series (with a margin of 5% in y); non-finite
 /// points are skipped. Short series get a marker at every point.
 ///
 /// # Errors
@@ -47,21 +49,7 @@ pub fn line_chart(
     y_label: &str,
     series: &[Series],
 ) -> Result<(), String> {
-    let mut svg = String::new();
-    draw(&mut svg, title, x_label, y_label, series)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    write_atomically(path, |out| out.write_all(svg.as_bytes())).map_err(|e| e.to_string())
-}
-
-/// Draws the chart of [`line_chart`] into `svg`.
-fn draw(
-    svg: &mut String,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: &[Series],
-) -> Result<(), String> {
-    let fail = |e: &dyn std::fmt::Display| e.to_string();
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let finite: Vec<(f64, f64)> = series
         .iter()
         .flat_map(|s| s.points.iter().copied())
@@ -72,15 +60,60 @@ fn draw(
     }
     let x_range = span(finite.iter().map(|p| p.0), 0.0);
     let y_range = span(finite.iter().map(|p| p.1), 0.05);
-    let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let mut chart = ChartBuilder::on(&root)
+    write_svg(path, |root| {
+        let mut chart =
+            frame(root, title, x_label, y_label, x_range, y_range).map_err(|e| e.to_string())?;
+        for (i, s) in series.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            let points: Vec<(f64, f64)> = s
+                .points
+                .iter()
+                .copied()
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .collect();
+            chart
+                .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+            if points.len() <= MAX_MARKED_POINTS {
+                chart
+                    .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    })
+}
+
+/// The drawing of a chart: Cartesian axes over f64 ranges on an SVG drawing area.
+type Frame<'a> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A white chart with `title`, axes over `x` and `y` labelled `x_label` and `y_label`, and a
+/// light grid.
+fn frame<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<Frame<'a>, String> {
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 22))
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(70)
-        .build_cartesian_2d(x_range, y_range)
-        .map_err(|e| fail(&e))?;
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
         .x_desc(x_label)
@@ -88,34 +121,163 @@ fn draw(
         .axis_desc_style(("sans-serif", 16))
         .label_style(("sans-serif", 13))
         .draw()
-        .map_err(|e| fail(&e))?;
-    for (i, s) in series.iter().enumerate() {
-        let colour = Palette99::pick(i).to_rgba();
-        let points: Vec<(f64, f64)> = s
-            .points
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
+}
+
+/// One box of a box plot: its place on the x axis and the minimum, first quartile, median,
+/// third quartile and maximum of its values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoxStats {
+    /// Centre of the box on the x axis.
+    pub x: f64,
+    /// Minimum, q1, median, q3, maximum.
+    pub quartiles: [f64; 5],
+}
+
+/// Writes an SVG box plot: for every entry of `boxes` a box from q1 to q3 with the median
+/// across it and whiskers to the minimum and maximum, `width` wide in x units; plus the
+/// `line` series (e.g. the means) over it.
+///
+/// # Errors
+/// A one-line message naming `path` when a box is not finite or the file cannot be written.
+pub fn box_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    boxes: &[BoxStats],
+    width: f64,
+    line: Option<&Series>,
+) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    if boxes.is_empty()
+        || boxes
             .iter()
-            .copied()
-            .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
-            .map_err(|e| fail(&e))?
-            .label(s.name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
-        if points.len() <= MAX_MARKED_POINTS {
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                .map_err(|e| fail(&e))?;
-        }
+            .any(|b| b.quartiles.iter().any(|q| !q.is_finite()))
+    {
+        return Err(fail(&"every box needs finite quartiles"));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(|e| fail(&e))?;
-    root.present().map_err(|e| fail(&e))
+    let x_range = span(boxes.iter().flat_map(|b| [b.x - width, b.x + width]), 0.0);
+    let y_range = span(
+        boxes
+            .iter()
+            .flat_map(|b| b.quartiles)
+            .chain(line.into_iter().flat_map(|s| s.points.iter().map(|p| p.1))),
+        0.05,
+    );
+    write_svg(path, |root| {
+        let mut chart =
+            frame(root, title, x_label, y_label, x_range, y_range).map_err(|e| e.to_string())?;
+        let colour = Palette99::pick(0).to_rgba();
+        let half = width / 2.0;
+        for b in boxes {
+            let [lo, q1, mid, q3, hi] = b.quartiles;
+            let x = b.x;
+            let shapes = [
+                PathElement::new(vec![(x, lo), (x, q1)], BLACK),
+                PathElement::new(vec![(x, q3), (x, hi)], BLACK),
+                PathElement::new(vec![(x - half / 2.0, lo), (x + half / 2.0, lo)], BLACK),
+                PathElement::new(vec![(x - half / 2.0, hi), (x + half / 2.0, hi)], BLACK),
+                PathElement::new(
+                    vec![(x - half, mid), (x + half, mid)],
+                    BLACK.stroke_width(2),
+                ),
+            ];
+            chart
+                .draw_series([Rectangle::new(
+                    [(x - half, q1), (x + half, q3)],
+                    colour.mix(0.35).filled(),
+                )])
+                .map_err(|e| e.to_string())?;
+            chart
+                .draw_series([Rectangle::new([(x - half, q1), (x + half, q3)], colour)])
+                .map_err(|e| e.to_string())?;
+            chart.draw_series(shapes).map_err(|e| e.to_string())?;
+        }
+        if let Some(s) = line {
+            let red = Palette99::pick(1).to_rgba();
+            chart
+                .draw_series(LineSeries::new(s.points.clone(), red.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 14))
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes an SVG histogram of `values` in `bins` equal bins over their range (non-finite
+/// values skipped), the y axis counting values.
+///
+/// # Errors
+/// A one-line message naming `path` when there is no finite value or the file cannot be
+/// written.
+pub fn histogram(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    values: &[f64],
+    bins: usize,
+) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return Err(fail(&"no finite value to count"));
+    }
+    let bins = bins.max(1);
+    let x_range = span(finite.iter().copied(), 0.0);
+    let width = (x_range.end - x_range.start) / bins as f64;
+    let mut counts = vec![0usize; bins];
+    for v in &finite {
+        let k = ((v - x_range.start) / width).floor() as usize;
+        counts[k.min(bins - 1)] += 1;
+    }
+    let top = *counts.iter().max().unwrap_or(&1) as f64;
+    write_svg(path, |root| {
+        let mut chart = frame(
+            root,
+            title,
+            x_label,
+            "instances",
+            x_range.clone(),
+            0.0..top * 1.05,
+        )
+        .map_err(|e| e.to_string())?;
+        let colour = Palette99::pick(0).to_rgba();
+        chart
+            .draw_series(counts.iter().enumerate().map(|(k, &c)| {
+                let x0 = x_range.start + k as f64 * width;
+                Rectangle::new(
+                    [(x0, 0.0), (x0 + width, c as f64)],
+                    colour.mix(0.6).filled(),
+                )
+            }))
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    })
+}
+
+/// Draws a chart with `draw` on an SVG canvas of [`SIZE`] and writes it to `path` atomically.
+fn write_svg(
+    path: &Path,
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(&root)
+            .and_then(|()| root.present().map_err(|e| e.to_string()))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    write_atomically(path, |out| out.write_all(svg.as_bytes())).map_err(|e| e.to_string())
 }
 
 /// The range of `values`, widened by `margin` of its length on both sides; a single value
@@ -154,6 +316,29 @@ mod tests {
         assert!(svg.contains("<polyline"));
         let empty = line_chart(&path, "t", "x", "y", &[Series::new("none", vec![])]);
         assert!(empty.unwrap_err().contains("no finite point"));
+        let boxes = [
+            BoxStats {
+                x: 1.0,
+                quartiles: [0.0, 1.0, 2.0, 3.0, 4.0],
+            },
+            BoxStats {
+                x: 2.0,
+                quartiles: [1.0, 1.5, 2.0, 2.5, 3.0],
+            },
+        ];
+        let mean = Series::new("mean α", vec![(1.0, 0.5), (2.0, 0.4)]);
+        box_chart(&path, "boxes", "share", "gain", &boxes, 0.5, Some(&mean)).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.contains("boxes") && svg.contains("mean α") && svg.contains("<rect"));
+        let bad = [BoxStats {
+            x: 1.0,
+            quartiles: [f64::NAN; 5],
+        }];
+        assert!(box_chart(&path, "t", "x", "y", &bad, 0.5, None).is_err());
+        histogram(&path, "hist", "gain", &[1.0, 2.0, 2.5, f64::NAN], 4).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.contains("hist") && svg.contains("instances"));
+        assert!(histogram(&path, "t", "x", &[f64::NAN], 4).is_err());
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -5,6 +5,8 @@ pub mod charts;
 pub mod cli;
 pub mod compare;
 pub mod erosion;
+pub mod erosion2d;
+pub mod model_study;
 pub mod report;
 pub mod run_folder;
 pub mod shock;

@@ -381,6 +381,8 @@ fn every_command_has_help() {
         vec!["graph", "--help"],
         vec!["run", "shock", "--help"],
         vec!["compare", "shock", "--help"],
+        vec!["study", "erosion2d", "--help"],
+        vec!["study", "model", "--help"],
     ] {
         let run = ok(&args);
         assert!(run.stdout.contains("Usage: plume"), "{args:?}");

@@ -185,9 +185,10 @@ fn ulba_shares_reach_the_graph_layout_through_plum() {
 
 fn ulba_against_standard(partition: erosion::PartitionKind) {
     // 16 ranks, so that one overloading rank can pass the z-score of 3 (at most √(P − 1)).
+    // 6 × 6 cubes per stripe: a rock of 4 × 4 is eroded before the median-of-three trigger
+    // (seed 001 Alg. 1) first balances.
     let mut std_cfg = small(16, PolicyKind::Standard);
     std_cfg.partition = partition;
-    std_cfg.cells = [4, 4, 1];
     std_cfg.iterations = 30;
     let mut ulba_cfg = std_cfg.clone();
     ulba_cfg.policy = PolicyKind::Ulba;

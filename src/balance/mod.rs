@@ -14,7 +14,7 @@ pub use model::AppModel;
 pub use plum::{Accept, Balance, Plum, PlumOptions, RemapCostModel};
 pub use policy::{
     policy_by_name, BalanceCosts, BalancePolicy, CostBenefit, Degradation, Never, Observation,
-    Periodic, Threshold,
+    Periodic, StepTime, Threshold,
 };
 pub use ranks::{migrate, Migration};
 pub use sbn::{SbnOptions, Variant};

@@ -83,6 +83,27 @@ impl AppModel {
         sigma_minus + tau
     }
 
+    /// The steps at which a run of `steps` steps from total work `w0` balances when it
+    /// balances every `σ+` steps (§III-B, the seed's rule): each balance comes
+    /// `max(1, round(σ+(W)))` steps after the previous one (step 0, balanced for free), `W`
+    /// the total work at the previous one. With `α = 0` this is the standard method every
+    /// Menon interval. No balance when `σ+` is not finite (no imbalance grows, `m = 0`).
+    pub fn sigma_plus_schedule(&self, w0: f64, steps: usize) -> Vec<usize> {
+        let mut balances = Vec::new();
+        let mut at = 0usize;
+        loop {
+            let sigma_plus = self.sigma_plus(w0 + at as f64 * self.delta_w());
+            if !sigma_plus.is_finite() {
+                return balances;
+            }
+            at += (sigma_plus.round() as usize).max(1);
+            if at >= steps {
+                return balances;
+            }
+            balances.push(at);
+        }
+    }
+
     /// Eq. 1, 3 and 4: the time of a run of `steps` steps starting from total work `w0`,
     /// balanced (at cost `C` each) just before each step listed in `balances` (ascending), by
     /// ULBA when `ulba` is true, else by the standard method. The work is balanced at step 0
@@ -173,5 +194,24 @@ mod tests {
         let u = model(0.3);
         let balances: Vec<usize> = (1..10).map(|k| k * 10).collect();
         assert!(u.run_time(800.0, &balances, 100, true) < u.run_time(800.0, &balances, 100, false));
+    }
+
+    #[test]
+    fn sigma_plus_schedule_steps_by_sigma_plus() {
+        // α = 0: σ+ = √(2·50/7.5) = 3.65 → every 4 steps.
+        assert_eq!(model(0.0).sigma_plus_schedule(800.0, 14), [4, 8, 12]);
+        // ULBA: each gap is σ+ at the work of the previous balance, so gaps grow with W.
+        let u = model(0.3);
+        let s = u.sigma_plus_schedule(800.0, 200);
+        assert_eq!(s[0], u.sigma_plus(800.0).round() as usize);
+        let w1 = 800.0 + s[0] as f64 * u.delta_w();
+        assert_eq!(s[1] - s[0], u.sigma_plus(w1).round() as usize);
+        assert!(s.windows(3).all(|g| g[2] - g[1] >= g[1] - g[0]));
+        // No growing imbalance, no balance.
+        let flat = AppModel {
+            m: 0.0,
+            ..model(0.3)
+        };
+        assert!(flat.sigma_plus_schedule(800.0, 100).is_empty());
     }
 }

@@ -195,24 +195,70 @@ impl BalancePolicy for CostBenefit {
     }
 }
 
-/// Seed 001 Alg. 1 (after Zhai et al.): the time of an iteration just after the last balance
-/// is the reference; each step adds `N_adapt · (t − t_ref)` to the degradation, and the
-/// balancer runs once the degradation reaches the mean balancing cost (`initial_cost` before
-/// the first balance).
+/// Which iteration time seed 001's trigger compares with its reference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepTime {
+    /// The last iteration's time.
+    Last,
+    /// The median of the last three iterations' times since the last balance (Alg. 1
+    /// line 14; the mean of two right after a balance). The window restarts at a balance: the
+    /// times before it were measured on another partition. A single late or early iteration
+    /// then moves the degradation by the neighbouring iteration's time, not its own.
+    #[default]
+    MedianOfThree,
+}
+
+impl StepTime {
+    /// The iteration time this reading gives from the times since the last balance, oldest
+    /// first (`None` when there is none).
+    pub fn read(self, since_balance: &[f64]) -> Option<f64> {
+        let last = *since_balance.last()?;
+        Some(match self {
+            StepTime::Last => last,
+            StepTime::MedianOfThree => {
+                let mut w: Vec<f64> =
+                    since_balance[since_balance.len().saturating_sub(3)..].to_vec();
+                w.sort_by(f64::total_cmp);
+                match w.len() {
+                    2 => 0.5 * (w[0] + w[1]),
+                    n => w[n / 2],
+                }
+            }
+        })
+    }
+}
+
+/// Seed 001 Alg. 1 (after Zhai et al.): the time of the iteration just after the last balance
+/// is the reference; each step adds `N_adapt · (t − t_ref)` to the degradation, `t` the
+/// iteration time read as [`StepTime`] says (the median of the last three by default), and
+/// the balancer runs once the degradation reaches the mean balancing cost (`initial_cost`
+/// before the first balance).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Degradation {
     /// The costs seen, and the one assumed before the first.
     pub costs: BalanceCosts,
+    /// Which iteration time is compared with the reference.
+    pub step_time: StepTime,
     reference: Option<f64>,
+    recent: Vec<f64>,
     degradation: f64,
 }
 
 impl Degradation {
-    /// A policy assuming `initial_cost` seconds per balance until one is measured.
+    /// Alg. 1's trigger (median of three) assuming `initial_cost` seconds per balance until
+    /// one is measured.
     pub fn new(initial_cost: f64) -> Self {
+        Self::with_step_time(initial_cost, StepTime::default())
+    }
+
+    /// The trigger reading the iteration time as `step_time`.
+    pub fn with_step_time(initial_cost: f64, step_time: StepTime) -> Self {
         Degradation {
             costs: BalanceCosts::new(initial_cost),
+            step_time,
             reference: None,
+            recent: Vec::with_capacity(3),
             degradation: 0.0,
         }
     }
@@ -221,27 +267,43 @@ impl Degradation {
     pub fn degradation(&self) -> f64 {
         self.degradation
     }
+
+    /// Adds the step `obs` to the degradation and returns the new total (Alg. 1 lines 11–15).
+    pub fn accumulate(&mut self, obs: &Observation) -> f64 {
+        let t = obs.iteration_time();
+        let reference = *self.reference.get_or_insert(t);
+        if self.recent.len() == 3 {
+            self.recent.remove(0);
+        }
+        self.recent.push(t);
+        let read = self.step_time.read(&self.recent).unwrap_or(t);
+        self.degradation += obs.iterations as f64 * (read - reference).max(0.0);
+        self.degradation
+    }
 }
 
 impl BalancePolicy for Degradation {
     fn name(&self) -> String {
-        "degradation".into()
+        match self.step_time {
+            StepTime::MedianOfThree => "degradation".into(),
+            StepTime::Last => "degradation-last".into(),
+        }
     }
     fn should_balance(&mut self, obs: &Observation) -> bool {
-        let t = obs.iteration_time();
-        let reference = *self.reference.get_or_insert(t);
-        self.degradation += obs.iterations as f64 * (t - reference).max(0.0);
-        self.degradation >= self.costs.mean()
+        self.accumulate(obs) >= self.costs.mean()
     }
     fn balanced(&mut self, cost: f64) {
         self.costs.record(cost);
         self.reference = None;
+        self.recent.clear();
         self.degradation = 0.0;
     }
 }
 
 /// The policy named on the command line: `threshold[:X]`, `cost-benefit[:C]`,
-/// `degradation[:C]` (`C` the cost assumed before the first balance, seconds).
+/// `degradation[:C]` (Alg. 1: the median of the last three iteration times),
+/// `degradation-last[:C]` (the last iteration's time); `C` the cost assumed before the first
+/// balance, seconds.
 pub fn policy_by_name(spec: &str) -> crate::Result<Box<dyn BalancePolicy>> {
     let (name, arg) = match spec.split_once(':') {
         Some((n, a)) => (n, Some(a)),
@@ -267,9 +329,11 @@ pub fn policy_by_name(spec: &str) -> crate::Result<Box<dyn BalancePolicy>> {
         }),
         "cost-benefit" => Box::new(CostBenefit::new(number(0.0)?)),
         "degradation" => Box::new(Degradation::new(number(0.0)?)),
+        "degradation-last" => Box::new(Degradation::with_step_time(number(0.0)?, StepTime::Last)),
         _ => {
             return Err(crate::Error::Invalid(format!(
-            "unknown policy {spec:?}: expected threshold[:X], cost-benefit[:C] or degradation[:C]"
+            "unknown policy {spec:?}: expected threshold[:X], cost-benefit[:C], degradation[:C] \
+             or degradation-last[:C]"
         )))
         }
     })
@@ -312,7 +376,7 @@ mod tests {
 
     #[test]
     fn degradation_accumulates_from_the_reference_step() {
-        let mut p = Degradation::new(0.05);
+        let mut p = Degradation::with_step_time(0.05, StepTime::Last);
         // Reference iteration time 0.1 s: no degradation yet.
         assert!(!p.should_balance(&obs(&[100.0, 100.0])));
         // 0.102 s: degradation 10 · 0.002 = 0.02 s < 0.05.
@@ -326,6 +390,50 @@ mod tests {
             !p.should_balance(&obs(&[104.0, 100.0])),
             "new reference after a balance"
         );
+    }
+
+    #[test]
+    fn median_of_three_reads_a_hand_made_series() {
+        fn at(loads: &[f64]) -> Observation<'_> {
+            Observation {
+                loads,
+                time_per_load: 1e-3,
+                iterations: 1,
+            }
+        }
+        let median = StepTime::MedianOfThree;
+        assert_eq!(median.read(&[]), None);
+        assert_eq!(median.read(&[4.0]), Some(4.0));
+        assert_eq!(median.read(&[4.0, 6.0]), Some(5.0));
+        assert_eq!(median.read(&[4.0, 9.0, 6.0]), Some(6.0));
+        assert_eq!(StepTime::Last.read(&[4.0, 9.0, 6.0]), Some(6.0));
+        // Times (ms) 100, 100, 130 (a spike), 101, 102 after a balance, one iteration per
+        // step: the median ignores the spike, the last time does not.
+        let series = [100.0, 100.0, 130.0, 101.0, 102.0];
+        let run = |step_time| {
+            let mut p = Degradation::with_step_time(1.0, step_time);
+            series
+                .iter()
+                .map(|&t| p.accumulate(&at(&[t, 0.0])))
+                .collect::<Vec<f64>>()
+        };
+        // Medians: 100, 100, 100, 101, 102 → degradation 0, 0, 0, 1, 3 ms.
+        let expect = [0.0, 0.0, 0.0, 0.001, 0.003];
+        for (d, e) in run(median).iter().zip(expect) {
+            assert!((d - e).abs() < 1e-12, "{d} vs {e}");
+        }
+        // Last: 0, 0, 30, 31, 33 ms.
+        assert!((run(StepTime::Last)[4] - 0.033).abs() < 1e-12);
+        // The window restarts at a balance: the spike before it is forgotten.
+        let mut p = Degradation::new(0.0);
+        let spike = [130.0, 0.0];
+        let calm = [100.0, 0.0];
+        p.accumulate(&at(&spike));
+        p.accumulate(&at(&spike));
+        p.balanced(0.0);
+        // Across the balance the window would be 130, 130, 100: a median of 130.
+        assert_eq!(p.accumulate(&at(&calm)), 0.0);
+        assert_eq!(p.accumulate(&at(&calm)), 0.0);
     }
 
     #[test]
@@ -347,6 +455,10 @@ mod tests {
             "threshold:1.2"
         );
         assert_eq!(policy_by_name("degradation").unwrap().name(), "degradation");
+        assert_eq!(
+            policy_by_name("degradation-last:0.1").unwrap().name(),
+            "degradation-last"
+        );
         assert!(policy_by_name("sometimes").is_err());
         assert!(policy_by_name("threshold:x").is_err());
     }

@@ -1,7 +1,9 @@
 //! ULBA, the underloading load balancing approach of seed 001 (§III, Alg. 1 and 2): balance
-//! when the accumulated degradation reaches the mean balancing cost, exactly as the standard
-//! method ([`Degradation`]), but give the ranks whose workload grows fastest *less* than the
-//! mean, so that they take longer to become the bottleneck again.
+//! when the accumulated degradation reaches the mean balancing cost plus ULBA's overhead
+//! (eq. 9 and 11: the extra time of one iteration of a rank that takes on the overloading
+//! ranks' work, `αN/(P − N) · W/(ωP)`), with the standard method's trigger ([`Degradation`]),
+//! but give the ranks whose workload grows fastest *less* than the mean, so that they take
+//! longer to become the bottleneck again.
 //!
 //! Every rank's workload increase rate (WIR) is the mean per-step growth of its load over the
 //! last [`RATE_WINDOW`] steps, skipping the jump a balance causes. A rank is *overloading* when
@@ -99,18 +101,33 @@ pub struct Ulba {
     pub alpha: f64,
     /// z-score above which a rank's increase rate marks it overloading (seed: 3.0).
     pub z_threshold: f64,
+    /// Whether the trigger waits for the mean cost plus ULBA's overhead (eq. 9, the seed's
+    /// rule) or for the mean cost alone (Alg. 1 as printed).
+    pub overhead: bool,
     trigger: Degradation,
     rates: IncreaseRates,
 }
 
 impl Ulba {
-    /// ULBA with `alpha`, the z-score threshold, and `initial_cost` seconds assumed per
-    /// balance until one is measured (as [`Degradation::new`]).
+    /// The seed's ULBA: Alg. 1's trigger (median of three) with the overhead term, `alpha`,
+    /// the z-score threshold, and `initial_cost` seconds assumed per balance until one is
+    /// measured.
     pub fn new(alpha: f64, z_threshold: f64, initial_cost: f64) -> Self {
+        Self::with_trigger(alpha, z_threshold, Degradation::new(initial_cost), true)
+    }
+
+    /// ULBA on the given trigger, with or without the overhead term.
+    pub fn with_trigger(
+        alpha: f64,
+        z_threshold: f64,
+        trigger: Degradation,
+        overhead: bool,
+    ) -> Self {
         Ulba {
             alpha,
             z_threshold,
-            trigger: Degradation::new(initial_cost),
+            overhead,
+            trigger,
             rates: IncreaseRates::default(),
         }
     }
@@ -118,6 +135,19 @@ impl Ulba {
     /// The ranks currently seen as overloading.
     pub fn overloading(&self) -> Vec<bool> {
         self.rates.overloading(self.z_threshold)
+    }
+
+    /// Eq. 11: the extra time one iteration of a non-overloading rank would take after a
+    /// ULBA balance now, `αN/(P − N)` of the mean load's time; 0 when the balance would give
+    /// equal shares (`α = 0`, nobody or half the ranks or more overloading).
+    pub fn overhead_time(&self, obs: &Observation) -> f64 {
+        let over = self.overloading();
+        if over.len() != obs.loads.len() || ulba_shares(&over, self.alpha).is_none() {
+            return 0.0;
+        }
+        let n = over.iter().filter(|&&o| o).count() as f64;
+        let p = over.len() as f64;
+        self.alpha * n / (p - n) * obs.mean() * obs.time_per_load
     }
 }
 
@@ -127,7 +157,13 @@ impl BalancePolicy for Ulba {
     }
     fn should_balance(&mut self, obs: &Observation) -> bool {
         self.rates.observe(obs.loads);
-        self.trigger.should_balance(obs)
+        let degradation = self.trigger.accumulate(obs);
+        let overhead = if self.overhead {
+            self.overhead_time(obs)
+        } else {
+            0.0
+        };
+        degradation >= self.trigger.costs.mean() + overhead
     }
     fn balanced(&mut self, cost: f64) {
         self.trigger.balanced(cost);
@@ -214,5 +250,28 @@ mod tests {
         }
         let shares = ulba.target_shares(16).unwrap();
         assert!(shares[3] < shares[0]);
+    }
+
+    #[test]
+    fn the_overhead_term_delays_the_balance_by_eq_11() {
+        // 16 ranks of mean load ≈ 100 at 1 ms per unit, one overloading: the overhead is
+        // 0.4 · 1/15 of the mean iteration time.
+        let mut ulba = Ulba::new(0.4, 3.0, 0.05);
+        for step in 0..3 {
+            ulba.should_balance(&obs(&growing(step)));
+        }
+        let loads = growing(3);
+        let o = obs(&loads);
+        let mean = loads.iter().sum::<f64>() / 16.0;
+        assert!((ulba.overhead_time(&o) - 0.4 / 15.0 * mean * 1e-3).abs() < 1e-15);
+        assert_eq!(Ulba::new(0.0, 3.0, 0.05).overhead_time(&o), 0.0);
+        // Medians of the slowest rank's times 0.1, 0.105, 0.11, 0.12 s: the degradation is
+        // 0, 5, 15, 35 ms. Against a 14 ms cost the plain trigger fires at step 2; with the
+        // overhead (0.4/15 · 103.1 ms = 2.75 ms at step 2) the threshold is 16.75 ms: step 3.
+        let first = |overhead: bool| {
+            let mut u = Ulba::with_trigger(0.4, 3.0, Degradation::new(0.014), overhead);
+            (0..100).find(|&s| u.should_balance(&obs(&growing(s))))
+        };
+        assert_eq!((first(false), first(true)), (Some(2), Some(3)));
     }
 }

@@ -44,7 +44,7 @@ mod stripes;
 pub use self::metis::Metis;
 pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
-pub use stripes::Stripes;
+pub use stripes::{stripe_ends, Stripes};
 
 use crate::graph::GraphView;
 use crate::metrics::Cut;

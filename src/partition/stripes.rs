@@ -47,41 +47,73 @@ impl Stripes {
         w
     }
 
-    /// The stripe of every column: cut `k` goes to the column boundary whose prefix weight is
-    /// nearest the target prefix, leaving at least one column for every stripe.
-    fn cut(&self, weights: &[u64], shares: &[f64]) -> Vec<u32> {
-        let share_sum: f64 = shares.iter().sum();
+    /// The stripe of every column ([`stripe_ends`]); `shares` are checked, and there are at
+    /// least as many columns as shares.
+    fn cut(&self, weights: &[u64], shares: &[f64]) -> Result<Vec<u32>> {
         let mut prefix = vec![0u64; weights.len() + 1];
         for (i, &w) in weights.iter().enumerate() {
             prefix[i + 1] = prefix[i] + w;
         }
-        let total = prefix[weights.len()] as f64;
-        let nparts = shares.len();
         let mut stripe = vec![0u32; weights.len()];
-        let (mut start, mut target_share) = (0usize, 0.0);
-        for (k, share) in shares.iter().enumerate() {
-            let end = if k + 1 == nparts {
-                weights.len()
-            } else {
-                target_share += share / share_sum;
-                let target = target_share * total;
-                // First boundary at or past the target, or the one before it if nearer.
-                let after = prefix.partition_point(|&x| (x as f64) < target);
-                let before = after.saturating_sub(1);
-                let nearest = if after > weights.len()
-                    || target - prefix[before] as f64 <= prefix[after] as f64 - target
-                {
-                    before
-                } else {
-                    after
-                };
-                nearest.clamp(start + 1, weights.len() - (nparts - 1 - k))
-            };
+        let mut start = 0;
+        for (k, end) in stripe_ends(&prefix, shares)?.into_iter().enumerate() {
             stripe[start..end].fill(k as u32);
             start = end;
         }
-        stripe
+        Ok(stripe)
     }
+}
+
+/// Cuts columns of prefix weights `prefix` (`prefix[i]` the weight of columns `0..i`,
+/// non-decreasing from 0) into `shares.len()` consecutive stripes, stripe `k` aiming at
+/// `shares[k]` of the total (shares are normalised), and returns the end column of every
+/// stripe (the last is the column count). Each cut falls on the column boundary nearest its
+/// target prefix, so every stripe is within one column's weight of its target, and every
+/// stripe gets at least one column.
+///
+/// # Errors
+/// [`Error::Invalid`] when there are fewer columns than stripes, the prefix is empty, or a
+/// share is negative or not finite or they sum to zero.
+pub fn stripe_ends(prefix: &[u64], shares: &[f64]) -> Result<Vec<usize>> {
+    let ncolumns = prefix.len().saturating_sub(1);
+    if shares.is_empty() || shares.len() > ncolumns {
+        return Err(Error::Invalid(format!(
+            "cannot cut {ncolumns} columns into {} stripes",
+            shares.len()
+        )));
+    }
+    let share_sum: f64 = shares.iter().sum();
+    if shares.iter().any(|s| !(s.is_finite() && *s >= 0.0)) || share_sum <= 0.0 {
+        return Err(Error::Invalid(format!(
+            "stripes: shares must be non-negative with a positive sum, got {shares:?}"
+        )));
+    }
+    let total = prefix[ncolumns] as f64;
+    let nparts = shares.len();
+    let mut ends = Vec::with_capacity(nparts);
+    let (mut start, mut target_share) = (0usize, 0.0);
+    for (k, share) in shares.iter().enumerate() {
+        let end = if k + 1 == nparts {
+            ncolumns
+        } else {
+            target_share += share / share_sum;
+            let target = target_share * total;
+            // First boundary at or past the target, or the one before it if nearer.
+            let after = prefix.partition_point(|&x| (x as f64) < target);
+            let before = after.saturating_sub(1);
+            let nearest = if after > ncolumns
+                || target - prefix[before] as f64 <= prefix[after] as f64 - target
+            {
+                before
+            } else {
+                after
+            };
+            nearest.clamp(start + 1, ncolumns - (nparts - 1 - k))
+        };
+        ends.push(end);
+        start = end;
+    }
+    Ok(ends)
 }
 
 impl Partitioner for Stripes {
@@ -111,7 +143,7 @@ impl Partitioner for Stripes {
             )));
         }
         let weights = self.column_weights(graph.vertex_weights());
-        let stripe_of_column = self.cut(&weights, &targets.shares());
+        let stripe_of_column = self.cut(&weights, &targets.shares())?;
         for (p, &c) in part.iter_mut().zip(&self.column) {
             *p = stripe_of_column[c as usize];
         }
@@ -169,6 +201,12 @@ mod tests {
         assert!(stripes(&s, &pwgt, &[1.0; 101], &mut part).is_err());
         assert!(stripes(&s, &pwgt, &[1.0, -1.0], &mut part).is_err());
         assert!(stripes(&s, &pwgt, &[0.0, 0.0], &mut part).is_err());
+        assert!(stripe_ends(&[0, 5, 9], &[1.0; 3]).is_err());
+        assert!(stripe_ends(&[], &[1.0]).is_err());
+        assert_eq!(
+            stripe_ends(&[0, 5, 10, 15, 20], &[1.0, 1.0]).unwrap(),
+            [2, 4]
+        );
         // All weight in one column: every stripe still gets a column.
         let mut heavy = vec![0u64; 100];
         heavy[50] = 1000;

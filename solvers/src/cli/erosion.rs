@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use plume::adapt::Forest;
+use plume::balance::StepTime;
 use plume::io::{rank_cells, write_forest_vtu, write_pvd, CellArray};
 
 use super::common::say;
@@ -28,6 +29,15 @@ pub enum PartitionName {
     Graph,
 }
 
+/// The iteration time of the standard and ULBA triggers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StepTimeName {
+    /// The median of the last three iterations since the balance (seed 001 Alg. 1).
+    MedianOfThree,
+    /// The last iteration.
+    Last,
+}
+
 /// Arguments of `plume run erosion`.
 #[derive(Debug, Args)]
 pub struct ErosionArgs {
@@ -44,6 +54,14 @@ pub struct ErosionArgs {
     /// ULBA's z-score threshold on the workload increase rates.
     #[arg(long, default_value_t = 3.0)]
     pub z_threshold: f64,
+    /// The iteration time the standard and ULBA triggers compare with their reference:
+    /// median-of-three (seed 001 Alg. 1 line 14) or last.
+    #[arg(long, value_enum, default_value_t = StepTimeName::MedianOfThree)]
+    pub step_time: StepTimeName,
+    /// Whether ULBA balances only once the degradation exceeds the mean cost plus its
+    /// overhead (seed 001 eq. 9 and 11), or the mean cost alone.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub ulba_overhead: bool,
     /// Partitioning: stripes or graph (graph cannot give ULBA's uneven shares).
     #[arg(long, value_enum, default_value_t = PartitionName::Stripes)]
     pub partition: PartitionName,
@@ -189,6 +207,11 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
     cfg.policy = policy;
     cfg.alpha = args.alpha;
     cfg.z_threshold = args.z_threshold;
+    cfg.step_time = match args.step_time {
+        StepTimeName::MedianOfThree => StepTime::MedianOfThree,
+        StepTimeName::Last => StepTime::Last,
+    };
+    cfg.ulba_overhead = args.ulba_overhead;
     cfg.partition = partition;
     cfg.iterations = args.iterations;
     cfg.seed = args.seed;

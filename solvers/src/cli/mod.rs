@@ -11,6 +11,7 @@
 //! | `run.rs` | `plume run shock` |
 //! | `compare.rs` | `plume compare shock` |
 //! | `erosion.rs` | `plume run erosion` |
+//! | `study.rs` | `plume study erosion2d`, `plume study model` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
 //! | `signals.rs` | SIGINT / SIGTERM: remove the temporary files, one line, exit 130 / 143 |
@@ -30,6 +31,7 @@ mod progress;
 mod refine;
 mod run;
 mod signals;
+mod study;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -62,6 +64,10 @@ pub enum Command {
     /// Run a test case with PLUM and SBN side by side for several P.
     #[command(subcommand)]
     Compare(compare::CompareCommand),
+    /// Reproduce a seed's studies under its own conditions (seed 001: the 2-D erosion
+    /// experiment, the model's figures).
+    #[command(subcommand)]
+    Study(study::StudyCommand),
 }
 
 /// Why a command failed.
@@ -107,6 +113,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Graph(args) => graph::run(args),
         Command::Run(cmd) => run::run(cmd),
         Command::Compare(cmd) => compare::run(cmd),
+        Command::Study(cmd) => study::run(cmd),
     }
 }
 

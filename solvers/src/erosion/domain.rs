@@ -87,7 +87,7 @@ pub fn build(
 }
 
 /// `k` distinct numbers of `0..n`, ascending (a partial Fisher–Yates shuffle).
-fn choose(n: usize, k: usize, rng: &mut Rng) -> Vec<u32> {
+pub(crate) fn choose(n: usize, k: usize, rng: &mut Rng) -> Vec<u32> {
     let mut all: Vec<u32> = (0..n as u32).collect();
     for i in 0..k {
         let j = i + rng.below(n - i);

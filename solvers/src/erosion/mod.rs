@@ -21,7 +21,7 @@ use std::str::FromStr;
 
 use plume::balance::{
     migrate, AppModel, BalanceCosts, BalancePolicy, Degradation, IncreaseRates, Never, Observation,
-    Periodic, Ulba,
+    Periodic, StepTime, Ulba,
 };
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance};
@@ -102,6 +102,10 @@ pub struct ErosionConfig {
     pub alpha: f64,
     /// ULBA's z-score threshold.
     pub z_threshold: f64,
+    /// The iteration time the standard and ULBA triggers read (Alg. 1: median of three).
+    pub step_time: StepTime,
+    /// Whether ULBA's trigger adds its overhead (eq. 9 and 11) to the mean cost.
+    pub ulba_overhead: bool,
     /// Stripes or graph.
     pub partition: PartitionKind,
     /// Iterations.
@@ -119,7 +123,8 @@ pub struct ErosionConfig {
 }
 
 impl ErosionConfig {
-    /// The defaults at P ranks: standard policy, α 0.4, z 3.0, stripes, 200 iterations,
+    /// The defaults at P ranks: standard policy, α 0.4, z 3.0, the seed's triggers (median
+    /// of three, ULBA's overhead term), stripes, 200 iterations,
     /// seed 1, one strong rock, 28 × 28 × 1 cubes (4,704 roots) per stripe, depth 1. The
     /// one-cube-high slab is the seed's 2-D case extruded: the rock's radius is 7 cubes, so
     /// the strong rock erodes over some 60 iterations (14 × 14 × 4 cubes give it 3.5 cubes and
@@ -131,6 +136,8 @@ impl ErosionConfig {
             policy: PolicyKind::Standard,
             alpha: 0.4,
             z_threshold: 3.0,
+            step_time: StepTime::MedianOfThree,
+            ulba_overhead: true,
             partition: PartitionKind::Stripes,
             iterations: 200,
             seed: 1,
@@ -148,9 +155,20 @@ impl ErosionConfig {
         match self.policy {
             PolicyKind::Never => Box::new(Never),
             PolicyKind::Periodic(k) => Box::new(Periodic::new(k)),
-            PolicyKind::Standard => Box::new(Degradation::new(initial_cost)),
-            PolicyKind::Ulba => Box::new(Ulba::new(self.alpha, self.z_threshold, initial_cost)),
+            PolicyKind::Standard => Box::new(self.trigger(initial_cost)),
+            PolicyKind::Ulba => Box::new(Ulba::with_trigger(
+                self.alpha,
+                self.z_threshold,
+                self.trigger(initial_cost),
+                self.ulba_overhead,
+            )),
         }
+    }
+}
+
+impl ErosionConfig {
+    fn trigger(&self, initial_cost: f64) -> Degradation {
+        Degradation::with_step_time(initial_cost, self.step_time)
     }
 }
 

@@ -33,3 +33,19 @@ impl Drop for TempDir {
         }
     }
 }
+
+/// Runs the built `plume` with `args`; returns its exit code, stdout and stderr, and fails
+/// the test if it panicked or was killed.
+pub fn run_plume(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_plume"))
+        .args(args)
+        .output()
+        .expect("run plume");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (
+        out.status.code().expect("plume was killed by a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    )
+}

@@ -1,0 +1,186 @@
+//! The files of `plume study model`: `model.json` (the whole [`ModelStudy`]), `model.md` (the
+//! tables of figures 3 and 2) and the charts `fig3_gain.svg` (box plots of ULBA's gain per
+//! share of overloading PEs), `fig3_alpha.svg` (the mean best α) and `fig2_anneal.svg` (the
+//! histogram of `σ+` against the annealing, over the instances where either balances).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::anneal::{anneal_study, AnnealStudy, Annealing};
+use super::{quartiles, share_study, ShareResult};
+use crate::charts::{box_chart, histogram, line_chart, BoxStats, Series};
+
+/// What `plume study model` runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelConfig {
+    /// Instances per share (figure 3) and in all (figure 2).
+    pub instances: usize,
+    /// The shares of overloading PEs of figure 3, as fractions.
+    pub shares: Vec<f64>,
+    /// Values of α tried per instance in figure 3.
+    pub alpha_steps: usize,
+    /// The annealing of figure 2.
+    pub annealing: Annealing,
+    /// Seed of the instances.
+    pub seed: u64,
+}
+
+/// Both studies' results.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelStudy {
+    /// What was run.
+    pub config: ModelConfig,
+    /// Figure 3, one entry per share.
+    pub fig3: Vec<ShareResult>,
+    /// Figure 2.
+    pub fig2: AnnealStudy,
+}
+
+impl ModelStudy {
+    /// Runs both studies.
+    pub fn run(config: ModelConfig) -> ModelStudy {
+        let fig3 = share_study(
+            &config.shares,
+            config.instances,
+            config.alpha_steps,
+            config.seed,
+        );
+        let fig2 = anneal_study(config.instances, &config.annealing, config.seed);
+        ModelStudy { config, fig3, fig2 }
+    }
+
+    /// `model.md`'s content.
+    pub fn markdown(&self) -> String {
+        let c = &self.config;
+        let mut t = format!(
+            "# Seed 001's model studies\n\n\
+             Instances of table II (P among 256–2048, W_tot(0)/P of 52–1165·10⁷ flop, ΔW of \
+             1–30% of it, 80–100% of it to the N overloading PEs, C of 0.1–3 iterations, \
+             ω = 1 Gflop/s, γ = 100), seed {}.\n\n\
+             ## Figure 3: ULBA against the standard method by share of overloading PEs\n\n\
+             {} instances per share; the standard method balances every Menon interval \
+             (σ+ with α = 0), ULBA every σ+ with the best of {} values of α in [0, 1]. \
+             Gain = 1 − T_ULBA/T_standard.\n\n\
+             | N/P | min | q1 | median | q3 | max | mean gain | mean best α |\n\
+             | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+            c.seed, c.instances, c.alpha_steps
+        );
+        for s in &self.fig3 {
+            let q = s.gain_quartiles;
+            let _ = writeln!(
+                t,
+                "| {:.0}% | {:.2}% | {:.2}% | {:.2}% | {:.2}% | {:.2}% | {:.2}% | {:.3} |",
+                s.share * 100.0,
+                q[0],
+                q[1],
+                q[2],
+                q[3],
+                q[4],
+                s.mean_gain_pct,
+                s.mean_alpha
+            );
+        }
+        let f = &self.fig2;
+        let balanced = f.balanced_gains();
+        let row = |g: &[f64]| {
+            let q = quartiles(g);
+            let mean = g.iter().sum::<f64>() / g.len().max(1) as f64;
+            let within = g.iter().filter(|x| **x >= -1.0).count();
+            format!(
+                "| {} | {:.2}% | {:.2}% | {:.2}% | {:.2}% | {:.2}% | {:.2}% | {} |\n",
+                g.len(),
+                q[0],
+                q[1],
+                q[2],
+                q[3],
+                q[4],
+                mean,
+                within
+            )
+        };
+        let _ = write!(
+            t,
+            "\n## Figure 2: balancing every σ+ against simulated annealing\n\n\
+             {} instances (α drawn too); annealing of {} moves from C to {}·C, starting with \
+             no balance. Gain = (T_SA − T_σ+)/T_SA: positive when σ+ is better. In {} \
+             instances neither σ+ nor the annealing balances within the γ = 100 steps (a \
+             gain of 0); the second row leaves them out.\n\n\
+             | instances | min | q1 | median | q3 | max | mean | σ+ within 1% of SA or better |\n\
+             | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n{}{}",
+            c.instances,
+            c.annealing.moves,
+            c.annealing.t_min / c.annealing.t_max,
+            f.gains_pct.len() - balanced.len(),
+            row(&f.gains_pct),
+            row(&balanced)
+        );
+        t
+    }
+
+    /// Writes `model.json`, `model.md` and the charts into `dir`.
+    ///
+    /// # Errors
+    /// A one-line message naming the file that cannot be written.
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
+        for (name, text) in [("model.json", json), ("model.md", self.markdown())] {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        let boxes: Vec<BoxStats> = self
+            .fig3
+            .iter()
+            .map(|s| BoxStats {
+                x: s.share * 100.0,
+                quartiles: s.gain_quartiles,
+            })
+            .collect();
+        let mean = Series::new(
+            "mean gain",
+            self.fig3
+                .iter()
+                .map(|s| (s.share * 100.0, s.mean_gain_pct))
+                .collect(),
+        );
+        let step = match self.fig3.as_slice() {
+            [a, b, ..] => (b.share - a.share).abs() * 100.0,
+            _ => 1.0,
+        };
+        box_chart(
+            &dir.join("fig3_gain.svg"),
+            "ULBA's gain over the standard method (model, best α)",
+            "overloading PEs N/P (%)",
+            "1 − T_ULBA/T_standard (%)",
+            &boxes,
+            0.6 * step,
+            Some(&mean),
+        )?;
+        line_chart(
+            &dir.join("fig3_alpha.svg"),
+            "Mean best α by share of overloading PEs",
+            "overloading PEs N/P (%)",
+            "mean best α",
+            &[Series::new(
+                "mean best α",
+                self.fig3
+                    .iter()
+                    .map(|s| (s.share * 100.0, s.mean_alpha))
+                    .collect(),
+            )],
+        )?;
+        let balanced = self.fig2.balanced_gains();
+        histogram(
+            &dir.join("fig2_anneal.svg"),
+            &format!(
+                "σ+ against simulated annealing ({} instances that balance)",
+                balanced.len()
+            ),
+            "(T_SA − T_σ+)/T_SA (%)",
+            &balanced,
+            40,
+        )
+    }
+}
