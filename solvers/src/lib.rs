@@ -5,6 +5,7 @@ pub mod charts;
 pub mod cli;
 pub mod compare;
 pub mod erosion;
+pub mod provenance;
 pub mod report;
 pub mod run_folder;
 pub mod shock;

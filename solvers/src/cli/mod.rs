@@ -13,6 +13,7 @@
 //! | `erosion.rs` | `plume run erosion` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
+//! | `stream.rs` | reports printed on stdout line by line as the work produces them |
 //! | `signals.rs` | SIGINT / SIGTERM: remove the temporary files, one line, exit 130 / 143 |
 //!
 //! Exit codes: 0 on success, 2 on a usage error (clap's own, or an option value found wrong
@@ -30,6 +31,7 @@ mod progress;
 mod refine;
 mod run;
 mod signals;
+mod stream;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
