@@ -199,7 +199,7 @@ fn draw(
         .map(|e| e.0.chars().count())
         .max()
         .unwrap_or(0);
-    let legend_width = 60 + (longest as f64 * LEGEND_FONT.1) as u32;
+    let legend_width = 72 + (longest as f64 * LEGEND_FONT.1) as u32;
     let root = SVGBackend::with_string(svg, (SIZE.0 + legend_width, SIZE.1)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let body = root
@@ -497,6 +497,18 @@ mod tests {
         assert_eq!(number(-1234.5, 1), "−1,234.5");
         let fine = nice_axis(0.985..1.03);
         assert_eq!((fine.decimals, fine.ticks.len()), (2, 5));
+    }
+
+    #[test]
+    fn a_log2_axis_has_a_tick_at_every_x_and_labels_the_values() {
+        let points = [(3f64.log2(), 1.0), (8f64.log2(), 2.0), (3f64.log2(), 4.0)];
+        let axis = x_axis(&points, true, true);
+        assert_eq!(axis.ticks, [3f64.log2(), 3.0]);
+        assert_eq!(number(axis.ticks[0].exp2(), axis.decimals), "3");
+        assert!(
+            axis.range.start < axis.ticks[0] && axis.range.end > 3.0,
+            "markers not cut"
+        );
     }
 
     #[test]

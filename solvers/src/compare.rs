@@ -69,6 +69,9 @@ pub const SEED_TABLE_8: [(usize, [(f64, f64); 4]); 5] = [
     ),
 ];
 
+/// The decimals seed 004 printed its table 8's columns with.
+const SEED_DECIMALS: [usize; 4] = [2, 2, 0, 3];
+
 /// The two methods' runs for every P.
 pub struct Comparison {
     /// Where the comparison comes from (written first in `compare.json` when set).
@@ -157,23 +160,27 @@ impl Comparison {
         t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
         for r in &rows {
             let seed = SEED_TABLE_8.iter().find(|s| s.0 == r.procs).map(|s| s.1);
-            let cell = |x: f64, published: Option<f64>, decimals: usize| match published {
-                Some(p) => format!("{x:.decimals$} [{p:.decimals$}]"),
-                None => format!("{x:.decimals$}"),
+            // Ours with `decimals`, the published value beside it as the seed printed it.
+            let cell = |x: f64, k: usize, sbn: bool, decimals: usize| {
+                let published = seed.map(|s| if sbn { s[k].1 } else { s[k].0 });
+                match published {
+                    Some(p) => format!("{x:.decimals$} [{p:.*}]", SEED_DECIMALS[k]),
+                    None => format!("{x:.decimals$}"),
+                }
             };
             let pair = |ours: (f64, f64), k: usize, decimals: usize| {
                 format!(
                     "{} | {}",
-                    cell(ours.0, seed.map(|s| s[k].0), decimals),
-                    cell(ours.1, seed.map(|s| s[k].1), decimals)
+                    cell(ours.0, k, false, decimals),
+                    cell(ours.1, k, true, decimals)
                 )
             };
             t += &format!(
                 "| {} | {} | {:.3} | {} | {} | {} | {} |\n",
                 r.procs,
-                cell(r.load_imb.0, seed.map(|s| s[0].0), 3),
+                cell(r.load_imb.0, 0, false, 3),
                 r.load_imb.1,
-                cell(r.qwgt_load_imb, seed.map(|s| s[0].1), 3),
+                cell(r.qwgt_load_imb, 0, true, 3),
                 pair(r.cut_pct, 1, 2),
                 pair(r.max_sr, 2, 0),
                 pair(r.comm_mb, 3, 2),

@@ -615,9 +615,10 @@ fn the_time_chart_is_a_ratio_with_a_line_at_1() {
 
 #[test]
 fn rows_print_as_each_level_ends_even_into_a_pipe() {
-    // The first level's row arrives through the pipe; the run is then still going (9 levels),
-    // so SIGTERM stops it (exit code 143). A table printed at the end would come only once the
-    // process had finished, and the signal would find nothing to stop (exit code 0).
+    // SIGTERM is sent as soon as the first level's row comes through the pipe. Printed as each
+    // level ends, that row comes while 8 levels (seconds of work) remain: the run stops there
+    // (exit code 143) and no later row is ever printed. A table printed at the end would
+    // bring every row and the summary at once, before the signal.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reports-stream");
     let mut child = Command::new(env!("CARGO_BIN_EXE_plume"))
         .args(["run", "shock", "--vtk", "none", "--out"])
@@ -632,19 +633,20 @@ fn rows_print_as_each_level_ends_even_into_a_pipe() {
         .map(Result::unwrap)
         .find(|l| l.starts_with("| 1 |"))
         .expect("the first level's row");
-    assert!(
-        first_row.contains(" yes |") || first_row.contains(" no |"),
-        "{first_row}"
-    );
     let pid = libc::pid_t::try_from(child.id()).unwrap();
     // SAFETY: kill only sends a signal to our own child, which has not been waited for.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let rest: Vec<String> = lines.map(Result::unwrap).collect();
     let status = child.wait().unwrap();
-    assert_eq!(
-        status.code(),
-        Some(143),
-        "the first row came only when the run had ended; later lines: {rest:?}"
+    assert!(
+        !rest
+            .iter()
+            .any(|l| l.starts_with("| 9 |") || l.starts_with("| avg |")),
+        "the rows came all at once, at the end of the run: {first_row} then {rest:?}"
     );
-    assert!(!rest.iter().any(|l| l.starts_with("| 9 |")));
+    assert_eq!(status.code(), Some(143), "stopped mid-run by SIGTERM");
+    assert!(
+        first_row.contains(" yes |") || first_row.contains(" no |"),
+        "{first_row}"
+    );
 }
