@@ -212,15 +212,15 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     let mut folder = RunFolder::open(&args.out)?;
     let columns = columns(&cfg);
     let mut table = Streamed::stdout();
-    table
-        .print(&table_head(&cfg, mesh.nelems(), columns))
-        .map_err(stdout_failure)?;
+    // Printed with the first row: a run that fails before it prints nothing on stdout.
+    let mut head = Some(table_head(&cfg, mesh.nelems(), columns));
     let progress = Progress::bar(cfg.levels as u64, "shock");
     let mut written: Vec<(f64, String)> = Vec::new();
     let run = shock::run(&cfg, mesh, |record, forest, owner| {
         progress.inc();
+        let rows = head.take().unwrap_or_default() + &table_row(record, columns);
         progress
-            .suspend(|| table.print(&table_row(record, columns)))
+            .suspend(|| table.print(&rows))
             .map_err(|e| plume::Error::io("stdout", &e))?;
         let level = record.level;
         if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && level == cfg.levels) {
