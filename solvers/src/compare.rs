@@ -2,12 +2,17 @@
 //! balanced by both methods for every P, timed on the same simulated machine. Writes
 //! `compare.json` (`{"procs", "plum": [summary…], "sbn": [summary…]}`), `compare.md` (seed 004
 //! tables 8 and 9 with the published values beside ours, and the simulated times the seed
-//! could not measure) and SVG charts of LoadImb, Cut%, MaxSR and simulated time against P
-//! (its figure 21).
+//! could not measure) and SVG charts of LoadImb, Cut% and MaxSR against P (its figure 21), and
+//! of SBN's simulated time relative to PLUM's.
+//!
+//! LoadImb is `max W / mean W` (leaves per processor) for both methods, in both files, as in
+//! every `metrics.json`; SBN's own measure, the seed's `max QWgt / WSysLL`, is
+//! `qwgt_load_imb`, shown in its own column beside the values the seed published for it.
 
 use serde_json::{Map, Value};
 
-use crate::charts::{line_chart, Series};
+use crate::charts::{line_chart_with, ChartOptions, Series};
+use crate::provenance::Provenance;
 use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::shock::{self, Balancer, ShockConfig, ShockRun};
@@ -64,8 +69,13 @@ pub const SEED_TABLE_8: [(usize, [(f64, f64); 4]); 5] = [
     ),
 ];
 
+/// The decimals seed 004 printed its table 8's columns with.
+const SEED_DECIMALS: [usize; 4] = [2, 2, 0, 3];
+
 /// The two methods' runs for every P.
 pub struct Comparison {
+    /// Where the comparison comes from (written first in `compare.json` when set).
+    pub provenance: Option<Provenance>,
     /// The numbers of processors, in the order run.
     pub procs: Vec<usize>,
     /// PLUM's run for each P.
@@ -91,11 +101,12 @@ pub fn compare(
             cfgs.push(cfg);
         }
     }
-    let runs = shock::run_many(&cfgs, mesh, |level, _, _| each_level(level))?;
+    let runs = shock::run_many(&cfgs, mesh, |level, _, _, _| each_level(level))?;
     let (plum, sbn): (Vec<_>, Vec<_>) = runs
         .into_iter()
         .partition(|r| r.config.balancer == Balancer::Plum);
     Ok(Comparison {
+        provenance: None,
         procs: procs.to_vec(),
         plum,
         sbn,
@@ -119,6 +130,12 @@ impl Comparison {
             )
         };
         let mut top = Map::new();
+        if let Some(p) = &self.provenance {
+            top.insert(
+                "provenance".into(),
+                serde_json::to_value(p).expect("provenance serializes"),
+            );
+        }
         top.insert("procs".into(), serde_json::json!(self.procs));
         top.insert("plum".into(), summaries(&self.plum));
         top.insert("sbn".into(), summaries(&self.sbn));
@@ -134,29 +151,36 @@ impl Comparison {
             self.plum.first().map_or(0, |r| r.levels.len())
         );
         t += "## Table 8: balance, cut and data movement\n\n";
-        t += "LoadImb is `max W / mean W` for PLUM and `max QWgt / WSysLL` for SBN (the seed's \
-              definitions); Cut% for SBN is Post-Exec. Published values (seed 004 table 8) in \
-              brackets.\n\n";
-        t += "| P | LoadImb PLUM | LoadImb SBN | Cut% PLUM | Cut% SBN | MaxSR PLUM | MaxSR SBN | \
-              Comm. MB PLUM | Comm. MB SBN |\n";
-        t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+        t += "LoadImb is `max W / mean W`, W a processor's leaves, for both methods (`load_imb` \
+              in `compare.json`); the seed measured SBN by `max QWgt / WSysLL` instead, our \
+              `qwgt_load_imb`, in its own column. Cut% for SBN is Post-Exec. Published values \
+              (seed 004 table 8) in brackets.\n\n";
+        t += "| P | LoadImb PLUM | LoadImb SBN | QWgt LoadImb SBN | Cut% PLUM | Cut% SBN | \
+              MaxSR PLUM | MaxSR SBN | Comm. MB PLUM | Comm. MB SBN |\n";
+        t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
         for r in &rows {
             let seed = SEED_TABLE_8.iter().find(|s| s.0 == r.procs).map(|s| s.1);
-            let pair = |ours: (f64, f64), k: usize, decimals: usize| {
-                let cell = |x: f64, published: Option<f64>| match published {
-                    Some(p) => format!("{x:.decimals$} [{p:.decimals$}]"),
+            // Ours with `decimals`, the published value beside it as the seed printed it.
+            let cell = |x: f64, k: usize, sbn: bool, decimals: usize| {
+                let published = seed.map(|s| if sbn { s[k].1 } else { s[k].0 });
+                match published {
+                    Some(p) => format!("{x:.decimals$} [{p:.*}]", SEED_DECIMALS[k]),
                     None => format!("{x:.decimals$}"),
-                };
+                }
+            };
+            let pair = |ours: (f64, f64), k: usize, decimals: usize| {
                 format!(
                     "{} | {}",
-                    cell(ours.0, seed.map(|s| s[k].0)),
-                    cell(ours.1, seed.map(|s| s[k].1))
+                    cell(ours.0, k, false, decimals),
+                    cell(ours.1, k, true, decimals)
                 )
             };
             t += &format!(
-                "| {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {:.3} | {} | {} | {} | {} |\n",
                 r.procs,
-                pair(r.load_imb, 0, 3),
+                cell(r.load_imb.0, 0, false, 3),
+                r.load_imb.1,
+                cell(r.qwgt_load_imb, 0, true, 3),
                 pair(r.cut_pct, 1, 2),
                 pair(r.max_sr, 2, 0),
                 pair(r.comm_mb, 3, 2),
@@ -207,44 +231,100 @@ impl Comparison {
         folder
             .write("compare.md", &self.markdown())
             .map_err(|e| e.to_string())?;
+        for chart in self.charts() {
+            let path = folder.file(chart.file).map_err(|e| e.to_string())?;
+            let title = chart.title;
+            line_chart_with(
+                &path,
+                &title,
+                P_LABEL,
+                chart.y_label,
+                &chart.series,
+                &chart.options,
+            )?;
+        }
+        folder
+            .write("compare.json", &self.json())
+            .map_err(|e| e.to_string())
+    }
+
+    /// The charts against P: LoadImb, Cut% and MaxSR of both methods beside the published
+    /// values, and SBN's simulated time relative to PLUM's.
+    fn charts(&self) -> Vec<Chart> {
         let rows = self.rows();
+        let ours = |pick: fn(&Row) -> f64| {
+            rows.iter()
+                .map(|r| (r.procs as f64, pick(r)))
+                .collect::<Vec<_>>()
+        };
         let published = |k: usize, sbn: bool| {
             SEED_TABLE_8
                 .iter()
                 .map(|(p, v)| (*p as f64, if sbn { v[k].1 } else { v[k].0 }))
                 .collect::<Vec<_>>()
         };
-        type Pick = fn(&Row) -> (f64, f64);
-        let charts: [(&str, &str, Pick, Option<usize>); 4] = [
-            ("loadimb.svg", "LoadImb", |r| r.load_imb, Some(0)),
-            ("cut.svg", "Cut%", |r| r.cut_pct, Some(1)),
-            ("maxsr.svg", "MaxSR", |r| r.max_sr, Some(2)),
-            ("time.svg", "simulated seconds per level", |r| r.sim_s, None),
-        ];
-        for (file, what, pick, seed_column) in charts {
-            let ours = |sbn: bool| {
-                rows.iter()
-                    .map(|r| {
-                        let v = pick(r);
-                        (r.procs as f64, if sbn { v.1 } else { v.0 })
-                    })
-                    .collect::<Vec<_>>()
-            };
-            let mut series = vec![
-                Series::new("PLUM", ours(false)),
-                Series::new("SBN", ours(true)),
-            ];
-            if let Some(k) = seed_column {
-                series.push(Series::new("PLUM (seed 004)", published(k, false)));
-                series.push(Series::new("SBN (seed 004)", published(k, true)));
-            }
-            let title = format!("{what} against P, shock wave");
-            let path = folder.file(file).map_err(|e| e.to_string())?;
-            line_chart(&path, &title, "P", what, &series)?;
-        }
-        folder
-            .write("compare.json", &self.json())
-            .map_err(|e| e.to_string())
+        let seed = |method: &str, k: usize, sbn: bool, colour: usize| {
+            Series::published(format!("{method}, {PUBLISHED}"), published(k, sbn))
+                .with_colour(colour)
+        };
+        let against_p = |includes: f64| ChartOptions {
+            x_log2: true,
+            y_includes: vec![includes],
+            reference: None,
+        };
+        vec![
+            Chart {
+                file: "loadimb.svg",
+                title: "LoadImb against P, shock wave".into(),
+                y_label: "LoadImb (max / mean processor leaves)",
+                series: vec![
+                    Series::new("PLUM", ours(|r| r.load_imb.0)).with_colour(PLUM),
+                    Series::new("SBN", ours(|r| r.load_imb.1)).with_colour(SBN),
+                    Series::new("SBN, QWgt LoadImb", ours(|r| r.qwgt_load_imb))
+                        .with_colour(SBN_QWGT),
+                    seed("PLUM", 0, false, PLUM),
+                    seed("SBN QWgt", 0, true, SBN_QWGT),
+                ],
+                options: against_p(1.0),
+            },
+            Chart {
+                file: "cut.svg",
+                title: "Cut% against P, shock wave (SBN: Post-Exec)".into(),
+                y_label: "Cut% (percent of the communication weight)",
+                series: vec![
+                    Series::new("PLUM", ours(|r| r.cut_pct.0)).with_colour(PLUM),
+                    Series::new("SBN", ours(|r| r.cut_pct.1)).with_colour(SBN),
+                    seed("PLUM", 1, false, PLUM),
+                    seed("SBN", 1, true, SBN),
+                ],
+                options: against_p(0.0),
+            },
+            Chart {
+                file: "maxsr.svg",
+                title: "MaxSR against P, shock wave".into(),
+                y_label: "MaxSR (elements)",
+                series: vec![
+                    Series::new("PLUM", ours(|r| r.max_sr.0)).with_colour(PLUM),
+                    Series::new("SBN", ours(|r| r.max_sr.1)).with_colour(SBN),
+                    seed("PLUM", 2, false, PLUM),
+                    seed("SBN", 2, true, SBN),
+                ],
+                options: against_p(0.0),
+            },
+            Chart {
+                file: "time.svg",
+                title: "SBN's simulated time relative to PLUM's, shock wave".into(),
+                y_label: "SBN / PLUM simulated time (below 1: SBN faster)",
+                series: vec![
+                    Series::new("SBN / PLUM", ours(|r| r.sim_s.1 / r.sim_s.0)).with_colour(SBN)
+                ],
+                options: ChartOptions {
+                    x_log2: true,
+                    y_includes: Vec::new(),
+                    reference: Some((1.0, "equal time".into())),
+                },
+            },
+        ]
     }
 
     fn rows(&self) -> Vec<Row> {
@@ -256,10 +336,31 @@ impl Comparison {
     }
 }
 
+/// The x axis of the charts.
+const P_LABEL: &str = "P (processors, log₂ scale)";
+
+/// How the published values are named in the charts' legends.
+const PUBLISHED: &str = "seed 004, published";
+
+/// Palette colours of the methods in the charts.
+const PLUM: usize = 0;
+const SBN: usize = 1;
+const SBN_QWGT: usize = 2;
+
+/// A chart of [`Comparison::write`].
+struct Chart {
+    file: &'static str,
+    title: String,
+    y_label: &'static str,
+    series: Vec<Series>,
+    options: ChartOptions,
+}
+
 /// One P's averages, (PLUM, SBN) where both have them.
 struct Row {
     procs: usize,
     load_imb: (f64, f64),
+    qwgt_load_imb: f64,
     cut_pct: (f64, f64),
     max_sr: (f64, f64),
     comm_mb: (f64, f64),
@@ -285,7 +386,8 @@ impl Row {
             field(&s, "time_ms.balancing") + sbn_selection + field(&s, "time_ms.migration");
         Row {
             procs,
-            load_imb: (field(&p, "load_imb"), field(&s, "qwgt_load_imb")),
+            load_imb: both("load_imb"),
+            qwgt_load_imb: field(&s, "qwgt_load_imb"),
             cut_pct: both("cut_pct"),
             max_sr: both("max_sr"),
             comm_mb: both("comm_mb"),

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod erosion;
 pub mod erosion2d;
 pub mod model_study;
+pub mod provenance;
 pub mod report;
 pub mod run_folder;
 pub mod shock;

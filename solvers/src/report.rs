@@ -2,21 +2,25 @@
 //! (`{"config", "levels" | "iterations", "summary"}`), `metrics.csv` (one row per record,
 //! nested objects flattened to `outer.inner` columns) and `summary.md` (the table printed on
 //! stdout). Generic over any serializable record, so every solver reports the same way.
+//! Every field is documented in `docs/fields.md`.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::provenance::Provenance;
 use crate::run_folder::RunFolder;
 
 /// A run's records as JSON values, with their averages.
 pub struct Report {
+    /// Where the report comes from (written first in `metrics.json` when set).
+    pub provenance: Option<Provenance>,
     /// The run's configuration.
     pub config: Value,
     /// `"levels"` or `"iterations"`.
     pub series: &'static str,
     /// One object per record.
     pub records: Vec<Map<String, Value>>,
-    /// The average of every numeric field (booleans count as 0 / 1), under the same names.
+    /// The summary of the records ([`summarize`]).
     pub summary: Map<String, Value>,
 }
 
@@ -37,16 +41,29 @@ impl Report {
             )
             .collect();
         Report {
+            provenance: None,
             config: serde_json::to_value(config).expect("configs serialize"),
             series,
-            summary: average(&records),
+            summary: summarize(&records, index_field(series)),
             records,
         }
+    }
+
+    /// The report with its provenance.
+    pub fn with_provenance(mut self, provenance: Provenance) -> Report {
+        self.provenance = Some(provenance);
+        self
     }
 
     /// `metrics.json`'s content.
     pub fn json(&self) -> String {
         let mut top = Map::new();
+        if let Some(p) = &self.provenance {
+            top.insert(
+                "provenance".into(),
+                serde_json::to_value(p).expect("provenance serializes"),
+            );
+        }
         top.insert("config".into(), self.config.clone());
         top.insert(
             self.series.into(),
@@ -91,26 +108,40 @@ impl Report {
     }
 }
 
-fn average(records: &[Map<String, Value>]) -> Map<String, Value> {
-    let mut sums: Vec<(String, f64)> = Vec::new();
+/// The field numbering the records of `series`: its singular (`level` for `levels`).
+fn index_field(series: &str) -> &str {
+    series.strip_suffix('s').unwrap_or(series)
+}
+
+/// The summary of `records`: the mean of every numeric field over the records that have it,
+/// under the same name (nested objects as nested objects), except `index` (the record's
+/// number); and for every boolean field `x`, `x_share`, the share of records where it holds.
+/// Text fields are left out.
+pub fn summarize(records: &[Map<String, Value>], index: &str) -> Map<String, Value> {
+    // (name, sum, records that have it)
+    let mut sums: Vec<(String, f64, usize)> = Vec::new();
     for r in records {
-        for (k, v) in flatten(r) {
-            if let Ok(x) = v.parse::<f64>().or_else(|e| match v.as_str() {
-                "true" => Ok(1.0),
-                "false" => Ok(0.0),
-                _ => Err(e),
-            }) {
-                match sums.iter_mut().find(|(name, _)| *name == k) {
-                    Some((_, s)) => *s += x,
-                    None => sums.push((k, x)),
+        for (k, v) in r {
+            match v {
+                Value::Object(inner) => {
+                    for (ik, iv) in inner {
+                        if let Some((name, x)) = summand(ik, iv) {
+                            add(&mut sums, format!("{k}.{name}"), x);
+                        }
+                    }
                 }
+                v if k != index => {
+                    if let Some((name, x)) = summand(k, v) {
+                        add(&mut sums, name, x);
+                    }
+                }
+                _ => {}
             }
         }
     }
-    let n = records.len().max(1) as f64;
     let mut out = Map::new();
-    for (k, s) in sums {
-        let mean = serde_json::Number::from_f64(s / n).map_or(Value::Null, Value::Number);
+    for (k, s, n) in sums {
+        let mean = serde_json::Number::from_f64(s / n as f64).map_or(Value::Null, Value::Number);
         match k.split_once('.') {
             Some((outer, inner)) => {
                 let entry = out
@@ -126,6 +157,26 @@ fn average(records: &[Map<String, Value>]) -> Map<String, Value> {
         }
     }
     out
+}
+
+/// What field `name` holding `v` adds to the summary: a number under its name, a flag as 0 / 1
+/// under `name_share`; nothing for text and absent values.
+fn summand(name: &str, v: &Value) -> Option<(String, f64)> {
+    match v {
+        Value::Number(x) => x.as_f64().map(|x| (name.to_string(), x)),
+        Value::Bool(b) => Some((format!("{name}_share"), f64::from(u8::from(*b)))),
+        _ => None,
+    }
+}
+
+fn add(sums: &mut Vec<(String, f64, usize)>, name: String, x: f64) {
+    match sums.iter_mut().find(|(k, _, _)| *k == name) {
+        Some((_, s, n)) => {
+            *s += x;
+            *n += 1;
+        }
+        None => sums.push((name, x, 1)),
+    }
 }
 
 /// A record's fields as `(column, text)`, nested objects as `outer.inner`.
@@ -144,9 +195,15 @@ fn flatten(record: &Map<String, Value>) -> Vec<(String, String)> {
     out
 }
 
+/// A CSV cell: numbers and flags as JSON writes them, text quoted when it holds a comma or a
+/// quote, an absent value (`null`) empty.
 fn text(v: &Value) -> String {
     match v {
+        Value::String(s) if s.contains([',', '"', '\n']) => {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        }
         Value::String(s) => s.clone(),
+        Value::Null => String::new(),
         other => other.to_string(),
     }
 }
@@ -161,11 +218,12 @@ mod tests {
         x: f64,
         ok: bool,
         name: String,
+        sigma: Option<f64>,
         time_ms: std::collections::BTreeMap<String, f64>,
     }
 
     #[test]
-    fn summary_averages_numbers_and_flags_and_csv_flattens() {
+    fn summary_averages_measures_not_the_index_and_counts_flags_as_shares() {
         let t = |a: f64| [("mark".to_string(), a)].into_iter().collect();
         let recs = [
             Rec {
@@ -173,6 +231,7 @@ mod tests {
                 x: 1.0,
                 ok: true,
                 name: "a".into(),
+                sigma: Some(4.0),
                 time_ms: t(2.0),
             },
             Rec {
@@ -180,17 +239,27 @@ mod tests {
                 x: 3.0,
                 ok: false,
                 name: "b".into(),
+                sigma: None,
                 time_ms: t(4.0),
             },
         ];
         let r = Report::new(&"cfg", "levels", &recs);
         assert_eq!(r.summary["x"], 2.0);
-        assert_eq!(r.summary["ok"], 0.5);
+        assert_eq!(r.summary["ok_share"], 0.5);
+        assert_eq!(
+            r.summary["sigma"], 4.0,
+            "the mean over the records that have it"
+        );
         assert_eq!(r.summary["time_ms"]["mark"], 3.0);
-        assert!(!r.summary.contains_key("name"));
+        for left_out in ["level", "ok", "name"] {
+            assert!(!r.summary.contains_key(left_out), "{left_out}");
+        }
         let csv = r.csv();
-        assert_eq!(csv.lines().next().unwrap(), "level,x,ok,name,time_ms.mark");
-        assert_eq!(csv.lines().nth(2).unwrap(), "2,3.0,false,b,4.0");
+        assert_eq!(
+            csv.lines().next().unwrap(),
+            "level,x,ok,name,sigma,time_ms.mark"
+        );
+        assert_eq!(csv.lines().nth(2).unwrap(), "2,3.0,false,b,,4.0");
         let json: Value = serde_json::from_str(&r.json()).unwrap();
         assert_eq!(json["levels"][1]["name"], "b");
     }

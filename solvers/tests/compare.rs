@@ -30,10 +30,10 @@ fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
         assert_eq!(a.plum[i].config.balancer, Balancer::Plum);
         assert_eq!(a.sbn[i].config.balancer, Balancer::Sbn);
         // One adaptation: both see the same meshes.
-        let elements = |r: &plume_solvers::shock::ShockRun| -> Vec<usize> {
-            r.levels.iter().map(|l| l.elements).collect()
+        let leaves = |r: &plume_solvers::shock::ShockRun| -> Vec<usize> {
+            r.levels.iter().map(|l| l.leaves).collect()
         };
-        assert_eq!(elements(&a.plum[i]), elements(&a.sbn[i]));
+        assert_eq!(leaves(&a.plum[i]), leaves(&a.sbn[i]));
     }
     let json: serde_json::Value = serde_json::from_str(&a.json()).unwrap();
     assert_eq!(json["procs"], serde_json::json!([3, 8]));
@@ -41,7 +41,7 @@ fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
         let summaries = json[method].as_array().unwrap();
         assert_eq!(summaries.len(), 2);
         for s in summaries {
-            for key in ["load_imb", "cut_pct", "max_sr", "comm_mb", "elements"] {
+            for key in ["load_imb", "cut_pct", "max_sr", "comm_mb", "leaves"] {
                 assert!(s[key].is_number(), "{method}: {key}");
             }
             assert!(s.get("time_ms").is_none(), "wall-clock readings stay out");

@@ -303,13 +303,13 @@ fn run_erosion_writes_metrics_charts_and_vtk() {
         "load_imb",
         "usage",
         "balanced",
-        "time",
+        "time_s",
     ] {
         assert!(records.iter().all(|r| r.get(key).is_some()), "{key}");
     }
-    let total: f64 = records.iter().map(|r| r["time"].as_f64().unwrap()).sum();
+    let total: f64 = records.iter().map(|r| r["time_s"].as_f64().unwrap()).sum();
     let summary = &json["summary"];
-    assert!((summary["total_time"].as_f64().unwrap() - total).abs() < 1e-9);
+    assert!((summary["total_time_s"].as_f64().unwrap() - total).abs() < 1e-9);
     assert!(summary["lb_calls"].is_u64() && summary["mean_usage"].is_f64());
     assert!(
         summary.get("sigma_plus").is_none(),

@@ -2,10 +2,10 @@
 //! level limits and the per-level adaptation loop with its table, writing on stdout.
 
 use super::progress::Progress;
+use super::stream::print_line;
 use super::{CliResult, Failure};
 use plume::adapt::{Forest, LeafView};
 use plume::mesh::Mesh;
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -26,12 +26,14 @@ pub const MAX_LEAVES: u64 = 1 << 31;
 /// Writes `text` and a newline on stdout. A closed pipe (`plume info … | head -1`) is not an
 /// error: the rest of the report is dropped and the work goes on.
 pub fn say(text: impl AsRef<str>) -> CliResult {
-    let mut out = std::io::stdout().lock();
-    match writeln!(out, "{}", text.as_ref()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Error(format!("cannot write to stdout: {e}"))),
-    }
+    print_line(&mut std::io::stdout().lock(), text.as_ref())
+        .map(|_| ())
+        .map_err(stdout_failure)
+}
+
+/// The failure of a write to stdout.
+pub fn stdout_failure(e: std::io::Error) -> Failure {
+    Failure::Error(format!("cannot write to stdout: {e}"))
 }
 
 /// Reads and validates a mesh, printing the reader's notes on stderr: skipped element types and

@@ -10,6 +10,7 @@ use super::progress::Progress;
 use super::run::ShockCaseArgs;
 use super::{CliResult, Failure};
 use crate::compare::compare;
+use crate::provenance::Provenance;
 use crate::run_folder::RunFolder;
 use crate::shock::ShockConfig;
 
@@ -45,13 +46,14 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     }
     let mut base = ShockConfig::new(args.procs[0]);
     args.case.apply(&mut base)?;
-    let mesh = args.case.mesh()?;
+    let (mesh, source) = args.case.mesh()?;
     let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(base.levels as u64, "compare");
-    let comparison = compare(&args.procs, &base, mesh, |_| {
+    let mut comparison = compare(&args.procs, &base, mesh, |_| {
         progress.inc();
         Ok(())
     })?;
+    comparison.provenance = Some(Provenance::of_this_process(Some(source)));
     drop(progress);
     comparison.write(&mut folder).map_err(Failure::Error)?;
     say(comparison.markdown())?;

@@ -11,12 +11,14 @@ use plume::adapt::Forest;
 use plume::balance::StepTime;
 use plume::io::{rank_cells, write_forest_vtu, write_pvd, CellArray};
 
-use super::common::say;
+use super::common::{say, stdout_failure};
 use super::progress::Progress;
 use super::run::VtkLevels;
+use super::stream::Streamed;
 use super::{CliResult, Failure};
-use crate::charts::{line_chart, Series};
+use crate::charts::{line_chart_with, ChartOptions, Series};
 use crate::erosion::{self, ErosionConfig, ErosionRun, PartitionKind, PolicyKind};
+use crate::provenance::Provenance;
 use crate::report::Report;
 use crate::run_folder::RunFolder;
 
@@ -133,6 +135,7 @@ pub fn run(args: ErosionArgs) -> CliResult {
     if let serde_json::Value::Object(fields) = summary {
         report.summary.extend(fields);
     }
+    let report = report.with_provenance(Provenance::of_this_process(None));
     let table = summary_table(&main);
     say(&table)?;
     say(format!(
@@ -142,10 +145,9 @@ pub fn run(args: ErosionArgs) -> CliResult {
     if args.compare {
         compare(&args, &cfg, &main, &mut folder)?;
     } else {
-        chart(
+        usage_chart(
             &folder.file("usage.svg")?,
             "Processor usage per iteration",
-            "usage (mean/max)",
             &[usage_series(&main)],
         )?;
     }
@@ -297,74 +299,119 @@ fn compare(
             Ok(())
         })?)
     };
+    let mut t = Streamed::stdout();
+    let print = |t: &mut Streamed<_>, text: &str| {
+        progress.suspend(|| t.print(text)).map_err(stdout_failure)
+    };
+    print(
+        &mut t,
+        &format!(
+            "erosion, P = {}, {} roots, strong rock(s) {:?}, seed {}, {} iterations\n\n\
+             | policy | total time s | vs standard | LB calls | mean usage | final leaves |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: |",
+            cfg.procs, main.roots, main.strong, cfg.seed, cfg.iterations
+        ),
+    )?;
+    // The standard run first: every row compares with it.
+    let standard = run_with(PolicyKind::Standard, cfg.alpha)?;
+    let vs = |r: &ErosionRun| {
+        format!(
+            "{:+.1}%",
+            (r.summary.total_time / standard.summary.total_time - 1.0) * 100.0
+        )
+    };
     let mut rows = Vec::new();
     for policy in policies {
-        rows.push(run_with(policy, cfg.alpha)?);
-    }
-    let mut sweep = Vec::new();
-    for &alpha in &args.alphas {
-        sweep.push(run_with(PolicyKind::Ulba, alpha)?);
-    }
-    drop(progress);
-    let standard = rows[2].summary.total_time;
-    let vs = |t: f64| format!("{:+.1}%", (t / standard - 1.0) * 100.0);
-    let mut t = format!(
-        "erosion, P = {}, {} roots, strong rock(s) {:?}, seed {}, {} iterations\n\n",
-        cfg.procs, main.roots, main.strong, cfg.seed, cfg.iterations
-    );
-    t += "| policy | total time s | vs standard | LB calls | mean usage | final leaves |\n";
-    t += "| --- | ---: | ---: | ---: | ---: | ---: |\n";
-    for r in &rows {
+        let r = match policy {
+            PolicyKind::Standard => standard.clone(),
+            _ => run_with(policy, cfg.alpha)?,
+        };
         let name = match r.config.policy {
             PolicyKind::Ulba => format!("ulba (α = {})", r.config.alpha),
             p => p.to_string(),
         };
-        t += &format!(
-            "| {name} | {:.4} | {} | {} | {:.3} | {} |\n",
-            r.summary.total_time,
-            vs(r.summary.total_time),
-            r.summary.lb_calls,
-            r.summary.mean_usage,
-            r.summary.final_leaves
-        );
+        print(
+            &mut t,
+            &format!(
+                "| {name} | {:.4} | {} | {} | {:.3} | {} |",
+                r.summary.total_time,
+                vs(&r),
+                r.summary.lb_calls,
+                r.summary.mean_usage,
+                r.summary.final_leaves
+            ),
+        )?;
+        rows.push(r);
     }
-    t += "\n| α | total time s | vs standard | LB calls | mean usage |\n";
-    t += "| ---: | ---: | ---: | ---: | ---: |\n";
-    for r in &sweep {
-        t += &format!(
-            "| {} | {:.4} | {} | {} | {:.3} |\n",
-            r.config.alpha,
-            r.summary.total_time,
-            vs(r.summary.total_time),
-            r.summary.lb_calls,
-            r.summary.mean_usage
-        );
+    print(
+        &mut t,
+        "\n| α | total time s | vs standard | LB calls | mean usage |\n\
+         | ---: | ---: | ---: | ---: | ---: |",
+    )?;
+    let mut sweep = Vec::new();
+    for &alpha in &args.alphas {
+        let r = run_with(PolicyKind::Ulba, alpha)?;
+        print(
+            &mut t,
+            &format!(
+                "| {} | {:.4} | {} | {} | {:.3} |",
+                r.config.alpha,
+                r.summary.total_time,
+                vs(&r),
+                r.summary.lb_calls,
+                r.summary.mean_usage
+            ),
+        )?;
+        sweep.push(r);
     }
-    folder.write("compare.md", &t)?;
-    say(&t)?;
-    chart(
+    drop(progress);
+    folder.write("compare.md", t.text())?;
+    usage_chart(
         &folder.file("usage.svg")?,
         &format!("Processor usage, P = {}: standard vs ULBA", cfg.procs),
-        "usage (mean/max)",
         &[usage_series(&rows[2]), usage_series(&rows[3])],
     )?;
     let points = sweep
         .iter()
-        .map(|r| (r.config.alpha, r.summary.total_time))
+        .map(|r| {
+            (
+                r.config.alpha,
+                r.summary.total_time / standard.summary.total_time,
+            )
+        })
         .collect();
-    line_chart(
+    line_chart_with(
         &folder.file("alpha.svg")?,
-        &format!("ULBA total time against α, P = {}", cfg.procs),
-        "α",
-        "total time (s)",
+        &format!(
+            "ULBA's total time against α, relative to the standard method's, P = {}",
+            cfg.procs
+        ),
+        "α (share of the mean load taken off an overloading rank)",
+        "ULBA / standard total time (below 1: ULBA faster)",
         &[Series::new(format!("P = {}", cfg.procs), points)],
+        &ChartOptions {
+            reference: Some((1.0, "standard method".into())),
+            ..ChartOptions::default()
+        },
     )
     .map_err(Failure::Error)
 }
 
-/// A per-iteration chart of `series` against the iteration number.
-fn chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> CliResult {
-    line_chart(path, title, "iteration", y_label, series).map_err(Failure::Error)
+/// A chart of processor usage (0 to 1) against the iteration.
+fn usage_chart(path: &Path, title: &str, series: &[Series]) -> CliResult {
+    let options = ChartOptions {
+        y_includes: vec![0.0, 1.0],
+        ..ChartOptions::default()
+    };
+    line_chart_with(
+        path,
+        title,
+        "iteration",
+        "usage (mean / max rank time)",
+        series,
+        &options,
+    )
+    .map_err(Failure::Error)
 }
 
 /// The usage of every iteration of a run, named after its policy.

@@ -14,6 +14,7 @@
 //! | `study.rs` | `plume study erosion2d`, `plume study model` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
+//! | `stream.rs` | reports printed on stdout line by line as the work produces them |
 //! | `signals.rs` | SIGINT / SIGTERM: remove the temporary files, one line, exit 130 / 143 |
 //!
 //! Exit codes: 0 on success, 2 on a usage error (clap's own, or an option value found wrong
@@ -32,6 +33,7 @@ mod refine;
 mod run;
 mod signals;
 mod study;
+mod stream;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -5,11 +5,14 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 use plume::adapt::Forest;
+use plume::balance::Accept;
 use plume::io::{rank_cells, write_forest_vtu, write_pvd};
 
-use super::common::{load_mesh, say};
+use super::common::{load_mesh, say, stdout_failure};
 use super::progress::Progress;
+use super::stream::Streamed;
 use super::{CliResult, Failure};
+use crate::provenance::{MeshSource, Provenance};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig};
@@ -32,6 +35,16 @@ pub enum BalancerName {
     Sbn,
     /// No balancing: the roots stay on the ranks they start on.
     None,
+}
+
+impl From<BalancerName> for Balancer {
+    fn from(b: BalancerName) -> Self {
+        match b {
+            BalancerName::Plum => Balancer::Plum,
+            BalancerName::Sbn => Balancer::Sbn,
+            BalancerName::None => Balancer::None,
+        }
+    }
 }
 
 /// SBN's algorithm.
@@ -72,6 +85,15 @@ pub enum BalanceAtName {
     After,
 }
 
+impl From<BalanceAtName> for BalanceAt {
+    fn from(b: BalanceAtName) -> Self {
+        match b {
+            BalanceAtName::Before => BalanceAt::BeforeSubdivision,
+            BalanceAtName::After => BalanceAt::AfterSubdivision,
+        }
+    }
+}
+
 /// PLUM's accept rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AcceptName {
@@ -81,6 +103,16 @@ pub enum AcceptName {
     Always,
     /// Never remap (the remap is still computed and reported).
     Never,
+}
+
+impl From<AcceptName> for Accept {
+    fn from(a: AcceptName) -> Self {
+        match a {
+            AcceptName::Cost => Accept::CostModel,
+            AcceptName::Always => Accept::Always,
+            AcceptName::Never => Accept::Never,
+        }
+    }
 }
 
 /// The shock case's options shared by `plume run shock` and `plume compare shock`.
@@ -121,8 +153,8 @@ impl ShockCaseArgs {
         Ok(())
     }
 
-    /// The case's initial mesh.
-    pub(super) fn mesh(&self) -> CliResult<plume::mesh::Mesh> {
+    /// The case's initial mesh and where it comes from.
+    pub(super) fn mesh(&self) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
         shock_mesh(self.mesh.as_deref())
     }
 }
@@ -176,12 +208,21 @@ pub fn run(cmd: RunCommand) -> CliResult {
 
 fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
-    let mesh = args.case.mesh()?;
+    let (mesh, source) = args.case.mesh()?;
     let mut folder = RunFolder::open(&args.out)?;
+    let columns = columns(&cfg);
+    let mut table = Streamed::stdout();
+    // Printed with the first row: a run that fails before it prints nothing on stdout.
+    let mut head = Some(table_head(&cfg, mesh.nelems(), columns));
     let progress = Progress::bar(cfg.levels as u64, "shock");
     let mut written: Vec<(f64, String)> = Vec::new();
-    let run = shock::run(&cfg, mesh, |level, forest, owner| {
+    let run = shock::run(&cfg, mesh, |record, forest, owner| {
         progress.inc();
+        let rows = head.take().unwrap_or_default() + &table_row(record, columns);
+        progress
+            .suspend(|| table.print(&rows))
+            .map_err(|e| plume::Error::io("stdout", &e))?;
+        let level = record.level;
         if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && level == cfg.levels) {
             let name = format!("level_{level:04}.vtu");
             write_level_vtu(&folder.file(&name)?, forest, owner)?;
@@ -193,17 +234,21 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     if !written.is_empty() {
         write_pvd(&folder.file("shock.pvd")?, &written)?;
     }
-    let table = table(&run.levels, &cfg, run.roots);
-    Report::new(&run.config, "levels", &run.levels).write(&mut folder, &table)?;
-    say(table)?;
-    say(format!("wrote {}", args.out.display()))
+    table
+        .print(&table_average(&run.levels, columns))
+        .map_err(stdout_failure)?;
+    Report::new(&run.config, "levels", &run.levels)
+        .with_provenance(Provenance::of_this_process(Some(source)))
+        .write(&mut folder, table.text())?;
+    say(format!("\nwrote {}", args.out.display()))
 }
 
-/// The shock case's initial mesh: `path`, or the shipped mesh built into plume.
-pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<plume::mesh::Mesh> {
+/// The shock case's initial mesh and its source: `path`, or the shipped mesh built into
+/// plume.
+pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
     Ok(match path {
-        Some(path) => load_mesh(path)?,
-        None => shock::published_mesh()?,
+        Some(path) => (load_mesh(path)?, MeshSource::of_file(path)?),
+        None => shock::published_mesh_and_source()?,
     })
 }
 
@@ -222,25 +267,14 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     plume::partition::partitioner_by_name(&args.partitioner, &[])
         .map_err(|e| usage(format!("--partitioner: {e}")))?;
     let mut cfg = ShockConfig::new(args.procs);
-    cfg.balancer = match args.balancer {
-        BalancerName::Plum => Balancer::Plum,
-        BalancerName::Sbn => Balancer::Sbn,
-        BalancerName::None => Balancer::None,
-    };
+    cfg.balancer = args.balancer.into();
     args.case.apply(&mut cfg)?;
     cfg.objective = args.objective.clone();
     cfg.partitioner = args.partitioner.clone();
     cfg.policy = args.policy.clone();
     cfg.parts_per_proc = args.parts_per_proc;
-    cfg.balance_at = match args.balance_at {
-        BalanceAtName::Before => BalanceAt::BeforeSubdivision,
-        BalanceAtName::After => BalanceAt::AfterSubdivision,
-    };
-    cfg.plum.accept = match args.accept {
-        AcceptName::Cost => plume::balance::Accept::CostModel,
-        AcceptName::Always => plume::balance::Accept::Always,
-        AcceptName::Never => plume::balance::Accept::Never,
-    };
+    cfg.balance_at = args.balance_at.into();
+    cfg.plum.accept = args.accept.into();
     Ok(cfg)
 }
 
@@ -248,52 +282,73 @@ fn write_level_vtu(path: &Path, forest: &Forest, owner: &[u32]) -> plume::Result
     write_forest_vtu(path, forest, &[rank_cells(forest, owner)])
 }
 
-/// One numeric column of the per-level table: title, decimals, value.
-type Column = (&'static str, usize, fn(&LevelRecord) -> f64);
+/// How a column of the per-level table shows its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// A measure with this many decimals; the summary row shows its mean.
+    Decimals(usize),
+    /// A flag (1 or 0) shown `yes` / `no`; the summary row counts the levels where it holds.
+    Flag,
+}
+
+/// One column of the per-level table: title, format, value.
+type Column = (&'static str, Format, fn(&LevelRecord) -> f64);
+
+use Format::{Decimals, Flag};
 
 /// PLUM's columns (seed 004 tables 8, 9 and 12 side by side).
 const PLUM_COLUMNS: &[Column] = &[
-    ("elements", 0, |r| r.elements as f64),
-    ("LoadImb before", 3, |r| r.load_imb_before),
-    ("LoadImb", 3, |r| r.load_imb),
-    ("Cut%", 2, |r| r.cut_pct),
-    ("TotalV", 0, |r| r.total_v as f64),
-    ("MaxV", 0, |r| r.max_v as f64),
-    ("MaxSR", 0, |r| r.max_sr as f64),
-    ("Comm. MB", 2, |r| r.comm_mb),
-    ("remapped", 2, |r| f64::from(u8::from(r.remap_accepted))),
-    ("gain s", 4, |r| r.gain_s),
-    ("cost s", 4, |r| r.cost_s),
-    ("sim. s", 3, |r| r.sim.time_s),
-    ("idle %", 1, |r| r.sim.idle_pct),
-    ("balance ms", 1, |r| shock::balancer_ms(&r.time_ms)),
+    ("leaves", Decimals(0), |r| r.leaves as f64),
+    ("LoadImb before", Decimals(3), |r| r.load_imb_before),
+    ("LoadImb", Decimals(3), |r| r.load_imb),
+    ("Cut%", Decimals(2), |r| r.cut_pct),
+    ("TotalV", Decimals(0), |r| r.total_v as f64),
+    ("MaxV", Decimals(0), |r| r.max_v as f64),
+    ("MaxSR", Decimals(0), |r| r.max_sr as f64),
+    ("Comm. MB", Decimals(2), |r| r.comm_mb),
+    ("remapped", Flag, |r| f64::from(u8::from(r.remap_accepted))),
+    ("gain s", Decimals(4), |r| r.gain_s),
+    ("cost s", Decimals(4), |r| r.cost_s),
+    ("sim. s", Decimals(3), |r| r.sim.time_s),
+    ("idle %", Decimals(1), |r| r.sim.idle_pct),
+    ("balance ms", Decimals(1), |r| {
+        shock::balancer_ms(&r.time_ms)
+    }),
 ];
 
 /// SBN's columns (seed 004 tables 2, 6, 7, 10 and 11).
 const SBN_COLUMNS: &[Column] = &[
-    ("elements", 0, |r| r.elements as f64),
-    ("LoadImb before", 3, |r| r.load_imb_before),
-    ("LoadImb", 3, |r| r.load_imb),
-    ("QWgt LoadImb", 3, |r| sbn(r).qwgt_load_imb),
-    ("Pre-Exec Cut%", 2, |r| sbn(r).pre_cut_pct),
-    ("Post-Exec Cut%", 2, |r| sbn(r).post_cut_pct),
-    ("TotalV", 0, |r| r.total_v as f64),
-    ("MaxSR", 0, |r| r.max_sr as f64),
-    ("Comm. MB", 2, |r| r.comm_mb),
-    ("roots transferred", 0, |r| sbn(r).roots_transferred as f64),
-    ("balances", 0, |r| sbn(r).balances as f64),
-    ("bal. msgs", 0, |r| sbn(r).messages.balance as f64),
-    ("dist. msgs", 0, |r| sbn(r).messages.distribution as f64),
-    ("migr. msgs", 0, |r| sbn(r).messages.migration as f64),
-    ("loc. msgs", 0, |r| sbn(r).messages.locate as f64),
-    ("proc %", 1, |r| r.sim.processing_pct),
-    ("comm %", 1, |r| r.sim.communication_pct),
-    ("dist %", 1, |r| r.sim.distribution_pct),
-    ("idle %", 1, |r| r.sim.idle_pct),
-    ("sim. s", 3, |r| r.sim.time_s),
-    ("balancing ms", 1, |r| stage_ms(r, "balancing")),
-    ("selection ms", 1, |r| stage_ms(r, "vertex_selection")),
-    ("migration ms", 1, |r| stage_ms(r, "migration")),
+    ("leaves", Decimals(0), |r| r.leaves as f64),
+    ("LoadImb before", Decimals(3), |r| r.load_imb_before),
+    ("LoadImb", Decimals(3), |r| r.load_imb),
+    ("QWgt LoadImb", Decimals(3), |r| sbn(r).qwgt_load_imb),
+    ("Pre-Exec Cut%", Decimals(2), |r| sbn(r).pre_cut_pct),
+    ("Post-Exec Cut%", Decimals(2), |r| sbn(r).post_cut_pct),
+    ("TotalV", Decimals(0), |r| r.total_v as f64),
+    ("MaxSR", Decimals(0), |r| r.max_sr as f64),
+    ("Comm. MB", Decimals(2), |r| r.comm_mb),
+    ("roots transferred", Decimals(0), |r| {
+        sbn(r).roots_transferred as f64
+    }),
+    ("balances", Decimals(0), |r| sbn(r).balances as f64),
+    ("bal. msgs", Decimals(0), |r| sbn(r).messages.balance as f64),
+    ("dist. msgs", Decimals(0), |r| {
+        sbn(r).messages.distribution as f64
+    }),
+    ("migr. msgs", Decimals(0), |r| {
+        sbn(r).messages.migration as f64
+    }),
+    ("loc. msgs", Decimals(0), |r| sbn(r).messages.locate as f64),
+    ("proc %", Decimals(1), |r| r.sim.processing_pct),
+    ("comm %", Decimals(1), |r| r.sim.communication_pct),
+    ("dist %", Decimals(1), |r| r.sim.distribution_pct),
+    ("idle %", Decimals(1), |r| r.sim.idle_pct),
+    ("sim. s", Decimals(3), |r| r.sim.time_s),
+    ("balancing ms", Decimals(1), |r| stage_ms(r, "balancing")),
+    ("selection ms", Decimals(1), |r| {
+        stage_ms(r, "vertex_selection")
+    }),
+    ("migration ms", Decimals(1), |r| stage_ms(r, "migration")),
 ];
 
 fn sbn(r: &LevelRecord) -> &shock::SbnRecord {
@@ -304,46 +359,113 @@ fn stage_ms(r: &LevelRecord, stage: &str) -> f64 {
     r.time_ms.get(stage).copied().unwrap_or(0.0)
 }
 
-/// The per-level table of a run, with the averages over levels.
-pub fn table(levels: &[LevelRecord], cfg: &ShockConfig, roots: usize) -> String {
-    let (what, columns) = match cfg.balancer {
-        Balancer::Plum => (
-            format!(
-                "PLUM, objective {}, policy {}, F = {}",
-                cfg.objective, cfg.policy, cfg.parts_per_proc
-            ),
-            PLUM_COLUMNS,
-        ),
-        Balancer::Sbn => (format!("SBN {:?}", cfg.sbn.variant), SBN_COLUMNS),
-        Balancer::None => ("no balancing".to_string(), PLUM_COLUMNS),
-    };
-    let mut t = format!("shock wave: {roots} roots, P = {}, {what}\n\n", cfg.procs);
-    t += &markdown_table(levels, columns);
-    t
+/// The per-level table's columns for `cfg`'s balancer.
+fn columns(cfg: &ShockConfig) -> &'static [Column] {
+    match cfg.balancer {
+        Balancer::Plum | Balancer::None => PLUM_COLUMNS,
+        Balancer::Sbn => SBN_COLUMNS,
+    }
 }
 
-/// A markdown table of `columns`, one row per level and an `avg` row.
-fn markdown_table(levels: &[LevelRecord], columns: &[Column]) -> String {
-    let cell = |x: f64, decimals: usize| format!("{x:.decimals$}");
-    let mut t = String::from("| level |");
+/// The table's title line and its markdown header.
+fn table_head(cfg: &ShockConfig, roots: usize, columns: &[Column]) -> String {
+    let what = match cfg.balancer {
+        Balancer::Plum => format!(
+            "PLUM, objective {}, policy {}, F = {}",
+            cfg.objective, cfg.policy, cfg.parts_per_proc
+        ),
+        Balancer::Sbn => format!("SBN {}", shock::variant_word(cfg.sbn.variant)),
+        Balancer::None => "no balancing".to_string(),
+    };
+    let mut t = format!("shock wave: {roots} roots, P = {}, {what}\n\n", cfg.procs);
+    t += "| level |";
     for (title, _, _) in columns {
         t += &format!(" {title} |");
     }
     t += "\n| ---: |";
     t += &" ---: |".repeat(columns.len());
-    t += "\n";
-    for r in levels {
-        t += &format!("| {} |", r.level);
-        for (_, decimals, value) in columns {
-            t += &format!(" {} |", cell(value(r), *decimals));
-        }
-        t += "\n";
-    }
-    let n = levels.len().max(1) as f64;
-    t += "| avg |";
-    for (_, decimals, value) in columns {
-        let mean = levels.iter().map(value).sum::<f64>() / n;
-        t += &format!(" {} |", cell(mean, *decimals));
+    t + "\n"
+}
+
+/// The row of one level.
+fn table_row(r: &LevelRecord, columns: &[Column]) -> String {
+    let mut t = format!("| {} |", r.level);
+    for (_, format, value) in columns {
+        let v = value(r);
+        let cell = match format {
+            Decimals(d) => format!("{v:.d$}"),
+            Flag if v != 0.0 => "yes".to_string(),
+            Flag => "no".to_string(),
+        };
+        t += &format!(" {cell} |");
     }
     t + "\n"
+}
+
+/// The summary row: the mean of every measure over the levels, and for a flag the number of
+/// levels where it holds out of all (`9/9`).
+fn table_average(levels: &[LevelRecord], columns: &[Column]) -> String {
+    let n = levels.len().max(1) as f64;
+    let mut t = String::from("| avg |");
+    for (_, format, value) in columns {
+        let cell = match format {
+            Decimals(d) => format!("{:.d$}", levels.iter().map(value).sum::<f64>() / n),
+            Flag => format!(
+                "{}/{}",
+                levels.iter().filter(|r| value(r) != 0.0).count(),
+                levels.len()
+            ),
+        };
+        t += &format!(" {cell} |");
+    }
+    t + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// The word clap takes for `value`.
+    fn word(value: &impl ValueEnum) -> String {
+        value
+            .to_possible_value()
+            .expect("no skipped value")
+            .get_name()
+            .to_string()
+    }
+
+    /// The JSON of `value`, a string.
+    fn json(value: impl serde::Serialize) -> String {
+        serde_json::to_value(value)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .into()
+    }
+
+    #[test]
+    fn the_json_config_spells_options_as_the_command_line_does() {
+        for b in BalancerName::value_variants() {
+            assert_eq!(json(Balancer::from(*b)), word(b));
+        }
+        for b in BalanceAtName::value_variants() {
+            assert_eq!(json(BalanceAt::from(*b)), word(b));
+        }
+        for a in AcceptName::value_variants() {
+            assert_eq!(shock::accept_word((*a).into()), word(a));
+        }
+        for v in VariantName::value_variants() {
+            assert_eq!(shock::variant_word((*v).into()), word(v));
+        }
+        let mut cfg = ShockConfig::new(4);
+        cfg.plum.accept = AcceptName::Always.into();
+        cfg.sbn.variant = VariantName::Heuristic.into();
+        let cfg = serde_json::to_value(&cfg).unwrap();
+        assert_eq!(
+            (&cfg["plum"]["accept"], &cfg["sbn"]["variant"]),
+            (&"always".into(), &"heuristic".into())
+        );
+        assert_eq!(cfg["balance_at"], "before");
+    }
 }

@@ -187,9 +187,12 @@ pub struct IterationRecord {
     pub usage: f64,
     /// True when the balancer ran after this iteration.
     pub balanced: bool,
-    /// Modelled time: the slowest rank's step, plus the balance's cost when one ran.
+    /// Modelled time: the slowest rank's step, plus the balance's cost when one ran, seconds
+    /// (`time_s` in the files).
+    #[serde(rename = "time_s")]
     pub time: f64,
-    /// Modelled cost of the balance (0 when none ran).
+    /// Modelled cost of the balance (0 when none ran), seconds (`lb_cost_s` in the files).
+    #[serde(rename = "lb_cost_s")]
     pub lb_cost: f64,
     /// Rock leaves eroded at the end of the iteration.
     pub eroded: usize,
@@ -205,7 +208,8 @@ pub struct IterationRecord {
 /// Totals of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErosionSummary {
-    /// Sum of the iterations' modelled times, seconds.
+    /// Sum of the iterations' modelled times, seconds (`total_time_s` in the files).
+    #[serde(rename = "total_time_s")]
     pub total_time: f64,
     /// Balances carried out.
     pub lb_calls: usize,

@@ -3,6 +3,8 @@
 //! `solvers/build.rs`. `plume run shock` without `--mesh` uses it wherever it is run from.
 
 use flate2::read::GzDecoder;
+
+use crate::provenance::MeshSource;
 use plume::mesh::Mesh;
 use plume::{Error, Result};
 use std::io::Read;
@@ -15,9 +17,19 @@ const PUBLISHED_MESH_GZ: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/shock
 
 /// The shipped shock-wave mesh, decompressed, parsed and validated.
 pub fn published_mesh() -> Result<Mesh> {
+    Ok(published_mesh_and_source()?.0)
+}
+
+/// The shipped shock-wave mesh and its source for a report's provenance: the hash of its
+/// decompressed bytes, the same as the hash of `meshes/shock_box.msh`.
+pub fn published_mesh_and_source() -> Result<(Mesh, MeshSource)> {
     let mut text = Vec::new();
     GzDecoder::new(PUBLISHED_MESH_GZ)
         .read_to_end(&mut text)
         .map_err(|e| Error::io(PUBLISHED_MESH_NAME, &e))?;
-    Ok(plume::io::parse_msh_mesh(PUBLISHED_MESH_NAME, &text)?.0)
+    let source = MeshSource::of_bytes(PUBLISHED_MESH_NAME, &text);
+    Ok((
+        plume::io::parse_msh_mesh(PUBLISHED_MESH_NAME, &text)?.0,
+        source,
+    ))
 }

@@ -26,13 +26,14 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use plume::adapt::{AdaptOptions, Forest};
-use plume::balance::{PlumOptions, SbnOptions};
+use plume::balance::{Accept, PlumOptions, SbnOptions, Variant};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{geometry, Mesh};
 use plume::sim::Machine;
 use plume::Result;
+use serde::Serialize;
 
-pub use mesh::{published_mesh, PUBLISHED_MESH_NAME};
+pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 pub use record::{LevelRecord, SbnRecord, SimRecord, Traffic};
 
 /// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).
@@ -62,17 +63,20 @@ impl Default for Front {
     }
 }
 
-/// When PLUM balances within an adaptation step.
+/// When PLUM balances within an adaptation step; written as on the command line (`before`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum BalanceAt {
     /// After closure, on predicted weights, before subdivision (PLUM's way: less data moves).
+    #[serde(rename = "before")]
     BeforeSubdivision,
     /// After subdivision, on the new weights.
+    #[serde(rename = "after")]
     AfterSubdivision,
 }
 
-/// Which balancer a track runs.
+/// Which balancer a track runs; written as on the command line (`plum`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Balancer {
     /// PLUM: repartition, remap, migrate (semi-dynamic).
     Plum,
@@ -104,8 +108,10 @@ pub struct ShockConfig {
     /// When PLUM balances.
     pub balance_at: BalanceAt,
     /// PLUM's accept rule and cost model.
+    #[serde(serialize_with = "plum_options_json")]
     pub plum: PlumOptions,
     /// SBN's options.
+    #[serde(serialize_with = "sbn_options_json")]
     pub sbn: SbnOptions,
     /// The simulated machine both are timed on.
     pub machine: Machine,
@@ -133,6 +139,50 @@ impl ShockConfig {
             front: Front::default(),
         }
     }
+}
+
+/// The word `--accept` takes for `accept`.
+pub fn accept_word(accept: Accept) -> &'static str {
+    match accept {
+        Accept::CostModel => "cost",
+        Accept::Always => "always",
+        Accept::Never => "never",
+    }
+}
+
+/// The word `--variant` takes for `variant`.
+pub fn variant_word(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Basic => "basic",
+        Variant::Heuristic => "heuristic",
+    }
+}
+
+/// `options` as JSON with `accept` spelled as on the command line.
+fn plum_options_json<S: serde::Serializer>(
+    options: &PlumOptions,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    let spelled = [("accept", accept_word(options.accept))];
+    with_words(options, &spelled).serialize(s)
+}
+
+/// `options` as JSON with `variant` spelled as on the command line.
+fn sbn_options_json<S: serde::Serializer>(
+    options: &SbnOptions,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    let spelled = [("variant", variant_word(options.variant))];
+    with_words(options, &spelled).serialize(s)
+}
+
+/// `value` as a JSON object whose fields named in `words` hold the given words instead.
+fn with_words(value: &impl serde::Serialize, words: &[(&str, &str)]) -> serde_json::Value {
+    let mut json = serde_json::to_value(value).expect("options serialize");
+    for (field, word) in words {
+        json[*field] = serde_json::Value::from(*word);
+    }
+    json
 }
 
 /// A finished run.
@@ -184,26 +234,30 @@ pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Bo
     })
 }
 
-/// Runs the shock-wave case on `mesh` with one balancer; `each_level` sees the forest and the
-/// owners after every level (to write VTK files, advance a progress bar).
+/// Runs the shock-wave case on `mesh` with one balancer; `each_level` sees the level's record,
+/// the forest and the owners after every level (to print the record's row as the level ends,
+/// write VTK files, advance a progress bar).
 pub fn run(
     cfg: &ShockConfig,
     mesh: Mesh,
-    mut each_level: impl FnMut(usize, &Forest, &[u32]) -> Result<()>,
+    mut each_level: impl FnMut(&LevelRecord, &Forest, &[u32]) -> Result<()>,
 ) -> Result<ShockRun> {
-    let mut runs = run_many(std::slice::from_ref(cfg), mesh, |level, forest, tracks| {
-        each_level(level, forest, tracks[0].owner())
-    })?;
+    let mut runs = run_many(
+        std::slice::from_ref(cfg),
+        mesh,
+        |_, forest, tracks, records| each_level(&records[0], forest, tracks[0].owner()),
+    )?;
     Ok(runs.remove(0))
 }
 
 /// Runs the shock-wave case once and balances it with every configuration of `cfgs` side by
 /// side (they must agree on the front and the number of levels, which `cfgs[0]` gives);
-/// `each_level` sees the forest and the tracks after every level.
+/// `each_level` sees the level number, the forest, the tracks and their records of the level
+/// (one per configuration) after every level.
 pub fn run_many(
     cfgs: &[ShockConfig],
     mesh: Mesh,
-    mut each_level: impl FnMut(usize, &Forest, &[Box<dyn Track>]) -> Result<()>,
+    mut each_level: impl FnMut(usize, &Forest, &[Box<dyn Track>], &[LevelRecord]) -> Result<()>,
 ) -> Result<Vec<ShockRun>> {
     let Some(first) = cfgs.first() else {
         return Ok(Vec::new());
@@ -241,10 +295,14 @@ pub fn run_many(
         watch.lap("subdivision");
         graph.update(&forest, &report.changed_roots);
         watch.lap("weights");
-        for (t, records) in tracks.iter_mut().zip(&mut levels) {
-            records.push(t.after_subdivision(level, &forest, &graph, &watch.times)?);
+        let mut this_level = Vec::with_capacity(tracks.len());
+        for t in &mut tracks {
+            this_level.push(t.after_subdivision(level, &forest, &graph, &watch.times)?);
         }
-        each_level(level, &forest, &tracks)?;
+        each_level(level, &forest, &tracks, &this_level)?;
+        for (records, record) in levels.iter_mut().zip(this_level) {
+            records.push(record);
+        }
     }
     Ok(cfgs
         .iter()

@@ -122,7 +122,7 @@ impl Track for PlumTrack {
         let model = &cfg.plum.model;
         Ok(LevelRecord {
             level,
-            elements: forest.nleaves(),
+            leaves: forest.nleaves(),
             load_imb: imb.load_imb,
             lambda_pct: imb.lambda_pct,
             lb: imb.lb,

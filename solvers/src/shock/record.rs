@@ -12,7 +12,7 @@ pub struct LevelRecord {
     /// Level, from 1.
     pub level: usize,
     /// Leaves after the level's adaptation.
-    pub elements: usize,
+    pub leaves: usize,
     /// `max / mean` of the ranks' leaves where the level was processed.
     pub load_imb: f64,
     /// Percent imbalance `(max/mean − 1)·100`.

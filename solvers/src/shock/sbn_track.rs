@@ -81,7 +81,7 @@ impl Track for SbnTrack {
         let solver = &cfg.plum.model;
         Ok(LevelRecord {
             level,
-            elements: forest.nleaves(),
+            leaves: forest.nleaves(),
             load_imb: imb.load_imb,
             lambda_pct: imb.lambda_pct,
             lb: imb.lb,
