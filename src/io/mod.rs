@@ -3,20 +3,25 @@
 //! | file | owns |
 //! | --- | --- |
 //! | `mod.rs` | [`read_mesh`] / [`write_mesh`], choosing the format by extension; [`ReadReport`] |
+//! | `file_bytes.rs` | reading an input file whole within a bound from the available memory |
 //! | `lines.rs` | the line reader shared by text formats: every error names `file:line` |
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
+//! | `vtu_check.rs` | the headers of a compressed `.vtu`, checked before `vtkio` trusts them |
 //! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
 //!
 //! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
 //! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts). Nothing here panics on bad input:
-//! every problem is an [`Error`] naming the file and the line (text formats) or element.
+//! every problem is an [`Error`] naming the file and the line (text formats) or element; a panic
+//! inside `vtkio` is caught (`crate::panic_guard`) and reported the same way.
 //! (METIS graph files are written by [`crate::graph`].)
 
+mod file_bytes;
 mod forest_vtu;
 mod lines;
 pub mod msh;
 pub mod vtu;
+mod vtu_check;
 
 pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};

@@ -101,14 +101,6 @@ pub fn create_parent(path: &Path) -> CliResult {
 /// 3.2 million leaves), rounded up.
 pub const BYTES_PER_LEAF: u64 = 400;
 
-/// Memory the system can still give, from `/proc/meminfo` (`None` where it cannot be read).
-fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// Rejects a refinement expected to make `leaves` leaves when that is more than [`MAX_LEAVES`]
 /// or needs more memory than is available. `what` says which option and level asked for it.
 pub fn check_leaves(what: &str, leaves: u128) -> CliResult {
@@ -120,7 +112,7 @@ pub fn check_leaves(what: &str, leaves: u128) -> CliResult {
         )));
     }
     let need = leaves * u128::from(BYTES_PER_LEAF);
-    if let Some(have) = available_memory() {
+    if let Some(have) = plume::memory::available() {
         if need > u128::from(have) {
             return Err(Failure::Error(format!(
                 "{what} would make about {leaves} leaves, needing about {:.1} GB of memory \
