@@ -192,10 +192,9 @@ impl Plum {
     ) -> Result<Balance> {
         let (p, f) = (self.opts.nprocs, self.opts.parts_per_proc);
         let nroots = graph.nvertices();
-        if p * f > nroots {
+        if p.checked_mul(f).is_none_or(|parts| parts > nroots) {
             return Err(Error::Invalid(format!(
-                "{p} processors × {f} parts each = {} parts, but the mesh has only {nroots} roots",
-                p * f
+                "{p} processors × {f} parts each is more parts than the {nroots} roots of the mesh"
             )));
         }
         let loads_old = to_f64(&rank_loads(&weights.pwgt, owner, p));

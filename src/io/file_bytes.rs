@@ -25,6 +25,14 @@ pub(crate) fn max_input_bytes() -> u64 {
     crate::memory::available().map_or(UNKNOWN_MEMORY_BOUND, |m| m / MEMORY_SHARE)
 }
 
+/// How messages state the bound `limit`.
+pub(crate) fn describe_limit(limit: u64) -> String {
+    format!(
+        "a quarter of the available memory, {:.1} GB",
+        limit as f64 / 1e9
+    )
+}
+
 /// Checks the first bytes of a stream (fewer when the stream is shorter); `Err` says why they
 /// cannot start a file of the expected format.
 pub(crate) type HeadCheck = fn(&[u8]) -> Result<(), String>;
@@ -43,8 +51,8 @@ pub(crate) fn read_input(
     let too_large = |what: String| Error::Io {
         path: name.to_string(),
         message: format!(
-            "{what}, more than plume reads: an input file may take up to a quarter of the \
-             available memory ({limit} bytes)"
+            "{what}, more than plume reads: an input file may take up to {}",
+            describe_limit(limit)
         ),
     };
     if meta.is_file() && meta.len() > limit {

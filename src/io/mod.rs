@@ -54,7 +54,7 @@ pub struct ReadReport {
 
 impl ReadReport {
     /// One line per note, for the command line to print as warnings: skipped elements,
-    /// re-oriented elements, unused vertices.
+    /// re-oriented elements, unused vertices, coincident vertices.
     pub fn notes(&self) -> Vec<String> {
         let mut notes: Vec<String> = self
             .skipped
@@ -75,6 +75,12 @@ impl ReadReport {
             notes.push(format!(
                 "kept {} vertices that no element uses",
                 self.validation.unused_vertices
+            ));
+        }
+        if self.validation.coincident_vertices > 0 {
+            notes.push(format!(
+                "kept {} vertices at the same position as another vertex (they split no face)",
+                self.validation.coincident_vertices
             ));
         }
         notes

@@ -9,6 +9,7 @@
 //! be caught. So every compressed array is checked here, inline (`format="binary"`) or in the
 //! appended data (`format="appended"`, base64), against the same bytes `vtkio` will read.
 
+use super::file_bytes::describe_limit;
 use base64::engine::general_purpose::{GeneralPurpose, PAD};
 use base64::Engine;
 use quick_xml::events::{BytesStart, Event};
@@ -23,7 +24,8 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
 /// How the header numbers of a file are stored (its `header_type` and `byte_order`).
 #[derive(Debug, Clone, Copy)]
 struct HeaderFormat {
-    /// Bytes per header number as `vtkio` counts them (the size of `header_type`).
+    /// Bytes per header number as `vtkio` counts them to find where the data starts (the
+    /// size of `header_type`).
     size: usize,
     /// Numbers are read as 64-bit (`UInt64`) rather than 32-bit.
     wide: bool,
@@ -95,7 +97,8 @@ pub(super) fn check_compressed_arrays(bytes: &[u8], limit: u64) -> Result<(), St
     if total > u128::from(limit) {
         return Err(format!(
             "its compressed arrays would decompress to {total} bytes, more than plume can hold \
-             (a quarter of the available memory, {limit} bytes)"
+             ({})",
+            describe_limit(limit)
         ));
     }
     Ok(())
@@ -222,12 +225,14 @@ fn check_array(name: &str, data: &[u8], f: HeaderFormat) -> Result<u128, String>
 }
 
 /// The first `count` header numbers of the base64 text `text`, or `None` if it holds fewer.
+/// Like `vtkio`, this reads them one after the other, 4 or 8 bytes each, whatever size the
+/// header type claims.
 fn header_numbers(text: &[u8], f: HeaderFormat, count: usize) -> Option<Vec<u128>> {
     let bytes = BASE64.decode(text).ok()?;
     let width = if f.wide { 8 } else { 4 };
     (0..count)
         .map(|i| {
-            let at = i.checked_mul(f.size)?;
+            let at = i.checked_mul(width)?;
             let raw = bytes.get(at..at.checked_add(width)?)?;
             let mut word = [0u8; 8];
             if f.big_endian {
@@ -317,6 +322,22 @@ mod tests {
         let far = text.replace(&format!("offset=\"{}\"", good.len()), "offset=\"1000\"");
         let err = check_compressed_arrays(far.as_bytes(), 1 << 20).unwrap_err();
         assert!(err.contains("'b' starts at offset"), "{err}");
+    }
+
+    #[test]
+    fn numbers_are_read_as_vtkio_reads_them() {
+        // An unknown header type counts as Float64 (8 bytes) but its numbers are read as
+        // 32-bit, one after the other: [1, 0, ...] gives blocks of 0 bytes.
+        let header: Vec<u8> = [1u64, 100, 20, 5].map(u64::to_le_bytes).concat();
+        let text = BASE64.encode(header) + &BASE64.encode([7u8; 5]);
+        let file = format!(
+            "<VTKFile header_type=\"UIntZ4\" compressor=\"vtkZLibDataCompressor\">\
+             <DataArray Name=\"t\" format=\"binary\">{text}</DataArray></VTKFile>"
+        );
+        let err = check_compressed_arrays(file.as_bytes(), 1 << 20).unwrap_err();
+        assert!(err.contains("blocks of 0 bytes"), "{err}");
+        let wide = file.replace("UIntZ4", "UInt64");
+        assert_eq!(check_compressed_arrays(wide.as_bytes(), 1 << 20), Ok(()));
     }
 
     #[test]

@@ -34,9 +34,11 @@ pub fn say(text: impl AsRef<str>) -> CliResult {
     }
 }
 
-/// Reads and validates a mesh, printing the reader's notes on stderr: skipped element types and
-/// unused vertices as `plume: note:`, re-oriented elements as `plume: warning:`.
+/// Reads and validates a mesh, printing the reader's notes on stderr: skipped element types,
+/// unused and coincident vertices as `plume: note:`, re-oriented elements as `plume: warning:`.
+/// A file name without the `.msh` or `.vtu` extension is a usage error.
 pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
+    check_extension(path, "a mesh file", &["msh", "vtu"])?;
     let progress = Progress::spinner(format!("reading {}", path.display()));
     let (mesh, report) = plume::io::read_mesh(path)?;
     drop(progress);
@@ -53,8 +55,8 @@ pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
     Ok(mesh)
 }
 
-/// Checks that an output file name ends in one of `extensions` (if any are given), before any
-/// work is done.
+/// Checks that a file name given as `option` ends in one of `extensions` (if any are given),
+/// before any work is done: a usage error otherwise.
 pub fn check_extension(path: &Path, option: &str, extensions: &[&str]) -> CliResult {
     if extensions.is_empty() {
         return Ok(());
@@ -67,8 +69,8 @@ pub fn check_extension(path: &Path, option: &str, extensions: &[&str]) -> CliRes
         Some(e) if extensions.contains(&e.as_str()) => Ok(()),
         _ => {
             let wanted: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
-            Err(Failure::Error(format!(
-                "{}: {option} must name a {} file",
+            Err(Failure::Usage(format!(
+                "{}: {option} must be a {} file",
                 path.display(),
                 wanted.join(" or ")
             )))

@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::common::say;
 use super::progress::Progress;
-use super::run::ShockCaseArgs;
+use super::run::{check_ranks, ShockCaseArgs};
 use super::{CliResult, Failure};
 use crate::compare::compare;
 use crate::shock::ShockConfig;
@@ -45,6 +45,9 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     let mut base = ShockConfig::new(args.procs[0]);
     args.case.apply(&mut base)?;
     let mesh = args.case.mesh()?;
+    for &procs in &args.procs {
+        check_ranks(procs, mesh.nelems())?;
+    }
     let progress = Progress::bar(base.levels as u64, "compare");
     let comparison = compare(&args.procs, &base, mesh, |_| {
         progress.inc();

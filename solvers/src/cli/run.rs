@@ -176,6 +176,16 @@ pub fn run(cmd: RunCommand) -> CliResult {
 fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
     let mesh = args.case.mesh()?;
+    check_ranks(cfg.procs, mesh.nelems())?;
+    let parts = cfg.procs.checked_mul(cfg.parts_per_proc);
+    if cfg.balancer == Balancer::Plum && parts.is_none_or(|n| n > mesh.nelems()) {
+        return Err(Failure::Usage(format!(
+            "--procs {} × --parts-per-proc {} is more parts than the {} roots of the mesh",
+            cfg.procs,
+            cfg.parts_per_proc,
+            mesh.nelems()
+        )));
+    }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure::Error(format!("{}: {e}", args.out.display())))?;
     let progress = Progress::bar(cfg.levels as u64, "shock");
@@ -197,6 +207,16 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     Report::new(&run.config, "levels", &run.levels).write(&args.out, &table)?;
     say(table)?;
     say(format!("wrote {}", args.out.display()))
+}
+
+/// Refuses more ranks than the mesh has roots (a usage error found once the mesh is read).
+pub(super) fn check_ranks(procs: usize, roots: usize) -> CliResult {
+    if procs > roots {
+        return Err(Failure::Usage(format!(
+            "--procs {procs} must be between 1 and the number of roots ({roots})"
+        )));
+    }
+    Ok(())
 }
 
 /// The mesh `plume run shock` uses without `--mesh`.
