@@ -14,6 +14,7 @@
 //! | [`remap`] | processor reassignment: the similarity matrix and the TotalV / MaxV / MaxSR remappers |
 //! | [`sim`] | the simulated machine: P processors in virtual time running a level under SBN or PLUM |
 //! | [`rng`] | the seeded random stream behind every random choice |
+//! | [`memory`] | the memory still available, for the guards that refuse input or work too large for it |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
 //! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its

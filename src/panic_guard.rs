@@ -41,7 +41,8 @@ impl Drop for Unguard {
 
 /// Runs `f`, a call into a dependency that may panic on bad input. A panic prints nothing and
 /// becomes `Err` with the panic's message (e.g. "range end index 12 out of range for slice of
-/// length 4").
+/// length 4"). Only panics on the calling thread are silenced: `f` must not hand work to other
+/// threads (`vtkio` is built without its `rayon` feature).
 pub(crate) fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     install_hook();
     let outer = GUARDED.with(|g| g.replace(true));

@@ -192,7 +192,8 @@ fn face_split_by_coincident_vertices_is_a_crack() {
     let message = error_of("overlap.msh", &overlap);
     assert!(
         message.contains("vertices 3 and 7 are both at (0, 0, 1)")
-            && message.contains("face [1, 2, 3] of element 0 and face [1, 2, 7] of element 2")
+            && message.contains("face [1, 2, 3] of element 0 (tetrahedron #1 of the input)")
+            && message.contains("face [1, 2, 7] of element 2 (tetrahedron #3 of the input)")
             && message.contains("an overlap"),
         "{message}"
     );

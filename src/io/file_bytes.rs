@@ -51,12 +51,15 @@ pub(crate) fn read_input(
     let too_large = |what: String| Error::Io {
         path: name.to_string(),
         message: format!(
-            "{what}, more than plume reads: an input file may take up to {}",
+            "{what}: an input file may take up to {}",
             describe_limit(limit)
         ),
     };
     if meta.is_file() && meta.len() > limit {
-        return Err(too_large(format!("the file has {} bytes", meta.len())));
+        return Err(too_large(format!(
+            "the file has {} bytes, more than plume reads",
+            meta.len()
+        )));
     }
     let mut bytes = Vec::with_capacity(if meta.is_file() {
         meta.len() as usize
@@ -74,7 +77,7 @@ pub(crate) fn read_input(
     reader.read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > limit {
         return Err(too_large(format!(
-            "more than {limit} bytes without an end (an endless stream?)"
+            "no end after {limit} bytes (an endless stream?)"
         )));
     }
     Ok(bytes)
@@ -140,7 +143,7 @@ mod tests {
         let err = read_input(zero, "z", 100_000, any_head).unwrap_err();
         assert!(
             err.to_string()
-                .starts_with("z: more than 100000 bytes without an end"),
+                .starts_with("z: no end after 100000 bytes (an endless stream?)"),
             "{err}"
         );
         let err = read_input(zero, "z", u64::MAX, xml_head).unwrap_err();

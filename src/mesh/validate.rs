@@ -6,11 +6,11 @@
 //! vertex order); vertex indices in range; four distinct vertices per element; a shape double
 //! precision can measure (volume and longest edge cubed finite) and non-zero volume (relative
 //! to the longest edge); a finite total volume; no face held by more than two elements; no two
-//! faces lying on each other through coincident vertices (a crack or an overlap). Inverted elements are re-oriented (two vertices
-//! swapped) and listed in the [`ValidationReport`]; unused vertices and coincident vertices that
-//! split no face are kept and counted.
+//! faces lying on each other through coincident vertices (a crack or an overlap). Inverted
+//! elements are re-oriented (two vertices swapped) and listed in the [`ValidationReport`];
+//! unused vertices and coincident vertices that split no face are kept and counted.
 
-use super::duplicates::{coincident_vertices, duplicate_tets, find_crack};
+use super::duplicates::{coincident_vertices, duplicate_tets, find_crack, Crack};
 use super::{geometry, Mesh, Topology};
 use crate::{Error, Result};
 use std::fmt;
@@ -74,23 +74,7 @@ pub(super) fn validate(
     })?;
     if let Some(coincident) = coincident_vertices(&coords) {
         if let Some(crack) = find_crack(&topology.faces, &coincident.twin) {
-            let [a, b] = crack.vertices;
-            let [fa, fb] = crack.faces;
-            let kind = if fa.is_boundary() && fb.is_boundary() {
-                "a crack"
-            } else {
-                "an overlap"
-            };
-            return Err(fail(format!(
-                "vertices {a} and {b} are both at {}: face {:?} of element {} and face {:?} of \
-                 element {} lie on each other without sharing vertices ({kind} in the mesh); \
-                 merge the coincident vertices",
-                position(coords[a as usize]),
-                fa.verts,
-                fa.elems[0],
-                fb.verts,
-                fb.elems[0]
-            )));
+            return Err(fail(crack_message(&crack, &coords)));
         }
         report.coincident_vertices = coincident.count;
     }
@@ -98,8 +82,28 @@ pub(super) fn validate(
     Ok((Mesh { coords, tets }, report))
 }
 
-fn position(p: [f64; 3]) -> String {
-    format!("({}, {}, {})", p[0], p[1], p[2])
+/// What is wrong at `crack`: the coincident vertices, where they are, and the two faces.
+fn crack_message(crack: &Crack, coords: &[[f64; 3]]) -> String {
+    let [a, b] = crack.vertices;
+    let [fa, fb] = crack.faces;
+    let kind = if fa.is_boundary() && fb.is_boundary() {
+        "a crack"
+    } else {
+        "an overlap"
+    };
+    let p = coords[a as usize];
+    format!(
+        "vertices {a} and {b} are both at ({}, {}, {}): face {:?} of {} and face {:?} of {} lie \
+         on each other without sharing vertices ({kind} in the mesh); merge the coincident \
+         vertices",
+        p[0],
+        p[1],
+        p[2],
+        fa.verts,
+        element(fa.elems[0] as usize),
+        fb.verts,
+        element(fb.elems[0] as usize)
+    )
 }
 
 /// Every coordinate is finite.
@@ -267,7 +271,8 @@ mod tests {
         let err = message(coords.clone(), vec![[0, 1, 2, 3], [4, 5, 3, 2]]);
         assert!(
             err.contains("vertices 1 and 5 are both at (1, 0, 0)")
-                && err.contains("face [1, 2, 3] of element 0 and face [2, 3, 5] of element 1")
+                && err.contains("face [1, 2, 3] of element 0 (tetrahedron #1 of the input) and")
+                && err.contains("face [2, 3, 5] of element 1")
                 && err.contains("a crack"),
             "{err}"
         );
