@@ -3,8 +3,10 @@
 
 use std::fmt;
 
-/// Everything that can go wrong with data a user gave plume.
+/// Everything that can go wrong with data a user gave plume. Variants a caller can act on carry
+/// the numbers involved; new variants may come, so matches need a `_` arm.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// A file could not be read or written (`path`, the system's message).
     Io {
@@ -30,6 +32,66 @@ pub enum Error {
         /// What is wrong, naming the element or face.
         message: String,
     },
+    /// A slice argument has the wrong number of entries, e.g. an owner per vertex.
+    LengthMismatch {
+        /// The argument, e.g. `"owner"` or `"vertex weights"`.
+        what: &'static str,
+        /// Entries it must have.
+        expected: usize,
+        /// Entries it has.
+        actual: usize,
+    },
+    /// An assignment puts a vertex (a root of the dual graph) on a rank that does not exist.
+    RankOutOfRange {
+        /// The vertex.
+        vertex: usize,
+        /// Its rank.
+        rank: u32,
+        /// The number of ranks P.
+        nranks: usize,
+    },
+    /// A partition puts a vertex in a part that does not exist.
+    PartOutOfRange {
+        /// The vertex.
+        vertex: usize,
+        /// Its part.
+        part: u32,
+        /// The number of parts.
+        nparts: usize,
+    },
+    /// More parts (`P·F` for PLUM) were asked for than the graph has vertices.
+    TooFewVertices {
+        /// Parts asked for.
+        parts: usize,
+        /// Vertices of the graph (roots of a dual graph).
+        vertices: usize,
+    },
+    /// A count that must be at least 1 is 0 (parts, ranks, parts per rank).
+    Zero {
+        /// What was counted, e.g. `"parts per processor"`.
+        what: &'static str,
+    },
+    /// A target share is negative or not finite, or all shares are 0.
+    InvalidShare {
+        /// The part (or rank) whose share is wrong; 0 when all are zero.
+        part: usize,
+        /// Its share.
+        value: f64,
+    },
+    /// A graph given in CSR form is malformed (offsets, neighbour ids, symmetry, weights).
+    Graph {
+        /// The vertex whose row is wrong.
+        vertex: usize,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A consistency check (of a forest, its vertex keys…) found a broken invariant.
+    Inconsistent {
+        /// What was checked, e.g. `"forest structure"`.
+        check: &'static str,
+        /// The first violation found.
+        message: String,
+    },
     /// An option or argument value is out of its domain.
     Invalid(String),
 }
@@ -49,6 +111,19 @@ impl Error {
             path: path.into(),
             line,
             message: message.into(),
+        }
+    }
+
+    /// An [`Error::LengthMismatch`] unless `actual == expected`.
+    pub(crate) fn check_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
+        if actual == expected {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch {
+                what,
+                expected,
+                actual,
+            })
         }
     }
 
@@ -76,6 +151,43 @@ impl fmt::Display for Error {
                 message,
             } => write!(f, "{path}:{line}: {message}"),
             Error::Mesh { source, message } => write!(f, "{source}: invalid mesh: {message}"),
+            Error::LengthMismatch {
+                what,
+                expected,
+                actual,
+            } => write!(f, "{what}: {actual} entries, expected {expected}"),
+            Error::RankOutOfRange {
+                vertex,
+                rank,
+                nranks,
+            } => write!(
+                f,
+                "vertex {vertex} is on rank {rank}, but there are {nranks} ranks"
+            ),
+            Error::PartOutOfRange {
+                vertex,
+                part,
+                nparts,
+            } => write!(
+                f,
+                "vertex {vertex} is in part {part}, but there are {nparts} parts"
+            ),
+            Error::TooFewVertices { parts, vertices } => write!(
+                f,
+                "cannot split {vertices} vertices into {parts} parts: more parts than vertices"
+            ),
+            Error::Zero { what } => write!(f, "the number of {what} must be at least 1, got 0"),
+            Error::InvalidShare { part, value } => write!(
+                f,
+                "target share {value} of part {part}: shares must be finite, non-negative \
+                 and not all zero"
+            ),
+            Error::Graph { vertex, message } => {
+                write!(f, "invalid graph at vertex {vertex}: {message}")
+            }
+            Error::Inconsistent { check, message } => {
+                write!(f, "{check} check failed: {message}")
+            }
             Error::Invalid(message) => f.write_str(message),
         }
     }

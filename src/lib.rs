@@ -6,10 +6,10 @@
 //! | --- | --- |
 //! | [`mesh`] | the initial mesh (vertices, positively oriented tetrahedra), its topology, validation, the box generator |
 //! | [`adapt`] | the refinement forest: edge-based 1:2 / 1:4 / 1:8 refinement, closure, coarsening, vertex identity, data transfer |
-//! | [`graph`] | the dual graph of the initial mesh and its weights `PWgt`, `RWgt`, `CWgt` (current and predicted) |
+//! | [`graph`] | the dual graph of the initial mesh and its weights `PWgt`, `RWgt`, `CWgt` (current and predicted); any graph as a `GraphView` |
 //! | [`io`] | Gmsh MSH 2.2 / 4.1 and VTK `.vtu` files, METIS graph files |
 //! | [`balance`] | ranks in one process and migration, when to balance, the PLUM pipeline |
-//! | [`partition`] | repartitioning the dual graph: the `Partitioner` trait, METIS multilevel k-way, recursive coordinate bisection |
+//! | [`partition`] | repartitioning a graph into parts of equal or given shares: the `Partitioner` trait, METIS multilevel k-way, recursive coordinate bisection |
 //! | [`metrics`] | every reported metric: LoadImb / λ / LB, Cut%, TotalV / MaxV / MaxSR, SBN's QWgt and WSysLL, time-based LB / μLB / Transfer / η |
 //! | [`remap`] | processor reassignment: the similarity matrix and the TotalV / MaxV / MaxSR remappers |
 //! | [`sim`] | the simulated machine: P processors in virtual time running a level under SBN or PLUM |

@@ -4,6 +4,8 @@ use plume::io::{read_mesh, write_mesh};
 use plume::mesh::{generate_box, MeshInfo, Topology};
 use std::path::{Path, PathBuf};
 
+mod external;
+
 fn temp_file(name: &str, content: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("plume-io-msh-{}-{name}", std::process::id()));
     std::fs::write(&path, content).unwrap();
@@ -123,13 +125,13 @@ fn gmsh_accepts_written_msh41() {
     let mesh = generate_box([2, 2, 1], [1.0, 1.0, 0.5]).unwrap();
     let path = std::env::temp_dir().join(format!("plume-io-msh-{}-gmsh.msh", std::process::id()));
     write_mesh(&path, &mesh).unwrap();
-    let out = std::process::Command::new("gmsh")
+    let out = external::program("gmsh")
         .arg(&path)
         .arg("-0")
         .arg("-o")
         .arg(path.with_extension("out.msh"))
         .output()
-        .expect("gmsh is needed for this test (apt-get install gmsh)");
+        .expect("run gmsh");
     let log =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !log.contains("Error"), "{log}");

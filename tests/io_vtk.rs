@@ -1,12 +1,12 @@
 //! plume's `.vtu` files seen by VTK itself, and VTK's files seen by plume. Needs Debian's
-//! `/usr/bin/python3` with `python3-vtk9`; fails (not skips) when it is missing.
+//! `/usr/bin/python3` with `python3-vtk9` (`.ci/run` installs it); fails (not skips) when it is
+//! missing.
+
+mod external;
 
 use plume::io::{read_mesh, read_vtu, write_vtu, CellArray, CellValues};
 use plume::mesh::generate_box;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const PYTHON: &str = "/usr/bin/python3";
 
 fn temp_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("plume-io-vtk-{}-{name}", std::process::id()))
@@ -14,16 +14,16 @@ fn temp_path(name: &str) -> PathBuf {
 
 /// Runs `tests/vtk_check.py` with `args`; panics with install instructions when VTK is missing.
 fn vtk_check(args: &[&str]) -> String {
-    let has_vtk = Command::new(PYTHON)
+    let has_vtk = external::program("python3")
         .args(["-c", "import vtk"])
         .output()
         .is_ok_and(|o| o.status.success());
     assert!(
         has_vtk,
-        "{PYTHON} cannot `import vtk`: install it with `apt-get install python3-vtk9`"
+        "/usr/bin/python3 cannot `import vtk`: `bash .ci/run` installs python3-vtk9"
     );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vtk_check.py");
-    let out = Command::new(PYTHON)
+    let out = external::program("python3")
         .arg(script)
         .args(args)
         .output()

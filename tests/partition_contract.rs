@@ -5,7 +5,9 @@ use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{generate_box, Mesh};
 use plume::metrics::{rank_loads, Cut};
-use plume::partition::{partitioner_by_name, root_centroids, PartitionInfo, PARTITIONER_NAMES};
+use plume::partition::{
+    partitioner_by_name, root_centroids, PartitionInfo, Targets, PARTITIONER_NAMES,
+};
 use plume::Error;
 
 /// A 4 × 2 × 2 box (96 roots), its left half refined once: leaves per root 1 or 8-ish.
@@ -27,7 +29,10 @@ fn run(
 ) -> (Vec<u32>, PartitionInfo) {
     let p = partitioner_by_name(name, c).unwrap();
     let mut part = vec![u32::MAX; g.nvertices()];
-    let info = p.partition(g, w, nparts, &mut part).unwrap();
+    let view = g.view(w).unwrap();
+    let info = p
+        .partition(&view, Targets::Equal(nparts), &mut part)
+        .unwrap();
     (part, info)
 }
 
@@ -53,7 +58,7 @@ fn every_part_is_non_empty_and_ids_are_below_nparts() {
             assert_eq!(info.nparts, nparts);
             assert_eq!(
                 info.edge_cut,
-                Cut::new(&g.xadj, &g.adjncy, &g.weights.cwgt, &part).cut
+                Cut::new(g.xadj(), g.adjncy(), &g.weights.cwgt, &part).cut
             );
             assert!(info.edge_cut <= info.total_edge_weight);
             assert_eq!(info.edge_cut == 0, nparts == 1, "{name} {nparts}");
@@ -118,18 +123,40 @@ fn zero_parts_and_more_parts_than_roots_are_errors() {
     let n = g.nvertices();
     for name in PARTITIONER_NAMES {
         let p = partitioner_by_name(name, &c).unwrap();
+        let view = g.view(&g.weights).unwrap();
         let mut part = vec![0; n];
-        let e = p.partition(&g, &g.weights, 0, &mut part).unwrap_err();
-        assert!(matches!(e, Error::Invalid(_)), "{name}: {e}");
-        let e = p.partition(&g, &g.weights, n + 1, &mut part).unwrap_err();
+        let e = p
+            .partition(&view, Targets::Equal(0), &mut part)
+            .unwrap_err();
+        assert_eq!(e, Error::Zero { what: "parts" }, "{name}");
+        let e = p
+            .partition(&view, Targets::Equal(n + 1), &mut part)
+            .unwrap_err();
         let msg = e.to_string();
-        assert!(matches!(e, Error::Invalid(_)), "{name}: {msg}");
+        assert_eq!(
+            e,
+            Error::TooFewVertices {
+                parts: n + 1,
+                vertices: n
+            },
+            "{name}"
+        );
         assert!(
             msg.contains(&n.to_string()) && msg.contains(&(n + 1).to_string()),
             "{msg}"
         );
-        let e = p.partition(&g, &g.weights, 2, &mut part[1..]).unwrap_err();
-        assert!(e.to_string().contains("part array"), "{name}: {e}");
+        let e = p
+            .partition(&view, Targets::Equal(2), &mut part[1..])
+            .unwrap_err();
+        assert_eq!(
+            e,
+            Error::LengthMismatch {
+                what: "part",
+                expected: n,
+                actual: n - 1
+            },
+            "{name}"
+        );
     }
 }
 
@@ -148,7 +175,7 @@ fn a_mesh_of_one_element_goes_into_one_part() {
         let mut part = vec![0];
         assert!(partitioner_by_name(name, &c)
             .unwrap()
-            .partition(&g, &g.weights, 2, &mut part)
+            .partition(&g.view(&g.weights).unwrap(), Targets::Equal(2), &mut part)
             .is_err());
     }
 }

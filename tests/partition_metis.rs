@@ -5,7 +5,7 @@ use plume::graph::{DualGraph, Weights};
 use plume::io::read_mesh;
 use plume::mesh::generate_box;
 use plume::metrics::{rank_loads, Cut};
-use plume::partition::{Metis, PartitionInfo, Partitioner};
+use plume::partition::{Metis, PartitionInfo, Partitioner, Targets};
 use std::path::Path;
 
 /// A 20 × 10 × 5 box of 6000 roots; with `refine`, the roots left of x = 1 refined once.
@@ -28,7 +28,10 @@ fn partition(
     nparts: usize,
 ) -> (Vec<u32>, PartitionInfo) {
     let mut part = vec![u32::MAX; g.nvertices()];
-    let info = metis.partition(g, w, nparts, &mut part).unwrap();
+    let view = g.view(w).unwrap();
+    let info = metis
+        .partition(&view, Targets::Equal(nparts), &mut part)
+        .unwrap();
     (part, info)
 }
 
@@ -100,7 +103,7 @@ fn weights_too_large_for_32_bits_are_scaled_not_overflowed() {
     assert!(info.vertex_weight_divisor > 1 && info.edge_weight_divisor > 1);
     assert_eq!(
         info.edge_cut,
-        Cut::new(&g.xadj, &g.adjncy, &w.cwgt, &part).cut,
+        Cut::new(g.xadj(), g.adjncy(), &w.cwgt, &part).cut,
         "exact cut, in u64"
     );
     assert!(imbalance(&w.pwgt, 8, &part) <= 1.1);
@@ -134,7 +137,7 @@ fn shipped_shock_box_in_8_and_32_parts_is_balanced_within_five_percent() {
         );
         assert_eq!(
             info.edge_cut,
-            Cut::new(&g.xadj, &g.adjncy, &g.weights.cwgt, &part).cut
+            Cut::new(g.xadj(), g.adjncy(), &g.weights.cwgt, &part).cut
         );
         let sizes = rank_loads(&vec![1; part.len()], &part, nparts);
         assert!(sizes.iter().all(|&s| s > 0));

@@ -8,7 +8,7 @@ use plume::balance::sbn::{SbnOptions, Shared, Variant};
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
 use plume::metrics::{rank_loads, Imbalance, SysLoad};
-use plume::partition::{root_centroids, Partitioner, Rcb};
+use plume::partition::{root_centroids, Partitioner, Rcb, Targets};
 use plume::sim::{sbn_level, Machine, SbnLevel};
 
 /// A 1,152-root box refined twice in its left quarter, split by RCB on the initial (uniform)
@@ -20,7 +20,11 @@ fn imbalanced(procs: usize) -> (DualGraph, Vec<u32>) {
     let uniform = DualGraph::new(&forest);
     let mut owner = vec![0; forest.nroots()];
     Rcb::new(centroids)
-        .partition(&uniform, &uniform.weights, procs, &mut owner)
+        .partition(
+            &uniform.view(&uniform.weights).unwrap(),
+            Targets::Equal(procs),
+            &mut owner,
+        )
         .unwrap();
     for _ in 0..2 {
         forest.mark_refine_where(|l| l.centroid[0] < 0.75);

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use plotters::prelude::*;
+use plume::io::write_atomically;
 
 /// One line of a chart: a legend name and its points `(x, y)`, drawn in the given order.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,8 +33,8 @@ const SIZE: (u32, u32) = (800, 500);
 /// then visible at all); longer ones are lines only.
 const MAX_MARKED_POINTS: usize = 40;
 
-/// Writes an SVG line chart of `series` to `path`, with a title, axis labels and a legend.
-/// The axes span the finite points of all series (with a margin of 5% in y); non-finite
+/// Writes an SVG line chart of `series` to `path` (atomically), with a title, axis labels and
+/// a legend. The axes span the finite points of all series (with a margin of 5% in y); non-finite
 /// points are skipped. Short series get a marker at every point.
 ///
 /// # Errors
@@ -46,7 +47,21 @@ pub fn line_chart(
     y_label: &str,
     series: &[Series],
 ) -> Result<(), String> {
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let mut svg = String::new();
+    draw(&mut svg, title, x_label, y_label, series)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    write_atomically(path, |out| out.write_all(svg.as_bytes())).map_err(|e| e.to_string())
+}
+
+/// Draws the chart of [`line_chart`] into `svg`.
+fn draw(
+    svg: &mut String,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| e.to_string();
     let finite: Vec<(f64, f64)> = series
         .iter()
         .flat_map(|s| s.points.iter().copied())
@@ -57,7 +72,7 @@ pub fn line_chart(
     }
     let x_range = span(finite.iter().map(|p| p.0), 0.0);
     let y_range = span(finite.iter().map(|p| p.1), 0.05);
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
+    let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))

@@ -5,12 +5,11 @@
 //! could not measure) and SVG charts of LoadImb, Cut%, MaxSR and simulated time against P
 //! (its figure 21).
 
-use std::path::Path;
-
 use serde_json::{Map, Value};
 
 use crate::charts::{line_chart, Series};
 use crate::report::Report;
+use crate::run_folder::RunFolder;
 use crate::shock::{self, Balancer, ShockConfig, ShockRun};
 use plume::mesh::Mesh;
 use plume::Result;
@@ -200,19 +199,14 @@ impl Comparison {
         t
     }
 
-    /// Writes `compare.json`, `compare.md` and the charts into `dir`.
+    /// Writes `compare.md`, the charts and, last, `compare.json` into `folder`.
     ///
     /// # Errors
     /// A message naming the file that could not be written.
-    pub fn write(&self, dir: &Path) -> std::result::Result<(), String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for (name, text) in [
-            ("compare.json", self.json()),
-            ("compare.md", self.markdown()),
-        ] {
-            let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+    pub fn write(&self, folder: &mut RunFolder) -> std::result::Result<(), String> {
+        folder
+            .write("compare.md", &self.markdown())
+            .map_err(|e| e.to_string())?;
         let rows = self.rows();
         let published = |k: usize, sbn: bool| {
             SEED_TABLE_8
@@ -245,9 +239,12 @@ impl Comparison {
                 series.push(Series::new("SBN (seed 004)", published(k, true)));
             }
             let title = format!("{what} against P, shock wave");
-            line_chart(&dir.join(file), &title, "P", what, &series)?;
+            let path = folder.file(file).map_err(|e| e.to_string())?;
+            line_chart(&path, &title, "P", what, &series)?;
         }
-        Ok(())
+        folder
+            .write("compare.json", &self.json())
+            .map_err(|e| e.to_string())
     }
 
     fn rows(&self) -> Vec<Row> {

@@ -6,4 +6,5 @@ pub mod cli;
 pub mod compare;
 pub mod erosion;
 pub mod report;
+pub mod run_folder;
 pub mod shock;

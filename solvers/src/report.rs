@@ -3,11 +3,10 @@
 //! nested objects flattened to `outer.inner` columns) and `summary.md` (the table printed on
 //! stdout). Generic over any serializable record, so every solver reports the same way.
 
-use std::fs;
-use std::path::Path;
-
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+use crate::run_folder::RunFolder;
 
 /// A run's records as JSON values, with their averages.
 pub struct Report {
@@ -83,19 +82,12 @@ impl Report {
         out
     }
 
-    /// Writes `metrics.json`, `metrics.csv` and `summary.md` (with `table`) into `dir`.
-    pub fn write(&self, dir: &Path, table: &str) -> plume::Result<()> {
-        fs::create_dir_all(dir).map_err(|e| plume::Error::io(dir.display().to_string(), &e))?;
-        for (name, content) in [
-            ("metrics.json", self.json()),
-            ("metrics.csv", self.csv()),
-            ("summary.md", table.to_string()),
-        ] {
-            let path = dir.join(name);
-            fs::write(&path, content)
-                .map_err(|e| plume::Error::io(path.display().to_string(), &e))?;
-        }
-        Ok(())
+    /// Writes `metrics.csv`, `summary.md` (with `table`) and, last, `metrics.json` into
+    /// `folder`: a folder holding a `metrics.json` holds the whole report.
+    pub fn write(&self, folder: &mut RunFolder, table: &str) -> plume::Result<()> {
+        folder.write("metrics.csv", &self.csv())?;
+        folder.write("summary.md", table)?;
+        folder.write("metrics.json", &self.json())
     }
 }
 

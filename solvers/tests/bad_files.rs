@@ -265,7 +265,7 @@ fn option_values_found_wrong_after_parsing_exit_2() {
     );
     shock(
         &["--procs", "2", "--parts-per-proc", "9223372036854775807"],
-        &["more parts than"],
+        &["parts, more than the 6 roots"],
     );
     fails(
         &[

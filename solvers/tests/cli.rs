@@ -7,6 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
+#[path = "../../tests/external/mod.rs"]
+mod external;
 use common::{fails, ok, TempDir};
 
 /// The `name value` lines that `plume info` (MeshInfo) and `plume graph` print.
@@ -184,12 +186,11 @@ fn graph_is_a_symmetric_metis_graph_of_the_roots() {
         assert_eq!(edges.get(&(b, a)), Some(w), "edge {a}–{b} not symmetric");
     }
 
-    let gpmetis = Path::new("/usr/bin/gpmetis");
-    if !gpmetis.exists() {
-        println!("note: /usr/bin/gpmetis not found, skipping the gpmetis check");
-        return;
-    }
-    let out = Command::new(gpmetis).arg(&graph).arg("4").output().unwrap();
+    let out = external::program("gpmetis")
+        .arg(&graph)
+        .arg("4")
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "gpmetis {graph} 4:\n{}",
@@ -473,6 +474,40 @@ fn run_shock_with_sbn_and_compare_write_their_reports() {
     fails(&["compare", "shock", "--procs", "2,0"], 2, &["--procs"]);
     fails(&["compare", "shock", "--procs", "two"], 2, &["--procs"]);
     fails(&["compare", "shock", "--levels", "0"], 2, &["--levels"]);
+}
+
+#[test]
+fn run_shock_is_the_same_case_from_any_folder() {
+    let dir = TempDir::new("anywhere");
+    let elsewhere = dir.path("cwd");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let levels_of = |cwd: &Path, out: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_plume"))
+            .current_dir(cwd)
+            .args([
+                "run", "shock", "--levels", "2", "--vtk", "none", "--out", out,
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && stderr.is_empty(), "{stderr}");
+        let json = std::fs::read_to_string(Path::new(out).join("metrics.json")).unwrap();
+        let mut levels: serde_json::Value = serde_json::from_str(&json).unwrap();
+        for level in levels["levels"].as_array_mut().unwrap() {
+            let level = level.as_object_mut().unwrap();
+            // Wall-clock measures differ from run to run.
+            level.retain(|key, _| !["time_ms", "sim", "balance_pct"].contains(&key.as_str()));
+        }
+        levels["levels"].take()
+    };
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let from_repository = levels_of(&repository, &dir.arg("in-repo"));
+    let from_elsewhere = levels_of(&elsewhere, &dir.arg("elsewhere"));
+    assert_eq!(from_repository, from_elsewhere);
+    assert_eq!(
+        from_elsewhere[0]["elements"], 68_128,
+        "the published mesh's first level"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use plume::mesh::Mesh;
 use plume_solvers::compare::compare;
+use plume_solvers::run_folder::RunFolder;
 use plume_solvers::shock::{Balancer, ShockConfig};
 
 fn shock_mesh() -> Mesh {
@@ -54,7 +55,7 @@ fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
 fn writes_the_tables_and_the_charts() {
     let a = compare(&[2, 4], &base(), shock_mesh(), |_| Ok(())).unwrap();
     let dir = std::env::temp_dir().join(format!("plume-compare-{}", std::process::id()));
-    a.write(&dir).unwrap();
+    a.write(&mut RunFolder::open(&dir).unwrap()).unwrap();
     let md = std::fs::read_to_string(dir.join("compare.md")).unwrap();
     // Our row for P = 4 with the published PLUM Cut% beside it (seed 004 table 8: 4.01).
     assert!(

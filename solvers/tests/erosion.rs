@@ -9,8 +9,9 @@ mod common;
 use common::TempDir;
 
 use plume::adapt::Forest;
+use plume::graph::DualGraph;
 use plume::mesh::geometry::{centroid, volume};
-use plume::partition::{root_centroids, Stripes};
+use plume::partition::{root_centroids, Partitioner, Stripes, Targets};
 use plume_solvers::erosion::front::{Erosion, FLUID, ROCK};
 use plume_solvers::erosion::{self, domain, ErosionConfig, IterationRecord, PolicyKind};
 
@@ -173,25 +174,48 @@ fn runs_are_deterministic_per_seed() {
 
 #[test]
 fn ulba_with_alpha_zero_is_the_standard_run() {
+    ulba_against_standard(erosion::PartitionKind::Stripes);
+}
+
+#[test]
+fn ulba_shares_reach_the_graph_layout_through_plum() {
+    // METIS cuts parts to ULBA's shares; the remap keeps them on ranks with those shares.
+    ulba_against_standard(erosion::PartitionKind::Graph);
+}
+
+fn ulba_against_standard(partition: erosion::PartitionKind) {
     // 16 ranks, so that one overloading rank can pass the z-score of 3 (at most √(P − 1)).
     let mut std_cfg = small(16, PolicyKind::Standard);
+    std_cfg.partition = partition;
     std_cfg.cells = [4, 4, 1];
     std_cfg.iterations = 30;
     let mut ulba_cfg = std_cfg.clone();
     ulba_cfg.policy = PolicyKind::Ulba;
     ulba_cfg.alpha = 0.0;
-    let standard = erosion::run(&std_cfg, |_, _, _| Ok(())).unwrap();
-    let ulba0 = erosion::run(&ulba_cfg, |_, _, _| Ok(())).unwrap();
-    assert_eq!(standard.iterations, ulba0.iterations);
-    // With α > 0 ULBA detects the strong rock's rank and the runs part.
+    // The records and the owners after every iteration.
+    let run = |cfg: &ErosionConfig| {
+        let mut owners = Vec::new();
+        let run = erosion::run(cfg, |_, _, owner| {
+            owners.push(owner.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        (run.iterations, owners)
+    };
+    let standard = run(&std_cfg);
+    assert_eq!(standard, run(&ulba_cfg));
+    // With α > 0 ULBA detects the strong rock's rank and gives it less: the owners part
+    // (balances come at the same iterations, the erosion does not depend on the owners).
     ulba_cfg.alpha = 0.4;
-    let ulba = erosion::run(&ulba_cfg, |_, _, _| Ok(())).unwrap();
+    let ulba = run(&ulba_cfg);
     let detected = |r: &IterationRecord| r.balanced && r.overloading > 0;
-    assert!(
-        ulba.iterations.iter().any(detected),
-        "no overloading rank seen"
-    );
-    assert_ne!(standard.iterations, ulba.iterations);
+    let first = ulba
+        .0
+        .iter()
+        .position(detected)
+        .expect("no overloading rank seen");
+    assert_eq!(standard.1[..first], ulba.1[..first]);
+    assert_ne!(standard.1[first], ulba.1[first], "{partition:?}");
 }
 
 #[test]
@@ -207,8 +231,10 @@ fn stripes_hold_equal_fluid_work_within_one_column() {
     let fluid = erosion.fluid();
     let heaviest = *stripes.column_weights(fluid).iter().max().unwrap() as f64;
     let mut part = vec![0; fluid.len()];
+    let graph = DualGraph::new(&forest);
+    let weights = erosion::layout::fluid_weights(&graph, fluid);
     stripes
-        .partition_shares(fluid, &[1.0; 5], &mut part)
+        .partition(&graph.view(&weights).unwrap(), Targets::Equal(5), &mut part)
         .unwrap();
     let loads = plume::metrics::rank_loads(fluid, &part, 5);
     let mean = loads.iter().sum::<u64>() as f64 / 5.0;

@@ -15,6 +15,13 @@ fn shock_mesh() -> Mesh {
     plume::io::read_mesh(&path).unwrap().0
 }
 
+#[test]
+fn the_built_in_mesh_is_the_shipped_file() {
+    let built_in = shock::published_mesh().unwrap();
+    assert_eq!(built_in, shock_mesh());
+    assert_eq!(built_in.nelems(), 50_136);
+}
+
 /// Runs the case, checking after every level that each root has one owner in `0..P`, that
 /// the ranks' leaves add up to the mesh, and that no rank is left without roots.
 fn run_checked(cfg: &ShockConfig, mesh: Mesh) -> Vec<LevelRecord> {

@@ -8,20 +8,55 @@ use super::vertices::support_len;
 use crate::hash::IntMap;
 use crate::mesh::geometry::volume;
 use crate::mesh::topology::FACE_VERTS;
+use crate::{Error, Result};
+
+fn inconsistent(check: &'static str, message: String) -> Error {
+    Error::Inconsistent { check, message }
+}
 
 impl Forest {
-    /// Checks structure, conformity and volumes; the error describes the first violation.
-    pub fn check(&self) -> Result<(), String> {
+    /// Checks structure, conformity and volumes.
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`] describing the first violation.
+    pub fn check(&self) -> Result<()> {
         self.check_structure()?;
         self.check_conformity()?;
         self.check_volumes(1e-12)
     }
 
     /// Vertex keys unique, tree links, levels, the maximum depth, green children never divided,
-    /// leaf counts, the bisected-edge set equal to the edges the splits use (with the right user counts), and no
-    /// leaf with a bisected edge.
-    pub fn check_structure(&self) -> Result<(), String> {
-        self.verts.check_keys().map_err(|e| e.to_string())?;
+    /// leaf counts, the bisected-edge set equal to the edges the splits use (with the right
+    /// user counts), and no leaf with a bisected edge.
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`] describing the first violation.
+    pub fn check_structure(&self) -> Result<()> {
+        self.verts.check_keys()?;
+        self.structure()
+            .map_err(|message| inconsistent("forest structure", message))
+    }
+
+    /// Every leaf face is shared by exactly two leaves, or lies on the initial mesh's boundary.
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`] naming the face.
+    pub fn check_conformity(&self) -> Result<()> {
+        self.conformity()
+            .map_err(|message| inconsistent("forest conformity", message))
+    }
+
+    /// Every leaf is positively oriented and the leaves of each tree fill its root: volumes
+    /// add up to `rel_tol` relative.
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`] naming the tree.
+    pub fn check_volumes(&self, rel_tol: f64) -> Result<()> {
+        self.volumes(rel_tol)
+            .map_err(|message| inconsistent("forest volumes", message))
+    }
+
+    fn structure(&self) -> Result<(), String> {
         let mut users: IntMap<u64, u16> = IntMap::default();
         let mut nleaves = 0;
         for (r, tree) in self.trees.iter().enumerate() {
@@ -91,8 +126,7 @@ impl Forest {
         Ok(())
     }
 
-    /// Every leaf face is shared by exactly two leaves, or lies on the initial mesh's boundary.
-    pub fn check_conformity(&self) -> Result<(), String> {
+    fn conformity(&self) -> Result<(), String> {
         let mut faces: Vec<[u32; 3]> = Vec::with_capacity(self.nleaves * 4);
         for tree in &self.trees {
             for e in tree.elems.iter().filter(|e| e.split == Split::NONE) {
@@ -125,9 +159,7 @@ impl Forest {
         Ok(())
     }
 
-    /// Every leaf is positively oriented and the leaves of each tree fill its root: volumes
-    /// add up to `rel_tol` relative.
-    pub fn check_volumes(&self, rel_tol: f64) -> Result<(), String> {
+    fn volumes(&self, rel_tol: f64) -> Result<(), String> {
         for (r, tree) in self.trees.iter().enumerate() {
             let root = volume(&self.mesh.corners(r));
             let mut sum = 0.0;

@@ -129,13 +129,13 @@ impl Edges {
 
     /// Mutable entry of edge `(a, b)`, if bisected.
     #[inline]
-    pub fn get_mut(&mut self, a: u32, b: u32) -> Option<&mut Bisected> {
+    pub(crate) fn get_mut(&mut self, a: u32, b: u32) -> Option<&mut Bisected> {
         self.position(edge_key(a, b))
             .map(|i| &mut self.slots[i].entry)
     }
 
     /// Records a new bisected edge with no users yet.
-    pub fn insert(&mut self, a: u32, b: u32, mid: u32) {
+    pub(crate) fn insert(&mut self, a: u32, b: u32, mid: u32) {
         self.reserve(1);
         let key = edge_key(a, b);
         let i = self.find(key).expect_err("an edge is bisected only once");
@@ -159,7 +159,7 @@ impl Edges {
     /// Counts one more user of edge `(a, b)`, creating it with the midpoint `make_mid()` when
     /// it is not bisected yet. Returns the midpoint and whether the edge is new.
     #[inline]
-    pub fn use_or_insert<E>(
+    pub(crate) fn use_or_insert<E>(
         &mut self,
         a: u32,
         b: u32,
@@ -182,7 +182,7 @@ impl Edges {
     }
 
     /// Removes edge `(a, b)`, returning its entry.
-    pub fn remove(&mut self, a: u32, b: u32) -> Option<Bisected> {
+    pub(crate) fn remove(&mut self, a: u32, b: u32) -> Option<Bisected> {
         self.position(edge_key(a, b)).map(|i| self.remove_slot(i))
     }
 
@@ -230,7 +230,7 @@ impl Edges {
 
     /// Reserves room for `n` more edges.
     #[inline]
-    pub fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize) {
         let need = self.len + n;
         if 4 * need > 3 * self.slots.len() {
             self.grow(need);

@@ -163,6 +163,7 @@ impl Forest {
         if mesh.tets.is_empty() {
             return Err(Error::mesh("forest", "no tetrahedra"));
         }
+        mesh.check_indices("forest")?;
         let topo = Topology::new(&mesh).map_err(|nm| {
             Error::mesh(
                 "forest",

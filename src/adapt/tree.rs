@@ -33,7 +33,7 @@ pub struct Elem {
     pub split: Split,
     /// Depth below the root (root = 0).
     pub level: u8,
-    /// Per-step marks ([`REFINE`], [`COARSEN`], [`DEAD`], [`PENDING`]).
+    /// Per-step marks (`REFINE`, `COARSEN`, `DEAD`, `PENDING`).
     pub flags: u8,
 }
 
@@ -72,7 +72,7 @@ pub struct Tree {
     pub data: Vec<f64>,
     /// Number of leaves.
     pub nleaves: u32,
-    /// True when some elements are [`DEAD`].
+    /// True when some elements are dead (removed by coarsening).
     pub has_holes: bool,
     /// Leaves marked [`PENDING`] in the step in progress, with their six edge midpoints
     /// (users already counted): the subdivision builds them without looking edges up again.
@@ -124,7 +124,7 @@ impl Tree {
         out
     }
 
-    /// Removes [`DEAD`] elements, keeping the order of the others and fixing indices.
+    /// Removes dead elements, keeping the order of the others and fixing indices.
     pub fn compact(&mut self, nfields: usize) {
         if !self.has_holes {
             return;

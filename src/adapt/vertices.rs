@@ -72,7 +72,7 @@ pub fn midpoint_key(a: u64, b: u64) -> u64 {
 
 impl Vertices {
     /// The store holding the initial vertices.
-    pub fn new(coords: &[[f64; 3]]) -> Vertices {
+    pub(crate) fn new(coords: &[[f64; 3]]) -> Vertices {
         let data = coords
             .iter()
             .enumerate()
@@ -118,13 +118,13 @@ impl Vertices {
     }
 
     /// Reserves room for `n` more vertices.
-    pub fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize) {
         self.data.reserve(n.saturating_sub(self.free.len()));
     }
 
     /// Creates the midpoint of `(a, b)` (the caller knows the edge is not bisected yet); fails
     /// when vertex ids, 32-bit, run out.
-    pub fn create_midpoint(&mut self, a: u32, b: u32) -> Result<u32> {
+    pub(crate) fn create_midpoint(&mut self, a: u32, b: u32) -> Result<u32> {
         let (va, vb) = (&self[a], &self[b]);
         let vertex = Vertex {
             pos: crate::mesh::geometry::midpoint(va.pos, vb.pos),
@@ -155,10 +155,13 @@ impl Vertices {
         seen.reserve(self.nlive());
         for v in (0..self.nslots() as u32).filter(|&v| self.is_live(v)) {
             if let Some(other) = seen.insert(self[v].key, v) {
-                return Err(Error::Invalid(format!(
-                    "vertex key collision: vertices {other} and {v} share key {:#x}",
-                    self[v].key
-                )));
+                return Err(Error::Inconsistent {
+                    check: "vertex keys",
+                    message: format!(
+                        "vertices {other} and {v} share key {:#x} (a hash collision)",
+                        self[v].key
+                    ),
+                });
             }
         }
         Ok(())
@@ -166,7 +169,7 @@ impl Vertices {
 
     /// Frees a midpoint whose edge is no longer bisected.
     #[track_caller]
-    pub fn free_midpoint(&mut self, v: u32) {
+    pub(crate) fn free_midpoint(&mut self, v: u32) {
         debug_assert!(
             v as usize >= self.ninitial,
             "initial vertices are never freed"

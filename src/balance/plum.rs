@@ -1,16 +1,44 @@
 //! The PLUM pipeline (seed 004 §5.1, `plum.md` steps 3–7): decide whether to balance, split the
-//! dual graph into `P·F` parts on the given (usually predicted) weights, build the similarity
+//! graph into `P·F` parts on the given (usually predicted) weights, build the similarity
 //! matrix between the current owners and the new parts, map parts onto processors so that
 //! little data moves, and accept the new assignment only when its gain pays for its cost.
-//! The caller migrates the trees ([`super::ranks::migrate`]) and subdivides.
+//! The caller migrates the data ([`super::ranks::migrate`] for trees) and subdivides.
+//!
+//! The graph is any [`GraphView`]: the dual graph of a forest ([`DualGraph::view`]) or a user's
+//! own. Processors may be given uneven *target shares* of the total weight (ULBA's, from the
+//! policy's [`BalancePolicy::target_shares`], or the caller's in [`Plum::propose`]): part `j`
+//! is then cut to processor `j / F`'s share and only goes to a processor with the same share.
+//!
+//! ```
+//! use plume::balance::{Accept, Plum, PlumOptions};
+//! use plume::graph::GraphView;
+//! // A ring of 8 vertices, all on rank 0 of 2.
+//! let xadj: Vec<u32> = (0..=8).map(|v| 2 * v).collect();
+//! let adjncy: Vec<u32> = (0..8).flat_map(|v| [(v + 7) % 8, (v + 1) % 8]).collect();
+//! let (ewgt, vwgt) = (vec![1; 16], vec![1; 8]);
+//! let graph = GraphView::new(&xadj, &adjncy, &ewgt, &vwgt).unwrap();
+//! let opts = PlumOptions { accept: Accept::Always, ..PlumOptions::new(2) };
+//! let mut plum = Plum::new(opts).unwrap();
+//! let b = plum.balance(&graph, &[0; 8]).unwrap();
+//! assert!(b.triggered && b.accepted);
+//! let new_owner = b.new_owner.unwrap();
+//! assert_eq!(new_owner.iter().filter(|&&p| p == 1).count(), 4);
+//! // Rank 1 asks for three quarters of the work.
+//! let b = plum.propose(&graph, &[0; 8], Some(&[0.25, 0.75])).unwrap();
+//! assert_eq!(b.new_owner.unwrap().iter().filter(|&&p| p == 1).count(), 6);
+//! ```
+//!
+//! [`DualGraph::view`]: crate::graph::DualGraph::view
 
 use std::time::{Duration, Instant};
 
 use super::policy::{BalancePolicy, Observation, Threshold};
-use crate::graph::{DualGraph, Weights};
+use crate::graph::GraphView;
 use crate::metrics::{rank_loads, Movement};
-use crate::partition::{Metis, PartitionInfo, Partitioner};
-use crate::remap::{Identity, RemapInfo, Remapper, SimilarityMatrix, TotalVOptimal};
+use crate::partition::{Metis, PartitionInfo, Partitioner, Targets};
+use crate::remap::{
+    remap_within_classes, Identity, RemapInfo, Remapper, SimilarityMatrix, TotalVOptimal,
+};
 use crate::{Error, Result};
 
 /// PLUM's cost model for accepting a remap (`plum.md` step 7), in seconds:
@@ -115,8 +143,8 @@ pub struct Balance {
     pub gain: f64,
     /// Modelled cost of the proposed assignment, seconds.
     pub cost: f64,
-    /// Data the proposed assignment moves (`RWgt` of the weights balanced on); zero when not
-    /// triggered.
+    /// Data the proposed assignment moves (the graph's sizes, `RWgt` for the dual graph); zero
+    /// when not triggered.
     pub movement: Movement,
     /// Data the identity mapping of the same parts (part `j·F + k` to processor `j`) would move:
     /// the baseline a partitioner alone gives.
@@ -127,7 +155,7 @@ pub struct Balance {
     pub remap: Option<RemapInfo>,
     /// Stage times.
     pub times: BalanceTimes,
-    /// The proposed owner of every root, when accepted.
+    /// The proposed owner of every vertex, when accepted.
     pub new_owner: Option<Vec<u32>>,
 }
 
@@ -142,6 +170,9 @@ pub struct Plum {
 
 impl Plum {
     /// PLUM with METIS, the optimal TotalV remapper and the 1.05 threshold.
+    ///
+    /// # Errors
+    /// [`Error::Zero`] when `P` or `F` is 0.
     pub fn new(opts: PlumOptions) -> Result<Plum> {
         Plum::with(
             opts,
@@ -152,18 +183,16 @@ impl Plum {
     }
 
     /// PLUM with the given partitioner, remapper and policy.
+    ///
+    /// # Errors
+    /// [`Error::Zero`] when `P` or `F` is 0.
     pub fn with(
         opts: PlumOptions,
         partitioner: Box<dyn Partitioner>,
         remapper: Box<dyn Remapper>,
         policy: Box<dyn BalancePolicy>,
     ) -> Result<Plum> {
-        if opts.nprocs == 0 || opts.parts_per_proc == 0 {
-            return Err(Error::Invalid(format!(
-                "PLUM needs at least one processor and one part per processor, got P = {} and F = {}",
-                opts.nprocs, opts.parts_per_proc
-            )));
-        }
+        check_options(&opts)?;
         Ok(Plum {
             opts,
             partitioner,
@@ -172,98 +201,185 @@ impl Plum {
         })
     }
 
-    /// The assignment a run starts from: the dual graph of the (unrefined) mesh split into
-    /// `P` parts by the partitioner, part `p` on rank `p`.
-    pub fn initial_assignment(&self, graph: &DualGraph) -> Result<Vec<u32>> {
+    /// The assignment a run starts from: the graph split into `P` parts of equal weight by the
+    /// partitioner, part `p` on rank `p`.
+    ///
+    /// # Errors
+    /// [`Error::TooFewVertices`] when the graph has fewer than `P` vertices, and the
+    /// partitioner's errors.
+    pub fn initial_assignment(&self, graph: &GraphView<'_>) -> Result<Vec<u32>> {
+        check_options(&self.opts)?;
         let mut owner = vec![0u32; graph.nvertices()];
         self.partitioner
-            .partition(graph, &graph.weights, self.opts.nprocs, &mut owner)?;
+            .partition(graph, Targets::Equal(self.opts.nprocs), &mut owner)?;
         Ok(owner)
     }
 
-    /// One balancing step for the assignment `owner` (root → processor) on `weights`
-    /// (predicted before subdivision, or current after it). Returns the decision and, when
-    /// accepted, the new owners; `owner` itself is left for the caller to migrate.
-    pub fn balance(
-        &mut self,
-        graph: &DualGraph,
-        weights: &Weights,
-        owner: &[u32],
-    ) -> Result<Balance> {
-        let (p, f) = (self.opts.nprocs, self.opts.parts_per_proc);
-        let nroots = graph.nvertices();
-        if p.checked_mul(f).is_none_or(|parts| parts > nroots) {
-            return Err(Error::Invalid(format!(
-                "{p} processors × {f} parts each is more parts than the {nroots} roots of the mesh"
-            )));
-        }
-        let loads_old = to_f64(&rank_loads(&weights.pwgt, owner, p));
-        let obs = Observation {
-            loads: &loads_old,
-            time_per_load: self.opts.model.time_per_load,
-            iterations: self.opts.model.iterations,
-        };
-        let before = obs.load_imb();
-        let mut out = Balance {
-            load_imb_before: before,
-            load_imb_after: before,
-            triggered: false,
-            accepted: false,
-            gain: 0.0,
-            cost: 0.0,
-            movement: Movement::new(owner, owner, &weights.rwgt, p),
-            identity: Movement::new(owner, owner, &weights.rwgt, p),
-            partition: None,
-            remap: None,
-            times: BalanceTimes::default(),
-            new_owner: None,
-        };
+    /// One balancing step for the assignment `owner` (vertex → processor) on the weights of
+    /// `graph` (for the dual graph, predicted before subdivision or current after it): asks
+    /// the policy whether to balance and, if so, [`Plum::propose`]s a new assignment with the
+    /// policy's target shares. Returns the decision and, when accepted, the new owners; `owner`
+    /// itself is left for the caller to migrate.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `owner` has one entry per vertex,
+    /// [`Error::RankOutOfRange`] for an owner `≥ P`, [`Error::TooFewVertices`] when `P·F`
+    /// exceeds the vertices, [`Error::InvalidShare`] for bad shares from the policy, and the
+    /// partitioner's and remapper's errors.
+    pub fn balance(&mut self, graph: &GraphView<'_>, owner: &[u32]) -> Result<Balance> {
+        self.check(graph, owner)?;
+        let p = self.opts.nprocs;
+        let loads_old = to_f64(&rank_loads(graph.vertex_weights(), owner, p));
+        let obs = self.observation(&loads_old);
         if !self.policy.should_balance(&obs) {
-            return Ok(out);
+            let before = obs.load_imb();
+            let stay = Movement::new(owner, owner, graph.sizes(), p);
+            return Ok(Balance {
+                load_imb_before: before,
+                load_imb_after: before,
+                triggered: false,
+                accepted: false,
+                gain: 0.0,
+                cost: 0.0,
+                movement: stay.clone(),
+                identity: stay,
+                partition: None,
+                remap: None,
+                times: BalanceTimes::default(),
+                new_owner: None,
+            });
         }
-        out.triggered = true;
-
-        let start = Instant::now();
-        let mut part = vec![0u32; nroots];
-        out.partition = Some(
-            self.partitioner
-                .partition(graph, weights, p * f, &mut part)?,
-        );
-        out.times.partition = start.elapsed();
-
-        let start = Instant::now();
-        let sim = SimilarityMatrix::new(owner, &part, &weights.rwgt, p, f)?;
-        out.times.similarity = start.elapsed();
-
-        let start = Instant::now();
-        let mut part2proc = vec![0u32; p * f];
-        let remap = self.remapper.remap(&sim, &mut part2proc)?;
-        out.times.reassign = start.elapsed();
-        let mut identity = vec![0u32; p * f];
-        out.identity = Identity.remap(&sim, &mut identity)?.volumes;
-
-        let new_owner: Vec<u32> = part.iter().map(|&j| part2proc[j as usize]).collect();
-        let loads_new = to_f64(&rank_loads(&weights.pwgt, &new_owner, p));
-        let after = Observation {
-            loads: &loads_new,
-            ..obs
-        };
-        out.load_imb_after = after.load_imb();
-        out.movement = remap.volumes.clone();
-        out.gain = self.opts.model.gain(obs.max(), after.max());
-        out.cost = self.opts.model.cost(out.movement.max_sr);
-        out.remap = Some(remap);
-        out.accepted = match self.opts.accept {
-            Accept::CostModel => out.gain > out.cost,
-            Accept::Always => true,
-            Accept::Never => false,
-        };
+        let shares = self.policy.target_shares(p);
+        let out = self.propose(graph, owner, shares.as_deref())?;
         if out.accepted {
             self.policy.balanced(out.cost);
-            out.new_owner = Some(new_owner);
         }
         Ok(out)
     }
+
+    /// PLUM steps 4–7 without asking the policy (for callers that decide when to balance
+    /// themselves): partitions `graph` into `P·F` parts, processor `i`'s `F` parts aiming at
+    /// `shares[i]` of the total weight (equal shares when `None`), remaps them, and applies the
+    /// acceptance rule. The policy is neither asked nor told.
+    ///
+    /// # Errors
+    /// As [`Plum::balance`], and [`Error::LengthMismatch`] unless `shares` has `P` entries.
+    pub fn propose(
+        &self,
+        graph: &GraphView<'_>,
+        owner: &[u32],
+        shares: Option<&[f64]>,
+    ) -> Result<Balance> {
+        self.check(graph, owner)?;
+        let (p, f) = (self.opts.nprocs, self.opts.parts_per_proc);
+        if let Some(shares) = shares {
+            Error::check_len("target shares", p, shares.len())?;
+            Targets::Shares(shares).check()?;
+        }
+        let part_shares: Option<Vec<f64>> = shares.map(|s| (0..p * f).map(|j| s[j / f]).collect());
+        let targets = match &part_shares {
+            Some(s) => Targets::Shares(s),
+            None => Targets::Equal(p * f),
+        };
+        let mut times = BalanceTimes::default();
+
+        let start = Instant::now();
+        let mut part = vec![0u32; graph.nvertices()];
+        let partition = self.partitioner.partition(graph, targets, &mut part)?;
+        times.partition = start.elapsed();
+
+        let start = Instant::now();
+        let sim = SimilarityMatrix::new(owner, &part, graph.sizes(), p, f)?;
+        times.similarity = start.elapsed();
+
+        let start = Instant::now();
+        let mut part2proc = vec![0u32; p * f];
+        let remap = match shares {
+            None => self.remapper.remap(&sim, &mut part2proc)?,
+            Some(s) => {
+                let class = share_classes(s);
+                remap_within_classes(self.remapper.as_ref(), &sim, &class, &mut part2proc)?
+            }
+        };
+        times.reassign = start.elapsed();
+        let mut identity = vec![0u32; p * f];
+        let identity = Identity.remap(&sim, &mut identity)?.volumes;
+
+        let new_owner: Vec<u32> = part.iter().map(|&j| part2proc[j as usize]).collect();
+        let loads_old = to_f64(&rank_loads(graph.vertex_weights(), owner, p));
+        let loads_new = to_f64(&rank_loads(graph.vertex_weights(), &new_owner, p));
+        let (before, after) = (self.observation(&loads_old), self.observation(&loads_new));
+        let gain = self.opts.model.gain(before.max(), after.max());
+        let cost = self.opts.model.cost(remap.volumes.max_sr);
+        let accepted = match self.opts.accept {
+            Accept::CostModel => gain > cost,
+            Accept::Always => true,
+            Accept::Never => false,
+        };
+        Ok(Balance {
+            load_imb_before: before.load_imb(),
+            load_imb_after: after.load_imb(),
+            triggered: true,
+            accepted,
+            gain,
+            cost,
+            movement: remap.volumes.clone(),
+            identity,
+            partition: Some(partition),
+            remap: Some(remap),
+            times,
+            new_owner: accepted.then_some(new_owner),
+        })
+    }
+
+    /// What the policy and the cost model see of per-rank loads.
+    fn observation<'a>(&self, loads: &'a [f64]) -> Observation<'a> {
+        Observation {
+            loads,
+            time_per_load: self.opts.model.time_per_load,
+            iterations: self.opts.model.iterations,
+        }
+    }
+
+    /// The checks of every balancing step: options, one owner `< P` per vertex, `P·F` parts
+    /// possible.
+    fn check(&self, graph: &GraphView<'_>, owner: &[u32]) -> Result<()> {
+        check_options(&self.opts)?;
+        let (p, f) = (self.opts.nprocs, self.opts.parts_per_proc);
+        super::ranks::check_assignment("owner", owner, graph.nvertices(), p)?;
+        let parts = p.saturating_mul(f);
+        if parts > graph.nvertices() {
+            return Err(Error::TooFewVertices {
+                parts,
+                vertices: graph.nvertices(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `P ≥ 1` and `F ≥ 1`.
+fn check_options(opts: &PlumOptions) -> Result<()> {
+    if opts.nprocs == 0 {
+        return Err(Error::Zero { what: "processors" });
+    }
+    if opts.parts_per_proc == 0 {
+        return Err(Error::Zero {
+            what: "parts per processor",
+        });
+    }
+    Ok(())
+}
+
+/// The class of every processor: processors with bitwise equal shares share a class.
+fn share_classes(shares: &[f64]) -> Vec<u32> {
+    let mut distinct: Vec<u64> = shares.iter().map(|s| s.to_bits()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    shares
+        .iter()
+        .map(|s| distinct.binary_search(&s.to_bits()).expect("listed") as u32)
+        .collect()
 }
 
 fn to_f64(v: &[u64]) -> Vec<f64> {

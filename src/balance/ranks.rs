@@ -5,6 +5,7 @@
 //! in the balancers assumes the data is local: they see only owners and weights.
 
 use crate::adapt::{Forest, TreePacket};
+use crate::{Error, Result};
 
 /// What a migration moved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -23,9 +24,26 @@ pub fn encode(packet: &TreePacket) -> Vec<u8> {
 }
 
 /// Decodes a packet made by [`encode`].
-pub fn decode(bytes: &[u8]) -> crate::Result<TreePacket> {
-    bincode::deserialize(bytes)
-        .map_err(|e| crate::Error::Invalid(format!("corrupt tree packet: {e}")))
+pub fn decode(bytes: &[u8]) -> Result<TreePacket> {
+    bincode::deserialize(bytes).map_err(|e| Error::Invalid(format!("corrupt tree packet: {e}")))
+}
+
+/// Checks an assignment given by a caller: one rank `< nranks` for each of the `n` vertices.
+pub(crate) fn check_assignment(
+    what: &'static str,
+    ranks: &[u32],
+    n: usize,
+    nranks: usize,
+) -> Result<()> {
+    Error::check_len(what, n, ranks.len())?;
+    match ranks.iter().position(|&p| p as usize >= nranks) {
+        None => Ok(()),
+        Some(v) => Err(Error::RankOutOfRange {
+            vertex: v,
+            rank: ranks[v],
+            nranks,
+        }),
+    }
 }
 
 /// Moves every root whose owner differs between `from` and `to`: serializes its tree and

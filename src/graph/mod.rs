@@ -5,14 +5,18 @@
 //! for the changed trees only, and can be *predicted* after closure, before subdivision.
 //!
 //! The graph is stored in CSR form (`xadj`, `adjncy`), each edge once in each direction, with
-//! `cwgt` aligned with `adjncy`.
+//! `cwgt` aligned with `adjncy`. Partitioners and PLUM take any graph as a [`GraphView`]; the
+//! dual graph gives one with [`DualGraph::view`].
 
 mod metis_format;
+mod view;
 mod weights;
 
+pub use view::GraphView;
 pub use weights::TreeWeights;
 
 use crate::adapt::Forest;
+use crate::Result;
 
 /// The weights of every root and dual edge.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,15 +29,16 @@ pub struct Weights {
     pub cwgt: Vec<u64>,
 }
 
-/// The dual graph with its current weights.
+/// The dual graph with its current weights. Its shape is fixed when it is built, so it is
+/// read through [`DualGraph::xadj`] and [`DualGraph::adjncy`]; only the weights are open.
 #[derive(Debug, Clone)]
 pub struct DualGraph {
     /// CSR offsets: neighbours of root `v` are `adjncy[xadj[v]..xadj[v + 1]]`.
-    pub xadj: Vec<u32>,
+    xadj: Vec<u32>,
     /// Neighbouring roots, ascending for each root.
-    pub adjncy: Vec<u32>,
+    adjncy: Vec<u32>,
     /// For each CSR entry, the local face of the row's root that the edge crosses.
-    pub face: Vec<u8>,
+    face: Vec<u8>,
     /// Current weights.
     pub weights: Weights,
     trees: Vec<TreeWeights>,
@@ -73,6 +78,32 @@ impl DualGraph {
         let all: Vec<u32> = (0..n as u32).collect();
         g.update(forest, &all);
         g
+    }
+
+    /// The graph with `weights` (the current [`DualGraph::weights`], [`DualGraph::predict`]ed
+    /// ones or any other work per root), as partitioners and PLUM take it: vertex weights
+    /// `PWgt`, edge weights `CWgt`, sizes `RWgt`.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] when a weight array does not match the graph.
+    pub fn view<'a>(&'a self, weights: &'a Weights) -> Result<GraphView<'a>> {
+        GraphView::trusted(
+            &self.xadj,
+            &self.adjncy,
+            &weights.cwgt,
+            &weights.pwgt,
+            &weights.rwgt,
+        )
+    }
+
+    /// CSR offsets: the neighbours of root `v` are `adjncy()[xadj()[v]..xadj()[v + 1]]`.
+    pub fn xadj(&self) -> &[u32] {
+        &self.xadj
+    }
+
+    /// Neighbouring roots, ascending for each root, each edge in both directions.
+    pub fn adjncy(&self) -> &[u32] {
+        &self.adjncy
     }
 
     /// Number of roots.

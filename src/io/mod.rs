@@ -9,13 +9,16 @@
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
 //! | `vtu_check.rs` | the headers of a compressed `.vtu`, checked before `vtkio` trusts them |
 //! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
+//! | [`atomic`] | [`AtomicFile`], [`write_atomically`]: a temporary file, then a rename |
 //!
 //! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
 //! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts). Nothing here panics on bad input:
 //! every problem is an [`Error`] naming the file and the line (text formats) or element; a panic
-//! inside `vtkio` is caught (`crate::panic_guard`) and reported the same way.
+//! inside `vtkio` is caught (`crate::panic_guard`) and reported the same way. Every writer goes
+//! through [`atomic`], so a file is either the old one or the whole new one.
 //! (METIS graph files are written by [`crate::graph`].)
 
+pub mod atomic;
 mod file_bytes;
 mod forest_vtu;
 mod lines;
@@ -23,6 +26,7 @@ pub mod msh;
 pub mod vtu;
 mod vtu_check;
 
+pub use atomic::{write_atomically, AtomicFile};
 pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
@@ -118,7 +122,18 @@ pub fn read_mesh(path: &Path) -> Result<(Mesh, ReadReport)> {
         Format::Msh => read_msh(path)?,
         Format::Vtu => read_vtu(path)?.mesh,
     };
-    let (mesh, validation) = Mesh::from_parts(raw.coords, raw.tets, &path.display().to_string())?;
+    validated(raw, &path.display().to_string())
+}
+
+/// Parses and validates the content of a `.msh` file (Gmsh 2.2 or 4.1 ASCII) held in memory;
+/// `name` stands for the file in messages.
+pub fn parse_msh_mesh(name: &str, bytes: &[u8]) -> Result<(Mesh, ReadReport)> {
+    validated(msh::parse_msh(name, bytes)?, name)
+}
+
+/// Validates a mesh as read from `name`, with the reader's notes.
+fn validated(raw: RawMesh, name: &str) -> Result<(Mesh, ReadReport)> {
+    let (mesh, validation) = Mesh::from_parts(raw.coords, raw.tets, name)?;
     Ok((
         mesh,
         ReadReport {

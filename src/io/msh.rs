@@ -9,7 +9,7 @@ use super::file_bytes::{max_input_bytes, may_start_with, read_input};
 use super::lines::{Line, LineReader};
 use super::{count_skipped, RawMesh};
 use crate::mesh::Mesh;
-use crate::{Error, Result};
+use crate::Result;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -43,7 +43,7 @@ fn msh_head(head: &[u8]) -> Result<(), String> {
 }
 
 /// Parses the content `bytes` of the MSH file `name`.
-fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
+pub(super) fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
     let mut lines = LineReader::new(name, bytes);
     let mut version = None;
     let mut nodes = Nodes::default();
@@ -263,15 +263,10 @@ fn skip_section(lines: &mut LineReader, tag: &str) -> Result<()> {
 /// Writes `mesh` as an ASCII MSH 4.1 file: one volume entity holding all nodes and tetrahedra
 /// (node and element tags are 1-based indices).
 pub fn write_msh(path: &Path, mesh: &Mesh) -> Result<()> {
-    let name = path.display().to_string();
-    let file = std::fs::File::create(path).map_err(|e| Error::io(&name, &e))?;
-    let mut out = std::io::BufWriter::new(file);
-    write_msh_to(&mut out, mesh)
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::io(&name, &e))
+    super::write_atomically(path, |out| write_msh_to(out, mesh))
 }
 
-fn write_msh_to(out: &mut impl Write, mesh: &Mesh) -> std::io::Result<()> {
+fn write_msh_to(out: &mut dyn Write, mesh: &Mesh) -> std::io::Result<()> {
     let (nv, ne) = (mesh.nverts(), mesh.nelems());
     writeln!(out, "$MeshFormat\n4.1 0 8\n$EndMeshFormat")?;
     let (lo, hi) = bounding_box(&mesh.coords);

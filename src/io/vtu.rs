@@ -9,12 +9,12 @@
 //! or Float64, all **binary, base64-encoded inline and uncompressed** (`format="binary"`), which
 //! VTK and ParaView read directly.
 
+use super::atomic::{write_atomically, AtomicFile};
 use super::file_bytes::{max_input_bytes, may_start_with, read_input};
 use super::vtu_check::check_compressed_arrays;
 use super::{count_skipped, RawMesh};
 use crate::panic_guard::catch_quietly;
 use crate::{Error, Result};
-use std::io::Write;
 use std::path::Path;
 use vtkio::model::{
     Attribute, Attributes, ByteOrder, CellType, Cells, DataArray, DataSet, IOBuffer,
@@ -311,11 +311,10 @@ pub fn write_vtu(
         path: name.clone(),
         message,
     };
-    let file = std::fs::File::create(path).map_err(|e| io_error(e.to_string()))?;
-    let mut out = std::io::BufWriter::new(file);
+    let mut out = AtomicFile::create(path)?;
     vtk.write_xml(&mut out)
         .map_err(|e| io_error(e.to_string()))?;
-    out.flush().map_err(|e| io_error(e.to_string()))
+    out.commit()
 }
 
 fn to_attribute(array: &CellArray) -> Attribute {
@@ -340,7 +339,7 @@ pub fn write_pvd<S: AsRef<str>>(path: &Path, entries: &[(f64, S)]) -> Result<()>
         );
     }
     text += "  </Collection>\n</VTKFile>\n";
-    std::fs::write(path, text).map_err(|e| Error::io(path.display().to_string(), &e))
+    write_atomically(path, |out| out.write_all(text.as_bytes()))
 }
 
 fn xml_escape(s: &str) -> String {

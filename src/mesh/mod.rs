@@ -41,6 +41,16 @@ impl Mesh {
         validate::validate(coords, tets, source)
     }
 
+    /// Checks that every element names four distinct existing vertices, what a forest needs
+    /// of a mesh built by hand rather than by [`Mesh::from_parts`].
+    pub(crate) fn check_indices(&self, source: &str) -> crate::Result<()> {
+        for (e, t) in self.tets.iter().enumerate() {
+            validate::check_indices(e, t, self.nverts())
+                .map_err(|message| crate::Error::mesh(source, message))?;
+        }
+        Ok(())
+    }
+
     /// Number of elements.
     pub fn nelems(&self) -> usize {
         self.tets.len()

@@ -118,7 +118,7 @@ fn check_coords(coords: &[[f64; 3]]) -> Result<(), String> {
 }
 
 /// Element `e`'s vertices exist and are distinct.
-fn check_indices(e: usize, t: &[u32; 4], nverts: usize) -> Result<(), String> {
+pub(super) fn check_indices(e: usize, t: &[u32; 4], nverts: usize) -> Result<(), String> {
     if let Some(&v) = t.iter().find(|&&v| v as usize >= nverts) {
         return Err(format!(
             "{} refers to vertex {v}, but there are only {nverts} vertices",

@@ -107,7 +107,7 @@ impl<'a> CostModel<'a> {
 
     /// The model over a dual graph and its current weights, with unit slowdowns.
     pub fn of(graph: &'a DualGraph) -> Self {
-        Self::new(&graph.xadj, &graph.adjncy, &graph.weights)
+        Self::new(graph.xadj(), graph.adjncy(), &graph.weights)
     }
 
     /// The same model with other slowdowns.

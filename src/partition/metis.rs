@@ -1,25 +1,31 @@
 //! Multilevel k-way partitioning with METIS 5 (Karypis & Kumar, "A fast and high quality
 //! multilevel scheme for partitioning irregular graphs", SIAM J. Sci. Comput. 20(1), 1998;
 //! "Multilevel k-way partitioning scheme for irregular graphs", JPDC 48(1), 1998), through the
-//! `metis` crate and its vendored METIS: vertex weight `PWgt`, edge weight `CWgt`.
+//! `metis` crate and its vendored METIS: vertex weight `PWgt`, edge weight `CWgt`, uneven
+//! [`Targets`] as METIS's target part weights (`tpwgts`).
 //!
 //! METIS works with 32-bit signed indices (`metis::Idx`). Our weights are `u64`: when the
 //! vertex weights (or the edge weights, summed over both directions of each edge) add up to
 //! more than `Idx::MAX / 2`, every weight of that kind is divided by the smallest divisor that
 //! brings the total under that bound, rounding up so that no positive weight becomes 0. The
 //! divisor is reported in [`PartitionInfo`]; the edge cut there is always the exact one.
+//! METIS needs every target share positive: a zero share is raised to [`MIN_FRACTION`] of the
+//! total (the part still gets at least one vertex, see [`super::fill_empty_parts`]).
 //!
 //! METIS keeps its random number generator in process-wide state (GKlib's Mersenne twister)
 //! and installs process-wide signal handlers while it runs: two calls on different threads
 //! would disturb each other's random sequence and give different parts for the same seed. So
 //! every call goes through one process-wide lock; METIS runs one at a time.
 
-use super::{check_arguments, finish, PartitionInfo, Partitioner};
-use crate::graph::{DualGraph, Weights};
+use super::{check_arguments, finish, PartitionInfo, Partitioner, Targets};
+use crate::graph::GraphView;
 use crate::{Error, Result};
 use ::metis::option;
-use ::metis::Idx;
+use ::metis::{Idx, Real};
 use std::sync::Mutex;
+
+/// The smallest fraction of the total weight a part is aimed at (METIS rejects zero targets).
+pub const MIN_FRACTION: f64 = 1e-6;
 
 /// Serialises the calls into METIS (see the module doc): held for the whole of one call.
 static METIS_LOCK: Mutex<()> = Mutex::new(());
@@ -29,14 +35,18 @@ static METIS_LOCK: Mutex<()> = Mutex::new(());
 ///
 /// ```
 /// use plume::{adapt::Forest, graph::DualGraph, mesh::generate_box};
-/// use plume::partition::{Metis, Partitioner};
+/// use plume::partition::{Metis, Partitioner, Targets};
 /// let forest = Forest::new(generate_box([2, 2, 2], [1.0; 3]).unwrap(), Default::default()).unwrap();
 /// let graph = DualGraph::new(&forest); // 48 roots
+/// let view = graph.view(&graph.weights).unwrap();
 /// let mut part = vec![0; 48];
 /// let metis = Metis { ncuts: 2, ..Metis::default() };
-/// let info = metis.partition(&graph, &graph.weights, 2, &mut part).unwrap();
+/// let info = metis.partition(&view, Targets::Equal(2), &mut part).unwrap();
 /// assert_eq!(info.algorithm, "metis-kway");
 /// assert_eq!(part.iter().filter(|&&p| p == 0).count(), 24);
+/// // A quarter and three quarters of the weight (12 and 36 roots, give or take one).
+/// metis.partition(&view, Targets::Shares(&[1.0, 3.0]), &mut part).unwrap();
+/// assert!((11..=13).contains(&part.iter().filter(|&&p| p == 0).count()));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Metis {
@@ -75,52 +85,49 @@ impl Partitioner for Metis {
 
     fn partition(
         &self,
-        graph: &DualGraph,
-        weights: &Weights,
-        nparts: usize,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
         part: &mut [u32],
     ) -> Result<PartitionInfo> {
-        check_arguments(graph, weights, nparts, part)?;
+        check_arguments(graph, targets, part)?;
+        let nparts = targets.nparts();
         if nparts == 1 {
             part.fill(0);
-            return Ok(finish("single-part", graph, weights, 1, part, (1, 1)));
+            return Ok(finish("single-part", graph, 1, part, (1, 1)));
         }
-        if graph.adjncy.is_empty() {
-            greedy(&weights.pwgt, nparts, part);
-            return Ok(finish(
-                "greedy-no-edges",
-                graph,
-                weights,
-                nparts,
-                part,
-                (1, 1),
-            ));
+        if graph.adjncy().is_empty() {
+            greedy(graph.vertex_weights(), targets, part);
+            return Ok(finish("greedy-no-edges", graph, nparts, part, (1, 1)));
         }
-        let divisors = self.run(graph, weights, nparts, part)?;
-        Ok(finish("metis-kway", graph, weights, nparts, part, divisors))
+        let divisors = self.run(graph, targets, part)?;
+        Ok(finish("metis-kway", graph, nparts, part, divisors))
     }
 }
 
 impl Metis {
     fn run(
         &self,
-        graph: &DualGraph,
-        weights: &Weights,
-        nparts: usize,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
         part: &mut [u32],
     ) -> Result<(u64, u64)> {
+        let nparts = targets.nparts();
         let too_large = || {
             Error::Invalid(format!(
-                "the dual graph ({} roots, {} edges) is too large for METIS's {}-bit indices",
+                "the graph ({} vertices, {} edges) is too large for METIS's {}-bit indices",
                 graph.nvertices(),
                 graph.nedges(),
                 Idx::BITS
             ))
         };
-        let xadj = to_idx_exact(&graph.xadj).ok_or_else(too_large)?;
-        let adjncy = to_idx_exact(&graph.adjncy).ok_or_else(too_large)?;
-        let (vwgt, vdiv) = to_idx_scaled(&weights.pwgt).ok_or_else(too_large)?;
-        let (adjwgt, ediv) = to_idx_scaled(&weights.cwgt).ok_or_else(too_large)?;
+        let xadj = to_idx_exact(graph.xadj()).ok_or_else(too_large)?;
+        let adjncy = to_idx_exact(graph.adjncy()).ok_or_else(too_large)?;
+        let (vwgt, vdiv) = to_idx_scaled(graph.vertex_weights()).ok_or_else(too_large)?;
+        let (adjwgt, ediv) = to_idx_scaled(graph.edge_weights()).ok_or_else(too_large)?;
+        let tpwgts = match targets {
+            Targets::Equal(_) => None,
+            Targets::Shares(_) => Some(target_fractions(targets)),
+        };
         let option = |name: &str, value: u32| {
             Idx::try_from(value)
                 .map_err(|_| Error::Invalid(format!("METIS option {name} = {value} is too large")))
@@ -128,10 +135,14 @@ impl Metis {
         let mut out: Vec<Idx> = vec![0; part.len()];
         // A panic elsewhere while holding the lock leaves no state of ours behind: go on.
         let _one_at_a_time = METIS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        ::metis::Graph::new(1, nparts as Idx, &xadj, &adjncy)
-            .map_err(|e| Error::Invalid(format!("METIS rejected the dual graph: {e}")))?
+        let mut metis = ::metis::Graph::new(1, nparts as Idx, &xadj, &adjncy)
+            .map_err(|e| Error::Invalid(format!("METIS rejected the graph: {e}")))?
             .set_vwgt(&vwgt)
-            .set_adjwgt(&adjwgt)
+            .set_adjwgt(&adjwgt);
+        if let Some(tpwgts) = &tpwgts {
+            metis = metis.set_tpwgts(tpwgts);
+        }
+        metis
             .set_option(option::Seed(Idx::from(self.seed)))
             .set_option(option::UFactor(option("ufactor", self.ufactor)?))
             .set_option(option::NCuts(option("ncuts", self.ncuts)?))
@@ -140,7 +151,7 @@ impl Metis {
             .part_kway(&mut out)
             .map_err(|e| {
                 Error::Invalid(format!(
-                    "METIS failed to partition {} roots into {nparts} parts: {e}",
+                    "METIS failed to partition {} vertices into {nparts} parts: {e}",
                     graph.nvertices()
                 ))
             })?;
@@ -152,6 +163,16 @@ impl Metis {
         }
         Ok((vdiv, ediv))
     }
+}
+
+/// METIS's `tpwgts`: every part's fraction of the total, at least [`MIN_FRACTION`], summing
+/// to 1.
+fn target_fractions(targets: Targets<'_>) -> Vec<Real> {
+    let raised: Vec<f64> = (0..targets.nparts())
+        .map(|k| targets.fraction(k).max(MIN_FRACTION))
+        .collect();
+    let sum: f64 = raised.iter().sum();
+    raised.iter().map(|f| (f / sum) as Real).collect()
 }
 
 /// Index arrays converted to METIS's type, `None` when one does not fit.
@@ -183,18 +204,26 @@ pub(crate) fn to_idx_scaled(w: &[u64]) -> Option<(Vec<Idx>, u64)> {
 }
 
 /// A graph without edges (for instance a mesh of one element, or of elements sharing no face):
-/// roots by decreasing weight (lowest index first on ties), each to the lightest part (lowest
-/// id on ties). Parts stay non-empty as long as `nparts <= nroots`, since the first `nparts`
-/// roots go to distinct parts… unless weights are 0; [`super::fill_empty_parts`] covers that.
-fn greedy(pwgt: &[u64], nparts: usize, part: &mut [u32]) {
+/// vertices by decreasing weight (lowest index first on ties), each to the part whose load is
+/// the smallest multiple of its target fraction (lowest id on ties). Parts stay non-empty as
+/// long as `nparts <= nvertices` and weights are positive, since the first `nparts` vertices go
+/// to distinct parts; [`super::fill_empty_parts`] covers the rest.
+fn greedy(pwgt: &[u64], targets: Targets<'_>, part: &mut [u32]) {
+    let fraction: Vec<f64> = (0..targets.nparts())
+        .map(|k| targets.fraction(k).max(MIN_FRACTION))
+        .collect();
     let mut order: Vec<usize> = (0..pwgt.len()).collect();
     order.sort_by_key(|&v| (std::cmp::Reverse(pwgt[v]), v));
-    let mut load = std::collections::BTreeSet::new();
-    load.extend((0..nparts).map(|p| (0u64, p)));
+    // Keyed by load / fraction: non-negative and finite, so its bits order as the value does.
+    let key = |load: u64, p: usize| ((load as f64 / fraction[p]).to_bits(), p);
+    let mut load = vec![0u64; fraction.len()];
+    let mut lightest: std::collections::BTreeSet<(u64, usize)> =
+        (0..fraction.len()).map(|p| key(0, p)).collect();
     for v in order {
-        let (w, p) = load.pop_first().expect("nparts >= 1");
+        let (_, p) = lightest.pop_first().expect("nparts >= 1");
         part[v] = p as u32;
-        load.insert((w + pwgt[v], p));
+        load[p] += pwgt[v];
+        lightest.insert(key(load[p], p));
     }
 }
 
@@ -227,8 +256,23 @@ mod tests {
     #[test]
     fn greedy_fills_the_lightest_part_heaviest_roots_first() {
         let mut part = [0; 5];
-        greedy(&[1, 5, 2, 4, 3], 2, &mut part);
+        greedy(&[1, 5, 2, 4, 3], Targets::Equal(2), &mut part);
         // 5 → p0, 4 → p1, 3 → p1 (4 < 5), 2 → p0 (5 < 7), 1 → p0 (7 = 7, lower id).
         assert_eq!(part, [0, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn greedy_follows_uneven_targets() {
+        let mut part = [0; 4];
+        greedy(&[1, 1, 1, 1], Targets::Shares(&[3.0, 1.0]), &mut part);
+        // p0, then p1 (0 / ¼ < 1 / ¾), then p0 twice (1 / ¾ < 1 / ¼, 2 / ¾ < 1 / ¼).
+        assert_eq!(part, [0, 1, 0, 0]);
+    }
+
+    #[test]
+    fn zero_shares_are_raised_and_fractions_sum_to_one() {
+        let t = target_fractions(Targets::Shares(&[0.0, 2.0, 2.0]));
+        assert!(t[0] > 0.0 && (t[1] - 0.5).abs() < 1e-5);
+        assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-5);
     }
 }

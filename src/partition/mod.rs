@@ -1,10 +1,14 @@
-//! Repartitioning the dual graph (PLUM step 4, `shared/spec/plum.md`): every root gets a part
-//! id in `0..nparts`, balancing the processing weight `PWgt` and keeping the communication
-//! weight `CWgt` of cut dual edges small.
+//! Repartitioning a graph (PLUM step 4, `shared/spec/plum.md`): every vertex (a root of the
+//! dual graph, or a vertex of any [`GraphView`]) gets a part id in `0..nparts`, balancing the
+//! vertex weights (`PWgt`) in the proportions asked for and keeping the weight of cut edges
+//! (`CWgt`) small.
 //!
 //! One trait, [`Partitioner`], writes part ids into a slice the caller owns (one entry per
-//! root) and returns a [`PartitionInfo`]. The weights are passed apart from the graph so that a
-//! caller can partition on *predicted* weights ([`DualGraph::predict`]) before subdivision.
+//! vertex) and returns a [`PartitionInfo`]. The graph comes as a [`GraphView`], so the weights
+//! may be the dual graph's current ones, *predicted* ones ([`DualGraph::predict`]) before
+//! subdivision, or those of a user's own graph. [`Targets`] says how many parts and what share
+//! of the total weight each should get: equal shares, or uneven ones (ULBA's, a heterogeneous
+//! machine's).
 //!
 //! Choosing a partitioner:
 //!
@@ -12,19 +16,20 @@
 //! | --- | --- | --- |
 //! | [`Metis`] | multilevel k-way graph partitioning (METIS 5), balances `PWgt`, minimises the cut `CWgt` | the PLUM default: low cut, balance within `ufactor` |
 //! | [`Rcb`] | recursive coordinate bisection of the root centroids, weighted by `PWgt` | fast, geometric, ignores `CWgt`; a baseline |
-//! | [`Stripes`] | consecutive columns along x cut into stripes of equal (or given) shares of `PWgt` | the erosion case's centralized method; ULBA's uneven targets |
+//! | [`Stripes`] | consecutive columns along x cut into stripes of the target shares of `PWgt` | the erosion case's centralized method |
 //!
 //! Every partitioner here guarantees: ids below `nparts`, **no empty part** (see
 //! [`fill_empty_parts`]), and the same answer for the same input and options. `nparts` must lie
-//! in `1..=nroots`; anything else is an [`Error::Invalid`].
+//! in `1..=nvertices` ([`Error::Zero`], [`Error::TooFewVertices`]).
 //!
 //! ```
 //! use plume::{adapt::Forest, graph::DualGraph, mesh::generate_box};
-//! use plume::partition::{Metis, Partitioner};
+//! use plume::partition::{Metis, Partitioner, Targets};
 //! let forest = Forest::new(generate_box([4, 2, 2], [2.0, 1.0, 1.0]).unwrap(), Default::default()).unwrap();
 //! let graph = DualGraph::new(&forest);
+//! let view = graph.view(&graph.weights).unwrap();
 //! let mut part = vec![0; graph.nvertices()];
-//! let info = Metis::default().partition(&graph, &graph.weights, 4, &mut part).unwrap();
+//! let info = Metis::default().partition(&view, Targets::Equal(4), &mut part).unwrap();
 //! assert!(part.iter().all(|&p| p < 4));
 //! assert!(info.edge_cut > 0);
 //! ```
@@ -41,26 +46,27 @@ pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
 pub use stripes::Stripes;
 
-use crate::graph::{DualGraph, Weights};
+use crate::graph::GraphView;
 use crate::metrics::Cut;
 use crate::{Error, Result};
 
 /// What a partitioner did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionInfo {
-    /// What actually ran: `"metis-kway"`, `"rcb"`, or a shortcut of a partitioner:
-    /// `"single-part"` (nparts = 1, everything in part 0) or `"greedy-no-edges"` (a graph
-    /// without edges, each root given to the lightest part, heaviest roots first).
+    /// What actually ran: `"metis-kway"`, `"rcb"`, `"stripes"`, or a shortcut of a
+    /// partitioner: `"single-part"` (nparts = 1, everything in part 0) or `"greedy-no-edges"`
+    /// (a graph without edges, each vertex given to the part furthest below its target,
+    /// heaviest vertices first).
     pub algorithm: &'static str,
     /// Number of parts.
     pub nparts: usize,
-    /// `Σ CWgt` over the dual edges whose two roots are in different parts, each edge counted
-    /// once, computed exactly on the weights given (not on any scaled copy).
+    /// Sum of the weights of the edges whose two vertices are in different parts, each edge
+    /// counted once, computed exactly on the weights given (not on any scaled copy).
     pub edge_cut: u64,
-    /// `Σ CWgt` over all dual edges, each counted once: `100 · edge_cut / total_edge_weight`
-    /// is the Cut%.
+    /// Sum of the weights of all edges, each counted once: `100 · edge_cut /
+    /// total_edge_weight` is the Cut%.
     pub total_edge_weight: u64,
-    /// Roots moved by [`fill_empty_parts`] because the algorithm left parts empty (usually 0).
+    /// Vertices moved by [`fill_empty_parts`] because the algorithm left parts empty (usually 0).
     pub repair_moves: usize,
     /// Each vertex weight was divided by this (rounding up) to fit the partitioner's integer
     /// type; 1 when the weights were used as given.
@@ -69,22 +75,90 @@ pub struct PartitionInfo {
     pub edge_weight_divisor: u64,
 }
 
-/// Assigns every root of a dual graph to one of `nparts` parts.
+/// How many parts, and what share of the total vertex weight each should get.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Targets<'a> {
+    /// This many parts of equal weight.
+    Equal(usize),
+    /// One part per entry, part `k` aiming at `shares[k] / Σ shares` of the total weight.
+    /// Shares must be finite and non-negative, not all zero; a zero share still gets a vertex.
+    Shares(&'a [f64]),
+}
+
+impl Targets<'_> {
+    /// The number of parts.
+    pub fn nparts(&self) -> usize {
+        match self {
+            Targets::Equal(n) => *n,
+            Targets::Shares(s) => s.len(),
+        }
+    }
+
+    /// The fraction of the total weight part `k` aims at (the fractions sum to 1).
+    ///
+    /// # Panics
+    /// If `k` is not a part.
+    #[track_caller]
+    pub fn fraction(&self, k: usize) -> f64 {
+        match self {
+            Targets::Equal(n) => {
+                assert!(k < *n, "part {k} of {n}");
+                1.0 / *n as f64
+            }
+            Targets::Shares(s) => s[k] / s.iter().sum::<f64>(),
+        }
+    }
+
+    /// The share of every part, unnormalised (1 each for equal parts).
+    pub(crate) fn shares(&self) -> Vec<f64> {
+        match self {
+            Targets::Equal(n) => vec![1.0; *n],
+            Targets::Shares(s) => s.to_vec(),
+        }
+    }
+
+    /// Checks the shares: finite, non-negative, not all zero.
+    ///
+    /// # Errors
+    /// [`Error::Zero`] for no parts, [`Error::InvalidShare`] naming the first bad share (part
+    /// 0 when all are zero).
+    pub fn check(&self) -> Result<()> {
+        if self.nparts() == 0 {
+            return Err(Error::Zero { what: "parts" });
+        }
+        let Targets::Shares(shares) = self else {
+            return Ok(());
+        };
+        if let Some(k) = shares.iter().position(|s| !(s.is_finite() && *s >= 0.0)) {
+            return Err(Error::InvalidShare {
+                part: k,
+                value: shares[k],
+            });
+        }
+        if shares.iter().all(|&s| s == 0.0) {
+            return Err(Error::InvalidShare {
+                part: 0,
+                value: 0.0,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Assigns every vertex of a graph to one of `targets.nparts()` parts.
 pub trait Partitioner: Send + Sync {
     /// The name the command line knows this partitioner by (see [`partitioner_by_name`]).
     fn name(&self) -> &'static str;
 
-    /// Writes into `part[v]` the part of root `v`, in `0..nparts`, no part left empty, using
-    /// `weights` (current or predicted) rather than `graph.weights`.
+    /// Writes into `part[v]` the part of vertex `v`, in `0..targets.nparts()`, no part left
+    /// empty, part `k` aiming at `targets.fraction(k)` of the graph's total vertex weight.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when `nparts` is 0 or larger than the number of roots, when `part`
-    /// or the weight arrays do not match the graph's size, or when the algorithm itself fails.
+    /// Those of [`check_arguments`], or [`Error::Invalid`] when the algorithm itself fails.
     fn partition(
         &self,
-        graph: &DualGraph,
-        weights: &Weights,
-        nparts: usize,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
         part: &mut [u32],
     ) -> Result<PartitionInfo>;
 }
@@ -108,62 +182,34 @@ pub fn partitioner_by_name(name: &str, centroids: &[[f64; 3]]) -> Result<Box<dyn
     }
 }
 
-/// Checks the arguments every partitioner shares: `1 <= nparts <= nroots`, `part` and the
-/// weight arrays sized for the graph.
+/// Checks the arguments every partitioner shares: valid targets, `1 <= nparts <= nvertices`,
+/// one `part` entry per vertex. For implementers of [`Partitioner`].
 ///
 /// # Errors
-/// [`Error::Invalid`] saying which argument is wrong and both numbers involved.
-pub fn check_arguments(
-    graph: &DualGraph,
-    weights: &Weights,
-    nparts: usize,
-    part: &[u32],
-) -> Result<()> {
-    let n = graph.nvertices();
-    if nparts == 0 {
-        return Err(Error::Invalid(
-            "the number of parts must be at least 1, got 0".into(),
-        ));
-    }
+/// [`Error::Zero`], [`Error::InvalidShare`], [`Error::TooFewVertices`] or
+/// [`Error::LengthMismatch`], with the numbers involved.
+pub fn check_arguments(graph: &GraphView<'_>, targets: Targets<'_>, part: &[u32]) -> Result<()> {
+    targets.check()?;
+    let (n, nparts) = (graph.nvertices(), targets.nparts());
     if nparts > n {
-        return Err(Error::Invalid(format!(
-            "cannot partition {n} roots into {nparts} parts: \
-             the number of parts ({nparts}) exceeds the number of roots ({n})"
-        )));
+        return Err(Error::TooFewVertices {
+            parts: nparts,
+            vertices: n,
+        });
     }
-    if part.len() != n {
-        return Err(Error::Invalid(format!(
-            "the part array has {} entries but the graph has {n} roots",
-            part.len()
-        )));
-    }
-    if weights.pwgt.len() != n {
-        return Err(Error::Invalid(format!(
-            "{} vertex weights (PWgt) for a graph of {n} roots",
-            weights.pwgt.len()
-        )));
-    }
-    if weights.cwgt.len() != graph.adjncy.len() {
-        return Err(Error::Invalid(format!(
-            "{} edge weights (CWgt) for a graph of {} CSR entries",
-            weights.cwgt.len(),
-            graph.adjncy.len()
-        )));
-    }
-    Ok(())
+    Error::check_len("part", n, part.len())
 }
 
 /// The [`PartitionInfo`] of a finished partition: fills empty parts, then measures the cut.
 fn finish(
     algorithm: &'static str,
-    graph: &DualGraph,
-    weights: &Weights,
+    graph: &GraphView<'_>,
     nparts: usize,
     part: &mut [u32],
     divisors: (u64, u64),
 ) -> PartitionInfo {
-    let repair_moves = fill_empty_parts(&weights.pwgt, nparts, part);
-    let cut = Cut::new(&graph.xadj, &graph.adjncy, &weights.cwgt, part);
+    let repair_moves = fill_empty_parts(graph.vertex_weights(), nparts, part);
+    let cut = Cut::new(graph.xadj(), graph.adjncy(), graph.edge_weights(), part);
     PartitionInfo {
         algorithm,
         nparts,
@@ -179,6 +225,7 @@ fn finish(
 mod tests {
     use super::*;
     use crate::adapt::Forest;
+    use crate::graph::DualGraph;
     use crate::mesh::generate_box;
 
     fn graph() -> DualGraph {
@@ -201,7 +248,7 @@ mod tests {
         let g = graph();
         let n = g.nvertices();
         let w = &g.weights;
-        let cut = |part: &[u32]| Cut::new(&g.xadj, &g.adjncy, &w.cwgt, part);
+        let cut = |part: &[u32]| Cut::new(g.xadj(), g.adjncy(), &w.cwgt, part);
         assert_eq!(cut(&vec![0; n]).cut, 0);
         let own: Vec<u32> = (0..n as u32).collect();
         assert_eq!(cut(&own).cut, cut(&own).total);
@@ -211,19 +258,43 @@ mod tests {
     #[test]
     fn arguments_are_checked_with_both_numbers() {
         let g = graph();
+        let view = g.view(&g.weights).unwrap();
         let n = g.nvertices();
-        let msg = |nparts, len| {
-            check_arguments(&g, &g.weights, nparts, &vec![0; len])
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(msg(0, n).contains("at least 1"));
-        let m = msg(n + 1, n);
-        assert!(
-            m.contains(&format!("({})", n + 1)) && m.contains(&format!("({n})")),
-            "{m}"
+        let err = |targets, len| check_arguments(&view, targets, &vec![0; len]).unwrap_err();
+        assert_eq!(err(Targets::Equal(0), n), Error::Zero { what: "parts" });
+        assert_eq!(
+            err(Targets::Equal(n + 1), n),
+            Error::TooFewVertices {
+                parts: n + 1,
+                vertices: n
+            }
         );
-        assert!(msg(2, n - 1).contains("part array"));
-        assert!(check_arguments(&g, &g.weights, n, &vec![0; n]).is_ok());
+        assert!(matches!(
+            err(Targets::Equal(2), n - 1),
+            Error::LengthMismatch { what: "part", .. }
+        ));
+        assert!(matches!(
+            err(Targets::Shares(&[1.0, f64::NAN]), n),
+            Error::InvalidShare { part: 1, .. }
+        ));
+        assert!(check_arguments(&view, Targets::Equal(n), &vec![0; n]).is_ok());
+    }
+
+    #[test]
+    fn shares_are_normalised_and_checked() {
+        let t = Targets::Shares(&[1.0, 3.0]);
+        assert_eq!((t.nparts(), t.fraction(1)), (2, 0.75));
+        assert_eq!(Targets::Equal(4).fraction(3), 0.25);
+        assert!(t.check().is_ok());
+        for bad in [&[1.0, -1.0][..], &[0.0, 0.0], &[f64::INFINITY, 1.0]] {
+            assert!(matches!(
+                Targets::Shares(bad).check(),
+                Err(Error::InvalidShare { .. })
+            ));
+        }
+        assert_eq!(
+            Targets::Shares(&[]).check(),
+            Err(Error::Zero { what: "parts" })
+        );
     }
 }

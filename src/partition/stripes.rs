@@ -5,8 +5,8 @@
 //! of its target. Part `k` is the `k`-th stripe from the low end, so a rank keeps its place
 //! along the axis from one balance to the next.
 
-use super::{check_arguments, finish, PartitionInfo, Partitioner};
-use crate::graph::{DualGraph, Weights};
+use super::{check_arguments, finish, PartitionInfo, Partitioner, Targets};
+use crate::graph::GraphView;
 use crate::{Error, Result};
 
 /// The stripe partitioner: the column of every root.
@@ -32,7 +32,7 @@ impl Stripes {
             .map(|c| {
                 ((c[0] - lo) / width)
                     .floor()
-                    .clamp(0.0, (ncolumns - 1) as f64) as u32
+                    .clamp(0.0, ncolumns.saturating_sub(1) as f64) as u32
             })
             .collect();
         Stripes { column, ncolumns }
@@ -47,45 +47,10 @@ impl Stripes {
         w
     }
 
-    /// Writes into `part` the stripe of every root, stripe `k` aiming at `shares[k]` of the
-    /// total `pwgt` (shares are normalised; `shares.len()` stripes). Every stripe gets at
-    /// least one column.
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] when there are fewer columns than stripes, a share is negative or
-    /// not finite, they sum to zero, or the slices do not match the roots.
-    pub fn partition_shares(&self, pwgt: &[u64], shares: &[f64], part: &mut [u32]) -> Result<()> {
-        let nparts = shares.len();
-        if nparts == 0 || nparts > self.ncolumns {
-            return Err(Error::Invalid(format!(
-                "cannot cut {} columns into {nparts} stripes",
-                self.ncolumns
-            )));
-        }
-        if pwgt.len() != self.column.len() || part.len() != self.column.len() {
-            return Err(Error::Invalid(format!(
-                "stripes: {} roots, but {} weights and {} part entries",
-                self.column.len(),
-                pwgt.len(),
-                part.len()
-            )));
-        }
-        let share_sum: f64 = shares.iter().sum();
-        if shares.iter().any(|s| !(s.is_finite() && *s >= 0.0)) || share_sum <= 0.0 {
-            return Err(Error::Invalid(format!(
-                "stripes: shares must be non-negative with a positive sum, got {shares:?}"
-            )));
-        }
-        let stripe_of_column = self.cut(&self.column_weights(pwgt), shares, share_sum);
-        for (p, &c) in part.iter_mut().zip(&self.column) {
-            *p = stripe_of_column[c as usize];
-        }
-        Ok(())
-    }
-
     /// The stripe of every column: cut `k` goes to the column boundary whose prefix weight is
     /// nearest the target prefix, leaving at least one column for every stripe.
-    fn cut(&self, weights: &[u64], shares: &[f64], share_sum: f64) -> Vec<u32> {
+    fn cut(&self, weights: &[u64], shares: &[f64]) -> Vec<u32> {
+        let share_sum: f64 = shares.iter().sum();
         let mut prefix = vec![0u64; weights.len() + 1];
         for (i, &w) in weights.iter().enumerate() {
             prefix[i + 1] = prefix[i] + w;
@@ -124,23 +89,47 @@ impl Partitioner for Stripes {
         "stripes"
     }
 
-    /// Equal stripes of `PWgt`.
+    /// Stripe `k` aims at `targets.fraction(k)` of the total `PWgt`; every stripe gets at
+    /// least one column.
+    ///
+    /// # Errors
+    /// Those of [`check_arguments`]; [`Error::LengthMismatch`] unless the graph has one vertex
+    /// per root column entry; [`Error::Invalid`] when there are fewer columns than stripes.
     fn partition(
         &self,
-        graph: &DualGraph,
-        weights: &Weights,
-        nparts: usize,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
         part: &mut [u32],
     ) -> Result<PartitionInfo> {
-        check_arguments(graph, weights, nparts, part)?;
-        self.partition_shares(&weights.pwgt, &vec![1.0; nparts], part)?;
-        Ok(finish("stripes", graph, weights, nparts, part, (1, 1)))
+        check_arguments(graph, targets, part)?;
+        Error::check_len("stripe columns", graph.nvertices(), self.column.len())?;
+        let nparts = targets.nparts();
+        if nparts > self.ncolumns {
+            return Err(Error::Invalid(format!(
+                "cannot cut {} columns into {nparts} stripes",
+                self.ncolumns
+            )));
+        }
+        let weights = self.column_weights(graph.vertex_weights());
+        let stripe_of_column = self.cut(&weights, &targets.shares());
+        for (p, &c) in part.iter_mut().zip(&self.column) {
+            *p = stripe_of_column[c as usize];
+        }
+        Ok(finish("stripes", graph, nparts, part, (1, 1)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Stripes of `pwgt` over a graph without edges.
+    fn stripes(s: &Stripes, pwgt: &[u64], shares: &[f64], part: &mut [u32]) -> Result<()> {
+        let xadj = vec![0; pwgt.len() + 1];
+        let graph = GraphView::new(&xadj, &[], &[], pwgt)?;
+        s.partition(&graph, Targets::Shares(shares), part)
+            .map(|_| ())
+    }
 
     #[test]
     fn equal_stripes_within_one_column_and_in_order() {
@@ -152,7 +141,7 @@ mod tests {
         let heaviest = *cw.iter().max().unwrap() as f64;
         let total: u64 = pwgt.iter().sum();
         let mut part = vec![0; 60];
-        s.partition_shares(&pwgt, &[1.0; 4], &mut part).unwrap();
+        stripes(&s, &pwgt, &[1.0; 4], &mut part).unwrap();
         let mut loads = [0u64; 4];
         for (r, &p) in part.iter().enumerate() {
             loads[p as usize] += pwgt[r];
@@ -174,19 +163,22 @@ mod tests {
         let pwgt = vec![10u64; 100];
         let s = Stripes::new(column);
         let mut part = vec![0; 100];
-        s.partition_shares(&pwgt, &[0.6, 1.2, 1.2], &mut part)
-            .unwrap();
+        stripes(&s, &pwgt, &[0.6, 1.2, 1.2], &mut part).unwrap();
         let first = part.iter().filter(|&&p| p == 0).count();
         assert_eq!(first, 20);
-        assert!(s.partition_shares(&pwgt, &[1.0; 101], &mut part).is_err());
-        assert!(s.partition_shares(&pwgt, &[1.0, -1.0], &mut part).is_err());
-        assert!(s.partition_shares(&pwgt, &[0.0, 0.0], &mut part).is_err());
+        assert!(stripes(&s, &pwgt, &[1.0; 101], &mut part).is_err());
+        assert!(stripes(&s, &pwgt, &[1.0, -1.0], &mut part).is_err());
+        assert!(stripes(&s, &pwgt, &[0.0, 0.0], &mut part).is_err());
         // All weight in one column: every stripe still gets a column.
         let mut heavy = vec![0u64; 100];
         heavy[50] = 1000;
-        s.partition_shares(&heavy, &[1.0; 5], &mut part).unwrap();
+        stripes(&s, &heavy, &[1.0; 5], &mut part).unwrap();
         for k in 0..5 {
             assert!(part.contains(&k));
         }
+        // More stripes than columns.
+        let few = Stripes::new((0..100).map(|r| r / 50).collect());
+        let e = stripes(&few, &pwgt, &[1.0; 3], &mut part).unwrap_err();
+        assert!(e.to_string().contains("2 columns into 3 stripes"), "{e}");
     }
 }

@@ -22,7 +22,9 @@
 //!
 //! Every result says which solver ran and whether it is exact ([`RemapInfo`]). The
 //! *no balancing* baseline is not a remapper: the caller keeps the old assignment and never
-//! repartitions.
+//! repartitions. Remappers see only the similarity matrix, so they work for any graph; under
+//! uneven target shares PLUM remaps each class of processors with equal shares on its own
+//! (`classes.rs`).
 //!
 //! ```
 //! use plume::remap::{Remapper, SimilarityMatrix, TotalVOptimal};
@@ -35,6 +37,7 @@
 //! assert!(info.exact);
 //! ```
 
+mod classes;
 mod identity;
 mod matching;
 mod maxsr;
@@ -43,6 +46,7 @@ mod similarity;
 mod swap;
 mod totalv;
 
+pub(crate) use classes::remap_within_classes;
 pub use identity::Identity;
 pub use maxsr::MaxSR;
 pub use maxv::MaxVExact;
@@ -116,8 +120,9 @@ pub trait Remapper {
     /// every part, each processor receiving exactly `S.parts_per_proc()` parts.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when `part2proc` has the wrong length, or when the weights are too
-    /// large for the exact solvers' integer arithmetic (`Σ S · P·F ≥ 2⁶⁰`).
+    /// [`Error::LengthMismatch`] when `part2proc` has the wrong length, [`Error::Invalid`] when
+    /// the weights are too large for the exact solvers' integer arithmetic
+    /// (`Σ S · P·F ≥ 2⁶⁰`).
     fn remap(&self, s: &SimilarityMatrix, part2proc: &mut [u32]) -> Result<RemapInfo>;
 }
 
@@ -153,14 +158,7 @@ pub fn remapper_by_name(name: &str) -> Result<Box<dyn Remapper>> {
 
 /// The common validation of every remapper's output buffer.
 fn check_buffer(s: &SimilarityMatrix, part2proc: &[u32]) -> Result<()> {
-    if part2proc.len() != s.nparts() {
-        return Err(Error::Invalid(format!(
-            "remap: the output has {} entries for {} parts",
-            part2proc.len(),
-            s.nparts()
-        )));
-    }
-    Ok(())
+    Error::check_len("part2proc", s.nparts(), part2proc.len())
 }
 
 /// The similarity matrix as dense signed rows with its sums, the form the exact solvers

@@ -33,8 +33,9 @@ impl SimilarityMatrix {
     /// remapping weight.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the slices differ in length, `nprocs` or `parts_per_proc` is 0,
-    /// or a processor or part number is out of range (naming the root).
+    /// [`Error::Zero`] when `nprocs` or `parts_per_proc` is 0, [`Error::LengthMismatch`] when
+    /// `new_part` or `rwgt` differs in length from `old`, [`Error::RankOutOfRange`] or
+    /// [`Error::PartOutOfRange`] naming the first root out of range.
     pub fn new(
         old: &[u32],
         new_part: &[u32],
@@ -43,26 +44,24 @@ impl SimilarityMatrix {
         parts_per_proc: usize,
     ) -> Result<SimilarityMatrix> {
         check_shape(nprocs, parts_per_proc)?;
-        if old.len() != new_part.len() || old.len() != rwgt.len() {
-            return Err(Error::Invalid(format!(
-                "similarity matrix: {} old processors, {} new parts, {} RWgt: need one of each per root",
-                old.len(),
-                new_part.len(),
-                rwgt.len()
-            )));
-        }
+        Error::check_len("new parts", old.len(), new_part.len())?;
+        Error::check_len("RWgt", old.len(), rwgt.len())?;
         let nparts = nprocs * parts_per_proc;
         let mut tri = TriMat::new((nprocs, nparts));
         for (v, ((&i, &j), &w)) in old.iter().zip(new_part).zip(rwgt).enumerate() {
             if i as usize >= nprocs {
-                return Err(Error::Invalid(format!(
-                    "root {v} is on processor {i}, but there are {nprocs} processors"
-                )));
+                return Err(Error::RankOutOfRange {
+                    vertex: v,
+                    rank: i,
+                    nranks: nprocs,
+                });
             }
             if j as usize >= nparts {
-                return Err(Error::Invalid(format!(
-                    "root {v} is in part {j}, but there are {nparts} parts"
-                )));
+                return Err(Error::PartOutOfRange {
+                    vertex: v,
+                    part: j,
+                    nparts,
+                });
             }
             if w > 0 {
                 tri.add_triplet(i as usize, j as usize, w);
@@ -75,8 +74,8 @@ impl SimilarityMatrix {
     /// callers that gathered the rows themselves (each processor computes its own row).
     ///
     /// # Errors
-    /// [`Error::Invalid`] when `nprocs` or `parts_per_proc` is 0 or `dense` does not have
-    /// `P · P·F` entries.
+    /// [`Error::Zero`] when `nprocs` or `parts_per_proc` is 0, [`Error::LengthMismatch`] when
+    /// `dense` does not have `P · P·F` entries.
     pub fn from_dense(
         nprocs: usize,
         parts_per_proc: usize,
@@ -84,12 +83,7 @@ impl SimilarityMatrix {
     ) -> Result<SimilarityMatrix> {
         check_shape(nprocs, parts_per_proc)?;
         let nparts = nprocs * parts_per_proc;
-        if dense.len() != nprocs * nparts {
-            return Err(Error::Invalid(format!(
-                "similarity matrix: {} entries for {nprocs} × {nparts}",
-                dense.len()
-            )));
-        }
+        Error::check_len("dense similarity matrix", nprocs * nparts, dense.len())?;
         let mut tri = TriMat::new((nprocs, nparts));
         for (k, &w) in dense.iter().enumerate() {
             if w > 0 {
@@ -218,11 +212,13 @@ impl SimilarityMatrix {
 }
 
 fn check_shape(nprocs: usize, parts_per_proc: usize) -> Result<()> {
-    if nprocs == 0 || parts_per_proc == 0 {
-        return Err(Error::Invalid(format!(
-            "similarity matrix needs at least one processor and one part per processor \
-             (got P = {nprocs}, F = {parts_per_proc})"
-        )));
+    if nprocs == 0 {
+        return Err(Error::Zero { what: "processors" });
+    }
+    if parts_per_proc == 0 {
+        return Err(Error::Zero {
+            what: "parts per processor",
+        });
     }
     let cells = nprocs
         .checked_mul(parts_per_proc)

@@ -1,6 +1,6 @@
 //! The simulated machine (`sbn.md` "Execution model"): P processors in virtual time, a
 //! latency/bandwidth message model, and one adaptation level's processing either under the SBN
-//! balancer ([`sbn_level`]) or under a static PLUM assignment ([`plum_level`]), so that both
+//! balancer ([`sbn_level()`]) or under a static PLUM assignment ([`plum_level()`]), so that both
 //! methods are compared on the same solver model. Deterministic: events are ordered by time,
 //! then by the order they were created.
 //!

@@ -290,8 +290,9 @@ impl Run<'_, '_> {
 /// with [`Machine::cost_model`]); fetching data and messages cost what `machine` says.
 ///
 /// # Errors
-/// If the simulation stops making progress (a bug guard: far more events than the level can
-/// need).
+/// [`Error::LengthMismatch`] unless `owner` and `data` have one entry per root of the model,
+/// [`Error::RankOutOfRange`] for an entry `≥ P`; [`Error::Invalid`] if the simulation stops
+/// making progress (a bug guard: far more events than the level can need).
 pub fn sbn_level(
     shared: &Shared,
     machine: &Machine,
@@ -299,7 +300,9 @@ pub fn sbn_level(
     data: &[u32],
 ) -> Result<SbnLevel> {
     let nprocs = shared.network.procs();
-    let n = owner.len();
+    let n = shared.model.weights.pwgt.len();
+    crate::balance::ranks::check_assignment("owner", owner, n, nprocs)?;
+    crate::balance::ranks::check_assignment("data", data, n, nprocs)?;
     let mut queued = vec![Vec::new(); nprocs];
     for (v, &p) in owner.iter().enumerate() {
         queued[p as usize].push(v as u32);

@@ -7,9 +7,10 @@ use clap::{Args, Subcommand};
 
 use super::common::say;
 use super::progress::Progress;
-use super::run::{check_ranks, ShockCaseArgs};
+use super::run::{check_procs, ShockCaseArgs};
 use super::{CliResult, Failure};
 use crate::compare::compare;
+use crate::run_folder::RunFolder;
 use crate::shock::ShockConfig;
 
 /// The cases `plume compare` knows.
@@ -45,16 +46,17 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     let mut base = ShockConfig::new(args.procs[0]);
     args.case.apply(&mut base)?;
     let mesh = args.case.mesh()?;
-    for &procs in &args.procs {
-        check_ranks(procs, mesh.nelems())?;
+    for &p in &args.procs {
+        check_procs(p, base.parts_per_proc, mesh.nelems())?;
     }
+    let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(base.levels as u64, "compare");
     let comparison = compare(&args.procs, &base, mesh, |_| {
         progress.inc();
         Ok(())
     })?;
     drop(progress);
-    comparison.write(&args.out).map_err(Failure::Error)?;
+    comparison.write(&mut folder).map_err(Failure::Error)?;
     say(comparison.markdown())?;
     say(format!("wrote {}", args.out.display()))
 }

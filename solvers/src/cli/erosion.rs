@@ -17,6 +17,7 @@ use super::{CliResult, Failure};
 use crate::charts::{line_chart, Series};
 use crate::erosion::{self, ErosionConfig, ErosionRun, PartitionKind, PolicyKind};
 use crate::report::Report;
+use crate::run_folder::RunFolder;
 
 /// Partitioning of `plume run erosion`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -87,8 +88,7 @@ pub struct ErosionArgs {
 /// Runs `plume run erosion`.
 pub fn run(args: ErosionArgs) -> CliResult {
     let cfg = config(&args)?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| Failure::Error(format!("{}: {e}", args.out.display())))?;
+    let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy));
     let mut written: Vec<(f64, String)> = Vec::new();
     let start = std::time::Instant::now();
@@ -97,7 +97,7 @@ pub fn run(args: ErosionArgs) -> CliResult {
         let last = i + 1 == cfg.iterations;
         if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && last) {
             let name = format!("iter_{i:04}.vtu");
-            write_vtu(&args.out.join(&name), forest, owner)?;
+            write_vtu(&folder.file(&name)?, forest, owner)?;
             written.push((i as f64, name));
         }
         Ok(())
@@ -105,7 +105,7 @@ pub fn run(args: ErosionArgs) -> CliResult {
     let wall = start.elapsed().as_secs_f64();
     drop(progress);
     if !written.is_empty() {
-        write_pvd(&args.out.join("erosion.pvd"), &written)?;
+        write_pvd(&folder.file("erosion.pvd")?, &written)?;
     }
     let mut report = Report::new(&main.config, "iterations", &main.iterations);
     // σ± exist at balances only: their average over every iteration would mislead.
@@ -116,22 +116,22 @@ pub fn run(args: ErosionArgs) -> CliResult {
         report.summary.extend(fields);
     }
     let table = summary_table(&main);
-    report.write(&args.out, &table)?;
     say(&table)?;
     say(format!(
         "run: {wall:.1} s wall for {} iterations",
         cfg.iterations
     ))?;
     if args.compare {
-        compare(&args, &cfg, &main)?;
+        compare(&args, &cfg, &main, &mut folder)?;
     } else {
         chart(
-            &args.out.join("usage.svg"),
+            &folder.file("usage.svg")?,
             "Processor usage per iteration",
             "usage (mean/max)",
             &[usage_series(&main)],
         )?;
     }
+    report.write(&mut folder, &table)?;
     say(format!("wrote {}", args.out.display()))
 }
 
@@ -245,8 +245,13 @@ fn summary_table(run: &ErosionRun) -> String {
 }
 
 /// Runs the policies and the α sweep next to `main`, writes `compare.md`, `usage.svg` and
-/// `alpha.svg`, and prints the tables.
-fn compare(args: &ErosionArgs, cfg: &ErosionConfig, main: &ErosionRun) -> CliResult {
+/// `alpha.svg` into `folder`, and prints the tables.
+fn compare(
+    args: &ErosionArgs,
+    cfg: &ErosionConfig,
+    main: &ErosionRun,
+    folder: &mut RunFolder,
+) -> CliResult {
     let policies = [
         PolicyKind::Never,
         PolicyKind::Periodic(args.period),
@@ -312,11 +317,10 @@ fn compare(args: &ErosionArgs, cfg: &ErosionConfig, main: &ErosionRun) -> CliRes
             r.summary.mean_usage
         );
     }
-    std::fs::write(args.out.join("compare.md"), &t)
-        .map_err(|e| Failure::Error(format!("{}: {e}", args.out.join("compare.md").display())))?;
+    folder.write("compare.md", &t)?;
     say(&t)?;
     chart(
-        &args.out.join("usage.svg"),
+        &folder.file("usage.svg")?,
         &format!("Processor usage, P = {}: standard vs ULBA", cfg.procs),
         "usage (mean/max)",
         &[usage_series(&rows[2]), usage_series(&rows[3])],
@@ -326,7 +330,7 @@ fn compare(args: &ErosionArgs, cfg: &ErosionConfig, main: &ErosionRun) -> CliRes
         .map(|r| (r.config.alpha, r.summary.total_time))
         .collect();
     line_chart(
-        &args.out.join("alpha.svg"),
+        &folder.file("alpha.svg")?,
         &format!("ULBA total time against α, P = {}", cfg.procs),
         "α",
         "total time (s)",

@@ -1,11 +1,11 @@
 //! `plume graph FILE -o GRAPH [--uniform L]`: the dual graph in METIS format.
 
 use super::common::{check_uniform_size, create_parent, levels, load_mesh, refine_levels, say};
-use super::{CliResult, Failure};
+use super::CliResult;
 use clap::Args;
 use plume::adapt::{AdaptOptions, Forest};
 use plume::graph::DualGraph;
-use std::io::Write;
+use plume::io::write_atomically;
 use std::path::PathBuf;
 
 /// Arguments of `plume graph`.
@@ -39,12 +39,8 @@ pub fn run(args: GraphArgs) -> CliResult {
         refine_levels(&mut forest, args.uniform, "--uniform", |_| true)?;
     }
     let graph = DualGraph::new(&forest);
+    write_atomically(&args.output, |mut out| graph.write_metis(&mut out))?;
     let path = args.output.display().to_string();
-    let io_error = |e: std::io::Error| Failure::Error(format!("{path}: {e}"));
-    let file = std::fs::File::create(&args.output).map_err(io_error)?;
-    let mut out = std::io::BufWriter::new(file);
-    graph.write_metis(&mut out).map_err(io_error)?;
-    out.flush().map_err(io_error)?;
     let w = &graph.weights;
     say(format!("wrote {path}"))?;
     say(format!("vertices (roots)   {}", graph.nvertices()))?;

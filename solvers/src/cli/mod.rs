@@ -13,10 +13,12 @@
 //! | `erosion.rs` | `plume run erosion` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
+//! | `signals.rs` | SIGINT / SIGTERM: remove the temporary files, one line, exit 130 / 143 |
 //!
 //! Exit codes: 0 on success, 2 on a usage error (clap's own, or an option value found wrong
 //! after parsing), 1 on any other error. Every failure prints one line, `plume: <message>`,
-//! naming the file, option or value at fault.
+//! naming the file, option or value at fault. SIGINT and SIGTERM stop the process with
+//! `plume: interrupted by SIGINT` (or `SIGTERM`) and exit code 130 (143).
 
 mod common;
 mod compare;
@@ -27,6 +29,7 @@ mod mesh;
 mod progress;
 mod refine;
 mod run;
+mod signals;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -107,12 +110,15 @@ pub fn run(cli: Cli) -> CliResult {
     }
 }
 
-/// Entry point of the `plume` binary: parses the command line (clap prints its own usage
-/// errors and exits with code 2), runs it, and turns a failure into `plume: <message>` on
-/// stderr with exit code 1 or 2.
+/// Entry point of the `plume` binary: routes SIGINT and SIGTERM to the signal thread, parses
+/// the command line (clap prints its own usage errors and exits with code 2), runs it, and
+/// turns a failure into `plume: <message>` on stderr with exit code 1 or 2.
 pub fn main() -> ExitCode {
+    signals::install();
     let cli = Cli::parse();
-    match run(cli) {
+    let outcome = run(cli);
+    signals::settle();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("plume: {}", failure.message());

@@ -11,6 +11,7 @@ use super::common::{load_mesh, say};
 use super::progress::Progress;
 use super::{CliResult, Failure};
 use crate::report::Report;
+use crate::run_folder::RunFolder;
 use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig};
 
 /// The test cases `plume run` knows.
@@ -94,8 +95,8 @@ pub struct ShockCaseArgs {
     /// Adaptation levels.
     #[arg(long, default_value_t = 9)]
     pub levels: usize,
-    /// Initial mesh [default: meshes/shock_box.msh if present, else a generated 52×13×13-cube
-    /// box of 52,728 tetrahedra].
+    /// Initial mesh [default: the shipped meshes/shock_box.msh, built into plume, so the
+    /// published case runs the same from any folder].
     #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
     /// Seed of the partitioner and of SBN's random choices.
@@ -176,62 +177,56 @@ pub fn run(cmd: RunCommand) -> CliResult {
 fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
     let mesh = args.case.mesh()?;
-    check_ranks(cfg.procs, mesh.nelems())?;
-    let parts = cfg.procs.checked_mul(cfg.parts_per_proc);
-    if cfg.balancer == Balancer::Plum && parts.is_none_or(|n| n > mesh.nelems()) {
-        return Err(Failure::Usage(format!(
-            "--procs {} × --parts-per-proc {} is more parts than the {} roots of the mesh",
-            cfg.procs,
-            cfg.parts_per_proc,
-            mesh.nelems()
-        )));
-    }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| Failure::Error(format!("{}: {e}", args.out.display())))?;
+    check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
+    let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(cfg.levels as u64, "shock");
     let mut written: Vec<(f64, String)> = Vec::new();
     let run = shock::run(&cfg, mesh, |level, forest, owner| {
         progress.inc();
         if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && level == cfg.levels) {
             let name = format!("level_{level:04}.vtu");
-            write_level_vtu(&args.out.join(&name), forest, owner)?;
+            write_level_vtu(&folder.file(&name)?, forest, owner)?;
             written.push((level as f64, name));
         }
         Ok(())
     })?;
     drop(progress);
     if !written.is_empty() {
-        write_pvd(&args.out.join("shock.pvd"), &written)?;
+        write_pvd(&folder.file("shock.pvd")?, &written)?;
     }
     let table = table(&run.levels, &cfg, run.roots);
-    Report::new(&run.config, "levels", &run.levels).write(&args.out, &table)?;
+    Report::new(&run.config, "levels", &run.levels).write(&mut folder, &table)?;
     say(table)?;
     say(format!("wrote {}", args.out.display()))
 }
 
-/// Refuses more ranks than the mesh has roots (a usage error found once the mesh is read).
-pub(super) fn check_ranks(procs: usize, roots: usize) -> CliResult {
+/// The shock case's initial mesh: `path`, or the shipped mesh built into plume.
+pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<plume::mesh::Mesh> {
+    Ok(match path {
+        Some(path) => load_mesh(path)?,
+        None => shock::published_mesh()?,
+    })
+}
+
+/// Refuses `procs` processors with `parts_per_proc` parts each on a mesh of `roots` roots
+/// when there are more processors or parts than roots (a usage error).
+pub(super) fn check_procs(procs: usize, parts_per_proc: usize, roots: usize) -> CliResult {
     if procs > roots {
         return Err(Failure::Usage(format!(
             "--procs {procs} must be between 1 and the number of roots ({roots})"
         )));
     }
+    if procs
+        .checked_mul(parts_per_proc)
+        .is_none_or(|parts| parts > roots)
+    {
+        return Err(Failure::Usage(format!(
+            "--procs {procs} × --parts-per-proc {parts_per_proc} = {} parts, more than the \
+             {roots} roots",
+            procs as u128 * parts_per_proc as u128
+        )));
+    }
     Ok(())
-}
-
-/// The mesh `plume run shock` uses without `--mesh`.
-pub const DEFAULT_MESH: &str = "meshes/shock_box.msh";
-
-/// The shock case's initial mesh: `path`, or [`DEFAULT_MESH`] if present, else a generated box.
-pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<plume::mesh::Mesh> {
-    Ok(match path {
-        Some(path) => load_mesh(path)?,
-        None if Path::new(DEFAULT_MESH).exists() => load_mesh(Path::new(DEFAULT_MESH))?,
-        None => {
-            eprintln!("plume: note: {DEFAULT_MESH} not found, using a generated box");
-            plume::mesh::generate_box([52, 13, 13], [4.0, 1.0, 1.0])?
-        }
-    })
 }
 
 fn config(args: &ShockArgs) -> CliResult<ShockConfig> {

@@ -1,72 +1,55 @@
-//! How the erosion case splits its roots over the ranks: stripes along x of equal fluid work
-//! (seed 001's centralized method; stripe k on rank k, so ULBA's uneven shares land on the
-//! ranks they were computed for), or the dual graph cut by METIS on the fluid work and mapped
-//! onto the ranks by the optimal TotalV remap (PLUM's way).
+//! How the erosion case splits its roots over the ranks, as a PLUM pipeline on the fluid work:
+//! stripes along x (seed 001's centralized method) kept in place, stripe k on rank k, or the
+//! dual graph cut by METIS and mapped onto the ranks by the optimal TotalV remap (PLUM's way).
+//! Either way ULBA's uneven shares are the pipeline's target shares: stripe k is cut to rank k's
+//! share; a METIS part is cut to the share of a rank and goes to a rank with that share.
+//! The erosion loop decides when to balance ([`Plum::propose`]), and every proposal is
+//! carried out.
 
+use plume::adapt::Forest;
+use plume::balance::{Accept, Never, Plum, PlumOptions};
 use plume::graph::{DualGraph, Weights};
 use plume::partition::{root_centroids, Metis, Partitioner, Stripes};
-use plume::remap::{Remapper, SimilarityMatrix, TotalVOptimal};
+use plume::remap::{Identity, Remapper, TotalVOptimal};
 
-/// The partitioning of the roots.
-pub enum Layout {
-    /// Stripes of equal (or ULBA's) shares of the fluid work along x.
-    Stripes(Stripes),
-    /// METIS k-way on the fluid work, then the TotalV remap.
-    Graph(Metis),
+use super::PartitionKind;
+
+/// The balancer of `kind` over `procs` ranks; stripes over `columns` columns of the box
+/// `[0, length]` along x.
+///
+/// # Errors
+/// When `procs` is 0.
+pub fn balancer(
+    kind: PartitionKind,
+    forest: &Forest,
+    procs: usize,
+    length: f64,
+    columns: usize,
+) -> plume::Result<Plum> {
+    let (partitioner, remapper): (Box<dyn Partitioner>, Box<dyn Remapper>) = match kind {
+        PartitionKind::Stripes => (
+            Box::new(Stripes::along_x(
+                &root_centroids(forest.mesh()),
+                0.0,
+                length,
+                columns,
+            )),
+            Box::new(Identity),
+        ),
+        PartitionKind::Graph => (Box::new(Metis::default()), Box::new(TotalVOptimal)),
+    };
+    let opts = PlumOptions {
+        accept: Accept::Always,
+        ..PlumOptions::new(procs)
+    };
+    Plum::with(opts, partitioner, remapper, Box::new(Never))
 }
 
-impl Layout {
-    /// Stripes over `columns` columns of the box `[0, length]` along x.
-    pub fn stripes(forest: &plume::adapt::Forest, length: f64, columns: usize) -> Layout {
-        Layout::Stripes(Stripes::along_x(
-            &root_centroids(forest.mesh()),
-            0.0,
-            length,
-            columns,
-        ))
-    }
-
-    /// The rank of every root for the fluid work `fluid` over `procs` ranks. `shares` (one per
-    /// rank, summing to 1) are ULBA's targets, stripes only; `owner`, the current ranks, lets
-    /// the graph layout keep data in place.
-    ///
-    /// # Errors
-    /// When partitioning fails, or when shares are asked of the graph layout.
-    pub fn assign(
-        &self,
-        graph: &DualGraph,
-        fluid: &[u64],
-        procs: usize,
-        shares: Option<&[f64]>,
-        owner: Option<&[u32]>,
-    ) -> plume::Result<Vec<u32>> {
-        let mut part = vec![0u32; fluid.len()];
-        match self {
-            Layout::Stripes(stripes) => {
-                let equal = vec![1.0; procs];
-                stripes.partition_shares(fluid, shares.unwrap_or(&equal), &mut part)?;
-                Ok(part)
-            }
-            Layout::Graph(metis) => {
-                if shares.is_some() {
-                    return Err(plume::Error::Invalid(
-                        "uneven shares need the stripes layout".into(),
-                    ));
-                }
-                let weights = Weights {
-                    pwgt: fluid.to_vec(),
-                    rwgt: graph.weights.rwgt.clone(),
-                    cwgt: graph.weights.cwgt.clone(),
-                };
-                metis.partition(graph, &weights, procs, &mut part)?;
-                let Some(owner) = owner else {
-                    return Ok(part);
-                };
-                let sim = SimilarityMatrix::new(owner, &part, &weights.rwgt, procs, 1)?;
-                let mut part2proc = vec![0u32; procs];
-                TotalVOptimal.remap(&sim, &mut part2proc)?;
-                Ok(part.iter().map(|&j| part2proc[j as usize]).collect())
-            }
-        }
+/// The dual graph's weights with the fluid work as the work of each root.
+pub fn fluid_weights(graph: &DualGraph, fluid: &[u64]) -> Weights {
+    Weights {
+        pwgt: fluid.to_vec(),
+        rwgt: graph.weights.rwgt.clone(),
+        cwgt: graph.weights.cwgt.clone(),
     }
 }

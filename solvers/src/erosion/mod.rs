@@ -9,7 +9,7 @@
 //! | `mod.rs` | the configuration, the iteration loop, its records and summary |
 //! | `domain.rs` | the box, the rocks, the strong rocks drawn from the seed |
 //! | `front.rs` | rock/fluid leaves, the erosion front, one erosion step |
-//! | `layout.rs` | stripes or graph partitioning of the fluid work |
+//! | `layout.rs` | the PLUM pipeline on the fluid work: stripes or graph partitioning |
 //! | `machine.rs` | the modelled step and balance times |
 
 pub mod domain;
@@ -24,12 +24,11 @@ use plume::balance::{
     Periodic, Ulba,
 };
 use plume::graph::DualGraph;
-use plume::metrics::{rank_loads, Imbalance, Movement};
-use plume::partition::Metis;
+use plume::metrics::{rank_loads, Imbalance};
 use serde::Serialize;
 
 use front::Erosion;
-use layout::Layout;
+use layout::fluid_weights;
 use machine::Machine;
 
 /// When to balance; written as on the command line (`periodic:20`).
@@ -223,8 +222,8 @@ pub struct ErosionRun {
 /// iteration (erosion and balance done), e.g. to write VTK files.
 ///
 /// # Errors
-/// When the configuration is impossible (no rank, more strong rocks than rocks, ULBA shares on
-/// the graph layout) or a step fails; `after_iteration`'s errors are passed on.
+/// When the configuration is impossible (no rank, more strong rocks than rocks) or a step
+/// fails; `after_iteration`'s errors are passed on.
 pub fn run(
     cfg: &ErosionConfig,
     mut after_iteration: impl FnMut(usize, &plume::adapt::Forest, &[u32]) -> plume::Result<()>,
@@ -244,11 +243,9 @@ pub fn run(
         plume::hash::mix64(cfg.seed),
     );
     let mut graph = DualGraph::new(&forest);
-    let layout = match cfg.partition {
-        PartitionKind::Stripes => Layout::stripes(&forest, p as f64, p * cfg.cells[0]),
-        PartitionKind::Graph => Layout::Graph(Metis::default()),
-    };
-    let mut owner = layout.assign(&graph, erosion.fluid(), p, None, None)?;
+    let plum = layout::balancer(cfg.partition, &forest, p, p as f64, p * cfg.cells[0])?;
+    let weights = fluid_weights(&graph, erosion.fluid());
+    let mut owner = plum.initial_assignment(&graph.view(&weights)?)?;
     let mut policy = cfg.build_policy();
     let mut rates = IncreaseRates::default();
     let mut records: Vec<IterationRecord> = Vec::with_capacity(cfg.iterations);
@@ -287,11 +284,12 @@ pub fn run(
         };
         if policy.should_balance(&obs) {
             let shares = policy.target_shares(p);
-            let new_owner =
-                layout.assign(&graph, erosion.fluid(), p, shares.as_deref(), Some(&owner))?;
-            let moved = Movement::new(&owner, &new_owner, &graph.weights.rwgt, p);
-            migrate(&forest, &mut owner, &new_owner);
-            let cost = cfg.machine.balance_cost(moved.max_sr);
+            let weights = fluid_weights(&graph, erosion.fluid());
+            let proposal = plum.propose(&graph.view(&weights)?, &owner, shares.as_deref())?;
+            if let Some(new_owner) = &proposal.new_owner {
+                migrate(&forest, &mut owner, new_owner);
+            }
+            let cost = cfg.machine.balance_cost(proposal.movement.max_sr);
             policy.balanced(cost);
             rates.rebalanced();
             costs.record(cost);

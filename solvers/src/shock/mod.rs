@@ -17,6 +17,7 @@
 //! rank costs `T_iter` per leaf it owns. The level's modelled solver time is that of the most
 //! loaded rank; PLUM's gain/cost rule uses the same model.
 
+mod mesh;
 mod plum_track;
 mod record;
 mod sbn_track;
@@ -31,6 +32,7 @@ use plume::mesh::{geometry, Mesh};
 use plume::sim::Machine;
 use plume::Result;
 
+pub use mesh::{published_mesh, PUBLISHED_MESH_NAME};
 pub use record::{LevelRecord, SbnRecord, SimRecord, Traffic};
 
 /// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).
@@ -307,7 +309,7 @@ pub(crate) fn loads_and_cut(
 ) -> (plume::metrics::Imbalance, u64, f64) {
     let w = &graph.weights;
     let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
-    let cut = plume::metrics::Cut::new(&graph.xadj, &graph.adjncy, &w.cwgt, owner);
+    let cut = plume::metrics::Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, owner);
     let max = loads.iter().copied().max().unwrap_or(0);
     (
         plume::metrics::Imbalance::from_u64(&loads),

@@ -28,7 +28,7 @@ impl PlumTrack {
     /// The track of `cfg`, starting from the partitioner's initial partition.
     pub(super) fn new(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Self> {
         let plum = make_plum(cfg, forest)?;
-        let owner = plum.initial_assignment(graph)?;
+        let owner = plum.initial_assignment(&graph.view(&graph.weights)?)?;
         Ok(PlumTrack {
             cfg: cfg.clone(),
             plum,
@@ -46,7 +46,7 @@ impl PlumTrack {
         forest: &Forest,
     ) -> Result<()> {
         let clock = std::time::Instant::now();
-        let b = self.plum.balance(graph, weights, &self.owner)?;
+        let b = self.plum.balance(&graph.view(weights)?, &self.owner)?;
         if let Some(new_owner) = &b.new_owner {
             self.moved = migrate(forest, &mut self.owner, new_owner);
         }

@@ -6,7 +6,8 @@
 //! | --- | --- |
 //! | `network.rs` | the SBN communication patterns for any P |
 //! | `thresholds.rs` | `UpdateLoad` and the Heuristic variant's load estimates |
-//! | `select.rs` | the differential edge cut and the choice of roots to give away |
+//! | `costs.rs` | a root's `Wgt`, `Comm`, `Remap` and `ΔCut` as a processor sees them |
+//! | `select.rs` | the choice of roots to give away: smallest `ΔCut` of a sample, grown breadth-first |
 //! | `queue.rs` | a processor's job queue: processing heap, migration heaps by data location |
 //! | `protocol.rs` | one processor's decisions: messages, balance, distribution, lazy fetches |
 //! | `prepartition.rs` | the optional diffusive pre-partitioner on `QWgt` (§5.6) |
@@ -14,11 +15,13 @@
 //! The clock and the transport are not here: `crate::sim` runs these processors on a simulated
 //! machine; real ranks can run the same [`protocol::Processor`].
 
+mod costs;
 pub mod network;
 pub mod prepartition;
 pub mod protocol;
-pub mod queue;
-pub mod select;
+mod queue;
+mod select;
 pub mod thresholds;
 
 pub use protocol::{Processor, SbnOptions, Shared, Variant};
+pub use select::Selection;

@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use super::select::{Located, RootCosts};
+use super::costs::{Located, RootCosts};
 use crate::metrics::{CostModel, SysLoad};
 use crate::rng::Rng;
 

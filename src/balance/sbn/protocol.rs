@@ -25,9 +25,10 @@
 //! (`Comm_p^v`), and the exact location of the data of the roots queued here (a root changes
 //! hands with the location of its data).
 
+use super::costs::Located;
 use super::network::{Network, Pattern, Template};
 use super::queue::JobQueue;
-use super::select::{choose_roots, Located, Selection};
+use super::select::{choose_roots, Selection};
 use super::thresholds::{
     heuristic_balance_estimate, heuristic_receive_distribution, heuristic_source_distribution,
     WeightThresholds,
@@ -249,7 +250,7 @@ pub struct Processor {
     /// Its number.
     pub id: u32,
     /// The roots queued here.
-    pub queue: JobQueue,
+    queue: JobQueue,
     /// Its location table: where it believes each root's data is.
     pub location: Vec<u32>,
     gather: Option<Gather>,

@@ -8,7 +8,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use super::select::RootCosts;
+use super::costs::RootCosts;
 
 const ABSENT: u32 = u32::MAX;
 

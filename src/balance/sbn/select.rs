@@ -4,59 +4,9 @@
 
 use std::collections::VecDeque;
 
+use super::costs::RootCosts;
 use super::queue::JobQueue;
-use crate::metrics::CostModel;
 use crate::rng::Rng;
-
-/// The costs of one root on one processor as a balancing processor sees them
-/// (`dual-graph-and-metrics.md`): `Wgt_v`, `Comm_p^v`, `Remap_p^v`.
-pub trait RootCosts {
-    /// `Wgt_v`: processing cost.
-    fn wgt(&self, v: u32) -> f64;
-    /// `Comm_p^v`: communication with the neighbours whose data is not on p.
-    fn comm(&self, v: u32, p: u32) -> f64;
-    /// `Remap_p^v`: bringing v's data to p (0 when it is there).
-    fn remap(&self, v: u32, p: u32) -> f64;
-
-    /// The weight root v adds to the queue of p: `Wgt_v + Comm_p^v + Remap_p^v`.
-    fn queued_weight(&self, v: u32, p: u32) -> f64 {
-        self.wgt(v) + self.comm(v, p) + self.remap(v, p)
-    }
-
-    /// `ΔCut = Remap_q^v − Remap_p^v + Comm_q^v − Comm_p^v`, divided by `Wgt_v` when positive:
-    /// the increase in communication and redistribution per unit of work moved (negative: the
-    /// move saves).
-    fn delta_cut(&self, v: u32, p: u32, q: u32) -> f64 {
-        let d = self.remap(v, q) - self.remap(v, p) + self.comm(v, q) - self.comm(v, p);
-        if d > 0.0 {
-            d / self.wgt(v).max(f64::MIN_POSITIVE)
-        } else {
-            d
-        }
-    }
-}
-
-/// The costs of the cost model with the roots' data where `location` says (a processor's
-/// location table, or the data's actual places).
-#[derive(Debug, Clone, Copy)]
-pub struct Located<'a> {
-    /// Weights, graph and unit costs.
-    pub model: &'a CostModel<'a>,
-    /// `D(v)` for every root.
-    pub location: &'a [u32],
-}
-
-impl RootCosts for Located<'_> {
-    fn wgt(&self, v: u32) -> f64 {
-        self.model.wgt(v, 0)
-    }
-    fn comm(&self, v: u32, p: u32) -> f64 {
-        self.model.comm(v, p, self.location)
-    }
-    fn remap(&self, v: u32, p: u32) -> f64 {
-        self.model.remap(v, p, self.location)
-    }
-}
 
 /// The root of `candidates` with the smallest `ΔCut` for moving from p to q (the first one on
 /// ties), with that value; `None` when there are no candidates.
@@ -141,4 +91,76 @@ pub fn choose_roots<'n>(
         frontier.clear();
     }
     chosen
+}
+
+#[cfg(test)]
+mod tests {
+    //! The differential edge cut on seed 004's worked example (§5.2.3, tables 4 and 5): P4
+    //! gives work to the underloaded P2.
+
+    use super::*;
+    use crate::metrics::SysLoad;
+
+    /// Table 4's `Wgt` and tables 4–5's `Comm` and `Remap` of P4's vertices on P4 and on P2.
+    struct Table;
+
+    const VERTICES: [u32; 7] = [3, 4, 7, 8, 11, 12, 16];
+    const WGT: [f64; 7] = [2.0, 1.0, 4.0, 1.0, 3.0, 1.0, 1.0];
+    const REMAP_P2: [f64; 7] = [1.0, 2.0, 0.0, 3.0, 1.0, 1.0, 1.0];
+    const REMAP_P4: [f64; 7] = [0.0, 0.0, 7.0, 0.0, 1.0, 0.0, 1.0];
+    const COMM_P2: [f64; 7] = [6.0, 1.0, 11.0, 6.0, 3.0, 7.0, 1.0];
+    const COMM_P4: [f64; 7] = [3.0, 0.0, 12.0, 0.0, 3.0, 3.0, 3.0];
+
+    fn row(v: u32) -> usize {
+        VERTICES
+            .iter()
+            .position(|&x| x == v)
+            .expect("a vertex of P4")
+    }
+
+    impl RootCosts for Table {
+        fn wgt(&self, v: u32) -> f64 {
+            WGT[row(v)]
+        }
+        fn comm(&self, v: u32, p: u32) -> f64 {
+            [COMM_P2, COMM_P4][usize::from(p == 4)][row(v)]
+        }
+        fn remap(&self, v: u32, p: u32) -> f64 {
+            [REMAP_P2, REMAP_P4][usize::from(p == 4)][row(v)]
+        }
+    }
+
+    #[test]
+    fn table_5_delta_cuts_before_normalisation() {
+        // ΔCut row of table 5; positive values are then divided by Wgt.
+        let printed = [4.0, 3.0, -8.0, 9.0, 0.0, 5.0, -2.0];
+        for (i, &v) in VERTICES.iter().enumerate() {
+            let raw = Table.remap(v, 2) - Table.remap(v, 4) + Table.comm(v, 2) - Table.comm(v, 4);
+            assert_eq!(raw, printed[i], "vertex {v}");
+            let expected = if raw > 0.0 { raw / WGT[i] } else { raw };
+            assert_eq!(Table.delta_cut(v, 4, 2), expected, "vertex {v}");
+        }
+    }
+
+    #[test]
+    fn vertex_7_is_chosen_and_balances_p2_and_p4() {
+        let (v, d) = min_delta_cut(&Table, &VERTICES, 4, 2).unwrap();
+        assert_eq!((v, d), (7, -8.0));
+        // QWgt of P1..P4 from table 4; moving v takes its queued weight off P4 and adds its
+        // queued weight on P2.
+        let mut qwgt = [17.0, 3.0, 28.0, 46.0];
+        assert_eq!(SysLoad::new(&qwgt).ceil(), 24.0);
+        qwgt[3] -= Table.queued_weight(v, 4);
+        qwgt[1] += Table.queued_weight(v, 2);
+        assert_eq!((qwgt[3], qwgt[1]), (23.0, 18.0));
+        assert_eq!(SysLoad::new(&qwgt).ceil(), 22.0);
+    }
+
+    #[test]
+    fn ties_keep_the_first_candidate_and_no_candidate_gives_none() {
+        assert_eq!(min_delta_cut(&Table, &[], 4, 2), None);
+        // Vertices 3 (ΔCut 4/2 = 2) and 16 (−2) then 11 (0): the smallest wins whatever the order.
+        assert_eq!(min_delta_cut(&Table, &[3, 11, 16], 4, 2), Some((16, -2.0)));
+        assert_eq!(min_delta_cut(&Table, &[11, 11], 4, 2), Some((11, 0.0)));
+    }
 }

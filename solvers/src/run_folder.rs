@@ -1,0 +1,227 @@
+//! A run's output folder (`--out`), owned by the run: the files plume writes there are listed in
+//! the folder's manifest, `.plume-manifest`, and the next run into the folder removes exactly
+//! those before it writes its own, so that no file of an older run (a level the new run does
+//! not reach, a chart it does not draw) is left beside the new ones. Files a user put in the
+//! folder are never touched.
+//!
+//! A file is listed *before* it is written (then written atomically, see
+//! [`plume::io::atomic`]): a run stopped at any point leaves no file of plume's that its
+//! manifest does not list. The old files are removed newest first, so the report written last
+//! (`metrics.json`) goes first and an interrupted clean-up never leaves a folder that looks
+//! complete.
+
+use std::path::{Component, Path, PathBuf};
+
+use plume::io::atomic::{temp_target, write_atomically};
+use plume::{Error, Result};
+
+/// The manifest's file name.
+pub const MANIFEST: &str = ".plume-manifest";
+
+/// The manifest's first line, which marks it as plume's.
+const HEADER: &str =
+    "# plume: files written by the last run into this folder (the next run removes them)";
+
+/// An output folder whose plume files this run owns.
+#[derive(Debug)]
+pub struct RunFolder {
+    dir: PathBuf,
+    /// The names of the files this run writes, in order, as listed in the manifest.
+    names: Vec<String>,
+}
+
+impl RunFolder {
+    /// Takes `dir` over for a new run: creates it if missing, removes the files its manifest
+    /// lists (and their leftover temporary files), and starts an empty manifest.
+    ///
+    /// # Errors
+    /// When the folder cannot be created, the manifest is not plume's or names something other
+    /// than a file of this folder, or an old file cannot be removed.
+    pub fn open(dir: &Path) -> Result<RunFolder> {
+        let io_error = |path: &Path, e: std::io::Error| Error::io(path.display().to_string(), &e);
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        let manifest = dir.join(MANIFEST);
+        let old = match std::fs::read_to_string(&manifest) {
+            Ok(text) => parse_manifest(&manifest, &text)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_error(&manifest, e)),
+        };
+        for name in old.iter().rev() {
+            let path = dir.join(name);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::Io {
+                        path: path.display().to_string(),
+                        message: format!("cannot remove this file of the previous run: {e}"),
+                    })
+                }
+            }
+        }
+        remove_leftover_temp_files(dir, &old)?;
+        let folder = RunFolder {
+            dir: dir.to_path_buf(),
+            names: Vec::new(),
+        };
+        folder.write_manifest()?;
+        Ok(folder)
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Lists `name` in the manifest and returns its path in the folder, for the caller to
+    /// write (atomically).
+    ///
+    /// # Errors
+    /// When the manifest cannot be written.
+    pub fn file(&mut self, name: &str) -> Result<PathBuf> {
+        debug_assert!(is_file_name(name) && name != MANIFEST, "{name}");
+        if !self.names.iter().any(|n| n == name) {
+            self.names.push(name.to_string());
+            self.write_manifest()?;
+        }
+        Ok(self.dir.join(name))
+    }
+
+    /// Lists `name` in the manifest and writes `text` to it.
+    ///
+    /// # Errors
+    /// A message naming the file that could not be written.
+    pub fn write(&mut self, name: &str, text: &str) -> Result<()> {
+        let path = self.file(name)?;
+        write_atomically(&path, |out| out.write_all(text.as_bytes()))
+    }
+
+    fn write_manifest(&self) -> Result<()> {
+        let mut text = format!("{HEADER}\n");
+        for name in &self.names {
+            text += name;
+            text += "\n";
+        }
+        write_atomically(&self.dir.join(MANIFEST), |out| {
+            out.write_all(text.as_bytes())
+        })
+    }
+}
+
+/// True when `name` is a plain file name: one component, not `.` or `..`.
+fn is_file_name(name: &str) -> bool {
+    let mut parts = Path::new(name).components();
+    matches!(
+        (parts.next(), parts.next()),
+        (Some(Component::Normal(n)), None) if n == name
+    )
+}
+
+/// The file names a manifest lists.
+fn parse_manifest(path: &Path, text: &str) -> Result<Vec<String>> {
+    let file = path.display().to_string();
+    let mut lines = text.lines();
+    if lines.next() != Some(HEADER) {
+        return Err(Error::parse(
+            &file,
+            1,
+            "not a plume manifest; remove it or choose another output folder",
+        ));
+    }
+    let mut names = Vec::new();
+    for (i, name) in lines.enumerate() {
+        if !is_file_name(name) || name == MANIFEST {
+            return Err(Error::parse(
+                &file,
+                i + 2,
+                format!("'{name}' is not the name of a file in this folder"),
+            ));
+        }
+        names.push(name.to_string());
+    }
+    Ok(names)
+}
+
+/// Removes the temporary files of `names` that a killed run left in `dir`.
+fn remove_leftover_temp_files(dir: &Path, names: &[String]) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir.display().to_string(), &e))?;
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let leftover = file_name
+            .to_str()
+            .and_then(temp_target)
+            .is_some_and(|target| target == MANIFEST || names.iter().any(|n| n == target));
+        if leftover {
+            // A file another process removed meanwhile is no error.
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder for one test.
+    fn folder(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("plume-run-folder-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_new_run_removes_the_old_runs_files_and_keeps_the_users() {
+        let dir = folder("rerun");
+        let mut first = RunFolder::open(&dir).unwrap();
+        for name in ["level_0001.vtu", "level_0002.vtu", "metrics.json"] {
+            first.write(name, name).unwrap();
+        }
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        // A killed run's temporary files: of a listed file (removed), of another (kept).
+        std::fs::write(dir.join(".metrics.json.1-2.plume-tmp"), "").unwrap();
+        std::fs::write(dir.join(".notes.txt.1-3.plume-tmp"), "").unwrap();
+        let mut second = RunFolder::open(&dir).unwrap();
+        assert_eq!(
+            names(&dir),
+            [".notes.txt.1-3.plume-tmp", MANIFEST, "notes.txt"]
+        );
+        second.write("level_0001.vtu", "new").unwrap();
+        let manifest = std::fs::read_to_string(dir.join(MANIFEST)).unwrap();
+        assert_eq!(manifest, format!("{HEADER}\nlevel_0001.vtu\n"));
+        assert_eq!(second.dir(), dir);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_manifest_not_plumes_or_naming_other_places_is_refused() {
+        let dir = folder("bad-manifest");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("keep.txt"), "mine").unwrap();
+        for (text, line) in [
+            ("keep.txt\n".to_string(), 1),
+            (format!("{HEADER}\nkeep.txt\n../keep.txt\n"), 3),
+            (format!("{HEADER}\n/etc/passwd\n"), 2),
+            (format!("{HEADER}\n{MANIFEST}\n"), 2),
+            (format!("{HEADER}\n\n"), 2),
+        ] {
+            std::fs::write(dir.join(MANIFEST), &text).unwrap();
+            let err = RunFolder::open(&dir).unwrap_err().to_string();
+            let at = format!("{}:{line}: ", dir.join(MANIFEST).display());
+            assert!(err.starts_with(&at), "{text:?}: {err}");
+            assert!(dir.join("keep.txt").exists());
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
