@@ -15,6 +15,7 @@
 //! | [`sim`] | the simulated machine: P processors in virtual time running a level under SBN or PLUM |
 //! | [`comm`] | ranks that talk: the transport trait `Comm` over threads or MPI (feature `mpi`), and the launcher |
 //! | [`rng`] | the seeded random stream behind every random choice |
+//! | [`memory`] | the memory still available, for the guards that refuse input or work too large for it |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
 //! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its
@@ -39,8 +40,10 @@ pub mod error;
 pub mod graph;
 pub mod hash;
 pub mod io;
+pub mod memory;
 pub mod mesh;
 pub mod metrics;
+mod panic_guard;
 pub mod partition;
 pub mod remap;
 pub mod rng;

@@ -162,6 +162,63 @@ fn non_manifold_face_names_face_and_elements() {
 }
 
 #[test]
+fn tetrahedron_listed_twice_names_both_elements() {
+    let message = error_of(
+        "twice.msh",
+        &msh22(&UNIT_NODES, &["1 2 3 4", "2 3 4 5", "3 1 4 2"]),
+    );
+    assert!(
+        message.contains(
+            "element 0 (tetrahedron #1 of the input) and element 2 (tetrahedron #3 of the \
+             input) are the same tetrahedron: [0, 1, 2, 3] and [2, 0, 3, 1]"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn face_split_by_coincident_vertices_is_a_crack() {
+    // Node 6 copies node 5 and node 8 copies node 4, unused at first.
+    let nodes = [&UNIT_NODES[..], &["6 1 1 1", "7 -1 -1 -1", "8 0 0 1"]].concat();
+    let joined = msh22(&nodes, &["1 2 3 4", "2 3 4 5", "7 2 3 1"]);
+    let path = temp_file("joined.msh", joined.as_bytes());
+    let (_, report) = read_mesh(&path).unwrap();
+    assert_eq!(report.validation.coincident_vertices, 2);
+    assert!(report.notes().iter().any(
+        |n| n == "kept 2 vertices at the same position as another vertex (they split no face)"
+    ));
+    // A tetrahedron built on the copy of node 4 lies on the inner face (2, 3, 4): an overlap.
+    let overlap = msh22(&nodes, &["1 2 3 4", "2 3 4 5", "2 3 8 7"]);
+    let message = error_of("overlap.msh", &overlap);
+    assert!(
+        message.contains("vertices 3 and 7 are both at (0, 0, 1)")
+            && message.contains("face [1, 2, 3] of element 0 (tetrahedron #1 of the input)")
+            && message.contains("face [1, 2, 7] of element 2 (tetrahedron #3 of the input)")
+            && message.contains("an overlap"),
+        "{message}"
+    );
+    // A crack: the upper tetrahedron holds copies of two of the face's vertices.
+    let nodes = [&UNIT_NODES[..], &["6 1 0 0", "7 0 1 0"]].concat();
+    let message = error_of("crack.msh", &msh22(&nodes, &["1 2 3 4", "6 7 4 5"]));
+    assert!(
+        message.contains("are both at")
+            && message.contains("face [1, 2, 3] of element 0")
+            && message.contains("a crack in the mesh"),
+        "{message}"
+    );
+}
+
+#[test]
+fn elements_too_large_for_double_precision_are_named() {
+    let nodes = ["1 0 0 0", "2 1e120 0 0", "3 0 1e120 0", "4 0 0 1e120"];
+    let message = error_of("huge.msh", &msh22(&nodes, &["1 2 3 4"]));
+    assert!(
+        message.contains("element 0 (tetrahedron #1 of the input) [0, 1, 2, 3] is too large"),
+        "{message}"
+    );
+}
+
+#[test]
 fn repeated_vertex_is_named() {
     let message = error_of("repeat.msh", &msh22(&UNIT_NODES, &["1 2 2 4"]));
     assert!(

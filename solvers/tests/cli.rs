@@ -4,65 +4,12 @@
 use plume::io::{read_vtu, CellValues, VtuMesh};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
 #[path = "../../tests/external/mod.rs"]
 mod external;
-use common::TempDir;
-
-/// What one run of `plume` gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `plume args…`; fails the test if it panicked or was killed.
-fn plume(args: &[&str]) -> Run {
-    let out: Output = Command::new(env!("CARGO_BIN_EXE_plume"))
-        .args(args)
-        .output()
-        .expect("run plume");
-    let run = Run {
-        code: out.status.code().expect("plume was killed by a signal"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked") && run.code != 101,
-        "plume {args:?} panicked:\n{}",
-        run.stderr
-    );
-    run
-}
-
-/// Runs `plume args…` and expects success.
-fn ok(args: &[&str]) -> Run {
-    let run = plume(args);
-    assert_eq!(run.code, 0, "plume {args:?} failed:\n{}", run.stderr);
-    run
-}
-
-/// Runs `plume args…` and expects exit code `code` with a one-line `plume: ` message holding
-/// every string of `needles`.
-fn fails(args: &[&str], code: i32, needles: &[&str]) -> Run {
-    let run = plume(args);
-    assert_eq!(run.code, code, "plume {args:?}: stderr:\n{}", run.stderr);
-    if code == 1 {
-        let lines: Vec<&str> = run.stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "plume {args:?}: {lines:?}");
-        assert!(lines[0].starts_with("plume: "), "{lines:?}");
-    }
-    for needle in needles {
-        assert!(
-            run.stderr.contains(needle),
-            "plume {args:?}: '{needle}' not in:\n{}",
-            run.stderr
-        );
-    }
-    run
-}
+use common::{fails, ok, TempDir};
 
 /// The `name value` lines that `plume info` (MeshInfo) and `plume graph` print.
 fn fields(stdout: &str) -> BTreeMap<String, String> {
@@ -269,7 +216,7 @@ fn bad_input_gets_a_clear_message_and_exit_code() {
     fails(&["graph", &missing, "-o", &dir.arg("g")], 1, &[&missing]);
     fails(
         &["info", &dir.arg("mesh.stl")],
-        1,
+        2,
         &["mesh.stl", ".msh or .vtu"],
     );
 
@@ -294,12 +241,12 @@ fn bad_input_gets_a_clear_message_and_exit_code() {
             "-o",
             &dir.arg("box.stl"),
         ],
-        1,
+        2,
         &["box.stl", "-o"],
     );
     fails(
         &["refine", &mesh, "--uniform", "1", "-o", &dir.arg("r.msh")],
-        1,
+        2,
         &["r.msh", ".vtu"],
     );
     fails(
@@ -600,7 +547,7 @@ fn run_shock_rejects_bad_options() {
             "--out",
             &dir.arg("out"),
         ],
-        1,
+        2,
         &["--procs 8", "roots (6)"],
     );
 }

@@ -3,23 +3,28 @@
 //! | file | owns |
 //! | --- | --- |
 //! | `mod.rs` | [`read_mesh`] / [`write_mesh`], choosing the format by extension; [`ReadReport`] |
+//! | `file_bytes.rs` | reading an input file whole within a bound from the available memory |
 //! | `lines.rs` | the line reader shared by text formats: every error names `file:line` |
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
+//! | `vtu_check.rs` | the headers of a compressed `.vtu`, checked before `vtkio` trusts them |
 //! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
 //! | [`atomic`] | [`AtomicFile`], [`write_atomically`]: a temporary file, then a rename |
 //!
 //! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
 //! [`Mesh::from_parts`](crate::mesh::Mesh::from_parts). Nothing here panics on bad input:
-//! every problem is an [`Error`] naming the file and the line (text formats) or element.
-//! Every writer goes through [`atomic`], so a file is either the old one or the whole new one.
+//! every problem is an [`Error`] naming the file and the line (text formats) or element; a panic
+//! inside `vtkio` is caught (`crate::panic_guard`) and reported the same way. Every writer goes
+//! through [`atomic`], so a file is either the old one or the whole new one.
 //! (METIS graph files are written by [`crate::graph`].)
 
 pub mod atomic;
+mod file_bytes;
 mod forest_vtu;
 mod lines;
 pub mod msh;
 pub mod vtu;
+mod vtu_check;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use forest_vtu::{rank_cells, write_forest_vtu};
@@ -53,7 +58,7 @@ pub struct ReadReport {
 
 impl ReadReport {
     /// One line per note, for the command line to print as warnings: skipped elements,
-    /// re-oriented elements, unused vertices.
+    /// re-oriented elements, unused vertices, coincident vertices.
     pub fn notes(&self) -> Vec<String> {
         let mut notes: Vec<String> = self
             .skipped
@@ -74,6 +79,12 @@ impl ReadReport {
             notes.push(format!(
                 "kept {} vertices that no element uses",
                 self.validation.unused_vertices
+            ));
+        }
+        if self.validation.coincident_vertices > 0 {
+            notes.push(format!(
+                "kept {} vertices at the same position as another vertex (they split no face)",
+                self.validation.coincident_vertices
             ));
         }
         notes

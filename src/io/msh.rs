@@ -5,10 +5,11 @@
 //! Linear tetrahedra (element type 4) become elements; other element types are counted in
 //! [`RawMesh::skipped`], except second-order tetrahedra (type 11), which are an error.
 
+use super::file_bytes::{max_input_bytes, may_start_with, read_input};
 use super::lines::{Line, LineReader};
 use super::{count_skipped, RawMesh};
 use crate::mesh::Mesh;
-use crate::{Error, Result};
+use crate::Result;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -28,8 +29,17 @@ enum Version {
 /// Reads an ASCII MSH 2.2 or 4.1 file (not yet validated: see [`super::read_mesh`]).
 pub fn read_msh(path: &Path) -> Result<RawMesh> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::io(&name, &e))?;
+    let bytes = read_input(path, &name, max_input_bytes(), msh_head)?;
     parse_msh(&name, &bytes)
+}
+
+/// A stream's first bytes must start with `$MeshFormat`.
+fn msh_head(head: &[u8]) -> Result<(), String> {
+    if may_start_with(head, b"$MeshFormat") {
+        Ok(())
+    } else {
+        Err("not a Gmsh MSH file: it does not start with $MeshFormat".into())
+    }
 }
 
 /// Parses the content `bytes` of the MSH file `name`.

@@ -10,7 +10,10 @@
 //! VTK and ParaView read directly.
 
 use super::atomic::{write_atomically, AtomicFile};
+use super::file_bytes::{max_input_bytes, may_start_with, read_input};
+use super::vtu_check::check_compressed_arrays;
 use super::{count_skipped, RawMesh};
+use crate::panic_guard::catch_quietly;
 use crate::{Error, Result};
 use std::path::Path;
 use vtkio::model::{
@@ -81,30 +84,66 @@ pub struct VtuMesh {
 /// Reads a `.vtu` file (not yet validated: see [`super::read_mesh`]).
 pub fn read_vtu(path: &Path) -> Result<VtuMesh> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::io(&name, &e))?;
-    parse_vtu(&name, &bytes)
+    let limit = max_input_bytes();
+    let bytes = read_input(path, &name, limit, xml_head)?;
+    parse_vtu(&name, &bytes, limit)
 }
 
-/// Parses the content `bytes` of the `.vtu` file `name`.
-fn parse_vtu(name: &str, bytes: &[u8]) -> Result<VtuMesh> {
+/// A stream's first bytes must start an XML document.
+fn xml_head(head: &[u8]) -> Result<(), String> {
+    if may_start_with(head, b"<") {
+        Ok(())
+    } else {
+        Err("not a VTK XML file: it does not start with '<'".into())
+    }
+}
+
+/// Parses the content `bytes` of the `.vtu` file `name`; compressed data may decompress to at
+/// most `limit` bytes.
+fn parse_vtu(name: &str, bytes: &[u8], limit: u64) -> Result<VtuMesh> {
     let fail = |message: String| Error::parse(name, 0, message);
-    // vtkio may panic on some malformed inputs: turn that into an error too.
-    let parsed = std::panic::catch_unwind(|| Vtk::parse_xml(bytes))
-        .map_err(|_| fail("malformed VTK XML file (the vtkio reader gave up)".into()))?;
-    let vtk = parsed.map_err(|e| fail(format!("cannot read VTK XML file: {e}")))?;
-    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
-        return Err(fail("not a VTK unstructured grid (.vtu) file".into()));
-    };
+    check_compressed_arrays(bytes, limit).map_err(fail)?;
+    // vtkio panics on some malformed files: the guard turns that into an error.
+    let pieces = catch_quietly(|| decode_pieces(bytes))
+        .map_err(|m| {
+            fail(format!(
+                "malformed VTK XML file: the vtkio reader failed on it ({m})"
+            ))
+        })?
+        .map_err(fail)?;
     let mut out = VtuMesh::default();
     for (p, piece) in pieces.into_iter().enumerate() {
-        let piece = piece
-            .into_loaded_piece_data(None)
-            .map_err(|e| fail(format!("piece {p}: {e}")))?;
         append_piece(piece, &mut out).map_err(|m| fail(format!("piece {p}: {m}")))?;
     }
     let ntets = out.mesh.tets.len();
     out.cell_data.retain(|a| a.values.len() == ntets);
     Ok(out)
+}
+
+/// The pieces of an unstructured grid, decoded by vtkio. Other data sets are refused before
+/// vtkio converts them (it panics on some, e.g. PolyData without points).
+fn decode_pieces(bytes: &[u8]) -> Result<Vec<UnstructuredGridPiece>, String> {
+    let file =
+        vtkio::xml::VTKFile::parse(bytes).map_err(|e| format!("cannot read VTK XML file: {e}"))?;
+    if !matches!(file.data_set, vtkio::xml::DataSet::UnstructuredGrid(_)) {
+        return Err(format!(
+            "not a VTK unstructured grid (.vtu) file: it holds {:?} data",
+            file.data_set_type
+        ));
+    }
+    let vtk = Vtk::try_from(file).map_err(|e| format!("cannot read VTK XML file: {e}"))?;
+    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        return Err("not a VTK unstructured grid (.vtu) file".into());
+    };
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(p, piece)| {
+            piece
+                .into_loaded_piece_data(None)
+                .map_err(|e| format!("piece {p}: {e}"))
+        })
+        .collect()
 }
 
 /// Appends the points, tetrahedra and cell arrays of one piece to `out`.
@@ -322,7 +361,7 @@ mod tests {
             "hello",
             "<VTKFile type=\"PolyData\"></VTKFile>",
         ] {
-            let err = parse_vtu("g.vtu", text.as_bytes()).unwrap_err();
+            let err = parse_vtu("g.vtu", text.as_bytes(), 1 << 20).unwrap_err();
             assert!(err.to_string().starts_with("g.vtu: "), "{err}");
         }
     }

@@ -2,11 +2,13 @@
 //! (the Kuhn–Freudenthal triangulation). Every cube uses the same diagonal direction, so the
 //! faces of neighbouring cubes match and the mesh is conforming.
 
+use super::validate::check_shape;
 use super::Mesh;
 use crate::{Error, Result};
 
 /// A box `[0, size[0]] × [0, size[1]] × [0, size[2]]` of `cells[0] × cells[1] × cells[2]` cubes,
-/// `6 · nx · ny · nz` tetrahedra.
+/// `6 · nx · ny · nz` tetrahedra. Fails, before generating anything, on what [`check_box`]
+/// refuses.
 ///
 /// ```
 /// let mesh = plume::mesh::generate_box([2, 1, 1], [2.0, 1.0, 1.0]).unwrap();
@@ -14,41 +16,86 @@ use crate::{Error, Result};
 /// assert!((mesh.volume() - 2.0).abs() < 1e-12);
 /// ```
 pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
+    check_box(cells, size)?;
+    let [nx, ny, nz] = cells;
+    let vid = |[i, j, k]: [usize; 3]| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
+    let mut coords = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
+    for k in 0..=nz {
+        for j in 0..=ny {
+            for i in 0..=nx {
+                coords.push(point(cells, size, [i, j, k]));
+            }
+        }
+    }
+    let mut tets = Vec::with_capacity(6 * nx * ny * nz);
+    for k in 0..nz {
+        for j in 0..ny {
+            for i in 0..nx {
+                tets.extend(cube_tets([i, j, k]).map(|t| t.map(vid)));
+            }
+        }
+    }
+    Ok(Mesh { coords, tets })
+}
+
+/// The checks [`generate_box`] makes before generating: at least one cell in every direction;
+/// positive, finite sizes; vertex and element counts within 32-bit indices; and elements that
+/// mesh validation accepts ([`Mesh::from_parts`]): neither too large for double precision nor
+/// flat (`--size 1e300 1 1` overflows, `--size 1e-300 1 1` gives zero volumes). Every cube has
+/// the same shape, so the first and the last cube stand for all of them.
+pub fn check_box(cells: [usize; 3], size: [f64; 3]) -> Result<()> {
+    let [nx, ny, nz] = cells;
+    let [lx, ly, lz] = size;
     if cells.contains(&0) {
         return Err(Error::Invalid(format!(
-            "box: --cells must be at least 1 in every direction, got {} {} {}",
-            cells[0], cells[1], cells[2]
+            "box: --cells must be at least 1 in every direction, got {nx} {ny} {nz}"
         )));
     }
     if size.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
         return Err(Error::Invalid(format!(
-            "box: --size must be positive and finite, got {} {} {}",
-            size[0], size[1], size[2]
+            "box: --size must be positive and finite, got {lx} {ly} {lz}"
         )));
     }
-    let [nx, ny, nz] = cells;
-    let nverts = (nx + 1) * (ny + 1) * (nz + 1);
-    if nverts > u32::MAX as usize / 2 || 6 * nx * ny * nz > u32::MAX as usize / 2 {
+    let count = |n: [usize; 3], per: usize| {
+        n.iter()
+            .try_fold(per, |acc, &m| acc.checked_mul(m))
+            .filter(|&c| c <= u32::MAX as usize / 2)
+    };
+    if count(cells.map(|n| n.saturating_add(1)), 1).is_none() || count(cells, 6).is_none() {
         return Err(Error::Invalid(format!(
             "box: {nx}×{ny}×{nz} cells is too many for 32-bit indices"
         )));
     }
-    let vid = |i: usize, j: usize, k: usize| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
-    let mut coords = Vec::with_capacity(nverts);
-    for k in 0..=nz {
-        for j in 0..=ny {
-            for i in 0..=nx {
-                coords.push([
-                    size[0] * i as f64 / nx as f64,
-                    size[1] * j as f64 / ny as f64,
-                    size[2] * k as f64 / nz as f64,
-                ]);
+    let refuse = |why: String| {
+        Err(Error::Invalid(format!(
+            "box: --size {lx:?} {ly:?} {lz:?} with --cells {nx} {ny} {nz} gives {why}"
+        )))
+    };
+    for cube in [[0, 0, 0], [nx - 1, ny - 1, nz - 1]] {
+        for t in cube_tets(cube) {
+            if let Err(bad) = check_shape(&t.map(|c| point(cells, size, c))) {
+                return refuse(format!(
+                    "tetrahedra that mesh validation would reject: one {bad}"
+                ));
             }
         }
     }
-    // One tetrahedron per order of the three axes: walk from corner 000 to 111 one axis at a
-    // time. Even permutations are positively oriented; odd ones get their first two vertices
-    // swapped.
+    if !(lx * ly * lz).is_finite() {
+        return refuse("a volume that overflows double precision".into());
+    }
+    Ok(())
+}
+
+/// The position of lattice point `[i, j, k]`.
+fn point(cells: [usize; 3], size: [f64; 3], lattice: [usize; 3]) -> [f64; 3] {
+    std::array::from_fn(|a| size[a] * lattice[a] as f64 / cells[a] as f64)
+}
+
+/// The six tetrahedra of the cube whose lowest corner is lattice point `low`, as lattice points,
+/// positively oriented: one per order of the three axes, walking from corner 000 to 111 one
+/// axis at a time. Even permutations are positively oriented; odd ones get their first two
+/// vertices swapped.
+fn cube_tets(low: [usize; 3]) -> [[[usize; 3]; 4]; 6] {
     const ORDERS: [([usize; 3], bool); 6] = [
         ([0, 1, 2], true),
         ([1, 2, 0], true),
@@ -57,27 +104,18 @@ pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
         ([1, 0, 2], false),
         ([2, 1, 0], false),
     ];
-    let mut tets = Vec::with_capacity(6 * nx * ny * nz);
-    for k in 0..nz {
-        for j in 0..ny {
-            for i in 0..nx {
-                for (order, even) in ORDERS {
-                    let mut corner = [i, j, k];
-                    let mut t = [0u32; 4];
-                    t[0] = vid(corner[0], corner[1], corner[2]);
-                    for (step, &axis) in order.iter().enumerate() {
-                        corner[axis] += 1;
-                        t[step + 1] = vid(corner[0], corner[1], corner[2]);
-                    }
-                    if !even {
-                        t.swap(0, 1);
-                    }
-                    tets.push(t);
-                }
-            }
+    ORDERS.map(|(order, even)| {
+        let mut corner = low;
+        let mut t = [corner; 4];
+        for (step, &axis) in order.iter().enumerate() {
+            corner[axis] += 1;
+            t[step + 1] = corner;
         }
-    }
-    Ok(Mesh { coords, tets })
+        if !even {
+            t.swap(0, 1);
+        }
+        t
+    })
 }
 
 #[cfg(test)]
@@ -96,6 +134,36 @@ mod tests {
         let topo = Topology::new(&mesh).unwrap();
         // Boundary faces: two triangles per cube face on the surface.
         assert_eq!(topo.nboundary(), 2 * 2 * (3 * 2 + 3 * 2 + 2 * 2));
+    }
+
+    #[test]
+    fn sizes_validation_would_reject_are_refused_before_generating() {
+        let err = generate_box([1, 1, 1], [1e300, 1.0, 1.0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--size 1e300 1.0 1.0") && err.contains("too large"),
+            "{err}"
+        );
+        let err = generate_box([1, 1, 1], [1e-300, 1.0, 1.0])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("zero volume"), "{err}");
+        let err = generate_box([1, 1, 1], [1e100, 1e100, 1e200])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("too large"), "{err}");
+        // Large but measurable, and tiny but well shaped: accepted, and validation agrees.
+        for size in [[1e90, 1e90, 1e90], [1e-90, 2e-90, 1e-90]] {
+            let mesh = generate_box([2, 1, 1], size).unwrap();
+            assert!(Mesh::from_parts(mesh.coords, mesh.tets, "box").is_ok());
+        }
+    }
+
+    #[test]
+    fn overflowing_cell_counts_are_refused() {
+        let err = generate_box([usize::MAX, 1, 1 << 63], [1.0; 3]).unwrap_err();
+        assert!(err.to_string().contains("too many"), "{err}");
     }
 
     #[test]

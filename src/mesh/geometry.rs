@@ -20,8 +20,23 @@ pub fn centroid(p: &[[f64; 3]; 4]) -> [f64; 3] {
     c
 }
 
+/// Length of the longest of the six edges.
+pub fn longest_edge(p: &[[f64; 3]; 4]) -> f64 {
+    let mut longest2: f64 = 0.0;
+    for i in 0..4 {
+        for j in i + 1..4 {
+            longest2 = longest2.max(dist2(p[i], p[j]));
+        }
+    }
+    longest2.sqrt()
+}
+
 /// Smallest and largest of the six interior dihedral angles, in degrees.
 pub fn dihedral_range(p: &[[f64; 3]; 4]) -> (f64, f64) {
+    // Angles do not depend on size: measure a copy with a longest edge of 1, so that the
+    // products of four lengths below neither overflow nor underflow.
+    let unit = 1.0 / longest_edge(p);
+    let p = &p.map(|q| scale(sub(q, p[0]), unit));
     // The dihedral angle along edge (i, j) is the angle between the two faces holding the edge;
     // with outward normals n_k (of the face opposite vertex k), it is π − angle(n_k, n_l) for
     // the two other vertices k, l.
@@ -121,6 +136,19 @@ mod tests {
             (lo - (1.0f64 / 3.0f64.sqrt()).acos().to_degrees()).abs() < 1e-9,
             "{lo}"
         );
+    }
+
+    #[test]
+    fn angles_do_not_depend_on_size() {
+        for size in [1e-100, 1e100] {
+            let p = REF.map(|q| q.map(|x| x * size + 3.0 * size));
+            let (lo, hi) = dihedral_range(&p);
+            let (ref_lo, ref_hi) = dihedral_range(&REF);
+            assert!(
+                (lo - ref_lo).abs() < 1e-9 && (hi - ref_hi).abs() < 1e-9,
+                "{size}"
+            );
+        }
     }
 
     #[test]

@@ -6,12 +6,13 @@
 //! `i` (the face made of the other three vertices).
 
 mod box_gen;
+mod duplicates;
 pub mod geometry;
 mod info;
 pub mod topology;
 mod validate;
 
-pub use box_gen::generate_box;
+pub use box_gen::{check_box, generate_box};
 pub use info::MeshInfo;
 pub use topology::{Face, Topology};
 pub use validate::ValidationReport;
@@ -28,8 +29,10 @@ pub struct Mesh {
 impl Mesh {
     /// Validates raw vertices and elements read from `source` (a file path or a generator's name)
     /// and builds a mesh: rejects empty meshes, indices out of range, NaN or infinite
-    /// coordinates, zero-volume elements and faces shared by more than two elements; re-orients
-    /// inverted elements and reports them (callers print the warning).
+    /// coordinates, zero-volume elements and elements too large for double precision,
+    /// elements listed twice, faces shared by more than two elements and cracks (faces lying on
+    /// each other through coincident vertices); re-orients inverted elements and reports them
+    /// (callers print the warning), counts unused and coincident vertices.
     pub fn from_parts(
         coords: Vec<[f64; 3]>,
         tets: Vec<[u32; 4]>,

@@ -2,13 +2,18 @@
 //! [`crate::mesh::Mesh::from_parts`]).
 //!
 //! Checks, in this order, each failing with an [`Error::Mesh`] that names the vertex, element or
-//! face at fault: at least one element; finite coordinates; vertex indices in range; four
-//! distinct vertices per element; non-zero volume (relative to the longest edge); no face held by
-//! more than two elements. Inverted elements are re-oriented (two vertices swapped) and listed in
-//! the [`ValidationReport`]; unused vertices are kept and counted.
+//! face at fault: at least one element; finite coordinates; no element listed twice (in any
+//! vertex order); vertex indices in range; four distinct vertices per element; a shape double
+//! precision can measure (volume and longest edge cubed finite) and non-zero volume (relative
+//! to the longest edge); a finite total volume; no face held by more than two elements; no two
+//! faces lying on each other through coincident vertices (a crack or an overlap). Inverted
+//! elements are re-oriented (two vertices swapped) and listed in the [`ValidationReport`];
+//! unused vertices and coincident vertices that split no face are kept and counted.
 
+use super::duplicates::{coincident_vertices, duplicate_tets, find_crack, Crack};
 use super::{geometry, Mesh, Topology};
 use crate::{Error, Result};
+use std::fmt;
 
 /// An element is degenerate when `|volume| ≤ ZERO_VOLUME · (longest edge)³`.
 const ZERO_VOLUME: f64 = 1e-12;
@@ -20,6 +25,9 @@ pub struct ValidationReport {
     pub reoriented: Vec<usize>,
     /// Number of vertices no element uses (they are kept).
     pub unused_vertices: usize,
+    /// Number of vertices at the same position as a lower-numbered vertex. They split no face
+    /// (that would be an error), so they are kept.
+    pub coincident_vertices: usize,
 }
 
 pub(super) fn validate(
@@ -32,21 +40,70 @@ pub(super) fn validate(
         return Err(fail("no tetrahedra".into()));
     }
     check_coords(&coords).map_err(fail)?;
+    if let Some((a, b)) = duplicate_tets(&tets) {
+        return Err(fail(format!(
+            "{} and {} are the same tetrahedron: {:?} and {:?}",
+            element(a),
+            element(b),
+            tets[a],
+            tets[b]
+        )));
+    }
     let mut report = ValidationReport::default();
+    let mut volume = 0.0;
     for (e, t) in tets.iter_mut().enumerate() {
         check_indices(e, t, coords.len()).map_err(fail)?;
-        if orient(e, t, &coords).map_err(fail)? {
+        let signed = check_shape(&t.map(|v| coords[v as usize]))
+            .map_err(|bad| fail(format!("{} {t:?} {bad}", element(e))))?;
+        if signed < 0.0 {
+            t.swap(0, 1);
             report.reoriented.push(e);
         }
+        volume += signed.abs();
     }
-    Topology::from_tets(coords.len(), &tets).map_err(|nm| {
+    if !volume.is_finite() {
+        return Err(fail(
+            "the total volume of the elements overflows double precision".into(),
+        ));
+    }
+    let topology = Topology::from_tets(coords.len(), &tets).map_err(|nm| {
         fail(format!(
             "face ({}, {}, {}) is shared by more than two elements: {}, {} and {}",
             nm.verts[0], nm.verts[1], nm.verts[2], nm.elems[0], nm.elems[1], nm.elems[2]
         ))
     })?;
+    if let Some(coincident) = coincident_vertices(&coords) {
+        if let Some(crack) = find_crack(&topology.faces, &coincident.twin) {
+            return Err(fail(crack_message(&crack, &coords)));
+        }
+        report.coincident_vertices = coincident.count;
+    }
     report.unused_vertices = count_unused(coords.len(), &tets);
     Ok((Mesh { coords, tets }, report))
+}
+
+/// What is wrong at `crack`: the coincident vertices, where they are, and the two faces.
+fn crack_message(crack: &Crack, coords: &[[f64; 3]]) -> String {
+    let [a, b] = crack.vertices;
+    let [fa, fb] = crack.faces;
+    let kind = if fa.is_boundary() && fb.is_boundary() {
+        "a crack"
+    } else {
+        "an overlap"
+    };
+    let p = coords[a as usize];
+    format!(
+        "vertices {a} and {b} are both at ({}, {}, {}): face {:?} of {} and face {:?} of {} lie \
+         on each other without sharing vertices ({kind} in the mesh); merge the coincident \
+         vertices",
+        p[0],
+        p[1],
+        p[2],
+        fa.verts,
+        element(fa.elems[0] as usize),
+        fb.verts,
+        element(fb.elems[0] as usize)
+    )
 }
 
 /// Every coordinate is finite.
@@ -76,31 +133,56 @@ pub(super) fn check_indices(e: usize, t: &[u32; 4], nverts: usize) -> Result<(),
     Ok(())
 }
 
-/// Rejects a zero-volume element `e`; re-orients it when inverted and says so.
-fn orient(e: usize, t: &mut [u32; 4], coords: &[[f64; 3]]) -> Result<bool, String> {
-    let p = t.map(|v| coords[v as usize]);
-    let vol = geometry::volume(&p);
-    let longest = longest_edge(&p);
-    if vol.abs() <= ZERO_VOLUME * longest.powi(3) {
-        return Err(format!(
-            "{} {t:?} has zero volume ({vol:e}; longest edge {longest:e})",
-            element(e)
-        ));
-    }
-    if vol < 0.0 {
-        t.swap(0, 1);
-    }
-    Ok(vol < 0.0)
+/// Why plume rejects a tetrahedron's shape.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum BadShape {
+    /// Its longest edge cubed (or its volume) overflows double precision.
+    TooLarge {
+        /// Length of the longest edge.
+        longest: f64,
+    },
+    /// Its volume is zero next to its longest edge cubed, or not a normal double.
+    Flat {
+        /// Signed volume.
+        volume: f64,
+        /// Length of the longest edge.
+        longest: f64,
+    },
 }
 
-fn longest_edge(p: &[[f64; 3]; 4]) -> f64 {
-    let mut longest2: f64 = 0.0;
-    for i in 0..4 {
-        for j in i + 1..4 {
-            longest2 = longest2.max(geometry::dist2(p[i], p[j]));
+impl fmt::Display for BadShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadShape::TooLarge { longest } if longest.is_finite() => write!(
+                f,
+                "is too large for double precision (longest edge {longest:e}: its cube, a \
+                 bound of the volume, overflows)"
+            ),
+            BadShape::TooLarge { .. } => write!(
+                f,
+                "is too large for double precision (its squared edge lengths overflow)"
+            ),
+            BadShape::Flat { volume, longest } => write!(
+                f,
+                "has zero volume ({volume:e}; longest edge {longest:e}; plume needs \
+                 |volume| > {ZERO_VOLUME:e} × longest edge³)"
+            ),
         }
     }
-    longest2.sqrt()
+}
+
+/// The signed volume of tetrahedron `p`, or why plume rejects its shape.
+pub(super) fn check_shape(p: &[[f64; 3]; 4]) -> Result<f64, BadShape> {
+    let volume = geometry::volume(p);
+    let longest = geometry::longest_edge(p);
+    let cube = longest.powi(3);
+    if !(cube.is_finite() && volume.is_finite()) {
+        return Err(BadShape::TooLarge { longest });
+    }
+    if volume.abs() <= ZERO_VOLUME * cube || volume.abs() < f64::MIN_POSITIVE {
+        return Err(BadShape::Flat { volume, longest });
+    }
+    Ok(volume)
 }
 
 fn count_unused(nverts: usize, tets: &[[u32; 4]]) -> usize {
@@ -152,6 +234,50 @@ mod tests {
         let mut nan = UNIT.to_vec();
         nan[2][1] = f64::NAN;
         assert!(message(nan, vec![[0, 1, 2, 3]]).contains("vertex 2"));
+    }
+
+    #[test]
+    fn rejects_elements_too_large_for_double_precision() {
+        let huge = UNIT.map(|p| p.map(|x| x * 1e103));
+        let err = message(huge.to_vec(), vec![[0, 1, 2, 3]]);
+        assert!(
+            err.contains("element 0") && err.contains("too large"),
+            "{err}"
+        );
+        let big = UNIT.map(|p| p.map(|x| x * 1e100));
+        assert!(validate(big.to_vec(), vec![[0, 1, 2, 3]], "t").is_ok());
+        let underflow = UNIT.map(|p| p.map(|x| x * 1e-110));
+        let err = message(underflow.to_vec(), vec![[0, 1, 2, 3]]);
+        assert!(err.contains("zero volume"), "{err}");
+    }
+
+    #[test]
+    fn rejects_a_tetrahedron_listed_twice() {
+        let err = message(UNIT.to_vec(), vec![[0, 1, 2, 3], [2, 3, 1, 0]]);
+        assert!(
+            err.contains("element 0 (tetrahedron #1 of the input) and element 1")
+                && err.contains("same tetrahedron"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_split_face_is_a_crack_and_an_unused_copy_a_count() {
+        // Two tets on either side of the face x + y + z = 1; the second uses a copy (vertex 5)
+        // of vertex 1.
+        let mut coords = UNIT.to_vec();
+        coords.push([1.0; 3]);
+        coords.push(UNIT[1]);
+        let err = message(coords.clone(), vec![[0, 1, 2, 3], [4, 5, 3, 2]]);
+        assert!(
+            err.contains("vertices 1 and 5 are both at (1, 0, 0)")
+                && err.contains("face [1, 2, 3] of element 0 (tetrahedron #1 of the input) and")
+                && err.contains("face [2, 3, 5] of element 1")
+                && err.contains("a crack"),
+            "{err}"
+        );
+        let (_, report) = validate(coords, vec![[0, 1, 2, 3], [4, 1, 3, 2]], "t").unwrap();
+        assert_eq!((report.coincident_vertices, report.unused_vertices), (1, 1));
     }
 
     #[test]

@@ -36,9 +36,11 @@ pub fn stdout_failure(e: std::io::Error) -> Failure {
     Failure::Error(format!("cannot write to stdout: {e}"))
 }
 
-/// Reads and validates a mesh, printing the reader's notes on stderr: skipped element types and
-/// unused vertices as `plume: note:`, re-oriented elements as `plume: warning:`.
+/// Reads and validates a mesh, printing the reader's notes on stderr: skipped element types,
+/// unused and coincident vertices as `plume: note:`, re-oriented elements as `plume: warning:`.
+/// A file name without the `.msh` or `.vtu` extension is a usage error.
 pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
+    check_extension(path, "a mesh file", &["msh", "vtu"])?;
     let progress = Progress::spinner(format!("reading {}", path.display()));
     let (mesh, report) = plume::io::read_mesh(path)?;
     drop(progress);
@@ -55,8 +57,8 @@ pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
     Ok(mesh)
 }
 
-/// Checks that an output file name ends in one of `extensions` (if any are given), before any
-/// work is done.
+/// Checks that a file name given as `option` ends in one of `extensions` (if any are given),
+/// before any work is done: a usage error otherwise.
 pub fn check_extension(path: &Path, option: &str, extensions: &[&str]) -> CliResult {
     if extensions.is_empty() {
         return Ok(());
@@ -69,8 +71,8 @@ pub fn check_extension(path: &Path, option: &str, extensions: &[&str]) -> CliRes
         Some(e) if extensions.contains(&e.as_str()) => Ok(()),
         _ => {
             let wanted: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
-            Err(Failure::Error(format!(
-                "{}: {option} must name a {} file",
+            Err(Failure::Usage(format!(
+                "{}: {option} must be a {} file",
                 path.display(),
                 wanted.join(" or ")
             )))
@@ -103,14 +105,6 @@ pub fn create_parent(path: &Path) -> CliResult {
 /// 3.2 million leaves), rounded up.
 pub const BYTES_PER_LEAF: u64 = 400;
 
-/// Memory the system can still give, from `/proc/meminfo` (`None` where it cannot be read).
-fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// Rejects a refinement expected to make `leaves` leaves when that is more than [`MAX_LEAVES`]
 /// or needs more memory than is available. `what` says which option and level asked for it.
 pub fn check_leaves(what: &str, leaves: u128) -> CliResult {
@@ -122,7 +116,7 @@ pub fn check_leaves(what: &str, leaves: u128) -> CliResult {
         )));
     }
     let need = leaves * u128::from(BYTES_PER_LEAF);
-    if let Some(have) = available_memory() {
+    if let Some(have) = plume::memory::available() {
         if need > u128::from(have) {
             return Err(Failure::Error(format!(
                 "{what} would make about {leaves} leaves, needing about {:.1} GB of memory \

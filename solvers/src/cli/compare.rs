@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::common::say;
 use super::progress::Progress;
-use super::run::ShockCaseArgs;
+use super::run::{check_procs, ShockCaseArgs};
 use super::{CliResult, Failure};
 use crate::compare::compare;
 use crate::provenance::Provenance;
@@ -47,6 +47,9 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     let mut base = ShockConfig::new(args.procs[0]);
     args.case.apply(&mut base)?;
     let (mesh, source) = args.case.mesh()?;
+    for &p in &args.procs {
+        check_procs(p, base.parts_per_proc, mesh.nelems())?;
+    }
     let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(base.levels as u64, "compare");
     let mut comparison = compare(&args.procs, &base, mesh, |_| {

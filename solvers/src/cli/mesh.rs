@@ -2,9 +2,9 @@
 
 use super::common::{check_extension, create_parent, say};
 use super::progress::Progress;
-use super::CliResult;
+use super::{CliResult, Failure};
 use clap::{Args, Subcommand};
-use plume::mesh::{generate_box, MeshInfo};
+use plume::mesh::{check_box, generate_box, MeshInfo};
 use std::path::PathBuf;
 
 /// Mesh generators.
@@ -62,6 +62,7 @@ fn run_box(args: BoxArgs) -> CliResult {
         Some(s) => [s[0], s[1], s[2]],
         None => cells.map(|n| n as f64),
     };
+    check_box(cells, size).map_err(|e| Failure::Usage(e.to_string()))?;
     let progress = Progress::spinner(format!("meshing {}", args.output.display()));
     let mesh = generate_box(cells, size)?;
     create_parent(&args.output)?;

@@ -7,7 +7,8 @@ use super::progress::Progress;
 use super::{CliResult, Failure};
 use clap::{ArgGroup, Args};
 use plume::adapt::{AdaptOptions, Forest, LeafView};
-use plume::mesh::geometry::dist2;
+use plume::mesh::geometry::{bounding_box, dist2};
+use plume::mesh::Mesh;
 use std::path::PathBuf;
 
 /// Arguments of `plume refine`.
@@ -62,6 +63,34 @@ impl Sphere {
         })
     }
 
+    /// Refuses a sphere whose distance tests would overflow on `mesh` (they would then hold for
+    /// every leaf, or for none): the squared distance from the centre to the farthest corner of
+    /// the mesh's bounding box, and (R + the box's diagonal)², must be finite.
+    fn check_range(&self, mesh: &Mesh) -> CliResult {
+        let (lo, hi) = bounding_box(mesh.coords.iter().copied());
+        let farthest: [f64; 3] = std::array::from_fn(|k| {
+            (self.centre[k] - lo[k])
+                .abs()
+                .max((self.centre[k] - hi[k]).abs())
+        });
+        let reach = self.radius + dist2(lo, hi).sqrt();
+        if (dist2(farthest, [0.0; 3]) + reach * reach).is_finite() {
+            return Ok(());
+        }
+        let point = |p: [f64; 3]| format!("({:?}, {:?}, {:?})", p[0], p[1], p[2]);
+        Err(Failure::Usage(format!(
+            "--sphere {:?} {:?} {:?} {:?}: too far from or too large for the mesh, which spans \
+             {} to {}: the squared distances plume compares overflow; give a centre and a \
+             radius of the mesh's scale",
+            self.centre[0],
+            self.centre[1],
+            self.centre[2],
+            self.radius,
+            point(lo),
+            point(hi)
+        )))
+    }
+
     /// True when the leaf may meet the sphere: its centroid is within R plus the leaf's size.
     fn meets(&self, leaf: &LeafView) -> bool {
         let size2 = leaf
@@ -87,8 +116,9 @@ pub fn run(args: RefineArgs) -> CliResult {
     };
     check_extension(&args.output, "-o", &["vtu"])?;
     let mesh = load_mesh(&args.file)?;
-    if sphere.is_none() {
-        check_uniform_size(option, mesh.nelems(), nlevels)?;
+    match &sphere {
+        Some(s) => s.check_range(&mesh)?,
+        None => check_uniform_size(option, mesh.nelems(), nlevels)?,
     }
     let max_depth = args.max_depth.unwrap_or(nlevels);
     let mut forest = Forest::new(

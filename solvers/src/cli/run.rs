@@ -209,6 +209,7 @@ pub fn run(cmd: RunCommand) -> CliResult {
 fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
     let (mesh, source) = args.case.mesh()?;
+    check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
     let mut folder = RunFolder::open(&args.out)?;
     let columns = columns(&cfg);
     let mut table = Streamed::stdout();
@@ -250,6 +251,27 @@ pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<(plume::mesh::Mesh, M
         Some(path) => (load_mesh(path)?, MeshSource::of_file(path)?),
         None => shock::published_mesh_and_source()?,
     })
+}
+
+/// Refuses `procs` processors with `parts_per_proc` parts each on a mesh of `roots` roots
+/// when there are more processors or parts than roots (a usage error).
+pub(super) fn check_procs(procs: usize, parts_per_proc: usize, roots: usize) -> CliResult {
+    if procs > roots {
+        return Err(Failure::Usage(format!(
+            "--procs {procs} must be between 1 and the number of roots ({roots})"
+        )));
+    }
+    if procs
+        .checked_mul(parts_per_proc)
+        .is_none_or(|parts| parts > roots)
+    {
+        return Err(Failure::Usage(format!(
+            "--procs {procs} × --parts-per-proc {parts_per_proc} = {} parts, more than the \
+             {roots} roots",
+            procs as u128 * parts_per_proc as u128
+        )));
+    }
+    Ok(())
 }
 
 fn config(args: &ShockArgs) -> CliResult<ShockConfig> {

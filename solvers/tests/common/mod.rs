@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 /// A fresh folder under the system's temporary folder, removed when the test passes.
 pub struct TempDir(pub PathBuf);
@@ -37,15 +38,63 @@ impl Drop for TempDir {
 /// Runs the built `plume` with `args`; returns its exit code, stdout and stderr, and fails
 /// the test if it panicked or was killed.
 pub fn run_plume(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_plume"))
+    let run = plume(args);
+    (run.code, run.stdout, run.stderr)
+}
+
+/// What one run of `plume` gave.
+pub struct Run {
+    /// Exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs `plume args…`; fails the test if it panicked or was killed.
+pub fn plume(args: &[&str]) -> Run {
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_plume"))
         .args(args)
         .output()
         .expect("run plume");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    (
-        out.status.code().expect("plume was killed by a signal"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    )
+    let run = Run {
+        code: out.status.code().expect("plume was killed by a signal"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked") && run.code != 101,
+        "plume {args:?} panicked:\n{}",
+        run.stderr
+    );
+    run
+}
+
+/// Runs `plume args…` and expects success.
+pub fn ok(args: &[&str]) -> Run {
+    let run = plume(args);
+    assert_eq!(run.code, 0, "plume {args:?} failed:\n{}", run.stderr);
+    run
+}
+
+/// Runs `plume args…` and expects exit code `code` with a one-line `plume: ` message holding
+/// every string of `needles`.
+pub fn fails(args: &[&str], code: i32, needles: &[&str]) -> Run {
+    let run = plume(args);
+    assert_eq!(run.code, code, "plume {args:?}: stderr:\n{}", run.stderr);
+    // plume's own messages (not clap's usage errors) are one line.
+    if code == 1 || run.stderr.starts_with("plume: ") {
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "plume {args:?}: {lines:?}");
+        assert!(lines[0].starts_with("plume: "), "{lines:?}");
+    }
+    for needle in needles {
+        assert!(
+            run.stderr.contains(needle),
+            "plume {args:?}: '{needle}' not in:\n{}",
+            run.stderr
+        );
+    }
+    run
 }
