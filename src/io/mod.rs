@@ -6,6 +6,8 @@
 //! | `lines.rs` | the line reader shared by text formats: every error names `file:line` |
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
+//! | `vtu_stream.rs` | [`VtuPiece`]: the streaming `.vtu` writer, appended raw or zlib data |
+//! | `appended_raw.rs` | raw appended data rewritten as base64 for `vtkio`'s reader |
 //! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
 //!
 //! Readers return a [`RawMesh`]; [`read_mesh`] validates it through
@@ -13,14 +15,17 @@
 //! every problem is an [`Error`] naming the file and the line (text formats) or element.
 //! (METIS graph files are written by [`crate::graph`].)
 
+mod appended_raw;
 mod forest_vtu;
 mod lines;
 pub mod msh;
 pub mod vtu;
+mod vtu_stream;
 
 pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
+pub use vtu_stream::{Compression, VtuOptions, VtuPiece};
 
 use crate::mesh::{Mesh, ValidationReport};
 use crate::{Error, Result};
