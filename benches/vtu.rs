@@ -3,8 +3,10 @@
 //! Builds a box of `PLUME_BOX=nx,ny,nz` cubes (default 16,16,16: 24,576 roots), refines it
 //! twice (64 leaves per root: 1.6 M leaves; `26,26,25` gives the 6.5 M leaves of
 //! `plume refine --uniform 2` on a 100k-element box), then for each compression:
-//! - prints the file size and the writer's extra memory: the peak of the bytes allocated while
-//!   writing, above what was allocated before, per leaf (a counting allocator);
+//! - prints the file size, the writer's extra memory (the peak of the bytes allocated while
+//!   writing, above what was allocated before, per leaf: a counting allocator), and the CPU
+//!   time of a write (the process's, all threads: on a shared machine the wall clock also
+//!   counts other people's work);
 //! - times `vtu/<compression>`, writing the file into the temporary folder; the throughput is
 //!   counted in bytes of the uncompressed file, so the two rates compare data per second.
 
@@ -47,6 +49,18 @@ fn extra_bytes(f: impl FnOnce()) -> usize {
     PEAK.load(Ordering::Relaxed) - before
 }
 
+/// The CPU time the process has used, all threads.
+fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    assert_eq!(status, 0, "clock_gettime");
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
 fn forest() -> Forest {
     let cubes = std::env::var("PLUME_BOX").map_or([16, 16, 16], |s| {
         let n: Vec<usize> = s
@@ -84,13 +98,19 @@ fn bench(c: &mut Criterion) {
         if compression == Compression::None {
             raw_size = size;
         }
+        let start = cpu_seconds();
+        (0..3).for_each(|_| write(&forest, &path, compression));
+        let cpu = (cpu_seconds() - start) / 3.0;
         println!(
             "{name}: {leaves} leaves, {:.1} MB ({:.1} bytes per leaf), extra memory {:.1} MB \
-             ({:.1} bytes per leaf)",
+             ({:.1} bytes per leaf), {:.3} s of CPU per write ({:.0} MB/s of data per CPU \
+             second)",
             size as f64 / 1e6,
             size as f64 / leaves as f64,
             extra as f64 / 1e6,
-            extra as f64 / leaves as f64
+            extra as f64 / leaves as f64,
+            cpu,
+            raw_size as f64 / 1e6 / cpu
         );
         group.throughput(Throughput::Bytes(raw_size));
         group.bench_function(name, |b| b.iter(|| write(&forest, &path, compression)));

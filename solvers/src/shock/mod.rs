@@ -183,7 +183,8 @@ pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Bo
 }
 
 /// Runs the shock-wave case on `mesh` with one balancer; `each_level` sees the forest and the
-/// owners after every level (to write VTK files, advance a progress bar).
+/// owners at level 0 (the initial mesh and partition), then after every level (to write VTK
+/// files, advance a progress bar).
 pub fn run(
     cfg: &ShockConfig,
     mesh: Mesh,
@@ -197,7 +198,8 @@ pub fn run(
 
 /// Runs the shock-wave case once and balances it with every configuration of `cfgs` side by
 /// side (they must agree on the front and the number of levels, which `cfgs[0]` gives);
-/// `each_level` sees the forest and the tracks after every level.
+/// `each_level` sees the forest and the tracks at level 0 (the initial mesh and partitions),
+/// then after every level.
 pub fn run_many(
     cfgs: &[ShockConfig],
     mesh: Mesh,
@@ -221,6 +223,7 @@ pub fn run_many(
         .map(|cfg| track(cfg, &forest, &graph))
         .collect::<Result<Vec<_>>>()?;
     let mut levels = vec![Vec::with_capacity(first.levels); cfgs.len()];
+    each_level(0, &forest, &tracks)?;
     for level in 1..=first.levels {
         let mut watch = Stopwatch::start();
         mark_front(&mut forest, &first.front, level, lo, hi);
