@@ -6,7 +6,8 @@
 //! LZ4 or LZMA is refused with a message.
 //!
 //! Every length read from the file is checked against the bytes present (a block header
-//! claiming billions of blocks is an error, not an allocation).
+//! claiming billions of blocks is an error, not an allocation). `vtkio` keeps offsets in 32
+//! bits, so files whose base64 data passes 4 GiB (about 3 GiB of raw data) are refused by it.
 
 use base64::Engine;
 use quick_xml::events::{BytesStart, Event};
