@@ -120,6 +120,18 @@ fn disk_full_says_no_space_left_on_device() {
 }
 
 #[test]
+fn empty_piece_round_trips() {
+    for compression in COMPRESSIONS {
+        let path = temp_path(&format!("empty-{compression:?}.vtu"));
+        let piece = VtuPiece::new(&[], &[], &[]).unwrap();
+        piece.write(&path, &VtuOptions { compression }).unwrap();
+        let back = read_vtu(&path).unwrap();
+        assert!(back.mesh.coords.is_empty() && back.mesh.tets.is_empty());
+        std::fs::remove_file(path).ok();
+    }
+}
+
+#[test]
 fn tetrahedron_naming_a_missing_point_is_refused() {
     let points = [[0.0; 3]; 4];
     let err = VtuPiece::new(&points, &[[0, 1, 2, 3], [1, 2, 3, 4]], &[])

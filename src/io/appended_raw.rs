@@ -37,7 +37,7 @@ impl Encoding {
         }
     }
 
-    /// The header number `n` as the file stores it.
+    /// The header number `n` as the file stores it (`n` fits in the header type).
     fn header_bytes(self, n: u64) -> Vec<u8> {
         match (self.header64, self.big_endian) {
             (true, false) => n.to_le_bytes().to_vec(),
@@ -166,11 +166,24 @@ fn rewrite<'e>(
                 .parse()
                 .map_err(|_| format!("DataArray offset '{offset}' is not a byte offset"))?;
             let bytes = decode(data, offset, encoding)?;
+            if !encoding.header64 && u32::try_from(bytes.len()).is_err() {
+                return Err(format!(
+                    "an array of {} bytes with 32-bit headers",
+                    bytes.len()
+                ));
+            }
             let new_offset = text.len().to_string();
             let mut block = encoding.header_bytes(bytes.len() as u64);
             block.extend_from_slice(&bytes);
             base64::engine::general_purpose::STANDARD.encode_string(&block, text);
             with_attribute(&e, "offset", Some(&new_offset))?
+        }
+        // The compressor goes: inline data would be read as uncompressed.
+        b"DataArray"
+            if encoding.is_some_and(|e| e.zlib)
+                && attribute(&e, "format")?.as_deref() == Some("binary") =>
+        {
+            return Err("compressed inline data beside raw appended data is not supported".into());
         }
         b"AppendedData" => with_attribute(&e, "encoding", Some("base64"))?,
         _ => e,
@@ -269,4 +282,99 @@ fn inflate(block: &[u8], size: u64, out: &mut Vec<u8>) -> Result<(), String> {
         return Err(bad());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::{Compression, VtuOptions, VtuPiece};
+
+    /// A one-tetrahedron file and where its appended data starts.
+    fn file(compression: Compression) -> (Vec<u8>, usize) {
+        let points = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ];
+        let piece = VtuPiece::new(&points, &[[0, 1, 2, 3]], &[]).unwrap();
+        let mut bytes = Vec::new();
+        piece
+            .write_to(&mut bytes, &VtuOptions { compression })
+            .unwrap();
+        let start = raw_data_start(&bytes).unwrap();
+        let underscore = bytes[start..].iter().position(|&b| b == b'_').unwrap();
+        (bytes, start + underscore + 1)
+    }
+
+    fn error_of(bytes: &[u8]) -> String {
+        to_base64(bytes).unwrap_err()
+    }
+
+    #[test]
+    fn written_files_convert_and_others_are_left_alone() {
+        for compression in [Compression::None, Compression::Zlib] {
+            let (bytes, _) = file(compression);
+            let text = String::from_utf8(to_base64(&bytes).unwrap().unwrap()).unwrap();
+            assert!(
+                text.contains(r#"<AppendedData encoding="base64">"#),
+                "{text}"
+            );
+            assert!(!text.contains("compressor"), "{text}");
+        }
+        for other in [
+            "",
+            "<VTKFile",
+            "<a><AppendedData encoding=\"base64\">_QUJD</a>",
+        ] {
+            assert_eq!(to_base64(other.as_bytes()), Ok(None), "{other}");
+        }
+    }
+
+    #[test]
+    fn other_compressors_are_refused_by_name() {
+        let (mut bytes, _) = file(Compression::Zlib);
+        let zlib = b"\"vtkZLibDataCompressor\"";
+        let at = bytes.windows(zlib.len()).position(|w| w == zlib).unwrap();
+        bytes[at..at + zlib.len()].copy_from_slice(b"\"vtkLZ4DataCompressor\" ");
+        let message = error_of(&bytes);
+        assert!(message.contains("with vtkLZ4DataCompressor"), "{message}");
+    }
+
+    #[test]
+    fn a_header_claiming_billions_of_blocks_is_an_error() {
+        let (mut bytes, data) = file(Compression::Zlib);
+        bytes[data..data + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let message = error_of(&bytes);
+        assert!(message.contains("appended data ends before"), "{message}");
+    }
+
+    #[test]
+    fn a_block_that_does_not_inflate_to_its_size_is_an_error() {
+        let (mut bytes, data) = file(Compression::Zlib);
+        // The points' last block: 96 bytes, said to be 97.
+        bytes[data + 16..data + 24].copy_from_slice(&97u64.to_le_bytes());
+        let message = error_of(&bytes);
+        assert!(
+            message.contains("does not inflate to 97 bytes"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn compressed_inline_data_beside_raw_appended_data_is_refused() {
+        let (mut bytes, _) = file(Compression::Zlib);
+        let at = bytes.windows(8).position(|w| w == b"</Cells>").unwrap();
+        let inline = br#"<DataArray type="Int32" Name="x" format="binary">AA==</DataArray>"#;
+        bytes.splice(at..at, inline.iter().copied());
+        let message = error_of(&bytes);
+        assert!(message.contains("compressed inline data"), "{message}");
+    }
+
+    #[test]
+    fn truncated_data_is_an_error() {
+        let (bytes, data) = file(Compression::None);
+        let message = error_of(&bytes[..data + 50]);
+        assert!(message.contains("ends before the 96 bytes"), "{message}");
+    }
 }
