@@ -60,14 +60,18 @@ pub(super) fn to_base64(bytes: &[u8]) -> Result<Option<Vec<u8>>, String> {
         .ok_or("raw appended data does not start with '_'")?;
     let mut reader = Reader::from_reader(bytes);
     let mut out = Writer::new(Vec::new());
-    let mut encoding = None;
-    let mut text = String::new();
+    let mut conversion = Conversion {
+        data,
+        encoding: None,
+        text: String::new(),
+        end: 0,
+    };
     loop {
         let event = reader.read_event().map_err(|e| e.to_string())?;
         let appended = matches!(&event, Event::Start(e) if e.name().as_ref() == b"AppendedData");
         let event = match event {
-            Event::Start(e) => Event::Start(rewrite(e, &mut encoding, data, &mut text)?),
-            Event::Empty(e) => Event::Empty(rewrite(e, &mut encoding, data, &mut text)?),
+            Event::Start(e) => Event::Start(conversion.rewrite(e)?),
+            Event::Empty(e) => Event::Empty(conversion.rewrite(e)?),
             other => other,
         };
         out.write_event(event).map_err(|e| e.to_string())?;
@@ -75,11 +79,32 @@ pub(super) fn to_base64(bytes: &[u8]) -> Result<Option<Vec<u8>>, String> {
             break;
         }
     }
+    // A file cut short after its last array still lacks its closing tags.
+    let tail = data[conversion.end..].trim_ascii();
+    let closed = tail
+        .strip_prefix(b"</AppendedData>")
+        .is_some_and(|rest| rest.trim_ascii() == b"</VTKFile>");
+    if !closed {
+        return Err(format!(
+            "{} bytes after the last appended array instead of the closing tags (a truncated \
+             file?)",
+            tail.len()
+        ));
+    }
     let mut out = out.into_inner();
     out.extend_from_slice(b"\n_");
-    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(conversion.text.as_bytes());
     out.extend_from_slice(b"\n  </AppendedData>\n</VTKFile>\n");
     Ok(Some(out))
+}
+
+/// The state of a conversion: the raw appended data, its encoding (once the `VTKFile` element
+/// is read), the base64 text so far, and the end of the last array decoded.
+struct Conversion<'d> {
+    data: &'d [u8],
+    encoding: Option<Encoding>,
+    text: String,
+    end: usize,
 }
 
 /// Where the raw appended data starts (just after the `AppendedData` tag), if the file has
@@ -130,64 +155,66 @@ fn with_attribute(
     Ok(new)
 }
 
-/// Rewrites one element of the head: `VTKFile` loses its compressor (and gives the encoding),
-/// an appended `DataArray` gets the offset of its base64 copy (appended to `text`),
-/// `AppendedData` says base64.
-fn rewrite<'e>(
-    e: BytesStart<'e>,
-    encoding: &mut Option<Encoding>,
-    data: &[u8],
-    text: &mut String,
-) -> Result<BytesStart<'e>, String> {
-    Ok(match e.name().as_ref() {
-        b"VTKFile" => {
-            let compressor = attribute(&e, "compressor")?;
-            let zlib = match compressor.as_deref() {
-                None | Some("") => false,
-                Some("vtkZLibDataCompressor") => true,
-                Some(other) => {
-                    return Err(format!(
-                        "raw appended data compressed with {other}: plume reads raw appended \
+impl Conversion<'_> {
+    /// Rewrites one element of the head: `VTKFile` loses its compressor (and gives the encoding),
+    /// an appended `DataArray` gets the offset of its base64 copy (appended to `text`),
+    /// `AppendedData` says base64.
+    fn rewrite<'e>(&mut self, e: BytesStart<'e>) -> Result<BytesStart<'e>, String> {
+        Ok(match e.name().as_ref() {
+            b"VTKFile" => {
+                let compressor = attribute(&e, "compressor")?;
+                let zlib = match compressor.as_deref() {
+                    None | Some("") => false,
+                    Some("vtkZLibDataCompressor") => true,
+                    Some(other) => {
+                        return Err(format!(
+                            "raw appended data compressed with {other}: plume reads raw appended \
                          data uncompressed or zlib-compressed (or any compressor in base64)"
-                    ))
-                }
-            };
-            *encoding = Some(Encoding {
-                header64: attribute(&e, "header_type")?.as_deref() == Some("UInt64"),
-                big_endian: attribute(&e, "byte_order")?.as_deref() == Some("BigEndian"),
-                zlib,
-            });
-            with_attribute(&e, "compressor", None)?
-        }
-        b"DataArray" if attribute(&e, "format")?.as_deref() == Some("appended") => {
-            let encoding = encoding.ok_or("DataArray before the VTKFile element")?;
-            let offset = attribute(&e, "offset")?.ok_or("appended DataArray without offset")?;
-            let offset: usize = offset
-                .parse()
-                .map_err(|_| format!("DataArray offset '{offset}' is not a byte offset"))?;
-            let bytes = decode(data, offset, encoding)?;
-            if !encoding.header64 && u32::try_from(bytes.len()).is_err() {
-                return Err(format!(
-                    "an array of {} bytes with 32-bit headers",
-                    bytes.len()
-                ));
+                        ))
+                    }
+                };
+                self.encoding = Some(Encoding {
+                    header64: attribute(&e, "header_type")?.as_deref() == Some("UInt64"),
+                    big_endian: attribute(&e, "byte_order")?.as_deref() == Some("BigEndian"),
+                    zlib,
+                });
+                with_attribute(&e, "compressor", None)?
             }
-            let new_offset = text.len().to_string();
-            let mut block = encoding.header_bytes(bytes.len() as u64);
-            block.extend_from_slice(&bytes);
-            base64::engine::general_purpose::STANDARD.encode_string(&block, text);
-            with_attribute(&e, "offset", Some(&new_offset))?
-        }
-        // The compressor goes: inline data would be read as uncompressed.
-        b"DataArray"
-            if encoding.is_some_and(|e| e.zlib)
-                && attribute(&e, "format")?.as_deref() == Some("binary") =>
-        {
-            return Err("compressed inline data beside raw appended data is not supported".into());
-        }
-        b"AppendedData" => with_attribute(&e, "encoding", Some("base64"))?,
-        _ => e,
-    })
+            b"DataArray" if attribute(&e, "format")?.as_deref() == Some("appended") => {
+                let encoding = self
+                    .encoding
+                    .ok_or("DataArray before the VTKFile element")?;
+                let offset = attribute(&e, "offset")?.ok_or("appended DataArray without offset")?;
+                let offset: usize = offset
+                    .parse()
+                    .map_err(|_| format!("DataArray offset '{offset}' is not a byte offset"))?;
+                let (bytes, end) = decode(self.data, offset, encoding)?;
+                self.end = self.end.max(end);
+                if !encoding.header64 && u32::try_from(bytes.len()).is_err() {
+                    return Err(format!(
+                        "an array of {} bytes with 32-bit headers",
+                        bytes.len()
+                    ));
+                }
+                let new_offset = self.text.len().to_string();
+                let mut block = encoding.header_bytes(bytes.len() as u64);
+                block.extend_from_slice(&bytes);
+                base64::engine::general_purpose::STANDARD.encode_string(&block, &mut self.text);
+                with_attribute(&e, "offset", Some(&new_offset))?
+            }
+            // The compressor goes: inline data would be read as uncompressed.
+            b"DataArray"
+                if self.encoding.is_some_and(|e| e.zlib)
+                    && attribute(&e, "format")?.as_deref() == Some("binary") =>
+            {
+                return Err(
+                    "compressed inline data beside raw appended data is not supported".into(),
+                );
+            }
+            b"AppendedData" => with_attribute(&e, "encoding", Some("base64"))?,
+            _ => e,
+        })
+    }
 }
 
 /// Reads the file's header numbers from `data` at `at`, moving `at` past them.
@@ -233,8 +260,13 @@ impl<'d> Cursor<'d> {
     }
 }
 
-/// The uncompressed bytes of the array at `offset` in the appended `data`.
-fn decode(data: &[u8], offset: usize, encoding: Encoding) -> Result<Cow<'_, [u8]>, String> {
+/// The uncompressed bytes of the array at `offset` in the appended `data`, and where the array
+/// ends.
+fn decode(
+    data: &[u8],
+    offset: usize,
+    encoding: Encoding,
+) -> Result<(Cow<'_, [u8]>, usize), String> {
     let mut cursor = Cursor {
         data,
         at: offset,
@@ -242,7 +274,8 @@ fn decode(data: &[u8], offset: usize, encoding: Encoding) -> Result<Cow<'_, [u8]
     };
     if !encoding.zlib {
         let n = cursor.number()?;
-        return Ok(Cow::Borrowed(cursor.bytes(n)?));
+        let bytes = cursor.bytes(n)?;
+        return Ok((Cow::Borrowed(bytes), cursor.at));
     }
     let nblocks = cursor.number()?;
     let block_size = cursor.number()?;
@@ -258,7 +291,7 @@ fn decode(data: &[u8], offset: usize, encoding: Encoding) -> Result<Cow<'_, [u8]
         let full = b + 1 < sizes.len() || last_size == 0;
         inflate(block, if full { block_size } else { last_size }, &mut out)?;
     }
-    Ok(Cow::Owned(out))
+    Ok((Cow::Owned(out), cursor.at))
 }
 
 /// Appends `block` inflated, which must give `size` bytes, to `out`.
@@ -369,6 +402,14 @@ mod tests {
         bytes.splice(at..at, inline.iter().copied());
         let message = error_of(&bytes);
         assert!(message.contains("compressed inline data"), "{message}");
+    }
+
+    #[test]
+    fn a_file_cut_after_its_last_array_is_an_error() {
+        let (bytes, _) = file(Compression::Zlib);
+        let cut = &bytes[..bytes.len() - "</VTKFile>\n".len()];
+        let message = error_of(cut);
+        assert!(message.contains("instead of the closing tags"), "{message}");
     }
 
     #[test]
