@@ -4,8 +4,9 @@
 
 mod external;
 
-use plume::io::{read_mesh, read_vtu, write_vtu, CellArray, CellValues};
-use plume::mesh::generate_box;
+use plume::adapt::{AdaptOptions, Forest};
+use plume::io::{read_mesh, read_vtu, CellArray, CellValues, Compression, VtuOptions, VtuPiece};
+use plume::mesh::{generate_box, geometry};
 use std::path::{Path, PathBuf};
 
 fn temp_path(name: &str) -> PathBuf {
@@ -44,6 +45,8 @@ fn field<'a>(report: &'a str, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no '{key}' in {report}"))
 }
 
+const COMPRESSIONS: [Compression; 2] = [Compression::None, Compression::Zlib];
+
 #[test]
 fn vtk_reads_plume_vtu_with_cell_arrays() {
     let mesh = generate_box([3, 2, 2], [3.0, 2.0, 1.5]).unwrap();
@@ -53,23 +56,115 @@ fn vtk_reads_plume_vtu_with_cell_arrays() {
         CellArray::int("level", vec![2; n]),
         CellArray::float("density", (0..n).map(|e| 0.5 * e as f64).collect()),
     ];
-    let path = temp_path("box.vtu");
-    write_vtu(&path, &mesh.coords, &mesh.tets, &arrays).unwrap();
-    let report = vtk_check(&["read", path.to_str().unwrap()]);
-    assert_eq!(field(&report, "cells"), "72");
-    assert_eq!(field(&report, "tetras"), "72");
-    assert_eq!(field(&report, "points"), "36");
-    let volume: f64 = field(&report, "volume").parse().unwrap();
-    assert!((volume - 9.0).abs() < 1e-12, "VTK's volume {volume}");
-    assert_eq!(field(&report, "arrays"), "root,level,density");
-    assert_eq!(field(&report, "array root"), "int 0 71");
-    assert_eq!(field(&report, "array density"), "double 0 35.5");
-    std::fs::remove_file(path).ok();
+    for compression in COMPRESSIONS {
+        let piece = VtuPiece::new(&mesh.coords, &mesh.tets, &arrays).unwrap();
+        let path = temp_path(&format!("box-{compression:?}.vtu"));
+        piece.write(&path, &VtuOptions { compression }).unwrap();
+        let report = vtk_check(&["read", path.to_str().unwrap()]);
+        assert_eq!(field(&report, "cells"), "72");
+        assert_eq!(field(&report, "tetras"), "72");
+        assert_eq!(field(&report, "points"), "36");
+        let volume: f64 = field(&report, "volume").parse().unwrap();
+        assert!((volume - 9.0).abs() < 1e-12, "VTK's volume {volume}");
+        assert_eq!(field(&report, "arrays"), "root,level,density");
+        assert_eq!(field(&report, "array root"), "int 0 71");
+        assert_eq!(field(&report, "array density"), "double 0 35.5");
+        std::fs::remove_file(path).ok();
+    }
+}
+
+/// A forest whose arrays span many compression blocks and several conversion chunks, with
+/// every split pattern: a box refined once, then again around a corner (the closure adds
+/// 1:2 and 1:4 splits), plus a Float64 array of the leaves' centroids' x.
+#[test]
+fn vtk_reads_plume_forest_vtu_spanning_many_blocks() {
+    let mesh = generate_box([12, 12, 12], [1.0; 3]).unwrap();
+    let mut forest = Forest::new(mesh, AdaptOptions::default()).unwrap();
+    forest.mark_refine_where(|_| true);
+    forest.adapt().unwrap();
+    forest.mark_refine_where(|l| geometry::dist2(l.centroid, [0.0; 3]) < 0.5);
+    forest.adapt().unwrap();
+    let leaves = forest.leaf_mesh();
+    let mut x = Vec::with_capacity(forest.nleaves());
+    forest.for_each_leaf(|l| x.push(l.centroid[0]));
+    assert!(leaves.pattern.contains(&2) || leaves.pattern.contains(&4));
+    let extra = [CellArray::float("x", x.clone())];
+    let sum = |v: &mut dyn Iterator<Item = f64>| v.sum::<f64>();
+    for compression in COMPRESSIONS {
+        let path = temp_path(&format!("forest-{compression:?}.vtu"));
+        let piece = VtuPiece::forest(&forest, &extra).unwrap();
+        piece.write(&path, &VtuOptions { compression }).unwrap();
+        let report = vtk_check(&["read", path.to_str().unwrap()]);
+        assert_eq!(field(&report, "cells"), forest.nleaves().to_string());
+        assert_eq!(field(&report, "points"), leaves.points.len().to_string());
+        let volume: f64 = field(&report, "volume").parse().unwrap();
+        assert!((volume - 1.0).abs() < 1e-9, "VTK's volume {volume}");
+        assert_eq!(field(&report, "arrays"), "root,level,pattern,x");
+        for (name, expect) in [
+            ("root", sum(&mut leaves.root.iter().map(|&r| f64::from(r)))),
+            (
+                "level",
+                sum(&mut leaves.level.iter().map(|&l| f64::from(l))),
+            ),
+            (
+                "pattern",
+                sum(&mut leaves.pattern.iter().map(|&p| f64::from(p))),
+            ),
+        ] {
+            let got: f64 = field(&report, &format!("sum {name}")).parse().unwrap();
+            assert_eq!(got, expect, "{compression:?}: sum of {name}");
+        }
+        let got: f64 = field(&report, "sum x").parse().unwrap();
+        let expect = sum(&mut x.iter().copied());
+        assert!(
+            (got - expect).abs() < 1e-9 * expect,
+            "{compression:?}: {got} {expect}"
+        );
+        let (lo, hi) = (leaves.pattern.iter().min(), leaves.pattern.iter().max());
+        assert_eq!(
+            field(&report, "array pattern"),
+            format!("int {} {}", lo.unwrap(), hi.unwrap())
+        );
+        std::fs::remove_file(path).ok();
+    }
+}
+
+/// Arrays whose size is a whole number of compression blocks (32 KiB): points (4096 × 24
+/// bytes = 3 blocks), offsets (8192 × 8 = 2 blocks), `id` (8192 × 4 = 1 block).
+#[test]
+fn vtk_reads_arrays_that_end_on_a_block_boundary() {
+    let points: Vec<[f64; 3]> = (0..4096).map(|p| [p as f64, 0.5, -1.0]).collect();
+    let tets: Vec<[u32; 4]> = (0..8192u32)
+        .map(|c| [0, 1, 2, 3].map(|k| (4 * c + k) % 4096))
+        .collect();
+    let ids = [CellArray::int("id", (0..8192).collect())];
+    for compression in COMPRESSIONS {
+        let path = temp_path(&format!("blocks-{compression:?}.vtu"));
+        let piece = VtuPiece::new(&points, &tets, &ids).unwrap();
+        piece.write(&path, &VtuOptions { compression }).unwrap();
+        let report = vtk_check(&["read", path.to_str().unwrap()]);
+        assert_eq!(field(&report, "cells"), "8192");
+        assert_eq!(field(&report, "points"), "4096");
+        assert_eq!(field(&report, "sum id"), (8191 * 8192 / 2).to_string());
+        let back = read_vtu(&path).unwrap();
+        assert_eq!(back.mesh.coords, points, "{compression:?}");
+        assert_eq!(back.mesh.tets, tets, "{compression:?}");
+        assert_eq!(back.cell_data, ids, "{compression:?}");
+        std::fs::remove_file(path).ok();
+    }
 }
 
 #[test]
 fn plume_reads_vtk_written_vtu_in_every_data_mode() {
-    for mode in ["appended", "appended-base64", "binary", "ascii"] {
+    let modes = [
+        "appended",
+        "appended-base64",
+        "appended-raw",
+        "appended-raw-none",
+        "binary",
+        "ascii",
+    ];
+    for mode in modes {
         let path = temp_path(&format!("by-vtk-{mode}.vtu"));
         vtk_check(&["write", path.to_str().unwrap(), mode]);
         let vtu = read_vtu(&path).unwrap_or_else(|e| panic!("{mode}: {e}"));

@@ -1,10 +1,14 @@
 """VTK's own view of plume's .vtu files (run with Debian's /usr/bin/python3 and python3-vtk9).
 
     vtk_check.py read FILE.vtu              print cells, tetra count, total volume, cell arrays
+                                            (type, range, and the sum of each)
     vtk_check.py write FILE.vtu MODE        write two tetrahedra sharing a face, with cell arrays
                                             "id" (Int32) and "value" (Float64); MODE is one of
-                                            appended (VTK's default: raw appended, zlib),
-                                            appended-base64, binary (inline base64), ascii
+                                            appended (VTK's default: appended base64, zlib),
+                                            appended-base64 (the same, said explicitly),
+                                            appended-raw (raw appended, zlib), appended-raw-none
+                                            (raw appended, uncompressed), binary (inline base64),
+                                            ascii
 """
 import sys
 
@@ -33,6 +37,8 @@ def read(path):
     for name in names:
         array = data.GetArray(name)
         print(f"array {name} {array.GetDataTypeAsString()} {array.GetRange()[0]:.15g} {array.GetRange()[1]:.15g}")
+        total = sum(array.GetValue(i) for i in range(array.GetNumberOfTuples()))
+        print(f"sum {name} {total:.17g}")
 
 
 def write(path, mode):
@@ -66,6 +72,11 @@ def write(path, mode):
     if mode == "appended-base64":
         writer.SetDataModeToAppended()
         writer.EncodeAppendedDataOn()
+    elif mode in ("appended-raw", "appended-raw-none"):
+        writer.SetDataModeToAppended()
+        writer.EncodeAppendedDataOff()
+        if mode == "appended-raw-none":
+            writer.SetCompressorTypeToNone()
     elif mode == "binary":
         writer.SetDataModeToBinary()
     elif mode == "ascii":

@@ -85,7 +85,7 @@ pub struct Comparison {
 }
 
 /// Runs the shock-wave case once and balances it with PLUM and with SBN, both set as in
-/// `base`, for every P of `procs`.
+/// `base`, for every P of `procs`; `each_level(level)` is called after every level.
 pub fn compare(
     procs: &[usize],
     base: &ShockConfig,
@@ -101,7 +101,10 @@ pub fn compare(
             cfgs.push(cfg);
         }
     }
-    let runs = shock::run_many(&cfgs, mesh, |level, _, _, _| each_level(level))?;
+    let runs = shock::run_many(&cfgs, mesh, |level, _, _, _| match level {
+        0 => Ok(()),
+        _ => each_level(level),
+    })?;
     let (plum, sbn): (Vec<_>, Vec<_>) = runs
         .into_iter()
         .partition(|r| r.config.balancer == Balancer::Plum);

@@ -117,6 +117,33 @@ fn refine_uniform_once_gives_eight_children_per_root() {
 }
 
 #[test]
+fn refine_writes_zlib_by_default_and_raw_on_request() {
+    let dir = TempDir::new("compression");
+    let mesh = dir.arg("box.msh");
+    ok(&["mesh", "box", "--cells", "3", "2", "2", "-o", &mesh]);
+    let mut files = Vec::new();
+    for option in [None, Some("zlib"), Some("none")] {
+        let out = dir.arg(&format!("{option:?}.vtu"));
+        let mut args = vec!["refine", &mesh, "--uniform", "1", "-o", &out];
+        args.extend(option.iter().flat_map(|o| ["--vtk-compression", o]));
+        ok(&args);
+        let bytes = std::fs::read(&out).unwrap();
+        let zlib = String::from_utf8_lossy(&bytes[..600]).contains("vtkZLibDataCompressor");
+        assert_eq!(zlib, option != Some("none"), "{option:?}");
+        files.push((bytes.len(), read_vtu(Path::new(&out)).unwrap()));
+    }
+    assert!(files[0].0 < files[2].0, "zlib is smaller than raw");
+    assert!(files.iter().all(|(_, vtu)| *vtu == files[0].1));
+    let out = dir.arg("x.vtu");
+    let args = ["refine", &mesh, "--uniform", "1", "-o", &out];
+    fails(
+        &[&args[..], &["--vtk-compression", "lz4"]].concat(),
+        2,
+        &["lz4"],
+    );
+}
+
+#[test]
 fn refine_sphere_is_finer_near_the_centre() {
     let dir = TempDir::new("sphere");
     let (mesh, out) = (dir.arg("box.msh"), dir.arg("sphere.vtu"));
@@ -408,8 +435,18 @@ fn run_shock_writes_its_reports_and_vtk_series() {
     );
     let names: Vec<&str> = last.cell_data.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["root", "level", "pattern", "rank"]);
+    // Level 0 is the initial mesh, on its initial partition.
+    let first = read_vtu(&dir.path("out/level_0000.vtu")).unwrap();
+    let roots = plume::io::read_mesh(&mesh).unwrap().0.nelems();
+    assert_eq!(first.mesh.tets.len(), roots);
+    assert!(ints(&first, "level").iter().all(|&l| l == 0));
+    assert!(ints(&first, "rank").iter().all(|&r| (0..4).contains(&r)));
+    // The series lists every level, the level number as its time.
     let pvd = std::fs::read_to_string(dir.path("out/shock.pvd")).unwrap();
-    assert!(pvd.contains("level_0001.vtu") && pvd.contains("level_0002.vtu"));
+    for level in 0..=2 {
+        let entry = format!(r#"timestep="{level}" group="" part="0" file="level_000{level}.vtu""#);
+        assert!(pvd.contains(&entry), "{pvd}");
+    }
 }
 
 #[test]

@@ -138,20 +138,29 @@ fn only_front_rock_erodes_and_eroded_leaves_turn_fluid_and_refine() {
 fn work_per_iteration_is_the_fluid_leaf_count_and_ranks_cover_every_root() {
     let cfg = small(4, PolicyKind::Standard);
     let mut fluid_after = Vec::new();
-    let run = erosion::run(&cfg, |_, forest, owner| {
+    let mut moments = Vec::new();
+    let run = erosion::run(&cfg, |moment, forest, owner| {
         let mut fluid = 0u64;
         forest.for_each_leaf(|l| fluid += u64::from(l.data[0] == FLUID));
         fluid_after.push((fluid, forest.nleaves()));
+        moments.push(moment);
         assert!(owner.iter().all(|&p| (p as usize) < cfg.procs));
         Ok(())
     })
     .unwrap();
-    // Iteration i + 1 works on the mesh iteration i left.
-    for (i, r) in run.iterations.iter().enumerate().skip(1) {
-        assert_eq!((r.work, r.leaves), fluid_after[i - 1], "iteration {i}");
+    // Called at the start, then after each iteration; iteration i works on the mesh the
+    // first i iterations left, and the time is the modelled time of the iterations done.
+    assert_eq!(moments.len(), cfg.iterations + 1);
+    let mut time = 0.0;
+    for (i, r) in run.iterations.iter().enumerate() {
+        assert_eq!((r.work, r.leaves), fluid_after[i], "iteration {i}");
+        assert_eq!(moments[i].iterations, i);
+        assert_eq!(moments[i].time, time, "iteration {i}");
+        time += r.time;
     }
-    let total: f64 = run.iterations.iter().map(|r| r.time).sum();
-    assert!((total - run.summary.total_time).abs() < 1e-12);
+    assert_eq!(moments[cfg.iterations].time, time);
+    assert!(time > 0.0);
+    assert!((time - run.summary.total_time).abs() < 1e-12);
     let calls = run.iterations.iter().filter(|r| r.balanced).count();
     assert_eq!(run.summary.lb_calls, calls);
     assert!(
@@ -328,14 +337,34 @@ fn run_erosion_writes_metrics_charts_and_vtk() {
     assert!(std::fs::read_to_string(dir.0.join("compare.md"))
         .unwrap()
         .contains("| 0.5 |"));
-    let vtu = plume::io::read_vtu(&dir.0.join("iter_0011.vtu")).unwrap();
+    let vtu = plume::io::read_vtu(&dir.0.join("iter_0012.vtu")).unwrap();
     let names: Vec<&str> = vtu.cell_data.iter().map(|a| a.name.as_str()).collect();
     for name in ["root", "level", "material", "rank"] {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
-    // The last file shows the mesh the last iteration left.
+    // The last file shows the mesh the last iteration left, the first the initial mesh.
     let final_leaves = summary["final_leaves"].as_u64().unwrap() as usize;
     assert_eq!(vtu.mesh.tets.len(), final_leaves);
+    let initial = plume::io::read_vtu(&dir.0.join("iter_0000.vtu")).unwrap();
+    assert_eq!(
+        initial.mesh.tets.len(),
+        records[0]["leaves"].as_u64().unwrap() as usize
+    );
+    // The series is timed by the modelled time: 0, then the run's total.
+    let pvd = std::fs::read_to_string(dir.0.join("erosion.pvd")).unwrap();
+    let times: Vec<(f64, &str)> = pvd
+        .lines()
+        .filter_map(|l| {
+            let time = l.split("timestep=\"").nth(1)?.split('"').next()?;
+            let file = l.split("file=\"").nth(1)?.split('"').next()?;
+            Some((time.parse().unwrap(), file))
+        })
+        .collect();
+    assert_eq!(
+        times,
+        [(0.0, "iter_0000.vtu"), (total, "iter_0012.vtu")],
+        "{pvd}"
+    );
 }
 
 #[test]

@@ -26,7 +26,7 @@ fn the_built_in_mesh_is_the_shipped_file() {
 /// the ranks' leaves add up to the mesh, and that no rank is left without roots.
 fn run_checked(cfg: &ShockConfig, mesh: Mesh) -> Vec<LevelRecord> {
     let roots = mesh.nelems();
-    let run = shock::run(cfg, mesh, |_, forest, owner| {
+    let run = shock::run(cfg, mesh, |_, _, forest, owner| {
         assert_eq!(owner.len(), roots);
         let mut leaves = vec![0usize; cfg.procs];
         let mut owned = vec![0usize; cfg.procs];
@@ -138,7 +138,7 @@ fn the_same_seed_gives_the_same_metrics() {
     let mut cfg = ShockConfig::new(8);
     cfg.levels = 4;
     let json = || {
-        let run = shock::run(&cfg, shock_mesh(), |_, _, _| Ok(())).unwrap();
+        let run = shock::run(&cfg, shock_mesh(), |_, _, _, _| Ok(())).unwrap();
         let mut levels = run.levels;
         // Wall-clock readings, and the share of the level they give the balancer, differ.
         for r in &mut levels {
@@ -186,7 +186,7 @@ fn a_remap_costing_more_than_it_gains_is_rejected_and_both_are_recorded() {
 #[test]
 fn more_ranks_than_roots_is_an_error_and_one_rank_works() {
     let tiny = generate_box([1, 1, 1], [4.0, 1.0, 1.0]).unwrap();
-    let err = shock::run(&ShockConfig::new(8), tiny.clone(), |_, _, _| Ok(())).unwrap_err();
+    let err = shock::run(&ShockConfig::new(8), tiny.clone(), |_, _, _, _| Ok(())).unwrap_err();
     assert!(err.to_string().contains("number of roots (6)"), "{err}");
     let mut cfg = ShockConfig::new(1);
     cfg.levels = 2;

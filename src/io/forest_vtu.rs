@@ -1,9 +1,13 @@
 //! The leaf mesh of a [`Forest`] as a `.vtu` file, tagged for ParaView: each leaf carries its
 //! `root`, `level` and `pattern` (Int32 cell arrays), plus whatever arrays the caller adds
 //! (a rank, solution fields, …).
+//!
+//! The leaves are streamed from the trees (see [`VtuPiece`]): the only copies are the point
+//! numbering, 8 bytes per point, instead of the whole [`Forest::leaf_mesh`].
 
-use super::vtu::{write_vtu, CellArray};
-use crate::adapt::Forest;
+use super::vtu::{named, CellArray};
+use super::vtu_stream::{check_cell_arrays, Array, VtuOptions, VtuPiece};
+use crate::adapt::{Elem, Forest};
 use crate::Result;
 use std::path::Path;
 
@@ -15,12 +19,12 @@ pub fn rank_cells(forest: &Forest, owner: &[u32]) -> CellArray {
     CellArray::int("rank", rank)
 }
 
-/// Writes `forest.leaf_mesh()` to `path` (see [`write_vtu`] for the encoding) with the cell
-/// arrays `root` (the leaf's element of the initial mesh), `level` (its depth below the root)
-/// and `pattern` (0 for a root, else 2, 4 or 8: the split that created it), then the arrays of
-/// `extra`, in order. Every extra array must hold one value per leaf, in the canonical leaf
-/// order of [`Forest::leaf_mesh`] (the order of [`Forest::for_each_leaf`]); otherwise nothing
-/// is written and the error names the array.
+/// Writes `forest.leaf_mesh()` to `path` with the default [`VtuOptions`] (see [`VtuPiece`])
+/// and the cell arrays `root` (the leaf's element of the initial mesh), `level` (its depth
+/// below the root) and `pattern` (0 for a root, else 2, 4 or 8: the split that created it),
+/// then the arrays of `extra`, in order. Every extra array must hold one value per leaf, in
+/// the canonical leaf order of [`Forest::leaf_mesh`] (the order of [`Forest::for_each_leaf`]);
+/// otherwise nothing is written and the error names the array.
 ///
 /// ```
 /// use plume::{adapt::Forest, io::{read_vtu, write_forest_vtu, CellArray}, mesh::generate_box};
@@ -37,20 +41,100 @@ pub fn rank_cells(forest: &Forest, owner: &[u32]) -> CellArray {
 /// std::fs::remove_file(path).unwrap();
 /// ```
 pub fn write_forest_vtu(path: &Path, forest: &Forest, extra: &[CellArray]) -> Result<()> {
-    let leaves = forest.leaf_mesh();
-    let mut arrays = Vec::with_capacity(3 + extra.len());
-    arrays.push(CellArray::int(
-        "root",
-        leaves.root.iter().map(|&r| r as i32).collect(),
-    ));
-    arrays.push(CellArray::int(
-        "level",
-        leaves.level.iter().map(|&l| i32::from(l)).collect(),
-    ));
-    arrays.push(CellArray::int(
-        "pattern",
-        leaves.pattern.iter().map(|&p| i32::from(p)).collect(),
-    ));
-    arrays.extend_from_slice(extra);
-    write_vtu(path, &leaves.points, &leaves.tets, &arrays)
+    let piece = VtuPiece::forest(forest, extra).map_err(|e| named(path, e))?;
+    piece.write(path, &VtuOptions::default())
+}
+
+impl<'a> VtuPiece<'a> {
+    /// The leaves of `forest`, as [`write_forest_vtu`] writes them: points numbered by first
+    /// use as in [`Forest::leaf_mesh`], cell arrays `root`, `level`, `pattern`, then `extra`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`](crate::Error::Invalid) naming the first array of `extra` that does
+    /// not hold one value per leaf.
+    pub fn forest(forest: &'a Forest, extra: &'a [CellArray]) -> Result<Self> {
+        check_cell_arrays(extra, forest.nleaves())?;
+        let leaves = std::rc::Rc::new(Leaves::new(forest));
+        let nleaves = forest.nleaves();
+        let verts = forest.vertices();
+        let (level, pattern, connectivity) = (leaves.clone(), leaves.clone(), leaves.clone());
+        let mut cell_data = vec![
+            Array::new::<i32>("root", 1, nleaves, move |s| {
+                for (r, tree) in forest.trees().iter().enumerate() {
+                    (0..tree.nleaves).for_each(|_| s.push(r as i32));
+                }
+            }),
+            Array::new::<i32>("level", 1, nleaves, move |s| {
+                level.each(forest, |_, _, e| s.push(i32::from(e.level)))
+            }),
+            Array::new::<i32>("pattern", 1, nleaves, move |s| {
+                pattern.each(forest, |r, i, _| {
+                    s.push(forest.created_by(r, i).nchildren() as i32)
+                })
+            }),
+        ];
+        cell_data.extend(extra.iter().map(Array::cells));
+        Ok(VtuPiece {
+            npoints: leaves.points.len(),
+            ncells: nleaves,
+            points: Array::new::<f64>("Points", 3, 3 * leaves.points.len(), move |s| {
+                leaves.points.iter().for_each(|&v| s.extend(&verts[v].pos))
+            }),
+            connectivity: Array::new::<u32>("connectivity", 1, 4 * nleaves, move |s| {
+                connectivity.each(forest, |_, _, e| {
+                    e.verts
+                        .iter()
+                        .for_each(|&v| s.push(connectivity.point_of[v as usize]))
+                })
+            }),
+            cell_data,
+        })
+    }
+}
+
+/// The leaves of a forest and the points of its leaf mesh, numbered by first use: one walk
+/// down the trees, for the arrays that need the leaves' elements.
+struct Leaves {
+    /// Each tree's leaves in canonical order, tree after tree (`tree.nleaves` each).
+    elems: Vec<u32>,
+    /// The vertex of each point.
+    points: Vec<u32>,
+    /// The point of each vertex slot (`u32::MAX` for a vertex no leaf uses).
+    point_of: Vec<u32>,
+}
+
+impl Leaves {
+    fn new(forest: &Forest) -> Self {
+        let mut point_of = vec![u32::MAX; forest.vertices().nslots()];
+        let mut points = Vec::new();
+        let mut elems = Vec::with_capacity(forest.nleaves());
+        for tree in forest.trees() {
+            for i in tree.leaves_dfs() {
+                elems.push(i);
+                for &v in &tree.elems[i as usize].verts {
+                    let point = &mut point_of[v as usize];
+                    if *point == u32::MAX {
+                        *point = points.len() as u32;
+                        points.push(v);
+                    }
+                }
+            }
+        }
+        points.shrink_to_fit();
+        Leaves {
+            elems,
+            points,
+            point_of,
+        }
+    }
+
+    /// Calls `f(root, index, element)` on every leaf in canonical order.
+    fn each(&self, forest: &Forest, mut f: impl FnMut(u32, usize, &Elem)) {
+        let mut leaves = self.elems.iter();
+        for (r, tree) in forest.trees().iter().enumerate() {
+            for &i in leaves.by_ref().take(tree.nleaves as usize) {
+                f(r as u32, i as usize, &tree.elems[i as usize]);
+            }
+        }
+    }
 }

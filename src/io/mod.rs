@@ -8,6 +8,8 @@
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
 //! | `vtu_check.rs` | the headers of a compressed `.vtu`, checked before `vtkio` trusts them |
+//! | `vtu_stream.rs` | [`VtuPiece`]: the streaming `.vtu` writer, appended raw or zlib data |
+//! | `appended_raw.rs` | raw appended data rewritten as base64 for `vtkio`'s reader |
 //! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
 //! | [`atomic`] | [`AtomicFile`], [`write_atomically`]: a temporary file, then a rename |
 //!
@@ -20,16 +22,19 @@
 
 pub mod atomic;
 mod file_bytes;
+mod appended_raw;
 mod forest_vtu;
 mod lines;
 pub mod msh;
 pub mod vtu;
 mod vtu_check;
+mod vtu_stream;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
+pub use vtu_stream::{Compression, VtuOptions, VtuPiece};
 
 use crate::mesh::{Mesh, ValidationReport};
 use crate::{Error, Result};

@@ -1,24 +1,23 @@
-//! VTK XML unstructured grids (`.vtu`) through the `vtkio` crate, and `.pvd` collections.
+//! VTK XML unstructured grids (`.vtu`): the reader (through the `vtkio` crate), [`write_vtu`]
+//! (through plume's streaming writer, [`VtuPiece`]), and `.pvd` collections.
 //!
-//! The reader accepts what `vtkio` decodes: inline ASCII or base64 data, appended data (raw or
-//! base64), zlib/LZ4/LZMA compression, several pieces. Tetra cells become elements; other cell
-//! types are counted in [`RawMesh::skipped`]. Single-component cell arrays of the tetra cells
-//! are kept in [`VtuMesh::cell_data`]; point data and multi-component arrays are ignored.
-//!
-//! The writer stores points as Float64, connectivity and offsets as UInt64 and cell data as Int32
-//! or Float64, all **binary, base64-encoded inline and uncompressed** (`format="binary"`), which
-//! VTK and ParaView read directly.
+//! The reader accepts what `vtkio` decodes: inline ASCII or base64 data, base64 appended data,
+//! zlib/LZ4/LZMA compression, several pieces; and raw appended data (what plume writes, and
+//! VTK or ParaView when told not to encode), uncompressed or zlib, which `appended_raw.rs`
+//! turns into base64 first. Tetra cells become elements; other cell types are counted in
+//! [`RawMesh::skipped`]. Single-component cell arrays of the tetra cells are kept in
+//! [`VtuMesh::cell_data`]; point data and multi-component arrays are ignored.
 
-use super::atomic::{write_atomically, AtomicFile};
+use super::atomic::write_atomically;
 use super::file_bytes::{max_input_bytes, may_start_with, read_input};
 use super::vtu_check::check_compressed_arrays;
-use super::{count_skipped, RawMesh};
+use super::vtu_stream::{VtuOptions, VtuPiece};
+use super::{appended_raw, count_skipped, RawMesh};
 use crate::panic_guard::catch_quietly;
 use crate::{Error, Result};
 use std::path::Path;
 use vtkio::model::{
-    Attribute, Attributes, ByteOrder, CellType, Cells, DataArray, DataSet, IOBuffer,
-    UnstructuredGridPiece, Version, VertexNumbers, Vtk,
+    Attribute, CellType, Cells, DataArray, DataSet, IOBuffer, UnstructuredGridPiece, Vtk,
 };
 
 /// A named array with one value per cell.
@@ -86,7 +85,11 @@ pub fn read_vtu(path: &Path) -> Result<VtuMesh> {
     let name = path.display().to_string();
     let limit = max_input_bytes();
     let bytes = read_input(path, &name, limit, xml_head)?;
-    parse_vtu(&name, &bytes, limit)
+    match appended_raw::to_base64(&bytes) {
+        Ok(Some(converted)) => parse_vtu(&name, &converted, limit),
+        Ok(None) => parse_vtu(&name, &bytes, limit),
+        Err(message) => Err(Error::parse(&name, 0, message)),
+    }
 }
 
 /// A stream's first bytes must start an XML document.
@@ -269,60 +272,27 @@ fn merge_array(array: CellArray, arrays: &mut Vec<CellArray>) {
     }
 }
 
-/// Writes points, tetrahedra and cell arrays as a `.vtu` file (binary base64 data, see the
-/// module docs). Every array must have one value per tetrahedron.
+/// Writes points, tetrahedra and cell arrays as a `.vtu` file with the default
+/// [`VtuOptions`] (see [`VtuPiece`] for other options and for writing into any stream). Every
+/// array must have one value per tetrahedron.
+///
+/// # Errors
+/// [`Error::Invalid`] naming `path` for a cell array of the wrong length or a tetrahedron
+/// naming a missing point (nothing is written); [`Error::Io`] naming `path` with the system's
+/// message when the file cannot be written.
 pub fn write_vtu(
     path: &Path,
     points: &[[f64; 3]],
     tets: &[[u32; 4]],
     cell_data: &[CellArray],
 ) -> Result<()> {
-    let name = path.display().to_string();
-    if let Some(a) = cell_data.iter().find(|a| a.values.len() != tets.len()) {
-        return Err(Error::Invalid(format!(
-            "{name}: cell array '{}' has {} values for {} cells",
-            a.name,
-            a.values.len(),
-            tets.len()
-        )));
-    }
-    let piece = UnstructuredGridPiece {
-        points: IOBuffer::F64(points.iter().flatten().copied().collect()),
-        cells: Cells {
-            cell_verts: VertexNumbers::XML {
-                connectivity: tets.iter().flatten().map(|&v| u64::from(v)).collect(),
-                offsets: (1..=tets.len() as u64).map(|c| 4 * c).collect(),
-            },
-            types: vec![CellType::Tetra; tets.len()],
-        },
-        data: Attributes {
-            point: Vec::new(),
-            cell: cell_data.iter().map(to_attribute).collect(),
-        },
-    };
-    let vtk = Vtk {
-        version: Version::new_xml(1, 0),
-        byte_order: ByteOrder::LittleEndian,
-        title: String::new(),
-        file_path: None,
-        data: DataSet::inline(piece),
-    };
-    let io_error = |message: String| Error::Io {
-        path: name.clone(),
-        message,
-    };
-    let mut out = AtomicFile::create(path)?;
-    vtk.write_xml(&mut out)
-        .map_err(|e| io_error(e.to_string()))?;
-    out.commit()
+    let piece = VtuPiece::new(points, tets, cell_data).map_err(|e| named(path, e))?;
+    piece.write(path, &VtuOptions::default())
 }
 
-fn to_attribute(array: &CellArray) -> Attribute {
-    let data = match &array.values {
-        CellValues::Int(v) => IOBuffer::I32(v.clone()),
-        CellValues::Float(v) => IOBuffer::F64(v.clone()),
-    };
-    Attribute::scalars(array.name.clone(), 1).with_data(data)
+/// `error` with the file name `path` in front.
+pub(crate) fn named(path: &Path, error: Error) -> Error {
+    Error::Invalid(format!("{}: {error}", path.display()))
 }
 
 /// Writes a ParaView collection (`.pvd`) listing `(time, file)` pairs, file names relative to
@@ -342,7 +312,8 @@ pub fn write_pvd<S: AsRef<str>>(path: &Path, entries: &[(f64, S)]) -> Result<()>
     write_atomically(path, |out| out.write_all(text.as_bytes()))
 }
 
-fn xml_escape(s: &str) -> String {
+/// Escapes the XML special characters of an attribute value.
+pub(crate) fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

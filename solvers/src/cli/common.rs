@@ -4,7 +4,9 @@
 use super::progress::Progress;
 use super::stream::print_line;
 use super::{CliResult, Failure};
+use clap::ValueEnum;
 use plume::adapt::{Forest, LeafView};
+use plume::io::{Compression, VtuOptions};
 use plume::mesh::Mesh;
 use std::path::Path;
 use std::time::Instant;
@@ -17,6 +19,26 @@ pub fn levels(text: &str) -> Result<u8, String> {
     match text.parse::<u8>() {
         Ok(l) if l <= MAX_LEVELS => Ok(l),
         _ => Err(format!("must be a whole number from 0 to {MAX_LEVELS}")),
+    }
+}
+
+/// How `.vtu` files store their data (`--vtk-compression`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VtkCompression {
+    /// zlib-compressed blocks: files about 6 times smaller, written about 2 times slower.
+    Zlib,
+    /// Raw binary: the fastest to write and read.
+    None,
+}
+
+impl From<VtkCompression> for VtuOptions {
+    fn from(c: VtkCompression) -> Self {
+        VtuOptions {
+            compression: match c {
+                VtkCompression::Zlib => Compression::Zlib,
+                VtkCompression::None => Compression::None,
+            },
+        }
     }
 }
 

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use plume::adapt::Forest;
 use plume::balance::StepTime;
-use plume::io::{rank_cells, write_forest_vtu, write_pvd, CellArray};
+use plume::io::{rank_cells, write_pvd, CellArray, VtuOptions, VtuPiece};
 
-use super::common::{say, stdout_failure};
+use super::common::{say, stdout_failure, VtkCompression};
 use super::progress::Progress;
 use super::run::VtkLevels;
 use super::stream::Streamed;
@@ -99,10 +99,14 @@ pub struct ErosionArgs {
     /// Output folder.
     #[arg(long, default_value = "out/erosion")]
     pub out: PathBuf,
-    /// Which iterations to write as VTK (iter_XXXX.vtu and erosion.pvd); `all` writes one
-    /// file per iteration.
+    /// Which iterations to write as VTK (iter_XXXX.vtu after XXXX iterations, iter_0000.vtu
+    /// the initial mesh, and erosion.pvd with the modelled time); `all` writes one file per
+    /// iteration.
     #[arg(long, value_enum, default_value_t = VtkLevels::Last)]
     pub vtk: VtkLevels,
+    /// How the .vtu files store their data.
+    #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
+    pub vtk_compression: VtkCompression,
 }
 
 /// Runs `plume run erosion`.
@@ -112,13 +116,16 @@ pub fn run(args: ErosionArgs) -> CliResult {
     let progress = Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy));
     let mut written: Vec<(f64, String)> = Vec::new();
     let start = std::time::Instant::now();
-    let main = erosion::run(&cfg, |i, forest, owner| {
-        progress.inc();
-        let last = i + 1 == cfg.iterations;
-        if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && last) {
-            let name = format!("iter_{i:04}.vtu");
-            write_vtu(&folder.file(&name)?, forest, owner)?;
-            written.push((i as f64, name));
+    let options = VtuOptions::from(args.vtk_compression);
+    let main = erosion::run(&cfg, |moment, forest, owner| {
+        let done = moment.iterations;
+        if done > 0 {
+            progress.inc();
+        }
+        if args.vtk.writes(done, cfg.iterations) {
+            let name = format!("iter_{done:04}.vtu");
+            write_vtu(&folder.file(&name)?, forest, owner, &options)?;
+            written.push((moment.time, name));
         }
         Ok(())
     })?;
@@ -223,17 +230,20 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
     Ok(cfg)
 }
 
-fn write_vtu(path: &Path, forest: &Forest, owner: &[u32]) -> plume::Result<()> {
+fn write_vtu(
+    path: &Path,
+    forest: &Forest,
+    owner: &[u32],
+    options: &VtuOptions,
+) -> plume::Result<()> {
     let mut material = Vec::with_capacity(forest.nleaves());
     forest.for_each_leaf(|l| material.push(l.data[0] as i32));
-    write_forest_vtu(
-        path,
-        forest,
-        &[
-            CellArray::int("material", material),
-            rank_cells(forest, owner),
-        ],
-    )
+    let extra = [
+        CellArray::int("material", material),
+        rank_cells(forest, owner),
+    ];
+    let piece = VtuPiece::forest(forest, &extra)?;
+    piece.write(path, options)
 }
 
 /// The summary of one run, as printed and in `summary.md`.
@@ -294,8 +304,10 @@ fn compare(
         let mut c = cfg.clone();
         c.policy = policy;
         c.alpha = alpha;
-        Ok(erosion::run(&c, |_, _, _| {
-            progress.inc();
+        Ok(erosion::run(&c, |moment, _, _| {
+            if moment.iterations > 0 {
+                progress.inc();
+            }
             Ok(())
         })?)
     };

@@ -2,6 +2,7 @@
 
 use super::common::{
     check_extension, check_uniform_size, create_parent, levels, load_mesh, refine_levels, say,
+    VtkCompression,
 };
 use super::progress::Progress;
 use super::{CliResult, Failure};
@@ -35,6 +36,9 @@ pub struct RefineArgs {
     /// Output file (.vtu), with cell data root, level and pattern.
     #[arg(short, long, value_name = "OUT.vtu")]
     pub output: PathBuf,
+    /// How the .vtu file stores its data.
+    #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
+    pub vtk_compression: VtkCompression,
 }
 
 /// A sphere to refine around.
@@ -134,7 +138,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         None => refine_levels(&mut forest, nlevels, option, |_| true)?,
     }
     let progress = Progress::spinner(format!("writing {}", args.output.display()));
-    plume::io::write_forest_vtu(&args.output, &forest, &[])?;
+    plume::io::VtuPiece::forest(&forest, &[])?.write(&args.output, &args.vtk_compression.into())?;
     drop(progress);
     say(format!(
         "wrote {} ({} leaves)",

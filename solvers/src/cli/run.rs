@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use plume::adapt::Forest;
 use plume::balance::Accept;
-use plume::io::{rank_cells, write_forest_vtu, write_pvd};
+use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 
-use super::common::{load_mesh, say, stdout_failure};
+use super::common::{load_mesh, say, stdout_failure, VtkCompression};
 use super::progress::Progress;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
@@ -68,12 +68,23 @@ impl From<VariantName> for plume::balance::Variant {
 /// Which levels get a VTK file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VtkLevels {
-    /// Every level.
+    /// Every level, from the initial mesh (level 0).
     All,
-    /// The last level only.
+    /// The initial mesh (level 0) and the last level.
     Last,
     /// None.
     None,
+}
+
+impl VtkLevels {
+    /// True when step `step` of `last` (0 for the initial mesh) gets a VTK file.
+    pub fn writes(self, step: usize, last: usize) -> bool {
+        match self {
+            VtkLevels::All => true,
+            VtkLevels::Last => step == 0 || step == last,
+            VtkLevels::None => false,
+        }
+    }
 }
 
 /// When PLUM balances.
@@ -196,6 +207,9 @@ pub struct ShockArgs {
     /// Which levels to write as VTK (.vtu per level and shock.pvd).
     #[arg(long, value_enum, default_value_t = VtkLevels::Last)]
     pub vtk: VtkLevels,
+    /// How the .vtu files store their data.
+    #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
+    pub vtk_compression: VtkCompression,
 }
 
 /// Runs `plume run …`.
@@ -217,16 +231,19 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     let mut head = Some(table_head(&cfg, mesh.nelems(), columns));
     let progress = Progress::bar(cfg.levels as u64, "shock");
     let mut written: Vec<(f64, String)> = Vec::new();
-    let run = shock::run(&cfg, mesh, |record, forest, owner| {
-        progress.inc();
-        let rows = head.take().unwrap_or_default() + &table_row(record, columns);
-        progress
-            .suspend(|| table.print(&rows))
-            .map_err(|e| plume::Error::io("stdout", &e))?;
-        let level = record.level;
-        if args.vtk == VtkLevels::All || (args.vtk == VtkLevels::Last && level == cfg.levels) {
+    let options = VtuOptions::from(args.vtk_compression);
+    let run = shock::run(&cfg, mesh, |level, record, forest, owner| {
+        if let Some(record) = record {
+            progress.inc();
+            let rows = head.take().unwrap_or_default() + &table_row(record, columns);
+            progress
+                .suspend(|| table.print(&rows))
+                .map_err(|e| plume::Error::io("stdout", &e))?;
+        }
+        if args.vtk.writes(level, cfg.levels) {
+            // The case has no physical time: the level is the time step.
             let name = format!("level_{level:04}.vtu");
-            write_level_vtu(&folder.file(&name)?, forest, owner)?;
+            write_level_vtu(&folder.file(&name)?, forest, owner, &options)?;
             written.push((level as f64, name));
         }
         Ok(())
@@ -300,8 +317,15 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     Ok(cfg)
 }
 
-fn write_level_vtu(path: &Path, forest: &Forest, owner: &[u32]) -> plume::Result<()> {
-    write_forest_vtu(path, forest, &[rank_cells(forest, owner)])
+fn write_level_vtu(
+    path: &Path,
+    forest: &Forest,
+    owner: &[u32],
+    options: &VtuOptions,
+) -> plume::Result<()> {
+    let rank = [rank_cells(forest, owner)];
+    let piece = VtuPiece::forest(forest, &rank)?;
+    piece.write(path, options)
 }
 
 /// How a column of the per-level table shows its values.

@@ -240,15 +240,24 @@ pub struct ErosionRun {
     pub roots: usize,
 }
 
-/// Runs the erosion case. `after_iteration(i, forest, owner)` is called after every
-/// iteration (erosion and balance done), e.g. to write VTK files.
+/// Where [`run`] stands when it calls back: at the start, or after an iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moment {
+    /// Iterations done: 0 for the initial mesh and partition, `i + 1` after iteration `i`.
+    pub iterations: usize,
+    /// Modelled time since the start: the sum of the done iterations' `time`.
+    pub time: f64,
+}
+
+/// Runs the erosion case. `each(moment, forest, owner)` is called with the initial mesh and
+/// partition, then after every iteration (erosion and balance done), e.g. to write VTK files.
 ///
 /// # Errors
 /// When the configuration is impossible (no rank, more strong rocks than rocks) or a step
-/// fails; `after_iteration`'s errors are passed on.
+/// fails; `each`'s errors are passed on.
 pub fn run(
     cfg: &ErosionConfig,
-    mut after_iteration: impl FnMut(usize, &plume::adapt::Forest, &[u32]) -> plume::Result<()>,
+    mut each: impl FnMut(Moment, &plume::adapt::Forest, &[u32]) -> plume::Result<()>,
 ) -> plume::Result<ErosionRun> {
     if cfg.procs == 0 {
         return Err(plume::Error::Invalid(
@@ -272,6 +281,11 @@ pub fn run(
     let mut rates = IncreaseRates::default();
     let mut records: Vec<IterationRecord> = Vec::with_capacity(cfg.iterations);
     let mut costs = BalanceCosts::new(0.0);
+    let mut moment = Moment {
+        iterations: 0,
+        time: 0.0,
+    };
+    each(moment, &forest, &owner)?;
     for iteration in 0..cfg.iterations {
         let work = rank_loads(erosion.fluid(), &owner, p);
         let times = cfg.machine.step_times(&work, &graph, &owner);
@@ -326,7 +340,9 @@ pub fn run(
             record.lb_cost = cost;
             record.time += cost;
         }
-        after_iteration(iteration, &forest, &owner)?;
+        moment.iterations += 1;
+        moment.time += record.time;
+        each(moment, &forest, &owner)?;
         records.push(record);
     }
     let summary = summarize(&records, forest.nleaves(), erosion.fluid().iter().sum());

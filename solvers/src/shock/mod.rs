@@ -234,18 +234,21 @@ pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Bo
     })
 }
 
-/// Runs the shock-wave case on `mesh` with one balancer; `each_level` sees the level's record,
-/// the forest and the owners after every level (to print the record's row as the level ends,
-/// write VTK files, advance a progress bar).
+/// Runs the shock-wave case on `mesh` with one balancer; `each_level` sees the level number,
+/// its record (none at level 0, the initial mesh and partition), the forest and the owners, at
+/// level 0 and after every level (to print the record's row as the level ends, write VTK files,
+/// advance a progress bar).
 pub fn run(
     cfg: &ShockConfig,
     mesh: Mesh,
-    mut each_level: impl FnMut(&LevelRecord, &Forest, &[u32]) -> Result<()>,
+    mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<ShockRun> {
     let mut runs = run_many(
         std::slice::from_ref(cfg),
         mesh,
-        |_, forest, tracks, records| each_level(&records[0], forest, tracks[0].owner()),
+        |level, forest, tracks, records| {
+            each_level(level, records.first(), forest, tracks[0].owner())
+        },
     )?;
     Ok(runs.remove(0))
 }
@@ -253,7 +256,8 @@ pub fn run(
 /// Runs the shock-wave case once and balances it with every configuration of `cfgs` side by
 /// side (they must agree on the front and the number of levels, which `cfgs[0]` gives);
 /// `each_level` sees the level number, the forest, the tracks and their records of the level
-/// (one per configuration) after every level.
+/// (one per configuration; none at level 0, the initial mesh and partitions), at level 0 and
+/// after every level.
 pub fn run_many(
     cfgs: &[ShockConfig],
     mesh: Mesh,
@@ -277,6 +281,7 @@ pub fn run_many(
         .map(|cfg| track(cfg, &forest, &graph))
         .collect::<Result<Vec<_>>>()?;
     let mut levels = vec![Vec::with_capacity(first.levels); cfgs.len()];
+    each_level(0, &forest, &tracks, &[])?;
     for level in 1..=first.levels {
         let mut watch = Stopwatch::start();
         mark_front(&mut forest, &first.front, level, lo, hi);
