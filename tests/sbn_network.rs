@@ -2,6 +2,101 @@
 //! the stage sets of SBN(3), §3.2.2's predecessor formulas, and spanning-tree properties for any P.
 
 use plume::balance::sbn::network::{Network, Pattern, Template};
+use std::collections::VecDeque;
+
+/// A pattern as stored tables, built the direct way (the oracle for the computed queries):
+/// breadth-first over the whole template, each node carrying its nearest present ancestor.
+struct Tables {
+    stage: Vec<u32>,
+    parent: Vec<Option<usize>>,
+    children: Vec<Vec<usize>>,
+    order: Vec<usize>,
+}
+
+fn tables(procs: usize, source: usize, template: Template) -> Tables {
+    let dim = procs.next_power_of_two().trailing_zeros();
+    let mut t = Tables {
+        stage: vec![0; procs],
+        parent: vec![None; procs],
+        children: vec![Vec::new(); procs],
+        order: Vec::new(),
+    };
+    // §3.2.2's successors of template node n at stage s.
+    let successors = |n: usize, s: u32| -> Vec<usize> {
+        if s == 0 {
+            return Vec::new();
+        }
+        let half = 1 << (s - 1);
+        let (first, second) = match template {
+            Template::Binomial => (n + half, n.wrapping_sub(half)),
+            Template::Heap => (2 * n + 1, 2 * n),
+        };
+        if s < dim {
+            vec![first, second]
+        } else {
+            vec![first]
+        }
+    };
+    let mut queue = VecDeque::from([(0usize, dim, None)]);
+    while let Some((node, stage, ancestor)) = queue.pop_front() {
+        let label = node ^ source;
+        let nearest = if label < procs {
+            t.stage[label] = stage;
+            t.parent[label] = ancestor;
+            if let Some(a) = ancestor {
+                t.children[a].push(label);
+            }
+            t.order.push(label);
+            Some(label)
+        } else {
+            ancestor
+        };
+        for child in successors(node, stage) {
+            queue.push_back((child, stage - 1, nearest));
+        }
+    }
+    t
+}
+
+/// Checks every query of `net.pattern(source, template)` against the stored tables.
+fn check_against_tables(net: &Network, source: usize, template: Template) {
+    let procs = net.procs();
+    let want = tables(procs, source, template);
+    let pattern = net.pattern(source, template);
+    let at = format!("P={procs} {template:?} from {source}");
+    assert_eq!(pattern.order(), want.order, "{at}");
+    for p in 0..procs {
+        assert_eq!(pattern.stage(p), want.stage[p], "{at}: stage of {p}");
+        assert_eq!(pattern.parent(p), want.parent[p], "{at}: parent of {p}");
+        assert_eq!(
+            pattern.children(p),
+            want.children[p],
+            "{at}: children of {p}"
+        );
+        assert_eq!(pattern.is_leaf(p), want.children[p].is_empty(), "{at}: {p}");
+    }
+}
+
+#[test]
+fn computed_patterns_match_the_stored_tables() {
+    for procs in 1..=70 {
+        let net = Network::new(procs);
+        for template in Template::ALL {
+            for source in 0..procs {
+                check_against_tables(&net, source, template);
+            }
+        }
+    }
+    // Far from a power of two, where most template nodes of some patterns are absent.
+    for procs in [513, 1000, 3000] {
+        let net = Network::new(procs);
+        for template in Template::ALL {
+            for source in [0, 1, procs / 2, procs / 2 + 1, procs - 2, procs - 1] {
+                check_against_tables(&net, source, template);
+            }
+        }
+    }
+}
 
 /// The processors at each stage, from stage `d` down to 0, each stage sorted.
 fn stage_sets(net: &Network, pattern: &Pattern) -> Vec<Vec<usize>> {
@@ -107,7 +202,7 @@ fn every_processor_is_reached_for_non_powers_of_two() {
                 while let Some(p) = stack.pop() {
                     assert!(!reached[p], "{p} reached twice");
                     reached[p] = true;
-                    stack.extend_from_slice(pattern.children(p));
+                    stack.extend(pattern.children(p));
                 }
                 assert!(
                     reached.iter().all(|&r| r),

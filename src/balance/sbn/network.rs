@@ -37,6 +37,36 @@ impl Template {
     /// Both templates, for a caller choosing one at random per operation.
     pub const ALL: [Template; 2] = [Template::Binomial, Template::Heap];
 
+    /// The stage of template node `n` in SBN(`dim`): `dim` for the root 0; below it, the
+    /// number of trailing zeros of `n` (binomial) or `dim − 1 − ⌊log2 n⌋` (heap).
+    fn stage(self, n: usize, dim: u32) -> u32 {
+        match self {
+            _ if n == 0 => dim,
+            Template::Binomial => n.trailing_zeros(),
+            Template::Heap => dim - 1 - n.ilog2(),
+        }
+    }
+
+    /// The predecessor of template node `n` in SBN(`dim`) (`None` for the root 0): §3.2.2's
+    /// `((n − 2^s) ∨ 2^{s+1}) mod 2^d` at stage `s` below `d − 1` and 0 at stage `d − 1`
+    /// (binomial), `⌊n/2⌋` (heap).
+    fn predecessor(self, n: usize, dim: u32) -> Option<usize> {
+        if n == 0 {
+            return None;
+        }
+        Some(match self {
+            Template::Binomial => {
+                let s = n.trailing_zeros();
+                if s + 1 == dim {
+                    0
+                } else {
+                    (n - (1 << s)) | (1 << (s + 1))
+                }
+            }
+            Template::Heap => n / 2,
+        })
+    }
+
     /// The successors of template node `n` at `stage` of SBN(`dim`), at stage `stage − 1`.
     fn successors(self, n: usize, stage: u32, dim: u32) -> [Option<usize>; 2] {
         if stage == 0 {
@@ -86,59 +116,37 @@ impl Network {
     }
 
     /// The pattern routing messages from `source` with `template` (module doc: absent labels).
+    /// A pattern is a view of a few words: its answers are computed on demand from the
+    /// template formulas, so the 2P patterns of a network hold no per-processor tables.
     ///
     /// # Panics
     /// If `source ≥ P`.
     pub fn pattern(&self, source: usize, template: Template) -> Pattern {
         assert!(source < self.procs, "source {source} is not a processor");
-        let p = self.procs;
-        let mut pattern = Pattern {
+        Pattern {
+            procs: self.procs,
+            dim: self.dim,
             source,
             template,
-            stage: vec![0; p],
-            parent: vec![None; p],
-            children: vec![Vec::new(); p],
-            order: Vec::with_capacity(p),
-        };
-        // Breadth-first over the whole template (labels relative to 0), each node carrying its
-        // nearest present ancestor; stages decrease level by level, so parents come first.
-        let mut queue = VecDeque::from([(0, self.dim, None)]);
-        while let Some((node, stage, ancestor)) = queue.pop_front() {
-            let label = node ^ source;
-            let nearest = if label < p {
-                pattern.stage[label] = stage;
-                pattern.parent[label] = ancestor;
-                if let Some(a) = ancestor {
-                    pattern.children[a].push(label);
-                }
-                pattern.order.push(label);
-                Some(label)
-            } else {
-                ancestor
-            };
-            for child in template
-                .successors(node, stage, self.dim)
-                .into_iter()
-                .flatten()
-            {
-                queue.push_back((child, stage - 1, nearest));
-            }
         }
-        pattern
     }
 }
 
 /// The routing of messages from one source: each present processor's stage, parent and children.
 ///
+/// Nothing is stored per processor: a query walks the template from the processor's node
+/// (`p XOR source`): `O(d)` steps for [`Pattern::stage`] and [`Pattern::parent`], `O(d²)` for
+/// [`Pattern::is_leaf`] and per child for [`Pattern::children`], which skips the template
+/// subtrees that hold no present processor. A network's memory is thus `O(1)`, not the
+/// `O(P²)` of 2P stored patterns.
+///
 /// Queries take a processor `p < P` and panic otherwise.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern {
+    procs: usize,
+    dim: u32,
     source: usize,
     template: Template,
-    stage: Vec<u32>,
-    parent: Vec<Option<usize>>,
-    children: Vec<Vec<usize>>,
-    order: Vec<usize>,
 }
 
 impl Pattern {
@@ -154,26 +162,113 @@ impl Pattern {
 
     /// The template stage of `p`: `d` for the source, decreasing away from it.
     pub fn stage(&self, p: usize) -> u32 {
-        self.stage[p]
+        self.template.stage(self.node(p), self.dim)
     }
 
     /// The processor `p` receives from (its predecessor); `None` for the source.
     pub fn parent(&self, p: usize) -> Option<usize> {
-        self.parent[p]
+        let mut node = self.node(p);
+        while let Some(up) = self.template.predecessor(node, self.dim) {
+            if self.present(up) {
+                return Some(up ^ self.source);
+            }
+            node = up;
+        }
+        None
     }
 
-    /// The processors `p` sends to (its successors), in template order.
-    pub fn children(&self, p: usize) -> &[usize] {
-        &self.children[p]
+    /// The processors `p` sends to (its successors), in template breadth-first order: the
+    /// present successors of its node, and in place of each absent one, that node's own
+    /// children, recursively.
+    pub fn children(&self, p: usize) -> Vec<usize> {
+        let node = self.node(p);
+        let mut children = Vec::new();
+        let mut queue: VecDeque<(usize, u32)> = VecDeque::new();
+        let below = |n: usize, stage: u32| {
+            self.template
+                .successors(n, stage, self.dim)
+                .into_iter()
+                .flatten()
+                .map(move |c| (c, stage - 1))
+        };
+        queue.extend(below(node, self.stage(p)));
+        while let Some((n, stage)) = queue.pop_front() {
+            if self.present(n) {
+                children.push(n ^ self.source);
+            } else if self.reaches_present(n) {
+                queue.extend(below(n, stage));
+            }
+        }
+        children
     }
 
     /// Whether `p` has no successors: a message going away from the source stops there.
     pub fn is_leaf(&self, p: usize) -> bool {
-        self.children[p].is_empty()
+        let node = self.node(p);
+        !self
+            .template
+            .successors(node, self.stage(p), self.dim)
+            .into_iter()
+            .flatten()
+            .any(|c| self.reaches_present(c))
     }
 
-    /// Every processor once: the source first, then by decreasing stage (parents before children).
-    pub fn order(&self) -> &[usize] {
-        &self.order
+    /// Every processor once: the source first, then by decreasing stage (parents before children),
+    /// in template breadth-first order.
+    pub fn order(&self) -> Vec<usize> {
+        let mut order = Vec::with_capacity(self.procs);
+        let mut queue = VecDeque::from([(0, self.dim)]);
+        while let Some((node, stage)) = queue.pop_front() {
+            if self.present(node) {
+                order.push(node ^ self.source);
+            }
+            for child in self
+                .template
+                .successors(node, stage, self.dim)
+                .into_iter()
+                .flatten()
+            {
+                queue.push_back((child, stage - 1));
+            }
+        }
+        order
+    }
+
+    /// The template node of processor `p`.
+    fn node(&self, p: usize) -> usize {
+        assert!(p < self.procs, "{p} is not a processor");
+        p ^ self.source
+    }
+
+    /// Whether template node `n` is a processor of this network.
+    fn present(&self, n: usize) -> bool {
+        n ^ self.source < self.procs
+    }
+
+    /// Whether the template subtree of node `n` (`n` included) holds a present processor.
+    /// Each of its stages is an aligned block of nodes, which the XOR with the source maps
+    /// onto an aligned block of labels: a block holds a present label when its least label
+    /// is below P.
+    fn reaches_present(&self, n: usize) -> bool {
+        let p = self.procs;
+        if n == 0 {
+            return true; // the source
+        }
+        match self.template {
+            Template::Binomial => {
+                // The subtree of n at stage s is its aligned block of 2^(s+1) nodes, less the
+                // block's first node (an ancestor).
+                let size = 2usize << n.trailing_zeros();
+                let first = n & !(size - 1);
+                let least = (first ^ self.source) & !(size - 1);
+                let below_p = p.saturating_sub(least).min(size);
+                below_p >= 2 || (below_p == 1 && least != first ^ self.source)
+            }
+            Template::Heap => (0..=self.template.stage(n, self.dim)).any(|j| {
+                // The descendants of n j levels down: nodes n·2^j … (n+1)·2^j − 1.
+                let low_bits = (1usize << j) - 1;
+                ((n << j) ^ self.source) & !low_bits < p
+            }),
+        }
     }
 }

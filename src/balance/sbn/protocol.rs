@@ -178,14 +178,14 @@ pub trait Outbox {
     fn send(&mut self, from: u32, to: u32, msg: Message);
 }
 
-/// What every processor shares: the costs, the network and its patterns, the options.
+/// What every processor shares: the costs, the network, the options. Its size does not
+/// grow with P (patterns are computed on demand, [`Network::pattern`]).
 #[derive(Debug)]
 pub struct Shared<'a> {
     /// Weights and graph.
     pub model: CostModel<'a>,
     /// The SBN over the processors.
     pub network: Network,
-    patterns: Vec<Pattern>,
     /// Options.
     pub opts: SbnOptions,
     /// Mean weight of a job (`Wgt` per root), converting job thresholds into weights.
@@ -196,30 +196,20 @@ impl<'a> Shared<'a> {
     /// The shared state of `procs` processors balancing the roots of `model`.
     pub fn new(model: CostModel<'a>, procs: usize, opts: SbnOptions) -> Self {
         let network = Network::new(procs);
-        let patterns = Template::ALL
-            .iter()
-            .flat_map(|&t| (0..procs).map(move |s| (s, t)))
-            .map(|(s, t)| network.pattern(s, t))
-            .collect();
         let n = model.weights.pwgt.len();
         let total: f64 = (0..n as u32).map(|v| model.wgt(v, 0)).sum();
         let job_weight = if total > 0.0 { total / n as f64 } else { 1.0 };
         Shared {
             model,
             network,
-            patterns,
             opts,
             job_weight,
         }
     }
 
     /// The pattern rooted at `source` for `template`.
-    pub fn pattern(&self, source: u32, template: Template) -> &Pattern {
-        let t = Template::ALL
-            .iter()
-            .position(|&x| x == template)
-            .unwrap_or(0);
-        &self.patterns[t * self.network.procs() + source as usize]
+    pub fn pattern(&self, source: u32, template: Template) -> Pattern {
+        self.network.pattern(source as usize, template)
     }
 
     /// The thresholds for a system level (weights).
@@ -267,8 +257,7 @@ pub struct Processor {
 impl Processor {
     /// Processor `id` with the roots `queued` (whose data is where `location` says).
     pub fn new(id: u32, queued: &[u32], location: Vec<u32>, shared: &Shared) -> Processor {
-        let nprocs = shared.network.procs();
-        let mut queue = JobQueue::new(id, location.len(), nprocs);
+        let mut queue = JobQueue::new(id, location.len());
         let view = Located {
             model: &shared.model,
             location: &location,
@@ -377,7 +366,7 @@ impl Processor {
         out: &mut impl Outbox,
     ) {
         let pattern = shared.pattern(route.0, route.1);
-        let children = pattern.children(self.id as usize).to_vec();
+        let children = pattern.children(self.id as usize);
         let share = excess / children.len().max(1) as f64;
         for c in children {
             let tag = Tag {
@@ -507,7 +496,7 @@ impl Processor {
             Variant::Basic => self.gather_down(self.id, op, template, load, shared, out),
             Variant::Heuristic => {
                 let pattern = shared.pattern(self.id, template);
-                for &c in pattern.children(self.id as usize) {
+                for c in pattern.children(self.id as usize) {
                     let msg = Message::BalanceDown {
                         op,
                         template,
@@ -539,7 +528,11 @@ impl Processor {
             self.give(op.initiator, half, Tag::default(), shared, out);
         }
         let busy = self.gather.is_some();
-        let children: &[usize] = if busy { &[] } else { pattern.children(me) };
+        let children = if busy {
+            Vec::new()
+        } else {
+            pattern.children(me)
+        };
         let parent = (op.initiator != self.id).then_some(from);
         if children.is_empty() {
             if let Some(parent) = parent {
@@ -548,7 +541,7 @@ impl Processor {
             }
             return;
         }
-        for &c in children {
+        for &c in &children {
             let msg = Message::BalanceDown {
                 op,
                 template,
@@ -684,7 +677,7 @@ impl Processor {
             self.give(op.initiator, 0.0, tag, shared, out);
             return;
         }
-        for &c in pattern.children(self.id as usize) {
+        for c in pattern.children(self.id as usize) {
             let msg = Message::BalanceDown {
                 op,
                 template,

@@ -4,11 +4,16 @@
 //! work to q first offers the roots whose data already sits on q; and random access for the
 //! differential-edge-cut sample. Heap entries are invalidated lazily: an entry is live while
 //! its root is queued here with the same stamp.
+//!
+//! The migration heaps exist only for the locations of roots queued here (a map, not one heap
+//! per processor), so a queue's size does not grow with P: P queues cost `O(P · roots)`, the
+//! per-root index every processor keeps, not `O(P²)`.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use super::costs::RootCosts;
+use crate::hash::IntMap;
 
 const ABSENT: u32 = u32::MAX;
 
@@ -41,13 +46,13 @@ pub struct JobQueue {
     stamp: Vec<u32>,
     weight: Vec<f64>,
     processing: BinaryHeap<Entry>,
-    by_data: Vec<BinaryHeap<Entry>>,
+    by_data: IntMap<u32, BinaryHeap<Entry>>,
     total: f64,
 }
 
 impl JobQueue {
-    /// An empty queue of processor `p` for `nroots` roots and `nprocs` data locations.
-    pub fn new(p: u32, nroots: usize, nprocs: usize) -> JobQueue {
+    /// An empty queue of processor `p` for `nroots` roots.
+    pub fn new(p: u32, nroots: usize) -> JobQueue {
         JobQueue {
             p,
             roots: Vec::new(),
@@ -55,7 +60,7 @@ impl JobQueue {
             stamp: vec![0; nroots],
             weight: vec![0.0; nroots],
             processing: BinaryHeap::new(),
-            by_data: vec![BinaryHeap::new(); nprocs],
+            by_data: IntMap::default(),
             total: 0.0,
         }
     }
@@ -75,7 +80,10 @@ impl JobQueue {
         self.processing.push(Reverse((Key(key), v, s)));
         if data != self.p {
             let gain = costs.delta_cut(v, self.p, data);
-            self.by_data[data as usize].push(Reverse((Key(gain), v, s)));
+            self.by_data
+                .entry(data)
+                .or_default()
+                .push(Reverse((Key(gain), v, s)));
         }
     }
 
@@ -110,13 +118,14 @@ impl JobQueue {
 
     /// A queued root whose data sits on `q` (the best `ΔCut` first), not removed.
     pub fn peek_data_on(&mut self, q: u32) -> Option<u32> {
-        let heap = &mut self.by_data[q as usize];
+        let heap = self.by_data.get_mut(&q)?;
         while let Some(&Reverse((_, v, s))) = heap.peek() {
             if self.slot[v as usize] != ABSENT && self.stamp[v as usize] == s {
                 return Some(v);
             }
             heap.pop();
         }
+        self.by_data.remove(&q);
         None
     }
 
