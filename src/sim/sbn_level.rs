@@ -7,6 +7,7 @@
 //! Data requests are served by the holder's transport without its CPU (one-sided, as MPI RMA),
 //! so only the requester's time is charged; control messages are handled between jobs.
 
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use super::events::Events;
@@ -38,15 +39,16 @@ pub struct MessageCounts {
 }
 
 impl MessageCounts {
-    fn add(&mut self, kind: Kind, bytes: u64) {
+    /// Counts `copies` messages of `kind` of `bytes` each.
+    fn add(&mut self, kind: Kind, bytes: u64, copies: u64) {
         let t = match kind {
             Kind::Balance => &mut self.balance,
             Kind::Distribution => &mut self.distribution,
             Kind::Migration => &mut self.migration,
             Kind::Locate => &mut self.locate,
         };
-        t.messages += 1;
-        t.bytes += bytes;
+        t.messages += copies;
+        t.bytes += bytes * copies;
     }
 
     /// Messages of every kind.
@@ -106,17 +108,30 @@ enum Event {
     Free { p: u32, version: u32 },
     /// A busy processor checks its messages (fig. 4's main loop, every `check_interval`).
     Poll(u32),
-    /// A message arrives.
-    Arrive { from: u32, to: u32, msg: Message },
+    /// A message arrives: at processor `to`, or at every processor but `from` (a broadcast,
+    /// one shared copy).
+    Arrive {
+        from: u32,
+        to: Option<u32>,
+        msg: Rc<Message>,
+    },
 }
 
-/// Messages written by a processor during one action.
+/// Messages written by a processor during one action: `(from, to, message)`, `to` being
+/// `None` for a broadcast.
 #[derive(Default)]
-struct Sent(Vec<(u32, u32, Message)>);
+struct Sent(Vec<(u32, Option<u32>, Message)>);
 
 impl Outbox for Sent {
     fn send(&mut self, from: u32, to: u32, msg: Message) {
-        self.0.push((from, to, msg));
+        self.0.push((from, Some(to), msg));
+    }
+
+    /// One message for all: its P − 1 copies arrive at the same time, one after the other,
+    /// so one event and one copy stand for them until each processor handles its own (the
+    /// inboxes share it). A locate broadcast thus costs `O(P)` small entries, not P messages.
+    fn broadcast(&mut self, from: u32, _procs: usize, msg: Message) {
+        self.0.push((from, None, msg));
     }
 }
 
@@ -140,7 +155,7 @@ struct Run<'a, 's> {
     events: Events<Event>,
     procs: Vec<Processor>,
     clocks: Vec<Clock>,
-    inbox: Vec<Vec<(u32, Message)>>,
+    inbox: Vec<Vec<(u32, Rc<Message>)>>,
     truth: Vec<u32>,
     processed_on: Vec<u32>,
     done: usize,
@@ -157,10 +172,13 @@ struct Run<'a, 's> {
 impl Run<'_, '_> {
     /// Sends what processor actions wrote, leaving at `now`.
     fn post(&mut self, now: f64) {
+        let nprocs = self.procs.len() as u64;
         for (from, to, msg) in self.out.0.drain(..) {
             let bytes = msg.bytes();
-            self.messages.add(msg.kind(), bytes);
+            let copies = if to.is_some() { 1 } else { nprocs - 1 };
+            self.messages.add(msg.kind(), bytes, copies);
             let at = now + self.machine.flight(bytes as f64);
+            let msg = Rc::new(msg);
             self.events.push(at, Event::Arrive { from, to, msg });
         }
     }
@@ -173,6 +191,7 @@ impl Run<'_, '_> {
         for (from, msg) in std::mem::take(&mut self.inbox[p]) {
             t += self.machine.t_handle;
             self.split.distribution += self.machine.t_handle;
+            let msg = Rc::try_unwrap(msg).unwrap_or_else(|shared| (*shared).clone());
             self.procs[p].handle(from, msg, self.shared, &mut self.out);
         }
         if self.done < self.truth.len() {
@@ -236,9 +255,9 @@ impl Run<'_, '_> {
             self.data_moves += 1;
         }
         self.messages
-            .add(Kind::Migration, 16 + 4 * group.len() as u64);
+            .add(Kind::Migration, 16 + 4 * group.len() as u64, 1);
         let bytes = 16 + (elements as f64 * self.machine.element_bytes) as u64;
-        self.messages.add(Kind::Migration, bytes);
+        self.messages.add(Kind::Migration, bytes, 1);
         let took = self.machine.fetch(elements as f64);
         self.split.distribution += took;
         self.procs[p].data_arrived(&group, self.shared, &mut self.out);
@@ -331,7 +350,10 @@ pub fn sbn_level(
     for p in 0..nprocs {
         run.next_job(p, 0.0);
     }
-    let limit = 1_000_000 + 1_000 * (n * nprocs) as u64;
+    let limit = (n as u64)
+        .saturating_mul(nprocs as u64)
+        .saturating_mul(1_000)
+        .saturating_add(1_000_000);
     while let Some((now, event)) = run.events.pop() {
         if run.events.created() > limit {
             return Err(Error::Invalid(format!(
@@ -341,11 +363,17 @@ pub fn sbn_level(
         }
         match event {
             Event::Arrive { from, to, msg } => {
-                if let Message::Distribute { jobs, .. } = &msg {
+                if let Message::Distribute { jobs, .. } = &*msg {
                     run.transferred += jobs.len() as u64;
                 }
-                run.inbox[to as usize].push((from, msg));
-                run.arrive(to as usize, now);
+                let recipients = match to {
+                    Some(q) => q..q + 1,
+                    None => 0..nprocs as u32,
+                };
+                for q in recipients.filter(|&q| to.is_some() || q != from) {
+                    run.inbox[q as usize].push((from, Rc::clone(&msg)));
+                    run.arrive(q as usize, now);
+                }
             }
             Event::Free { p, version } if version == run.clocks[p as usize].version => {
                 run.next_job(p as usize, now);

@@ -176,6 +176,14 @@ impl Message {
 pub trait Outbox {
     /// Sends `msg` from processor `from` to processor `to`.
     fn send(&mut self, from: u32, to: u32, msg: Message);
+
+    /// Sends `msg` from processor `from` to every other one of the `procs` processors, in
+    /// increasing order. By default one [`Outbox::send`] each; a transport may share one copy.
+    fn broadcast(&mut self, from: u32, procs: usize, msg: Message) {
+        for q in (0..procs as u32).filter(|&q| q != from) {
+            self.send(from, q, msg.clone());
+        }
+    }
 }
 
 /// What every processor shares: the costs, the network, the options. Its size does not
@@ -321,14 +329,10 @@ impl Processor {
                 self.push(v, shared);
             }
         }
-        for q in 0..shared.network.procs() as u32 {
-            if q != self.id {
-                let msg = Message::Locate {
-                    roots: roots.to_vec(),
-                };
-                out.send(self.id, q, msg);
-            }
-        }
+        let msg = Message::Locate {
+            roots: roots.to_vec(),
+        };
+        out.broadcast(self.id, shared.network.procs(), msg);
     }
 
     /// Fig. 4's main loop between two jobs: start a balance below `MinTh`, distribute the
