@@ -58,6 +58,7 @@ pub fn line_chart(
     }
     let x_range = span(finite.iter().map(|p| p.0), 0.0);
     let y_range = span(finite.iter().map(|p| p.1), 0.05);
+    let corner = emptiest_corner(series, &x_range, &y_range);
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
     let mut chart =
         frame(&root, title, x_label, y_label, x_range, y_range).map_err(|e| fail(&e))?;
@@ -82,12 +83,78 @@ pub fn line_chart(
     }
     chart
         .configure_series_labels()
+        .position(corner.position())
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
         .draw()
         .map_err(|e| fail(&e))?;
     root.present().map_err(|e| fail(&e))
+}
+
+/// The corner of the plot the lines of `series` cross least (points sampled along every
+/// segment, counted in the corner's 40% × 40% of the ranges), for the legend; upper right
+/// first on ties.
+fn emptiest_corner(
+    series: &[Series],
+    x: &std::ops::Range<f64>,
+    y: &std::ops::Range<f64>,
+) -> Corner {
+    const SAMPLES: usize = 16;
+    let (w, h) = (x.end - x.start, y.end - y.start);
+    let mut counts = [0usize; 4]; // upper right, upper left, lower right, lower left
+    for s in series {
+        let points: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .copied()
+            .filter(|(a, b)| a.is_finite() && b.is_finite())
+            .collect();
+        let samples = points.windows(2).flat_map(|seg| {
+            (0..SAMPLES).map(move |k| {
+                let t = k as f64 / SAMPLES as f64;
+                (
+                    seg[0].0 + t * (seg[1].0 - seg[0].0),
+                    seg[0].1 + t * (seg[1].1 - seg[0].1),
+                )
+            })
+        });
+        for (px, py) in samples.chain(points.last().copied()) {
+            let (fx, fy) = ((px - x.start) / w, (py - y.start) / h);
+            let (right, left, upper, lower) = (fx > 0.6, fx < 0.4, fy > 0.6, fy < 0.4);
+            counts[0] += usize::from(upper && right);
+            counts[1] += usize::from(upper && left);
+            counts[2] += usize::from(lower && right);
+            counts[3] += usize::from(lower && left);
+        }
+    }
+    let best = (0..4).min_by_key(|&k| counts[k]).unwrap_or(0);
+    [
+        Corner::UpperRight,
+        Corner::UpperLeft,
+        Corner::LowerRight,
+        Corner::LowerLeft,
+    ][best]
+}
+
+/// A corner of the plot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Corner {
+    UpperRight,
+    UpperLeft,
+    LowerRight,
+    LowerLeft,
+}
+
+impl Corner {
+    fn position(self) -> SeriesLabelPosition {
+        match self {
+            Corner::UpperRight => SeriesLabelPosition::UpperRight,
+            Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+            Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
+        }
+    }
 }
 
 /// The drawing of a chart: Cartesian axes over f64 ranges on an SVG drawing area.
@@ -320,6 +387,17 @@ mod tests {
         assert!(svg.contains("hist") && svg.contains("instances"));
         assert!(histogram(&path, "t", "x", &[f64::NAN], 4).is_err());
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_legend_goes_where_the_lines_are_not() {
+        let (x, y) = (0.0..10.0, 0.0..10.0);
+        // A line along the top: the legend goes below it, right first.
+        let top = [Series::new("a", vec![(0.0, 9.0), (10.0, 9.0)])];
+        assert_eq!(emptiest_corner(&top, &x, &y), Corner::LowerRight);
+        // A rising diagonal leaves the upper left and lower right free: upper left first.
+        let rising = [Series::new("a", vec![(0.0, 0.0), (10.0, 10.0)])];
+        assert_eq!(emptiest_corner(&rising, &x, &y), Corner::UpperLeft);
     }
 
     #[test]
