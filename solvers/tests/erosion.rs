@@ -202,7 +202,8 @@ fn ulba_against_standard(partition: erosion::PartitionKind) {
     let mut ulba_cfg = std_cfg.clone();
     ulba_cfg.policy = PolicyKind::Ulba;
     ulba_cfg.alpha = 0.0;
-    // The records and the owners after every iteration.
+    // The records, and the owners at the start and after every iteration (`owners[i]` after
+    // `i` iterations).
     let run = |cfg: &ErosionConfig| {
         let mut owners = Vec::new();
         let run = erosion::run(cfg, |_, _, owner| {
@@ -224,8 +225,8 @@ fn ulba_against_standard(partition: erosion::PartitionKind) {
         .iter()
         .position(detected)
         .expect("no overloading rank seen");
-    assert_eq!(standard.1[..first], ulba.1[..first]);
-    assert_ne!(standard.1[first], ulba.1[first], "{partition:?}");
+    assert_eq!(standard.1[..=first], ulba.1[..=first]);
+    assert_ne!(standard.1[first + 1], ulba.1[first + 1], "{partition:?}");
 }
 
 #[test]
