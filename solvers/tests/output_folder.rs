@@ -67,7 +67,13 @@ fn rerunning_shock_and_compare_into_a_used_folder_leaves_only_the_new_runs_files
     shock("3", "all");
     std::fs::write(out.join("notes.txt"), "my notes").unwrap();
     let reports = ["metrics.csv", "metrics.json", "summary.md"];
-    let levels = ["level_0001.vtu", "level_0002.vtu", "level_0003.vtu"];
+    // Level 0 is the initial mesh.
+    let levels = [
+        "level_0000.vtu",
+        "level_0001.vtu",
+        "level_0002.vtu",
+        "level_0003.vtu",
+    ];
     assert_eq!(
         names(&out),
         sorted(&[&reports[..], &levels, &["shock.pvd"]].concat())
@@ -75,7 +81,13 @@ fn rerunning_shock_and_compare_into_a_used_folder_leaves_only_the_new_runs_files
     shock("1", "last");
     assert_eq!(
         names(&out),
-        sorted(&[&reports[..], &["level_0001.vtu", "shock.pvd"]].concat())
+        sorted(
+            &[
+                &reports[..],
+                &["level_0000.vtu", "level_0001.vtu", "shock.pvd"]
+            ]
+            .concat()
+        )
     );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
@@ -135,6 +147,7 @@ fn rerunning_erosion_into_a_used_folder_leaves_only_the_new_runs_files() {
         "iter_0000.vtu",
         "iter_0001.vtu",
         "iter_0002.vtu",
+        "iter_0003.vtu",
     ];
     assert_eq!(names(&out), sorted(&[&reports[..], &first].concat()));
     erosion(&["--iterations", "2", "--vtk", "none"]);

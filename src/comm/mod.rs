@@ -151,8 +151,7 @@ pub trait Comm {
 fn agree_by_gather<C: Comm + ?Sized>(comm: &C, failure: Option<&Error>) -> Result<()> {
     let gathered = comm.all_gather_bytes(encode(&failure.map(Error::to_string))?)?;
     for (rank, bytes) in gathered.iter().enumerate() {
-        let message: Option<String> =
-            decode(bytes, || format!("failure flag of rank {rank}"))?;
+        let message: Option<String> = decode(bytes, || format!("failure flag of rank {rank}"))?;
         match (message, failure) {
             (Some(_), Some(own)) if rank == comm.rank() => return Err(own.clone()),
             (Some(message), _) => return Err(Error::Invalid(message)),

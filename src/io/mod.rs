@@ -20,9 +20,9 @@
 //! through [`atomic`], so a file is either the old one or the whole new one.
 //! (METIS graph files are written by [`crate::graph`].)
 
+mod appended_raw;
 pub mod atomic;
 mod file_bytes;
-mod appended_raw;
 mod forest_vtu;
 mod lines;
 pub mod msh;

@@ -32,8 +32,8 @@ mod progress;
 mod refine;
 mod run;
 mod signals;
-mod study;
 mod stream;
+mod study;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
