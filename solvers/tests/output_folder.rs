@@ -4,25 +4,11 @@
 //! complete, even when the signal comes while METIS partitions.
 
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::TempDir;
-
-/// Runs `plume args…` and expects success.
-fn ok(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_plume"))
-        .args(args)
-        .output()
-        .expect("run plume");
-    assert!(
-        out.status.success(),
-        "plume {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use common::{ok, TempDir};
 
 /// The names in `dir`, sorted.
 fn names(dir: &Path) -> Vec<String> {

@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+mod common;
+
 /// The shipped shock-wave mesh.
 fn shock_box() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../meshes/shock_box.msh")
@@ -18,13 +20,7 @@ fn shock_box() -> PathBuf {
 
 /// Runs `plume args…` and expects success; returns stdout.
 fn plume(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_plume"))
-        .args(args)
-        .output()
-        .expect("run plume");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "plume {args:?} failed:\n{stderr}");
-    String::from_utf8(out.stdout).unwrap()
+    common::ok(args).stdout
 }
 
 /// The folders of one run of each report-writing command, made once for all the tests.
