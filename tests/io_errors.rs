@@ -4,6 +4,9 @@ use plume::io::read_mesh;
 use plume::Error;
 use std::path::PathBuf;
 
+mod msh_text;
+use msh_text::{msh22, UNIT_NODES};
+
 fn temp_file(name: &str, content: &[u8]) -> PathBuf {
     let path = std::env::temp_dir().join(format!("plume-io-err-{}-{name}", std::process::id()));
     std::fs::write(&path, content).unwrap();
@@ -21,24 +24,6 @@ fn error_of(name: &str, content: &str) -> String {
     std::fs::remove_file(&path).ok();
     message
 }
-
-/// A valid MSH 2.2 file with `nodes` (lines "tag x y z") and tetrahedra (lines "a b c d").
-fn msh22(nodes: &[&str], tets: &[&str]) -> String {
-    let mut s = format!(
-        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n{}\n",
-        nodes.len()
-    );
-    for n in nodes {
-        s += &format!("{n}\n");
-    }
-    s += &format!("$EndNodes\n$Elements\n{}\n", tets.len());
-    for (e, t) in tets.iter().enumerate() {
-        s += &format!("{} 4 2 0 1 {t}\n", e + 1);
-    }
-    s + "$EndElements\n"
-}
-
-const UNIT_NODES: [&str; 5] = ["1 0 0 0", "2 1 0 0", "3 0 1 0", "4 0 0 1", "5 1 1 1"];
 
 #[test]
 fn truncated_file_names_the_missing_end_tag_and_last_line() {

@@ -5,24 +5,9 @@ use std::path::Path;
 
 mod common;
 use common::{fails, ok, TempDir};
-
-/// An MSH 2.2 file with `nodes` (lines "tag x y z") and tetrahedra (lines "a b c d").
-fn msh22(nodes: &[&str], tets: &[&str]) -> String {
-    let mut s = format!(
-        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n{}\n",
-        nodes.len()
-    );
-    for n in nodes {
-        s += &format!("{n}\n");
-    }
-    s += &format!("$EndNodes\n$Elements\n{}\n", tets.len());
-    for (e, t) in tets.iter().enumerate() {
-        s += &format!("{} 4 2 0 1 {t}\n", e + 1);
-    }
-    s + "$EndElements\n"
-}
-
-const UNIT: [&str; 5] = ["1 0 0 0", "2 1 0 0", "3 0 1 0", "4 0 0 1", "5 1 1 1"];
+#[path = "../../tests/msh_text/mod.rs"]
+mod msh_text;
+use msh_text::{msh22, UNIT_NODES};
 
 /// A `.vtu` file of `kind` with the attributes `file_attrs` on `VTKFile` and `piece` inside
 /// its one `Piece`.
@@ -80,7 +65,7 @@ fn each_bad_file_gets_one_plume_line_and_exit_1() {
     let cases: Vec<(&str, String, &str)> = vec![
         (
             "duplicate.msh",
-            msh22(&UNIT, &["1 2 3 4", "2 5 3 4", "4 3 1 2"]),
+            msh22(&UNIT_NODES, &["1 2 3 4", "2 5 3 4", "4 3 1 2"]),
             "element 0 (tetrahedron #1 of the input) and element 2 (tetrahedron #3 of the \
              input) are the same tetrahedron",
         ),
@@ -97,7 +82,10 @@ fn each_bad_file_gets_one_plume_line_and_exit_1() {
         (
             // The second tetrahedron uses node 6, a copy of node 2: face (2, 3, 4) is split.
             "crack.msh",
-            msh22(&[&UNIT[..], &["6 1 0 0"]].concat(), &["1 2 3 4", "5 6 4 3"]),
+            msh22(
+                &[&UNIT_NODES[..], &["6 1 0 0"]].concat(),
+                &["1 2 3 4", "5 6 4 3"],
+            ),
             "vertices 1 and 5 are both at (1, 0, 0)",
         ),
         (
@@ -192,7 +180,7 @@ fn coincident_vertices_that_split_no_face_are_a_note() {
     let path = dir.arg("copy.msh");
     std::fs::write(
         &path,
-        msh22(&[&UNIT[..4], &["6 1 0 0"]].concat(), &["1 2 3 4"]),
+        msh22(&[&UNIT_NODES[..4], &["6 1 0 0"]].concat(), &["1 2 3 4"]),
     )
     .unwrap();
     let run = ok(&["info", &path]);
