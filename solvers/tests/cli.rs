@@ -331,15 +331,15 @@ fn bad_input_gets_a_clear_message_and_exit_code() {
         &["radius"],
     );
 
-    // Too much refinement is refused before any work.
+    // Too much refinement is refused before any work (past 2^31 leaves: a usage error).
     fails(
         &["refine", &mesh, "--uniform", "12", "-o", &out],
-        1,
+        2,
         &["--uniform 12", "leaves"],
     );
     fails(
         &["graph", &mesh, "--uniform", "12", "-o", &dir.arg("g")],
-        1,
+        2,
         &["--uniform 12"],
     );
     assert!(!Path::new(&out).exists());

@@ -16,6 +16,7 @@ use super::progress::Progress;
 use super::run::VtkLevels;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
+use crate::budget::Budget;
 use crate::charts::{line_chart_with, ChartOptions, Series};
 use crate::erosion::{self, ErosionConfig, ErosionRun, PartitionKind, PolicyKind};
 use crate::provenance::Provenance;
@@ -112,6 +113,13 @@ pub struct ErosionArgs {
 /// Runs `plume run erosion`.
 pub fn run(args: ErosionArgs) -> CliResult {
     let cfg = config(&args)?;
+    // --compare keeps the records of every policy's run and of the α sweep.
+    let runs = if args.compare {
+        1 + COMPARED_POLICIES + args.alphas.len()
+    } else {
+        1
+    };
+    erosion::check_memory(&cfg, runs)?;
     let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy));
     let mut written: Vec<(f64, String)> = Vec::new();
@@ -194,6 +202,13 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
             "--cells must be at least 1 in every direction".into(),
         ));
     }
+    let cells = [args.cells[0], args.cells[1], args.cells[2]];
+    erosion::domain::roots(args.procs, cells).map_err(|e| {
+        usage(format!(
+            "--cells {} {} {} on {} ranks: {e}",
+            cells[0], cells[1], cells[2], args.procs
+        ))
+    })?;
     if args.period == 0 {
         return Err(usage("--period must be at least 1".into()));
     }
@@ -225,8 +240,9 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
     cfg.iterations = args.iterations;
     cfg.seed = args.seed;
     cfg.strong = args.strong;
-    cfg.cells = [args.cells[0], args.cells[1], args.cells[2]];
+    cfg.cells = cells;
     cfg.max_depth = args.max_depth;
+    cfg.budget = Budget::of_system();
     Ok(cfg)
 }
 
@@ -279,6 +295,9 @@ fn summary_table(run: &ErosionRun) -> String {
     t
 }
 
+/// The policies `--compare` runs besides the α sweep.
+const COMPARED_POLICIES: usize = 4;
+
 /// Runs the policies and the α sweep next to `main`, writes `compare.md`, `usage.svg` and
 /// `alpha.svg` into `folder`, and prints the tables.
 fn compare(
@@ -287,14 +306,15 @@ fn compare(
     main: &ErosionRun,
     folder: &mut RunFolder,
 ) -> CliResult {
-    let policies = [
+    let policies: [PolicyKind; COMPARED_POLICIES] = [
         PolicyKind::Never,
         PolicyKind::Periodic(args.period),
         PolicyKind::Standard,
         PolicyKind::Ulba,
     ];
     let runs_needed = policies.len() + args.alphas.len();
-    let progress = Progress::bar((runs_needed * cfg.iterations) as u64, "erosion --compare");
+    let steps = (runs_needed as u64).saturating_mul(cfg.iterations as u64);
+    let progress = Progress::bar(steps, "erosion --compare");
     let run_with = |policy: PolicyKind, alpha: f64| -> CliResult<ErosionRun> {
         let same = cfg.policy == policy && (policy != PolicyKind::Ulba || cfg.alpha == alpha);
         if same {

@@ -12,6 +12,7 @@ use super::common::{load_mesh, say, stdout_failure, VtkCompression};
 use super::progress::Progress;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
+use crate::budget::Budget;
 use crate::provenance::{MeshSource, Provenance};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
@@ -148,7 +149,7 @@ pub struct ShockCaseArgs {
 }
 
 impl ShockCaseArgs {
-    /// Checks the options and writes them into `cfg`.
+    /// Checks the options and writes them into `cfg`, with the memory the system can give.
     pub(super) fn apply(&self, cfg: &mut ShockConfig) -> CliResult {
         if self.levels == 0 || self.levels > 64 {
             return Err(Failure::Usage(format!(
@@ -161,6 +162,7 @@ impl ShockCaseArgs {
         cfg.sbn.seed = self.seed;
         cfg.sbn.variant = self.variant.into();
         cfg.sbn.prepartition = self.prepartition;
+        cfg.budget = Budget::of_system();
         Ok(())
     }
 
@@ -224,6 +226,7 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
     let (mesh, source) = args.case.mesh()?;
     check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
+    shock::check_memory(std::slice::from_ref(&cfg), mesh.nelems())?;
     let mut folder = RunFolder::open(&args.out)?;
     let columns = columns(&cfg);
     let mut table = Streamed::stdout();

@@ -27,6 +27,7 @@ use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance};
 use serde::Serialize;
 
+use crate::budget::{self, Budget};
 use front::Erosion;
 use layout::fluid_weights;
 use machine::Machine;
@@ -120,6 +121,11 @@ pub struct ErosionConfig {
     pub max_depth: u8,
     /// The modelled machine.
     pub machine: Machine,
+    /// The memory the run may use, checked before it starts and before each iteration's
+    /// adaptation (unlimited by default; the command line reads the system's). Not part of
+    /// the case: never written to the reports.
+    #[serde(skip)]
+    pub budget: Budget,
 }
 
 impl ErosionConfig {
@@ -145,6 +151,7 @@ impl ErosionConfig {
             cells: [28, 28, 1],
             max_depth: 1,
             machine: Machine::default(),
+            budget: Budget::UNLIMITED,
         }
     }
 
@@ -249,6 +256,27 @@ pub struct Moment {
     pub time: f64,
 }
 
+/// Checks, before anything is built, that the domain of `cfg` and the records of `runs` runs
+/// of its iterations fit its memory budget; returns its number of roots. [`run`] checks it
+/// (for one run), and each iteration's growth.
+///
+/// # Errors
+/// When the box is too large for its numbers or for the budget.
+pub fn check_memory(cfg: &ErosionConfig, runs: usize) -> plume::Result<usize> {
+    let roots = domain::roots(cfg.procs, cfg.cells)?;
+    let records = (cfg.iterations as u128).saturating_mul(runs as u128);
+    let record_bytes = budget::bytes(records, std::mem::size_of::<IterationRecord>() as u64);
+    let need = budget::run_bytes(roots as u128, roots as u128).saturating_add(record_bytes);
+    let what = format!(
+        "the erosion case on {roots} roots for {} iterations",
+        cfg.iterations
+    );
+    cfg.budget
+        .check(&what, need, "use fewer --cells, ranks or iterations")
+        .map_err(plume::Error::Invalid)?;
+    Ok(roots)
+}
+
 /// Runs the erosion case. `each(moment, forest, owner)` is called with the initial mesh and
 /// partition, then after every iteration (erosion and balance done), e.g. to write VTK files.
 ///
@@ -265,6 +293,7 @@ pub fn run(
         ));
     }
     let p = cfg.procs;
+    let roots = check_memory(cfg, 1)? as u128;
     let domain = domain::build(p, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
     let mut forest = domain.forest;
     let mut erosion = Erosion::new(
@@ -279,7 +308,7 @@ pub fn run(
     let mut owner = plum.initial_assignment(&graph.view(&weights)?)?;
     let mut policy = cfg.build_policy();
     let mut rates = IncreaseRates::default();
-    let mut records: Vec<IterationRecord> = Vec::with_capacity(cfg.iterations);
+    let mut records: Vec<IterationRecord> = Vec::new();
     let mut costs = BalanceCosts::new(0.0);
     let mut moment = Moment {
         iterations: 0,
@@ -310,7 +339,16 @@ pub fn run(
             sigma_minus: None,
             sigma_plus: None,
         };
-        let step = erosion.step(&mut forest, cfg.max_depth)?;
+        let eroded = erosion.erode(&mut forest, cfg.max_depth);
+        let leaves = budget::leaves_after(forest.nleaves(), eroded.divided);
+        cfg.budget
+            .check(
+                &format!("iteration {iteration}: about {leaves} leaves"),
+                budget::run_bytes(roots, leaves),
+                "use a smaller --max-depth, fewer --cells or fewer iterations",
+            )
+            .map_err(plume::Error::Invalid)?;
+        let step = erosion.settle(&mut forest, eroded)?;
         graph.update(&forest, &step.changed_roots);
         record.eroded = step.eroded.len();
         let obs = Observation {

@@ -33,7 +33,9 @@ use plume::sim::Machine;
 use plume::Result;
 use serde::Serialize;
 
+use crate::budget::{self, Budget};
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
+
 pub use record::{LevelRecord, SbnRecord, SimRecord, Traffic};
 
 /// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).
@@ -117,6 +119,11 @@ pub struct ShockConfig {
     pub machine: Machine,
     /// The front.
     pub front: Front,
+    /// The memory the run may use, checked before it starts and before each level's
+    /// subdivision (unlimited by default; the command line reads the system's). Not part of
+    /// the case: never written to the reports.
+    #[serde(skip)]
+    pub budget: Budget,
 }
 
 impl ShockConfig {
@@ -137,6 +144,7 @@ impl ShockConfig {
             sbn: SbnOptions::default(),
             machine: Machine::default(),
             front: Front::default(),
+            budget: Budget::UNLIMITED,
         }
     }
 }
@@ -267,6 +275,8 @@ pub fn run_many(
         return Ok(Vec::new());
     };
     let roots = mesh.nelems();
+    check_memory(cfgs, roots)?;
+    let balancing = balancing_bytes(cfgs, roots).0;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let mut forest = Forest::new(
         mesh,
@@ -284,7 +294,14 @@ pub fn run_many(
     each_level(0, &forest, &tracks, &[])?;
     for level in 1..=first.levels {
         let mut watch = Stopwatch::start();
-        mark_front(&mut forest, &first.front, level, lo, hi);
+        let divided = mark_front(&mut forest, &first.front, level, lo, hi);
+        let leaves = budget::leaves_after(forest.nleaves(), divided);
+        fits(
+            &first.budget,
+            [roots as u128, leaves, balancing],
+            &format!("level {level} of {}: about {leaves} leaves", first.levels),
+            "use fewer levels",
+        )?;
         watch.lap("mark");
         forest.coarsen()?;
         watch.lap("coarsen");
@@ -381,9 +398,85 @@ pub(crate) fn loads_and_cut(
     )
 }
 
+/// Checks, before anything is built, that running `cfgs` (as [`run_many`] does) on a mesh of
+/// `roots` roots fits the memory budget of `cfgs[0]`: the forest and graph of the initial
+/// mesh and the largest balancer's tables. [`run_many`] checks it, and each level's growth.
+///
+/// # Errors
+/// When the budget is too small, naming the balancer and P that need the most.
+pub fn check_memory(cfgs: &[ShockConfig], roots: usize) -> Result<()> {
+    let (balancing, largest) = balancing_bytes(cfgs, roots);
+    let Some(cfg) = largest else {
+        return Ok(());
+    };
+    let name = match cfg.balancer {
+        Balancer::Plum => "PLUM",
+        Balancer::Sbn => "SBN",
+        Balancer::None => "no balancer",
+    };
+    fits(
+        &cfgs[0].budget,
+        [roots as u128, roots as u128, balancing],
+        &format!(
+            "the shock case on {roots} roots with {name} on P = {}",
+            cfg.procs
+        ),
+        "use fewer processors or a smaller mesh",
+    )
+}
+
+/// Refuses `[roots, leaves, balancing bytes]` beyond `budget`.
+fn fits(
+    budget: &Budget,
+    [roots, leaves, balancing]: [u128; 3],
+    what: &str,
+    hint: &str,
+) -> Result<()> {
+    let need = budget::run_bytes(roots, leaves).saturating_add(balancing);
+    budget
+        .check(what, need, hint)
+        .map_err(plume::Error::Invalid)
+}
+
+/// The tracks balance one after the other: the bytes of the largest balancer's tables among
+/// `cfgs`, and its configuration.
+fn balancing_bytes(cfgs: &[ShockConfig], roots: usize) -> (u128, Option<&ShockConfig>) {
+    cfgs.iter()
+        .map(|c| (balancer_bytes(c, roots), Some(c)))
+        .max_by_key(|&(bytes, _)| bytes)
+        .unwrap_or((0, None))
+}
+
+/// The memory a balancer needs besides the forest's, for `roots` roots: SBN's per-processor
+/// tables, PLUM's dense remap matrices.
+fn balancer_bytes(cfg: &ShockConfig, roots: usize) -> u128 {
+    let procs = cfg.procs as u128;
+    match cfg.balancer {
+        Balancer::Sbn => budget::bytes(
+            procs.saturating_mul(roots as u128),
+            budget::SBN_BYTES_PER_PROC_ROOT,
+        ),
+        Balancer::Plum => {
+            let parts = procs.saturating_mul(cfg.parts_per_proc as u128);
+            budget::bytes(
+                parts.saturating_mul(parts),
+                budget::remap_bytes_per_entry(&cfg.objective),
+            )
+        }
+        Balancer::None => 0,
+    }
+}
+
 /// Marks the leaves the front touches at `level` for refinement and the refined leaves it does
-/// not touch for coarsening.
-fn mark_front(forest: &mut Forest, front: &Front, level: usize, lo: [f64; 3], hi: [f64; 3]) {
+/// not touch for coarsening; returns how many marked leaves are below the maximum depth (the
+/// ones the step divides).
+fn mark_front(
+    forest: &mut Forest,
+    front: &Front,
+    level: usize,
+    lo: [f64; 3],
+    hi: [f64; 3],
+) -> usize {
     let length = hi[0] - lo[0];
     let width = hi[1] - lo[1];
     let centre = [
@@ -401,13 +494,16 @@ fn mark_front(forest: &mut Forest, front: &Front, level: usize, lo: [f64; 3], hi
     };
     let mut refine = Vec::new();
     let mut coarsen = Vec::new();
+    let mut divided = 0;
     forest.for_each_leaf(|l| {
         if touches(&l.corners, l.centroid) {
             refine.push(l.id);
+            divided += usize::from(l.level < front.max_depth);
         } else if l.level > 0 {
             coarsen.push(l.id);
         }
     });
     refine.into_iter().for_each(|id| forest.mark_refine(id));
     coarsen.into_iter().for_each(|id| forest.mark_coarsen(id));
+    divided
 }
