@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cli::names::ObjectiveName;
+
 /// Most leaves the command line lets a refinement create (leaf and vertex numbers are 32-bit).
 pub const MAX_LEAVES: u64 = 1 << 31;
 
@@ -43,12 +45,12 @@ pub const SBN_BYTES_PER_PROC_ROOT: u64 = 24;
 /// 17 measured at P = 1,000 and 2,000), plus the costs and their sorted copy for `maxv` (32),
 /// plus the send and receive tables and their sorted copies for `maxsr` (48). The greedy
 /// and identity remaps work on the sparse matrix.
-pub fn remap_bytes_per_entry(objective: &str) -> u64 {
+pub fn remap_bytes_per_entry(objective: ObjectiveName) -> u64 {
     match objective {
-        "totalv" => 16,
-        "maxv" => 32,
-        "maxsr" => 48,
-        _ => 0,
+        ObjectiveName::TotalV => 16,
+        ObjectiveName::MaxV => 32,
+        ObjectiveName::MaxSR => 48,
+        ObjectiveName::TotalVGreedy | ObjectiveName::Identity => 0,
     }
 }
 

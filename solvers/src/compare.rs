@@ -15,7 +15,7 @@ use crate::charts::{line_chart_with, ChartOptions, Series};
 use crate::provenance::Provenance;
 use crate::report::Report;
 use crate::run_folder::RunFolder;
-use crate::shock::{self, Balancer, ShockConfig, ShockRun};
+use crate::shock::{self, Balancer, ShockConfig, ShockRun, Stage};
 use plume::mesh::Mesh;
 use plume::Result;
 
@@ -380,13 +380,15 @@ impl Row {
     fn new(procs: usize, plum: &ShockRun, sbn: &ShockRun) -> Row {
         let (p, s) = (summary(plum), summary(sbn));
         let both = |path: &str| (field(&p, path), field(&s, path));
-        let plum_partition_ms = ["partition", "similarity", "reassignment"]
-            .iter()
-            .map(|k| field(&p, &format!("time_ms.{k}")))
+        let ms = |summary: &Map<String, Value>, stage: Stage| {
+            field(summary, &format!("time_ms.{}", stage.name()))
+        };
+        let plum_partition_ms = [Stage::Partition, Stage::Similarity, Stage::Reassignment]
+            .into_iter()
+            .map(|stage| ms(&p, stage))
             .sum();
-        let sbn_selection = field(&s, "time_ms.vertex_selection");
-        let sbn_balancer_ms =
-            field(&s, "time_ms.balancing") + sbn_selection + field(&s, "time_ms.migration");
+        let sbn_selection = ms(&s, Stage::VertexSelection);
+        let sbn_balancer_ms = ms(&s, Stage::Balancing) + sbn_selection + ms(&s, Stage::Migration);
         Row {
             procs,
             load_imb: both("load_imb"),

@@ -550,6 +550,25 @@ fn run_shock_is_the_same_case_from_any_folder() {
 }
 
 #[test]
+fn wrong_option_words_are_one_line_usage_errors_naming_the_option() {
+    for args in [
+        &["run", "shock", "--partitioner", "scotch"][..],
+        &["run", "shock", "--objective", "MaxSR"],
+        &["run", "shock", "--policy", "threshold:x"],
+        &["run", "shock", "--vtk", "first"],
+        &["run", "erosion", "--policy", "cost-benefit:-1"],
+        &["run", "erosion", "--partition", "metis"],
+        &["compare", "shock", "--variant", "fast"],
+    ] {
+        let (option, word) = (args[2], args[3]);
+        let run = fails(args, 2, &[option, word]);
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "plume {args:?}: {lines:?}");
+        assert!(lines[0].starts_with("plume: "), "{lines:?}");
+    }
+}
+
+#[test]
 fn run_shock_rejects_bad_options() {
     fails(&["run", "shock", "--procs", "0"], 2, &["--procs"]);
     fails(

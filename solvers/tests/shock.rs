@@ -7,6 +7,7 @@ use std::path::Path;
 
 use plume::balance::Variant;
 use plume::mesh::{generate_box, Mesh};
+use plume_solvers::cli::names::PolicyName;
 use plume_solvers::report::Report;
 use plume_solvers::shock::{self, LevelRecord, ShockConfig};
 
@@ -154,7 +155,7 @@ fn the_same_seed_gives_the_same_metrics() {
 fn the_threshold_policy_skips_balancing_below_its_threshold() {
     let mut cfg = ShockConfig::new(8);
     cfg.levels = 3;
-    cfg.policy = "threshold:100".into();
+    cfg.policy = PolicyName::Threshold(Some(100.0));
     let levels = run_checked(&cfg, shock_mesh());
     assert!(levels
         .iter()

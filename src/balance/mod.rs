@@ -13,8 +13,8 @@ pub mod ulba;
 pub use model::AppModel;
 pub use plum::{Accept, Balance, Plum, PlumOptions, RemapCostModel};
 pub use policy::{
-    policy_by_name, BalanceCosts, BalancePolicy, CostBenefit, Degradation, Never, Observation,
-    Periodic, StepTime, Threshold,
+    BalanceCosts, BalancePolicy, CostBenefit, Degradation, Never, Observation, Periodic, StepTime,
+    Threshold,
 };
 pub use ranks::{migrate, Migration};
 pub use sbn::{SbnOptions, Variant};

@@ -300,45 +300,6 @@ impl BalancePolicy for Degradation {
     }
 }
 
-/// The policy named on the command line: `threshold[:X]`, `cost-benefit[:C]`,
-/// `degradation[:C]` (Alg. 1: the median of the last three iteration times),
-/// `degradation-last[:C]` (the last iteration's time); `C` the cost assumed before the first
-/// balance, seconds.
-pub fn policy_by_name(spec: &str) -> crate::Result<Box<dyn BalancePolicy>> {
-    let (name, arg) = match spec.split_once(':') {
-        Some((n, a)) => (n, Some(a)),
-        None => (spec, None),
-    };
-    let number = |default: f64| -> crate::Result<f64> {
-        match arg {
-            None => Ok(default),
-            Some(a) => a
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| {
-                    crate::Error::Invalid(format!(
-                        "policy {spec:?}: {a:?} is not a non-negative number"
-                    ))
-                }),
-        }
-    };
-    Ok(match name {
-        "threshold" => Box::new(Threshold {
-            threshold: number(1.05)?,
-        }),
-        "cost-benefit" => Box::new(CostBenefit::new(number(0.0)?)),
-        "degradation" => Box::new(Degradation::new(number(0.0)?)),
-        "degradation-last" => Box::new(Degradation::with_step_time(number(0.0)?, StepTime::Last)),
-        _ => {
-            return Err(crate::Error::Invalid(format!(
-            "unknown policy {spec:?}: expected threshold[:X], cost-benefit[:C], degradation[:C] \
-             or degradation-last[:C]"
-        )))
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,20 +407,5 @@ mod tests {
         assert_eq!(p.name(), "periodic:3");
         assert_eq!(Periodic::new(0).every, 1);
         assert_eq!(p.target_shares(2), None);
-    }
-
-    #[test]
-    fn names_parse_and_bad_names_are_errors() {
-        assert_eq!(
-            policy_by_name("threshold:1.2").unwrap().name(),
-            "threshold:1.2"
-        );
-        assert_eq!(policy_by_name("degradation").unwrap().name(), "degradation");
-        assert_eq!(
-            policy_by_name("degradation-last:0.1").unwrap().name(),
-            "degradation-last"
-        );
-        assert!(policy_by_name("sometimes").is_err());
-        assert!(policy_by_name("threshold:x").is_err());
     }
 }

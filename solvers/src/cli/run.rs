@@ -9,6 +9,7 @@ use plume::balance::Accept;
 use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 
 use super::common::{load_mesh, say, stdout_failure, VtkCompression};
+use super::names::{ObjectiveName, PartitionerName, PolicyName, VtkLevels};
 use super::progress::Progress;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
@@ -16,7 +17,7 @@ use crate::budget::Budget;
 use crate::provenance::{MeshSource, Provenance};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
-use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig};
+use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig, Stage};
 
 /// The test cases `plume run` knows.
 #[derive(Debug, Subcommand)]
@@ -62,28 +63,6 @@ impl From<VariantName> for plume::balance::Variant {
         match v {
             VariantName::Basic => plume::balance::Variant::Basic,
             VariantName::Heuristic => plume::balance::Variant::Heuristic,
-        }
-    }
-}
-
-/// Which levels get a VTK file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VtkLevels {
-    /// Every level, from the initial mesh (level 0).
-    All,
-    /// The initial mesh (level 0) and the last level.
-    Last,
-    /// None.
-    None,
-}
-
-impl VtkLevels {
-    /// True when step `step` of `last` (0 for the initial mesh) gets a VTK file.
-    pub fn writes(self, step: usize, last: usize) -> bool {
-        match self {
-            VtkLevels::All => true,
-            VtkLevels::Last => step == 0 || step == last,
-            VtkLevels::None => false,
         }
     }
 }
@@ -181,16 +160,17 @@ pub struct ShockArgs {
     /// Balancer.
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
-    /// Processor reassignment objective: totalv, totalv-greedy, maxv, maxsr or identity.
-    #[arg(long, default_value = "totalv")]
-    pub objective: String,
-    /// Partitioner: metis or rcb.
-    #[arg(long, default_value = "metis")]
-    pub partitioner: String,
-    /// When to balance: threshold[:X] (LoadImb ≥ X, default 1.05), cost-benefit[:C] or
-    /// degradation[:C] (C: seconds assumed per balance before the first is measured).
+    /// Processor reassignment objective.
+    #[arg(long, value_enum, default_value_t = ObjectiveName::TotalV)]
+    pub objective: ObjectiveName,
+    /// Partitioner.
+    #[arg(long, value_enum, default_value_t = PartitionerName::Metis)]
+    pub partitioner: PartitionerName,
+    /// When to balance: never, periodic:K, threshold[:X] (LoadImb ≥ X, default 1.05),
+    /// cost-benefit[:C], degradation[:C] (C: seconds assumed per balance before the first is
+    /// measured, default 0), standard (= degradation) or ulba (α 0.4, z-score threshold 3).
     #[arg(long, default_value = "threshold")]
-    pub policy: String,
+    pub policy: PolicyName,
     /// Parts per processor F (the dual graph is split into P·F parts).
     #[arg(long, default_value_t = 1)]
     pub parts_per_proc: usize,
@@ -302,18 +282,12 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     if args.parts_per_proc == 0 {
         return Err(usage("--parts-per-proc must be at least 1".into()));
     }
-    // Check the names now, before any work.
-    plume::remap::remapper_by_name(&args.objective)
-        .map_err(|e| usage(format!("--objective: {e}")))?;
-    plume::balance::policy_by_name(&args.policy).map_err(|e| usage(format!("--policy: {e}")))?;
-    plume::partition::partitioner_by_name(&args.partitioner, &[])
-        .map_err(|e| usage(format!("--partitioner: {e}")))?;
     let mut cfg = ShockConfig::new(args.procs);
     cfg.balancer = args.balancer.into();
     args.case.apply(&mut cfg)?;
-    cfg.objective = args.objective.clone();
-    cfg.partitioner = args.partitioner.clone();
-    cfg.policy = args.policy.clone();
+    cfg.objective = args.objective;
+    cfg.partitioner = args.partitioner;
+    cfg.policy = args.policy;
     cfg.parts_per_proc = args.parts_per_proc;
     cfg.balance_at = args.balance_at.into();
     cfg.plum.accept = args.accept.into();
@@ -393,19 +367,23 @@ const SBN_COLUMNS: &[Column] = &[
     ("dist %", Decimals(1), |r| r.sim.distribution_pct),
     ("idle %", Decimals(1), |r| r.sim.idle_pct),
     ("sim. s", Decimals(3), |r| r.sim.time_s),
-    ("balancing ms", Decimals(1), |r| stage_ms(r, "balancing")),
-    ("selection ms", Decimals(1), |r| {
-        stage_ms(r, "vertex_selection")
+    ("balancing ms", Decimals(1), |r| {
+        stage_ms(r, Stage::Balancing)
     }),
-    ("migration ms", Decimals(1), |r| stage_ms(r, "migration")),
+    ("selection ms", Decimals(1), |r| {
+        stage_ms(r, Stage::VertexSelection)
+    }),
+    ("migration ms", Decimals(1), |r| {
+        stage_ms(r, Stage::Migration)
+    }),
 ];
 
 fn sbn(r: &LevelRecord) -> &shock::SbnRecord {
     r.sbn.as_ref().expect("an SBN level record")
 }
 
-fn stage_ms(r: &LevelRecord, stage: &str) -> f64 {
-    r.time_ms.get(stage).copied().unwrap_or(0.0)
+fn stage_ms(r: &LevelRecord, stage: Stage) -> f64 {
+    r.time_ms.get(&stage).copied().unwrap_or(0.0)
 }
 
 /// The per-level table's columns for `cfg`'s balancer.

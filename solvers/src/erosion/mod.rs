@@ -17,80 +17,18 @@ pub mod front;
 pub mod layout;
 pub mod machine;
 
-use std::str::FromStr;
-
 use plume::balance::{
-    migrate, AppModel, BalanceCosts, BalancePolicy, Degradation, IncreaseRates, Never, Observation,
-    Periodic, StepTime, Ulba,
+    migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
 };
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance};
 use serde::Serialize;
 
 use crate::budget::{self, Budget};
+use crate::cli::names::{PartitionKind, PolicyName, PolicySettings};
 use front::Erosion;
 use layout::fluid_weights;
 use machine::Machine;
-
-/// When to balance; written as on the command line (`periodic:20`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(into = "String")]
-pub enum PolicyKind {
-    /// Never.
-    Never,
-    /// Every K iterations.
-    Periodic(usize),
-    /// When the degradation since the last balance reaches the mean balancing cost (seed 001
-    /// Alg. 1), equal shares.
-    Standard,
-    /// As `Standard`, with ULBA's shares (seed 001 Alg. 2).
-    Ulba,
-}
-
-impl FromStr for PolicyKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.split_once(':') {
-            None if s == "never" => Ok(PolicyKind::Never),
-            None if s == "standard" => Ok(PolicyKind::Standard),
-            None if s == "ulba" => Ok(PolicyKind::Ulba),
-            Some(("periodic", k)) => match k.parse::<usize>() {
-                Ok(k) if k > 0 => Ok(PolicyKind::Periodic(k)),
-                _ => Err(format!("periodic:{k}: K must be a positive integer")),
-            },
-            _ => Err(format!(
-                "unknown policy {s:?}: expected never, periodic:K, standard or ulba"
-            )),
-        }
-    }
-}
-
-impl From<PolicyKind> for String {
-    fn from(p: PolicyKind) -> String {
-        p.to_string()
-    }
-}
-
-impl std::fmt::Display for PolicyKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            PolicyKind::Never => write!(f, "never"),
-            PolicyKind::Periodic(k) => write!(f, "periodic:{k}"),
-            PolicyKind::Standard => write!(f, "standard"),
-            PolicyKind::Ulba => write!(f, "ulba"),
-        }
-    }
-}
-
-/// How the roots are partitioned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PartitionKind {
-    /// Stripes along x of equal fluid work.
-    Stripes,
-    /// METIS on the dual graph, then the TotalV remap.
-    Graph,
-}
 
 /// The configuration of an erosion run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,7 +36,7 @@ pub struct ErosionConfig {
     /// Ranks P, which is also the number of stripes and rocks.
     pub procs: usize,
     /// When to balance.
-    pub policy: PolicyKind,
+    pub policy: PolicyName,
     /// ULBA's α.
     pub alpha: f64,
     /// ULBA's z-score threshold.
@@ -139,7 +77,7 @@ impl ErosionConfig {
     pub fn new(procs: usize) -> Self {
         ErosionConfig {
             procs,
-            policy: PolicyKind::Standard,
+            policy: PolicyName::Standard,
             alpha: 0.4,
             z_threshold: 3.0,
             step_time: StepTime::MedianOfThree,
@@ -155,27 +93,17 @@ impl ErosionConfig {
         }
     }
 
-    /// The policy object: the standard and ULBA triggers assume a balance costs the machine's
-    /// fixed balance cost until one is measured.
+    /// The policy object: the cost-based triggers (standard, ULBA, degradation and
+    /// cost-benefit without `:C`) assume a balance costs the machine's fixed balance cost until
+    /// one is measured.
     pub fn build_policy(&self) -> Box<dyn BalancePolicy> {
-        let initial_cost = self.machine.balance_fixed;
-        match self.policy {
-            PolicyKind::Never => Box::new(Never),
-            PolicyKind::Periodic(k) => Box::new(Periodic::new(k)),
-            PolicyKind::Standard => Box::new(self.trigger(initial_cost)),
-            PolicyKind::Ulba => Box::new(Ulba::with_trigger(
-                self.alpha,
-                self.z_threshold,
-                self.trigger(initial_cost),
-                self.ulba_overhead,
-            )),
-        }
-    }
-}
-
-impl ErosionConfig {
-    fn trigger(&self, initial_cost: f64) -> Degradation {
-        Degradation::with_step_time(initial_cost, self.step_time)
+        self.policy.build(PolicySettings {
+            initial_cost: self.machine.balance_fixed,
+            alpha: self.alpha,
+            z_threshold: self.z_threshold,
+            step_time: self.step_time,
+            ulba_overhead: self.ulba_overhead,
+        })
     }
 }
 

@@ -21,8 +21,8 @@ mod mesh;
 mod plum_track;
 mod record;
 mod sbn_track;
+mod stage;
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use plume::adapt::{AdaptOptions, Forest};
@@ -36,7 +36,9 @@ use serde::Serialize;
 use crate::budget::{self, Budget};
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 
+use crate::cli::names::{ObjectiveName, PartitionerName, PolicyName};
 pub use record::{LevelRecord, SbnRecord, SimRecord, Traffic};
+pub use stage::{balancer_ms, Stage, StageTimes};
 
 /// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -95,12 +97,12 @@ pub struct ShockConfig {
     pub procs: usize,
     /// The balancer.
     pub balancer: Balancer,
-    /// PLUM's reassignment objective (`totalv`, `totalv-greedy`, `maxv`, `maxsr`, `identity`).
-    pub objective: String,
-    /// PLUM's partitioner (`metis`, `rcb`); also makes the initial partition.
-    pub partitioner: String,
-    /// PLUM's when-to-balance policy (`threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`).
-    pub policy: String,
+    /// PLUM's reassignment objective.
+    pub objective: ObjectiveName,
+    /// PLUM's partitioner; also makes the initial partition.
+    pub partitioner: PartitionerName,
+    /// PLUM's when-to-balance policy (no assumed first cost, ULBA with α 0.4 and z 3).
+    pub policy: PolicyName,
     /// PLUM's parts per processor.
     pub parts_per_proc: usize,
     /// Adaptation levels.
@@ -133,9 +135,9 @@ impl ShockConfig {
         ShockConfig {
             procs,
             balancer: Balancer::Plum,
-            objective: "totalv".into(),
-            partitioner: "metis".into(),
-            policy: "threshold".into(),
+            objective: ObjectiveName::TotalV,
+            partitioner: PartitionerName::Metis,
+            policy: PolicyName::Threshold(None),
             parts_per_proc: 1,
             levels: 9,
             seed: 1,
@@ -222,7 +224,7 @@ pub trait Track {
         level: usize,
         forest: &Forest,
         graph: &DualGraph,
-        adapt_ms: &BTreeMap<String, f64>,
+        adapt_ms: &StageTimes,
     ) -> Result<LevelRecord>;
 }
 
@@ -302,21 +304,21 @@ pub fn run_many(
             &format!("level {level} of {}: about {leaves} leaves", first.levels),
             "use fewer levels",
         )?;
-        watch.lap("mark");
+        watch.lap(Stage::Mark);
         forest.coarsen()?;
-        watch.lap("coarsen");
+        watch.lap(Stage::Coarsen);
         forest.close()?;
-        watch.lap("closure");
+        watch.lap(Stage::Closure);
         let predicted = graph.predict(&forest);
-        watch.lap("predict");
+        watch.lap(Stage::Predict);
         for t in &mut tracks {
             t.before_subdivision(&forest, &graph, &predicted)?;
         }
         watch.skip();
         let report = forest.subdivide();
-        watch.lap("subdivision");
+        watch.lap(Stage::Subdivision);
         graph.update(&forest, &report.changed_roots);
-        watch.lap("weights");
+        watch.lap(Stage::Weights);
         let mut this_level = Vec::with_capacity(tracks.len());
         for t in &mut tracks {
             this_level.push(t.after_subdivision(level, &forest, &graph, &watch.times)?);
@@ -340,21 +342,21 @@ pub fn run_many(
 /// Wall-clock milliseconds per stage of a level.
 struct Stopwatch {
     clock: Instant,
-    times: BTreeMap<String, f64>,
+    times: StageTimes,
 }
 
 impl Stopwatch {
     fn start() -> Self {
         Stopwatch {
             clock: Instant::now(),
-            times: BTreeMap::new(),
+            times: StageTimes::new(),
         }
     }
 
     /// Records the time since the last lap under `stage`.
-    fn lap(&mut self, stage: &str) {
+    fn lap(&mut self, stage: Stage) {
         self.times
-            .insert(stage.to_string(), self.clock.elapsed().as_secs_f64() * 1e3);
+            .insert(stage, self.clock.elapsed().as_secs_f64() * 1e3);
         self.clock = Instant::now();
     }
 
@@ -362,22 +364,6 @@ impl Stopwatch {
     fn skip(&mut self) {
         self.clock = Instant::now();
     }
-}
-
-/// Milliseconds the balancer took in a level's stage times: PLUM's partition, similarity
-/// matrix, reassignment and migration; SBN's balancing, vertex selection and migration.
-pub fn balancer_ms(time_ms: &BTreeMap<String, f64>) -> f64 {
-    [
-        "partition",
-        "similarity",
-        "reassignment",
-        "migration",
-        "balancing",
-        "vertex_selection",
-    ]
-    .iter()
-    .filter_map(|k| time_ms.get(*k))
-    .sum()
 }
 
 /// The loads' imbalance, the largest load and the Cut% of the assignment `owner` on the
@@ -460,7 +446,7 @@ fn balancer_bytes(cfg: &ShockConfig, roots: usize) -> u128 {
             let parts = procs.saturating_mul(cfg.parts_per_proc as u128);
             budget::bytes(
                 parts.saturating_mul(parts),
-                budget::remap_bytes_per_entry(&cfg.objective),
+                budget::remap_bytes_per_entry(cfg.objective),
             )
         }
         Balancer::None => 0,

@@ -2,8 +2,6 @@
 //! weights (or after it), migrate the trees, then process the level with the static
 //! assignment on the simulated machine.
 
-use std::collections::BTreeMap;
-
 use plume::adapt::Forest;
 use plume::balance::{migrate, Balance, Migration, Plum};
 use plume::graph::{DualGraph, Weights};
@@ -12,7 +10,12 @@ use plume::metrics::Movement;
 use plume::sim::plum_level;
 use plume::Result;
 
-use super::{loads_and_cut, BalanceAt, Balancer, LevelRecord, ShockConfig, SimRecord, Track};
+use crate::cli::names::PolicySettings;
+
+use super::{
+    loads_and_cut, BalanceAt, Balancer, LevelRecord, ShockConfig, SimRecord, Stage, StageTimes,
+    Track,
+};
 
 /// PLUM on its assignment; with [`Balancer::None`] it never balances.
 pub(super) struct PlumTrack {
@@ -21,7 +24,7 @@ pub(super) struct PlumTrack {
     owner: Vec<u32>,
     balance: Option<Balance>,
     moved: Migration,
-    times: BTreeMap<String, f64>,
+    times: StageTimes,
 }
 
 impl PlumTrack {
@@ -35,7 +38,7 @@ impl PlumTrack {
             owner,
             balance: None,
             moved: Migration::default(),
-            times: BTreeMap::new(),
+            times: StageTimes::new(),
         })
     }
 
@@ -53,13 +56,11 @@ impl PlumTrack {
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         let stages = ms(b.times.partition) + ms(b.times.similarity) + ms(b.times.reassign);
         let total = ms(clock.elapsed());
-        self.times.insert("partition".into(), ms(b.times.partition));
+        self.times.insert(Stage::Partition, ms(b.times.partition));
+        self.times.insert(Stage::Similarity, ms(b.times.similarity));
+        self.times.insert(Stage::Reassignment, ms(b.times.reassign));
         self.times
-            .insert("similarity".into(), ms(b.times.similarity));
-        self.times
-            .insert("reassignment".into(), ms(b.times.reassign));
-        self.times
-            .insert("migration".into(), (total - stages).max(0.0));
+            .insert(Stage::Migration, (total - stages).max(0.0));
         self.balance = Some(b);
         Ok(())
     }
@@ -94,7 +95,7 @@ impl Track for PlumTrack {
         level: usize,
         forest: &Forest,
         graph: &DualGraph,
-        adapt_ms: &BTreeMap<String, f64>,
+        adapt_ms: &StageTimes,
     ) -> Result<LevelRecord> {
         if self.balances(BalanceAt::AfterSubdivision) {
             self.balance_and_migrate(graph, &graph.weights.clone(), forest)?;
@@ -118,7 +119,7 @@ impl Track for PlumTrack {
             overhead,
         );
         let mut time_ms = adapt_ms.clone();
-        time_ms.extend(self.times.iter().map(|(k, v)| (k.clone(), *v)));
+        time_ms.extend(&self.times);
         let model = &cfg.plum.model;
         Ok(LevelRecord {
             level,
@@ -156,20 +157,13 @@ fn make_plum(cfg: &ShockConfig, forest: &Forest) -> Result<Plum> {
     let centroids: Vec<[f64; 3]> = (0..forest.nroots())
         .map(|e| geometry::centroid(&forest.mesh().corners(e)))
         .collect();
-    let partitioner: Box<dyn plume::partition::Partitioner> = match cfg.partitioner.as_str() {
-        "metis" => Box::new(plume::partition::Metis {
-            seed: cfg.seed as i32,
-            ..Default::default()
-        }),
-        name => plume::partition::partitioner_by_name(name, &centroids)?,
-    };
     let mut opts = cfg.plum.clone();
     opts.nprocs = cfg.procs;
     opts.parts_per_proc = cfg.parts_per_proc;
     Plum::with(
         opts,
-        partitioner,
-        plume::remap::remapper_by_name(&cfg.objective)?,
-        plume::balance::policy_by_name(&cfg.policy)?,
+        cfg.partitioner.build(cfg.seed, &centroids),
+        cfg.objective.build(),
+        cfg.policy.build(PolicySettings::default()),
     )
 }

@@ -2,9 +2,9 @@
 //! tables 8, 9, 12), the simulated machine's time split, and SBN's own columns (tables 6, 7,
 //! 10, 11).
 
-use std::collections::BTreeMap;
-
 use plume::sim::{sbn_level::MessageCounts, SbnLevel, TimeSplit};
+
+use super::StageTimes;
 
 /// One adaptation level's record.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -60,7 +60,7 @@ pub struct LevelRecord {
     #[serde(flatten)]
     pub sbn: Option<SbnRecord>,
     /// Wall-clock milliseconds per stage.
-    pub time_ms: BTreeMap<String, f64>,
+    pub time_ms: StageTimes,
 }
 
 /// A level on the simulated machine (`plume::sim`).

@@ -3,8 +3,6 @@
 //! the level before; the trees whose processor changed then really move (serialized packets),
 //! as they would have, lazily, during the level.
 
-use std::collections::BTreeMap;
-
 use plume::adapt::Forest;
 use plume::balance::sbn::prepartition::prepartition;
 use plume::balance::sbn::Shared;
@@ -14,7 +12,9 @@ use plume::metrics::SysLoad;
 use plume::sim::sbn_level;
 use plume::Result;
 
-use super::{loads_and_cut, LevelRecord, SbnRecord, ShockConfig, SimRecord, Track};
+use super::{
+    loads_and_cut, LevelRecord, SbnRecord, ShockConfig, SimRecord, Stage, StageTimes, Track,
+};
 
 /// SBN on its assignment.
 pub(super) struct SbnTrack {
@@ -46,7 +46,7 @@ impl Track for SbnTrack {
         level: usize,
         forest: &Forest,
         graph: &DualGraph,
-        adapt_ms: &BTreeMap<String, f64>,
+        adapt_ms: &StageTimes,
     ) -> Result<LevelRecord> {
         let cfg = &self.cfg;
         let model = cfg.machine.cost_model(graph);
@@ -74,10 +74,10 @@ impl Track for SbnTrack {
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         let mut time_ms = adapt_ms.clone();
         let balancer = ms(sim.cpu.balancing) + ms(sim.cpu.selection) + ms(sim.cpu.migration);
-        time_ms.insert("balancing".into(), ms(sim.cpu.balancing));
-        time_ms.insert("vertex_selection".into(), ms(sim.cpu.selection));
-        time_ms.insert("migration".into(), ms(sim.cpu.migration) + migration_ms);
-        time_ms.insert("simulation".into(), (simulation_ms - balancer).max(0.0));
+        time_ms.insert(Stage::Balancing, ms(sim.cpu.balancing));
+        time_ms.insert(Stage::VertexSelection, ms(sim.cpu.selection));
+        time_ms.insert(Stage::Migration, ms(sim.cpu.migration) + migration_ms);
+        time_ms.insert(Stage::Simulation, (simulation_ms - balancer).max(0.0));
         let solver = &cfg.plum.model;
         Ok(LevelRecord {
             level,
