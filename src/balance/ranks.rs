@@ -129,8 +129,14 @@ mod tests {
         let mut back = owner.clone();
         let (again, flows) = migrate_counted(&forest, &mut back, &vec![0u32; n], 2);
         assert_eq!(again, moved);
-        assert_eq!((flows.sent, flows.recv), (vec![0, expected], vec![expected, 0]));
-        assert_eq!((flows.total_v, flows.max_v, flows.max_sr), (expected, expected, 2 * expected));
+        assert_eq!(
+            (flows.sent, flows.recv),
+            (vec![0, expected], vec![expected, 0])
+        );
+        assert_eq!(
+            (flows.total_v, flows.max_v, flows.max_sr),
+            (expected, expected, 2 * expected)
+        );
         // The packet of a refined tree decodes to itself.
         let refined = (0..n).find(|&r| forest.trees()[r].nelems() > 1).unwrap();
         let packet = forest.trees()[refined].pack(refined as u32, forest.vertices());

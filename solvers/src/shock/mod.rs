@@ -366,22 +366,30 @@ impl Stopwatch {
     }
 }
 
-/// The loads' imbalance, the largest load and the Cut% of the assignment `owner` on the
-/// current weights.
-pub(crate) fn loads_and_cut(
-    graph: &DualGraph,
-    owner: &[u32],
-    procs: usize,
-) -> (plume::metrics::Imbalance, u64, f64) {
+/// The loads of the assignment `owner` on the current weights: their imbalance, moments and
+/// largest value, and the assignment's Cut%.
+pub(crate) fn loads_and_cut(graph: &DualGraph, owner: &[u32], procs: usize) -> LevelLoads {
     let w = &graph.weights;
     let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
     let cut = plume::metrics::Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, owner);
-    let max = loads.iter().copied().max().unwrap_or(0);
-    (
-        plume::metrics::Imbalance::from_u64(&loads),
-        max,
-        cut.percent(),
-    )
+    LevelLoads {
+        imbalance: plume::metrics::Imbalance::from_u64(&loads),
+        moments: plume::metrics::Moments::from_u64(&loads),
+        max: loads.iter().copied().max().unwrap_or(0),
+        cut_pct: cut.percent(),
+    }
+}
+
+/// What [`loads_and_cut`] finds.
+pub(crate) struct LevelLoads {
+    /// LoadImb, λ and LB of the ranks' leaves.
+    pub imbalance: plume::metrics::Imbalance,
+    /// Their σ, skewness and kurtosis.
+    pub moments: plume::metrics::Moments,
+    /// The largest.
+    pub max: u64,
+    /// Cut% of the assignment.
+    pub cut_pct: f64,
 }
 
 /// Checks, before anything is built, that running `cfgs` (as [`run_many`] does) on a mesh of
