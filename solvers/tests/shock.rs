@@ -120,7 +120,7 @@ fn sbn_balances_every_level_and_accounts_for_what_moved() {
             // The trees that really moved are the roots processed away from their start, and
             // the data moves the simulation counted include them.
             assert!(sbn.data_moves >= r.trees_moved as u64);
-            assert!(r.predicted_total_v >= r.total_v, "level {}", r.level);
+            assert_eq!(r.predicted_max_sr, r.max_sr, "level {}", r.level);
             assert!(!r.remap_accepted && (0.0..=100.0).contains(&r.pre_cut_pct));
             // Seed 003's decomposition of the level: one iteration, so μLB = 1 and η = LB · Transfer.
             assert_eq!(r.sim.mu_lb, 1.0);

@@ -32,14 +32,14 @@ pub struct LevelRecord {
     /// processed.
     pub cut_pct: f64,
     /// `TotalV`: elements of the trees that moved, as they were packed (PLUM: before
-    /// subdivision by default; SBN: after it, when processed).
+    /// subdivision by default; SBN: after it, every move of the simulated level).
     pub total_v: u64,
     /// `MaxV` of what moved.
     pub max_v: u64,
     /// `MaxSR` of what moved.
     pub max_sr: u64,
     /// `TotalV` in the sizes the balancer planned with: PLUM's remap on the weights it
-    /// balanced on (predicted ones before subdivision); SBN's moves on the level's weights.
+    /// balanced on (predicted ones before subdivision); SBN, planning nothing ahead: `total_v`.
     pub predicted_total_v: u64,
     /// `MaxV`, same sizes.
     pub predicted_max_v: u64,

@@ -4,7 +4,7 @@
 //! as they would have, lazily, during the level.
 
 use plume::adapt::Forest;
-use plume::balance::migrate_counted;
+use plume::balance::migrate;
 use plume::balance::sbn::prepartition::prepartition;
 use plume::balance::sbn::Shared;
 use plume::graph::{DualGraph, Weights};
@@ -69,7 +69,7 @@ impl Track for SbnTrack {
         let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
         let clock = std::time::Instant::now();
         let mut owner = data;
-        let (moved, flows) = migrate_counted(forest, &mut owner, &self.owner, cfg.procs);
+        let moved = migrate(forest, &mut owner, &self.owner);
         let migration_ms = clock.elapsed().as_secs_f64() * 1e3;
         let now = loads_and_cut(graph, &self.owner, cfg.procs);
         let imb = now.imbalance;
@@ -91,9 +91,11 @@ impl Track for SbnTrack {
             load_moments: now.moments,
             pre_cut_pct: sim.pre_cut_pct,
             cut_pct: now.cut_pct,
-            total_v: flows.total_v,
-            max_v: flows.max_v,
-            max_sr: flows.max_sr,
+            // What the simulated execution moved (a tree moved twice counts twice); SBN plans
+            // nothing ahead, so its predicted figures are the same.
+            total_v: sim.movement.total_v,
+            max_v: sim.movement.max_v,
+            max_sr: sim.movement.max_sr,
             predicted_total_v: sim.movement.total_v,
             predicted_max_v: sim.movement.max_v,
             predicted_max_sr: sim.movement.max_sr,
