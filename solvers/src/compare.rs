@@ -13,7 +13,6 @@ use serde_json::{Map, Value};
 
 use crate::charts::{line_chart_with, ChartOptions, Series};
 use crate::provenance::Provenance;
-use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::shock::{self, Balancer, ShockConfig, ShockRun, Stage};
 use plume::mesh::Mesh;
@@ -232,17 +231,27 @@ impl Comparison {
                 r.idle_pct.1
             );
         }
-        t += "\n## Seed 003's efficiency of a level on the simulated machine\n\n";
-        t += "`LB = mean T_p / max T_p` (T_p a processor's processing time), `Transfer = max T_p \
-              / T` (T the level's time: what communication, data movement and waiting cost) and \
-              `η = LB · μLB · Transfer`, μLB being 1 for a level (one iteration); averages over \
-              the levels.\n\n";
-        t += "| P | LB PLUM | LB SBN | Transfer PLUM | Transfer SBN | η PLUM | η SBN |\n";
-        t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+        t += "\n## Seed 003's efficiency of the run on the simulated machine\n\n";
+        t += "The levels are the iterations: `T_p` a processor's processing time summed over \
+              the levels, `T_ideal` the sum of each level's largest, `T` the sum of the levels' \
+              times. `LB = mean T_p / max T_p`, `μLB = max T_p / T_ideal` (below 1 when the most \
+              loaded processor changes between levels), `Transfer = T_ideal / T` (what \
+              communication, data movement and waiting cost), `η = LB · μLB · Transfer`.\n\n";
+        t += "| P | LB PLUM | LB SBN | μLB PLUM | μLB SBN | Transfer PLUM | Transfer SBN | η PLUM | \
+              η SBN |\n";
+        t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
         for r in &rows {
             t += &format!(
-                "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
-                r.procs, r.lb.0, r.lb.1, r.transfer.0, r.transfer.1, r.eta.0, r.eta.1
+                "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
+                r.procs,
+                r.lb.0,
+                r.lb.1,
+                r.mu_lb.0,
+                r.mu_lb.1,
+                r.transfer.0,
+                r.transfer.1,
+                r.eta.0,
+                r.eta.1
             );
         }
         t
@@ -394,6 +403,7 @@ struct Row {
     max_sr: (f64, f64),
     plum_predicted_max_sr: f64,
     lb: (f64, f64),
+    mu_lb: (f64, f64),
     transfer: (f64, f64),
     eta: (f64, f64),
     comm_mb: (f64, f64),
@@ -428,9 +438,10 @@ impl Row {
             total_v: both("total_v"),
             max_sr: both("max_sr"),
             plum_predicted_max_sr: field(&p, "predicted_max_sr"),
-            lb: both("sim.lb"),
-            transfer: both("sim.transfer"),
-            eta: both("sim.eta"),
+            lb: both("time_balance.lb"),
+            mu_lb: both("time_balance.mu_lb"),
+            transfer: both("time_balance.transfer"),
+            eta: both("time_balance.eta"),
             comm_mb: both("comm_mb"),
             sim_s: both("sim.time_s"),
             idle_pct: both("sim.idle_pct"),
@@ -459,7 +470,7 @@ fn field(summary: &Map<String, Value>, path: &str) -> f64 {
 
 /// A run's averages over its levels.
 fn summary(run: &ShockRun) -> Map<String, Value> {
-    Report::new(&run.config, "levels", &run.levels).summary
+    run.report().summary
 }
 
 /// PLUM's remap share of the simulated time, over all levels.

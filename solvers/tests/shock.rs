@@ -254,3 +254,29 @@ fn what_moved_is_the_elements_of_the_trees_that_changed_owner_and_cut_is_pre_and
         "nothing moved: {expected:?}"
     );
 }
+
+/// Seed 003's decomposition of a run, the levels as iterations: η is the processors' share of
+/// time spent processing (the simulated machine's own split), μLB at most 1, and the product
+/// of the three terms.
+#[test]
+fn the_runs_time_balance_agrees_with_the_simulated_split() {
+    for balancer in [shock::Balancer::Plum, shock::Balancer::Sbn] {
+        let mut cfg = ShockConfig::new(4);
+        cfg.balancer = balancer;
+        cfg.levels = 3;
+        let mesh = generate_box([12, 3, 3], [4.0, 1.0, 1.0]).unwrap();
+        let run = shock::run(&cfg, mesh, |_, _, _, _| Ok(())).unwrap();
+        let b = run.time_balance().unwrap();
+        let elapsed: f64 = run.levels.iter().map(|l| l.sim.time_s).sum();
+        let processing: f64 = run
+            .levels
+            .iter()
+            .map(|l| l.sim.time_s * l.sim.processing_pct / 100.0)
+            .sum();
+        assert!((b.eta - processing / elapsed).abs() < 1e-9, "{balancer:?}");
+        assert!((b.eta - b.lb * b.mu_lb * b.transfer).abs() < 1e-12);
+        assert!(b.mu_lb <= 1.0 && b.transfer <= 1.0 && b.lb <= 1.0);
+        let summary = &run.report().summary["time_balance"];
+        assert_eq!(summary["eta"].as_f64(), Some(b.eta));
+    }
+}

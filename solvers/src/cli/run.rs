@@ -15,7 +15,6 @@ use super::stream::Streamed;
 use super::{CliResult, Failure};
 use crate::budget::Budget;
 use crate::provenance::{MeshSource, Provenance};
-use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig, Stage};
 
@@ -238,7 +237,7 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     table
         .print(&table_average(&run.levels, columns))
         .map_err(stdout_failure)?;
-    Report::new(&run.config, "levels", &run.levels)
+    run.report()
         .with_provenance(Provenance::of_this_process(Some(source)))
         .write(&mut folder, table.text())?;
     say(format!("\nwrote {}", args.out.display()))

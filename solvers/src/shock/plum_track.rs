@@ -134,6 +134,7 @@ impl Track for PlumTrack {
             &self.flows,
             overhead,
         );
+        let processing = processing_times(&costs, &self.owner, cfg.procs);
         let mut time_ms = adapt_ms.clone();
         time_ms.extend(&self.times);
         let model = &cfg.plum.model;
@@ -166,13 +167,10 @@ impl Track for PlumTrack {
             solver_s: now.max as f64 * model.time_per_load * model.iterations as f64,
             balance_pct: 100.0 * super::balancer_ms(&time_ms)
                 / time_ms.values().sum::<f64>().max(1e-9),
-            sim: SimRecord::new(
-                sim.makespan,
-                &sim.split,
-                &processing_times(&costs, &self.owner, cfg.procs),
-            ),
+            sim: SimRecord::new(sim.makespan, &sim.split, &processing),
             sbn: None,
             time_ms,
+            processing_s: processing,
         })
     }
 }

@@ -73,6 +73,11 @@ pub struct LevelRecord {
     pub sbn: Option<SbnRecord>,
     /// Wall-clock milliseconds per stage.
     pub time_ms: StageTimes,
+    /// Each processor's simulated processing time in the level, seconds (seed 003's `t_{p,i}`,
+    /// the level being iteration i); not written to the reports, which hold the run's
+    /// decomposition instead ([`super::ShockRun::time_balance`]).
+    #[serde(skip)]
+    pub processing_s: Vec<f64>,
 }
 
 /// A level on the simulated machine (`plume::sim`).

@@ -113,6 +113,7 @@ impl Track for SbnTrack {
             sim: SimRecord::new(sim.makespan, &sim.split, &processing),
             sbn: Some(SbnRecord::new(&sim, qwgt_load_imb)),
             time_ms,
+            processing_s: processing,
         })
     }
 }
