@@ -480,7 +480,7 @@ fn run_shock_with_sbn_and_compare_write_their_reports() {
     for key in [
         "qwgt_load_imb",
         "pre_cut_pct",
-        "post_cut_pct",
+        "cut_pct",
         "roots_transferred",
     ] {
         assert!(level[key].is_number(), "{key}");

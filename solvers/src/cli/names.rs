@@ -167,7 +167,8 @@ pub enum PolicyName {
     /// `threshold[:X]`: when LoadImb reaches X (default 1.05), PLUM's rule.
     Threshold(Option<f64>),
     /// `cost-benefit[:C]`: when the time the imbalance costs until the next adaptation
-    /// exceeds the mean balancing cost (seed 000); C seconds assumed before the first balance.
+    /// exceeds the balancing cost fitted as `α + β · elements moved` on the balances measured
+    /// (seed 000 eq. 3.2–3.3); C seconds assumed before the first balance.
     CostBenefit(Option<f64>),
     /// `degradation[:C]`: when the degradation summed since the last balance reaches the mean
     /// balancing cost (seed 001 Alg. 1), an iteration's time read as the settings say

@@ -15,7 +15,6 @@ use super::stream::Streamed;
 use super::{CliResult, Failure};
 use crate::budget::Budget;
 use crate::provenance::{MeshSource, Provenance};
-use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig, Stage};
 
@@ -238,7 +237,7 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     table
         .print(&table_average(&run.levels, columns))
         .map_err(stdout_failure)?;
-    Report::new(&run.config, "levels", &run.levels)
+    run.report()
         .with_provenance(Provenance::of_this_process(Some(source)))
         .write(&mut folder, table.text())?;
     say(format!("\nwrote {}", args.out.display()))
@@ -324,10 +323,14 @@ const PLUM_COLUMNS: &[Column] = &[
     ("leaves", Decimals(0), |r| r.leaves as f64),
     ("LoadImb before", Decimals(3), |r| r.load_imb_before),
     ("LoadImb", Decimals(3), |r| r.load_imb),
-    ("Cut%", Decimals(2), |r| r.cut_pct),
+    ("Pre-Exec Cut%", Decimals(2), |r| r.pre_cut_pct),
+    ("Post-Exec Cut%", Decimals(2), |r| r.cut_pct),
     ("TotalV", Decimals(0), |r| r.total_v as f64),
     ("MaxV", Decimals(0), |r| r.max_v as f64),
     ("MaxSR", Decimals(0), |r| r.max_sr as f64),
+    ("predicted MaxSR", Decimals(0), |r| {
+        r.predicted_max_sr as f64
+    }),
     ("Comm. MB", Decimals(2), |r| r.comm_mb),
     ("remapped", Flag, |r| f64::from(u8::from(r.remap_accepted))),
     ("gain s", Decimals(4), |r| r.gain_s),
@@ -345,8 +348,8 @@ const SBN_COLUMNS: &[Column] = &[
     ("LoadImb before", Decimals(3), |r| r.load_imb_before),
     ("LoadImb", Decimals(3), |r| r.load_imb),
     ("QWgt LoadImb", Decimals(3), |r| sbn(r).qwgt_load_imb),
-    ("Pre-Exec Cut%", Decimals(2), |r| sbn(r).pre_cut_pct),
-    ("Post-Exec Cut%", Decimals(2), |r| sbn(r).post_cut_pct),
+    ("Pre-Exec Cut%", Decimals(2), |r| r.pre_cut_pct),
+    ("Post-Exec Cut%", Decimals(2), |r| r.cut_pct),
     ("TotalV", Decimals(0), |r| r.total_v as f64),
     ("MaxSR", Decimals(0), |r| r.max_sr as f64),
     ("Comm. MB", Decimals(2), |r| r.comm_mb),

@@ -292,7 +292,7 @@ pub fn run(
                 migrate(&forest, &mut owner, new_owner);
             }
             let cost = cfg.machine.balance_cost(proposal.movement.max_sr);
-            policy.balanced(cost);
+            policy.balanced_moving(cost, proposal.movement.max_v);
             rates.rebalanced();
             costs.record(cost);
             let alpha = if shares.is_some() { cfg.alpha } else { 0.0 };

@@ -206,6 +206,32 @@ pub struct ShockRun {
     pub levels: Vec<LevelRecord>,
 }
 
+impl ShockRun {
+    /// Seed 003's decomposition of the whole run on the simulated machine, the levels as its
+    /// iterations: `T_p` processor p's processing time summed over the levels, `T_ideal` the
+    /// sum of each level's largest, `T` the sum of the levels' times. `μLB < 1` when the most
+    /// loaded processor changes from level to level. `None` without a level.
+    pub fn time_balance(&self) -> Option<plume::metrics::TimeBalance> {
+        let procs = self.config.procs;
+        let times: Vec<Vec<f64>> = (0..procs)
+            .map(|p| self.levels.iter().map(|l| l.processing_s[p]).collect())
+            .collect();
+        let elapsed = self.levels.iter().map(|l| l.sim.time_s).sum();
+        plume::metrics::TimeBalance::new(&times, elapsed).ok()
+    }
+
+    /// The run's report: its levels, their summary and, in the summary, the run's
+    /// [`ShockRun::time_balance`] as `time_balance`.
+    pub fn report(&self) -> crate::report::Report {
+        let mut report = crate::report::Report::new(&self.config, "levels", &self.levels);
+        if let Some(b) = self.time_balance() {
+            let json = serde_json::to_value(b).expect("a time balance serializes");
+            report.summary.insert("time_balance".into(), json);
+        }
+        report
+    }
+}
+
 /// A balancer following the adaptation level by level on its own assignment.
 pub trait Track {
     /// The rank owning every root (after the last level: where it was processed).
@@ -366,22 +392,30 @@ impl Stopwatch {
     }
 }
 
-/// The loads' imbalance, the largest load and the Cut% of the assignment `owner` on the
-/// current weights.
-pub(crate) fn loads_and_cut(
-    graph: &DualGraph,
-    owner: &[u32],
-    procs: usize,
-) -> (plume::metrics::Imbalance, u64, f64) {
+/// The loads of the assignment `owner` on the current weights: their imbalance, moments and
+/// largest value, and the assignment's Cut%.
+pub(crate) fn loads_and_cut(graph: &DualGraph, owner: &[u32], procs: usize) -> LevelLoads {
     let w = &graph.weights;
     let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
     let cut = plume::metrics::Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, owner);
-    let max = loads.iter().copied().max().unwrap_or(0);
-    (
-        plume::metrics::Imbalance::from_u64(&loads),
-        max,
-        cut.percent(),
-    )
+    LevelLoads {
+        imbalance: plume::metrics::Imbalance::from_u64(&loads),
+        moments: plume::metrics::Moments::from_u64(&loads),
+        max: loads.iter().copied().max().unwrap_or(0),
+        cut_pct: cut.percent(),
+    }
+}
+
+/// What [`loads_and_cut`] finds.
+pub(crate) struct LevelLoads {
+    /// LoadImb, λ and LB of the ranks' leaves.
+    pub imbalance: plume::metrics::Imbalance,
+    /// Their σ, skewness and kurtosis.
+    pub moments: plume::metrics::Moments,
+    /// The largest.
+    pub max: u64,
+    /// Cut% of the assignment.
+    pub cut_pct: f64,
 }
 
 /// Checks, before anything is built, that running `cfgs` (as [`run_many`] does) on a mesh of
