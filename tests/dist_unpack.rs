@@ -146,7 +146,7 @@ fn a_packet_contradicting_the_receiver_is_refused() {
     broken.links[1].0 = 5;
     assert!(empty_like(&source).put_trees(&[broken]).is_err());
     let mut holder = empty_like(&source);
-    holder.put_trees(&[packet.clone()]).unwrap();
+    holder.put_trees(std::slice::from_ref(&packet)).unwrap();
     let err = holder.put_trees(&[packet]).unwrap_err();
     assert!(err.to_string().contains("holds that root already"), "{err}");
 }

@@ -214,10 +214,15 @@ impl Forest {
             x.released -= 1;
             // An edge splits held elsewhere still use stays here too, without a user: this
             // side's closure divides the parent with it again.
-            if x.users == 0 && !elsewhere {
-                let mid = x.mid;
-                self.verts.free_midpoint(mid);
-                unbisected.push(f.ends(k));
+            if x.users == 0 {
+                if elsewhere {
+                    // Dropped after the subdivision unless a split here uses it again.
+                    self.unused_edges.push((a, b));
+                } else {
+                    let mid = x.mid;
+                    self.verts.free_midpoint(mid);
+                    unbisected.push((a, b));
+                }
             }
         }
         self.coarsened.insert(r);

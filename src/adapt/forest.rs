@@ -149,7 +149,8 @@ pub struct Forest {
     pub(crate) coarsened: RootSet,
     /// Trees holding coarsening marks.
     pub(crate) coarsen_roots: RootSet,
-    /// Edges bisected in the current step with no user yet (checked for users after
+    /// Every edge without a user: bisected in the current step with no user yet, or left
+    /// without one by coarsening or by trees that left (checked for users after
     /// subdivision).
     pub(crate) unused_edges: Vec<(u32, u32)>,
     /// Set by the closure when a tree must be scanned again.

@@ -8,22 +8,26 @@ use crate::comm::{Comm, CommExt};
 use crate::hash::IntSet;
 use crate::Result;
 
-/// The shared edges each rank sent to each other rank, by vertex keys, each once per
-/// destination, in the order given: `(destination rank, local ends)` grouped per rank.
+/// Per rank: edges as pairs of vertex keys (what travels).
+type KeyedEdges = Vec<Vec<(u64, u64)>>;
+/// Per rank: edges as local vertex ids (`None`: an edge whose ends are not here).
+type LocalEdges = Vec<Vec<Option<(u32, u32)>>>;
+
+/// `edges` (`(root held elsewhere, vertex, vertex)`) grouped by the rank owning the root,
+/// each edge once per rank, in the order given: as vertex keys (to send) and as local ends.
 fn by_destination(
     forest: &Forest,
     owner: &[u32],
     nranks: usize,
     edges: impl IntoIterator<Item = (u32, u32, u32)>,
-) -> (Vec<Vec<(u64, u64)>>, Vec<Vec<(u32, u32)>>) {
+) -> (KeyedEdges, Vec<Vec<(u32, u32)>>) {
     let mut keys = vec![Vec::new(); nranks];
     let mut ends = vec![Vec::new(); nranks];
     let mut seen: IntSet<(u32, u64)> = IntSet::default();
     let verts = forest.vertices();
     for (root, a, b) in edges {
         let dest = owner[root as usize];
-        let edge = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
-        if seen.insert((dest, edge)) {
+        if seen.insert((dest, crate::adapt::edge_key(a, b))) {
             keys[dest as usize].push((verts[a].key, verts[b].key));
             ends[dest as usize].push((a, b));
         }
@@ -72,7 +76,7 @@ pub(crate) struct CoarsenExchange<'a, C: Comm + ?Sized> {
     /// The edges this rank asked each rank about (local ends), in the order asked.
     asked: Vec<Vec<(u32, u32)>>,
     /// The edges each rank asked about, here (`None`: not an edge here).
-    questions: Option<Vec<Vec<Option<(u32, u32)>>>>,
+    questions: Option<LocalEdges>,
 }
 
 impl<'a, C: Comm + ?Sized> CoarsenExchange<'a, C> {
