@@ -16,7 +16,7 @@ use super::edges::{edge_key, Bisected};
 use super::forest::Forest;
 use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, EDGES};
 use super::tree::{COARSEN, REFINE};
-use super::vertices::union;
+use super::vertices::{support_len, union};
 use crate::Result;
 
 /// How many families ahead the loops over coarsening candidates prefetch edges.
@@ -112,6 +112,9 @@ impl Forest {
             for k in f.split_edges() {
                 let (a, b) = f.ends(k);
                 let support = union(&self.verts[a].support, &self.verts[b].support);
+                if support_len(&support) == 4 {
+                    continue; // inside the root
+                }
                 let mut elsewhere = false;
                 self.for_each_other_root_around(f.r, &support, |s| {
                     elsewhere |= !self.held[s as usize]

@@ -250,6 +250,7 @@ impl Forest {
     /// This forest's live midpoints by key.
     pub(crate) fn midpoints_by_key(&self) -> crate::hash::IntMap<u64, u32> {
         let mut by_key = crate::hash::IntMap::default();
+        by_key.reserve(self.verts.nlive() - self.verts.ninitial());
         for v in self.verts.ninitial() as u32..self.verts.nslots() as u32 {
             if self.verts.is_live(v) {
                 by_key.insert(self.verts[v].key, v);

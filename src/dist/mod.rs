@@ -13,8 +13,10 @@
 //! exchange what crosses a rank boundary ([`exchange`]): shared edges' use while coarsening,
 //! shared edges bisected by the closure. Vertices are named by key between ranks, so nothing
 //! depends on which rank created what, and the union of the ranks' leaves is the mesh one rank
-//! would build. PLUM runs once, on rank 0, on the all-gathered per-root weights, and its
-//! decision is broadcast; migration is one all-to-all of packed trees ([`migration`]).
+//! would build. PLUM runs once, on rank 0, on the per-root weights every rank sends it, and
+//! its decision is broadcast (every rank running the same partitioner would repeat rank 0's
+//! work P times over on shared cores); migration is one all-to-all of packed trees
+//! ([`migration`]).
 //!
 //! ```
 //! use plume::adapt::AdaptOptions;
@@ -212,9 +214,10 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         &self.owner
     }
 
-    /// The dual graph's current weights, gathered from every rank.
-    pub fn weights(&self) -> &Weights {
-        &self.graph.weights
+    /// The dual graph's current weights on rank 0, which gathers them from every rank and
+    /// balances (`None` on the other ranks).
+    pub fn weights(&self) -> Option<&Weights> {
+        (self.comm.rank() == 0).then_some(&self.graph.weights)
     }
 
     /// The transport.
@@ -280,9 +283,9 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             let start = Instant::now();
             let roots = self.forest.pending_roots();
             let predicted = self.gather_weights(&roots, true)?;
-            let weights = self.graph.predict_with(&predicted);
+            let weights = predicted.map(|p| self.graph.predict_with(&p));
             times.weights += start.elapsed();
-            (balance, moved, received) = self.balance_and_migrate(&weights, &mut times)?;
+            (balance, moved, received) = self.balance_and_migrate(weights, &mut times)?;
         }
 
         let start = Instant::now();
@@ -295,12 +298,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         changed.sort_unstable();
         changed.dedup();
         changed.retain(|&r| self.forest.holds(r));
-        let current = self.gather_weights(&changed, false)?;
-        self.graph.set_tree_weights(&current);
+        self.update_weights(&changed)?;
         times.weights += start.elapsed();
         if self.at == BalanceAt::AfterSubdivision {
-            let weights = self.graph.weights.clone();
-            (balance, moved, _) = self.balance_and_migrate(&weights, &mut times)?;
+            let weights = self.weights().cloned();
+            (balance, moved, _) = self.balance_and_migrate(weights, &mut times)?;
         }
 
         self.level += 1;
@@ -343,8 +345,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         )?;
         let (moved, received) =
             migration::migrate(self.comm, &mut self.forest, &mut self.owner, new_owner)?;
-        let current = self.gather_weights(&received, false)?;
-        self.graph.set_tree_weights(&current);
+        self.update_weights(&received)?;
         Ok(moved)
     }
 
@@ -374,30 +375,44 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     }
 
     /// The weights of `roots` (held here; current, or predicted between closure and
-    /// subdivision) with every other rank's, ascending by root.
-    fn gather_weights(&self, roots: &[u32], predict: bool) -> Result<Vec<(u32, TreeWeights)>> {
-        let mine: Vec<(u32, TreeWeights)> = roots
+    /// subdivision) with every other rank's, ascending by root, on rank 0 (`None` on the
+    /// others: only rank 0 balances, so only it keeps the graph's weights).
+    fn gather_weights(
+        &self,
+        roots: &[u32],
+        predict: bool,
+    ) -> Result<Option<Vec<(u32, TreeWeights)>>> {
+        let mut outgoing: Vec<Vec<(u32, TreeWeights)>> = vec![Vec::new(); self.comm.size()];
+        outgoing[0] = roots
             .iter()
             .map(|&r| (r, TreeWeights::of(&self.forest, r, predict)))
             .collect();
-        let mut all: Vec<(u32, TreeWeights)> = self
-            .comm
-            .all_gather_serde(&mine)?
-            .into_iter()
-            .flatten()
-            .collect();
+        let incoming = self.comm.all_to_all_serde(&outgoing)?;
+        if self.comm.rank() != 0 {
+            return Ok(None);
+        }
+        let mut all: Vec<(u32, TreeWeights)> = incoming.into_iter().flatten().collect();
         all.sort_unstable_by_key(|t| t.0);
-        Ok(all)
+        Ok(Some(all))
     }
 
-    /// PLUM on rank 0 with `weights`, its decision broadcast, and the migration it asks for.
+    /// Brings the current weights of `roots` (held here) up to date on rank 0.
+    fn update_weights(&mut self, roots: &[u32]) -> Result<()> {
+        if let Some(current) = self.gather_weights(roots, false)? {
+            self.graph.set_tree_weights(&current);
+        }
+        Ok(())
+    }
+
+    /// PLUM on rank 0 with `weights` (rank 0's; `None` elsewhere), its decision broadcast,
+    /// and the migration it asks for.
     fn balance_and_migrate(
         &mut self,
-        weights: &Weights,
+        weights: Option<Weights>,
         times: &mut StepTimes,
     ) -> Result<(Option<BalanceOutcome>, Moved, Vec<u32>)> {
         let start = Instant::now();
-        let decided = if self.comm.rank() == 0 {
+        let decided = if let Some(weights) = &weights {
             self.graph
                 .view(weights)
                 .and_then(|g| self.plum.balance(&g, &self.owner))
