@@ -126,7 +126,7 @@ impl Forest {
     /// places it elsewhere. The forest must not be used after an error.
     pub fn put_trees(&mut self, packets: &[TreePacket]) -> Result<()> {
         let mut at = Unpacking {
-            by_key: self.midpoints_by_key(),
+            by_key: self.midpoints_by_key(false),
             positions: IntMap::default(),
             root: 0,
         };

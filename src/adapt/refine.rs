@@ -192,8 +192,8 @@ impl Forest {
     }
 
     /// Bisects the edge between the vertices with keys `ka` and `kb` (`by_key`: this forest's
-    /// midpoints by key, kept up to date), which another rank's closure bisected on a root it
-    /// shares with roots held here, and puts those roots on the work list.
+    /// midpoints on root faces by key, kept up to date), which another rank's closure bisected
+    /// on a root it shares with roots held here, and puts those roots on the work list.
     ///
     /// # Errors
     /// [`Error::Inconsistent`](crate::Error::Inconsistent) when an end is not a vertex here or
@@ -247,13 +247,17 @@ impl Forest {
         Ok(())
     }
 
-    /// This forest's live midpoints by key.
-    pub(crate) fn midpoints_by_key(&self) -> crate::hash::IntMap<u64, u32> {
+    /// This forest's live midpoints by key; with `on_root_faces`, only those on a root's
+    /// faces (the only ones another rank's messages name: shared edges lie there).
+    pub(crate) fn midpoints_by_key(&self, on_root_faces: bool) -> crate::hash::IntMap<u64, u32> {
         let mut by_key = crate::hash::IntMap::default();
-        by_key.reserve(self.verts.nlive() - self.verts.ninitial());
+        if !on_root_faces {
+            by_key.reserve(self.verts.nlive() - self.verts.ninitial());
+        }
         for v in self.verts.ninitial() as u32..self.verts.nslots() as u32 {
-            if self.verts.is_live(v) {
-                by_key.insert(self.verts[v].key, v);
+            let vertex = &self.verts[v];
+            if self.verts.is_live(v) && !(on_root_faces && support_len(&vertex.support) == 4) {
+                by_key.insert(vertex.key, v);
             }
         }
         by_key
