@@ -120,6 +120,9 @@ impl RootSet {
     pub(crate) fn as_slice(&self) -> &[u32] {
         &self.list
     }
+    pub(crate) fn contains(&self, r: u32) -> bool {
+        self.member[r as usize]
+    }
     /// Keeps only the roots for which `keep` holds.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
         let member = &mut self.member;

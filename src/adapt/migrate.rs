@@ -22,10 +22,9 @@ fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
     Error::Invalid(format!("tree packet of root {root}: {message}"))
 }
 
-/// Live midpoints by key, and the packet's midpoint positions, while trees are unpacked.
+/// Live midpoints by key while trees are unpacked, and the root being unpacked.
 struct Unpacking {
     by_key: IntMap<u64, u32>,
-    positions: IntMap<u64, [f64; 3]>,
     root: u32,
 }
 
@@ -35,6 +34,9 @@ impl Forest {
     pub fn pack_tree(&self, r: u32) -> TreePacket {
         let tree = &self.trees[r as usize];
         let mut packet = tree.pack(r, &self.verts);
+        if !self.touched.contains(r) {
+            return packet; // only trees the closure visited have leaves to divide
+        }
         // Packed trees are compacted: a live element's index is its rank among live ones.
         for (i, e) in tree.elems.iter().filter(|e| !e.is_dead()).enumerate() {
             if e.is_leaf() {
@@ -127,13 +129,11 @@ impl Forest {
     pub fn put_trees(&mut self, packets: &[TreePacket]) -> Result<()> {
         let mut at = Unpacking {
             by_key: self.midpoints_by_key(false),
-            positions: IntMap::default(),
             root: 0,
         };
         for p in packets {
             self.check_packet(p)?;
             at.root = p.root;
-            at.positions = p.midpoints.iter().copied().collect();
             self.put_tree(p, &mut at)?;
         }
         Ok(())
@@ -249,6 +249,17 @@ impl Forest {
                 }
             }
         }
+        for &(key, pos) in &p.midpoints {
+            let here = at.by_key.get(&key).map(|&v| self.verts[v].pos);
+            if here != Some(pos) {
+                return Err(Error::Inconsistent {
+                    check: "vertex keys",
+                    message: format!(
+                        "root {r}: vertex {key:#x} is at {here:?} here but at {pos:?} in the packet"
+                    ),
+                });
+            }
+        }
         let tree = &mut self.trees[r as usize];
         self.nleaves += nleaves as usize;
         *tree = Tree {
@@ -297,17 +308,7 @@ impl Forest {
                 mid
             }
         };
-        let key = self.verts[mid].key;
-        match at.positions.get(&key) {
-            Some(&pos) if pos != self.verts[mid].pos => Err(Error::Inconsistent {
-                check: "vertex keys",
-                message: format!(
-                    "root {}: vertex {key:#x} is at {:?} here but at {pos:?} in the packet",
-                    at.root, self.verts[mid].pos
-                ),
-            }),
-            _ => Ok(mid),
-        }
+        Ok(mid)
     }
 }
 

@@ -46,25 +46,27 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
     let bytes: u64 = outgoing.iter().map(|b| b.len() as u64).sum();
     let incoming = comm.all_to_all_bytes(outgoing)?;
     let unpacked = (|| {
-        let mut received = Vec::new();
+        let mut packets: Vec<TreePacket> = Vec::new();
         for (source, bytes) in incoming.iter().enumerate() {
-            let packets: Vec<TreePacket> = bincode::deserialize(bytes).map_err(|e| {
+            let from: Vec<TreePacket> = bincode::deserialize(bytes).map_err(|e| {
                 Error::Invalid(format!(
                     "tree packets from rank {source} do not decode: {e}"
                 ))
             })?;
-            for p in &packets {
-                if new_owner.get(p.root as usize).map(|&o| o as usize) != Some(rank) {
-                    return Err(Error::Invalid(format!(
-                        "rank {source} sent root {} to the wrong rank",
-                        p.root
-                    )));
-                }
+            let misrouted = from
+                .iter()
+                .find(|p| new_owner.get(p.root as usize).map(|&o| o as usize) != Some(rank));
+            if let Some(p) = misrouted {
+                return Err(Error::Invalid(format!(
+                    "rank {source} sent root {} to the wrong rank",
+                    p.root
+                )));
             }
-            forest.put_trees(&packets)?;
-            received.extend(packets.iter().map(|p| p.root));
+            packets.extend(from);
         }
-        Ok(received)
+        // One call: the receiver indexes its vertices once.
+        forest.put_trees(&packets)?;
+        Ok(packets.iter().map(|p| p.root).collect::<Vec<u32>>())
     })();
     let received = comm.agree(unpacked)?;
     owner.copy_from_slice(new_owner);
