@@ -24,17 +24,21 @@ mod coarsen;
 mod edges;
 mod export;
 mod forest;
+mod migrate;
 mod overlap;
 pub mod pattern;
 mod refine;
 mod tree;
 mod vertices;
 
+pub(crate) use coarsen::SharedEdges;
+pub(crate) use edges::edge_key;
 pub use edges::{Bisected, Edges};
 pub use export::LeafMesh;
 pub use forest::{AdaptOptions, AdaptReport, Forest, LeafId, LeafView};
 pub use pattern::Split;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
+pub(crate) use vertices::union;
 pub use vertices::{midpoint_key, Support, Vertices, NO_VERTEX};
 
 /// Starts loading the cache line holding `x`: a hint with no effect on the program's state,
