@@ -19,6 +19,7 @@
 
 mod mesh;
 mod plum_track;
+pub mod ranks;
 mod record;
 mod sbn_track;
 mod stage;
