@@ -189,3 +189,20 @@ fn the_mpi_backend_is_a_usage_error_without_mpi_or_with_sbn() {
     );
     assert!(!dir.path("out").exists(), "a usage error writes nothing");
 }
+
+#[test]
+fn a_piece_one_rank_cannot_write_ends_every_rank_with_one_message() {
+    let dir = TempDir::new("ranks-bad-piece");
+    // Rank 1's first piece cannot be written: a folder stands in its place.
+    std::fs::create_dir_all(dir.path("out/level_0000/r0001.vtu/x")).unwrap();
+    let out = dir.arg("out");
+    let run = fails(
+        &[
+            "run", "shock", "--procs", "3", "--levels", "1", "--out", &out,
+        ],
+        1,
+        &["r0001.vtu"],
+    );
+    assert!(run.stdout.is_empty(), "nothing printed: {}", run.stdout);
+    assert!(!dir.path("out/metrics.json").exists());
+}

@@ -32,24 +32,26 @@ pub(super) fn threads(args: &ShockArgs) -> CliResult {
     say(format!("\nwrote {}", args.out.display()))
 }
 
-/// `plume run shock --backend mpi`: this process's rank of the `mpirun` job.
+/// `plume run shock --backend mpi`: this process's rank of the `mpirun` job. Rank 0 prints a
+/// failure before any rank exits (`mpirun` ends the job when the first process exits
+/// non-zero); the others exit with its code, silently, and no rank reports the SIGTERM.
 #[cfg(feature = "mpi")]
 pub(super) fn mpi(args: &ShockArgs) -> CliResult {
-    let mut rank = 0;
     let outcome = plume::comm::with_mpi(|comm| {
-        rank = comm.rank();
-        Ok(mpi_rank(comm, args))
+        let outcome = mpi_rank(comm, args);
+        // The outcome is known: the SIGTERM `mpirun` sends the others once a rank exits
+        // non-zero must not add a line.
+        super::signals::settle();
+        if let (Err(failure), 0) = (&outcome, comm.rank()) {
+            // One write, so that `mpirun` forwards the line whole.
+            let line = format!("plume: {}\n", failure.message());
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+        }
+        // Every rank gets here (the failures are agreed): none exits before rank 0 printed.
+        let _ = comm.barrier();
+        Ok(outcome.map_err(|failure| Failure::Silent(failure.code())))
     });
-    let failure = match outcome {
-        Ok(Ok(())) => return Ok(()),
-        Ok(Err(failure)) => failure,
-        Err(e) => Failure::from(e),
-    };
-    if rank == 0 {
-        Err(failure)
-    } else {
-        Err(Failure::Silent(failure.code()))
-    }
+    outcome?
 }
 
 /// Without MPI built in, `--backend mpi` is a usage error saying how to get it.
