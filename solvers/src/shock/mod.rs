@@ -431,11 +431,7 @@ pub fn check_memory(cfgs: &[ShockConfig], roots: usize) -> Result<()> {
     let Some(cfg) = largest else {
         return Ok(());
     };
-    let name = match cfg.balancer {
-        Balancer::Plum => "PLUM",
-        Balancer::Sbn => "SBN",
-        Balancer::None => "no balancer",
-    };
+    let name = balancer_name(cfg.balancer);
     fits(
         &cfgs[0].budget,
         [roots as u128, roots as u128, balancing],
@@ -445,6 +441,15 @@ pub fn check_memory(cfgs: &[ShockConfig], roots: usize) -> Result<()> {
         ),
         "use fewer processors or a smaller mesh",
     )
+}
+
+/// The balancer's name in messages.
+fn balancer_name(balancer: Balancer) -> &'static str {
+    match balancer {
+        Balancer::Plum => "PLUM",
+        Balancer::Sbn => "SBN",
+        Balancer::None => "no balancer",
+    }
 }
 
 /// Refuses `[roots, leaves, balancing bytes]` beyond `budget`.

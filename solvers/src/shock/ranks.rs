@@ -15,8 +15,8 @@ use plume::{Error, Result};
 
 use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
 use super::{
-    balancing_bytes, fits, BalanceAt, Balancer, FrontAt, LevelRecord, ShockConfig, ShockRun, Stage,
-    StageTimes,
+    balancer_name, balancing_bytes, fits, BalanceAt, Balancer, FrontAt, LevelRecord, ShockConfig,
+    ShockRun, Stage, StageTimes,
 };
 use crate::budget;
 
@@ -98,7 +98,9 @@ pub fn check_memory(cfg: &ShockConfig, roots: usize, ranks_here: usize) -> Resul
         &cfg.budget,
         [copies, roots as u128, balancing],
         &format!(
-            "the shock case on {roots} roots on P = {} ranks ({ranks_here} in this process)",
+            "the shock case on {roots} roots with {} on P = {} ranks ({ranks_here} in this \
+             process)",
+            balancer_name(cfg.balancer),
             cfg.procs
         ),
         "use fewer ranks or a smaller mesh",
