@@ -23,7 +23,7 @@ use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig, Stage};
 /// The test cases `plume run` knows.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
-    /// The moving shock wave (seed 004 §5.3) balanced the PLUM way.
+    /// The moving shock wave (seed 004 §5.3) balanced the PLUM way, on P thread or MPI ranks.
     Shock(ShockArgs),
     /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
     Erosion(super::erosion::ErosionArgs),
