@@ -4,7 +4,9 @@
 //! adaptation is followed by one or more *tracks* ([`Track`]): a balancer on P ranks (PLUM,
 //! SBN, or none) that owns its assignment, processes the level on the simulated machine and
 //! records the level's metrics. The adaptation does not depend on the balancing, so
-//! `plume compare` runs every (method, P) track on one adaptation.
+//! `plume compare` runs every (method, P) track on one adaptation. `plume run shock` with PLUM
+//! or no balancer runs the case on real ranks instead ([`ranks`]), with the same marks
+//! (`FrontAt`) and the same level records, made on rank 0.
 //!
 //! **Calibration** (the published case grows from 50,000 to 1,833,730 elements over 9 levels):
 //! on the shipped 50,136-element mesh of [0, 4] × [0, 1]², a front of radius 0.16 growing by
