@@ -2,8 +2,9 @@
 //! [`plume::dist::Run`], which marks with the front, adapts, balances with PLUM (rank 0
 //! decides and broadcasts) and migrates the trees. Rank 0 holds the gathered weights and
 //! owners and makes each level's record as the single-process track does
-//! (`plum_record`), the simulated machine's figures included, so a run's
-//! records do not depend on P's backend; the threads backend at P = 1 is the serial program.
+//! (`plum_record`), the simulated machine's figures included: a run's records are the
+//! simulated run's for every P and backend, and the threads backend at P = 1 is the serial
+//! program.
 
 use plume::adapt::{AdaptOptions, Forest};
 use plume::balance::Migration;
