@@ -206,3 +206,42 @@ fn a_piece_one_rank_cannot_write_ends_every_rank_with_one_message() {
     assert!(run.stdout.is_empty(), "nothing printed: {}", run.stdout);
     assert!(!dir.path("out/metrics.json").exists());
 }
+
+/// PLUM's options reach rank 0's balancer: balancing after subdivision with another
+/// objective, accept rule, F and policy gives the simulated run's records too.
+#[test]
+fn thread_ranks_follow_plums_options_as_the_simulated_run_does() {
+    let mut cfg = ShockConfig::new(3);
+    cfg.levels = 2;
+    cfg.balance_at = shock::BalanceAt::AfterSubdivision;
+    cfg.objective = plume_solvers::cli::names::ObjectiveName::MaxSR;
+    cfg.plum.accept = plume::balance::Accept::Always;
+    cfg.parts_per_proc = 2;
+    cfg.policy = "periodic:2".parse().unwrap();
+    let simulated = shock::run(&cfg, shock::published_mesh().unwrap(), |_, _, _, _| Ok(()));
+    let expected = records_without_times(&as_written(&simulated.unwrap())["levels"]);
+    let dir = TempDir::new("ranks-options");
+    let out = dir.arg("out");
+    let args = [
+        "run",
+        "shock",
+        "--procs",
+        "3",
+        "--levels",
+        "2",
+        "--balance-at",
+        "after",
+        "--objective",
+        "maxsr",
+        "--accept",
+        "always",
+        "--parts-per-proc",
+        "2",
+        "--policy",
+        "periodic:2",
+    ];
+    ok(&[&args[..], &["--vtk", "none", "--out", &out]].concat());
+    let got = records_without_times(&metrics(&dir.path("out"))["levels"]);
+    assert_eq!(got, expected);
+    assert!(got.iter().any(|r| r["remap_accepted"] == true));
+}
