@@ -145,6 +145,12 @@ pub struct ShockCaseArgs {
     /// Seed of the partitioner and of SBN's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// SBN's choices where seed 004 is explicit, comma-separated words applied in order:
+    /// seed (all as the seed describes them, the default), plume (all as plume first made
+    /// them), or one alternative each: queue-load, subtree-distribution, direct-return,
+    /// half-difference, no-first-half, direct-broadcast, machine-units, hypercube.
+    #[arg(long, value_delimiter = ',', default_value = "seed")]
+    pub sbn_policy: Vec<String>,
 }
 
 impl ShockCaseArgs {
@@ -161,6 +167,12 @@ impl ShockCaseArgs {
         cfg.sbn.seed = self.seed;
         cfg.sbn.variant = self.variant.into();
         cfg.sbn.prepartition = self.prepartition;
+        for word in &self.sbn_policy {
+            cfg.sbn
+                .policies
+                .apply_word(word)
+                .map_err(|e| Failure::Usage(format!("--sbn-policy: {e}")))?;
+        }
         Ok(())
     }
 

@@ -27,13 +27,14 @@
 
 use super::costs::Located;
 use super::network::{Network, Pattern, Template};
+use super::policy::{FirstHalf, LoadView, Policies, Units};
 use super::queue::JobQueue;
 use super::select::{choose_roots, Selection};
 use super::thresholds::{
     heuristic_balance_estimate, heuristic_receive_distribution, heuristic_source_distribution,
     WeightThresholds,
 };
-use crate::metrics::CostModel;
+use crate::metrics::{CostModel, CostScales};
 use crate::rng::Rng;
 
 /// Which SBN algorithm balances.
@@ -56,8 +57,8 @@ pub struct SbnOptions {
     pub jobs_per_check: f64,
     /// How roots to give away are chosen.
     pub selection: Selection,
-    /// §5.4.1: the first processor a request reaches gives the requester half the difference.
-    pub first_half: bool,
+    /// The seed's explicit choices, or plume's named alternatives.
+    pub policies: Policies,
     /// Run the pre-partitioner (§5.6) before each level.
     pub prepartition: bool,
     /// Seed of the random pattern and sample choices.
@@ -71,7 +72,7 @@ impl Default for SbnOptions {
             const_param: 2,
             jobs_per_check: 1.0,
             selection: Selection::default(),
-            first_half: true,
+            policies: Policies::default(),
             prepartition: false,
             seed: 1,
         }
@@ -190,8 +191,10 @@ pub trait Outbox {
 /// grow with P (patterns are computed on demand, [`Network::pattern`]).
 #[derive(Debug)]
 pub struct Shared<'a> {
-    /// Weights and graph.
+    /// Weights and graph, in the machine's unit (what processing really costs).
     pub model: CostModel<'a>,
+    /// The same costs in the balancer's unit ([`Units`]): what the processors weigh.
+    pub costs: CostModel<'a>,
     /// The SBN over the processors.
     pub network: Network,
     /// Options.
@@ -201,14 +204,20 @@ pub struct Shared<'a> {
 }
 
 impl<'a> Shared<'a> {
-    /// The shared state of `procs` processors balancing the roots of `model`.
+    /// The shared state of `procs` processors balancing the roots of `model`; the processors
+    /// weigh them in `model`'s unit or in the seed's ([`Units`]).
     pub fn new(model: CostModel<'a>, procs: usize, opts: SbnOptions) -> Self {
         let network = Network::new(procs);
-        let n = model.weights.pwgt.len();
-        let total: f64 = (0..n as u32).map(|v| model.wgt(v, 0)).sum();
+        let costs = match opts.policies.units {
+            Units::Seed => model.with_scales(CostScales::default()),
+            Units::Machine => model,
+        };
+        let n = costs.weights.pwgt.len();
+        let total: f64 = (0..n as u32).map(|v| costs.wgt(v, 0)).sum();
         let job_weight = if total > 0.0 { total / n as f64 } else { 1.0 };
         Shared {
             model,
+            costs,
             network,
             opts,
             job_weight,
@@ -251,6 +260,10 @@ pub struct Processor {
     queue: JobQueue,
     /// Its location table: where it believes each root's data is.
     pub location: Vec<u32>,
+    /// `Remap` of the data held here for roots queued elsewhere (§5.4.1's sender share).
+    held: f64,
+    /// Whether [`Processor::load`] counts `held` ([`LoadView::QWgt`]).
+    counts_held: bool,
     gather: Option<Gather>,
     debts: Vec<(u32, f64)>,
     sys_ll: Option<f64>,
@@ -267,16 +280,22 @@ impl Processor {
     pub fn new(id: u32, queued: &[u32], location: Vec<u32>, shared: &Shared) -> Processor {
         let mut queue = JobQueue::new(id, location.len());
         let view = Located {
-            model: &shared.model,
+            model: &shared.costs,
             location: &location,
         };
         for &v in queued {
             queue.push(v, location[v as usize], &view);
         }
+        let held = (0..location.len() as u32)
+            .filter(|&v| location[v as usize] == id && !queue.contains(v))
+            .map(|v| remap_share(v, shared))
+            .sum();
         Processor {
             id,
             queue,
             location,
+            held,
+            counts_held: shared.opts.policies.load == LoadView::QWgt,
             gather: None,
             debts: Vec::new(),
             sys_ll: None,
@@ -287,9 +306,14 @@ impl Processor {
         }
     }
 
-    /// Its load: the weight of the roots queued here (`QWgt(p)` as it knows it).
+    /// Its load, `QWgt(p)` as it knows it: the weight of the roots queued here and, with
+    /// [`LoadView::QWgt`], the `Remap` of the data it holds for roots queued elsewhere.
     pub fn load(&self) -> f64 {
-        self.queue.total()
+        if self.counts_held {
+            self.queue.total() + self.held.max(0.0)
+        } else {
+            self.queue.total()
+        }
     }
 
     /// The root to process next, taken off the queue (interior roots first).
@@ -441,7 +465,10 @@ impl Processor {
                 }
                 let received: f64 = jobs.len() as f64;
                 for (v, data) in jobs {
-                    self.location[v as usize] = data;
+                    self.relocate(v, data, shared);
+                    if data == self.id {
+                        self.held -= remap_share(v, shared);
+                    }
                     self.push(v, shared);
                 }
                 if let Some(s) = tag.sys_ll {
@@ -457,15 +484,23 @@ impl Processor {
             }
             Message::Locate { roots } => {
                 for v in roots {
-                    self.location[v as usize] = from;
+                    self.relocate(v, from, shared);
                 }
             }
         }
     }
 
+    /// Its table learns that v's data is on `at`; data that leaves here is no longer held.
+    fn relocate(&mut self, v: u32, at: u32, shared: &Shared) {
+        let was = std::mem::replace(&mut self.location[v as usize], at);
+        if was == self.id && at != self.id && !self.queue.contains(v) {
+            self.held -= remap_share(v, shared);
+        }
+    }
+
     fn push(&mut self, v: u32, shared: &Shared) {
         let view = Located {
-            model: &shared.model,
+            model: &shared.costs,
             location: &self.location,
         };
         self.queue.push(v, self.location[v as usize], &view);
@@ -527,7 +562,10 @@ impl Processor {
         let pattern = shared.pattern(op.initiator, template);
         let me = self.id as usize;
         let first = pattern.parent(me) == Some(op.initiator as usize);
-        if first && shared.opts.first_half && self.load() > requester_load {
+        if first
+            && shared.opts.policies.first_half == FirstHalf::HalfDifference
+            && self.load() > requester_load
+        {
             let half = (self.load() - requester_load) / 2.0;
             self.give(op.initiator, half, Tag::default(), shared, out);
         }
@@ -704,17 +742,17 @@ impl Processor {
         shared: &Shared,
         out: &mut impl Outbox,
     ) -> f64 {
-        let before = self.load();
+        let before = self.queue.total();
         let clock = std::time::Instant::now();
         let roots = if amount > 0.0 {
             let view = Located {
-                model: &shared.model,
+                model: &shared.costs,
                 location: &self.location,
             };
             choose_roots(
                 &view,
                 &mut self.queue,
-                |v| shared.model.neighbours(v),
+                |v| shared.costs.neighbours(v),
                 (self.id, to),
                 amount,
                 shared.opts.selection,
@@ -724,6 +762,11 @@ impl Processor {
             Vec::new()
         };
         self.selection_time += clock.elapsed();
+        for &v in &roots {
+            if self.location[v as usize] == self.id {
+                self.held += remap_share(v, shared);
+            }
+        }
         if !roots.is_empty() || tag.sys_ll.is_some() {
             let jobs = roots
                 .iter()
@@ -731,6 +774,11 @@ impl Processor {
                 .collect();
             out.send(self.id, to, Message::Distribute { tag, jobs });
         }
-        before - self.load()
+        before - self.queue.total()
     }
+}
+
+/// The sender's share of moving v's data (§5.4.1), `RWgt_v` in the balancer's unit.
+fn remap_share(v: u32, shared: &Shared) -> f64 {
+    shared.costs.weights.rwgt[v as usize] as f64 * shared.costs.scales.remap
 }
