@@ -27,7 +27,7 @@
 
 use super::costs::Located;
 use super::network::{Network, Pattern, Template};
-use super::policy::{FirstHalf, LoadView, Policies, Units};
+use super::policy::{BasicDistribution, FirstHalf, LoadView, Policies, Units};
 use super::queue::JobQueue;
 use super::select::{choose_roots, Selection};
 use super::thresholds::{
@@ -111,6 +111,9 @@ pub struct Tag {
     /// An excess pushed down the pattern `(source, template)` (fig. 4's distribution above
     /// `MaxTh`): the receiver keeps its share and pushes the rest to its successors.
     pub route: Option<(u32, Template)>,
+    /// Fig. 5's `QLen(predecessor)`: the sender's load once it gave, so that a receiver above
+    /// the level returns what the sender lacks.
+    pub sender_load: Option<f64>,
 }
 
 /// A message between processors.
@@ -473,6 +476,13 @@ impl Processor {
                 }
                 if let Some(s) = tag.sys_ll {
                     self.learn_level(s);
+                    if let Some(pred_load) = tag.sender_load {
+                        // Fig. 5: return to the predecessor what it lacks, from the excess.
+                        let back = (self.load() - s).min(s - pred_load);
+                        if back > 0.0 {
+                            self.give(from, back, Tag::default(), shared, out);
+                        }
+                    }
                     if let Some(g) = self.gather.take_if(|g| Some(g.op) == tag.op) {
                         self.distribute_down(g, s, shared, out);
                     }
@@ -641,11 +651,37 @@ impl Processor {
         }
     }
 
-    /// Basic: the system level is known here. Give each child subtree what it lacks at once
-    /// (from this queue, even below the level: the surplus of the other subtrees comes up to
-    /// refill it), passing the level down with it; owe the parent this subtree's excess, and
-    /// pay debts from the queue above the level.
+    /// Basic: the system level is known here; pass it down with work as
+    /// [`SbnOptions::policies`] says ([`BasicDistribution`]).
     fn distribute_down(&mut self, g: Gather, sys_ll: f64, shared: &Shared, out: &mut impl Outbox) {
+        match shared.opts.policies.distribution {
+            BasicDistribution::Fig5 => self.flow_down(&g, sys_ll, shared, out),
+            BasicDistribution::Subtree => self.pay_subtrees(g, sys_ll, shared, out),
+        }
+    }
+
+    /// Fig. 5's `Distribute`: `ExLoad = QWgt − WSysLL` (if positive) goes to the successors in
+    /// equal shares, with the level and this processor's load once it gave.
+    fn flow_down(&mut self, g: &Gather, sys_ll: f64, shared: &Shared, out: &mut impl Outbox) {
+        let excess = (self.load() - sys_ll).max(0.0);
+        let after = self.load() - excess;
+        let share = excess / g.children.len().max(1) as f64;
+        for &(c, _, _) in &g.children {
+            let tag = Tag {
+                op: Some(g.op),
+                sys_ll: Some(sys_ll),
+                sender_load: Some(after),
+                ..Tag::default()
+            };
+            self.give(c, share, tag, shared, out);
+        }
+    }
+
+    /// [`BasicDistribution::Subtree`]: give each child subtree what it lacks at once (from
+    /// this queue, even below the level: the surplus of the other subtrees comes up to refill
+    /// it), passing the level down with it; owe the parent this subtree's excess, and pay
+    /// debts from the queue above the level.
+    fn pay_subtrees(&mut self, g: Gather, sys_ll: f64, shared: &Shared, out: &mut impl Outbox) {
         let subtree: f64 = g.own + g.children.iter().map(|c| c.1).sum::<f64>();
         let size = 1 + g.children.iter().map(|c| c.2).sum::<u32>();
         self.debts.clear();
@@ -654,7 +690,7 @@ impl Processor {
             let tag = Tag {
                 op: Some(g.op),
                 sys_ll: Some(sys_ll),
-                route: None,
+                ..Tag::default()
             };
             let paid = self.give(c, lack, tag, shared, out);
             if lack - paid > 0.0 {
@@ -708,7 +744,7 @@ impl Processor {
         let tag = Tag {
             op: Some(op),
             sys_ll: Some(estimate),
-            route: None,
+            ..Tag::default()
         };
         if load > estimate {
             self.give(op.initiator, load / 2.0, tag, shared, out);
