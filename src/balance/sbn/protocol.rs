@@ -27,7 +27,7 @@
 
 use super::costs::Located;
 use super::network::{Network, Pattern, Template};
-use super::policy::{BasicDistribution, FirstHalf, LoadView, Policies, Units};
+use super::policy::{BasicDistribution, FirstHalf, HeuristicReturn, LoadView, Policies, Units};
 use super::queue::JobQueue;
 use super::select::{choose_roots, Selection};
 use super::thresholds::{
@@ -114,6 +114,9 @@ pub struct Tag {
     /// Fig. 5's `QLen(predecessor)`: the sender's load once it gave, so that a receiver above
     /// the level returns what the sender lacks.
     pub sender_load: Option<f64>,
+    /// Heuristic jobs travelling back to `op`'s initiator along this template's pattern
+    /// (fig. 8's `GetDistribute` towards the root): each processor on the way keeps its share.
+    pub back: Option<Template>,
 }
 
 /// A message between processors.
@@ -125,8 +128,9 @@ pub enum Message {
         op: OpId,
         /// The pattern (rooted at `op.initiator`).
         template: Template,
-        /// The requester's load when it asked.
-        requester_load: f64,
+        /// The sender's load when it sent (fig. 5's `QLen(processor sending this message)`;
+        /// the initiator's for the first processor reached).
+        sender_load: f64,
         /// Heuristic: sum of the loads of the processors passed (initiator included).
         path_sum: f64,
         /// Heuristic: processors passed.
@@ -449,13 +453,13 @@ impl Processor {
             Message::BalanceDown {
                 op,
                 template,
-                requester_load,
+                sender_load,
                 path_sum,
                 path_len,
             } => match shared.opts.variant {
-                Variant::Basic => self.gather_down(from, op, template, requester_load, shared, out),
+                Variant::Basic => self.gather_down(from, op, template, sender_load, shared, out),
                 Variant::Heuristic => {
-                    self.probe(op, template, path_sum, path_len, shared, out);
+                    self.probe(from, op, template, path_sum, path_len, shared, out);
                 }
             },
             Message::BalanceUp { op, sum, count } => {
@@ -467,6 +471,7 @@ impl Processor {
                     self.debts.retain(|d| d.0 != from);
                 }
                 let received: f64 = jobs.len() as f64;
+                let queued_before = self.queue.total();
                 for (v, data) in jobs {
                     self.relocate(v, data, shared);
                     if data == self.id {
@@ -474,7 +479,10 @@ impl Processor {
                     }
                     self.push(v, shared);
                 }
-                if let Some(s) = tag.sys_ll {
+                if let (Some(op), Some(template)) = (tag.op, tag.back) {
+                    let got = self.queue.total() - queued_before;
+                    self.pass_back(op, template, got, shared, out);
+                } else if let Some(s) = tag.sys_ll {
                     self.learn_level(s);
                     if let Some(pred_load) = tag.sender_load {
                         // Fig. 5: return to the predecessor what it lacks, from the excess.
@@ -549,7 +557,7 @@ impl Processor {
                     let msg = Message::BalanceDown {
                         op,
                         template,
-                        requester_load: load,
+                        sender_load: load,
                         path_sum: load,
                         path_len: 1,
                     };
@@ -565,19 +573,14 @@ impl Processor {
         from: u32,
         op: OpId,
         template: Template,
-        requester_load: f64,
+        sender_load: f64,
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
         let pattern = shared.pattern(op.initiator, template);
         let me = self.id as usize;
-        let first = pattern.parent(me) == Some(op.initiator as usize);
-        if first
-            && shared.opts.policies.first_half == FirstHalf::HalfDifference
-            && self.load() > requester_load
-        {
-            let half = (self.load() - requester_load) / 2.0;
-            self.give(op.initiator, half, Tag::default(), shared, out);
+        if from != self.id {
+            self.first_half(from, op, sender_load, shared, out);
         }
         let busy = self.gather.is_some();
         let children = if busy {
@@ -593,11 +596,12 @@ impl Processor {
             }
             return;
         }
+        let sender_load = self.load();
         for &c in &children {
             let msg = Message::BalanceDown {
                 op,
                 template,
-                requester_load,
+                sender_load,
                 path_sum: 0.0,
                 path_len: 0,
             };
@@ -610,6 +614,34 @@ impl Processor {
             pending: children.len(),
             children: Vec::with_capacity(children.len()),
         });
+    }
+
+    /// Basic, §5.4.1's refinement as [`FirstHalf`] says: work travels back with a balance
+    /// request from `from`, whose load was `sender_load`.
+    fn first_half(
+        &mut self,
+        from: u32,
+        op: OpId,
+        sender_load: f64,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let load = self.load();
+        let amount = match shared.opts.policies.first_half {
+            FirstHalf::Seed => {
+                let th = shared.thresholds(self.sys_ll.unwrap_or(load));
+                if sender_load < th.min_th {
+                    load / 2.0
+                } else {
+                    0.0
+                }
+            }
+            FirstHalf::HalfDifference if from == op.initiator => (load - sender_load) / 2.0,
+            FirstHalf::HalfDifference | FirstHalf::Off => 0.0,
+        };
+        if amount > 0.0 {
+            self.give(from, amount, Tag::default(), shared, out);
+        }
     }
 
     /// Basic: a subtree's load came back.
@@ -729,6 +761,7 @@ impl Processor {
     /// Heuristic: a probe reached this processor.
     fn probe(
         &mut self,
+        from: u32,
         op: OpId,
         template: Template,
         path_sum: f64,
@@ -747,7 +780,18 @@ impl Processor {
             ..Tag::default()
         };
         if load > estimate {
-            self.give(op.initiator, load / 2.0, tag, shared, out);
+            match shared.opts.policies.heuristic_return {
+                HeuristicReturn::Path => {
+                    let tag = Tag {
+                        back: Some(template),
+                        ..tag
+                    };
+                    self.give(from, load / 2.0, tag, shared, out);
+                }
+                HeuristicReturn::Direct => {
+                    self.give(op.initiator, load / 2.0, tag, shared, out);
+                }
+            }
             return;
         }
         if pattern.is_leaf(self.id as usize) {
@@ -759,11 +803,48 @@ impl Processor {
             let msg = Message::BalanceDown {
                 op,
                 template,
-                requester_load: 0.0,
+                sender_load: 0.0,
                 path_sum: path_sum + load,
                 path_len: path_len + 1,
             };
             out.send(self.id, c as u32, msg);
+        }
+    }
+
+    /// Heuristic, [`HeuristicReturn::Path`]: `got` came back along the probe's path of `op`.
+    /// Fig. 8's `GetDistribute` towards the root shares it among the `k = d − Stage + 1`
+    /// processors from the initiator down to this one: this processor's level becomes its
+    /// load before plus `got / k`, and the rest goes on to its predecessor (the initiator,
+    /// `k = 1`, keeps all). With absent processors `k` counts the processors actually on the
+    /// path. The seed's pseudo code hands on `⌊QLen/2⌋`, its own jobs included; its text shares
+    /// only the jobs received ("distributed evenly among r and all others in the remaining SBN
+    /// stages"), which is what runs here, in weights.
+    fn pass_back(
+        &mut self,
+        op: OpId,
+        template: Template,
+        got: f64,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let pattern = shared.pattern(op.initiator, template);
+        let mut on_path = 1;
+        let mut up = pattern.parent(self.id as usize);
+        let parent = up;
+        while let Some(q) = up {
+            on_path += 1;
+            up = pattern.parent(q);
+        }
+        let share = got / f64::from(on_path);
+        self.learn_level(self.load() - got + share);
+        if let Some(parent) = parent {
+            let tag = Tag {
+                op: Some(op),
+                sys_ll: self.sys_ll,
+                back: Some(template),
+                ..Tag::default()
+            };
+            self.give(parent as u32, got - share, tag, shared, out);
         }
     }
 
