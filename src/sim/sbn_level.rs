@@ -5,7 +5,12 @@
 //! locate message tells every other processor.
 //!
 //! Data requests are served by the holder's transport without its CPU (one-sided, as MPI RMA),
-//! so only the requester's time is charged; control messages are handled between jobs.
+//! so only the requester's time is charged; control messages are handled between jobs. Under
+//! [`Broadcast::Sbn`](crate::balance::sbn::policy::Broadcast) (seed 004 §5.2.2) the request is
+//! broadcast over the SBN (`P − 1` messages, forwarded by the transports, reaching the holder
+//! after its depth in the requester's pattern, one latency a hop) and the locate message
+//! follows the new holder's pattern, each processor forwarding it when it handles it; under
+//! `Broadcast::Direct` the request goes to the holder and the locate message to all at once.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -254,11 +259,18 @@ impl Run<'_, '_> {
             self.truth[r as usize] = p as u32;
             self.data_moves += 1;
         }
+        // The request goes straight to the holder, or over the SBN to every processor,
+        // reaching the holder after `hops` latencies; the data comes straight back.
+        let (copies, hops) = match self.procs[p].request_hops(src, self.shared) {
+            Some(hops) => (self.procs.len() as u64 - 1, hops),
+            None => (1, 1),
+        };
         self.messages
-            .add(Kind::Migration, 16 + 4 * group.len() as u64, 1);
+            .add(Kind::Migration, 16 + 4 * group.len() as u64, copies);
         let bytes = 16 + (elements as f64 * self.machine.element_bytes) as u64;
         self.messages.add(Kind::Migration, bytes, 1);
-        let took = self.machine.fetch(elements as f64);
+        let took = self.machine.fetch(elements as f64)
+            + f64::from(hops.saturating_sub(1)) * self.machine.latency;
         self.split.distribution += took;
         self.procs[p].data_arrived(&group, self.shared, &mut self.out);
         self.post(now + took);

@@ -146,9 +146,10 @@ pub struct ShockCaseArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// SBN's choices where seed 004 is explicit, comma-separated words applied in order:
-    /// seed (all as the seed describes them, the default), plume (all as plume first made
-    /// them), or one alternative each: queue-load, subtree-distribution, direct-return,
-    /// half-difference, no-first-half, direct-broadcast, machine-units, hypercube.
+    /// seed (all as the seed describes them, costs in machine seconds: the default), plume
+    /// (all as plume first made them), or one alternative each: queue-load,
+    /// subtree-distribution, direct-return, half-difference, no-first-half, direct-broadcast,
+    /// seed-units, hypercube.
     #[arg(long, value_delimiter = ',', default_value = "seed")]
     pub sbn_policy: Vec<String>,
 }

@@ -177,6 +177,17 @@ impl Pattern {
         None
     }
 
+    /// The number of hops from the source to `p` (0 for the source): its ancestors.
+    pub fn depth(&self, p: usize) -> u32 {
+        let mut hops = 0;
+        let mut up = self.parent(p);
+        while let Some(q) = up {
+            hops += 1;
+            up = self.parent(q);
+        }
+        hops
+    }
+
     /// The processors `p` sends to (its successors), in template breadth-first order: the
     /// present successors of its node, and in place of each absent one, that node's own
     /// children, recursively.

@@ -27,7 +27,9 @@
 
 use super::costs::Located;
 use super::network::{Network, Pattern, Template};
-use super::policy::{BasicDistribution, FirstHalf, HeuristicReturn, LoadView, Policies, Units};
+use super::policy::{
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, Units,
+};
 use super::queue::JobQueue;
 use super::select::{choose_roots, Selection};
 use super::thresholds::{
@@ -152,10 +154,15 @@ pub enum Message {
         /// `(root, processor holding its data)`.
         jobs: Vec<(u32, u32)>,
     },
-    /// The data of these roots now lives on the sender.
+    /// The data of these roots now lives on `holder`.
     Locate {
         /// The roots that moved.
         roots: Vec<u32>,
+        /// Where their data now is.
+        holder: u32,
+        /// Over the SBN ([`Broadcast::Sbn`]): the pattern rooted at `holder` the message
+        /// follows, each receiver forwarding it to its successors; `None` when sent to all.
+        template: Option<Template>,
     },
 }
 
@@ -175,7 +182,7 @@ impl Message {
             Message::BalanceDown { .. } => 28,
             Message::BalanceUp { .. } => 20,
             Message::Distribute { jobs, .. } => 16 + 8 * jobs.len() as u64,
-            Message::Locate { roots } => 4 * roots.len() as u64,
+            Message::Locate { roots, .. } => 4 * roots.len() as u64,
         }
     }
 }
@@ -360,10 +367,53 @@ impl Processor {
                 self.push(v, shared);
             }
         }
-        let msg = Message::Locate {
-            roots: roots.to_vec(),
-        };
-        out.broadcast(self.id, shared.network.procs(), msg);
+        match shared.opts.policies.broadcast {
+            Broadcast::Sbn => {
+                let template = self.pick_template();
+                self.forward_locate(self.id, template, roots, shared, out);
+            }
+            Broadcast::Direct => {
+                let msg = Message::Locate {
+                    roots: roots.to_vec(),
+                    holder: self.id,
+                    template: None,
+                };
+                out.broadcast(self.id, shared.network.procs(), msg);
+            }
+        }
+    }
+
+    /// Sends a locate message for `roots`, whose data is on `holder`, to this processor's
+    /// successors in `holder`'s pattern for `template`.
+    fn forward_locate(
+        &self,
+        holder: u32,
+        template: Template,
+        roots: &[u32],
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        for c in shared.pattern(holder, template).children(self.id as usize) {
+            let msg = Message::Locate {
+                roots: roots.to_vec(),
+                holder,
+                template: Some(template),
+            };
+            out.send(self.id, c as u32, msg);
+        }
+    }
+
+    /// The number of hops a migration request for data held on `src` travels
+    /// ([`Broadcast::Sbn`]: down this processor's pattern for a template picked at random, so
+    /// its depth there), or `None` when the request goes straight to `src`.
+    pub fn request_hops(&mut self, src: u32, shared: &Shared) -> Option<u32> {
+        match shared.opts.policies.broadcast {
+            Broadcast::Sbn => {
+                let template = self.pick_template();
+                Some(shared.pattern(self.id, template).depth(src as usize))
+            }
+            Broadcast::Direct => None,
+        }
     }
 
     /// Fig. 4's main loop between two jobs: start a balance below `MinTh`, distribute the
@@ -500,9 +550,16 @@ impl Processor {
                 }
                 self.pay_debts(shared, out);
             }
-            Message::Locate { roots } => {
-                for v in roots {
-                    self.relocate(v, from, shared);
+            Message::Locate {
+                roots,
+                holder,
+                template,
+            } => {
+                for &v in &roots {
+                    self.relocate(v, holder, shared);
+                }
+                if let Some(template) = template {
+                    self.forward_locate(holder, template, &roots, shared, out);
                 }
             }
         }
@@ -828,13 +885,8 @@ impl Processor {
         out: &mut impl Outbox,
     ) {
         let pattern = shared.pattern(op.initiator, template);
-        let mut on_path = 1;
-        let mut up = pattern.parent(self.id as usize);
-        let parent = up;
-        while let Some(q) = up {
-            on_path += 1;
-            up = pattern.parent(q);
-        }
+        let parent = pattern.parent(self.id as usize);
+        let on_path = pattern.depth(self.id as usize) + 1;
         let share = got / f64::from(on_path);
         self.learn_level(self.load() - got + share);
         if let Some(parent) = parent {
