@@ -26,11 +26,13 @@ pub enum LoadView {
 pub enum BasicDistribution {
     /// Fig. 5: a processor sends `ExLoad = QLen − SysLL` (split among its successors) down
     /// the pattern with the level, and `min(QLen − SysLL, SysLL − QLen(pred))` back to its
-    /// predecessor.
+    /// predecessor; a processor serves simultaneous operations from different initiators,
+    /// gathering for each.
     Fig5,
     /// plume's former scheme: every processor owes each child subtree its exact lack (from the
     /// gathered subtree loads) and its parent its subtree's excess, and pays these debts from
-    /// its queue above the level as soon as it can.
+    /// its queue above the level as soon as it can; a processor already gathering for one
+    /// operation answers another as a leaf.
     Subtree,
 }
 
@@ -38,9 +40,12 @@ pub enum BasicDistribution {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum HeuristicReturn {
     /// Fig. 8: back along the probe's path, each processor on it keeping its share
-    /// (`GetDistribute` towards the root: `⌈JobsRecv / (d − Stage + 1)⌉`).
+    /// (`GetDistribute` towards the root: `⌈JobsRecv / (d − Stage + 1)⌉`); the initiator
+    /// learns the answerer's estimate of the level and starts no new probe before its last one
+    /// is answered (§3.2.3).
     Path,
-    /// Straight to the initiator (plume's former scheme).
+    /// Straight to the initiator, which may probe again before the answer (plume's former
+    /// scheme).
     Direct,
 }
 

@@ -7,17 +7,20 @@
 //! **Basic** (fig. 5): the initiator's balancing message goes down its SBN pattern; every
 //! processor answers with the load of its subtree (sum and count), gathered back to the
 //! initiator, which computes the exact system level `WSysLL`. Distribution messages then carry
-//! it back down; each processor, knowing its children's subtree loads from the gather, owes
-//! every child subtree below the level the difference and owes its parent its own subtree's
-//! excess, and pays these debts from its queue above the level as soon as it can (jobs passing
-//! through a processor are only reassigned: their data stays put until processed).
-//! With §5.4.1's refinement, the first processor the request reaches gives the requester half
-//! of the difference of their loads at once. A processor already serving another balance
-//! answers as a leaf.
+//! it back down ([`BasicDistribution`]): by default as fig. 5 does, each processor sending its
+//! excess over the level to its successors and returning to its predecessor what that one
+//! lacks, as far as its own excess goes, and serving simultaneous operations as fig. 5 counts
+//! them (a processor gathering for one initiator also gathers for another); or, as plume first
+//! did, each processor paying exact subtree debts, a processor already serving another balance
+//! answering as a leaf. Jobs passing through a processor are only reassigned: their data stays
+//! put until processed. With §5.4.1's refinement ([`FirstHalf`]), any receiver whose sender is
+//! below `MinTh` returns half its queue to it at once.
 //!
 //! **Heuristic** (fig. 8): the balancing message goes down the pattern carrying the sum of the
-//! loads it passed; the first processor above that running average gives half its queue to the
-//! requester; the others forward it.
+//! loads it passed; the first processor above that running average gives half its queue back
+//! along the message's path, each processor on it keeping its share ([`HeuristicReturn`]);
+//! the others forward it. With the path return, an initiator starts no new probe before its
+//! last one is answered (§3.2.3).
 //!
 //! **Distribution** (fig. 4): a processor above `MaxTh` gives its excess to its successors.
 //!
@@ -278,7 +281,12 @@ pub struct Processor {
     held: f64,
     /// Whether [`Processor::load`] counts `held` ([`LoadView::QWgt`]).
     counts_held: bool,
-    gather: Option<Gather>,
+    /// Basic: the operations it is gathering (one at most under
+    /// [`BasicDistribution::Subtree`], where a busy processor answers as a leaf).
+    gathers: Vec<Gather>,
+    /// Heuristic: the probe this processor started and has had no answer to yet (§3.2.3: no
+    /// new balance before the previous one is served).
+    probing: Option<OpId>,
     debts: Vec<(u32, f64)>,
     sys_ll: Option<f64>,
     serial: u32,
@@ -310,7 +318,8 @@ impl Processor {
             location,
             held,
             counts_held: shared.opts.policies.load == LoadView::QWgt,
-            gather: None,
+            gathers: Vec::new(),
+            probing: None,
             debts: Vec::new(),
             sys_ll: None,
             serial: 0,
@@ -421,7 +430,7 @@ impl Processor {
     pub fn check(&mut self, shared: &Shared, out: &mut impl Outbox) {
         let load = self.load();
         let th = shared.thresholds(self.sys_ll.unwrap_or(load));
-        if load > th.max_th && self.gather.is_none() {
+        if load > th.max_th && self.gathers.is_empty() {
             let template = self.pick_template();
             let excess = match shared.opts.variant {
                 Variant::Basic => load - th.max_th,
@@ -437,7 +446,11 @@ impl Processor {
                 }
             };
             self.push_down((self.id, template), excess, shared, out);
-        } else if load < th.min_th && self.gather.is_none() && self.expects_gain(load, shared) {
+        } else if load < th.min_th
+            && self.gathers.is_empty()
+            && self.probing.is_none()
+            && self.expects_gain(load, shared)
+        {
             self.initiate(load, shared, out);
         }
     }
@@ -480,7 +493,7 @@ impl Processor {
                 let th = shared.thresholds(self.sys_ll.unwrap_or(load));
                 if load > th.max_th && !last {
                     self.push_down(route, load - th.max_th, shared, out);
-                } else if load > th.max_th && self.gather.is_none() {
+                } else if load > th.max_th && self.gathers.is_empty() {
                     self.initiate(load, shared, out);
                 }
             }
@@ -522,6 +535,9 @@ impl Processor {
                 }
                 let received: f64 = jobs.len() as f64;
                 let queued_before = self.queue.total();
+                if tag.op.is_some() && tag.op == self.probing {
+                    self.probing = None;
+                }
                 for (v, data) in jobs {
                     self.relocate(v, data, shared);
                     if data == self.id {
@@ -531,7 +547,7 @@ impl Processor {
                 }
                 if let (Some(op), Some(template)) = (tag.op, tag.back) {
                     let got = self.queue.total() - queued_before;
-                    self.pass_back(op, template, got, shared, out);
+                    self.pass_back(op, template, got, tag.sys_ll, shared, out);
                 } else if let Some(s) = tag.sys_ll {
                     self.learn_level(s);
                     if let Some(pred_load) = tag.sender_load {
@@ -541,7 +557,7 @@ impl Processor {
                             self.give(from, back, Tag::default(), shared, out);
                         }
                     }
-                    if let Some(g) = self.gather.take_if(|g| Some(g.op) == tag.op) {
+                    if let Some(g) = self.take_gather(tag.op) {
                         self.distribute_down(g, s, shared, out);
                     }
                 }
@@ -609,6 +625,9 @@ impl Processor {
         match shared.opts.variant {
             Variant::Basic => self.gather_down(self.id, op, template, load, shared, out),
             Variant::Heuristic => {
+                if shared.opts.policies.heuristic_return == HeuristicReturn::Path {
+                    self.probing = Some(op);
+                }
                 let pattern = shared.pattern(self.id, template);
                 for c in pattern.children(self.id as usize) {
                     let msg = Message::BalanceDown {
@@ -639,7 +658,10 @@ impl Processor {
         if from != self.id {
             self.first_half(from, op, sender_load, shared, out);
         }
-        let busy = self.gather.is_some();
+        let busy = match shared.opts.policies.distribution {
+            BasicDistribution::Fig5 => false,
+            BasicDistribution::Subtree => !self.gathers.is_empty(),
+        };
         let children = if busy {
             Vec::new()
         } else {
@@ -664,7 +686,7 @@ impl Processor {
             };
             out.send(self.id, c as u32, msg);
         }
-        self.gather = Some(Gather {
+        self.gathers.push(Gather {
             op,
             parent,
             own: self.load(),
@@ -701,6 +723,12 @@ impl Processor {
         }
     }
 
+    /// Basic: stops gathering operation `op`, returning what was gathered.
+    fn take_gather(&mut self, op: Option<OpId>) -> Option<Gather> {
+        let i = self.gathers.iter().position(|g| Some(g.op) == op)?;
+        Some(self.gathers.swap_remove(i))
+    }
+
     /// Basic: a subtree's load came back.
     fn gather_up(
         &mut self,
@@ -711,7 +739,7 @@ impl Processor {
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
-        let Some(g) = self.gather.as_mut().filter(|g| g.op == op) else {
+        let Some(g) = self.gathers.iter_mut().find(|g| g.op == op) else {
             return;
         };
         g.children.push((from, sum, count));
@@ -732,7 +760,7 @@ impl Processor {
                 },
             ),
             None => {
-                let g = self.gather.take().expect("gathering");
+                let g = self.take_gather(Some(op)).expect("gathering");
                 let sys_ll = total / f64::from(count);
                 self.learn_level(sys_ll);
                 self.distribute_down(g, sys_ll, shared, out);
@@ -881,6 +909,7 @@ impl Processor {
         op: OpId,
         template: Template,
         got: f64,
+        estimate: Option<f64>,
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
@@ -888,11 +917,15 @@ impl Processor {
         let parent = pattern.parent(self.id as usize);
         let on_path = pattern.depth(self.id as usize) + 1;
         let share = got / f64::from(on_path);
-        self.learn_level(self.load() - got + share);
+        if parent.is_some() {
+            self.learn_level(self.load() - got + share);
+        } else if let Some(e) = estimate {
+            self.learn_level(e);
+        }
         if let Some(parent) = parent {
             let tag = Tag {
                 op: Some(op),
-                sys_ll: self.sys_ll,
+                sys_ll: estimate,
                 back: Some(template),
                 ..Tag::default()
             };
