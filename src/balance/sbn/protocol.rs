@@ -224,7 +224,7 @@ impl<'a> Shared<'a> {
     /// The shared state of `procs` processors balancing the roots of `model`; the processors
     /// weigh them in `model`'s unit or in the seed's ([`Units`]).
     pub fn new(model: CostModel<'a>, procs: usize, opts: SbnOptions) -> Self {
-        let network = Network::new(procs);
+        let network = Network::with_topology(procs, opts.policies.topology);
         let costs = match opts.policies.units {
             Units::Seed => model.with_scales(CostScales::default()),
             Units::Machine => model,
@@ -378,7 +378,7 @@ impl Processor {
         }
         match shared.opts.policies.broadcast {
             Broadcast::Sbn => {
-                let template = self.pick_template();
+                let template = self.pick_template(shared);
                 self.forward_locate(self.id, template, roots, shared, out);
             }
             Broadcast::Direct => {
@@ -418,7 +418,7 @@ impl Processor {
     pub fn request_hops(&mut self, src: u32, shared: &Shared) -> Option<u32> {
         match shared.opts.policies.broadcast {
             Broadcast::Sbn => {
-                let template = self.pick_template();
+                let template = self.pick_template(shared);
                 Some(shared.pattern(self.id, template).depth(src as usize))
             }
             Broadcast::Direct => None,
@@ -431,7 +431,7 @@ impl Processor {
         let load = self.load();
         let th = shared.thresholds(self.sys_ll.unwrap_or(load));
         if load > th.max_th && self.gathers.is_empty() {
-            let template = self.pick_template();
+            let template = self.pick_template(shared);
             let excess = match shared.opts.variant {
                 Variant::Basic => load - th.max_th,
                 Variant::Heuristic => {
@@ -597,8 +597,9 @@ impl Processor {
         self.queue.push(v, self.location[v as usize], &view);
     }
 
-    fn pick_template(&mut self) -> Template {
-        Template::ALL[self.rng.below(Template::ALL.len())]
+    fn pick_template(&mut self, shared: &Shared) -> Template {
+        let templates = shared.network.templates();
+        templates[self.rng.below(templates.len())]
     }
 
     /// Starting a balance pays only if the system level last learned is more than a job
@@ -620,7 +621,7 @@ impl Processor {
             initiator: self.id,
             serial: self.serial,
         };
-        let template = self.pick_template();
+        let template = self.pick_template(shared);
         self.sys_ll = Some(load);
         match shared.opts.variant {
             Variant::Basic => self.gather_down(self.id, op, template, load, shared, out),
