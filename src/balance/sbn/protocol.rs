@@ -740,6 +740,7 @@ impl Processor {
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
+        let load = self.load();
         let Some(g) = self.gathers.iter_mut().find(|g| g.op == op) else {
             return;
         };
@@ -747,6 +748,11 @@ impl Processor {
         g.pending -= 1;
         if g.pending > 0 {
             return;
+        }
+        if shared.opts.policies.distribution == BasicDistribution::Fig5 {
+            // Fig. 5 routes `QLen(p) + QLen(successors)` when the last answer is in: work
+            // that reached p meanwhile (a first half) is counted, not lost from the total.
+            g.own = load;
         }
         let total = g.own + g.children.iter().map(|c| c.1).sum::<f64>();
         let count = 1 + g.children.iter().map(|c| c.2).sum::<u32>();
