@@ -522,7 +522,7 @@ impl Processor {
             } => match shared.opts.variant {
                 Variant::Basic => self.gather_down(from, op, template, sender_load, shared, out),
                 Variant::Heuristic => {
-                    self.probe(from, op, template, path_sum, path_len, shared, out);
+                    self.probe(from, op, template, (path_sum, path_len), shared, out);
                 }
             },
             Message::BalanceUp { op, sum, count } => {
@@ -850,14 +850,14 @@ impl Processor {
         }
     }
 
-    /// Heuristic: a probe reached this processor.
+    /// Heuristic: a probe reached this processor from `from`; `path` is the sum of the loads
+    /// it passed and their number.
     fn probe(
         &mut self,
         from: u32,
         op: OpId,
         template: Template,
-        path_sum: f64,
-        path_len: u32,
+        (path_sum, path_len): (f64, u32),
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
