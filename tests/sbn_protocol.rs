@@ -1,6 +1,6 @@
-//! One Basic balance operation on 4 processors worked out by hand (seed 004 fig. 5): the
-//! processors' messages are delivered in the order they are sent, with no clock, so every
-//! step can be followed in the comments.
+//! One Basic balance operation on 4 processors worked out by hand (seed 004 fig. 5), and the
+//! load a processor counts (§5.4.1). The processors' messages are delivered in the order they
+//! are sent, with no clock, so every step can be followed in the comments.
 //!
 //! Every root weighs one job (`PWgt` 1, no faces, no data to move), so a load is a number of
 //! jobs. Processor 0 has 2 jobs, 1 has 10, 2 has 12 and 3 has none: 24 in all, a level of 6.
@@ -148,4 +148,39 @@ fn first_half_goes_to_any_sender_below_min_th() {
         [(2, 0, 6), (1, 2, 5), (0, 2, 2), (2, 3, 4), (2, 1, 4)]
     );
     assert_eq!(loads, [6.0, 9.0, 5.0, 4.0]);
+}
+
+#[test]
+fn the_load_counts_the_data_held_for_others_until_it_leaves() {
+    // Two roots of one job each, trees of 3 elements; both data sets on processor 0, root 1
+    // queued on processor 1. §5.4.1: processor 0's load is its job (1) plus the move of root
+    // 1's data it will serve (RWgt 3): 4; processor 1's is its job plus bringing the data: 4.
+    let weights = Weights {
+        pwgt: vec![1, 1],
+        rwgt: vec![3, 3],
+        cwgt: Vec::new(),
+    };
+    let xadj = [0u32; 3];
+    let model = CostModel::new(&xadj, &[], &weights);
+    for (policies, held) in [(Policies::default(), 3.0), (Policies::plume(), 0.0)] {
+        let opts = SbnOptions {
+            policies,
+            ..SbnOptions::default()
+        };
+        let shared = Shared::new(model, 2, opts);
+        let mut p0 = Processor::new(0, &[0], vec![0, 0], &shared);
+        let p1 = Processor::new(1, &[1], vec![0, 0], &shared);
+        assert_eq!(p0.load(), 1.0 + held);
+        assert_eq!(p1.load(), 4.0);
+        // Processor 1 fetched the data and says so: processor 0 no longer holds it.
+        let locate = Message::Locate {
+            roots: vec![1],
+            holder: 1,
+            template: None,
+        };
+        let mut mail = Mail::default();
+        p0.handle(1, locate, &shared, &mut mail);
+        assert_eq!(p0.load(), 1.0);
+        assert!(mail.0.is_empty());
+    }
 }

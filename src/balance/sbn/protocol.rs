@@ -850,8 +850,8 @@ impl Processor {
         }
     }
 
-    /// Heuristic: a probe reached this processor from `from`; `path` is the sum of the loads
-    /// it passed and their number.
+    /// Heuristic: a probe reached this processor from `from`, having passed processors whose
+    /// loads sum to `path_sum`, `path_len` of them.
     fn probe(
         &mut self,
         from: u32,
