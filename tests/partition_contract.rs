@@ -1,14 +1,26 @@
-//! The contract every partitioner keeps, checked for each one through `partitioner_by_name`:
+//! The contract every partitioner keeps, checked for each one of `PARTITIONER_NAMES`:
 //! ids below `nparts`, no empty part, the same answer twice, bad `nparts` an error.
 
 use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{generate_box, Mesh};
 use plume::metrics::{rank_loads, Cut};
-use plume::partition::{
-    partitioner_by_name, root_centroids, PartitionInfo, Targets, PARTITIONER_NAMES,
-};
+use plume::partition::{root_centroids, Metis, PartitionInfo, Partitioner, Rcb, Targets};
 use plume::Error;
+
+/// The partitioners whose contract is checked.
+const PARTITIONER_NAMES: [&str; 2] = ["metis", "rcb"];
+
+/// The partitioner `name` with default options; RCB cuts `centroids`.
+fn partitioner(name: &str, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
+    let p: Box<dyn Partitioner> = match name {
+        "metis" => Box::new(Metis::default()),
+        "rcb" => Box::new(Rcb::new(centroids.to_vec())),
+        _ => unreachable!("not in PARTITIONER_NAMES: {name}"),
+    };
+    assert_eq!(p.name(), name);
+    p
+}
 
 /// A 4 × 2 × 2 box (96 roots), its left half refined once: leaves per root 1 or 8-ish.
 fn refined_box() -> (DualGraph, Vec<[f64; 3]>) {
@@ -27,7 +39,7 @@ fn run(
     c: &[[f64; 3]],
     nparts: usize,
 ) -> (Vec<u32>, PartitionInfo) {
-    let p = partitioner_by_name(name, c).unwrap();
+    let p = partitioner(name, c);
     let mut part = vec![u32::MAX; g.nvertices()];
     let view = g.view(w).unwrap();
     let info = p
@@ -122,7 +134,7 @@ fn zero_parts_and_more_parts_than_roots_are_errors() {
     let (g, c) = refined_box();
     let n = g.nvertices();
     for name in PARTITIONER_NAMES {
-        let p = partitioner_by_name(name, &c).unwrap();
+        let p = partitioner(name, &c);
         let view = g.view(&g.weights).unwrap();
         let mut part = vec![0; n];
         let e = p
@@ -173,8 +185,7 @@ fn a_mesh_of_one_element_goes_into_one_part() {
         let (part, info) = run(name, &g, &g.weights, &c, 1);
         assert_eq!((part, info.edge_cut), (vec![0], 0), "{name}");
         let mut part = vec![0];
-        assert!(partitioner_by_name(name, &c)
-            .unwrap()
+        assert!(partitioner(name, &c)
             .partition(&g.view(&g.weights).unwrap(), Targets::Equal(2), &mut part)
             .is_err());
     }

@@ -250,3 +250,62 @@ fn plum_on_a_user_graph_is_deterministic() {
     assert_eq!(first, run());
     assert!(first.0.iter().all(|&p| p < 4));
 }
+
+/// The remap plans on the graph's sizes (predicted ones, for trees balanced before
+/// subdivision), the accept rule prices what will move: a remap too dear in planned sizes is
+/// carried out when what moves is small enough, with the same assignment and the planned
+/// figures kept apart.
+#[test]
+fn plum_prices_a_remap_on_what_will_move() {
+    let g = Grid::new([16, 12, 6]);
+    let view = g.view();
+    let owner = slabs(&g, 4);
+    // Every vertex moves as one element, several times less than its planned size.
+    let moving = vec![1u64; g.vwgt.len()];
+    let make = |accept, per_element| {
+        let mut opts = PlumOptions {
+            accept,
+            ..PlumOptions::new(4)
+        };
+        opts.model.per_element = per_element;
+        opts.model.overhead = 0.0;
+        let policy = Box::new(plume::balance::Threshold::default());
+        Plum::with(
+            opts,
+            Box::new(Metis::default()),
+            Box::new(TotalVOptimal),
+            policy,
+        )
+        .unwrap()
+    };
+    let free = make(Accept::Always, 0.0)
+        .balance_moving(&view, &owner, &moving)
+        .unwrap();
+    let new_owner = free.new_owner.clone().unwrap();
+    assert_eq!(free.movement, Movement::new(&owner, &new_owner, &moving, 4));
+    assert_eq!(free.planned, Movement::new(&owner, &new_owner, &g.sizes, 4));
+    let (small, large) = (free.movement.max_sr as f64, free.planned.max_sr as f64);
+    assert!(small < large, "{small} {large}");
+    // An element price putting the gain between the two costs.
+    let per_element = free.gain / (small * large).sqrt();
+    let planned = make(Accept::CostModel, per_element)
+        .balance(&view, &owner)
+        .unwrap();
+    let moved = make(Accept::CostModel, per_element)
+        .balance_moving(&view, &owner, &moving)
+        .unwrap();
+    // Same partition and remap either way; only the price differs.
+    assert_eq!(
+        (&planned.remap, &planned.planned),
+        (&moved.remap, &moved.planned)
+    );
+    assert_eq!(planned.movement, planned.planned);
+    assert_eq!(moved.cost, per_element * small);
+    assert_eq!(planned.cost, per_element * large);
+    assert!(moved.accepted && !planned.accepted);
+    assert_eq!(moved.new_owner, Some(new_owner));
+    // One moving size per vertex.
+    assert!(make(Accept::Always, 0.0)
+        .balance_moving(&view, &owner, &moving[1..])
+        .is_err());
+}

@@ -1,7 +1,8 @@
 """VTK's own view of plume's .vtu files (run with Debian's /usr/bin/python3 and python3-vtk9).
 
-    vtk_check.py read FILE.vtu              print cells, tetra count, total volume, cell arrays
-                                            (type, range, and the sum of each)
+    vtk_check.py read FILE.vtu|FILE.pvtu    print cells, tetra count, total volume, cell arrays
+                                            (type, range, and the sum of each); a .pvtu is
+                                            read with all its pieces as one grid
     vtk_check.py write FILE.vtu MODE        write two tetrahedra sharing a face, with cell arrays
                                             "id" (Int32) and "value" (Float64); MODE is one of
                                             appended (VTK's default: appended base64, zlib),
@@ -16,7 +17,10 @@ import vtk
 
 
 def read(path):
-    reader = vtk.vtkXMLUnstructuredGridReader()
+    if path.endswith(".pvtu"):
+        reader = vtk.vtkXMLPUnstructuredGridReader()
+    else:
+        reader = vtk.vtkXMLUnstructuredGridReader()
     reader.SetFileName(path)
     reader.Update()
     grid = reader.GetOutput()

@@ -13,9 +13,8 @@ use serde_json::{Map, Value};
 
 use crate::charts::{line_chart_with, ChartOptions, Series};
 use crate::provenance::Provenance;
-use crate::report::Report;
 use crate::run_folder::RunFolder;
-use crate::shock::{self, Balancer, ShockConfig, ShockRun};
+use crate::shock::{self, Balancer, ShockConfig, ShockRun, Stage};
 use plume::mesh::Mesh;
 use plume::Result;
 
@@ -156,11 +155,16 @@ impl Comparison {
         t += "## Table 8: balance, cut and data movement\n\n";
         t += "LoadImb is `max W / mean W`, W a processor's leaves, for both methods (`load_imb` \
               in `compare.json`); the seed measured SBN by `max QWgt / WSysLL` instead, our \
-              `qwgt_load_imb`, in its own column. Cut% for SBN is Post-Exec. Published values \
-              (seed 004 table 8) in brackets.\n\n";
-        t += "| P | LoadImb PLUM | LoadImb SBN | QWgt LoadImb SBN | Cut% PLUM | Cut% SBN | \
-              MaxSR PLUM | MaxSR SBN | Comm. MB PLUM | Comm. MB SBN |\n";
-        t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+              `qwgt_load_imb`, in its own column. Cut% is Post-Exec for both; PLUM's Pre-Exec \
+              (before its balance, seed 004 table 12) beside it. TotalV and MaxSR count what \
+              moved: the elements of the trees as they were packed (PLUM's before subdivision, \
+              SBN's after it); PLUM's remap planned on predicted sizes, its `predicted_max_sr`. \
+              Published values (seed 004 table 8) in brackets.\n\n";
+        t += "| P | LoadImb PLUM | LoadImb SBN | QWgt LoadImb SBN | Pre-Exec Cut% PLUM | Cut% PLUM | \
+              Cut% SBN | TotalV PLUM | TotalV SBN | MaxSR PLUM | MaxSR SBN | predicted MaxSR PLUM | \
+              Comm. MB PLUM | Comm. MB SBN |\n";
+        t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \
+              ---: | ---: |\n";
         for r in &rows {
             let seed = SEED_TABLE_8.iter().find(|s| s.0 == r.procs).map(|s| s.1);
             // Ours with `decimals`, the published value beside it as the seed printed it.
@@ -179,13 +183,17 @@ impl Comparison {
                 )
             };
             t += &format!(
-                "| {} | {} | {:.3} | {} | {} | {} | {} |\n",
+                "| {} | {} | {:.3} | {} | {:.2} | {} | {:.0} | {:.0} | {} | {:.0} | {} |\n",
                 r.procs,
                 cell(r.load_imb.0, 0, false, 3),
                 r.load_imb.1,
                 cell(r.qwgt_load_imb, 0, true, 3),
+                r.plum_pre_cut_pct,
                 pair(r.cut_pct, 1, 2),
+                r.total_v.0,
+                r.total_v.1,
                 pair(r.max_sr, 2, 0),
+                r.plum_predicted_max_sr,
                 pair(r.comm_mb, 3, 2),
             );
         }
@@ -221,6 +229,29 @@ impl Comparison {
                 r.sim_s.1 / r.sim_s.0,
                 r.idle_pct.0,
                 r.idle_pct.1
+            );
+        }
+        t += "\n## Seed 003's efficiency of the run on the simulated machine\n\n";
+        t += "The levels are the iterations: `T_p` a processor's processing time summed over \
+              the levels, `T_ideal` the sum of each level's largest, `T` the sum of the levels' \
+              times. `LB = mean T_p / max T_p`, `μLB = max T_p / T_ideal` (below 1 when the most \
+              loaded processor changes between levels), `Transfer = T_ideal / T` (what \
+              communication, data movement and waiting cost), `η = LB · μLB · Transfer`.\n\n";
+        t += "| P | LB PLUM | LB SBN | μLB PLUM | μLB SBN | Transfer PLUM | Transfer SBN | η PLUM | \
+              η SBN |\n";
+        t += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+        for r in &rows {
+            t += &format!(
+                "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
+                r.procs,
+                r.lb.0,
+                r.lb.1,
+                r.mu_lb.0,
+                r.mu_lb.1,
+                r.transfer.0,
+                r.transfer.1,
+                r.eta.0,
+                r.eta.1
             );
         }
         t
@@ -304,11 +335,13 @@ impl Comparison {
             },
             Chart {
                 file: "maxsr.svg",
-                title: "MaxSR against P, shock wave".into(),
+                title: "MaxSR against P, shock wave (elements as they moved)".into(),
                 y_label: "MaxSR (elements)",
                 series: vec![
-                    Series::new("PLUM", ours(|r| r.max_sr.0)).with_colour(PLUM),
-                    Series::new("SBN", ours(|r| r.max_sr.1)).with_colour(SBN),
+                    Series::new("PLUM, what moved", ours(|r| r.max_sr.0)).with_colour(PLUM),
+                    Series::new("SBN, what moved", ours(|r| r.max_sr.1)).with_colour(SBN),
+                    Series::new("PLUM, predicted", ours(|r| r.plum_predicted_max_sr))
+                        .with_colour(SBN_QWGT),
                     seed("PLUM", 2, false, PLUM),
                     seed("SBN", 2, true, SBN),
                 ],
@@ -364,8 +397,15 @@ struct Row {
     procs: usize,
     load_imb: (f64, f64),
     qwgt_load_imb: f64,
+    plum_pre_cut_pct: f64,
     cut_pct: (f64, f64),
+    total_v: (f64, f64),
     max_sr: (f64, f64),
+    plum_predicted_max_sr: f64,
+    lb: (f64, f64),
+    mu_lb: (f64, f64),
+    transfer: (f64, f64),
+    eta: (f64, f64),
     comm_mb: (f64, f64),
     sim_s: (f64, f64),
     idle_pct: (f64, f64),
@@ -380,19 +420,28 @@ impl Row {
     fn new(procs: usize, plum: &ShockRun, sbn: &ShockRun) -> Row {
         let (p, s) = (summary(plum), summary(sbn));
         let both = |path: &str| (field(&p, path), field(&s, path));
-        let plum_partition_ms = ["partition", "similarity", "reassignment"]
-            .iter()
-            .map(|k| field(&p, &format!("time_ms.{k}")))
+        let ms = |summary: &Map<String, Value>, stage: Stage| {
+            field(summary, &format!("time_ms.{}", stage.name()))
+        };
+        let plum_partition_ms = [Stage::Partition, Stage::Similarity, Stage::Reassignment]
+            .into_iter()
+            .map(|stage| ms(&p, stage))
             .sum();
-        let sbn_selection = field(&s, "time_ms.vertex_selection");
-        let sbn_balancer_ms =
-            field(&s, "time_ms.balancing") + sbn_selection + field(&s, "time_ms.migration");
+        let sbn_selection = ms(&s, Stage::VertexSelection);
+        let sbn_balancer_ms = ms(&s, Stage::Balancing) + sbn_selection + ms(&s, Stage::Migration);
         Row {
             procs,
             load_imb: both("load_imb"),
             qwgt_load_imb: field(&s, "qwgt_load_imb"),
+            plum_pre_cut_pct: field(&p, "pre_cut_pct"),
             cut_pct: both("cut_pct"),
+            total_v: both("total_v"),
             max_sr: both("max_sr"),
+            plum_predicted_max_sr: field(&p, "predicted_max_sr"),
+            lb: both("time_balance.lb"),
+            mu_lb: both("time_balance.mu_lb"),
+            transfer: both("time_balance.transfer"),
+            eta: both("time_balance.eta"),
             comm_mb: both("comm_mb"),
             sim_s: both("sim.time_s"),
             idle_pct: both("sim.idle_pct"),
@@ -421,7 +470,7 @@ fn field(summary: &Map<String, Value>, path: &str) -> f64 {
 
 /// A run's averages over its levels.
 fn summary(run: &ShockRun) -> Map<String, Value> {
-    Report::new(&run.config, "levels", &run.levels).summary
+    run.report().summary
 }
 
 /// PLUM's remap share of the simulated time, over all levels.

@@ -1,6 +1,7 @@
 //! The `plume` command's subcommands and the test solvers that drive the engine.
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod charts;
 pub mod cli;
 pub mod compare;

@@ -331,15 +331,15 @@ fn bad_input_gets_a_clear_message_and_exit_code() {
         &["radius"],
     );
 
-    // Too much refinement is refused before any work.
+    // Too much refinement is refused before any work (past 2^31 leaves: a usage error).
     fails(
         &["refine", &mesh, "--uniform", "12", "-o", &out],
-        1,
+        2,
         &["--uniform 12", "leaves"],
     );
     fails(
         &["graph", &mesh, "--uniform", "12", "-o", &dir.arg("g")],
-        1,
+        2,
         &["--uniform 12"],
     );
     assert!(!Path::new(&out).exists());
@@ -480,7 +480,7 @@ fn run_shock_with_sbn_and_compare_write_their_reports() {
     for key in [
         "qwgt_load_imb",
         "pre_cut_pct",
-        "post_cut_pct",
+        "cut_pct",
         "roots_transferred",
     ] {
         assert!(level[key].is_number(), "{key}");
@@ -547,6 +547,25 @@ fn run_shock_is_the_same_case_from_any_folder() {
         from_elsewhere[0]["leaves"], 68_128,
         "the published mesh's first level"
     );
+}
+
+#[test]
+fn wrong_option_words_are_one_line_usage_errors_naming_the_option() {
+    for args in [
+        &["run", "shock", "--partitioner", "scotch"][..],
+        &["run", "shock", "--objective", "MaxSR"],
+        &["run", "shock", "--policy", "threshold:x"],
+        &["run", "shock", "--vtk", "first"],
+        &["run", "erosion", "--policy", "cost-benefit:-1"],
+        &["run", "erosion", "--partition", "metis"],
+        &["compare", "shock", "--variant", "fast"],
+    ] {
+        let (option, word) = (args[2], args[3]);
+        let run = fails(args, 2, &[option, word]);
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "plume {args:?}: {lines:?}");
+        assert!(lines[0].starts_with("plume: "), "{lines:?}");
+    }
 }
 
 #[test]

@@ -12,11 +12,12 @@ use plume::adapt::Forest;
 use plume::graph::DualGraph;
 use plume::mesh::geometry::{centroid, volume};
 use plume::partition::{root_centroids, Partitioner, Stripes, Targets};
+use plume_solvers::cli::names::{PartitionKind, PolicyName};
 use plume_solvers::erosion::front::{Erosion, FLUID, ROCK};
-use plume_solvers::erosion::{self, domain, ErosionConfig, IterationRecord, PolicyKind};
+use plume_solvers::erosion::{self, domain, ErosionConfig, IterationRecord};
 
 /// A small case: `procs` stripes of 6 × 6 × 1 cubes (216 roots each).
-fn small(procs: usize, policy: PolicyKind) -> ErosionConfig {
+fn small(procs: usize, policy: PolicyName) -> ErosionConfig {
     let mut cfg = ErosionConfig::new(procs);
     cfg.cells = [6, 6, 1];
     cfg.iterations = 40;
@@ -136,7 +137,7 @@ fn only_front_rock_erodes_and_eroded_leaves_turn_fluid_and_refine() {
 
 #[test]
 fn work_per_iteration_is_the_fluid_leaf_count_and_ranks_cover_every_root() {
-    let cfg = small(4, PolicyKind::Standard);
+    let cfg = small(4, PolicyName::Standard);
     let mut fluid_after = Vec::new();
     let mut moments = Vec::new();
     let run = erosion::run(&cfg, |moment, forest, owner| {
@@ -171,7 +172,7 @@ fn work_per_iteration_is_the_fluid_leaf_count_and_ranks_cover_every_root() {
 
 #[test]
 fn runs_are_deterministic_per_seed() {
-    let cfg = small(4, PolicyKind::Ulba);
+    let cfg = small(4, PolicyName::Ulba);
     let a = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
     let b = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
     assert_eq!(a.iterations, b.iterations);
@@ -183,24 +184,24 @@ fn runs_are_deterministic_per_seed() {
 
 #[test]
 fn ulba_with_alpha_zero_is_the_standard_run() {
-    ulba_against_standard(erosion::PartitionKind::Stripes);
+    ulba_against_standard(PartitionKind::Stripes);
 }
 
 #[test]
 fn ulba_shares_reach_the_graph_layout_through_plum() {
     // METIS cuts parts to ULBA's shares; the remap keeps them on ranks with those shares.
-    ulba_against_standard(erosion::PartitionKind::Graph);
+    ulba_against_standard(PartitionKind::Graph);
 }
 
-fn ulba_against_standard(partition: erosion::PartitionKind) {
+fn ulba_against_standard(partition: PartitionKind) {
     // 16 ranks, so that one overloading rank can pass the z-score of 3 (at most √(P − 1)).
     // 6 × 6 cubes per stripe: a rock of 4 × 4 is eroded before the median-of-three trigger
     // (seed 001 Alg. 1) first balances.
-    let mut std_cfg = small(16, PolicyKind::Standard);
+    let mut std_cfg = small(16, PolicyName::Standard);
     std_cfg.partition = partition;
     std_cfg.iterations = 30;
     let mut ulba_cfg = std_cfg.clone();
-    ulba_cfg.policy = PolicyKind::Ulba;
+    ulba_cfg.policy = PolicyName::Ulba;
     ulba_cfg.alpha = 0.0;
     // The records, and the owners at the start and after every iteration (`owners[i]` after
     // `i` iterations).
@@ -376,7 +377,7 @@ fn run_erosion_rejects_bad_options_with_one_line() {
         (vec!["--alpha", "1.5"], "--alpha"),
         (vec!["--procs", "0"], "--procs"),
         (vec!["--strong", "9"], "--strong"),
-        (vec!["--partition", "graph", "--policy", "ulba"], "stripes"),
+        (vec!["--partition", "lines"], "--partition"),
         (vec!["--cells", "0", "4", "1"], "--cells"),
     ] {
         let mut all = vec!["run", "erosion", "--iterations", "1"];
@@ -389,4 +390,39 @@ fn run_erosion_rejects_bad_options_with_one_line() {
         );
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
+}
+
+#[test]
+fn run_erosion_gives_ulbas_shares_to_graph_parts() {
+    let dir = TempDir::new("graph-ulba");
+    let out = dir.0.display().to_string();
+    let args = [
+        "run",
+        "erosion",
+        "--partition",
+        "graph",
+        "--policy",
+        "ulba",
+        "--procs",
+        "4",
+        "--cells",
+        "4",
+        "4",
+        "1",
+        "--iterations",
+        "12",
+        "--vtk",
+        "none",
+        "--out",
+        &out,
+    ];
+    let (code, stdout, stderr) = plume(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("policy ulba") && stdout.contains("graph partitioning"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.0.join("metrics.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["config"]["policy"], "ulba");
+    assert_eq!(json["config"]["partition"], "graph");
+    assert_eq!(json["iterations"].as_array().unwrap().len(), 12);
 }

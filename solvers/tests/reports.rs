@@ -465,8 +465,9 @@ fn published_values_are_dashed_with_hollow_markers_and_named_so() {
     let svg = chart("maxsr.svg");
     let legend: Vec<String> = texts(&svg).into_iter().map(|t| t.2).collect();
     for entry in [
-        "PLUM",
-        "SBN",
+        "PLUM, what moved",
+        "SBN, what moved",
+        "PLUM, predicted",
         "PLUM, seed 004, published",
         "SBN, seed 004, published",
     ] {
@@ -488,10 +489,11 @@ fn published_values_are_dashed_with_hollow_markers_and_named_so() {
         .iter()
         .filter(|c| !c.contains("fill=\"none\"") && !c.contains("#FFFFFF"))
         .count();
-    // 5 published P per method and one in the legend; our 3 P per method and one in the legend.
+    // 5 published P per method and one in the legend; our 3 P for each of our 3 series (what
+    // moved for both methods, PLUM's predicted) and one in the legend.
     assert_eq!(
         (rings, discs),
-        (2 * 6, 2 * 4),
+        (2 * 6, 3 * 4),
         "rings for published values, discs for ours"
     );
     // A dashed line is many short segments: more segments in the published colour than points.

@@ -7,6 +7,8 @@ use std::path::Path;
 
 use plume::balance::Variant;
 use plume::mesh::{generate_box, Mesh};
+use plume::metrics::Cut;
+use plume_solvers::cli::names::PolicyName;
 use plume_solvers::report::Report;
 use plume_solvers::shock::{self, LevelRecord, ShockConfig};
 
@@ -56,12 +58,15 @@ fn check_plum_levels(levels: &[LevelRecord]) {
                 r.load_imb
             );
             assert!(
-                r.total_v <= r.identity_total_v,
+                r.predicted_total_v <= r.identity_total_v,
                 "level {}: optimal TotalV {} > identity {}",
                 r.level,
-                r.total_v,
+                r.predicted_total_v,
                 r.identity_total_v
             );
+            // The trees move before subdivision: no larger than predicted after it.
+            assert!(r.total_v <= r.predicted_total_v, "level {}", r.level);
+            assert!(r.max_sr <= 2 * r.max_v && r.max_v <= r.total_v);
             assert!(r.gain_s > r.cost_s);
         }
     }
@@ -116,8 +121,12 @@ fn sbn_balances_every_level_and_accounts_for_what_moved() {
             // The trees that really moved are the roots processed away from their start, and
             // the data moves the simulation counted include them.
             assert!(sbn.data_moves >= r.trees_moved as u64);
-            assert!(r.total_v >= r.elements_moved, "level {}", r.level);
-            assert!(!r.remap_accepted && r.cut_pct == sbn.post_cut_pct);
+            assert_eq!(r.predicted_max_sr, r.max_sr, "level {}", r.level);
+            assert!(!r.remap_accepted && (0.0..=100.0).contains(&r.pre_cut_pct));
+            // Seed 003's decomposition of the level: one iteration, so μLB = 1 and η = LB · Transfer.
+            assert_eq!(r.sim.mu_lb, 1.0);
+            assert!((r.sim.eta - r.sim.lb * r.sim.transfer).abs() < 1e-12);
+            assert!(r.sim.eta <= r.sim.lb && r.sim.transfer <= 1.0);
             let shares = r.sim.processing_pct + r.sim.communication_pct + r.sim.distribution_pct;
             assert!((shares + r.sim.idle_pct - 100.0).abs() < 1e-6);
         }
@@ -181,7 +190,7 @@ fn the_same_seed_gives_the_same_metrics() {
 fn the_threshold_policy_skips_balancing_below_its_threshold() {
     let mut cfg = ShockConfig::new(8);
     cfg.levels = 3;
-    cfg.policy = "threshold:100".into();
+    cfg.policy = PolicyName::Threshold(Some(100.0));
     let levels = run_checked(&cfg, shock_mesh());
     assert!(levels
         .iter()
@@ -219,4 +228,82 @@ fn more_ranks_than_roots_is_an_error_and_one_rank_works() {
     cfg.levels = 2;
     let levels = run_checked(&cfg, tiny);
     assert!(levels.iter().all(|r| r.load_imb == 1.0 && r.cut_pct == 0.0));
+}
+
+/// On a small run balanced after subdivision, what a level reports as moved is the elements of
+/// the trees whose owner changed, counted on the forest the level ends with (where they were
+/// packed), sent and received rank by rank; its Pre-Exec and Post-Exec Cut% are those of the
+/// assignments before and after the balance.
+#[test]
+fn what_moved_is_the_elements_of_the_trees_that_changed_owner_and_cut_is_pre_and_post() {
+    let mut cfg = ShockConfig::new(4);
+    cfg.balance_at = shock::BalanceAt::AfterSubdivision;
+    cfg.plum.accept = plume::balance::Accept::Always;
+    cfg.levels = 3;
+    let mesh = generate_box([12, 3, 3], [4.0, 1.0, 1.0]).unwrap();
+    let mut before: Vec<u32> = Vec::new();
+    let mut expected = Vec::new();
+    shock::run(&cfg, mesh, |level, record, forest, owner| {
+        if level > 0 {
+            let mut sent = [0u64; 4];
+            let mut recv = [0u64; 4];
+            for (root, (&o, &a)) in before.iter().zip(owner).enumerate() {
+                if o != a {
+                    let elements = forest.trees()[root].nelems() as u64;
+                    sent[o as usize] += elements;
+                    recv[a as usize] += elements;
+                }
+            }
+            let r = record.unwrap();
+            let total: u64 = sent.iter().sum();
+            let max_sr = sent.iter().max().unwrap() + recv.iter().max().unwrap();
+            assert_eq!((r.total_v, r.max_sr), (total, max_sr), "level {level}");
+            assert_eq!(
+                r.trees_moved,
+                before.iter().zip(owner).filter(|(o, a)| o != a).count()
+            );
+            // Pre-Exec: the level's start assignment; Post-Exec: after the balance; both on
+            // the adapted mesh's weights.
+            let graph = plume::graph::DualGraph::new(forest);
+            let cut = |assignment: &[u32]| {
+                let cwgt = &graph.weights.cwgt;
+                Cut::new(graph.xadj(), graph.adjncy(), cwgt, assignment).percent()
+            };
+            assert_eq!((r.pre_cut_pct, r.cut_pct), (cut(&before), cut(owner)));
+            expected.push(total);
+        }
+        before = owner.to_vec();
+        Ok(())
+    })
+    .unwrap();
+    assert!(
+        expected.iter().any(|&t| t > 0),
+        "nothing moved: {expected:?}"
+    );
+}
+
+/// Seed 003's decomposition of a run, the levels as iterations: η is the processors' share of
+/// time spent processing (the simulated machine's own split), μLB at most 1, and the product
+/// of the three terms.
+#[test]
+fn the_runs_time_balance_agrees_with_the_simulated_split() {
+    for balancer in [shock::Balancer::Plum, shock::Balancer::Sbn] {
+        let mut cfg = ShockConfig::new(4);
+        cfg.balancer = balancer;
+        cfg.levels = 3;
+        let mesh = generate_box([12, 3, 3], [4.0, 1.0, 1.0]).unwrap();
+        let run = shock::run(&cfg, mesh, |_, _, _, _| Ok(())).unwrap();
+        let b = run.time_balance().unwrap();
+        let elapsed: f64 = run.levels.iter().map(|l| l.sim.time_s).sum();
+        let processing: f64 = run
+            .levels
+            .iter()
+            .map(|l| l.sim.time_s * l.sim.processing_pct / 100.0)
+            .sum();
+        assert!((b.eta - processing / elapsed).abs() < 1e-9, "{balancer:?}");
+        assert!((b.eta - b.lb * b.mu_lb * b.transfer).abs() < 1e-12);
+        assert!(b.mu_lb <= 1.0 && b.transfer <= 1.0 && b.lb <= 1.0);
+        let summary = &run.report().summary["time_balance"];
+        assert_eq!(summary["eta"].as_f64(), Some(b.eta));
+    }
 }

@@ -1,9 +1,11 @@
 //! Load balancing of the roots over P ranks: ranks inside one process and migration
-//! ([`ranks`]), when to balance ([`policy`], the anticipating [`ulba`] and
+//! ([`ranks`]), when to balance ([`policy`], seed 000's fitted cost of moving data
+//! [`movement_cost`], the anticipating [`ulba`] and
 //! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]) and the SBN dynamic
 //! balancer ([`sbn`]).
 
 pub mod model;
+pub mod movement_cost;
 pub mod plum;
 pub mod policy;
 pub mod ranks;
@@ -11,11 +13,12 @@ pub mod sbn;
 pub mod ulba;
 
 pub use model::AppModel;
+pub use movement_cost::{elements_to_move, MovementCost};
 pub use plum::{Accept, Balance, Plum, PlumOptions, RemapCostModel};
 pub use policy::{
-    policy_by_name, BalanceCosts, BalancePolicy, CostBenefit, Degradation, Never, Observation,
-    Periodic, StepTime, Threshold,
+    BalanceCosts, BalancePolicy, CostBenefit, Degradation, Never, Observation, Periodic, StepTime,
+    Threshold,
 };
-pub use ranks::{migrate, Migration};
+pub use ranks::{migrate, migrate_counted, Migration};
 pub use sbn::{SbnOptions, Variant};
 pub use ulba::{ulba_shares, IncreaseRates, Ulba};

@@ -143,9 +143,12 @@ pub struct Balance {
     pub gain: f64,
     /// Modelled cost of the proposed assignment, seconds.
     pub cost: f64,
-    /// Data the proposed assignment moves (the graph's sizes, `RWgt` for the dual graph); zero
-    /// when not triggered.
+    /// Data the proposed assignment moves, in the sizes of what moves (the graph's sizes unless
+    /// given: [`Plum::balance_moving`]); the cost is computed on it. Zero when not triggered.
     pub movement: Movement,
+    /// Data the proposed assignment moves in the graph's sizes, the remap objective's (for the
+    /// dual graph balanced before subdivision: predicted `RWgt`). Zero when not triggered.
+    pub planned: Movement,
     /// Data the identity mapping of the same parts (part `j·F + k` to processor `j`) would move:
     /// the baseline a partitioner alone gives.
     pub identity: Movement,
@@ -227,13 +230,31 @@ impl Plum {
     /// exceeds the vertices, [`Error::InvalidShare`] for bad shares from the policy, and the
     /// partitioner's and remapper's errors.
     pub fn balance(&mut self, graph: &GraphView<'_>, owner: &[u32]) -> Result<Balance> {
+        self.balance_moving(graph, owner, graph.sizes())
+    }
+
+    /// [`Plum::balance`] when what moves is not what the remap counts: `moving[v]` is the size
+    /// vertex v's data will have when it moves (for trees moved before subdivision: their
+    /// elements now, while the graph holds predicted sizes). The accept rule's cost and the
+    /// policy's record use it (`plum.md` "What a run reports").
+    ///
+    /// # Errors
+    /// As [`Plum::balance`], and [`Error::LengthMismatch`] unless `moving` has one entry per
+    /// vertex.
+    pub fn balance_moving(
+        &mut self,
+        graph: &GraphView<'_>,
+        owner: &[u32],
+        moving: &[u64],
+    ) -> Result<Balance> {
         self.check(graph, owner)?;
+        Error::check_len("moving sizes", graph.nvertices(), moving.len())?;
         let p = self.opts.nprocs;
         let loads_old = to_f64(&rank_loads(graph.vertex_weights(), owner, p));
         let obs = self.observation(&loads_old);
         if !self.policy.should_balance(&obs) {
             let before = obs.load_imb();
-            let stay = Movement::new(owner, owner, graph.sizes(), p);
+            let stay = Movement::new(owner, owner, moving, p);
             return Ok(Balance {
                 load_imb_before: before,
                 load_imb_after: before,
@@ -242,6 +263,7 @@ impl Plum {
                 gain: 0.0,
                 cost: 0.0,
                 movement: stay.clone(),
+                planned: stay.clone(),
                 identity: stay,
                 partition: None,
                 remap: None,
@@ -250,9 +272,9 @@ impl Plum {
             });
         }
         let shares = self.policy.target_shares(p);
-        let out = self.propose(graph, owner, shares.as_deref())?;
+        let out = self.propose_moving(graph, owner, shares.as_deref(), moving)?;
         if out.accepted {
-            self.policy.balanced(out.cost);
+            self.policy.balanced_moving(out.cost, out.movement.max_v);
         }
         Ok(out)
     }
@@ -270,7 +292,25 @@ impl Plum {
         owner: &[u32],
         shares: Option<&[f64]>,
     ) -> Result<Balance> {
+        self.propose_moving(graph, owner, shares, graph.sizes())
+    }
+
+    /// [`Plum::propose`] with the sizes of what moves given apart from the graph's
+    /// (see [`Plum::balance_moving`]): the remap minimizes its objective on the graph's sizes,
+    /// the cost is that of `moving`.
+    ///
+    /// # Errors
+    /// As [`Plum::propose`], and [`Error::LengthMismatch`] unless `moving` has one entry per
+    /// vertex.
+    pub fn propose_moving(
+        &self,
+        graph: &GraphView<'_>,
+        owner: &[u32],
+        shares: Option<&[f64]>,
+        moving: &[u64],
+    ) -> Result<Balance> {
         self.check(graph, owner)?;
+        Error::check_len("moving sizes", graph.nvertices(), moving.len())?;
         let (p, f) = (self.opts.nprocs, self.opts.parts_per_proc);
         if let Some(shares) = shares {
             Error::check_len("target shares", p, shares.len())?;
@@ -310,7 +350,8 @@ impl Plum {
         let loads_new = to_f64(&rank_loads(graph.vertex_weights(), &new_owner, p));
         let (before, after) = (self.observation(&loads_old), self.observation(&loads_new));
         let gain = self.opts.model.gain(before.max(), after.max());
-        let cost = self.opts.model.cost(remap.volumes.max_sr);
+        let movement = Movement::new(owner, &new_owner, moving, p);
+        let cost = self.opts.model.cost(movement.max_sr);
         let accepted = match self.opts.accept {
             Accept::CostModel => gain > cost,
             Accept::Always => true,
@@ -323,7 +364,8 @@ impl Plum {
             accepted,
             gain,
             cost,
-            movement: remap.volumes.clone(),
+            movement,
+            planned: remap.volumes.clone(),
             identity,
             partition: Some(partition),
             remap: Some(remap),

@@ -4,6 +4,8 @@
 //! every balance that happened. Decisions use modelled times only, never wall-clock readings,
 //! so runs are reproducible.
 
+use super::movement_cost::{elements_to_move, MovementCost};
+
 /// What a policy sees at an adaptation step.
 #[derive(Debug, Clone, Copy)]
 pub struct Observation<'a> {
@@ -45,6 +47,11 @@ pub trait BalancePolicy {
     fn should_balance(&mut self, obs: &Observation) -> bool;
     /// Told after a balance was carried out, with its modelled cost in seconds.
     fn balanced(&mut self, cost: f64);
+    /// Told after a balance was carried out, with its cost in seconds and the elements the
+    /// busiest rank moved (`MaxV` of what moved). By default the elements are ignored.
+    fn balanced_moving(&mut self, cost: f64, _elements: u64) {
+        self.balanced(cost);
+    }
     /// The share of the total load each of `nranks` ranks should get from the coming balance
     /// (shares sum to 1), or `None` for equal shares, the standard method. Only anticipating
     /// policies ([`super::Ulba`]) ask for uneven shares.
@@ -156,25 +163,36 @@ impl BalanceCosts {
 }
 
 /// Seed 000 (Pearce, eq. 3.1–3.7): balance when the time the imbalance costs until the next
-/// adaptation, `N_adapt · T_iter · (L_max − L_ave)`, exceeds the expected cost of balancing
-/// (the mean of the costs seen so far, `initial_cost` before the first).
+/// adaptation, `N_adapt · T_iter · (L_max − L_ave)`, exceeds the expected cost of balancing,
+/// `α + β · E` (eq. 3.2, [`MovementCost`]) with `α`, `β` fitted on the balances measured so far
+/// (`initial_cost` before the first, their mean until two moved different amounts) and `E` the
+/// elements eq. 3.3 expects the most loaded rank to send, its load counted in elements (one unit
+/// of load, one element): `L_max − L_ave`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CostBenefit {
-    /// The costs seen, and the one assumed before the first.
-    pub costs: BalanceCosts,
+    /// The balances measured, and the cost assumed before the first.
+    pub movement: MovementCost,
+    /// `E` at the last decision: the elements recorded with a cost told without them.
+    last_elements: f64,
 }
 
 impl CostBenefit {
     /// A policy assuming `initial_cost` seconds per balance until one is measured.
     pub fn new(initial_cost: f64) -> Self {
         CostBenefit {
-            costs: BalanceCosts::new(initial_cost),
+            movement: MovementCost::new(initial_cost),
+            last_elements: 0.0,
         }
     }
 
-    /// The cost a balance is expected to have.
-    pub fn expected_cost(&self) -> f64 {
-        self.costs.mean()
+    /// The elements eq. 3.3 expects a balance of `obs` to move from the most loaded rank.
+    pub fn expected_elements(obs: &Observation) -> f64 {
+        elements_to_move(obs.max(), obs.max(), obs.mean())
+    }
+
+    /// The cost a balance of `obs` is expected to have.
+    pub fn expected_cost(&self, obs: &Observation) -> f64 {
+        self.movement.estimate(Self::expected_elements(obs))
     }
 
     /// The time lost to imbalance until the next adaptation (eq. 3.7 minus eq. 3.5).
@@ -188,10 +206,14 @@ impl BalancePolicy for CostBenefit {
         "cost-benefit".into()
     }
     fn should_balance(&mut self, obs: &Observation) -> bool {
-        Self::expected_loss(obs) > self.expected_cost()
+        self.last_elements = Self::expected_elements(obs);
+        Self::expected_loss(obs) > self.expected_cost(obs)
     }
     fn balanced(&mut self, cost: f64) {
-        self.costs.record(cost);
+        self.movement.record(self.last_elements, cost);
+    }
+    fn balanced_moving(&mut self, cost: f64, elements: u64) {
+        self.movement.record(elements as f64, cost);
     }
 }
 
@@ -300,45 +322,6 @@ impl BalancePolicy for Degradation {
     }
 }
 
-/// The policy named on the command line: `threshold[:X]`, `cost-benefit[:C]`,
-/// `degradation[:C]` (Alg. 1: the median of the last three iteration times),
-/// `degradation-last[:C]` (the last iteration's time); `C` the cost assumed before the first
-/// balance, seconds.
-pub fn policy_by_name(spec: &str) -> crate::Result<Box<dyn BalancePolicy>> {
-    let (name, arg) = match spec.split_once(':') {
-        Some((n, a)) => (n, Some(a)),
-        None => (spec, None),
-    };
-    let number = |default: f64| -> crate::Result<f64> {
-        match arg {
-            None => Ok(default),
-            Some(a) => a
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| {
-                    crate::Error::Invalid(format!(
-                        "policy {spec:?}: {a:?} is not a non-negative number"
-                    ))
-                }),
-        }
-    };
-    Ok(match name {
-        "threshold" => Box::new(Threshold {
-            threshold: number(1.05)?,
-        }),
-        "cost-benefit" => Box::new(CostBenefit::new(number(0.0)?)),
-        "degradation" => Box::new(Degradation::new(number(0.0)?)),
-        "degradation-last" => Box::new(Degradation::with_step_time(number(0.0)?, StepTime::Last)),
-        _ => {
-            return Err(crate::Error::Invalid(format!(
-            "unknown policy {spec:?}: expected threshold[:X], cost-benefit[:C], degradation[:C] \
-             or degradation-last[:C]"
-        )))
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +355,27 @@ mod tests {
         );
         p.balanced(0.0); // mean cost 0.1 s
         assert!(p.should_balance(&obs(&loads)));
+    }
+
+    #[test]
+    fn cost_benefit_fits_the_cost_of_what_moved() {
+        // Loads 100, 120, 100, 100: loss 0.15 s, E = 120 − 105 = 15 elements.
+        let loads = [100.0, 120.0, 100.0, 100.0];
+        let mut p = CostBenefit::new(0.1);
+        assert_eq!(CostBenefit::expected_elements(&obs(&loads)), 15.0);
+        // Two balances: 10 elements for 0.1 s, 20 for 0.2 s → α = 0, β = 0.01 s per element.
+        p.balanced_moving(0.1, 10);
+        p.balanced_moving(0.2, 20);
+        assert!((p.expected_cost(&obs(&loads)) - 0.15).abs() < 1e-12);
+        // A cheaper slope: 0.005 s per element, 0.075 s < 0.15 s.
+        let mut q = CostBenefit::new(1.0);
+        q.balanced_moving(0.05, 10);
+        q.balanced_moving(0.1, 20);
+        assert!(q.should_balance(&obs(&loads)));
+        // Told without elements, the cost is recorded at the last decision's E (15).
+        q.balanced(1.0);
+        let (_, beta) = q.movement.fit().unwrap();
+        assert!(beta > 0.005, "{beta}");
     }
 
     #[test]
@@ -446,20 +450,5 @@ mod tests {
         assert_eq!(p.name(), "periodic:3");
         assert_eq!(Periodic::new(0).every, 1);
         assert_eq!(p.target_shares(2), None);
-    }
-
-    #[test]
-    fn names_parse_and_bad_names_are_errors() {
-        assert_eq!(
-            policy_by_name("threshold:1.2").unwrap().name(),
-            "threshold:1.2"
-        );
-        assert_eq!(policy_by_name("degradation").unwrap().name(), "degradation");
-        assert_eq!(
-            policy_by_name("degradation-last:0.1").unwrap().name(),
-            "degradation-last"
-        );
-        assert!(policy_by_name("sometimes").is_err());
-        assert!(policy_by_name("threshold:x").is_err());
     }
 }

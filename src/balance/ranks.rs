@@ -5,6 +5,7 @@
 //! in the balancers assumes the data is local: they see only owners and weights.
 
 use crate::adapt::{Forest, TreePacket};
+use crate::metrics::Movement;
 use crate::{Error, Result};
 
 /// What a migration moved.
@@ -49,6 +50,38 @@ pub(crate) fn check_assignment(
 /// Moves every root whose owner differs between `from` and `to`: serializes its tree and
 /// counts what moved. `from` becomes `to`.
 pub fn migrate(forest: &Forest, from: &mut [u32], to: &[u32]) -> Migration {
+    pack_moved(forest, from, to, |_, _, _| ())
+}
+
+/// [`migrate`], and the flows of what moved between the `nranks` ranks: `TotalV`, `MaxV`,
+/// `MaxSR` in elements of the trees as they were packed (`plum.md` "What a run reports").
+///
+/// # Panics
+/// If a rank in `from` or `to` is `≥ nranks`.
+#[track_caller]
+pub fn migrate_counted(
+    forest: &Forest,
+    from: &mut [u32],
+    to: &[u32],
+    nranks: usize,
+) -> (Migration, Movement) {
+    let mut sent = vec![0u64; nranks];
+    let mut recv = vec![0u64; nranks];
+    let moved = pack_moved(forest, from, to, |old, new, elements| {
+        sent[old as usize] += elements;
+        recv[new as usize] += elements;
+    });
+    (moved, Movement::from_flows(sent, recv))
+}
+
+/// Packs every tree whose owner changes from `from` to `to`, tells `on_move(old, new,
+/// elements)` and sets `from` to `to`.
+fn pack_moved(
+    forest: &Forest,
+    from: &mut [u32],
+    to: &[u32],
+    mut on_move: impl FnMut(u32, u32, u64),
+) -> Migration {
     let mut moved = Migration::default();
     for (root, (old, &new)) in from.iter_mut().zip(to).enumerate() {
         if *old == new {
@@ -56,9 +89,11 @@ pub fn migrate(forest: &Forest, from: &mut [u32], to: &[u32]) -> Migration {
         }
         let tree = &forest.trees()[root];
         let packet = tree.pack(root as u32, forest.vertices());
+        let elements = tree.nelems() as u64;
         moved.trees += 1;
-        moved.elements += tree.nelems() as u64;
+        moved.elements += elements;
         moved.bytes += encode(&packet).len() as u64;
+        on_move(*old, new, elements);
         *old = new;
     }
     moved
@@ -90,6 +125,18 @@ mod tests {
             .map(|r| forest.trees()[r].nelems() as u64)
             .sum();
         assert_eq!(moved.elements, expected);
+        // The flows count the same trees: rank 0 sent every odd root's elements to rank 1.
+        let mut back = owner.clone();
+        let (again, flows) = migrate_counted(&forest, &mut back, &vec![0u32; n], 2);
+        assert_eq!(again, moved);
+        assert_eq!(
+            (flows.sent, flows.recv),
+            (vec![0, expected], vec![expected, 0])
+        );
+        assert_eq!(
+            (flows.total_v, flows.max_v, flows.max_sr),
+            (expected, expected, 2 * expected)
+        );
         // The packet of a refined tree decodes to itself.
         let refined = (0..n).find(|&r| forest.trees()[r].nelems() > 1).unwrap();
         let packet = forest.trees()[refined].pack(refined as u32, forest.vertices());

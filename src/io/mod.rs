@@ -10,6 +10,7 @@
 //! | `vtu_check.rs` | the headers of a compressed `.vtu`, checked before `vtkio` trusts them |
 //! | `vtu_stream.rs` | [`VtuPiece`]: the streaming `.vtu` writer, appended raw or zlib data |
 //! | `appended_raw.rs` | raw appended data rewritten as base64 for `vtkio`'s reader |
+//! | `pvtu.rs` | [`write_pvtu`]: the `.pvtu` index of one step's pieces, one `.vtu` per rank |
 //! | `forest_vtu.rs` | [`write_forest_vtu`]: a forest's leaves with `root`, `level`, `pattern` |
 //! | [`atomic`] | [`AtomicFile`], [`write_atomically`]: a temporary file, then a rename |
 //!
@@ -26,6 +27,7 @@ mod file_bytes;
 mod forest_vtu;
 mod lines;
 pub mod msh;
+mod pvtu;
 pub mod vtu;
 mod vtu_check;
 mod vtu_stream;
@@ -33,6 +35,7 @@ mod vtu_stream;
 pub use atomic::{write_atomically, AtomicFile};
 pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};
+pub use pvtu::write_pvtu;
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
 pub use vtu_stream::{Compression, VtuOptions, VtuPiece};
 

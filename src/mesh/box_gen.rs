@@ -6,6 +6,43 @@ use super::validate::check_shape;
 use super::Mesh;
 use crate::{Error, Result};
 
+/// Most vertices or elements a generated box may have: 32-bit numbers with room to refine.
+const MAX_BOX_COUNT: u128 = (u32::MAX / 2) as u128;
+
+/// The vertex and element counts of a box of `cells` cubes, `(nx+1)·(ny+1)·(nz+1)` and
+/// `6·nx·ny·nz`, computed without overflow and without generating it (to size memory first).
+///
+/// ```
+/// assert_eq!(plume::mesh::box_size([2, 1, 1]).unwrap(), (12, 12));
+/// assert!(plume::mesh::box_size([usize::MAX, 1, usize::MAX]).is_err());
+/// ```
+///
+/// # Errors
+/// [`Error::Invalid`] when a count is 0, or when the vertices or elements would not fit
+/// 32-bit numbers with room to refine (more than 2^31 − 1).
+pub fn box_size(cells: [usize; 3]) -> Result<(usize, usize)> {
+    let [nx, ny, nz] = cells;
+    if cells.contains(&0) {
+        return Err(Error::Invalid(format!(
+            "box: --cells must be at least 1 in every direction, got {nx} {ny} {nz}"
+        )));
+    }
+    let product = |factors: [u128; 4]| {
+        factors
+            .into_iter()
+            .try_fold(1u128, |p, f| p.checked_mul(f))
+            .filter(|&n| n <= MAX_BOX_COUNT)
+    };
+    let [x, y, z] = cells.map(|n| n as u128);
+    match (product([x + 1, y + 1, z + 1, 1]), product([6, x, y, z])) {
+        (Some(nverts), Some(nelems)) => Ok((nverts as usize, nelems as usize)),
+        _ => Err(Error::Invalid(format!(
+            "box: {nx}×{ny}×{nz} cells is too many for 32-bit indices (at most {MAX_BOX_COUNT} \
+             vertices and elements)"
+        ))),
+    }
+}
+
 /// A box `[0, size[0]] × [0, size[1]] × [0, size[2]]` of `cells[0] × cells[1] × cells[2]` cubes,
 /// `6 · nx · ny · nz` tetrahedra. Fails, before generating anything, on what [`check_box`]
 /// refuses.
@@ -17,9 +54,16 @@ use crate::{Error, Result};
 /// ```
 pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
     check_box(cells, size)?;
+    let (nverts, nelems) = box_size(cells)?;
     let [nx, ny, nz] = cells;
     let vid = |[i, j, k]: [usize; 3]| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
-    let mut coords = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
+    let no_memory = |e: std::collections::TryReserveError| {
+        Error::Invalid(format!(
+            "box: {nx}×{ny}×{nz} cells: cannot allocate {nelems} elements: {e}"
+        ))
+    };
+    let mut coords = Vec::new();
+    coords.try_reserve_exact(nverts).map_err(no_memory)?;
     for k in 0..=nz {
         for j in 0..=ny {
             for i in 0..=nx {
@@ -27,7 +71,8 @@ pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
             }
         }
     }
-    let mut tets = Vec::with_capacity(6 * nx * ny * nz);
+    let mut tets = Vec::new();
+    tets.try_reserve_exact(nelems).map_err(no_memory)?;
     for k in 0..nz {
         for j in 0..ny {
             for i in 0..nx {
@@ -46,24 +91,10 @@ pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
 pub fn check_box(cells: [usize; 3], size: [f64; 3]) -> Result<()> {
     let [nx, ny, nz] = cells;
     let [lx, ly, lz] = size;
-    if cells.contains(&0) {
-        return Err(Error::Invalid(format!(
-            "box: --cells must be at least 1 in every direction, got {nx} {ny} {nz}"
-        )));
-    }
+    box_size(cells)?;
     if size.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
         return Err(Error::Invalid(format!(
             "box: --size must be positive and finite, got {lx} {ly} {lz}"
-        )));
-    }
-    let count = |n: [usize; 3], per: usize| {
-        n.iter()
-            .try_fold(per, |acc, &m| acc.checked_mul(m))
-            .filter(|&c| c <= u32::MAX as usize / 2)
-    };
-    if count(cells.map(|n| n.saturating_add(1)), 1).is_none() || count(cells, 6).is_none() {
-        return Err(Error::Invalid(format!(
-            "box: {nx}×{ny}×{nz} cells is too many for 32-bit indices"
         )));
     }
     let refuse = |why: String| {

@@ -12,7 +12,7 @@ mod info;
 pub mod topology;
 mod validate;
 
-pub use box_gen::{check_box, generate_box};
+pub use box_gen::{box_size, check_box, generate_box};
 pub use info::MeshInfo;
 pub use topology::{Face, Topology};
 pub use validate::ValidationReport;

@@ -4,6 +4,7 @@
 //! | file | computes | seed |
 //! | --- | --- | --- |
 //! | `imbalance` | [`Imbalance`]: `LoadImb = max/mean`, `λ = (max/mean − 1)·100`, `LB = mean/max`; [`rank_loads`] | 004 §5.3.1, 000, 003 eq. 3 |
+//! | `moments` | [`Moments`]: `σ`, skewness `g₁`, kurtosis `g₂` of per-rank loads | 000 eq. 2.6–2.8 |
 //! | `cut` | [`Cut`]: `Cut%` of an assignment, each dual edge once | 004 §5.3.1 |
 //! | `movement` | [`Movement`]: `sent`, `recv`, `TotalV`, `MaxV`, `MaxSR` between two assignments | 004 §5.1.3, §5.3.1 |
 //! | `cost` | [`CostModel`]: SBN's `Wgt`, `Comm`, `Remap`, `QWgt`, and [`SysLoad`] (`WSysLL`) | 004 §4.2, §5.4.1 |
@@ -31,11 +32,13 @@
 mod cost;
 mod cut;
 mod imbalance;
+mod moments;
 mod movement;
 mod time;
 
 pub use cost::{CostModel, CostScales, Slowdowns, SysLoad};
 pub use cut::Cut;
 pub use imbalance::{rank_loads, Imbalance};
+pub use moments::Moments;
 pub use movement::Movement;
 pub use time::TimeBalance;

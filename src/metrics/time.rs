@@ -11,7 +11,7 @@ use crate::{Error, Result};
 ///   iteration to the next; 1 when the same rank is always the slowest);
 /// - `Transfer = T_ideal / T` (eq. 5: time lost to communication itself);
 /// - `η = LB · μLB · Transfer = mean_p T_p / T` (eq. 6: parallel efficiency).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct TimeBalance {
     /// `mean_p T_p`.
     pub mean: f64,

@@ -147,7 +147,7 @@ impl Targets<'_> {
 
 /// Assigns every vertex of a graph to one of `targets.nparts()` parts.
 pub trait Partitioner: Send + Sync {
-    /// The name the command line knows this partitioner by (see [`partitioner_by_name`]).
+    /// A short name for reports (`"metis"`, `"rcb"`, `"stripes"`).
     fn name(&self) -> &'static str;
 
     /// Writes into `part[v]` the part of vertex `v`, in `0..targets.nparts()`, no part left
@@ -161,25 +161,6 @@ pub trait Partitioner: Send + Sync {
         targets: Targets<'_>,
         part: &mut [u32],
     ) -> Result<PartitionInfo>;
-}
-
-/// The names [`partitioner_by_name`] accepts.
-pub const PARTITIONER_NAMES: [&str; 2] = ["metis", "rcb"];
-
-/// The partitioner called `name` (`metis` or `rcb`) with default options. `centroids` (one per
-/// root, see [`root_centroids`]) is used by `rcb` only.
-///
-/// # Errors
-/// [`Error::Invalid`] naming the valid names when `name` is unknown.
-pub fn partitioner_by_name(name: &str, centroids: &[[f64; 3]]) -> Result<Box<dyn Partitioner>> {
-    match name {
-        "metis" => Ok(Box::new(Metis::default())),
-        "rcb" => Ok(Box::new(Rcb::new(centroids.to_vec()))),
-        _ => Err(Error::Invalid(format!(
-            "unknown partitioner {name:?}: valid names are {}",
-            PARTITIONER_NAMES.join(", ")
-        ))),
-    }
 }
 
 /// Checks the arguments every partitioner shares: valid targets, `1 <= nparts <= nvertices`,
@@ -231,16 +212,6 @@ mod tests {
     fn graph() -> DualGraph {
         let mesh = generate_box([2, 1, 1], [2.0, 1.0, 1.0]).unwrap();
         DualGraph::new(&Forest::new(mesh, Default::default()).unwrap())
-    }
-
-    #[test]
-    fn by_name_knows_metis_and_rcb_and_lists_them_otherwise() {
-        let g = graph();
-        let c = vec![[0.0; 3]; g.nvertices()];
-        assert_eq!(partitioner_by_name("metis", &c).unwrap().name(), "metis");
-        assert_eq!(partitioner_by_name("rcb", &c).unwrap().name(), "rcb");
-        let e = partitioner_by_name("scotch", &c).err().unwrap().to_string();
-        assert!(e.contains("scotch") && e.contains("metis, rcb"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! 3. [`SimilarityMatrix::volumes`] gives `TotalV`, `MaxV`, `MaxSR` of any mapping (the same
 //!    numbers as [`crate::metrics::Movement`] on the roots).
 //!
-//! Choosing a remapper (command-line names in brackets, see [`remapper_by_name`]):
+//! Choosing a remapper (in brackets the word `plume run shock --objective` takes):
 //!
 //! | remapper | minimizes | exact when | cost |
 //! | --- | --- | --- | --- |
@@ -124,36 +124,6 @@ pub trait Remapper {
     /// the weights are too large for the exact solvers' integer arithmetic
     /// (`Σ S · P·F ≥ 2⁶⁰`).
     fn remap(&self, s: &SimilarityMatrix, part2proc: &mut [u32]) -> Result<RemapInfo>;
-}
-
-/// The valid names of [`remapper_by_name`], in the order of the command line's help.
-pub const REMAPPER_NAMES: [&str; 5] = ["totalv", "totalv-greedy", "maxv", "maxsr", "identity"];
-
-/// The remapper the command line names (`totalv|totalv-greedy|maxv|maxsr|identity`), with
-/// default options.
-///
-/// ```
-/// let r = plume::remap::remapper_by_name("maxsr").unwrap();
-/// let err = plume::remap::remapper_by_name("fastest").err().unwrap();
-/// assert!(err.to_string().contains("totalv-greedy"));
-/// ```
-///
-/// # Errors
-/// [`Error::Invalid`] for any other name, listing the valid ones.
-pub fn remapper_by_name(name: &str) -> Result<Box<dyn Remapper>> {
-    Ok(match name {
-        "totalv" => Box::new(TotalVOptimal),
-        "totalv-greedy" => Box::new(TotalVGreedy),
-        "maxv" => Box::new(MaxVExact::default()),
-        "maxsr" => Box::new(MaxSR::default()),
-        "identity" => Box::new(Identity),
-        _ => {
-            return Err(Error::Invalid(format!(
-                "unknown remap objective '{name}': expected one of {}",
-                REMAPPER_NAMES.join(", ")
-            )))
-        }
-    })
 }
 
 /// The common validation of every remapper's output buffer.

@@ -89,6 +89,17 @@ impl Machine {
     }
 }
 
+/// Each of `procs` processors' time processing leaves in a level whose roots were processed on
+/// `owner` (`Σ_{owner[v]=p} Wgt_v`, seconds of `model`): the computation seed 003's `T_p`
+/// counts, communication and waiting excluded.
+pub fn processing_times(model: &CostModel, owner: &[u32], procs: usize) -> Vec<f64> {
+    let mut work = vec![0.0; procs];
+    for (v, &p) in owner.iter().enumerate() {
+        work[p as usize] += model.wgt(v as u32, p);
+    }
+    work
+}
+
 /// How a level's processor time was spent, summed over processors (seconds).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct TimeSplit {

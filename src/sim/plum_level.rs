@@ -34,12 +34,10 @@ pub fn plum_level(
     } else {
         0.0
     };
-    let mut work = vec![0.0; procs];
+    let work = super::processing_times(model, owner, procs);
     let mut comm = vec![0.0; procs];
     for (v, &p) in owner.iter().enumerate() {
-        let v = v as u32;
-        work[p as usize] += model.wgt(v, p);
-        comm[p as usize] += model.comm(v, p, owner);
+        comm[p as usize] += model.comm(v as u32, p, owner);
     }
     let slowest = (0..procs).map(|p| work[p] + comm[p]).fold(0.0, f64::max);
     let makespan = remap + slowest;

@@ -4,6 +4,7 @@
 use super::progress::Progress;
 use super::stream::print_line;
 use super::{CliResult, Failure};
+use crate::budget::{bytes, leaves_after, Budget, MAX_LEAVES, REFINE_BYTES_PER_LEAF};
 use clap::ValueEnum;
 use plume::adapt::{Forest, LeafView};
 use plume::io::{Compression, VtuOptions};
@@ -41,9 +42,6 @@ impl From<VtkCompression> for VtuOptions {
         }
     }
 }
-
-/// Most leaves the command line lets a refinement create.
-pub const MAX_LEAVES: u64 = 1 << 31;
 
 /// Writes `text` and a newline on stdout. A closed pipe (`plume info … | head -1`) is not an
 /// error: the rest of the report is dropped and the work goes on.
@@ -122,50 +120,48 @@ pub fn create_parent(path: &Path) -> CliResult {
     }
 }
 
-/// Peak memory per leaf of `plume refine` (forest, leaf mesh and `.vtu` output), measured with
-/// `/usr/bin/time` on uniform refinements of `meshes/shock_box.msh` (about 340 bytes per leaf at
-/// 3.2 million leaves), rounded up.
-pub const BYTES_PER_LEAF: u64 = 400;
-
-/// Rejects a refinement expected to make `leaves` leaves when that is more than [`MAX_LEAVES`]
-/// or needs more memory than is available. `what` says which option and level asked for it.
-pub fn check_leaves(what: &str, leaves: u128) -> CliResult {
-    let gb = |bytes: u128| bytes as f64 / 1e9;
+/// Refuses a refinement expected to make `leaves` leaves: beyond [`MAX_LEAVES`] as a usage
+/// error, beyond `budget` (at [`REFINE_BYTES_PER_LEAF`]) as an error. `what` says which option
+/// and level asked for it.
+pub fn check_leaves(budget: &Budget, what: &str, leaves: u128) -> CliResult {
     if leaves > u128::from(MAX_LEAVES) {
-        return Err(Failure::Error(format!(
+        return Err(Failure::Usage(format!(
             "{what} would make about {leaves} leaves, more than the limit of 2^31; use fewer \
              levels"
         )));
     }
-    let need = leaves * u128::from(BYTES_PER_LEAF);
-    if let Some(have) = plume::memory::available() {
-        if need > u128::from(have) {
-            return Err(Failure::Error(format!(
-                "{what} would make about {leaves} leaves, needing about {:.1} GB of memory \
-                 ({BYTES_PER_LEAF} bytes per leaf) but {:.1} GB is available; use fewer levels",
-                gb(need),
-                gb(u128::from(have))
-            )));
-        }
-    }
-    Ok(())
+    let what = format!("{what}: about {leaves} leaves");
+    check_memory(
+        budget,
+        &what,
+        bytes(leaves, REFINE_BYTES_PER_LEAF),
+        "use fewer levels",
+    )
+}
+
+/// Refuses `need` bytes beyond `budget` (exit code 1), before the work that needs them.
+pub fn check_memory(budget: &Budget, what: &str, need: u128, hint: &str) -> CliResult {
+    budget.check(what, need, hint).map_err(Failure::Error)
 }
 
 /// Rejects uniform refinement of `roots` elements `levels` times that [`check_leaves`] refuses,
 /// before any work is done.
-pub fn check_uniform_size(option: &str, roots: usize, levels: u8) -> CliResult {
+pub fn check_uniform_size(budget: &Budget, option: &str, roots: usize, levels: u8) -> CliResult {
     let leaves = (roots as u128) << (3 * u32::from(levels));
     check_leaves(
+        budget,
         &format!("{option} {levels}: refining {roots} elements {levels} times"),
         leaves,
     )
 }
 
 /// Runs `levels` adaptation steps, each refining the leaves for which `mark` holds, printing
-/// one table row per level (marked leaves, leaves, elements, seconds). `option` names the
-/// option that asked for the levels, for the size-limit message.
+/// one table row per level (marked leaves, leaves, elements, seconds). Before each level the
+/// leaves it would make (8 for each marked leaf below the maximum depth) are checked against
+/// `budget`; `option` names the option that asked for the levels, for the message.
 pub fn refine_levels(
     forest: &mut Forest,
+    budget: &Budget,
     levels: u8,
     option: &str,
     mut mark: impl FnMut(&LeafView) -> bool,
@@ -186,9 +182,19 @@ pub fn refine_levels(
     for level in 1..=levels {
         progress.set_message(format!("refining level {level}"));
         let start = Instant::now();
-        let marked = forest.mark_refine_where(&mut mark);
-        let estimate = forest.nleaves() as u128 + 7 * marked as u128;
-        check_leaves(&format!("{option} {levels}: level {level}"), estimate)?;
+        let max_depth = forest.options().max_depth;
+        let mut divided = 0;
+        let marked = forest.mark_refine_where(|leaf| {
+            let marked = mark(leaf);
+            divided += usize::from(marked && leaf.level < max_depth);
+            marked
+        });
+        let estimate = leaves_after(forest.nleaves(), divided);
+        check_leaves(
+            budget,
+            &format!("{option} {levels}: level {level}"),
+            estimate,
+        )?;
         forest.adapt()?;
         let seconds = start.elapsed().as_secs_f64();
         progress.suspend(|| {

@@ -6,39 +6,21 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use plume::adapt::Forest;
-use plume::balance::StepTime;
 use plume::io::{rank_cells, write_pvd, CellArray, VtuOptions, VtuPiece};
 
 use super::common::{say, stdout_failure, VtkCompression};
+use super::names::{PartitionKind, PolicyName, StepTimeName, VtkLevels};
 use super::progress::Progress;
-use super::run::VtkLevels;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
+use crate::budget::Budget;
 use crate::charts::{line_chart_with, ChartOptions, Series};
-use crate::erosion::{self, ErosionConfig, ErosionRun, PartitionKind, PolicyKind};
+use crate::erosion::{self, ErosionConfig, ErosionRun};
 use crate::provenance::Provenance;
 use crate::report::Report;
 use crate::run_folder::RunFolder;
-
-/// Partitioning of `plume run erosion`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PartitionName {
-    /// Stripes along x of equal fluid work (the seed's centralized method).
-    Stripes,
-    /// METIS on the dual graph, then the TotalV remap (PLUM's way).
-    Graph,
-}
-
-/// The iteration time of the standard and ULBA triggers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StepTimeName {
-    /// The median of the last three iterations since the balance (seed 001 Alg. 1).
-    MedianOfThree,
-    /// The last iteration.
-    Last,
-}
 
 /// Arguments of `plume run erosion`.
 #[derive(Debug, Args)]
@@ -47,9 +29,11 @@ pub struct ErosionArgs {
     #[arg(long, default_value_t = 8)]
     pub procs: usize,
     /// When to balance: never, periodic:K, standard (degradation against the mean balancing
-    /// cost, seed 001 Alg. 1) or ulba (the same trigger, overloading ranks underloaded).
+    /// cost, seed 001 Alg. 1) or ulba (the same trigger, overloading ranks underloaded); also
+    /// threshold[:X], cost-benefit[:C] and degradation[:C] (= standard; C: seconds assumed per
+    /// balance before the first is measured, default 5 ms).
     #[arg(long, default_value = "standard")]
-    pub policy: String,
+    pub policy: PolicyName,
     /// ULBA's α: fraction of the mean load taken off each overloading rank, in [0, 1].
     #[arg(long, default_value_t = 0.4)]
     pub alpha: f64,
@@ -64,9 +48,9 @@ pub struct ErosionArgs {
     /// overhead (seed 001 eq. 9 and 11), or the mean cost alone.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub ulba_overhead: bool,
-    /// Partitioning: stripes or graph (graph cannot give ULBA's uneven shares).
-    #[arg(long, value_enum, default_value_t = PartitionName::Stripes)]
-    pub partition: PartitionName,
+    /// Partitioning (both cut the ranks' parts to ULBA's shares).
+    #[arg(long, value_enum, default_value_t = PartitionKind::Stripes)]
+    pub partition: PartitionKind,
     /// Iterations.
     #[arg(long, default_value_t = 200)]
     pub iterations: usize,
@@ -112,6 +96,13 @@ pub struct ErosionArgs {
 /// Runs `plume run erosion`.
 pub fn run(args: ErosionArgs) -> CliResult {
     let cfg = config(&args)?;
+    // --compare keeps the records of every policy's run and of the α sweep.
+    let runs = if args.compare {
+        1 + COMPARED_POLICIES + args.alphas.len()
+    } else {
+        1
+    };
+    erosion::check_memory(&cfg, runs)?;
     let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy));
     let mut written: Vec<(f64, String)> = Vec::new();
@@ -194,39 +185,29 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
             "--cells must be at least 1 in every direction".into(),
         ));
     }
+    let cells = [args.cells[0], args.cells[1], args.cells[2]];
+    erosion::domain::roots(args.procs, cells).map_err(|e| {
+        usage(format!(
+            "--cells {} {} {} on {} ranks: {e}",
+            cells[0], cells[1], cells[2], args.procs
+        ))
+    })?;
     if args.period == 0 {
         return Err(usage("--period must be at least 1".into()));
     }
-    let policy: PolicyKind = args
-        .policy
-        .parse()
-        .map_err(|e| usage(format!("--policy: {e}")))?;
-    let partition = match args.partition {
-        PartitionName::Stripes => PartitionKind::Stripes,
-        PartitionName::Graph => PartitionKind::Graph,
-    };
-    if partition == PartitionKind::Graph && (policy == PolicyKind::Ulba || args.compare) {
-        return Err(usage(
-            "ULBA (and --compare, which runs it) needs --partition stripes: graph parts have \
-             no place along x, so an underloaded part cannot be aimed at the overloading rank"
-                .into(),
-        ));
-    }
     let mut cfg = ErosionConfig::new(args.procs);
-    cfg.policy = policy;
+    cfg.policy = args.policy;
     cfg.alpha = args.alpha;
     cfg.z_threshold = args.z_threshold;
-    cfg.step_time = match args.step_time {
-        StepTimeName::MedianOfThree => StepTime::MedianOfThree,
-        StepTimeName::Last => StepTime::Last,
-    };
+    cfg.step_time = args.step_time.into();
     cfg.ulba_overhead = args.ulba_overhead;
-    cfg.partition = partition;
+    cfg.partition = args.partition;
     cfg.iterations = args.iterations;
     cfg.seed = args.seed;
     cfg.strong = args.strong;
-    cfg.cells = [args.cells[0], args.cells[1], args.cells[2]];
+    cfg.cells = cells;
     cfg.max_depth = args.max_depth;
+    cfg.budget = Budget::of_system();
     Ok(cfg)
 }
 
@@ -257,11 +238,8 @@ fn summary_table(run: &ErosionRun) -> String {
         run.roots,
         run.strong,
         c.policy,
-        if c.policy == PolicyKind::Ulba { format!(" (α = {})", c.alpha) } else { String::new() },
-        match c.partition {
-            PartitionKind::Stripes => "stripes",
-            PartitionKind::Graph => "graph",
-        },
+        if c.policy == PolicyName::Ulba { format!(" (α = {})", c.alpha) } else { String::new() },
+        c.partition,
         c.iterations
     );
     t += "| total time s | LB calls | mean usage | mean interval | model σ+ | final leaves | final work |\n";
@@ -279,6 +257,9 @@ fn summary_table(run: &ErosionRun) -> String {
     t
 }
 
+/// The policies `--compare` runs besides the α sweep.
+const COMPARED_POLICIES: usize = 4;
+
 /// Runs the policies and the α sweep next to `main`, writes `compare.md`, `usage.svg` and
 /// `alpha.svg` into `folder`, and prints the tables.
 fn compare(
@@ -287,16 +268,17 @@ fn compare(
     main: &ErosionRun,
     folder: &mut RunFolder,
 ) -> CliResult {
-    let policies = [
-        PolicyKind::Never,
-        PolicyKind::Periodic(args.period),
-        PolicyKind::Standard,
-        PolicyKind::Ulba,
+    let policies: [PolicyName; COMPARED_POLICIES] = [
+        PolicyName::Never,
+        PolicyName::Periodic(args.period),
+        PolicyName::Standard,
+        PolicyName::Ulba,
     ];
     let runs_needed = policies.len() + args.alphas.len();
-    let progress = Progress::bar((runs_needed * cfg.iterations) as u64, "erosion --compare");
-    let run_with = |policy: PolicyKind, alpha: f64| -> CliResult<ErosionRun> {
-        let same = cfg.policy == policy && (policy != PolicyKind::Ulba || cfg.alpha == alpha);
+    let steps = (runs_needed as u64).saturating_mul(cfg.iterations as u64);
+    let progress = Progress::bar(steps, "erosion --compare");
+    let run_with = |policy: PolicyName, alpha: f64| -> CliResult<ErosionRun> {
+        let same = cfg.policy == policy && (policy != PolicyName::Ulba || cfg.alpha == alpha);
         if same {
             (0..cfg.iterations).for_each(|_| progress.inc());
             return Ok(main.clone());
@@ -325,7 +307,7 @@ fn compare(
         ),
     )?;
     // The standard run first: every row compares with it.
-    let standard = run_with(PolicyKind::Standard, cfg.alpha)?;
+    let standard = run_with(PolicyName::Standard, cfg.alpha)?;
     let vs = |r: &ErosionRun| {
         format!(
             "{:+.1}%",
@@ -335,11 +317,11 @@ fn compare(
     let mut rows = Vec::new();
     for policy in policies {
         let r = match policy {
-            PolicyKind::Standard => standard.clone(),
+            PolicyName::Standard => standard.clone(),
             _ => run_with(policy, cfg.alpha)?,
         };
         let name = match r.config.policy {
-            PolicyKind::Ulba => format!("ulba (α = {})", r.config.alpha),
+            PolicyName::Ulba => format!("ulba (α = {})", r.config.alpha),
             p => p.to_string(),
         };
         print(
@@ -362,7 +344,7 @@ fn compare(
     )?;
     let mut sweep = Vec::new();
     for &alpha in &args.alphas {
-        let r = run_with(PolicyKind::Ulba, alpha)?;
+        let r = run_with(PolicyName::Ulba, alpha)?;
         print(
             &mut t,
             &format!(
@@ -429,7 +411,7 @@ fn usage_chart(path: &Path, title: &str, series: &[Series]) -> CliResult {
 /// The usage of every iteration of a run, named after its policy.
 fn usage_series(run: &ErosionRun) -> Series {
     let name = match run.config.policy {
-        PolicyKind::Ulba => format!("ULBA α = {}", run.config.alpha),
+        PolicyName::Ulba => format!("ULBA α = {}", run.config.alpha),
         p => p.to_string(),
     };
     Series::new(

@@ -2,6 +2,7 @@
 
 use super::common::{check_uniform_size, create_parent, levels, load_mesh, refine_levels, say};
 use super::CliResult;
+use crate::budget::Budget;
 use clap::Args;
 use plume::adapt::{AdaptOptions, Forest};
 use plume::graph::DualGraph;
@@ -25,8 +26,9 @@ pub struct GraphArgs {
 
 /// Runs `plume graph`.
 pub fn run(args: GraphArgs) -> CliResult {
+    let budget = Budget::of_system();
     let mesh = load_mesh(&args.file)?;
-    check_uniform_size("--uniform", mesh.nelems(), args.uniform)?;
+    check_uniform_size(&budget, "--uniform", mesh.nelems(), args.uniform)?;
     let mut forest = Forest::new(
         mesh,
         AdaptOptions {
@@ -36,7 +38,7 @@ pub fn run(args: GraphArgs) -> CliResult {
     )?;
     create_parent(&args.output)?;
     if args.uniform > 0 {
-        refine_levels(&mut forest, args.uniform, "--uniform", |_| true)?;
+        refine_levels(&mut forest, &budget, args.uniform, "--uniform", |_| true)?;
     }
     let graph = DualGraph::new(&forest);
     write_atomically(&args.output, |mut out| graph.write_metis(&mut out))?;

@@ -1,10 +1,11 @@
 //! `plume mesh box`: a box of cubes, each cut into six tetrahedra.
 
-use super::common::{check_extension, create_parent, say};
+use super::common::{check_extension, check_memory, create_parent, say};
 use super::progress::Progress;
 use super::{CliResult, Failure};
+use crate::budget::{bytes, Budget, BOX_BYTES_PER_ELEMENT};
 use clap::{Args, Subcommand};
-use plume::mesh::{check_box, generate_box, MeshInfo};
+use plume::mesh::{box_size, check_box, generate_box, MeshInfo};
 use std::path::PathBuf;
 
 /// Mesh generators.
@@ -58,6 +59,16 @@ pub fn run(cmd: MeshCommand) -> CliResult {
 fn run_box(args: BoxArgs) -> CliResult {
     check_extension(&args.output, "-o", &["msh", "vtu"])?;
     let cells = [args.cells[0], args.cells[1], args.cells[2]];
+    let (_, elements) = box_size(cells).map_err(|e| Failure::Usage(e.to_string()))?;
+    check_memory(
+        &Budget::of_system(),
+        &format!(
+            "--cells {} {} {}: {elements} elements",
+            cells[0], cells[1], cells[2]
+        ),
+        bytes(elements as u128, BOX_BYTES_PER_ELEMENT),
+        "use fewer cells",
+    )?;
     let size = match &args.size {
         Some(s) => [s[0], s[1], s[2]],
         None => cells.map(|n| n as f64),

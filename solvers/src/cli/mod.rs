@@ -13,6 +13,7 @@
 //! | `erosion.rs` | `plume run erosion` |
 //! | `study.rs` | `plume study erosion2d`, `plume study model` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
+//! | `names.rs` | the option words that name library objects, parsed once ([`names`]) |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
 //! | `stream.rs` | reports printed on stdout line by line as the work produces them |
 //! | `signals.rs` | SIGINT / SIGTERM: remove the temporary files, one line, exit 130 / 143 |
@@ -28,6 +29,7 @@ mod erosion;
 mod graph;
 mod info;
 mod mesh;
+pub mod names;
 mod progress;
 mod refine;
 mod run;
@@ -120,11 +122,19 @@ pub fn run(cli: Cli) -> CliResult {
 }
 
 /// Entry point of the `plume` binary: routes SIGINT and SIGTERM to the signal thread, parses
-/// the command line (clap prints its own usage errors and exits with code 2), runs it, and
-/// turns a failure into `plume: <message>` on stderr with exit code 1 or 2.
+/// the command line (a usage error clap finds becomes `plume: <message>` on one line, exit
+/// code 2), runs it, and turns a failure into `plume: <message>` on stderr with exit code 1
+/// or 2.
 pub fn main() -> ExitCode {
     signals::install();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            eprintln!("plume: {}", usage_line(&e));
+            return ExitCode::from(e.exit_code() as u8);
+        }
+        Err(e) => e.exit(),
+    };
     let outcome = run(cli);
     signals::settle();
     match outcome {
@@ -136,6 +146,19 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Clap's usage error as one line: its message without the `error:` prefix and the hint to
+/// try `--help`, e.g. `invalid value 'fastest' for '--objective <OBJECTIVE>' [possible values:
+/// totalv, …]`.
+fn usage_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let text = text.trim_start().trim_start_matches("error:");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("For more information"))
+        .collect();
+    Failure::Usage(kept.join(" ")).message()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +167,72 @@ mod tests {
     #[test]
     fn command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// The value `option` takes in `plume <command…> <option> <word>`, as written back, or
+    /// the one-line usage error and its exit code.
+    fn parse(command: &[&str], option: &str, word: &str) -> Result<String, (String, i32)> {
+        let args = [&["plume"], command, &[option, word]].concat();
+        let cli = Cli::try_parse_from(args).map_err(|e| (usage_line(&e), e.exit_code()))?;
+        Ok(match cli.command {
+            Command::Run(run::RunCommand::Shock(a)) => match option {
+                "--partitioner" => a.partitioner.to_string(),
+                "--objective" => a.objective.to_string(),
+                "--policy" => a.policy.to_string(),
+                _ => a.vtk.to_string(),
+            },
+            Command::Run(run::RunCommand::Erosion(a)) => match option {
+                "--partition" => a.partition.to_string(),
+                "--policy" => a.policy.to_string(),
+                _ => a.vtk.to_string(),
+            },
+            _ => unreachable!("only run subcommands are parsed here"),
+        })
+    }
+
+    const POLICIES: [&str; 10] = [
+        "never",
+        "periodic:20",
+        "threshold",
+        "threshold:1.1",
+        "cost-benefit",
+        "cost-benefit:0.01",
+        "degradation",
+        "degradation:0.005",
+        "standard",
+        "ulba",
+    ];
+
+    #[test]
+    fn every_documented_word_parses_and_a_wrong_one_is_a_usage_error_naming_the_option() {
+        let shock: &[&str] = &["run", "shock"];
+        let erosion: &[&str] = &["run", "erosion"];
+        let vtk = ["all", "last", "none"];
+        let cases: [(&[&str], &str, &[&str], &str); 7] = [
+            (shock, "--partitioner", &["metis", "rcb"], "scotch"),
+            (
+                shock,
+                "--objective",
+                &["totalv", "totalv-greedy", "maxv", "maxsr", "identity"],
+                "MaxSR",
+            ),
+            (shock, "--policy", &POLICIES, "sometimes"),
+            (shock, "--vtk", &vtk, "first"),
+            (erosion, "--policy", &POLICIES, "periodic:0"),
+            (erosion, "--partition", &["stripes", "graph"], "metis"),
+            (erosion, "--vtk", &vtk, "every"),
+        ];
+        for (command, option, words, wrong) in cases {
+            for word in words {
+                assert_eq!(parse(command, option, word).as_deref(), Ok(*word));
+            }
+            let (message, code) = parse(command, option, wrong).unwrap_err();
+            assert_eq!(code, 2, "{message}");
+            assert!(
+                message.contains(option) && message.contains(wrong) && !message.contains('\n'),
+                "{message}"
+            );
+        }
     }
 
     #[test]

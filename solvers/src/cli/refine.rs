@@ -6,6 +6,7 @@ use super::common::{
 };
 use super::progress::Progress;
 use super::{CliResult, Failure};
+use crate::budget::Budget;
 use clap::{ArgGroup, Args};
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::mesh::geometry::{bounding_box, dist2};
@@ -119,10 +120,11 @@ pub fn run(args: RefineArgs) -> CliResult {
         }
     };
     check_extension(&args.output, "-o", &["vtu"])?;
+    let budget = Budget::of_system();
     let mesh = load_mesh(&args.file)?;
     match &sphere {
         Some(s) => s.check_range(&mesh)?,
-        None => check_uniform_size(option, mesh.nelems(), nlevels)?,
+        None => check_uniform_size(&budget, option, mesh.nelems(), nlevels)?,
     }
     let max_depth = args.max_depth.unwrap_or(nlevels);
     let mut forest = Forest::new(
@@ -134,8 +136,8 @@ pub fn run(args: RefineArgs) -> CliResult {
     )?;
     create_parent(&args.output)?;
     match sphere {
-        Some(s) => refine_levels(&mut forest, nlevels, option, |leaf| s.meets(leaf))?,
-        None => refine_levels(&mut forest, nlevels, option, |_| true)?,
+        Some(s) => refine_levels(&mut forest, &budget, nlevels, option, |leaf| s.meets(leaf))?,
+        None => refine_levels(&mut forest, &budget, nlevels, option, |_| true)?,
     }
     let progress = Progress::spinner(format!("writing {}", args.output.display()));
     plume::io::VtuPiece::forest(&forest, &[])?.write(&args.output, &args.vtk_compression.into())?;

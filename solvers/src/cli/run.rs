@@ -9,13 +9,14 @@ use plume::balance::Accept;
 use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 
 use super::common::{load_mesh, say, stdout_failure, VtkCompression};
+use super::names::{ObjectiveName, PartitionerName, PolicyName, SbnPolicyName, VtkLevels};
 use super::progress::Progress;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
+use crate::budget::Budget;
 use crate::provenance::{MeshSource, Provenance};
-use crate::report::Report;
 use crate::run_folder::RunFolder;
-use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig};
+use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig, Stage};
 
 /// The test cases `plume run` knows.
 #[derive(Debug, Subcommand)]
@@ -61,28 +62,6 @@ impl From<VariantName> for plume::balance::Variant {
         match v {
             VariantName::Basic => plume::balance::Variant::Basic,
             VariantName::Heuristic => plume::balance::Variant::Heuristic,
-        }
-    }
-}
-
-/// Which levels get a VTK file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VtkLevels {
-    /// Every level, from the initial mesh (level 0).
-    All,
-    /// The initial mesh (level 0) and the last level.
-    Last,
-    /// None.
-    None,
-}
-
-impl VtkLevels {
-    /// True when step `step` of `last` (0 for the initial mesh) gets a VTK file.
-    pub fn writes(self, step: usize, last: usize) -> bool {
-        match self {
-            VtkLevels::All => true,
-            VtkLevels::Last => step == 0 || step == last,
-            VtkLevels::None => false,
         }
     }
 }
@@ -145,17 +124,15 @@ pub struct ShockCaseArgs {
     /// Seed of the partitioner and of SBN's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// SBN's choices where seed 004 is explicit, comma-separated words applied in order:
-    /// seed (all as the seed describes them, costs in machine seconds: the default), plume
-    /// (all as plume first made them), or one alternative each: queue-load,
-    /// subtree-distribution, direct-return, half-difference, no-first-half, direct-broadcast,
-    /// seed-units, hypercube.
-    #[arg(long, value_delimiter = ',', default_value = "seed")]
-    pub sbn_policy: Vec<String>,
+    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order: seed (all
+    /// as the seed describes them, costs in machine seconds), plume (all as plume first made
+    /// them), or one alternative each.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "seed")]
+    pub sbn_policy: Vec<SbnPolicyName>,
 }
 
 impl ShockCaseArgs {
-    /// Checks the options and writes them into `cfg`.
+    /// Checks the options and writes them into `cfg`, with the memory the system can give.
     pub(super) fn apply(&self, cfg: &mut ShockConfig) -> CliResult {
         if self.levels == 0 || self.levels > 64 {
             return Err(Failure::Usage(format!(
@@ -169,11 +146,9 @@ impl ShockCaseArgs {
         cfg.sbn.variant = self.variant.into();
         cfg.sbn.prepartition = self.prepartition;
         for word in &self.sbn_policy {
-            cfg.sbn
-                .policies
-                .apply_word(word)
-                .map_err(|e| Failure::Usage(format!("--sbn-policy: {e}")))?;
+            word.apply(&mut cfg.sbn.policies);
         }
+        cfg.budget = Budget::of_system();
         Ok(())
     }
 
@@ -192,16 +167,17 @@ pub struct ShockArgs {
     /// Balancer.
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
-    /// Processor reassignment objective: totalv, totalv-greedy, maxv, maxsr or identity.
-    #[arg(long, default_value = "totalv")]
-    pub objective: String,
-    /// Partitioner: metis or rcb.
-    #[arg(long, default_value = "metis")]
-    pub partitioner: String,
-    /// When to balance: threshold[:X] (LoadImb ≥ X, default 1.05), cost-benefit[:C] or
-    /// degradation[:C] (C: seconds assumed per balance before the first is measured).
+    /// Processor reassignment objective.
+    #[arg(long, value_enum, default_value_t = ObjectiveName::TotalV)]
+    pub objective: ObjectiveName,
+    /// Partitioner.
+    #[arg(long, value_enum, default_value_t = PartitionerName::Metis)]
+    pub partitioner: PartitionerName,
+    /// When to balance: never, periodic:K, threshold[:X] (LoadImb ≥ X, default 1.05),
+    /// cost-benefit[:C], degradation[:C] (C: seconds assumed per balance before the first is
+    /// measured, default 0), standard (= degradation) or ulba (α 0.4, z-score threshold 3).
     #[arg(long, default_value = "threshold")]
-    pub policy: String,
+    pub policy: PolicyName,
     /// Parts per processor F (the dual graph is split into P·F parts).
     #[arg(long, default_value_t = 1)]
     pub parts_per_proc: usize,
@@ -237,6 +213,7 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     let cfg = config(&args)?;
     let (mesh, source) = args.case.mesh()?;
     check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
+    shock::check_memory(std::slice::from_ref(&cfg), mesh.nelems())?;
     let mut folder = RunFolder::open(&args.out)?;
     let columns = columns(&cfg);
     let mut table = Streamed::stdout();
@@ -268,7 +245,7 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
     table
         .print(&table_average(&run.levels, columns))
         .map_err(stdout_failure)?;
-    Report::new(&run.config, "levels", &run.levels)
+    run.report()
         .with_provenance(Provenance::of_this_process(Some(source)))
         .write(&mut folder, table.text())?;
     say(format!("\nwrote {}", args.out.display()))
@@ -312,18 +289,12 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     if args.parts_per_proc == 0 {
         return Err(usage("--parts-per-proc must be at least 1".into()));
     }
-    // Check the names now, before any work.
-    plume::remap::remapper_by_name(&args.objective)
-        .map_err(|e| usage(format!("--objective: {e}")))?;
-    plume::balance::policy_by_name(&args.policy).map_err(|e| usage(format!("--policy: {e}")))?;
-    plume::partition::partitioner_by_name(&args.partitioner, &[])
-        .map_err(|e| usage(format!("--partitioner: {e}")))?;
     let mut cfg = ShockConfig::new(args.procs);
     cfg.balancer = args.balancer.into();
     args.case.apply(&mut cfg)?;
-    cfg.objective = args.objective.clone();
-    cfg.partitioner = args.partitioner.clone();
-    cfg.policy = args.policy.clone();
+    cfg.objective = args.objective;
+    cfg.partitioner = args.partitioner;
+    cfg.policy = args.policy;
     cfg.parts_per_proc = args.parts_per_proc;
     cfg.balance_at = args.balance_at.into();
     cfg.plum.accept = args.accept.into();
@@ -360,10 +331,14 @@ const PLUM_COLUMNS: &[Column] = &[
     ("leaves", Decimals(0), |r| r.leaves as f64),
     ("LoadImb before", Decimals(3), |r| r.load_imb_before),
     ("LoadImb", Decimals(3), |r| r.load_imb),
-    ("Cut%", Decimals(2), |r| r.cut_pct),
+    ("Pre-Exec Cut%", Decimals(2), |r| r.pre_cut_pct),
+    ("Post-Exec Cut%", Decimals(2), |r| r.cut_pct),
     ("TotalV", Decimals(0), |r| r.total_v as f64),
     ("MaxV", Decimals(0), |r| r.max_v as f64),
     ("MaxSR", Decimals(0), |r| r.max_sr as f64),
+    ("predicted MaxSR", Decimals(0), |r| {
+        r.predicted_max_sr as f64
+    }),
     ("Comm. MB", Decimals(2), |r| r.comm_mb),
     ("remapped", Flag, |r| f64::from(u8::from(r.remap_accepted))),
     ("gain s", Decimals(4), |r| r.gain_s),
@@ -381,8 +356,8 @@ const SBN_COLUMNS: &[Column] = &[
     ("LoadImb before", Decimals(3), |r| r.load_imb_before),
     ("LoadImb", Decimals(3), |r| r.load_imb),
     ("QWgt LoadImb", Decimals(3), |r| sbn(r).qwgt_load_imb),
-    ("Pre-Exec Cut%", Decimals(2), |r| sbn(r).pre_cut_pct),
-    ("Post-Exec Cut%", Decimals(2), |r| sbn(r).post_cut_pct),
+    ("Pre-Exec Cut%", Decimals(2), |r| r.pre_cut_pct),
+    ("Post-Exec Cut%", Decimals(2), |r| r.cut_pct),
     ("TotalV", Decimals(0), |r| r.total_v as f64),
     ("MaxSR", Decimals(0), |r| r.max_sr as f64),
     ("Comm. MB", Decimals(2), |r| r.comm_mb),
@@ -403,19 +378,23 @@ const SBN_COLUMNS: &[Column] = &[
     ("dist %", Decimals(1), |r| r.sim.distribution_pct),
     ("idle %", Decimals(1), |r| r.sim.idle_pct),
     ("sim. s", Decimals(3), |r| r.sim.time_s),
-    ("balancing ms", Decimals(1), |r| stage_ms(r, "balancing")),
-    ("selection ms", Decimals(1), |r| {
-        stage_ms(r, "vertex_selection")
+    ("balancing ms", Decimals(1), |r| {
+        stage_ms(r, Stage::Balancing)
     }),
-    ("migration ms", Decimals(1), |r| stage_ms(r, "migration")),
+    ("selection ms", Decimals(1), |r| {
+        stage_ms(r, Stage::VertexSelection)
+    }),
+    ("migration ms", Decimals(1), |r| {
+        stage_ms(r, Stage::Migration)
+    }),
 ];
 
 fn sbn(r: &LevelRecord) -> &shock::SbnRecord {
     r.sbn.as_ref().expect("an SBN level record")
 }
 
-fn stage_ms(r: &LevelRecord, stage: &str) -> f64 {
-    r.time_ms.get(stage).copied().unwrap_or(0.0)
+fn stage_ms(r: &LevelRecord, stage: Stage) -> f64 {
+    r.time_ms.get(&stage).copied().unwrap_or(0.0)
 }
 
 /// The per-level table's columns for `cfg`'s balancer.

@@ -5,7 +5,7 @@
 //! others with 0.02.
 
 use plume::adapt::{AdaptOptions, Forest, LeafId};
-use plume::mesh::generate_box;
+use plume::mesh::{box_size, generate_box};
 use plume::rng::Rng;
 
 use super::front::{FLUID, ROCK};
@@ -49,10 +49,7 @@ pub fn build(
         )));
     }
     let height = cells[2] as f64 / cells[1] as f64;
-    let mesh = generate_box(
-        [cells[0] * stripes, cells[1], cells[2]],
-        [stripes as f64, 1.0, height],
-    )?;
+    let mesh = generate_box(box_cells(stripes, cells)?, [stripes as f64, 1.0, height])?;
     let mut forest = Forest::new(
         mesh,
         AdaptOptions {
@@ -84,6 +81,26 @@ pub fn build(
         probability,
         strong,
     })
+}
+
+/// The number of roots of the domain of `stripes` stripes of `cells` cubes each,
+/// `6 · (stripes · cells[0]) · cells[1] · cells[2]`, computed without overflow.
+///
+/// # Errors
+/// When a count is 0 or the box would be too large for 32-bit numbers.
+pub fn roots(stripes: usize, cells: [usize; 3]) -> plume::Result<usize> {
+    Ok(box_size(box_cells(stripes, cells)?)?.1)
+}
+
+/// The cubes of the whole box along x, y and z.
+fn box_cells(stripes: usize, cells: [usize; 3]) -> plume::Result<[usize; 3]> {
+    let nx = cells[0].checked_mul(stripes).ok_or_else(|| {
+        plume::Error::Invalid(format!(
+            "box: {} cubes per stripe × {stripes} stripes is too many cubes along x",
+            cells[0]
+        ))
+    })?;
+    Ok([nx, cells[1], cells[2]])
 }
 
 /// `k` distinct numbers of `0..n`, ascending (a partial Fisher–Yates shuffle).

@@ -28,6 +28,16 @@ pub struct Step {
     pub changed_roots: Vec<u32>,
 }
 
+/// The first half of a step ([`Erosion::erode`]): the leaves eroded, marked but not yet
+/// divided.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Eroded {
+    /// The leaves eroded.
+    pub leaves: Vec<LeafId>,
+    /// How many of them are below the maximum depth, marked for refinement (1:8).
+    pub divided: usize,
+}
+
 /// The rocks, the front and the random stream of the erosion.
 #[derive(Debug, Clone)]
 pub struct Erosion {
@@ -79,28 +89,47 @@ impl Erosion {
 
     /// One step: draws the erosion of every front leaf (roots and leaves in order, so the same
     /// seed gives the same step), turns the eroded leaves to fluid, refines those below
-    /// `max_depth`, adapts, and refreshes the front around the changed roots.
+    /// `max_depth`, adapts, and refreshes the front around the changed roots. The same as
+    /// [`Erosion::erode`] then [`Erosion::settle`].
     ///
     /// # Errors
     /// When the adaptation fails.
     pub fn step(&mut self, forest: &mut Forest, max_depth: u8) -> plume::Result<Step> {
-        let mut eroded: Vec<LeafId> = Vec::new();
+        let eroded = self.erode(forest, max_depth);
+        self.settle(forest, eroded)
+    }
+
+    /// The first half of a step: draws the erosion, turns the eroded leaves to fluid and marks
+    /// those below `max_depth` for refinement, leaving the forest to adapt.
+    pub fn erode(&mut self, forest: &mut Forest, max_depth: u8) -> Eroded {
+        let mut eroded = Eroded::default();
         for &root in &self.active {
             let rock = self.rock_of_root[root as usize].expect("front leaves are rock");
             let p = self.probability[rock as usize];
             for &elem in &self.front[root as usize] {
                 if self.rng.chance(p) {
-                    eroded.push(LeafId { root, elem });
+                    eroded.leaves.push(LeafId { root, elem });
                 }
             }
         }
-        for &id in &eroded {
+        for &id in &eroded.leaves {
             forest.leaf_data_mut(id)[0] = FLUID;
             let level = forest.trees()[id.root as usize].elems[id.elem as usize].level;
             if level < max_depth {
                 forest.mark_refine(id);
+                eroded.divided += 1;
             }
         }
+        eroded
+    }
+
+    /// The second half of a step: adapts the forest and refreshes the front around the
+    /// changed roots.
+    ///
+    /// # Errors
+    /// When the adaptation fails.
+    pub fn settle(&mut self, forest: &mut Forest, eroded: Eroded) -> plume::Result<Step> {
+        let eroded = eroded.leaves;
         let report = forest.adapt()?;
         let mut changed = report.changed_roots;
         changed.extend(eroded.iter().map(|id| id.root));

@@ -12,7 +12,7 @@ use plume::graph::{DualGraph, Weights};
 use plume::partition::{root_centroids, Metis, Partitioner, Stripes};
 use plume::remap::{Identity, Remapper, TotalVOptimal};
 
-use super::PartitionKind;
+use crate::cli::names::PartitionKind;
 
 /// The balancer of `kind` over `procs` ranks; stripes over `columns` columns of the box
 /// `[0, length]` along x.

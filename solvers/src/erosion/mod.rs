@@ -17,79 +17,18 @@ pub mod front;
 pub mod layout;
 pub mod machine;
 
-use std::str::FromStr;
-
 use plume::balance::{
-    migrate, AppModel, BalanceCosts, BalancePolicy, Degradation, IncreaseRates, Never, Observation,
-    Periodic, StepTime, Ulba,
+    migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
 };
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance};
 use serde::Serialize;
 
+use crate::budget::{self, Budget};
+use crate::cli::names::{PartitionKind, PolicyName, PolicySettings};
 use front::Erosion;
 use layout::fluid_weights;
 use machine::Machine;
-
-/// When to balance; written as on the command line (`periodic:20`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(into = "String")]
-pub enum PolicyKind {
-    /// Never.
-    Never,
-    /// Every K iterations.
-    Periodic(usize),
-    /// When the degradation since the last balance reaches the mean balancing cost (seed 001
-    /// Alg. 1), equal shares.
-    Standard,
-    /// As `Standard`, with ULBA's shares (seed 001 Alg. 2).
-    Ulba,
-}
-
-impl FromStr for PolicyKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.split_once(':') {
-            None if s == "never" => Ok(PolicyKind::Never),
-            None if s == "standard" => Ok(PolicyKind::Standard),
-            None if s == "ulba" => Ok(PolicyKind::Ulba),
-            Some(("periodic", k)) => match k.parse::<usize>() {
-                Ok(k) if k > 0 => Ok(PolicyKind::Periodic(k)),
-                _ => Err(format!("periodic:{k}: K must be a positive integer")),
-            },
-            _ => Err(format!(
-                "unknown policy {s:?}: expected never, periodic:K, standard or ulba"
-            )),
-        }
-    }
-}
-
-impl From<PolicyKind> for String {
-    fn from(p: PolicyKind) -> String {
-        p.to_string()
-    }
-}
-
-impl std::fmt::Display for PolicyKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            PolicyKind::Never => write!(f, "never"),
-            PolicyKind::Periodic(k) => write!(f, "periodic:{k}"),
-            PolicyKind::Standard => write!(f, "standard"),
-            PolicyKind::Ulba => write!(f, "ulba"),
-        }
-    }
-}
-
-/// How the roots are partitioned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PartitionKind {
-    /// Stripes along x of equal fluid work.
-    Stripes,
-    /// METIS on the dual graph, then the TotalV remap.
-    Graph,
-}
 
 /// The configuration of an erosion run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -97,7 +36,7 @@ pub struct ErosionConfig {
     /// Ranks P, which is also the number of stripes and rocks.
     pub procs: usize,
     /// When to balance.
-    pub policy: PolicyKind,
+    pub policy: PolicyName,
     /// ULBA's α.
     pub alpha: f64,
     /// ULBA's z-score threshold.
@@ -120,6 +59,11 @@ pub struct ErosionConfig {
     pub max_depth: u8,
     /// The modelled machine.
     pub machine: Machine,
+    /// The memory the run may use, checked before it starts and before each iteration's
+    /// adaptation (unlimited by default; the command line reads the system's). Not part of
+    /// the case: never written to the reports.
+    #[serde(skip)]
+    pub budget: Budget,
 }
 
 impl ErosionConfig {
@@ -133,7 +77,7 @@ impl ErosionConfig {
     pub fn new(procs: usize) -> Self {
         ErosionConfig {
             procs,
-            policy: PolicyKind::Standard,
+            policy: PolicyName::Standard,
             alpha: 0.4,
             z_threshold: 3.0,
             step_time: StepTime::MedianOfThree,
@@ -145,30 +89,21 @@ impl ErosionConfig {
             cells: [28, 28, 1],
             max_depth: 1,
             machine: Machine::default(),
+            budget: Budget::UNLIMITED,
         }
     }
 
-    /// The policy object: the standard and ULBA triggers assume a balance costs the machine's
-    /// fixed balance cost until one is measured.
+    /// The policy object: the cost-based triggers (standard, ULBA, degradation and
+    /// cost-benefit without `:C`) assume a balance costs the machine's fixed balance cost until
+    /// one is measured.
     pub fn build_policy(&self) -> Box<dyn BalancePolicy> {
-        let initial_cost = self.machine.balance_fixed;
-        match self.policy {
-            PolicyKind::Never => Box::new(Never),
-            PolicyKind::Periodic(k) => Box::new(Periodic::new(k)),
-            PolicyKind::Standard => Box::new(self.trigger(initial_cost)),
-            PolicyKind::Ulba => Box::new(Ulba::with_trigger(
-                self.alpha,
-                self.z_threshold,
-                self.trigger(initial_cost),
-                self.ulba_overhead,
-            )),
-        }
-    }
-}
-
-impl ErosionConfig {
-    fn trigger(&self, initial_cost: f64) -> Degradation {
-        Degradation::with_step_time(initial_cost, self.step_time)
+        self.policy.build(PolicySettings {
+            initial_cost: self.machine.balance_fixed,
+            alpha: self.alpha,
+            z_threshold: self.z_threshold,
+            step_time: self.step_time,
+            ulba_overhead: self.ulba_overhead,
+        })
     }
 }
 
@@ -249,6 +184,27 @@ pub struct Moment {
     pub time: f64,
 }
 
+/// Checks, before anything is built, that the domain of `cfg` and the records of `runs` runs
+/// of its iterations fit its memory budget; returns its number of roots. [`run`] checks it
+/// (for one run), and each iteration's growth.
+///
+/// # Errors
+/// When the box is too large for its numbers or for the budget.
+pub fn check_memory(cfg: &ErosionConfig, runs: usize) -> plume::Result<usize> {
+    let roots = domain::roots(cfg.procs, cfg.cells)?;
+    let records = (cfg.iterations as u128).saturating_mul(runs as u128);
+    let record_bytes = budget::bytes(records, std::mem::size_of::<IterationRecord>() as u64);
+    let need = budget::run_bytes(roots as u128, roots as u128).saturating_add(record_bytes);
+    let what = format!(
+        "the erosion case on {roots} roots for {} iterations",
+        cfg.iterations
+    );
+    cfg.budget
+        .check(&what, need, "use fewer --cells, ranks or iterations")
+        .map_err(plume::Error::Invalid)?;
+    Ok(roots)
+}
+
 /// Runs the erosion case. `each(moment, forest, owner)` is called with the initial mesh and
 /// partition, then after every iteration (erosion and balance done), e.g. to write VTK files.
 ///
@@ -265,6 +221,7 @@ pub fn run(
         ));
     }
     let p = cfg.procs;
+    let roots = check_memory(cfg, 1)? as u128;
     let domain = domain::build(p, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
     let mut forest = domain.forest;
     let mut erosion = Erosion::new(
@@ -279,7 +236,7 @@ pub fn run(
     let mut owner = plum.initial_assignment(&graph.view(&weights)?)?;
     let mut policy = cfg.build_policy();
     let mut rates = IncreaseRates::default();
-    let mut records: Vec<IterationRecord> = Vec::with_capacity(cfg.iterations);
+    let mut records: Vec<IterationRecord> = Vec::new();
     let mut costs = BalanceCosts::new(0.0);
     let mut moment = Moment {
         iterations: 0,
@@ -310,7 +267,16 @@ pub fn run(
             sigma_minus: None,
             sigma_plus: None,
         };
-        let step = erosion.step(&mut forest, cfg.max_depth)?;
+        let eroded = erosion.erode(&mut forest, cfg.max_depth);
+        let leaves = budget::leaves_after(forest.nleaves(), eroded.divided);
+        cfg.budget
+            .check(
+                &format!("iteration {iteration}: about {leaves} leaves"),
+                budget::run_bytes(roots, leaves),
+                "use a smaller --max-depth, fewer --cells or fewer iterations",
+            )
+            .map_err(plume::Error::Invalid)?;
+        let step = erosion.settle(&mut forest, eroded)?;
         graph.update(&forest, &step.changed_roots);
         record.eroded = step.eroded.len();
         let obs = Observation {
@@ -326,7 +292,7 @@ pub fn run(
                 migrate(&forest, &mut owner, new_owner);
             }
             let cost = cfg.machine.balance_cost(proposal.movement.max_sr);
-            policy.balanced(cost);
+            policy.balanced_moving(cost, proposal.movement.max_v);
             rates.rebalanced();
             costs.record(cost);
             let alpha = if shares.is_some() { cfg.alpha } else { 0.0 };

@@ -21,8 +21,8 @@ mod mesh;
 mod plum_track;
 mod record;
 mod sbn_track;
+mod stage;
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use plume::adapt::{AdaptOptions, Forest};
@@ -33,8 +33,12 @@ use plume::sim::Machine;
 use plume::Result;
 use serde::Serialize;
 
+use crate::budget::{self, Budget};
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
+
+use crate::cli::names::{ObjectiveName, PartitionerName, PolicyName};
 pub use record::{LevelRecord, SbnRecord, SimRecord, Traffic};
+pub use stage::{balancer_ms, Stage, StageTimes};
 
 /// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -93,12 +97,12 @@ pub struct ShockConfig {
     pub procs: usize,
     /// The balancer.
     pub balancer: Balancer,
-    /// PLUM's reassignment objective (`totalv`, `totalv-greedy`, `maxv`, `maxsr`, `identity`).
-    pub objective: String,
-    /// PLUM's partitioner (`metis`, `rcb`); also makes the initial partition.
-    pub partitioner: String,
-    /// PLUM's when-to-balance policy (`threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`).
-    pub policy: String,
+    /// PLUM's reassignment objective.
+    pub objective: ObjectiveName,
+    /// PLUM's partitioner; also makes the initial partition.
+    pub partitioner: PartitionerName,
+    /// PLUM's when-to-balance policy (no assumed first cost, ULBA with α 0.4 and z 3).
+    pub policy: PolicyName,
     /// PLUM's parts per processor.
     pub parts_per_proc: usize,
     /// Adaptation levels.
@@ -117,6 +121,11 @@ pub struct ShockConfig {
     pub machine: Machine,
     /// The front.
     pub front: Front,
+    /// The memory the run may use, checked before it starts and before each level's
+    /// subdivision (unlimited by default; the command line reads the system's). Not part of
+    /// the case: never written to the reports.
+    #[serde(skip)]
+    pub budget: Budget,
 }
 
 impl ShockConfig {
@@ -126,9 +135,9 @@ impl ShockConfig {
         ShockConfig {
             procs,
             balancer: Balancer::Plum,
-            objective: "totalv".into(),
-            partitioner: "metis".into(),
-            policy: "threshold".into(),
+            objective: ObjectiveName::TotalV,
+            partitioner: PartitionerName::Metis,
+            policy: PolicyName::Threshold(None),
             parts_per_proc: 1,
             levels: 9,
             seed: 1,
@@ -137,6 +146,7 @@ impl ShockConfig {
             sbn: SbnOptions::default(),
             machine: Machine::default(),
             front: Front::default(),
+            budget: Budget::UNLIMITED,
         }
     }
 }
@@ -196,6 +206,32 @@ pub struct ShockRun {
     pub levels: Vec<LevelRecord>,
 }
 
+impl ShockRun {
+    /// Seed 003's decomposition of the whole run on the simulated machine, the levels as its
+    /// iterations: `T_p` processor p's processing time summed over the levels, `T_ideal` the
+    /// sum of each level's largest, `T` the sum of the levels' times. `μLB < 1` when the most
+    /// loaded processor changes from level to level. `None` without a level.
+    pub fn time_balance(&self) -> Option<plume::metrics::TimeBalance> {
+        let procs = self.config.procs;
+        let times: Vec<Vec<f64>> = (0..procs)
+            .map(|p| self.levels.iter().map(|l| l.processing_s[p]).collect())
+            .collect();
+        let elapsed = self.levels.iter().map(|l| l.sim.time_s).sum();
+        plume::metrics::TimeBalance::new(&times, elapsed).ok()
+    }
+
+    /// The run's report: its levels, their summary and, in the summary, the run's
+    /// [`ShockRun::time_balance`] as `time_balance`.
+    pub fn report(&self) -> crate::report::Report {
+        let mut report = crate::report::Report::new(&self.config, "levels", &self.levels);
+        if let Some(b) = self.time_balance() {
+            let json = serde_json::to_value(b).expect("a time balance serializes");
+            report.summary.insert("time_balance".into(), json);
+        }
+        report
+    }
+}
+
 /// A balancer following the adaptation level by level on its own assignment.
 pub trait Track {
     /// The rank owning every root (after the last level: where it was processed).
@@ -214,7 +250,7 @@ pub trait Track {
         level: usize,
         forest: &Forest,
         graph: &DualGraph,
-        adapt_ms: &BTreeMap<String, f64>,
+        adapt_ms: &StageTimes,
     ) -> Result<LevelRecord>;
 }
 
@@ -267,6 +303,8 @@ pub fn run_many(
         return Ok(Vec::new());
     };
     let roots = mesh.nelems();
+    check_memory(cfgs, roots)?;
+    let balancing = balancing_bytes(cfgs, roots).0;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let mut forest = Forest::new(
         mesh,
@@ -284,22 +322,29 @@ pub fn run_many(
     each_level(0, &forest, &tracks, &[])?;
     for level in 1..=first.levels {
         let mut watch = Stopwatch::start();
-        mark_front(&mut forest, &first.front, level, lo, hi);
-        watch.lap("mark");
+        let divided = mark_front(&mut forest, &first.front, level, lo, hi);
+        let leaves = budget::leaves_after(forest.nleaves(), divided);
+        fits(
+            &first.budget,
+            [roots as u128, leaves, balancing],
+            &format!("level {level} of {}: about {leaves} leaves", first.levels),
+            "use fewer levels",
+        )?;
+        watch.lap(Stage::Mark);
         forest.coarsen()?;
-        watch.lap("coarsen");
+        watch.lap(Stage::Coarsen);
         forest.close()?;
-        watch.lap("closure");
+        watch.lap(Stage::Closure);
         let predicted = graph.predict(&forest);
-        watch.lap("predict");
+        watch.lap(Stage::Predict);
         for t in &mut tracks {
             t.before_subdivision(&forest, &graph, &predicted)?;
         }
         watch.skip();
         let report = forest.subdivide();
-        watch.lap("subdivision");
+        watch.lap(Stage::Subdivision);
         graph.update(&forest, &report.changed_roots);
-        watch.lap("weights");
+        watch.lap(Stage::Weights);
         let mut this_level = Vec::with_capacity(tracks.len());
         for t in &mut tracks {
             this_level.push(t.after_subdivision(level, &forest, &graph, &watch.times)?);
@@ -323,21 +368,21 @@ pub fn run_many(
 /// Wall-clock milliseconds per stage of a level.
 struct Stopwatch {
     clock: Instant,
-    times: BTreeMap<String, f64>,
+    times: StageTimes,
 }
 
 impl Stopwatch {
     fn start() -> Self {
         Stopwatch {
             clock: Instant::now(),
-            times: BTreeMap::new(),
+            times: StageTimes::new(),
         }
     }
 
     /// Records the time since the last lap under `stage`.
-    fn lap(&mut self, stage: &str) {
+    fn lap(&mut self, stage: Stage) {
         self.times
-            .insert(stage.to_string(), self.clock.elapsed().as_secs_f64() * 1e3);
+            .insert(stage, self.clock.elapsed().as_secs_f64() * 1e3);
         self.clock = Instant::now();
     }
 
@@ -347,43 +392,111 @@ impl Stopwatch {
     }
 }
 
-/// Milliseconds the balancer took in a level's stage times: PLUM's partition, similarity
-/// matrix, reassignment and migration; SBN's balancing, vertex selection and migration.
-pub fn balancer_ms(time_ms: &BTreeMap<String, f64>) -> f64 {
-    [
-        "partition",
-        "similarity",
-        "reassignment",
-        "migration",
-        "balancing",
-        "vertex_selection",
-    ]
-    .iter()
-    .filter_map(|k| time_ms.get(*k))
-    .sum()
-}
-
-/// The loads' imbalance, the largest load and the Cut% of the assignment `owner` on the
-/// current weights.
-pub(crate) fn loads_and_cut(
-    graph: &DualGraph,
-    owner: &[u32],
-    procs: usize,
-) -> (plume::metrics::Imbalance, u64, f64) {
+/// The loads of the assignment `owner` on the current weights: their imbalance, moments and
+/// largest value, and the assignment's Cut%.
+pub(crate) fn loads_and_cut(graph: &DualGraph, owner: &[u32], procs: usize) -> LevelLoads {
     let w = &graph.weights;
     let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
     let cut = plume::metrics::Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, owner);
-    let max = loads.iter().copied().max().unwrap_or(0);
-    (
-        plume::metrics::Imbalance::from_u64(&loads),
-        max,
-        cut.percent(),
+    LevelLoads {
+        imbalance: plume::metrics::Imbalance::from_u64(&loads),
+        moments: plume::metrics::Moments::from_u64(&loads),
+        max: loads.iter().copied().max().unwrap_or(0),
+        cut_pct: cut.percent(),
+    }
+}
+
+/// What [`loads_and_cut`] finds.
+pub(crate) struct LevelLoads {
+    /// LoadImb, λ and LB of the ranks' leaves.
+    pub imbalance: plume::metrics::Imbalance,
+    /// Their σ, skewness and kurtosis.
+    pub moments: plume::metrics::Moments,
+    /// The largest.
+    pub max: u64,
+    /// Cut% of the assignment.
+    pub cut_pct: f64,
+}
+
+/// Checks, before anything is built, that running `cfgs` (as [`run_many`] does) on a mesh of
+/// `roots` roots fits the memory budget of `cfgs[0]`: the forest and graph of the initial
+/// mesh and the largest balancer's tables. [`run_many`] checks it, and each level's growth.
+///
+/// # Errors
+/// When the budget is too small, naming the balancer and P that need the most.
+pub fn check_memory(cfgs: &[ShockConfig], roots: usize) -> Result<()> {
+    let (balancing, largest) = balancing_bytes(cfgs, roots);
+    let Some(cfg) = largest else {
+        return Ok(());
+    };
+    let name = match cfg.balancer {
+        Balancer::Plum => "PLUM",
+        Balancer::Sbn => "SBN",
+        Balancer::None => "no balancer",
+    };
+    fits(
+        &cfgs[0].budget,
+        [roots as u128, roots as u128, balancing],
+        &format!(
+            "the shock case on {roots} roots with {name} on P = {}",
+            cfg.procs
+        ),
+        "use fewer processors or a smaller mesh",
     )
 }
 
+/// Refuses `[roots, leaves, balancing bytes]` beyond `budget`.
+fn fits(
+    budget: &Budget,
+    [roots, leaves, balancing]: [u128; 3],
+    what: &str,
+    hint: &str,
+) -> Result<()> {
+    let need = budget::run_bytes(roots, leaves).saturating_add(balancing);
+    budget
+        .check(what, need, hint)
+        .map_err(plume::Error::Invalid)
+}
+
+/// The tracks balance one after the other: the bytes of the largest balancer's tables among
+/// `cfgs`, and its configuration.
+fn balancing_bytes(cfgs: &[ShockConfig], roots: usize) -> (u128, Option<&ShockConfig>) {
+    cfgs.iter()
+        .map(|c| (balancer_bytes(c, roots), Some(c)))
+        .max_by_key(|&(bytes, _)| bytes)
+        .unwrap_or((0, None))
+}
+
+/// The memory a balancer needs besides the forest's, for `roots` roots: SBN's per-processor
+/// tables, PLUM's dense remap matrices.
+fn balancer_bytes(cfg: &ShockConfig, roots: usize) -> u128 {
+    let procs = cfg.procs as u128;
+    match cfg.balancer {
+        Balancer::Sbn => budget::bytes(
+            procs.saturating_mul(roots as u128),
+            budget::SBN_BYTES_PER_PROC_ROOT,
+        ),
+        Balancer::Plum => {
+            let parts = procs.saturating_mul(cfg.parts_per_proc as u128);
+            budget::bytes(
+                parts.saturating_mul(parts),
+                budget::remap_bytes_per_entry(cfg.objective),
+            )
+        }
+        Balancer::None => 0,
+    }
+}
+
 /// Marks the leaves the front touches at `level` for refinement and the refined leaves it does
-/// not touch for coarsening.
-fn mark_front(forest: &mut Forest, front: &Front, level: usize, lo: [f64; 3], hi: [f64; 3]) {
+/// not touch for coarsening; returns how many marked leaves are below the maximum depth (the
+/// ones the step divides).
+fn mark_front(
+    forest: &mut Forest,
+    front: &Front,
+    level: usize,
+    lo: [f64; 3],
+    hi: [f64; 3],
+) -> usize {
     let length = hi[0] - lo[0];
     let width = hi[1] - lo[1];
     let centre = [
@@ -401,13 +514,16 @@ fn mark_front(forest: &mut Forest, front: &Front, level: usize, lo: [f64; 3], hi
     };
     let mut refine = Vec::new();
     let mut coarsen = Vec::new();
+    let mut divided = 0;
     forest.for_each_leaf(|l| {
         if touches(&l.corners, l.centroid) {
             refine.push(l.id);
+            divided += usize::from(l.level < front.max_depth);
         } else if l.level > 0 {
             coarsen.push(l.id);
         }
     });
     refine.into_iter().for_each(|id| forest.mark_refine(id));
     coarsen.into_iter().for_each(|id| forest.mark_coarsen(id));
+    divided
 }

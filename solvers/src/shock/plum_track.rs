@@ -2,17 +2,20 @@
 //! weights (or after it), migrate the trees, then process the level with the static
 //! assignment on the simulated machine.
 
-use std::collections::BTreeMap;
-
 use plume::adapt::Forest;
-use plume::balance::{migrate, Balance, Migration, Plum};
+use plume::balance::{migrate_counted, Balance, Migration, Plum};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::geometry;
-use plume::metrics::Movement;
-use plume::sim::plum_level;
+use plume::metrics::{Cut, Movement};
+use plume::sim::{plum_level, processing_times};
 use plume::Result;
 
-use super::{loads_and_cut, BalanceAt, Balancer, LevelRecord, ShockConfig, SimRecord, Track};
+use crate::cli::names::PolicySettings;
+
+use super::{
+    loads_and_cut, BalanceAt, Balancer, LevelRecord, ShockConfig, SimRecord, Stage, StageTimes,
+    Track,
+};
 
 /// PLUM on its assignment; with [`Balancer::None`] it never balances.
 pub(super) struct PlumTrack {
@@ -20,8 +23,12 @@ pub(super) struct PlumTrack {
     plum: Plum,
     owner: Vec<u32>,
     balance: Option<Balance>,
+    /// The owners at the start of the level, before balancing.
+    start: Vec<u32>,
     moved: Migration,
-    times: BTreeMap<String, f64>,
+    /// The flows of what moved (elements of the trees as packed).
+    flows: Movement,
+    times: StageTimes,
 }
 
 impl PlumTrack {
@@ -32,10 +39,12 @@ impl PlumTrack {
         Ok(PlumTrack {
             cfg: cfg.clone(),
             plum,
+            start: owner.clone(),
             owner,
             balance: None,
             moved: Migration::default(),
-            times: BTreeMap::new(),
+            flows: Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]),
+            times: StageTimes::new(),
         })
     }
 
@@ -46,20 +55,23 @@ impl PlumTrack {
         forest: &Forest,
     ) -> Result<()> {
         let clock = std::time::Instant::now();
-        let b = self.plum.balance(&graph.view(weights)?, &self.owner)?;
+        // The trees move as they are now: before subdivision, smaller than predicted.
+        let moving: Vec<u64> = forest.trees().iter().map(|t| t.nelems() as u64).collect();
+        let b = self
+            .plum
+            .balance_moving(&graph.view(weights)?, &self.owner, &moving)?;
         if let Some(new_owner) = &b.new_owner {
-            self.moved = migrate(forest, &mut self.owner, new_owner);
+            (self.moved, self.flows) =
+                migrate_counted(forest, &mut self.owner, new_owner, self.cfg.procs);
         }
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         let stages = ms(b.times.partition) + ms(b.times.similarity) + ms(b.times.reassign);
         let total = ms(clock.elapsed());
-        self.times.insert("partition".into(), ms(b.times.partition));
+        self.times.insert(Stage::Partition, ms(b.times.partition));
+        self.times.insert(Stage::Similarity, ms(b.times.similarity));
+        self.times.insert(Stage::Reassignment, ms(b.times.reassign));
         self.times
-            .insert("similarity".into(), ms(b.times.similarity));
-        self.times
-            .insert("reassignment".into(), ms(b.times.reassign));
-        self.times
-            .insert("migration".into(), (total - stages).max(0.0));
+            .insert(Stage::Migration, (total - stages).max(0.0));
         self.balance = Some(b);
         Ok(())
     }
@@ -81,7 +93,9 @@ impl Track for PlumTrack {
         predicted: &Weights,
     ) -> Result<()> {
         self.balance = None;
+        self.start.clone_from(&self.owner);
         self.moved = Migration::default();
+        self.flows = Movement::from_flows(vec![0; self.cfg.procs], vec![0; self.cfg.procs]);
         self.times.clear();
         if self.balances(BalanceAt::BeforeSubdivision) {
             self.balance_and_migrate(graph, predicted, forest)?;
@@ -94,31 +108,35 @@ impl Track for PlumTrack {
         level: usize,
         forest: &Forest,
         graph: &DualGraph,
-        adapt_ms: &BTreeMap<String, f64>,
+        adapt_ms: &StageTimes,
     ) -> Result<LevelRecord> {
         if self.balances(BalanceAt::AfterSubdivision) {
             self.balance_and_migrate(graph, &graph.weights.clone(), forest)?;
         }
         let cfg = &self.cfg;
         let balance = self.balance.as_ref();
-        let (imb, max_load, cut_pct) = loads_and_cut(graph, &self.owner, cfg.procs);
+        let now = loads_and_cut(graph, &self.owner, cfg.procs);
+        let imb = now.imbalance;
+        let w = &graph.weights;
+        let pre_cut = Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, &self.start);
         let accepted = balance.is_some_and(|b| b.accepted);
-        let none = Movement::new(&self.owner, &self.owner, &graph.weights.rwgt, cfg.procs);
-        let (movement, identity) = match balance {
-            Some(b) if b.accepted => (b.movement.clone(), b.identity.total_v),
-            _ => (none, 0),
+        let (planned, identity) = match balance {
+            Some(b) if b.accepted => (b.planned.clone(), b.identity.total_v),
+            _ => (self.flows.clone(), 0),
         };
         let overhead = cfg.plum.model.overhead;
+        let costs = cfg.machine.cost_model(graph);
         let sim = plum_level(
-            &cfg.machine.cost_model(graph),
+            &costs,
             &cfg.machine,
             &self.owner,
             cfg.procs,
-            &movement,
+            &self.flows,
             overhead,
         );
+        let processing = processing_times(&costs, &self.owner, cfg.procs);
         let mut time_ms = adapt_ms.clone();
-        time_ms.extend(self.times.iter().map(|(k, v)| (k.clone(), *v)));
+        time_ms.extend(&self.times);
         let model = &cfg.plum.model;
         Ok(LevelRecord {
             level,
@@ -127,14 +145,18 @@ impl Track for PlumTrack {
             lambda_pct: imb.lambda_pct,
             lb: imb.lb,
             load_imb_before: balance.map_or(imb.load_imb, |b| b.load_imb_before),
-            cut_pct,
-            total_v: movement.total_v,
-            max_v: movement.max_v,
-            max_sr: movement.max_sr,
+            load_moments: now.moments,
+            pre_cut_pct: pre_cut.percent(),
+            cut_pct: now.cut_pct,
+            total_v: self.flows.total_v,
+            max_v: self.flows.max_v,
+            max_sr: self.flows.max_sr,
+            predicted_total_v: planned.total_v,
+            predicted_max_v: planned.max_v,
+            predicted_max_sr: planned.max_sr,
             identity_total_v: identity,
             comm_mb: self.moved.bytes as f64 / 1e6,
             trees_moved: self.moved.trees,
-            elements_moved: self.moved.elements,
             balance_triggered: balance.is_some_and(|b| b.triggered),
             remap_accepted: accepted,
             gain_s: balance.map_or(0.0, |b| b.gain),
@@ -142,12 +164,13 @@ impl Track for PlumTrack {
             remapper: balance
                 .and_then(|b| b.remap.as_ref())
                 .map_or(String::new(), |r| r.solver.to_string()),
-            solver_s: max_load as f64 * model.time_per_load * model.iterations as f64,
+            solver_s: now.max as f64 * model.time_per_load * model.iterations as f64,
             balance_pct: 100.0 * super::balancer_ms(&time_ms)
                 / time_ms.values().sum::<f64>().max(1e-9),
-            sim: SimRecord::new(sim.makespan, &sim.split),
+            sim: SimRecord::new(sim.makespan, &sim.split, &processing),
             sbn: None,
             time_ms,
+            processing_s: processing,
         })
     }
 }
@@ -156,20 +179,13 @@ fn make_plum(cfg: &ShockConfig, forest: &Forest) -> Result<Plum> {
     let centroids: Vec<[f64; 3]> = (0..forest.nroots())
         .map(|e| geometry::centroid(&forest.mesh().corners(e)))
         .collect();
-    let partitioner: Box<dyn plume::partition::Partitioner> = match cfg.partitioner.as_str() {
-        "metis" => Box::new(plume::partition::Metis {
-            seed: cfg.seed as i32,
-            ..Default::default()
-        }),
-        name => plume::partition::partitioner_by_name(name, &centroids)?,
-    };
     let mut opts = cfg.plum.clone();
     opts.nprocs = cfg.procs;
     opts.parts_per_proc = cfg.parts_per_proc;
     Plum::with(
         opts,
-        partitioner,
-        plume::remap::remapper_by_name(&cfg.objective)?,
-        plume::balance::policy_by_name(&cfg.policy)?,
+        cfg.partitioner.build(cfg.seed, &centroids),
+        cfg.objective.build(),
+        cfg.policy.build(PolicySettings::default()),
     )
 }

@@ -2,9 +2,10 @@
 //! tables 8, 9, 12), the simulated machine's time split, and SBN's own columns (tables 6, 7,
 //! 10, 11).
 
-use std::collections::BTreeMap;
-
+use plume::metrics::{Moments, TimeBalance};
 use plume::sim::{sbn_level::MessageCounts, SbnLevel, TimeSplit};
+
+use super::StageTimes;
 
 /// One adaptation level's record.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -21,25 +22,36 @@ pub struct LevelRecord {
     pub lb: f64,
     /// `LoadImb` before balancing (same weights).
     pub load_imb_before: f64,
-    /// Percent of the communication weight crossing ranks where the level was processed
-    /// (SBN: Post-Exec Cut%).
+    /// σ, skewness and kurtosis of the ranks' leaves where the level was processed (seed 000
+    /// eq. 2.6–2.8).
+    pub load_moments: Moments,
+    /// Pre-Exec Cut%: the assignment at the start of the level, before balancing, on the
+    /// level's adapted weights (seed 004 tables 10–12).
+    pub pre_cut_pct: f64,
+    /// Post-Exec Cut%: percent of the communication weight crossing ranks where the level was
+    /// processed.
     pub cut_pct: f64,
-    /// `TotalV`: `RWgt` moved. PLUM: the remap's, on the weights balanced on (predicted ones
-    /// when balancing before subdivision). SBN: the data moves that happened.
+    /// `TotalV`: elements of the trees that moved, as they were packed (PLUM: before
+    /// subdivision by default; SBN: after it, every move of the simulated level).
     pub total_v: u64,
-    /// `MaxV`, same data.
+    /// `MaxV` of what moved.
     pub max_v: u64,
-    /// `MaxSR`, same data.
+    /// `MaxSR` of what moved.
     pub max_sr: u64,
-    /// `TotalV` the identity mapping of the same parts would have moved (PLUM's baseline; 0
-    /// for SBN).
+    /// `TotalV` in the sizes the balancer planned with: PLUM's remap on the weights it
+    /// balanced on (predicted ones before subdivision); SBN, planning nothing ahead: `total_v`.
+    pub predicted_total_v: u64,
+    /// `MaxV`, same sizes.
+    pub predicted_max_v: u64,
+    /// `MaxSR`, same sizes.
+    pub predicted_max_sr: u64,
+    /// `TotalV` the identity mapping of the same parts would have moved, in the planned sizes
+    /// (PLUM's baseline; 0 for SBN).
     pub identity_total_v: u64,
     /// Megabytes of serialized trees actually moved.
     pub comm_mb: f64,
     /// Trees actually moved.
     pub trees_moved: usize,
-    /// Elements of the trees actually moved.
-    pub elements_moved: u64,
     /// PLUM: the policy asked for a repartition. SBN: a balance operation ran.
     pub balance_triggered: bool,
     /// PLUM: the remap was carried out (always false for SBN, which never remaps).
@@ -60,7 +72,12 @@ pub struct LevelRecord {
     #[serde(flatten)]
     pub sbn: Option<SbnRecord>,
     /// Wall-clock milliseconds per stage.
-    pub time_ms: BTreeMap<String, f64>,
+    pub time_ms: StageTimes,
+    /// Each processor's simulated processing time in the level, seconds (seed 003's `t_{p,i}`,
+    /// the level being iteration i); not written to the reports, which hold the run's
+    /// decomposition instead ([`super::ShockRun::time_balance`]).
+    #[serde(skip)]
+    pub processing_s: Vec<f64>,
 }
 
 /// A level on the simulated machine (`plume::sim`).
@@ -76,18 +93,36 @@ pub struct SimRecord {
     pub distribution_pct: f64,
     /// Share idle, percent.
     pub idle_pct: f64,
+    /// Seed 003's `LB = mean_p T_p / max_p T_p`, `T_p` processor p's processing time.
+    pub lb: f64,
+    /// Seed 003's `μLB = max_p T_p / T_ideal`: 1, the level being one iteration
+    /// (`T_ideal = max_p T_p`).
+    pub mu_lb: f64,
+    /// Seed 003's `Transfer = T_ideal / T`, `T` the level's simulated time.
+    pub transfer: f64,
+    /// Seed 003's `η = LB · μLB · Transfer = mean_p T_p / T`.
+    pub eta: f64,
 }
 
 impl SimRecord {
-    /// The record of a level that took `time_s` split as `split`.
-    pub fn new(time_s: f64, split: &TimeSplit) -> SimRecord {
+    /// The record of a level that took `time_s` split as `split`, its processors processing
+    /// for `processing[p]` seconds each.
+    pub fn new(time_s: f64, split: &TimeSplit, processing: &[f64]) -> SimRecord {
         let [processing_pct, communication_pct, distribution_pct, idle_pct] = split.percentages();
+        let t_ideal = processing.iter().copied().fold(0.0, f64::max);
+        // No time at all (no leaf processed): nothing to be lost.
+        let balance = TimeBalance::from_totals(processing, t_ideal, time_s).ok();
+        let read = |f: fn(&TimeBalance) -> f64| balance.as_ref().map_or(1.0, f);
         SimRecord {
             time_s,
             processing_pct,
             communication_pct,
             distribution_pct,
             idle_pct,
+            lb: read(|b| b.lb),
+            mu_lb: read(|b| b.mu_lb),
+            transfer: read(|b| b.transfer),
+            eta: read(|b| b.eta),
         }
     }
 }
@@ -97,10 +132,6 @@ impl SimRecord {
 pub struct SbnRecord {
     /// `max_p QWgt(p) / WSysLL` where the roots were processed (seed 004 §5.3.1).
     pub qwgt_load_imb: f64,
-    /// Cut% of the assignment at the start of the level.
-    pub pre_cut_pct: f64,
-    /// Cut% of where the roots were processed.
-    pub post_cut_pct: f64,
     /// Roots reassigned by distribution messages.
     pub roots_transferred: u64,
     /// Roots whose data moved.
@@ -132,8 +163,6 @@ impl SbnRecord {
         let m: &MessageCounts = &level.messages;
         SbnRecord {
             qwgt_load_imb,
-            pre_cut_pct: level.pre_cut_pct,
-            post_cut_pct: level.post_cut_pct,
             roots_transferred: level.roots_transferred,
             data_moves: level.data_moves,
             balances: level.balances,

@@ -3,18 +3,18 @@
 //! the level before; the trees whose processor changed then really move (serialized packets),
 //! as they would have, lazily, during the level.
 
-use std::collections::BTreeMap;
-
 use plume::adapt::Forest;
+use plume::balance::migrate;
 use plume::balance::sbn::prepartition::prepartition;
 use plume::balance::sbn::Shared;
-use plume::balance::{migrate, Migration};
 use plume::graph::{DualGraph, Weights};
 use plume::metrics::SysLoad;
-use plume::sim::sbn_level;
+use plume::sim::{processing_times, sbn_level};
 use plume::Result;
 
-use super::{loads_and_cut, LevelRecord, SbnRecord, ShockConfig, SimRecord, Track};
+use super::{
+    loads_and_cut, LevelRecord, SbnRecord, ShockConfig, SimRecord, Stage, StageTimes, Track,
+};
 
 /// SBN on its assignment.
 pub(super) struct SbnTrack {
@@ -46,7 +46,7 @@ impl Track for SbnTrack {
         level: usize,
         forest: &Forest,
         graph: &DualGraph,
-        adapt_ms: &BTreeMap<String, f64>,
+        adapt_ms: &StageTimes,
     ) -> Result<LevelRecord> {
         let cfg = &self.cfg;
         let model = cfg.machine.cost_model(graph);
@@ -62,22 +62,24 @@ impl Track for SbnTrack {
         let shared = Shared::new(model, cfg.procs, opts);
         let sim = sbn_level(&shared, &cfg.machine, &self.owner, &data)?;
         let simulation_ms = clock.elapsed().as_secs_f64() * 1e3;
-        let (before, _, _) = loads_and_cut(graph, &data, cfg.procs);
+        let before = loads_and_cut(graph, &data, cfg.procs).imbalance;
         self.owner.clone_from(&sim.processed_on);
         let qwgt = model.qwgt(&self.owner, &data, cfg.procs);
+        let processing = processing_times(&model, &self.owner, cfg.procs);
         let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
         let clock = std::time::Instant::now();
         let mut owner = data;
-        let moved: Migration = migrate(forest, &mut owner, &self.owner);
+        let moved = migrate(forest, &mut owner, &self.owner);
         let migration_ms = clock.elapsed().as_secs_f64() * 1e3;
-        let (imb, max_load, cut_pct) = loads_and_cut(graph, &self.owner, cfg.procs);
+        let now = loads_and_cut(graph, &self.owner, cfg.procs);
+        let imb = now.imbalance;
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         let mut time_ms = adapt_ms.clone();
         let balancer = ms(sim.cpu.balancing) + ms(sim.cpu.selection) + ms(sim.cpu.migration);
-        time_ms.insert("balancing".into(), ms(sim.cpu.balancing));
-        time_ms.insert("vertex_selection".into(), ms(sim.cpu.selection));
-        time_ms.insert("migration".into(), ms(sim.cpu.migration) + migration_ms);
-        time_ms.insert("simulation".into(), (simulation_ms - balancer).max(0.0));
+        time_ms.insert(Stage::Balancing, ms(sim.cpu.balancing));
+        time_ms.insert(Stage::VertexSelection, ms(sim.cpu.selection));
+        time_ms.insert(Stage::Migration, ms(sim.cpu.migration) + migration_ms);
+        time_ms.insert(Stage::Simulation, (simulation_ms - balancer).max(0.0));
         let solver = &cfg.plum.model;
         Ok(LevelRecord {
             level,
@@ -86,25 +88,32 @@ impl Track for SbnTrack {
             lambda_pct: imb.lambda_pct,
             lb: imb.lb,
             load_imb_before: before.load_imb,
-            cut_pct,
+            load_moments: now.moments,
+            pre_cut_pct: sim.pre_cut_pct,
+            cut_pct: now.cut_pct,
+            // What the simulated execution moved (a tree moved twice counts twice); SBN plans
+            // nothing ahead, so its predicted figures are the same.
             total_v: sim.movement.total_v,
             max_v: sim.movement.max_v,
             max_sr: sim.movement.max_sr,
+            predicted_total_v: sim.movement.total_v,
+            predicted_max_v: sim.movement.max_v,
+            predicted_max_sr: sim.movement.max_sr,
             identity_total_v: 0,
             comm_mb: moved.bytes as f64 / 1e6,
             trees_moved: moved.trees,
-            elements_moved: moved.elements,
             balance_triggered: sim.balances > 0,
             remap_accepted: false,
             gain_s: 0.0,
             cost_s: 0.0,
             remapper: String::new(),
-            solver_s: max_load as f64 * solver.time_per_load * solver.iterations as f64,
+            solver_s: now.max as f64 * solver.time_per_load * solver.iterations as f64,
             balance_pct: 100.0 * super::balancer_ms(&time_ms)
                 / time_ms.values().sum::<f64>().max(1e-9),
-            sim: SimRecord::new(sim.makespan, &sim.split),
+            sim: SimRecord::new(sim.makespan, &sim.split, &processing),
             sbn: Some(SbnRecord::new(&sim, qwgt_load_imb)),
             time_ms,
+            processing_s: processing,
         })
     }
 }

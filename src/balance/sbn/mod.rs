@@ -13,6 +13,12 @@
 //! | `policy.rs` | the seed's explicit choices and plume's named alternatives |
 //! | `prepartition.rs` | the optional diffusive pre-partitioner on `QWgt` (§5.6) |
 //!
+//! **Memory** is `O(P · roots)`: each processor keeps, as a real rank would, its own location
+//! table and job-queue index over all roots (20 bytes a root). Nothing is `O(P²)`: patterns
+//! are computed on demand ([`network::Pattern`]), a queue holds migration heaps only for the
+//! locations of its roots, and the simulated machine sends a locate broadcast as one shared
+//! message. The command line refuses a P whose tables exceed the memory available.
+//!
 //! The clock and the transport are not here: `crate::sim` runs these processors on a simulated
 //! machine; real ranks can run the same [`protocol::Processor`].
 

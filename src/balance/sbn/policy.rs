@@ -1,7 +1,6 @@
 //! Where seed 004 is explicit and plume first did otherwise (`sbn.md` "Points where the seed is
 //! explicit"): one small choice per point, the seed's by default, plume's former scheme kept
-//! under its own name. [`Policies`] gathers them; [`Policies::apply_word`] flips one choice from
-//! a word, for a command line.
+//! under its own name. [`Policies`] gathers them.
 //!
 //! One default is not the seed's: the balancer weighs in machine seconds ([`Units::Machine`]),
 //! the seed's unit being the option [`Units::Seed`]. On the simulated machine an element moved
@@ -124,44 +123,6 @@ impl Default for Policies {
     }
 }
 
-/// The words [`Policies::apply_word`] knows, each with what it selects.
-pub const WORDS: [(&str, &str); 10] = [
-    (
-        "seed",
-        "every choice as seed 004 describes it (the default)",
-    ),
-    ("plume", "every choice as plume first made it"),
-    (
-        "queue-load",
-        "the load is the queue only, without the sender's remap share",
-    ),
-    (
-        "subtree-distribution",
-        "Basic pays exact subtree debts instead of fig. 5's flow",
-    ),
-    (
-        "direct-return",
-        "the Heuristic's jobs go straight to the initiator",
-    ),
-    (
-        "half-difference",
-        "the first receiver gives half the load difference",
-    ),
-    ("no-first-half", "no work travels with a balance request"),
-    (
-        "direct-broadcast",
-        "migration and locate messages go point to point",
-    ),
-    (
-        "seed-units",
-        "the balancer's costs in the seed's units (leaf, cut face, element: 1)",
-    ),
-    (
-        "hypercube",
-        "the hypercube network (§3.3.2) instead of the SBN",
-    ),
-];
-
 impl Policies {
     /// plume's former choices, as they ran before they followed the seed.
     pub fn plume() -> Self {
@@ -175,61 +136,6 @@ impl Policies {
             topology: Topology::Sbn,
         }
     }
-
-    /// Applies one word of [`WORDS`]: `seed` and `plume` set every choice, the others flip
-    /// one. Returns an error naming the known words for any other word.
-    pub fn apply_word(&mut self, word: &str) -> Result<(), String> {
-        match word {
-            "seed" => *self = Policies::default(),
-            "plume" => *self = Policies::plume(),
-            "queue-load" => self.load = LoadView::Queue,
-            "subtree-distribution" => self.distribution = BasicDistribution::Subtree,
-            "direct-return" => self.heuristic_return = HeuristicReturn::Direct,
-            "half-difference" => self.first_half = FirstHalf::HalfDifference,
-            "no-first-half" => self.first_half = FirstHalf::Off,
-            "direct-broadcast" => self.broadcast = Broadcast::Direct,
-            "seed-units" => self.units = Units::Seed,
-            "hypercube" => self.topology = Topology::Hypercube,
-            _ => {
-                let known: Vec<&str> = WORDS.iter().map(|w| w.0).collect();
-                return Err(format!(
-                    "unknown SBN policy '{word}' (known: {})",
-                    known.join(", ")
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The words that give these choices from the seed's, `seed` when there are none.
-    pub fn words(&self) -> Vec<&'static str> {
-        let seed = Policies::default();
-        let mut words = Vec::new();
-        let differs = [
-            (self.load != seed.load, "queue-load"),
-            (
-                self.distribution != seed.distribution,
-                "subtree-distribution",
-            ),
-            (
-                self.heuristic_return != seed.heuristic_return,
-                "direct-return",
-            ),
-            (
-                self.first_half == FirstHalf::HalfDifference,
-                "half-difference",
-            ),
-            (self.first_half == FirstHalf::Off, "no-first-half"),
-            (self.broadcast != seed.broadcast, "direct-broadcast"),
-            (self.units != seed.units, "seed-units"),
-            (self.topology != seed.topology, "hypercube"),
-        ];
-        words.extend(differs.iter().filter(|d| d.0).map(|d| d.1));
-        if words.is_empty() {
-            words.push("seed");
-        }
-        words
-    }
 }
 
 #[cfg(test)]
@@ -237,17 +143,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_round_trip_and_unknown_words_are_refused() {
-        let mut p = Policies::default();
-        assert_eq!(p.words(), ["seed"]);
-        p.apply_word("plume").unwrap();
-        assert_eq!(p, Policies::plume());
-        let mut q = Policies::default();
-        for w in p.words() {
-            q.apply_word(w).unwrap();
-        }
-        assert_eq!(q, p);
-        let err = q.apply_word("fast").unwrap_err();
-        assert!(err.contains("unknown SBN policy 'fast'") && err.contains("hypercube"));
+    fn plume_differs_from_the_seed_in_every_choice_but_units_and_network() {
+        let (seed, plume) = (Policies::default(), Policies::plume());
+        assert_ne!(seed.load, plume.load);
+        assert_ne!(seed.distribution, plume.distribution);
+        assert_ne!(seed.heuristic_return, plume.heuristic_return);
+        assert_ne!(seed.first_half, plume.first_half);
+        assert_ne!(seed.broadcast, plume.broadcast);
+        assert_eq!((seed.units, plume.units), (Units::Machine, Units::Machine));
+        assert_eq!(
+            (seed.topology, plume.topology),
+            (Topology::Sbn, Topology::Sbn)
+        );
     }
 }

@@ -1,0 +1,491 @@
+//! The command line's vocabulary: the words of the options that name a library object
+//! (`--partitioner`, `--objective`, `--policy`, erosion's `--partition`) or a choice both
+//! `run` subcommands offer (`--vtk`). Each option is parsed here, once, into a small `Copy` value; the run
+//! configurations carry that value, write it in `metrics.json` as the word the command line
+//! takes, and turn it into the library object when the run starts ([`PartitionerName::build`],
+//! [`ObjectiveName::build`], [`PolicyName::build`]).
+//!
+//! | option | words |
+//! | --- | --- |
+//! | `--partitioner` | `metis`, `rcb` |
+//! | `--objective` | `totalv`, `totalv-greedy`, `maxv`, `maxsr`, `identity` |
+//! | `--partition` (`run erosion`) | `stripes`, `graph` |
+//! | `--policy` | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba` |
+//! | `--step-time` (`run erosion`) | `median-of-three`, `last` |
+//! | `--vtk` | `all`, `last`, `none` |
+//! | `--sbn-policy` | `seed`, `plume`, `queue-load`, `subtree-distribution`, `direct-return`, `half-difference`, `no-first-half`, `direct-broadcast`, `seed-units`, `hypercube` |
+
+use std::fmt;
+use std::str::FromStr;
+
+use clap::ValueEnum;
+use plume::balance::sbn::policy::{
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, Topology, Units,
+};
+use plume::balance::{
+    BalancePolicy, CostBenefit, Degradation, Never, Periodic, StepTime, Threshold, Ulba,
+};
+use plume::partition::{Metis, Partitioner, Rcb};
+use plume::remap::{Identity, MaxSR, MaxVExact, Remapper, TotalVGreedy, TotalVOptimal};
+
+/// `Display` and `Serialize` of option values as their command-line word, so that reports
+/// spell options as the command line does.
+macro_rules! spelled_as_on_the_command_line {
+    ($($name:ty),*) => {$(
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let value = self.to_possible_value().expect("no value is skipped");
+                f.write_str(value.get_name())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )*};
+}
+
+spelled_as_on_the_command_line!(
+    PartitionerName,
+    ObjectiveName,
+    PartitionKind,
+    VtkLevels,
+    StepTimeName
+);
+
+/// `--partitioner`: how PLUM cuts the dual graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PartitionerName {
+    /// METIS 5 multilevel k-way: balances PWgt, keeps the cut CWgt small.
+    Metis,
+    /// Recursive coordinate bisection of the root centroids, weighted by PWgt.
+    Rcb,
+}
+
+impl PartitionerName {
+    /// The partitioner with default options; METIS draws from `seed`, RCB cuts `centroids`
+    /// (one per root).
+    pub fn build(self, seed: u64, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
+        match self {
+            PartitionerName::Metis => Box::new(Metis {
+                seed: seed as i32,
+                ..Default::default()
+            }),
+            PartitionerName::Rcb => Box::new(Rcb::new(centroids.to_vec())),
+        }
+    }
+}
+
+/// `--objective`: which data movement PLUM's processor reassignment minimizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ObjectiveName {
+    /// TotalV, exactly (Kuhn–Munkres).
+    #[value(name = "totalv")]
+    TotalV,
+    /// TotalV, greedily.
+    #[value(name = "totalv-greedy")]
+    TotalVGreedy,
+    /// MaxV (exact for one part per processor).
+    #[value(name = "maxv")]
+    MaxV,
+    /// MaxSR (exact for one part per processor and few processors).
+    #[value(name = "maxsr")]
+    MaxSR,
+    /// Nothing: part j goes to processor j / F.
+    Identity,
+}
+
+impl ObjectiveName {
+    /// The remapper with default options.
+    pub fn build(self) -> Box<dyn Remapper> {
+        match self {
+            ObjectiveName::TotalV => Box::new(TotalVOptimal),
+            ObjectiveName::TotalVGreedy => Box::new(TotalVGreedy),
+            ObjectiveName::MaxV => Box::new(MaxVExact::default()),
+            ObjectiveName::MaxSR => Box::new(MaxSR::default()),
+            ObjectiveName::Identity => Box::new(Identity),
+        }
+    }
+}
+
+/// `--sbn-policy`: one word of SBN's choices where seed 004 is explicit
+/// (`plume::balance::sbn::policy`); the words of a list apply in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SbnPolicyName {
+    /// Every choice as seed 004 describes it, costs in machine seconds (the default).
+    Seed,
+    /// Every choice as plume first made it.
+    Plume,
+    /// The load is the queue only, without the sender's remap share (§5.4.1).
+    QueueLoad,
+    /// Basic pays exact subtree debts instead of fig. 5's flow.
+    SubtreeDistribution,
+    /// The Heuristic's jobs go straight to the initiator, not back along the path.
+    DirectReturn,
+    /// The first receiver gives the initiator half the load difference.
+    HalfDifference,
+    /// No work travels with a balance request.
+    NoFirstHalf,
+    /// Migration requests and locate messages go point to point, not over the SBN.
+    DirectBroadcast,
+    /// The balancer's costs in the seed's units (a leaf, a cut face, an element: 1 each).
+    SeedUnits,
+    /// The hypercube network (§3.3.2) instead of the SBN.
+    Hypercube,
+}
+
+impl SbnPolicyName {
+    /// Sets the choice (or all choices) this word names.
+    pub fn apply(self, policies: &mut Policies) {
+        match self {
+            SbnPolicyName::Seed => *policies = Policies::default(),
+            SbnPolicyName::Plume => *policies = Policies::plume(),
+            SbnPolicyName::QueueLoad => policies.load = LoadView::Queue,
+            SbnPolicyName::SubtreeDistribution => {
+                policies.distribution = BasicDistribution::Subtree;
+            }
+            SbnPolicyName::DirectReturn => policies.heuristic_return = HeuristicReturn::Direct,
+            SbnPolicyName::HalfDifference => policies.first_half = FirstHalf::HalfDifference,
+            SbnPolicyName::NoFirstHalf => policies.first_half = FirstHalf::Off,
+            SbnPolicyName::DirectBroadcast => policies.broadcast = Broadcast::Direct,
+            SbnPolicyName::SeedUnits => policies.units = Units::Seed,
+            SbnPolicyName::Hypercube => policies.topology = Topology::Hypercube,
+        }
+    }
+}
+
+/// `--partition` of `run erosion`: how the erosion case splits its roots over the ranks
+/// (`crate::erosion::layout` builds the pipeline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PartitionKind {
+    /// Stripes along x of equal fluid work, stripe k on rank k (the seed's centralized method).
+    Stripes,
+    /// METIS on the dual graph, then the TotalV remap (PLUM's way).
+    Graph,
+}
+
+/// `--vtk`: which levels (iterations) of a run get a `.vtu` file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VtkLevels {
+    /// Every level, from the initial mesh (level 0).
+    All,
+    /// The initial mesh (level 0) and the last level.
+    Last,
+    /// None.
+    None,
+}
+
+impl VtkLevels {
+    /// True when step `step` of `last` (0 for the initial mesh) gets a VTK file.
+    pub fn writes(self, step: usize, last: usize) -> bool {
+        match self {
+            VtkLevels::All => true,
+            VtkLevels::Last => step == 0 || step == last,
+            VtkLevels::None => false,
+        }
+    }
+}
+
+/// `--step-time` of `run erosion`: the iteration time the degradation triggers read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StepTimeName {
+    /// The median of the last three iterations since the balance (seed 001 Alg. 1 line 14).
+    MedianOfThree,
+    /// The last iteration.
+    Last,
+}
+
+impl From<StepTimeName> for StepTime {
+    fn from(name: StepTimeName) -> Self {
+        match name {
+            StepTimeName::MedianOfThree => StepTime::MedianOfThree,
+            StepTimeName::Last => StepTime::Last,
+        }
+    }
+}
+
+/// `--policy`: when to balance. Written `word` or `word:value`; a value left out takes the
+/// case's default ([`PolicySettings`]), and the word is written back as it was given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PolicyName {
+    /// `never`: the baseline.
+    Never,
+    /// `periodic:K`: every K-th step (K ≥ 1).
+    Periodic(usize),
+    /// `threshold[:X]`: when LoadImb reaches X (default 1.05), PLUM's rule.
+    Threshold(Option<f64>),
+    /// `cost-benefit[:C]`: when the time the imbalance costs until the next adaptation
+    /// exceeds the balancing cost fitted as `α + β · elements moved` on the balances measured
+    /// (seed 000 eq. 3.2–3.3); C seconds assumed before the first balance.
+    CostBenefit(Option<f64>),
+    /// `degradation[:C]`: when the degradation summed since the last balance reaches the mean
+    /// balancing cost (seed 001 Alg. 1), an iteration's time read as the settings say
+    /// (the median of the last three by default); C seconds assumed before the first balance.
+    Degradation(Option<f64>),
+    /// `degradation-last[:C]`: `degradation` reading the last iteration's time alone
+    /// (plume's rule before Alg. 1's median of three).
+    DegradationLast(Option<f64>),
+    /// `standard`: seed 001's name for `degradation` with the case's assumed first cost, the
+    /// standard method ULBA is compared with.
+    Standard,
+    /// `ulba`: the `standard` trigger, overloading ranks given less than the mean load
+    /// (seed 001 Alg. 2).
+    Ulba,
+}
+
+/// Every form `--policy` takes, for error messages.
+const POLICY_FORMS: &str =
+    "never, periodic:K, threshold[:X], cost-benefit[:C], degradation[:C], degradation-last[:C], \
+     standard or ulba";
+
+/// What a policy needs besides its word: the case's settings and defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolicySettings {
+    /// Seconds a balance is assumed to cost before the first is measured, when the word
+    /// gives no `C`.
+    pub initial_cost: f64,
+    /// ULBA's α, the fraction of the mean load taken off each overloading rank.
+    pub alpha: f64,
+    /// ULBA's z-score threshold on the workload increase rates.
+    pub z_threshold: f64,
+    /// The iteration time the degradation triggers (`degradation`, `standard`, `ulba`) read.
+    pub step_time: StepTime,
+    /// Whether ULBA waits for the mean cost plus its overhead (seed 001 eq. 9 and 11).
+    pub ulba_overhead: bool,
+}
+
+impl Default for PolicySettings {
+    /// No assumed first cost, and seed 001's α = 0.4, z-score threshold 3, median of three
+    /// and ULBA's overhead.
+    fn default() -> Self {
+        PolicySettings {
+            initial_cost: 0.0,
+            alpha: 0.4,
+            z_threshold: 3.0,
+            step_time: StepTime::MedianOfThree,
+            ulba_overhead: true,
+        }
+    }
+}
+
+impl PolicyName {
+    /// The policy object.
+    pub fn build(self, settings: PolicySettings) -> Box<dyn BalancePolicy> {
+        let cost = |c: Option<f64>| c.unwrap_or(settings.initial_cost);
+        let trigger = |c: f64| Degradation::with_step_time(c, settings.step_time);
+        match self {
+            PolicyName::Never => Box::new(Never),
+            PolicyName::Periodic(k) => Box::new(Periodic::new(k)),
+            PolicyName::Threshold(x) => Box::new(Threshold {
+                threshold: x.unwrap_or(Threshold::default().threshold),
+            }),
+            PolicyName::CostBenefit(c) => Box::new(CostBenefit::new(cost(c))),
+            PolicyName::Degradation(c) => Box::new(trigger(cost(c))),
+            PolicyName::DegradationLast(c) => {
+                Box::new(Degradation::with_step_time(cost(c), StepTime::Last))
+            }
+            PolicyName::Standard => Box::new(trigger(settings.initial_cost)),
+            PolicyName::Ulba => Box::new(Ulba::with_trigger(
+                settings.alpha,
+                settings.z_threshold,
+                trigger(settings.initial_cost),
+                settings.ulba_overhead,
+            )),
+        }
+    }
+}
+
+impl FromStr for PolicyName {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Self, String> {
+        let (word, value) = match spec.split_once(':') {
+            Some((w, v)) => (w, Some(v)),
+            None => (spec, None),
+        };
+        let number = || -> Result<Option<f64>, String> {
+            value
+                .map(|v| {
+                    v.parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite() && *x >= 0.0)
+                        .ok_or_else(|| format!("{spec}: {v:?} is not a non-negative number"))
+                })
+                .transpose()
+        };
+        let unknown = || format!("unknown policy {spec:?}: expected {POLICY_FORMS}");
+        Ok(match (word, value) {
+            ("never", None) => PolicyName::Never,
+            ("standard", None) => PolicyName::Standard,
+            ("ulba", None) => PolicyName::Ulba,
+            ("periodic", Some(k)) => match k.parse::<usize>() {
+                Ok(k) if k > 0 => PolicyName::Periodic(k),
+                _ => return Err(format!("{spec}: K must be a positive integer")),
+            },
+            ("threshold", _) => PolicyName::Threshold(number()?),
+            ("cost-benefit", _) => PolicyName::CostBenefit(number()?),
+            ("degradation", _) => PolicyName::Degradation(number()?),
+            ("degradation-last", _) => PolicyName::DegradationLast(number()?),
+            _ => return Err(unknown()),
+        })
+    }
+}
+
+impl fmt::Display for PolicyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let with = |f: &mut fmt::Formatter<'_>, word: &str, value: Option<f64>| match value {
+            Some(v) => write!(f, "{word}:{v}"),
+            None => f.write_str(word),
+        };
+        match *self {
+            PolicyName::Never => f.write_str("never"),
+            PolicyName::Periodic(k) => write!(f, "periodic:{k}"),
+            PolicyName::Threshold(x) => with(f, "threshold", x),
+            PolicyName::CostBenefit(c) => with(f, "cost-benefit", c),
+            PolicyName::Degradation(c) => with(f, "degradation", c),
+            PolicyName::DegradationLast(c) => with(f, "degradation-last", c),
+            PolicyName::Standard => f.write_str("standard"),
+            PolicyName::Ulba => f.write_str("ulba"),
+        }
+    }
+}
+
+impl serde::Serialize for PolicyName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every word of a [`ValueEnum`] names its value in `Display` and in JSON, and parses back.
+    fn words_round_trip<T: ValueEnum + fmt::Display + serde::Serialize + PartialEq + fmt::Debug>(
+    ) -> Vec<String> {
+        T::value_variants()
+            .iter()
+            .map(|v| {
+                let word = v.to_string();
+                assert_eq!(serde_json::to_value(v).unwrap(), word.as_str());
+                assert_eq!(&T::from_str(&word, false).unwrap(), v);
+                word
+            })
+            .collect()
+    }
+
+    #[test]
+    fn value_words_are_the_documented_ones_in_json_too() {
+        assert_eq!(words_round_trip::<PartitionerName>(), ["metis", "rcb"]);
+        assert_eq!(
+            words_round_trip::<ObjectiveName>(),
+            ["totalv", "totalv-greedy", "maxv", "maxsr", "identity"]
+        );
+        assert_eq!(words_round_trip::<PartitionKind>(), ["stripes", "graph"]);
+        assert_eq!(words_round_trip::<VtkLevels>(), ["all", "last", "none"]);
+        assert_eq!(
+            words_round_trip::<StepTimeName>(),
+            ["median-of-three", "last"]
+        );
+    }
+
+    #[test]
+    fn words_build_the_library_objects_they_name() {
+        for p in PartitionerName::value_variants() {
+            assert_eq!(p.build(1, &[]).name(), p.to_string());
+        }
+        let s = plume::remap::SimilarityMatrix::from_dense(2, 1, &[1, 5, 6, 2]).unwrap();
+        let solvers: Vec<&str> = ObjectiveName::value_variants()
+            .iter()
+            .map(|o| o.build().remap(&s, &mut [0; 2]).unwrap().solver)
+            .collect();
+        assert_eq!(
+            solvers,
+            [
+                "totalv-kuhn-munkres",
+                "totalv-greedy",
+                "maxv-bottleneck",
+                "maxsr-thresholds",
+                "identity"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_policy_form_parses_and_is_written_back_as_given() {
+        for spec in [
+            "never",
+            "periodic:20",
+            "threshold",
+            "threshold:1.2",
+            "cost-benefit",
+            "cost-benefit:0.5",
+            "degradation",
+            "degradation:0.005",
+            "degradation-last",
+            "degradation-last:0.1",
+            "standard",
+            "ulba",
+        ] {
+            let policy: PolicyName = spec.parse().unwrap();
+            assert_eq!(policy.to_string(), spec);
+            assert_eq!(serde_json::to_value(policy).unwrap(), spec);
+        }
+    }
+
+    #[test]
+    fn policies_build_with_their_values_or_the_case_defaults() {
+        let settings = PolicySettings {
+            initial_cost: 0.005,
+            ..PolicySettings::default()
+        };
+        let name = |spec: &str| spec.parse::<PolicyName>().unwrap().build(settings).name();
+        assert_eq!(name("threshold"), "threshold:1.05");
+        assert_eq!(name("threshold:1.2"), "threshold:1.2");
+        assert_eq!(name("periodic:3"), "periodic:3");
+        assert_eq!(name("standard"), "degradation");
+        assert_eq!(name("ulba"), "ulba:0.4");
+        // `standard` is `degradation` with the case's assumed first cost: both wait for a
+        // degradation of 5 ms.
+        let obs = |loads| plume::balance::Observation {
+            loads,
+            time_per_load: 1e-3,
+            iterations: 1,
+        };
+        for spec in [
+            "standard",
+            "degradation",
+            "degradation:0.005",
+            "degradation-last",
+        ] {
+            // The last iteration's time, so that each observation is one step's degradation.
+            let last = PolicySettings {
+                step_time: StepTime::Last,
+                ..settings
+            };
+            let mut p = spec.parse::<PolicyName>().unwrap().build(last);
+            assert!(!p.should_balance(&obs(&[10.0, 10.0])), "{spec}");
+            assert!(!p.should_balance(&obs(&[14.0, 10.0])), "{spec}: 4 ms");
+            assert!(p.should_balance(&obs(&[12.0, 10.0])), "{spec}: 6 ms");
+        }
+    }
+
+    #[test]
+    fn wrong_policies_are_errors_naming_the_value() {
+        for (spec, needle) in [
+            ("sometimes", "expected never, periodic:K"),
+            ("periodic", "expected"),
+            ("periodic:0", "periodic:0: K must be a positive integer"),
+            ("periodic:x", "K must be"),
+            ("threshold:x", "\"x\" is not a non-negative number"),
+            ("degradation:-1", "not a non-negative number"),
+            ("never:3", "unknown policy \"never:3\""),
+            ("Standard", "unknown policy"),
+        ] {
+            let e = spec.parse::<PolicyName>().unwrap_err();
+            assert!(e.contains(needle), "{spec}: {e}");
+        }
+    }
+}
