@@ -26,7 +26,8 @@ pub enum BasicDistribution {
     /// Fig. 5: a processor sends `ExLoad = QLen − SysLL` (split among its successors) down
     /// the pattern with the level, and `min(QLen − SysLL, SysLL − QLen(pred))` back to its
     /// predecessor; a processor serves simultaneous operations from different initiators,
-    /// gathering for each.
+    /// gathering for each (up to `d = ⌈log2 P⌉` at once: beyond, it answers as a leaf, so that
+    /// every processor starting a balance at once does not need `O(P²)` state).
     Fig5,
     /// plume's former scheme: every processor owes each child subtree its exact lack (from the
     /// gathered subtree loads) and its parent its subtree's excess, and pays these debts from

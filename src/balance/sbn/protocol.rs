@@ -202,6 +202,16 @@ pub trait Outbox {
             self.send(from, q, msg.clone());
         }
     }
+
+    /// Sends `msg` from processor `from` down `pattern` (rooted at `from`) to every other
+    /// processor. By default to `from`'s successors, which forward it as they handle it (a
+    /// [`Message::Locate`] names its template); a transport that routes it itself delivers
+    /// copies whose template is `None`, so that nobody forwards them again.
+    fn broadcast_over(&mut self, from: u32, pattern: Pattern, msg: Message) {
+        for c in pattern.children(from as usize) {
+            self.send(from, c as u32, msg.clone());
+        }
+    }
 }
 
 /// What every processor shares: the costs, the network, the options. Its size does not
@@ -379,7 +389,12 @@ impl Processor {
         match shared.opts.policies.broadcast {
             Broadcast::Sbn => {
                 let template = self.pick_template(shared);
-                self.forward_locate(self.id, template, roots, shared, out);
+                let msg = Message::Locate {
+                    roots: roots.to_vec(),
+                    holder: self.id,
+                    template: Some(template),
+                };
+                out.broadcast_over(self.id, shared.pattern(self.id, template), msg);
             }
             Broadcast::Direct => {
                 let msg = Message::Locate {
@@ -660,7 +675,10 @@ impl Processor {
             self.first_half(from, op, sender_load, shared, out);
         }
         let busy = match shared.opts.policies.distribution {
-            BasicDistribution::Fig5 => false,
+            // Fig. 5 serves simultaneous operations; at most d at once here, so that the
+            // state and messages in flight stay O(P log P) when every processor starts a
+            // balance at the same time (O(P²) otherwise).
+            BasicDistribution::Fig5 => self.gathers.len() >= shared.network.dim().max(1) as usize,
             BasicDistribution::Subtree => !self.gathers.is_empty(),
         };
         let children = if busy {
