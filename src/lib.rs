@@ -36,6 +36,7 @@
 pub mod adapt;
 pub mod balance;
 pub mod comm;
+pub mod dist;
 pub mod error;
 pub mod graph;
 pub mod hash;

@@ -5,13 +5,19 @@
 //! process runs that scenario as one rank through `with_mpi`. The scenarios: the collective and
 //! message checks of `tests/comm_checks` for N = 1…4; one rank failing at an agreement (every
 //! rank exits non-zero and one message is printed); one rank failing alone or panicking while
-//! the others wait (the job is aborted). `mpirun --timeout` turns a hang into exit code 110,
-//! which the failure scenarios must not see.
+//! the others wait (the job is aborted); the distributed adaptive loop (`plume::dist::Run`) for
+//! N = 1…4, whose union of leaves is the serial forest's and whose per-level metrics are the
+//! threads backend's. `mpirun --timeout` turns a hang into exit code 110, which the failure
+//! scenarios must not see.
 
 mod comm_checks;
 mod external;
 
-use plume::comm::{with_mpi, Comm, CommExt};
+use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::balance::{Accept, Plum, PlumOptions};
+use plume::comm::{launch_threads, with_mpi, Comm, CommExt};
+use plume::dist::{Mark, Run};
+use plume::mesh::generate_box;
 use plume::Error;
 use std::io::Write;
 use std::process::Output;
@@ -26,6 +32,9 @@ fn main() {
     }
     for procs in 1..=4 {
         the_checks_pass_on(procs);
+    }
+    for procs in 1..=4 {
+        the_adaptive_loop_matches_the_threads_backend(procs);
     }
     an_agreed_failure_ends_every_rank_with_one_message();
     a_rank_failing_alone_aborts_the_job();
@@ -62,6 +71,11 @@ fn run_rank(scenario: &str) -> i32 {
                 comm.agree(local)?;
                 comm.barrier()
             }
+            "dist" => dist_levels(comm).map(|lines| {
+                for line in lines {
+                    println!("{line}");
+                }
+            }),
             "lone-failure" if comm.rank() == 1 => Err(unreadable()),
             "lone-failure" => comm.barrier(),
             "panic" if comm.rank() == 1 => panic!("rank 1 lost its mesh"),
@@ -155,4 +169,105 @@ fn a_panicking_rank_aborts_the_job() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("rank 1 lost its mesh"), "{stderr}");
     println!("test comm_mpi: a panicking rank aborts the job ... ok");
+}
+
+/// Levels of the distributed loop in [`dist_levels`].
+const DIST_LEVELS: usize = 4;
+
+/// A sphere sweeping along x: leaves near its surface refined, far ones coarsened.
+fn sphere_mark(leaf: &LeafView, level: usize) -> Mark {
+    let centre = [0.2 + 0.2 * level as f64, 0.5, 0.5];
+    let d = leaf
+        .centroid
+        .iter()
+        .zip(centre)
+        .map(|(c, m)| (c - m).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let gap = (d - 0.3).abs();
+    let size = (leaf.corners[0][0] - leaf.corners[1][0]).abs() + 0.05 / f64::from(leaf.level + 1);
+    if gap < size {
+        Mark::Refine
+    } else if gap > 3.0 * size {
+        Mark::Coarsen
+    } else {
+        Mark::Keep
+    }
+}
+
+/// Leaves as (root, level, sorted vertex keys).
+fn leaf_keys(forest: &Forest) -> Vec<(u32, u8, [u64; 4])> {
+    let mut out = Vec::new();
+    forest.for_each_leaf(|l| {
+        let mut keys = l.verts.map(|v| forest.vertices()[v].key);
+        keys.sort_unstable();
+        out.push((l.id.root, l.level, keys));
+    });
+    out
+}
+
+/// The distributed loop on `comm`: on rank 0, one line of metrics per level (times left out);
+/// fails on every rank when the union of the ranks' leaves is not the serial forest's.
+fn dist_levels<C: Comm + ?Sized>(comm: &C) -> plume::Result<Vec<String>> {
+    let mesh = generate_box([4, 3, 3], [1.0, 1.0, 1.0])?;
+    let opts = AdaptOptions {
+        max_depth: 3,
+        nfields: 0,
+    };
+    let plum_opts = PlumOptions {
+        accept: Accept::Always,
+        ..PlumOptions::new(comm.size())
+    };
+    let mut run = Run::new(comm, mesh.clone(), opts.clone(), Plum::new(plum_opts)?)?;
+    let mut serial = Forest::new(mesh, opts)?;
+    let mut lines = Vec::new();
+    for level in 0..DIST_LEVELS {
+        let report = run.step(|leaf| sphere_mark(leaf, level))?;
+        let mut marks = Vec::new();
+        serial.for_each_leaf(|l| marks.push((l.id, sphere_mark(l, level))));
+        for (id, mark) in marks {
+            match mark {
+                Mark::Refine => serial.mark_refine(id),
+                Mark::Coarsen => serial.mark_coarsen(id),
+                Mark::Keep => {}
+            }
+        }
+        serial.adapt()?;
+        let mut union: Vec<_> = comm
+            .all_gather_serde(&leaf_keys(run.forest()))?
+            .into_iter()
+            .flatten()
+            .collect();
+        union.sort_unstable();
+        let mut expected = leaf_keys(&serial);
+        expected.sort_unstable();
+        if union != expected {
+            return Err(Error::Invalid(format!(
+                "level {level}: the ranks' leaves are not the serial forest's"
+            )));
+        }
+        if comm.rank() == 0 {
+            lines.push(format!("level {level}: {:?}", report.metrics));
+        }
+    }
+    Ok(lines)
+}
+
+fn the_adaptive_loop_matches_the_threads_backend(procs: usize) {
+    let output = mpirun(procs, "dist", 120);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "dist on {procs} ranks: {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let threads = launch_threads(procs, |comm| dist_levels(comm)).expect("threads backend");
+    let mpi: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        mpi, threads[0],
+        "dist on {procs} ranks: MPI and threads differ"
+    );
+    assert_eq!(mpi.len(), DIST_LEVELS);
+    println!("test comm_mpi: the adaptive loop on {procs} ranks matches threads ... ok");
 }

@@ -60,6 +60,13 @@ impl Forest {
         let mut users: IntMap<u64, u16> = IntMap::default();
         let mut nleaves = 0;
         for (r, tree) in self.trees.iter().enumerate() {
+            if !self.held[r] {
+                // Held elsewhere: a bare root, which may have bisected edges.
+                if tree.elems.len() != 1 || tree.elems[0].verts != self.mesh.tets[r] {
+                    return Err(format!("tree {r} is not held but is not a bare root"));
+                }
+                continue;
+            }
             if tree.has_holes || tree.elems[0].verts != self.mesh.tets[r] {
                 return Err(format!("tree {r}: holes or wrong root"));
             }

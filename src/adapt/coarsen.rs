@@ -12,9 +12,11 @@
 
 use std::time::Instant;
 
+use super::edges::{edge_key, Bisected};
 use super::forest::Forest;
 use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, EDGES};
 use super::tree::{COARSEN, REFINE};
+use super::vertices::{support_len, union};
 use crate::Result;
 
 /// How many families ahead the loops over coarsening candidates prefetch edges.
@@ -50,6 +52,12 @@ impl Forest {
     /// Removes the families whose children are all leaves marked for coarsening (and none for
     /// refinement), where that makes the mesh coarser. Clears the coarsening marks.
     pub fn coarsen(&mut self) -> Result<()> {
+        self.coarsen_with(&mut HeldHere)
+    }
+
+    /// [`Forest::coarsen`], learning through `sync` whether splits held elsewhere still use
+    /// the shared edges of the candidates.
+    pub(crate) fn coarsen_with(&mut self, sync: &mut dyn SharedEdges) -> Result<()> {
         let start = Instant::now();
         let roots = self.coarsen_roots.take_sorted();
         let mut candidates = self.coarsening_candidates(&roots);
@@ -57,15 +65,18 @@ impl Forest {
         // bisected if it has more users than that.
         self.find_slots(&mut candidates);
         self.count_released(&candidates, 1);
+        let shared = self.shared_split_edges(&candidates);
+        sync.refresh(self, &shared)?;
         loop {
             let mut keep = self.families_to_keep(&candidates).into_iter();
             let kept: Vec<Family> = candidates
                 .extract_if(.., |_| keep.next() == Some(true))
                 .collect();
-            if kept.is_empty() {
+            if !sync.any(!kept.is_empty())? {
                 break;
             }
             self.count_released(&kept, -1);
+            sync.refresh(self, &shared)?;
         }
         let mut unbisected = Vec::new();
         for n in 0..candidates.len() {
@@ -82,9 +93,51 @@ impl Forest {
         for &r in &roots {
             self.trees[r as usize].compact(self.opts.nfields);
         }
+        self.used_elsewhere.clear();
         self.report.coarsened += candidates.len();
         self.report.coarsen_time += start.elapsed();
         Ok(())
+    }
+
+    /// The split edges of the candidates that lie on a root face or edge shared with a root
+    /// held elsewhere, as `(candidate's root, vertex, vertex)`, each edge once (none when this
+    /// forest holds every root).
+    fn shared_split_edges(&self, candidates: &[Family]) -> Vec<(u32, u32, u32)> {
+        let mut out = Vec::new();
+        if self.held.iter().all(|&h| h) {
+            return out;
+        }
+        let mut seen = crate::hash::IntSet::default();
+        for f in candidates {
+            for k in f.split_edges() {
+                let (a, b) = f.ends(k);
+                let support = union(&self.verts[a].support, &self.verts[b].support);
+                if support_len(&support) == 4 {
+                    continue; // inside the root
+                }
+                let mut elsewhere = false;
+                self.for_each_other_root_around(f.r, &support, |s| {
+                    elsewhere |= !self.held[s as usize]
+                });
+                if elsewhere && seen.insert(edge_key(a, b)) {
+                    out.push((f.r, a, b));
+                }
+            }
+        }
+        out
+    }
+
+    /// True when the bisected edge `(a, b)` (entry `x`) stays bisected once every candidate
+    /// is removed: a split that is not a candidate uses it, here or on another rank.
+    #[inline]
+    fn stays_bisected(&self, a: u32, b: u32, x: &Bisected) -> bool {
+        x.users > x.released
+            || (!self.used_elsewhere.is_empty() && self.used_elsewhere.contains(&edge_key(a, b)))
+    }
+
+    /// True when a split here that is not a coarsening candidate uses edge `(a, b)`.
+    pub(crate) fn still_used_here(&self, a: u32, b: u32) -> bool {
+        self.edges.get(a, b).is_some_and(|x| x.users > x.released)
     }
 
     /// Finds the table slots of the families' split edges.
@@ -118,8 +171,11 @@ impl Forest {
     /// For each candidate, whether removing it would change nothing: the edges other splits
     /// still use require its parent's current pattern.
     fn families_to_keep(&self, candidates: &[Family]) -> Vec<bool> {
-        let still_bisected =
-            |a: u32, b: u32| self.edges.get(a, b).is_some_and(|x| x.users > x.released);
+        let still_bisected = |a: u32, b: u32| {
+            self.edges
+                .get(a, b)
+                .is_some_and(|x| self.stays_bisected(a, b, &x))
+        };
         (0..candidates.len())
             .map(|n| {
                 self.prefetch_slots(candidates, n + AHEAD);
@@ -127,8 +183,9 @@ impl Forest {
                 let required = if f.split.mask() == ALL_EDGES {
                     // The split holds all six edges: their slots say which stay bisected.
                     let have = f.split_edges().fold(0, |have, k| {
+                        let (a, b) = f.ends(k);
                         let x = self.edges.at(f.slots[k]);
-                        have | (u8::from(x.users > x.released) << k)
+                        have | (u8::from(self.stays_bisected(a, b, x)) << k)
                     });
                     self.required_mask_from(&f.verts, have, still_bisected)
                 } else {
@@ -151,14 +208,24 @@ impl Forest {
         // splits that stay.
         let mut stays = false;
         for k in f.split_edges() {
+            let (a, b) = f.ends(k);
+            let elsewhere =
+                !self.used_elsewhere.is_empty() && self.used_elsewhere.contains(&edge_key(a, b));
             let x = self.edges.at_mut(f.slots[k]);
-            stays |= x.users > x.released;
+            stays |= x.users > x.released || elsewhere;
             x.users -= 1;
             x.released -= 1;
+            // An edge splits held elsewhere still use stays here too, without a user: this
+            // side's closure divides the parent with it again.
             if x.users == 0 {
-                let mid = x.mid;
-                self.verts.free_midpoint(mid);
-                unbisected.push(f.ends(k));
+                if elsewhere {
+                    // Dropped after the subdivision unless a split here uses it again.
+                    self.unused_edges.push((a, b));
+                } else {
+                    let mid = x.mid;
+                    self.verts.free_midpoint(mid);
+                    unbisected.push((a, b));
+                }
             }
         }
         self.coarsened.insert(r);
@@ -272,5 +339,31 @@ impl Forest {
                 / total;
             data[p * nf + f] = avg;
         }
+    }
+}
+
+/// What coarsening learns from the ranks holding the roots around shared edges (the
+/// distributed forest's exchange; [`HeldHere`] when one forest holds every root).
+pub(crate) trait SharedEdges {
+    /// Fills [`Forest::used_elsewhere`] with the `shared` edges (`(root here, vertex,
+    /// vertex)`, the same list at every call of one coarsening) that splits held elsewhere
+    /// still use, given the candidates each rank has left. A collective: every rank calls it
+    /// the same number of times.
+    fn refresh(&mut self, forest: &mut Forest, shared: &[(u32, u32, u32)]) -> Result<()>;
+
+    /// Whether `local` holds on any rank: coarsening goes on while some rank kept a family.
+    fn any(&mut self, local: bool) -> Result<bool>;
+}
+
+/// Every root is held here: nothing to learn.
+struct HeldHere;
+
+impl SharedEdges for HeldHere {
+    fn refresh(&mut self, _: &mut Forest, _: &[(u32, u32, u32)]) -> Result<()> {
+        Ok(())
+    }
+
+    fn any(&mut self, local: bool) -> Result<bool> {
+        Ok(local)
     }
 }

@@ -120,6 +120,18 @@ impl RootSet {
     pub(crate) fn as_slice(&self) -> &[u32] {
         &self.list
     }
+    pub(crate) fn contains(&self, r: u32) -> bool {
+        self.member[r as usize]
+    }
+    /// Keeps only the roots for which `keep` holds.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let member = &mut self.member;
+        self.list.retain(|&r| {
+            let kept = keep(r);
+            member[r as usize] = kept;
+            kept
+        });
+    }
 }
 
 /// The refinement forest (see the [module doc](super)).
@@ -140,7 +152,8 @@ pub struct Forest {
     pub(crate) coarsened: RootSet,
     /// Trees holding coarsening marks.
     pub(crate) coarsen_roots: RootSet,
-    /// Edges bisected in the current step with no user yet (checked for users after
+    /// Every edge without a user: bisected in the current step with no user yet, or left
+    /// without one by coarsening or by trees that left (checked for users after
     /// subdivision).
     pub(crate) unused_edges: Vec<(u32, u32)>,
     /// Set by the closure when a tree must be scanned again.
@@ -155,6 +168,16 @@ pub struct Forest {
     pub(crate) face_nbr: Vec<[u32; 4]>,
     pub(crate) nleaves: usize,
     pub(crate) report: AdaptReport,
+    /// Roots whose trees this forest holds: all of them, unless the forest is one rank's part
+    /// of a distributed forest (then the others are bare roots the closure never enters).
+    pub(crate) held: Vec<bool>,
+    /// Edges bisected in the current step that lie on a root held elsewhere, as
+    /// `(that root, vertex, vertex)` in the order they were bisected: the closure's messages
+    /// to other ranks.
+    pub(crate) outbox: Vec<(u32, u32, u32)>,
+    /// During coarsening on ranks: for shared edges, whether splits held elsewhere still use
+    /// them once that rank's candidates are removed (by [`edge_key`](super::edges::edge_key)).
+    pub(crate) used_elsewhere: crate::hash::IntSet<u64>,
 }
 
 impl Forest {
@@ -192,6 +215,9 @@ impl Forest {
             face_nbr: face_neighbours(&topo, n),
             nleaves: n,
             report: AdaptReport::default(),
+            held: vec![true; n],
+            outbox: Vec::new(),
+            used_elsewhere: Default::default(),
             mesh,
             topo,
             opts,
@@ -233,7 +259,7 @@ impl Forest {
         self.trees.len()
     }
 
-    /// Number of leaves (elements of the computational mesh).
+    /// Number of leaves (elements of the computational mesh) of the trees held.
     pub fn nleaves(&self) -> usize {
         self.nleaves
     }
@@ -243,10 +269,20 @@ impl Forest {
         self.trees.iter().map(Tree::nelems).sum()
     }
 
-    /// Calls `f` on every leaf, roots in order, each tree in canonical order.
+    /// True when this forest holds the tree of root `r` (always, unless the forest is one
+    /// rank's part of a distributed forest).
+    pub fn holds(&self, r: u32) -> bool {
+        self.held[r as usize]
+    }
+
+    /// Calls `f` on every leaf of the trees this forest holds, roots in order, each tree in
+    /// canonical order.
     pub fn for_each_leaf(&self, mut f: impl FnMut(&LeafView)) {
         let nf = self.opts.nfields;
         for (r, tree) in self.trees.iter().enumerate() {
+            if !self.held[r] {
+                continue;
+            }
             for i in tree.leaves_dfs() {
                 let e = &tree.elems[i as usize];
                 let corners = e.verts.map(|v| self.verts[v].pos);

@@ -15,6 +15,10 @@
 //!    be predicted now ([`crate::graph`]), before any element is built;
 //! 4. [`Forest::subdivide`] builds the children.
 //!
+//! A forest may hold the trees of some roots only ([`Forest::take_trees`],
+//! [`Forest::put_trees`]): one rank's part of a distributed forest, whose other roots stay bare
+//! and which [`crate::dist`] keeps consistent across ranks.
+//!
 //! Vocabulary: *split* = how an element is divided ([`Split`]); *green* = a 1:2 or 1:4 split,
 //! whose children are never divided; *local points* = a parent's 4 vertices then its 6 edge
 //! midpoints; *users* of a bisected edge = divided elements whose split includes it.
@@ -24,17 +28,21 @@ mod coarsen;
 mod edges;
 mod export;
 mod forest;
+mod migrate;
 mod overlap;
 pub mod pattern;
 mod refine;
 mod tree;
 mod vertices;
 
+pub(crate) use coarsen::SharedEdges;
+pub(crate) use edges::edge_key;
 pub use edges::{Bisected, Edges};
 pub use export::LeafMesh;
 pub use forest::{AdaptOptions, AdaptReport, Forest, LeafId, LeafView};
 pub use pattern::Split;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
+pub(crate) use vertices::union;
 pub use vertices::{midpoint_key, Support, Vertices, NO_VERTEX};
 
 /// Starts loading the cache line holding `x`: a hint with no effect on the program's state,

@@ -191,6 +191,78 @@ impl Forest {
         Ok(mid)
     }
 
+    /// Bisects the edge between the vertices with keys `ka` and `kb` (`by_key`: this forest's
+    /// midpoints on root faces by key, kept up to date), which another rank's closure bisected
+    /// on a root it shares with roots held here, and puts those roots on the work list.
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`](crate::Error::Inconsistent) when an end is not a vertex here or
+    /// the midpoint's key names another vertex already.
+    pub(crate) fn bisect_from_elsewhere(
+        &mut self,
+        by_key: &mut crate::hash::IntMap<u64, u32>,
+        ka: u64,
+        kb: u64,
+    ) -> Result<()> {
+        let ninit = self.verts.ninitial() as u64;
+        let id = |k: u64| {
+            if k < ninit {
+                Some(k as u32)
+            } else {
+                by_key.get(&k).copied()
+            }
+        };
+        let inconsistent = |message: String| crate::Error::Inconsistent {
+            check: "closure across ranks",
+            message,
+        };
+        let (Some(a), Some(b)) = (id(ka), id(kb)) else {
+            return Err(inconsistent(format!(
+                "an edge ({ka:#x}, {kb:#x}) bisected elsewhere has an end unknown here"
+            )));
+        };
+        if self.edges.get(a, b).is_some() {
+            return Ok(());
+        }
+        let key = super::vertices::midpoint_key(ka, kb);
+        if let Some(&other) = by_key.get(&key) {
+            return Err(inconsistent(format!(
+                "the midpoint of ({ka:#x}, {kb:#x}) has key {key:#x}, which names vertex \
+                 {other} already (a hash collision)"
+            )));
+        }
+        let mid = self.verts.create_midpoint(a, b)?;
+        by_key.insert(key, mid);
+        self.edges.insert(a, b, mid);
+        self.unused_edges.push((a, b));
+        self.verts[a].on_bisected = true;
+        self.verts[b].on_bisected = true;
+        // Elements built on the other rank may bisect the children of requested leaves here.
+        self.built_in_closure = true;
+        for s in self.roots_around(a, b) {
+            if self.held[s as usize] {
+                self.queue.insert(s);
+            }
+        }
+        Ok(())
+    }
+
+    /// This forest's live midpoints by key; with `on_root_faces`, only those on a root's
+    /// faces (the only ones another rank's messages name: shared edges lie there).
+    pub(crate) fn midpoints_by_key(&self, on_root_faces: bool) -> crate::hash::IntMap<u64, u32> {
+        let mut by_key = crate::hash::IntMap::default();
+        if !on_root_faces {
+            by_key.reserve(self.verts.nlive() - self.verts.ninitial());
+        }
+        for v in self.verts.ninitial() as u32..self.verts.nslots() as u32 {
+            let vertex = &self.verts[v];
+            if self.verts.is_live(v) && !(on_root_faces && support_len(&vertex.support) == 4) {
+                by_key.insert(vertex.key, v);
+            }
+        }
+        by_key
+    }
+
     /// As [`Forest::bisect`], and counts one more user of the edge.
     fn bisect_and_use(&mut self, r: u32, a: u32, b: u32) -> Result<u32> {
         let verts = &mut self.verts;
@@ -218,7 +290,11 @@ impl Forest {
         // The work list's order, hence the run's, does not depend on the walk's.
         others.sort_unstable();
         for &s in &others {
-            self.queue.insert(s);
+            if self.held[s as usize] {
+                self.queue.insert(s);
+            } else {
+                self.outbox.push((s, a, b));
+            }
         }
         others.clear();
         self.scratch_roots = others;
@@ -440,6 +516,9 @@ impl Forest {
             }
         }
         self.built_in_closure = false;
+        // Messages to other ranks are taken by the distributed closure; a forest closed
+        // without one keeps none across steps.
+        self.outbox.clear();
         self.drop_unused_edges();
         // Marks were cleared where they were used (divided leaves, ignored requests); only
         // upgraded green families left holes.
@@ -473,7 +552,7 @@ impl Forest {
     /// Removes the edges bisected this step without a user that no split ended up using
     /// (explicit marks inside a green family that was upgraded). An edge bisected with a user
     /// keeps one: only an upgrade takes users away, and its 1:8 split gives them back.
-    fn drop_unused_edges(&mut self) {
+    pub(crate) fn drop_unused_edges(&mut self) {
         for (a, b) in std::mem::take(&mut self.unused_edges) {
             if let Some(x) = self.edges.get(a, b) {
                 if x.users == 0 {

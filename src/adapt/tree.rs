@@ -208,6 +208,7 @@ impl Tree {
                 .collect(),
             data: self.data.clone(),
             midpoints,
+            pending: Vec::new(),
         }
     }
 }
@@ -226,4 +227,8 @@ pub struct TreePacket {
     pub data: Vec<f64>,
     /// Keys and positions of the midpoints the tree uses.
     pub midpoints: Vec<(u64, [f64; 3])>,
+    /// For a tree packed between closure and subdivision
+    /// ([`Forest::pack_tree`](super::Forest::pack_tree)): each leaf the subdivision will
+    /// divide, with the edge mask of its bisected edges (bit `k` = local edge `k`).
+    pub pending: Vec<(u32, u8)>,
 }

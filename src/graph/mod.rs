@@ -124,16 +124,28 @@ impl DualGraph {
     /// Brings the weights of `roots` (the trees an adaptation changed) and of their dual edges
     /// up to date: cost proportional to those trees, not to the mesh.
     pub fn update(&mut self, forest: &Forest, roots: &[u32]) {
-        for &r in roots {
-            self.trees[r as usize] = TreeWeights::of(forest, r, false);
+        let trees: Vec<(u32, TreeWeights)> = roots
+            .iter()
+            .map(|&r| (r, TreeWeights::of(forest, r, false)))
+            .collect();
+        self.set_tree_weights(&trees);
+    }
+
+    /// Sets the weights of the given trees (`(root, weights)`, applied in order) and of their
+    /// dual edges: [`DualGraph::update`] with weights computed elsewhere (on the ranks
+    /// holding the trees).
+    pub fn set_tree_weights(&mut self, trees: &[(u32, TreeWeights)]) {
+        for &(r, w) in trees {
+            self.trees[r as usize] = w;
         }
+        let roots: Vec<u32> = trees.iter().map(|t| t.0).collect();
         let trees = &self.trees;
         Self::apply(
             &mut self.weights,
             &self.xadj,
             &self.adjncy,
             &self.face,
-            roots,
+            &roots,
             |r| trees[r as usize],
         );
     }
@@ -141,14 +153,23 @@ impl DualGraph {
     /// The weights the forest will have after [`Forest::subdivide`], computed after
     /// [`Forest::close`]: only the pending trees are walked.
     pub fn predict(&self, forest: &Forest) -> Weights {
-        let roots = forest.pending_roots();
-        let predicted: crate::hash::IntMap<u32, TreeWeights> = roots
+        let predicted: Vec<(u32, TreeWeights)> = forest
+            .pending_roots()
             .iter()
             .map(|&r| (r, TreeWeights::of(forest, r, true)))
             .collect();
+        self.predict_with(&predicted)
+    }
+
+    /// The current weights with those of the given trees replaced by `(root, predicted
+    /// weights)` (applied in order): [`DualGraph::predict`] with predictions computed
+    /// elsewhere (on the ranks holding the trees).
+    pub fn predict_with(&self, predicted: &[(u32, TreeWeights)]) -> Weights {
+        let roots: Vec<u32> = predicted.iter().map(|t| t.0).collect();
+        let by_root: crate::hash::IntMap<u32, TreeWeights> = predicted.iter().copied().collect();
         let mut w = self.weights.clone();
         Self::apply(&mut w, &self.xadj, &self.adjncy, &self.face, &roots, |r| {
-            predicted.get(&r).copied().unwrap_or(self.trees[r as usize])
+            by_root.get(&r).copied().unwrap_or(self.trees[r as usize])
         });
         w
     }

@@ -9,7 +9,7 @@ use crate::adapt::{Forest, NO_ELEM};
 use crate::mesh::topology::FACE_VERTS;
 
 /// Weights of one tree.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TreeWeights {
     /// Leaves: the processing weight `PWgt`.
     pub leaves: u64,

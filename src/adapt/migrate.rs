@@ -1,0 +1,338 @@
+//! Trees leaving and joining a forest: the two ends of a migration between ranks.
+//!
+//! [`Forest::take_trees`] packs trees ([`TreePacket`], vertices named by key) and releases
+//! them: their splits stop using their edges, and each becomes a bare root the forest no
+//! longer holds. [`Forest::put_trees`] rebuilds packed trees: every split's midpoints are
+//! found or created by edge (so a vertex two trees share is one vertex), every child's
+//! vertices are recomputed from its parent's split and checked against the packet's keys, and
+//! a key already naming another vertex, or a midpoint at another position than the packet's,
+//! is an error. A tree packed between closure and subdivision carries the bisected edges of
+//! its leaves ([`TreePacket::pending`]); the receiver bisects them again, and its subdivision
+//! divides those leaves as the sender's would have.
+
+use super::forest::Forest;
+use super::pattern::{close_mask, local_points, Split, ALL_EDGES, EDGES};
+use super::tree::{Elem, Tree, TreePacket, NO_ELEM, PENDING};
+use super::vertices::midpoint_key;
+use crate::hash::IntMap;
+use crate::{Error, Result};
+
+/// The packet's error: one line naming the root.
+fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
+    Error::Invalid(format!("tree packet of root {root}: {message}"))
+}
+
+/// Live midpoints by key while trees are unpacked, and the root being unpacked.
+struct Unpacking {
+    by_key: IntMap<u64, u32>,
+    root: u32,
+}
+
+impl Forest {
+    /// Tree `r` as a packet: [`crate::adapt::Tree::pack`], plus, between closure and
+    /// subdivision, the leaves the subdivision will divide with their bisected edges.
+    pub fn pack_tree(&self, r: u32) -> TreePacket {
+        let tree = &self.trees[r as usize];
+        let mut packet = tree.pack(r, &self.verts);
+        if !self.touched.contains(r) {
+            return packet; // only trees the closure visited have leaves to divide
+        }
+        // Packed trees are compacted: a live element's index is its rank among live ones.
+        for (i, e) in tree.elems.iter().filter(|e| !e.is_dead()).enumerate() {
+            if e.is_leaf() {
+                let mask = self.bisected_mask(&e.verts);
+                if mask != 0 {
+                    packet.pending.push((i as u32, mask));
+                }
+            }
+        }
+        packet
+    }
+
+    /// Packs the trees of `roots` and gives them away: they become bare roots this forest no
+    /// longer holds, and their splits stop using their edges (dropped at once, or, between
+    /// closure and subdivision, by the subdivision when no leaf here divides with them).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when a root is out of range or not held here (nothing is taken).
+    pub fn take_trees(&mut self, roots: &[u32]) -> Result<Vec<TreePacket>> {
+        if let Some(&r) = roots
+            .iter()
+            .find(|&&r| r as usize >= self.nroots() || !self.held[r as usize])
+        {
+            return Err(Error::Invalid(format!(
+                "take_trees: root {r} is not held by this forest"
+            )));
+        }
+        let mut out = Vec::with_capacity(roots.len());
+        for &r in roots {
+            out.push(self.pack_tree(r));
+            self.release_tree(r);
+        }
+        let held = &self.held;
+        for set in [
+            &mut self.queue,
+            &mut self.touched,
+            &mut self.coarsened,
+            &mut self.coarsen_roots,
+        ] {
+            set.retain(|r| held[r as usize]);
+        }
+        if self.touched.as_slice().is_empty() {
+            // No step in progress: no leaf here waits to divide with the released edges.
+            self.drop_unused_edges();
+        }
+        Ok(out)
+    }
+
+    /// Stops tree `r`'s splits (and requested leaves) using their edges and makes it a bare
+    /// root not held here.
+    fn release_tree(&mut self, r: u32) {
+        let tree = std::mem::replace(
+            &mut self.trees[r as usize],
+            Tree::new(self.mesh.tets[r as usize], self.opts.nfields),
+        );
+        for e in tree.elems.iter().filter(|e| !e.is_dead()) {
+            let mask = if e.split != Split::NONE {
+                e.split.mask()
+            } else if e.flags & PENDING != 0 {
+                ALL_EDGES // a requested leaf's users are counted by the closure
+            } else {
+                0
+            };
+            for (k, &[a, b]) in EDGES.iter().enumerate() {
+                if mask & (1 << k) != 0 {
+                    let (va, vb) = (e.verts[a], e.verts[b]);
+                    let x = self
+                        .edges
+                        .get_mut(va, vb)
+                        .expect("a split's edge is bisected");
+                    x.users -= 1;
+                    if x.users == 0 {
+                        self.unused_edges.push((va, vb));
+                    }
+                }
+            }
+        }
+        self.nleaves -= tree.nleaves as usize;
+        self.held[r as usize] = false;
+    }
+
+    /// Rebuilds the packed trees (see the module doc); their roots must not be held here.
+    /// Trees packed between closure and subdivision are divided by the next
+    /// [`Forest::subdivide`].
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a malformed packet or a root already held;
+    /// [`Error::Inconsistent`] when a midpoint's key names another vertex here or the packet
+    /// places it elsewhere. The forest must not be used after an error.
+    pub fn put_trees(&mut self, packets: &[TreePacket]) -> Result<()> {
+        let mut at = Unpacking {
+            by_key: self.midpoints_by_key(false),
+            root: 0,
+        };
+        for p in packets {
+            self.check_packet(p)?;
+            at.root = p.root;
+            self.put_tree(p, &mut at)?;
+        }
+        Ok(())
+    }
+
+    /// The checks that need no vertex: root, lengths, links (every element but the root is a
+    /// child of one earlier element, one level below it), split codes, pending leaves.
+    fn check_packet(&self, p: &TreePacket) -> Result<()> {
+        let bad = |m: String| Err(bad_packet(p.root, m));
+        let r = p.root as usize;
+        if r >= self.nroots() {
+            return bad(format!("the mesh has {} roots", self.nroots()));
+        }
+        if self.held[r] {
+            return bad("this forest holds that root already".into());
+        }
+        let n = p.elems.len();
+        let nf = self.opts.nfields;
+        if n == 0 || p.links.len() != n || p.data.len() != n * nf {
+            return bad(format!(
+                "{n} elements, {} links and {} values ({nf} per element)",
+                p.links.len(),
+                p.data.len()
+            ));
+        }
+        if p.elems[0] != self.mesh.tets[r].map(u64::from) || p.links[0].0 != NO_ELEM {
+            return bad("its first element is not the root".into());
+        }
+        let mut parent_of = vec![NO_ELEM; n];
+        for (i, &(_, first, code, level)) in p.links.iter().enumerate() {
+            if code > 13 {
+                return bad(format!("element {i} has split code {code}"));
+            }
+            let split = Split(code);
+            if split == Split::NONE {
+                if first != NO_ELEM {
+                    return bad(format!("leaf {i} has children"));
+                }
+                continue;
+            }
+            let children = first as usize..first as usize + split.nchildren();
+            if first as usize <= i || children.end > n {
+                return bad(format!("element {i}'s children are out of place"));
+            }
+            for c in children {
+                let (parent, _, _, child_level) = p.links[c];
+                if parent as usize != i || parent_of[c] != NO_ELEM || child_level != level + 1 {
+                    return bad(format!("element {c} is not a child of element {i}"));
+                }
+                parent_of[c] = i as u32;
+            }
+        }
+        if p.links[0].3 != 0 || parent_of[1..].contains(&NO_ELEM) {
+            return bad("some element has no parent".into());
+        }
+        for &(leaf, mask) in &p.pending {
+            let is_leaf = p.links.get(leaf as usize).is_some_and(|l| l.2 == 0);
+            if !is_leaf || mask == 0 || mask > ALL_EDGES || close_mask(mask) != mask {
+                return bad(format!("pending leaf {leaf} with edge mask {mask:#b}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds a checked packet's tree: splits' midpoints by edge, children's vertices from
+    /// their parent's split, checked against the packet's keys.
+    fn put_tree(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
+        let r = p.root;
+        let n = p.elems.len();
+        let mut elems: Vec<Elem> = p
+            .links
+            .iter()
+            .map(|&(parent, first_child, code, level)| Elem {
+                verts: [0; 4],
+                parent,
+                first_child,
+                split: Split(code),
+                level,
+                flags: 0,
+            })
+            .collect();
+        elems[0].verts = self.mesh.tets[r as usize];
+        let mut nleaves = 0u32;
+        for i in 0..n {
+            let e = elems[i];
+            if e.split == Split::NONE {
+                nleaves += 1;
+                continue;
+            }
+            let mut mids = [u32::MAX; 6];
+            for (k, &[a, b]) in EDGES.iter().enumerate() {
+                if e.split.mask() & (1 << k) != 0 {
+                    mids[k] = self.packet_midpoint(e.verts[a], e.verts[b], true, at)?;
+                }
+            }
+            let pts = local_points(e.verts, |k| mids[k]);
+            for (j, ch) in e.split.children().iter().enumerate() {
+                let c = e.first_child as usize + j;
+                elems[c].verts = ch.map(|x| pts[x as usize]);
+                if elems[c].verts.map(|v| self.verts[v].key) != p.elems[c] {
+                    return Err(bad_packet(
+                        r,
+                        format!("element {c}'s vertex keys do not follow from its parent's split"),
+                    ));
+                }
+            }
+        }
+        for &(leaf, mask) in &p.pending {
+            let v = elems[leaf as usize].verts;
+            for (k, &[a, b]) in EDGES.iter().enumerate() {
+                if mask & (1 << k) != 0 {
+                    self.packet_midpoint(v[a], v[b], false, at)?;
+                }
+            }
+        }
+        for &(key, pos) in &p.midpoints {
+            let here = at.by_key.get(&key).map(|&v| self.verts[v].pos);
+            if here != Some(pos) {
+                return Err(Error::Inconsistent {
+                    check: "vertex keys",
+                    message: format!(
+                        "root {r}: vertex {key:#x} is at {here:?} here but at {pos:?} in the packet"
+                    ),
+                });
+            }
+        }
+        let tree = &mut self.trees[r as usize];
+        self.nleaves += nleaves as usize;
+        *tree = Tree {
+            elems,
+            data: p.data.clone(),
+            nleaves,
+            has_holes: false,
+            pending: Vec::new(),
+        };
+        self.held[r as usize] = true;
+        if !p.pending.is_empty() {
+            self.touched.insert(r);
+        }
+        Ok(())
+    }
+
+    /// The midpoint of edge `(a, b)` of an unpacked tree, bisecting the edge if it is not yet;
+    /// `used`: a split of the tree uses it (one more user), else a pending leaf will.
+    fn packet_midpoint(&mut self, a: u32, b: u32, used: bool, at: &mut Unpacking) -> Result<u32> {
+        let mid = match self.edges.get_mut(a, b) {
+            Some(x) => {
+                x.users += u16::from(used);
+                x.mid
+            }
+            None => {
+                let key = midpoint_key(self.verts[a].key, self.verts[b].key);
+                if let Some(&other) = at.by_key.get(&key) {
+                    return Err(Error::Inconsistent {
+                        check: "vertex keys",
+                        message: format!(
+                            "root {}: the midpoint of ({:#x}, {:#x}) has key {key:#x}, \
+                             which names vertex {other} at {:?} already (a hash collision)",
+                            at.root, self.verts[a].key, self.verts[b].key, self.verts[other].pos
+                        ),
+                    });
+                }
+                let mid = self.verts.create_midpoint(a, b)?;
+                self.edges.insert(a, b, mid);
+                self.edges.get_mut(a, b).expect("inserted").users = u16::from(used);
+                if !used {
+                    self.unused_edges.push((a, b));
+                }
+                self.verts[a].on_bisected = true;
+                self.verts[b].on_bisected = true;
+                at.by_key.insert(key, mid);
+                mid
+            }
+        };
+        Ok(mid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapt::AdaptOptions;
+    use crate::mesh::generate_box;
+
+    #[test]
+    fn a_midpoint_key_naming_another_vertex_is_a_collision() {
+        let mesh = generate_box([1, 1, 1], [1.0, 1.0, 1.0]).unwrap();
+        let mut source = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
+        source.mark_refine(crate::adapt::LeafId { root: 0, elem: 0 });
+        source.adapt().unwrap();
+        let packet = source.pack_tree(0);
+        let mut receiver = Forest::new(mesh, AdaptOptions::default()).unwrap();
+        receiver.take_trees(&[0]).unwrap();
+        // A vertex here already carries the key the packet's first midpoint will get.
+        let e = receiver.trees[1].elems[0].verts;
+        let m = receiver.verts.create_midpoint(e[2], e[3]).unwrap();
+        let [a, b] = [packet.elems[0][0], packet.elems[0][1]];
+        receiver.verts[m].key = midpoint_key(a, b);
+        let err = receiver.put_trees(&[packet]).unwrap_err();
+        assert!(err.to_string().contains("hash collision"), "{err}");
+    }
+}

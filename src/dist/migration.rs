@@ -1,0 +1,98 @@
+//! Migration on ranks (`distributed.md` step 6): each rank packs the trees it gives away,
+//! one all-to-all of byte buffers carries them, and each rank unpacks what it receives.
+
+use crate::adapt::{Forest, TreePacket};
+use crate::comm::{Comm, CommExt, ReduceOp};
+use crate::{Error, Result};
+
+/// What one migration moved, summed over every rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Moved {
+    /// Trees that changed owner.
+    pub trees: u64,
+    /// Their elements (the sum of their `RWgt`).
+    pub elements: u64,
+    /// Bytes of packed trees sent through the all-to-all.
+    pub bytes: u64,
+}
+
+/// Moves every tree held here whose owner changes from `owner` to `new_owner` (one rank per
+/// root, the same on every rank), receives the trees coming here, and sets `owner` to
+/// `new_owner`. Returns what moved over all ranks and the roots received here.
+pub(crate) fn migrate<C: Comm + ?Sized>(
+    comm: &C,
+    forest: &mut Forest,
+    owner: &mut [u32],
+    new_owner: &[u32],
+) -> Result<(Moved, Vec<u32>)> {
+    let (rank, nranks) = (comm.rank(), comm.size());
+    let leaving: Vec<u32> = (0..owner.len() as u32)
+        .filter(|&r| owner[r as usize] as usize == rank && new_owner[r as usize] as usize != rank)
+        .collect();
+    let packets = forest.take_trees(&leaving)?;
+    let mut by_dest: Vec<Vec<TreePacket>> = vec![Vec::new(); nranks];
+    let mut elements = 0u64;
+    for p in packets {
+        elements += p.elems.len() as u64;
+        by_dest[new_owner[p.root as usize] as usize].push(p);
+    }
+    let outgoing: Vec<Vec<u8>> = by_dest
+        .iter()
+        .map(|packets| {
+            bincode::serialize(packets)
+                .map_err(|e| Error::Invalid(format!("cannot encode tree packets: {e}")))
+        })
+        .collect::<Result<_>>()?;
+    let bytes: u64 = outgoing.iter().map(|b| b.len() as u64).sum();
+    let incoming = comm.all_to_all_bytes(outgoing)?;
+    let unpacked = (|| {
+        let mut packets: Vec<TreePacket> = Vec::new();
+        for (source, bytes) in incoming.iter().enumerate() {
+            let from: Vec<TreePacket> = bincode::deserialize(bytes).map_err(|e| {
+                Error::Invalid(format!(
+                    "tree packets from rank {source} do not decode: {e}"
+                ))
+            })?;
+            let misrouted = from
+                .iter()
+                .find(|p| new_owner.get(p.root as usize).map(|&o| o as usize) != Some(rank));
+            if let Some(p) = misrouted {
+                return Err(Error::Invalid(format!(
+                    "rank {source} sent root {} to the wrong rank",
+                    p.root
+                )));
+            }
+            packets.extend(from);
+        }
+        // One call: the receiver indexes its vertices once.
+        forest.put_trees(&packets)?;
+        Ok(packets.iter().map(|p| p.root).collect::<Vec<u32>>())
+    })();
+    let received = comm.agree(unpacked)?;
+    owner.copy_from_slice(new_owner);
+    let sums = comm.all_reduce_u64(&[leaving.len() as u64, elements, bytes], ReduceOp::Sum)?;
+    Ok((
+        Moved {
+            trees: sums[0],
+            elements: sums[1],
+            bytes: sums[2],
+        },
+        received,
+    ))
+}
+
+/// A checksum of the trees held here: the wrapping sum of a hash of each tree's packet, so
+/// that the sum over ranks does not depend on which rank holds which tree.
+pub(crate) fn checksum(forest: &Forest) -> u64 {
+    (0..forest.nroots() as u32)
+        .filter(|&r| forest.holds(r))
+        .map(|r| {
+            let bytes = bincode::serialize(&forest.pack_tree(r)).expect("a packet encodes");
+            bytes.chunks(8).fold(u64::from(r), |h, chunk| {
+                let mut word = [0u8; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                crate::hash::mix64(h ^ u64::from_le_bytes(word))
+            })
+        })
+        .fold(0u64, u64::wrapping_add)
+}

@@ -1,0 +1,448 @@
+//! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
+//! mesh and dual graph, and the trees of the roots it owns; trees move between ranks as packed
+//! bytes.
+//!
+//! [`Run`] is one rank's part of a run and owns the whole sequence of a step, so that the
+//! steps cannot be called in a wrong order: [`Run::step`] marks (the caller's indicator, on
+//! the leaves held here), coarsens, closes, predicts the weights, balances with PLUM, migrates,
+//! subdivides and updates the weights.
+//!
+//! One implementation of each algorithm: a rank's trees live in an ordinary
+//! [`Forest`](crate::adapt::Forest) that holds only them (the other roots stay bare and
+//! unvisited); coarsening, closure and subdivision are the forest's own, and the ranks only
+//! exchange what crosses a rank boundary ([`exchange`]): shared edges' use while coarsening,
+//! shared edges bisected by the closure. Vertices are named by key between ranks, so nothing
+//! depends on which rank created what, and the union of the ranks' leaves is the mesh one rank
+//! would build. PLUM runs once, on rank 0, on the per-root weights every rank sends it, and
+//! its decision is broadcast (every rank running the same partitioner would repeat rank 0's
+//! work P times over on shared cores); migration is one all-to-all of packed trees
+//! ([`migration`]).
+//!
+//! ```
+//! use plume::adapt::AdaptOptions;
+//! use plume::balance::{Plum, PlumOptions};
+//! use plume::comm::launch_threads;
+//! use plume::dist::{Mark, Run};
+//! use plume::mesh::generate_box;
+//! let leaves = launch_threads(2, |comm| {
+//!     let mesh = generate_box([3, 3, 3], [1.0, 1.0, 1.0])?;
+//!     let plum = Plum::new(PlumOptions::new(2))?;
+//!     let mut run = Run::new(comm, mesh, AdaptOptions::default(), plum)?;
+//!     let report = run.step(|leaf| {
+//!         if leaf.centroid[0] < 0.3 { Mark::Refine } else { Mark::Keep }
+//!     })?;
+//!     Ok(report.metrics.leaves)
+//! })
+//! .unwrap();
+//! assert_eq!(leaves[0], leaves[1]);
+//! assert!(leaves[0] > 162);
+//! ```
+
+mod exchange;
+mod migration;
+
+pub use migration::Moved;
+
+use std::time::{Duration, Instant};
+
+use crate::adapt::{AdaptOptions, Forest, LeafId, LeafView};
+use crate::balance::Plum;
+use crate::comm::{Comm, CommExt, ReduceOp};
+use crate::graph::{DualGraph, TreeWeights, Weights};
+use crate::mesh::Mesh;
+use crate::{Error, Result};
+
+/// What the caller's indicator asks for one leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// Leave it as it is.
+    Keep,
+    /// Refine it (1:8).
+    Refine,
+    /// Coarsen it (its family goes when all siblings ask too).
+    Coarsen,
+}
+
+/// When PLUM balances within a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BalanceAt {
+    /// After closure, on the predicted weights; trees move before they grow (PLUM's way).
+    #[default]
+    Predicted,
+    /// After subdivision, on the new weights.
+    AfterSubdivision,
+}
+
+/// PLUM's decision at one step, as every rank receives it from rank 0.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BalanceOutcome {
+    /// `LoadImb` of the current assignment.
+    pub load_imb_before: f64,
+    /// `LoadImb` of the proposed one.
+    pub load_imb_after: f64,
+    /// The policy asked for a repartition.
+    pub triggered: bool,
+    /// The new assignment was carried out.
+    pub accepted: bool,
+    /// Modelled gain, seconds.
+    pub gain: f64,
+    /// Modelled cost, seconds.
+    pub cost: f64,
+    /// `TotalV`, `MaxV` and `MaxSR` of the proposed remap (`RWgt`).
+    pub volumes: [u64; 3],
+}
+
+/// The numbers of one step, summed over ranks: the same on every rank and backend.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LevelMetrics {
+    /// Steps done, this one included.
+    pub level: usize,
+    /// Leaves after the step.
+    pub leaves: u64,
+    /// Families removed by coarsening.
+    pub coarsened: u64,
+    /// Elements divided.
+    pub divided: u64,
+    /// Green families upgraded to 1:8.
+    pub upgraded: u64,
+    /// Rounds of the distributed closure.
+    pub closure_rounds: usize,
+    /// PLUM's decision.
+    pub balance: Option<BalanceOutcome>,
+    /// What migration moved.
+    pub moved: Moved,
+}
+
+/// Wall-clock time of each stage of a step on this rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepTimes {
+    /// Marking.
+    pub mark: Duration,
+    /// Coarsening (exchange included).
+    pub coarsen: Duration,
+    /// Closure (exchange included).
+    pub close: Duration,
+    /// Weights: predicting, gathering, updating.
+    pub weights: Duration,
+    /// Balancing (rank 0's PLUM and the broadcast).
+    pub balance: Duration,
+    /// Migration.
+    pub migrate: Duration,
+    /// Subdivision.
+    pub subdivide: Duration,
+}
+
+/// What one step did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepReport {
+    /// The step's numbers (equal on every rank).
+    pub metrics: LevelMetrics,
+    /// This rank's stage times.
+    pub times: StepTimes,
+}
+
+/// One rank's part of a distributed adaptive run (see the module doc).
+pub struct Run<'c, C: Comm + ?Sized> {
+    comm: &'c C,
+    forest: Forest,
+    graph: DualGraph,
+    owner: Vec<u32>,
+    plum: Plum,
+    at: BalanceAt,
+    level: usize,
+}
+
+impl<'c, C: Comm + ?Sized> Run<'c, C> {
+    /// Starts a run on every rank (a collective): every rank passes the same mesh, options
+    /// and balancer (only rank 0's balancer runs). The roots are first split by the
+    /// balancer's partitioner on rank 0.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors; the
+    /// forest's and the partitioner's errors (on every rank, through [`CommExt::agree`]).
+    pub fn new(comm: &'c C, mesh: Mesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+        let nprocs = comm.size();
+        let checked = if plum.opts.nprocs != nprocs {
+            Err(Error::Invalid(format!(
+                "the balancer is set for {} processors but the run has {nprocs} ranks",
+                plum.opts.nprocs
+            )))
+        } else {
+            Forest::new(mesh, opts)
+        };
+        let mut forest = comm.agree(checked)?;
+        let graph = DualGraph::new(&forest);
+        let initial = if comm.rank() == 0 {
+            graph
+                .view(&graph.weights)
+                .and_then(|g| plum.initial_assignment(&g))
+                .map(Some)
+        } else {
+            Ok(None)
+        };
+        let initial = comm.agree(initial)?;
+        let owner: Vec<u32> = comm.broadcast_serde(0, initial.as_ref())?;
+        let elsewhere: Vec<u32> = (0..owner.len() as u32)
+            .filter(|&r| owner[r as usize] as usize != comm.rank())
+            .collect();
+        forest.take_trees(&elsewhere)?;
+        Ok(Run {
+            comm,
+            forest,
+            graph,
+            owner,
+            plum,
+            at: BalanceAt::default(),
+            level: 0,
+        })
+    }
+
+    /// Balances at `at` instead of on the predicted weights.
+    pub fn balance_at(mut self, at: BalanceAt) -> Self {
+        self.at = at;
+        self
+    }
+
+    /// This rank's forest: the trees of the roots it owns (the others are bare roots it does
+    /// not hold; [`Forest::for_each_leaf`] visits only the held ones).
+    pub fn forest(&self) -> &Forest {
+        &self.forest
+    }
+
+    /// The owner of every root (the same on every rank).
+    pub fn owner(&self) -> &[u32] {
+        &self.owner
+    }
+
+    /// The dual graph's current weights on rank 0, which gathers them from every rank and
+    /// balances (`None` on the other ranks).
+    pub fn weights(&self) -> Option<&Weights> {
+        (self.comm.rank() == 0).then_some(&self.graph.weights)
+    }
+
+    /// The transport.
+    pub fn comm(&self) -> &C {
+        self.comm
+    }
+
+    /// Steps done.
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
+    /// Solution values of a leaf held here (for the solver between steps).
+    ///
+    /// # Panics
+    /// When `id` is not a leaf of a tree held here.
+    #[track_caller]
+    pub fn leaf_data_mut(&mut self, id: LeafId) -> &mut [f64] {
+        assert!(
+            self.forest.holds(id.root),
+            "root {} is not held here",
+            id.root
+        );
+        self.forest.leaf_data_mut(id)
+    }
+
+    /// One adaptation step on every rank (a collective): mark with `mark` (called on every
+    /// leaf held here), coarsen, close, predict, balance, migrate, subdivide, update weights.
+    ///
+    /// # Errors
+    /// Any rank's error, on every rank.
+    pub fn step(&mut self, mut mark: impl FnMut(&LeafView) -> Mark) -> Result<StepReport> {
+        let mut times = StepTimes::default();
+        let comm = self.comm;
+        let start = Instant::now();
+        let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
+        self.forest.for_each_leaf(|leaf| match mark(leaf) {
+            Mark::Keep => {}
+            Mark::Refine => refine.push(leaf.id),
+            Mark::Coarsen => coarsen.push(leaf.id),
+        });
+        refine
+            .into_iter()
+            .for_each(|id| self.forest.mark_refine(id));
+        coarsen
+            .into_iter()
+            .for_each(|id| self.forest.mark_coarsen(id));
+        times.mark = start.elapsed();
+
+        let start = Instant::now();
+        let mut sync = exchange::CoarsenExchange::new(comm, &self.owner);
+        self.forest.coarsen_with(&mut sync)?;
+        times.coarsen = start.elapsed();
+
+        let start = Instant::now();
+        let closure_rounds = exchange::close(comm, &mut self.forest, &self.owner)?;
+        times.close = start.elapsed();
+
+        let mut balance = None;
+        let mut moved = Moved::default();
+        let mut received = Vec::new();
+        if self.at == BalanceAt::Predicted {
+            let start = Instant::now();
+            let roots = self.forest.pending_roots();
+            let predicted = self.gather_weights(&roots, true)?;
+            let weights = predicted.map(|p| self.graph.predict_with(&p));
+            times.weights += start.elapsed();
+            (balance, moved, received) = self.balance_and_migrate(weights, &mut times)?;
+        }
+
+        let start = Instant::now();
+        let report = self.forest.subdivide();
+        times.subdivide = start.elapsed();
+
+        let start = Instant::now();
+        let mut changed = report.changed_roots.clone();
+        changed.extend_from_slice(&received);
+        changed.sort_unstable();
+        changed.dedup();
+        changed.retain(|&r| self.forest.holds(r));
+        self.update_weights(&changed)?;
+        times.weights += start.elapsed();
+        if self.at == BalanceAt::AfterSubdivision {
+            let weights = self.weights().cloned();
+            (balance, moved, _) = self.balance_and_migrate(weights, &mut times)?;
+        }
+
+        self.level += 1;
+        let sums = comm.all_reduce_u64(
+            &[
+                self.held_leaves(),
+                report.coarsened as u64,
+                report.divided as u64,
+                report.upgraded as u64,
+            ],
+            ReduceOp::Sum,
+        )?;
+        Ok(StepReport {
+            metrics: LevelMetrics {
+                level: self.level,
+                leaves: sums[0],
+                coarsened: sums[1],
+                divided: sums[2],
+                upgraded: sums[3],
+                closure_rounds,
+                balance,
+                moved,
+            },
+            times,
+        })
+    }
+
+    /// Moves trees to the owners `new_owner` (one rank `< P` per root, the same on every
+    /// rank) between steps (a collective): for a partition of the caller's own.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] or [`Error::RankOutOfRange`] for a bad `new_owner`; a
+    /// migration error on any rank, on every rank.
+    pub fn migrate_to(&mut self, new_owner: &[u32]) -> Result<Moved> {
+        crate::balance::ranks::check_assignment(
+            "new owner",
+            new_owner,
+            self.owner.len(),
+            self.comm.size(),
+        )?;
+        // A tree's weights do not depend on where it is.
+        let (moved, _) =
+            migration::migrate(self.comm, &mut self.forest, &mut self.owner, new_owner)?;
+        Ok(moved)
+    }
+
+    /// A checksum of every tree of the run (a collective): the same whichever rank holds
+    /// which tree, so a migration leaves it unchanged.
+    ///
+    /// # Errors
+    /// Transport errors.
+    pub fn checksum(&self) -> Result<u64> {
+        let local = migration::checksum(&self.forest);
+        self.comm.reduce_u64(local, ReduceOp::Sum)
+    }
+
+    /// The roots held here, ascending.
+    pub fn held_roots(&self) -> Vec<u32> {
+        (0..self.forest.nroots() as u32)
+            .filter(|&r| self.forest.holds(r))
+            .collect()
+    }
+
+    /// Leaves held here.
+    fn held_leaves(&self) -> u64 {
+        (0..self.forest.nroots())
+            .filter(|&r| self.forest.holds(r as u32))
+            .map(|r| u64::from(self.forest.trees()[r].nleaves))
+            .sum()
+    }
+
+    /// The weights of `roots` (held here; current, or predicted between closure and
+    /// subdivision) with every other rank's, ascending by root, on rank 0 (`None` on the
+    /// others: only rank 0 balances, so only it keeps the graph's weights).
+    fn gather_weights(
+        &self,
+        roots: &[u32],
+        predict: bool,
+    ) -> Result<Option<Vec<(u32, TreeWeights)>>> {
+        let mut outgoing: Vec<Vec<(u32, TreeWeights)>> = vec![Vec::new(); self.comm.size()];
+        outgoing[0] = roots
+            .iter()
+            .map(|&r| (r, TreeWeights::of(&self.forest, r, predict)))
+            .collect();
+        let incoming = self.comm.all_to_all_serde(&outgoing)?;
+        if self.comm.rank() != 0 {
+            return Ok(None);
+        }
+        let mut all: Vec<(u32, TreeWeights)> = incoming.into_iter().flatten().collect();
+        all.sort_unstable_by_key(|t| t.0);
+        Ok(Some(all))
+    }
+
+    /// Brings the current weights of `roots` (held here) up to date on rank 0.
+    fn update_weights(&mut self, roots: &[u32]) -> Result<()> {
+        if let Some(current) = self.gather_weights(roots, false)? {
+            self.graph.set_tree_weights(&current);
+        }
+        Ok(())
+    }
+
+    /// PLUM on rank 0 with `weights` (rank 0's; `None` elsewhere), its decision broadcast,
+    /// and the migration it asks for.
+    fn balance_and_migrate(
+        &mut self,
+        weights: Option<Weights>,
+        times: &mut StepTimes,
+    ) -> Result<(Option<BalanceOutcome>, Moved, Vec<u32>)> {
+        let start = Instant::now();
+        let decided = if let Some(weights) = &weights {
+            self.graph
+                .view(weights)
+                .and_then(|g| self.plum.balance(&g, &self.owner))
+                .map(|b| {
+                    let outcome = BalanceOutcome {
+                        load_imb_before: b.load_imb_before,
+                        load_imb_after: b.load_imb_after,
+                        triggered: b.triggered,
+                        accepted: b.accepted,
+                        gain: b.gain,
+                        cost: b.cost,
+                        volumes: [b.movement.total_v, b.movement.max_v, b.movement.max_sr],
+                    };
+                    Some((outcome, b.new_owner))
+                })
+        } else {
+            Ok(None)
+        };
+        let decided = self.comm.agree(decided)?;
+        let (outcome, new_owner): (BalanceOutcome, Option<Vec<u32>>) =
+            self.comm.broadcast_serde(0, decided.as_ref())?;
+        times.balance += start.elapsed();
+        let start = Instant::now();
+        let (moved, received) = match new_owner {
+            Some(new_owner) => {
+                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?
+            }
+            None => (Moved::default(), Vec::new()),
+        };
+        times.migrate += start.elapsed();
+        Ok((Some(outcome), moved, received))
+    }
+}

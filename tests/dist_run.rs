@@ -1,0 +1,384 @@
+//! The adaptive loop on thread ranks (`plume::dist::Run`): after every level the union of the
+//! ranks' leaves (vertex keys, level, root) and their data is bit for bit the single-rank
+//! run's and the serial forest's, for P = 1, 2, 3, 4, 8, on a box with a moving spherical shock
+//! and on a mesh Gmsh builds from a `.geo` file written here; every root is held by exactly
+//! its owner after every migration, and each rank's part passes the forest's structural check; a migration leaves the checksum of all trees unchanged;
+//! a failing rank ends every rank with an error, never a hang.
+
+mod external;
+
+use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::balance::{Accept, Plum, PlumOptions};
+use plume::comm::{launch_threads, Comm, CommExt};
+use plume::dist::{BalanceAt, LevelMetrics, Mark, Run};
+use plume::mesh::{generate_box, Mesh};
+use plume::{Error, Result};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const PROCS: [usize; 5] = [1, 2, 3, 4, 8];
+const LEVELS: usize = 5;
+
+/// One leaf as every rank can name it: root, level, sorted vertex keys, data bits.
+type LeafKey = (u32, u8, [u64; 4], Vec<u64>);
+
+/// `run()`'s result, or a failed test if it takes longer than two minutes (a hang).
+fn without_hang<T: Send + 'static>(run: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done, result) = mpsc::channel();
+    std::thread::spawn(move || done.send(run()));
+    result
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the ranks hung")
+}
+
+fn adapt_options() -> AdaptOptions {
+    AdaptOptions {
+        max_depth: 3,
+        nfields: 1,
+    }
+}
+
+/// A sphere of radius 0.3 sweeping along x through the unit-ish domain: leaves near its
+/// surface are refined, leaves far from it coarsened (the shock case's marking).
+fn shock_mark(leaf: &LeafView, level: usize, lo: [f64; 3], hi: [f64; 3]) -> Mark {
+    let t = level as f64 / LEVELS as f64;
+    let centre = [
+        lo[0] + (hi[0] - lo[0]) * (0.15 + 0.7 * t),
+        0.5 * (lo[1] + hi[1]),
+        0.5 * (lo[2] + hi[2]),
+    ];
+    let radius = 0.3 * (hi[0] - lo[0]).min(hi[1] - lo[1]);
+    let c = leaf.centroid;
+    let d = ((c[0] - centre[0]).powi(2) + (c[1] - centre[1]).powi(2) + (c[2] - centre[2]).powi(2))
+        .sqrt();
+    let size = (leaf.corners[0][0] - leaf.corners[1][0]).abs()
+        + (leaf.corners[0][1] - leaf.corners[2][1]).abs()
+        + (leaf.corners[0][2] - leaf.corners[3][2]).abs();
+    let gap = (d - radius).abs();
+    if gap < size.max(1e-9) {
+        Mark::Refine
+    } else if gap > 3.0 * size {
+        Mark::Coarsen
+    } else {
+        Mark::Keep
+    }
+}
+
+/// The "solver": a value that depends on the leaf's history (inherited, averaged) and place.
+fn solve(old: f64, leaf: &LeafView) -> f64 {
+    0.5 * old + leaf.centroid[0] - 0.25 * leaf.centroid[2]
+}
+
+fn bounds(mesh: &Mesh) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for c in &mesh.coords {
+        for k in 0..3 {
+            lo[k] = lo[k].min(c[k]);
+            hi[k] = hi[k].max(c[k]);
+        }
+    }
+    (lo, hi)
+}
+
+/// The leaves of the trees `forest` holds, as [`LeafKey`]s.
+fn leaf_keys(forest: &Forest) -> Vec<LeafKey> {
+    let mut out = Vec::with_capacity(forest.nleaves());
+    forest.for_each_leaf(|l| {
+        let mut keys = l.verts.map(|v| forest.vertices()[v].key);
+        keys.sort_unstable();
+        out.push((
+            l.id.root,
+            l.level,
+            keys,
+            l.data.iter().map(|x| x.to_bits()).collect(),
+        ));
+    });
+    out
+}
+
+/// Sets every held leaf's value with [`solve`].
+fn solve_all(forest: &Forest) -> Vec<(plume::adapt::LeafId, f64)> {
+    let mut out = Vec::new();
+    forest.for_each_leaf(|l| out.push((l.id, solve(l.data[0], l))));
+    out
+}
+
+/// Every rank's check that each root is held by exactly the rank `owner` names.
+fn check_ownership<C: Comm + ?Sized>(run: &Run<'_, C>) -> Result<()> {
+    let held = run.comm().all_gather_serde(&run.held_roots())?;
+    let mut holder = vec![None; run.owner().len()];
+    for (rank, roots) in held.iter().enumerate() {
+        for &r in roots {
+            if holder[r as usize].replace(rank).is_some() {
+                return Err(Error::Invalid(format!("root {r} is held twice")));
+            }
+        }
+    }
+    for (r, h) in holder.iter().enumerate() {
+        if *h != Some(run.owner()[r] as usize) {
+            return Err(Error::Invalid(format!(
+                "root {r}: held by {h:?}, owner {}",
+                run.owner()[r]
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Per level: the union of the ranks' leaves (sorted) and the step's metrics.
+type Levels = Vec<(Vec<LeafKey>, LevelMetrics)>;
+
+/// `LEVELS` steps of the shock marking on `procs` thread ranks.
+fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt) -> Levels {
+    let (lo, hi) = bounds(mesh);
+    let per_rank = launch_threads(procs, |comm| {
+        let opts = PlumOptions {
+            accept: Accept::Always,
+            ..PlumOptions::new(procs)
+        };
+        let mut run =
+            Run::new(comm, mesh.clone(), adapt_options(), Plum::new(opts)?)?.balance_at(at);
+        let mut levels = Vec::new();
+        for level in 0..LEVELS {
+            let report = run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
+            check_ownership(&run)?;
+            // Each rank's part keeps the forest's invariants: its edge set is exactly the
+            // edges its splits use.
+            run.forest().check_structure()?;
+            for (id, value) in solve_all(run.forest()) {
+                run.leaf_data_mut(id)[0] = value;
+            }
+            levels.push((leaf_keys(run.forest()), report.metrics));
+        }
+        Ok(levels)
+    })
+    .unwrap();
+    (0..LEVELS)
+        .map(|level| {
+            let mut leaves: Vec<LeafKey> = per_rank
+                .iter()
+                .flat_map(|r| r[level].0.iter().cloned())
+                .collect();
+            leaves.sort_unstable();
+            let metrics = per_rank[0][level].1.clone();
+            for r in &per_rank {
+                assert_eq!(r[level].1, metrics, "ranks disagree on the metrics");
+            }
+            (leaves, metrics)
+        })
+        .collect()
+}
+
+/// The same steps on one serial forest.
+fn run_serial(mesh: &Mesh) -> Vec<Vec<LeafKey>> {
+    let (lo, hi) = bounds(mesh);
+    let mut forest = Forest::new(mesh.clone(), adapt_options()).unwrap();
+    (0..LEVELS)
+        .map(|level| {
+            let mut marks = Vec::new();
+            forest.for_each_leaf(|l| marks.push((l.id, shock_mark(l, level, lo, hi))));
+            for (id, mark) in marks {
+                match mark {
+                    Mark::Refine => forest.mark_refine(id),
+                    Mark::Coarsen => forest.mark_coarsen(id),
+                    Mark::Keep => {}
+                }
+            }
+            forest.adapt().unwrap();
+            for (id, value) in solve_all(&forest) {
+                forest.leaf_data_mut(id)[0] = value;
+            }
+            let mut leaves = leaf_keys(&forest);
+            leaves.sort_unstable();
+            leaves
+        })
+        .collect()
+}
+
+/// Every P gives the serial forest's leaves and data after every level, and the same
+/// adaptation counts.
+fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt) {
+    let serial = run_serial(mesh);
+    assert!(
+        serial.last().unwrap().len() > 4 * mesh.tets.len(),
+        "the marking refines"
+    );
+    let one = without_hang({
+        let mesh = mesh.clone();
+        move || run_on_ranks(&mesh, 1, at)
+    });
+    for (level, (leaves, _)) in one.iter().enumerate() {
+        assert!(
+            *leaves == serial[level],
+            "P = 1 differs from the serial forest at level {level}"
+        );
+    }
+    let coarsened: u64 = one.iter().map(|l| l.1.coarsened).sum();
+    assert!(coarsened > 0, "the marking coarsens");
+    for procs in &PROCS[1..] {
+        let levels = without_hang({
+            let mesh = mesh.clone();
+            let procs = *procs;
+            move || run_on_ranks(&mesh, procs, at)
+        });
+        let mut moved = 0;
+        for (level, ((leaves, m), (leaves1, m1))) in levels.iter().zip(&one).enumerate() {
+            assert!(leaves == leaves1, "P = {procs} differs at level {level}");
+            let counts = |m: &LevelMetrics| (m.leaves, m.coarsened, m.divided, m.upgraded);
+            assert_eq!(counts(m), counts(m1), "P = {procs}, level {level}");
+            assert_eq!(m.leaves as usize, leaves.len());
+            moved += m.moved.trees;
+        }
+        assert!(moved > 0, "P = {procs}: no tree ever moved");
+    }
+}
+
+#[test]
+fn a_moving_shock_over_a_box_gives_the_same_mesh_on_every_p() {
+    let mesh = generate_box([6, 4, 4], [1.5, 1.0, 1.0]).unwrap();
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted);
+}
+
+#[test]
+fn balancing_after_subdivision_gives_the_same_mesh_too() {
+    let mesh = generate_box([5, 3, 3], [1.2, 0.9, 0.8]).unwrap();
+    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision);
+}
+
+/// A mesh no test was tuned on: Gmsh meshes a cylinder with a spherical hole.
+fn gmsh_mesh() -> Mesh {
+    let dir = std::env::temp_dir().join(format!("plume-dist-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let geo = dir.join("holed.geo");
+    std::fs::write(
+        &geo,
+        "SetFactory(\"OpenCASCADE\");\n\
+         Cylinder(1) = {0, 0, 0, 1.4, 0, 0, 0.45};\n\
+         Sphere(2) = {0.7, 0.1, 0.05, 0.2};\n\
+         BooleanDifference{ Volume{1}; Delete; }{ Volume{2}; Delete; }\n\
+         Mesh.CharacteristicLengthMax = 0.17;\n",
+    )
+    .unwrap();
+    let msh = dir.join("holed.msh");
+    let out = external::program("gmsh")
+        .arg(&geo)
+        .args(["-3", "-format", "msh22", "-o"])
+        .arg(&msh)
+        .output()
+        .expect("run gmsh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (mesh, _) = plume::io::read_mesh(&msh).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    mesh
+}
+
+#[test]
+fn a_gmsh_mesh_gives_the_same_mesh_on_every_p() {
+    let mesh = gmsh_mesh();
+    assert!(mesh.tets.len() > 500, "{} tets", mesh.tets.len());
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted);
+}
+
+#[test]
+fn migration_keeps_every_tree() {
+    let mesh = generate_box([4, 3, 3], [1.0, 1.0, 1.0]).unwrap();
+    let (lo, hi) = bounds(&mesh);
+    let outcome = without_hang(move || {
+        launch_threads(3, |comm| {
+            let plum = Plum::new(PlumOptions::new(3))?;
+            let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?;
+            for level in 0..3 {
+                run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
+            }
+            let before = (
+                run.checksum()?,
+                run.comm().all_gather_serde(&leaf_keys(run.forest()))?,
+            );
+            // Every root to the next rank, then a scattered assignment.
+            let shifted: Vec<u32> = run.owner().iter().map(|&o| (o + 1) % 3).collect();
+            let moved = run.migrate_to(&shifted)?;
+            check_ownership(&run)?;
+            let scattered: Vec<u32> = (0..run.owner().len() as u32).map(|r| r * 7 % 3).collect();
+            run.migrate_to(&scattered)?;
+            check_ownership(&run)?;
+            let after = (
+                run.checksum()?,
+                run.comm().all_gather_serde(&leaf_keys(run.forest()))?,
+            );
+            Ok((before, after, moved, run.owner().len()))
+        })
+    })
+    .unwrap();
+    for ((before, after, moved, nroots), _) in outcome.iter().zip(0..) {
+        assert_eq!(before.0, after.0, "checksum changed by migration");
+        let union = |per_rank: &Vec<Vec<LeafKey>>| {
+            let mut all: Vec<LeafKey> = per_rank.iter().flatten().cloned().collect();
+            all.sort_unstable();
+            all
+        };
+        assert_eq!(union(&before.1), union(&after.1));
+        assert_eq!(moved.trees as usize, *nroots);
+        assert!(moved.bytes > 0);
+    }
+    // The checksum sees a change of one value.
+    let mesh = generate_box([2, 2, 2], [1.0, 1.0, 1.0]).unwrap();
+    let sums = launch_threads(2, |comm| {
+        let mut run = Run::new(
+            comm,
+            mesh.clone(),
+            adapt_options(),
+            Plum::new(PlumOptions::new(2))?,
+        )?;
+        let before = run.checksum()?;
+        if let Some(&r) = run.held_roots().first() {
+            run.leaf_data_mut(plume::adapt::LeafId { root: r, elem: 0 })[0] = 1.0;
+        }
+        Ok((before, run.checksum()?))
+    })
+    .unwrap();
+    assert_ne!(sums[0].0, sums[0].1);
+}
+
+#[test]
+fn a_failing_rank_ends_every_rank_with_an_error() {
+    let mesh = generate_box([3, 3, 2], [1.0, 1.0, 1.0]).unwrap();
+    // A rank set up differently from the others: every rank returns the same error.
+    let outcomes = without_hang({
+        let mesh = mesh.clone();
+        move || {
+            launch_threads(3, |comm| {
+                let procs = if comm.rank() == 1 { 2 } else { 3 };
+                let plum = Plum::new(PlumOptions::new(procs))?;
+                Ok(Run::new(comm, mesh.clone(), adapt_options(), plum)
+                    .err()
+                    .map(|e| e.to_string()))
+            })
+        }
+    })
+    .unwrap();
+    assert!(outcomes[0]
+        .as_deref()
+        .is_some_and(|m| m.contains("set for 2 processors")));
+    assert!(outcomes.iter().all(|o| o == &outcomes[0]), "{outcomes:?}");
+
+    // A rank that fails between steps: the others, inside the next step, fail too.
+    let (lo, hi) = bounds(&mesh);
+    let outcome = without_hang(move || {
+        launch_threads(4, |comm| {
+            let plum = Plum::new(PlumOptions::new(4))?;
+            let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?;
+            run.step(|leaf| shock_mark(leaf, 0, lo, hi))?;
+            if comm.rank() == 2 {
+                return Err(Error::Invalid("rank 2 cannot go on".into()));
+            }
+            run.step(|leaf| shock_mark(leaf, 1, lo, hi))?;
+            Ok(())
+        })
+    });
+    assert!(outcome.is_err());
+}
