@@ -15,6 +15,10 @@
 //!    be predicted now ([`crate::graph`]), before any element is built;
 //! 4. [`Forest::subdivide`] builds the children.
 //!
+//! A forest may hold the trees of some roots only ([`Forest::take_trees`],
+//! [`Forest::put_trees`]): one rank's part of a distributed forest, whose other roots stay bare
+//! and which [`crate::dist`] keeps consistent across ranks.
+//!
 //! Vocabulary: *split* = how an element is divided ([`Split`]); *green* = a 1:2 or 1:4 split,
 //! whose children are never divided; *local points* = a parent's 4 vertices then its 6 edge
 //! midpoints; *users* of a bisected edge = divided elements whose split includes it.

@@ -516,6 +516,9 @@ impl Forest {
             }
         }
         self.built_in_closure = false;
+        // Messages to other ranks are taken by the distributed closure; a forest closed
+        // without one keeps none across steps.
+        self.outbox.clear();
         self.drop_unused_edges();
         // Marks were cleared where they were used (divided leaves, ignored requests); only
         // upgraded green families left holes.

@@ -11,7 +11,7 @@ use plume::balance::Accept;
 use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 
 use super::common::{load_mesh, say, VtkCompression};
-use super::names::{ObjectiveName, PartitionerName, PolicyName, VtkLevels};
+use super::names::{ObjectiveName, PartitionerName, PolicyName, SbnPolicyName, VtkLevels};
 use super::progress::Progress;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
@@ -126,6 +126,11 @@ pub struct ShockCaseArgs {
     /// Seed of the partitioner and of SBN's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order: seed (all
+    /// as the seed describes them, costs in machine seconds), plume (all as plume first made
+    /// them), or one alternative each.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "seed")]
+    pub sbn_policy: Vec<SbnPolicyName>,
 }
 
 impl ShockCaseArgs {
@@ -142,6 +147,9 @@ impl ShockCaseArgs {
         cfg.sbn.seed = self.seed;
         cfg.sbn.variant = self.variant.into();
         cfg.sbn.prepartition = self.prepartition;
+        for word in &self.sbn_policy {
+            word.apply(&mut cfg.sbn.policies);
+        }
         cfg.budget = Budget::of_system();
         Ok(())
     }
