@@ -200,6 +200,8 @@ fn ulba_against_standard(partition: PartitionKind) {
     let mut std_cfg = small(16, PolicyName::Standard);
     std_cfg.partition = partition;
     std_cfg.iterations = 30;
+    // A seed whose strong rock is still seen overloading when the first balance comes.
+    std_cfg.seed = 2;
     let mut ulba_cfg = std_cfg.clone();
     ulba_cfg.policy = PolicyName::Ulba;
     ulba_cfg.alpha = 0.0;

@@ -5,14 +5,20 @@
 //! below the maximum depth. The front is kept per root and refreshed only around the roots a
 //! step changed, so a step costs in proportion to the front, not the mesh.
 //!
+//! A front leaf's draw is a hash of the seed, the step and the leaf's vertex keys, not a
+//! sequential stream: it does not depend on which leaves are visited before it, so ranks that
+//! each hold some roots draw what one process would. Faces are compared by vertex keys, and a
+//! rank refreshing a root whose neighbour it does not hold is given that neighbour's fluid
+//! faces ([`Halo`]).
+//!
 //! Refining a leaf made by the closure (a green child) replaces its whole family by a 1:8
 //! split of the parent, whose children take the material at their centroid: around such
 //! leaves the eroded region is resampled on the finer children, not kept leaf for leaf.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use plume::adapt::{Forest, LeafId, NO_ELEM};
-use plume::rng::Rng;
+use plume::hash::mix64;
 
 /// Solution value of a rock leaf.
 pub const ROCK: f64 = 0.0;
@@ -38,7 +44,13 @@ pub struct Eroded {
     pub divided: usize,
 }
 
-/// The rocks, the front and the random stream of the erosion.
+/// A face as the sorted keys of its vertices.
+pub type FaceKeys = [u64; 3];
+
+/// The fluid faces of roots whose trees are held by other ranks, by root.
+pub type Halo = HashMap<u32, Vec<FaceKeys>>;
+
+/// The rocks, the front and the draws of the erosion.
 #[derive(Debug, Clone)]
 pub struct Erosion {
     /// Rock of every root (`None`: the root starts as fluid).
@@ -51,35 +63,54 @@ pub struct Erosion {
     active: BTreeSet<u32>,
     /// Fluid leaves of every root: its work per iteration.
     fluid: Vec<u64>,
-    rng: Rng,
+    seed: u64,
+    /// Draws done (one per step).
+    draws: u64,
 }
 
 impl Erosion {
-    /// The erosion of `forest`, whose leaf values already say rock or fluid, with the rock of
-    /// every root, each rock's probability, and the seed of the draws.
+    /// The erosion of `forest`, whose leaf values already say rock or fluid and which holds
+    /// every tree, with the rock of every root, each rock's probability, and the seed of the
+    /// draws.
     pub fn new(
         forest: &Forest,
         rock_of_root: Vec<Option<u32>>,
         probability: Vec<f64>,
         seed: u64,
     ) -> Erosion {
-        let n = forest.nroots();
-        let mut e = Erosion {
-            rock_of_root,
-            probability,
-            front: vec![Vec::new(); n],
-            active: BTreeSet::new(),
-            fluid: vec![0; n],
-            rng: Rng::new(seed),
-        };
-        let all: Vec<u32> = (0..n as u32).collect();
-        e.refresh(forest, &all);
+        let mut e = Erosion::unrefreshed(forest.nroots(), rock_of_root, probability, seed);
+        let all: Vec<u32> = (0..forest.nroots() as u32).collect();
+        e.refresh(forest, &all, &Halo::new());
         e
     }
 
-    /// Fluid leaves of every root.
+    /// The erosion of `nroots` roots with no front and no fluid yet: a rank's, which refreshes
+    /// the roots it holds with its neighbours' [`Halo`].
+    pub fn unrefreshed(
+        nroots: usize,
+        rock_of_root: Vec<Option<u32>>,
+        probability: Vec<f64>,
+        seed: u64,
+    ) -> Erosion {
+        Erosion {
+            rock_of_root,
+            probability,
+            front: vec![Vec::new(); nroots],
+            active: BTreeSet::new(),
+            fluid: vec![0; nroots],
+            seed,
+            draws: 0,
+        }
+    }
+
+    /// Fluid leaves of every root (0 for the roots not held).
     pub fn fluid(&self) -> &[u64] {
         &self.fluid
+    }
+
+    /// True when root `r` belongs to a rock.
+    pub fn is_rock(&self, r: u32) -> bool {
+        self.rock_of_root[r as usize].is_some()
     }
 
     /// Front leaves of every root (element indices, valid until the next step).
@@ -87,8 +118,7 @@ impl Erosion {
         &self.front[root as usize]
     }
 
-    /// One step: draws the erosion of every front leaf (roots and leaves in order, so the same
-    /// seed gives the same step), turns the eroded leaves to fluid, refines those below
+    /// One step: draws the erosion of every front leaf, turns the eroded leaves to fluid, refines those below
     /// `max_depth`, adapts, and refreshes the front around the changed roots. The same as
     /// [`Erosion::erode`] then [`Erosion::settle`].
     ///
@@ -102,22 +132,41 @@ impl Erosion {
     /// The first half of a step: draws the erosion, turns the eroded leaves to fluid and marks
     /// those below `max_depth` for refinement, leaving the forest to adapt.
     pub fn erode(&mut self, forest: &mut Forest, max_depth: u8) -> Eroded {
-        let mut eroded = Eroded::default();
-        for &root in &self.active {
-            let rock = self.rock_of_root[root as usize].expect("front leaves are rock");
-            let p = self.probability[rock as usize];
-            for &elem in &self.front[root as usize] {
-                if self.rng.chance(p) {
-                    eroded.leaves.push(LeafId { root, elem });
-                }
-            }
-        }
+        let mut eroded = Eroded {
+            leaves: self.draw(forest),
+            divided: 0,
+        };
         for &id in &eroded.leaves {
             forest.leaf_data_mut(id)[0] = FLUID;
             let level = forest.trees()[id.root as usize].elems[id.elem as usize].level;
             if level < max_depth {
                 forest.mark_refine(id);
                 eroded.divided += 1;
+            }
+        }
+        eroded
+    }
+
+    /// Draws the erosion of every front leaf of the roots held in `forest` (roots and leaves
+    /// in order): the leaves that erode at this step. Each leaf's draw depends only on the
+    /// seed, the step and the leaf's vertex keys.
+    pub fn draw(&mut self, forest: &Forest) -> Vec<LeafId> {
+        let step = mix64(self.seed ^ mix64(self.draws));
+        self.draws += 1;
+        let mut eroded = Vec::new();
+        for &root in &self.active {
+            let rock = self.rock_of_root[root as usize].expect("front leaves are rock");
+            let p = self.probability[rock as usize];
+            let tree = &forest.trees()[root as usize];
+            for &elem in &self.front[root as usize] {
+                let mut keys = tree.elems[elem as usize]
+                    .verts
+                    .map(|v| forest.vertices()[v].key);
+                keys.sort_unstable();
+                let bits = keys.iter().fold(step, |h, &k| mix64(h ^ k));
+                if ((bits >> 11) as f64 / (1u64 << 53) as f64) < p {
+                    eroded.push(LeafId { root, elem });
+                }
             }
         }
         eroded
@@ -147,37 +196,42 @@ impl Erosion {
         }
         around.sort_unstable();
         around.dedup();
-        self.refresh(forest, &around);
+        self.refresh(forest, &around, &Halo::new());
         Ok(Step {
             eroded,
             changed_roots: changed,
         })
     }
 
-    /// Recomputes the fluid count and the front of each root of `roots`.
-    fn refresh(&mut self, forest: &Forest, roots: &[u32]) {
-        let mut fluid_faces: Vec<[u32; 3]> = Vec::new();
+    /// Recomputes the fluid count and the front of each root of `roots` held in `forest`
+    /// (the others are forgotten: no front, no fluid), with the fluid faces of the
+    /// neighbouring roots held elsewhere in `halo`.
+    pub fn refresh(&mut self, forest: &Forest, roots: &[u32], halo: &Halo) {
+        let mut fluid_faces: Vec<FaceKeys> = Vec::new();
         for &r in roots {
             let tree = &forest.trees()[r as usize];
-            self.fluid[r as usize] = leaves(forest, r).filter(|&(_, fluid)| fluid).count() as u64;
+            let held = forest.holds(r);
+            self.fluid[r as usize] = if held {
+                leaves(forest, r).filter(|&(_, fluid)| fluid).count() as u64
+            } else {
+                0
+            };
             let front = &mut self.front[r as usize];
             front.clear();
-            if self.rock_of_root[r as usize].is_some() {
+            if held && self.rock_of_root[r as usize].is_some() {
                 fluid_faces.clear();
                 let nbrs = forest.root_face_neighbours(r);
                 for s in std::iter::once(r).chain(nbrs.into_iter().filter(|&x| x != NO_ELEM)) {
-                    for (i, fluid) in leaves(forest, s) {
-                        if fluid {
-                            let verts = forest.trees()[s as usize].elems[i as usize].verts;
-                            fluid_faces.extend(faces(verts));
-                        }
+                    match halo.get(&s) {
+                        Some(faces) if !forest.holds(s) => fluid_faces.extend_from_slice(faces),
+                        _ => fluid_faces.extend(root_fluid_faces(forest, s)),
                     }
                 }
                 fluid_faces.sort_unstable();
                 for (i, fluid) in leaves(forest, r) {
                     let verts = tree.elems[i as usize].verts;
                     if !fluid
-                        && faces(verts)
+                        && faces(forest, verts)
                             .iter()
                             .any(|f| fluid_faces.binary_search(f).is_ok())
                     {
@@ -206,10 +260,24 @@ fn leaves(forest: &Forest, r: u32) -> impl Iterator<Item = (u32, bool)> + '_ {
         .map(move |(i, _)| (i as u32, tree.data[i * nf] == FLUID))
 }
 
-/// The four faces of a tetrahedron, each as its sorted vertex ids.
-fn faces(v: [u32; 4]) -> [[u32; 3]; 4] {
+/// The faces of the fluid leaves of root `r` (none when `r` is not held in `forest`): what a
+/// rank sends the ranks holding `r`'s neighbours.
+pub fn root_fluid_faces(forest: &Forest, r: u32) -> Vec<FaceKeys> {
+    if !forest.holds(r) {
+        return Vec::new();
+    }
+    let tree = &forest.trees()[r as usize];
+    leaves(forest, r)
+        .filter(|&(_, fluid)| fluid)
+        .flat_map(|(i, _)| faces(forest, tree.elems[i as usize].verts))
+        .collect()
+}
+
+/// The four faces of a tetrahedron of `forest`, each as its sorted vertex keys.
+fn faces(forest: &Forest, v: [u32; 4]) -> [FaceKeys; 4] {
+    let keys = v.map(|x| forest.vertices()[x].key);
     [[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]].map(|f| {
-        let mut t = f.map(|k| v[k]);
+        let mut t = f.map(|k| keys[k]);
         t.sort_unstable();
         t
     })

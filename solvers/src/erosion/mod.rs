@@ -11,11 +11,13 @@
 //! | `front.rs` | rock/fluid leaves, the erosion front, one erosion step |
 //! | `layout.rs` | the PLUM pipeline on the fluid work: stripes or graph partitioning |
 //! | `machine.rs` | the modelled step and balance times |
+//! | `ranks.rs` | the case on real ranks through `plume::dist::Run` |
 
 pub mod domain;
 pub mod front;
 pub mod layout;
 pub mod machine;
+pub mod ranks;
 
 use plume::balance::{
     migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
@@ -220,9 +222,8 @@ pub fn run(
             "the erosion case needs a rank".into(),
         ));
     }
-    let p = cfg.procs;
-    let roots = check_memory(cfg, 1)? as u128;
-    let domain = domain::build(p, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
+    let roots = check_memory(cfg, 1)?;
+    let domain = domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
     let mut forest = domain.forest;
     let mut erosion = Erosion::new(
         &forest,
@@ -231,27 +232,109 @@ pub fn run(
         plume::hash::mix64(cfg.seed),
     );
     let mut graph = DualGraph::new(&forest);
-    let plum = layout::balancer(cfg.partition, &forest, p, p as f64, p * cfg.cells[0])?;
-    let weights = fluid_weights(&graph, erosion.fluid());
-    let mut owner = plum.initial_assignment(&graph.view(&weights)?)?;
-    let mut policy = cfg.build_policy();
-    let mut rates = IncreaseRates::default();
-    let mut records: Vec<IterationRecord> = Vec::new();
-    let mut costs = BalanceCosts::new(0.0);
+    let mut ledger = Ledger::new(cfg, &forest)?;
+    let mut owner = ledger.initial_owner(&graph, erosion.fluid())?;
     let mut moment = Moment {
         iterations: 0,
         time: 0.0,
     };
     each(moment, &forest, &owner)?;
     for iteration in 0..cfg.iterations {
-        let work = rank_loads(erosion.fluid(), &owner, p);
-        let times = cfg.machine.step_times(&work, &graph, &owner);
+        let mut record =
+            ledger.observe(iteration, forest.nleaves(), erosion.fluid(), &graph, &owner);
+        let eroded = erosion.erode(&mut forest, cfg.max_depth);
+        check_iteration(cfg, roots, iteration, forest.nleaves(), eroded.divided)?;
+        let step = erosion.settle(&mut forest, eroded)?;
+        graph.update(&forest, &step.changed_roots);
+        record.eroded = step.eroded.len();
+        if let Some(new_owner) = ledger.decide(&mut record, &graph, erosion.fluid(), &owner)? {
+            migrate(&forest, &mut owner, &new_owner);
+        }
+        moment.iterations += 1;
+        moment.time += record.time;
+        each(moment, &forest, &owner)?;
+        ledger.records.push(record);
+    }
+    Ok(ledger.finish(
+        domain.strong,
+        forest.nroots(),
+        forest.nleaves(),
+        erosion.fluid().iter().sum(),
+    ))
+}
+
+/// Refuses iteration `iteration` when its leaves (`leaves` now, `divided` of them to be
+/// refined) would not fit the budget of a run on `roots` roots.
+fn check_iteration(
+    cfg: &ErosionConfig,
+    roots: usize,
+    iteration: usize,
+    leaves: usize,
+    divided: usize,
+) -> plume::Result<()> {
+    let leaves = budget::leaves_after(leaves, divided);
+    cfg.budget
+        .check(
+            &format!("iteration {iteration}: about {leaves} leaves"),
+            budget::run_bytes(roots as u128, leaves),
+            "use a smaller --max-depth, fewer --cells or fewer iterations",
+        )
+        .map_err(plume::Error::Invalid)
+}
+
+/// What decides and records the run (the one process's, or rank 0's on ranks): the balancer,
+/// the policy, the measured rates and costs, and the records so far.
+struct Ledger<'a> {
+    cfg: &'a ErosionConfig,
+    plum: plume::balance::Plum,
+    policy: Box<dyn BalancePolicy>,
+    rates: IncreaseRates,
+    costs: BalanceCosts,
+    records: Vec<IterationRecord>,
+    /// The ranks' modelled loads of the iteration under way.
+    loads: Vec<f64>,
+}
+
+impl<'a> Ledger<'a> {
+    /// The ledger of `cfg`'s run on the domain `forest` (whose mesh the stripes cut).
+    fn new(cfg: &'a ErosionConfig, forest: &plume::adapt::Forest) -> plume::Result<Self> {
+        let p = cfg.procs;
+        Ok(Ledger {
+            cfg,
+            plum: layout::balancer(cfg.partition, forest, p, p as f64, p * cfg.cells[0])?,
+            policy: cfg.build_policy(),
+            rates: IncreaseRates::default(),
+            costs: BalanceCosts::new(0.0),
+            records: Vec::new(),
+            loads: Vec::new(),
+        })
+    }
+
+    /// The initial partition of the roots on their `fluid` work.
+    fn initial_owner(&self, graph: &DualGraph, fluid: &[u64]) -> plume::Result<Vec<u32>> {
+        let weights = fluid_weights(graph, fluid);
+        self.plum.initial_assignment(&graph.view(&weights)?)
+    }
+
+    /// The record of iteration `iteration` as it starts (`leaves` leaves, `fluid` work per
+    /// root, `owner` the partition), before its erosion.
+    fn observe(
+        &mut self,
+        iteration: usize,
+        leaves: usize,
+        fluid: &[u64],
+        graph: &DualGraph,
+        owner: &[u32],
+    ) -> IterationRecord {
+        let cfg = self.cfg;
+        let work = rank_loads(fluid, owner, cfg.procs);
+        let times = cfg.machine.step_times(&work, graph, owner);
         let balance = Imbalance::from_f64(&times);
-        let loads: Vec<f64> = times.iter().map(|t| t * cfg.machine.omega).collect();
-        rates.observe(&loads);
-        let mut record = IterationRecord {
+        self.loads = times.iter().map(|t| t * cfg.machine.omega).collect();
+        self.rates.observe(&self.loads);
+        IterationRecord {
             iteration,
-            leaves: forest.nleaves(),
+            leaves,
             work: work.iter().sum(),
             load_imb: balance.load_imb,
             usage: balance.lb,
@@ -259,66 +342,68 @@ pub fn run(
             time: times.iter().copied().fold(0.0, f64::max),
             lb_cost: 0.0,
             eroded: 0,
-            overloading: rates
+            overloading: self
+                .rates
                 .overloading(cfg.z_threshold)
                 .iter()
                 .filter(|&&o| o)
                 .count(),
             sigma_minus: None,
             sigma_plus: None,
-        };
-        let eroded = erosion.erode(&mut forest, cfg.max_depth);
-        let leaves = budget::leaves_after(forest.nleaves(), eroded.divided);
-        cfg.budget
-            .check(
-                &format!("iteration {iteration}: about {leaves} leaves"),
-                budget::run_bytes(roots, leaves),
-                "use a smaller --max-depth, fewer --cells or fewer iterations",
-            )
-            .map_err(plume::Error::Invalid)?;
-        let step = erosion.settle(&mut forest, eroded)?;
-        graph.update(&forest, &step.changed_roots);
-        record.eroded = step.eroded.len();
+        }
+    }
+
+    /// After the iteration's erosion (`graph` and `fluid` updated): whether the policy
+    /// balances, recorded in `record`; the new owners when the balance moves roots.
+    fn decide(
+        &mut self,
+        record: &mut IterationRecord,
+        graph: &DualGraph,
+        fluid: &[u64],
+        owner: &[u32],
+    ) -> plume::Result<Option<Vec<u32>>> {
+        let cfg = self.cfg;
         let obs = Observation {
-            loads: &loads,
+            loads: &self.loads,
             time_per_load: 1.0 / cfg.machine.omega,
             iterations: 1,
         };
-        if policy.should_balance(&obs) {
-            let shares = policy.target_shares(p);
-            let weights = fluid_weights(&graph, erosion.fluid());
-            let proposal = plum.propose(&graph.view(&weights)?, &owner, shares.as_deref())?;
-            if let Some(new_owner) = &proposal.new_owner {
-                migrate(&forest, &mut owner, new_owner);
-            }
-            let cost = cfg.machine.balance_cost(proposal.movement.max_sr);
-            policy.balanced_moving(cost, proposal.movement.max_v);
-            rates.rebalanced();
-            costs.record(cost);
-            let alpha = if shares.is_some() { cfg.alpha } else { 0.0 };
-            let mean_cost = costs.mean();
-            let total: f64 = loads.iter().sum();
-            if let Some(model) = fitted_model(&rates, cfg, alpha, mean_cost) {
-                record.sigma_minus = Some(model.sigma_minus(total));
-                record.sigma_plus = Some(model.sigma_plus(total));
-            }
-            record.balanced = true;
-            record.lb_cost = cost;
-            record.time += cost;
+        if !self.policy.should_balance(&obs) {
+            return Ok(None);
         }
-        moment.iterations += 1;
-        moment.time += record.time;
-        each(moment, &forest, &owner)?;
-        records.push(record);
+        let shares = self.policy.target_shares(cfg.procs);
+        let weights = fluid_weights(graph, fluid);
+        let proposal = self
+            .plum
+            .propose(&graph.view(&weights)?, owner, shares.as_deref())?;
+        let cost = cfg.machine.balance_cost(proposal.movement.max_sr);
+        self.policy.balanced_moving(cost, proposal.movement.max_v);
+        self.rates.rebalanced();
+        self.costs.record(cost);
+        let alpha = if shares.is_some() { cfg.alpha } else { 0.0 };
+        let mean_cost = self.costs.mean();
+        let total: f64 = self.loads.iter().sum();
+        if let Some(model) = fitted_model(&self.rates, cfg, alpha, mean_cost) {
+            record.sigma_minus = Some(model.sigma_minus(total));
+            record.sigma_plus = Some(model.sigma_plus(total));
+        }
+        record.balanced = true;
+        record.lb_cost = cost;
+        record.time += cost;
+        Ok(proposal.new_owner)
     }
-    let summary = summarize(&records, forest.nleaves(), erosion.fluid().iter().sum());
-    Ok(ErosionRun {
-        config: cfg.clone(),
-        iterations: records,
-        summary,
-        strong: domain.strong,
-        roots: forest.nroots(),
-    })
+
+    /// The finished run.
+    fn finish(self, strong: Vec<u32>, roots: usize, leaves: usize, work: u64) -> ErosionRun {
+        let summary = summarize(&self.records, leaves, work);
+        ErosionRun {
+            config: self.cfg.clone(),
+            iterations: self.records,
+            summary,
+            strong,
+            roots,
+        }
+    }
 }
 
 /// Seed 001's model with the rates measured so far: `N` the overloading ranks (the fastest

@@ -1,0 +1,243 @@
+//! The erosion case on real ranks (`distributed.md`): one rank's part of a run through
+//! [`plume::dist::Run`]. Each rank draws the erosion of the front leaves it holds (the draws
+//! depend on the leaves, not on who holds them), turns them to fluid and steps the run; the
+//! front around the changed roots is refreshed with the fluid faces of neighbouring roots held
+//! elsewhere. Rank 0 gathers the fluid work, keeps the records and the policy as the
+//! single-process run does ([`super::run`]), decides each balance and broadcasts the new
+//! owners, and the trees move: a run's records are the single-process run's for every P and
+//! backend.
+
+use std::collections::{BTreeSet, HashSet};
+
+use plume::adapt::{Forest, LeafId, NO_ELEM};
+use plume::comm::{Comm, CommExt, ReduceOp};
+use plume::dist::{Mark, Run};
+use plume::{Error, Result};
+
+use super::front::{root_fluid_faces, Erosion, FLUID, ROCK};
+use super::{
+    check_iteration, check_memory, domain, layout, ErosionConfig, ErosionRun, Ledger, Moment,
+};
+
+/// Runs this rank's part of the erosion case `cfg` (on `comm.size()` ranks, which must be
+/// `cfg.procs`). `each(moment, forest, owner)` is called on every rank with its forest and
+/// the owners, for the initial mesh and partition and after every iteration; its errors end
+/// every rank. Returns the run on rank 0, `None` on the others.
+///
+/// # Errors
+/// [`Error::Invalid`] when `cfg` is not for `comm.size()` ranks; any rank's error, on every
+/// rank.
+pub fn run_rank<C: Comm + ?Sized>(
+    comm: &C,
+    cfg: &ErosionConfig,
+    mut each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
+) -> Result<Option<ErosionRun>> {
+    if cfg.procs != comm.size() {
+        return Err(Error::Invalid(format!(
+            "the erosion run is set for {} ranks but has {}",
+            cfg.procs,
+            comm.size()
+        )));
+    }
+    let roots = comm.agree(check_memory(cfg, 1))?;
+    let domain = comm.agree(domain::build(
+        cfg.procs,
+        cfg.cells,
+        cfg.strong,
+        cfg.seed,
+        cfg.max_depth,
+    ))?;
+    let forest = &domain.forest;
+    let mut ledger = comm.agree(match comm.rank() {
+        0 => Ledger::new(cfg, forest).map(Some),
+        _ => Ok(None),
+    })?;
+    let p = cfg.procs;
+    // The run's own balancer never triggers: the policy decides on rank 0.
+    let plum = comm.agree(layout::balancer(
+        cfg.partition,
+        forest,
+        p,
+        p as f64,
+        p * cfg.cells[0],
+    ))?;
+    let mut run = Run::new(comm, forest.mesh().clone(), forest.options().clone(), plum)?;
+    let nroots = forest.nroots();
+    let mut leaves = forest.nleaves() as u64;
+    for r in run.held_roots() {
+        let material = if domain.rock_of_root[r as usize].is_some() {
+            ROCK
+        } else {
+            FLUID
+        };
+        run.leaf_data_mut(LeafId { root: r, elem: 0 })[0] = material;
+    }
+    let mut erosion = Erosion::unrefreshed(
+        nroots,
+        domain.rock_of_root,
+        domain.probability,
+        plume::hash::mix64(cfg.seed),
+    );
+    let all: Vec<u32> = (0..nroots as u32).collect();
+    refresh(&run, &mut erosion, &all)?;
+    let mut fluid = comm.all_reduce_u64(erosion.fluid(), ReduceOp::Sum)?;
+    let initial = ledger
+        .as_ref()
+        .map(|l| l.initial_owner(run.graph().expect("rank 0 keeps the graph"), &fluid))
+        .transpose();
+    let initial = comm.agree(initial)?;
+    let initial: Vec<u32> = comm.broadcast_serde(0, initial.as_ref())?;
+    migrate(&mut run, &mut erosion, &initial)?;
+    let mut moment = Moment {
+        iterations: 0,
+        time: 0.0,
+    };
+    comm.agree(each(moment, run.forest(), run.owner()))?;
+    for iteration in 0..cfg.iterations {
+        let mut record = ledger.as_mut().map(|l| {
+            let graph = run.graph().expect("rank 0 keeps the graph");
+            l.observe(iteration, leaves as usize, &fluid, graph, run.owner())
+        });
+        let eroded = erosion.draw(run.forest());
+        let refine: HashSet<LeafId> = eroded
+            .iter()
+            .copied()
+            .filter(|id| {
+                let tree = &run.forest().trees()[id.root as usize];
+                tree.elems[id.elem as usize].level < cfg.max_depth
+            })
+            .collect();
+        let divided = comm.reduce_u64(refine.len() as u64, ReduceOp::Sum)?;
+        comm.agree(check_iteration(
+            cfg,
+            roots,
+            iteration,
+            leaves as usize,
+            divided as usize,
+        ))?;
+        for &id in &eroded {
+            run.leaf_data_mut(id)[0] = FLUID;
+        }
+        let before = held_leaves(run.forest());
+        let report = run.step(|leaf| {
+            if refine.contains(&leaf.id) {
+                Mark::Refine
+            } else {
+                Mark::Keep
+            }
+        })?;
+        leaves = report.metrics.leaves;
+        let mut changed: Vec<u32> = eroded.iter().map(|id| id.root).collect();
+        changed.extend(
+            held_leaves(run.forest())
+                .into_iter()
+                .zip(before)
+                .filter(|(now, then)| now != then)
+                .map(|(now, _)| now.0),
+        );
+        refresh_around(&run, &mut erosion, &changed)?;
+        fluid = comm.all_reduce_u64(erosion.fluid(), ReduceOp::Sum)?;
+        let nb_eroded = comm.reduce_u64(eroded.len() as u64, ReduceOp::Sum)?;
+        let decided = match (ledger.as_mut(), record.as_mut()) {
+            (Some(l), Some(record)) => {
+                record.eroded = nb_eroded as usize;
+                let graph = run.graph().expect("rank 0 keeps the graph");
+                l.decide(record, graph, &fluid, run.owner()).map(Some)
+            }
+            _ => Ok(None),
+        };
+        let decided = comm.agree(decided)?;
+        let new_owner: Option<Vec<u32>> = comm.broadcast_serde(0, decided.as_ref())?;
+        if let Some(new_owner) = new_owner {
+            migrate(&mut run, &mut erosion, &new_owner)?;
+        }
+        moment.iterations += 1;
+        if let Some(record) = &record {
+            moment.time += record.time;
+        }
+        moment.time = broadcast_f64(comm, moment.time)?;
+        comm.agree(each(moment, run.forest(), run.owner()))?;
+        if let (Some(l), Some(record)) = (ledger.as_mut(), record) {
+            l.records.push(record);
+        }
+    }
+    let work: u64 = fluid.iter().sum();
+    Ok(ledger.map(|l| l.finish(domain.strong, nroots, leaves as usize, work)))
+}
+
+/// Rank 0's `value` on every rank.
+fn broadcast_f64<C: Comm + ?Sized>(comm: &C, value: f64) -> Result<f64> {
+    comm.broadcast_serde(0, (comm.rank() == 0).then_some(&value))
+}
+
+/// `(root, leaves)` of every tree held in `forest`, ascending by root.
+fn held_leaves(forest: &Forest) -> Vec<(u32, u32)> {
+    (0..forest.nroots() as u32)
+        .filter(|&r| forest.holds(r))
+        .map(|r| (r, forest.trees()[r as usize].nleaves))
+        .collect()
+}
+
+/// Moves the trees to `new_owner` (a collective) and refreshes the erosion of the roots that
+/// moved: the new holders compute their fronts, the old ones forget them.
+fn migrate<C: Comm + ?Sized>(
+    run: &mut Run<C>,
+    erosion: &mut Erosion,
+    new_owner: &[u32],
+) -> Result<()> {
+    let moved: Vec<u32> = (0..new_owner.len() as u32)
+        .filter(|&r| run.owner()[r as usize] != new_owner[r as usize])
+        .collect();
+    run.migrate_to(new_owner)?;
+    refresh(run, erosion, &moved)
+}
+
+/// Refreshes the erosion around the roots `changed` on this rank (a collective: every rank
+/// passes its own): the changed roots of every rank and their face neighbours.
+fn refresh_around<C: Comm + ?Sized>(
+    run: &Run<C>,
+    erosion: &mut Erosion,
+    changed: &[u32],
+) -> Result<()> {
+    let forest = run.forest();
+    let all: Vec<Vec<u32>> = run.comm().all_gather_serde(&changed.to_vec())?;
+    let mut around = BTreeSet::new();
+    for r in all.into_iter().flatten() {
+        around.insert(r);
+        around.extend(
+            forest
+                .root_face_neighbours(r)
+                .into_iter()
+                .filter(|&x| x != NO_ELEM),
+        );
+    }
+    refresh(run, erosion, &around.into_iter().collect::<Vec<_>>())
+}
+
+/// Refreshes the erosion of `roots` (the same on every rank; a collective): each rank sends
+/// the fluid faces of the roots it holds to the holders of their rock neighbours among
+/// `roots`, then refreshes those of `roots` it holds and forgets the others.
+fn refresh<C: Comm + ?Sized>(run: &Run<C>, erosion: &mut Erosion, roots: &[u32]) -> Result<()> {
+    let comm = run.comm();
+    let (forest, owner) = (run.forest(), run.owner());
+    let mut sent = HashSet::new();
+    let mut outgoing: Vec<Vec<(u32, Vec<[u64; 3]>)>> = vec![Vec::new(); comm.size()];
+    for &r in roots {
+        let dest = owner[r as usize] as usize;
+        if dest == comm.rank() || !erosion.is_rock(r) {
+            continue;
+        }
+        for s in forest.root_face_neighbours(r) {
+            if s != NO_ELEM && forest.holds(s) && sent.insert((dest, s)) {
+                outgoing[dest].push((s, root_fluid_faces(forest, s)));
+            }
+        }
+    }
+    let halo = comm
+        .all_to_all_serde(&outgoing)?
+        .into_iter()
+        .flatten()
+        .collect();
+    erosion.refresh(forest, roots, &halo);
+    Ok(())
+}
