@@ -130,12 +130,17 @@ fn rerunning_erosion_into_a_used_folder_leaves_only_the_new_runs_files() {
         "alpha.svg",
         "compare.md",
         "erosion.pvd",
-        "iter_0000.vtu",
-        "iter_0001.vtu",
-        "iter_0002.vtu",
-        "iter_0003.vtu",
+        "iter_0000",
+        "iter_0000.pvtu",
+        "iter_0001",
+        "iter_0001.pvtu",
+        "iter_0002",
+        "iter_0002.pvtu",
+        "iter_0003",
+        "iter_0003.pvtu",
     ];
     assert_eq!(names(&out), sorted(&[&reports[..], &first].concat()));
+    assert_eq!(names(&out.join("iter_0003")), ["r0000.vtu", "r0001.vtu"]);
     erosion(&["--iterations", "2", "--vtk", "none"]);
     assert_eq!(names(&out), sorted(&reports));
     assert_eq!(

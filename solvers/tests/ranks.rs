@@ -6,12 +6,15 @@
 mod common;
 #[path = "../../tests/external/mod.rs"]
 mod external;
+#[path = "common/vtk.rs"]
+mod vtk;
 
 use std::path::Path;
 
 use common::{fails, ok, TempDir};
 use plume_solvers::shock::{self, ShockConfig};
 use serde_json::Value;
+use vtk::{field, vtk_read};
 
 /// The level records of a `metrics.json` with the wall-clock fields (`time_ms` and the
 /// balancer's share of it) taken out.
@@ -91,30 +94,6 @@ fn without_balancing_the_ranks_keep_their_roots_and_match_the_simulated_run() {
     let got = records_without_times(&metrics(&dir.path("out"))["levels"]);
     assert_eq!(got, expected);
     assert!(got.iter().all(|r| r["total_v"] == 0 && r["comm_mb"] == 0.0));
-}
-
-/// Runs `tests/vtk_check.py read path` and returns its report.
-fn vtk_read(path: &Path) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vtk_check.py");
-    let out = external::program("python3")
-        .arg(script)
-        .arg("read")
-        .arg(path)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "vtk_check.py {path:?}: {stderr}");
-    // VTK reports a missing or unreadable piece on stderr and reads on.
-    assert!(!stderr.contains("ERROR"), "vtk_check.py {path:?}: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// The value after `key ` on its line of `report`.
-fn field<'a>(report: &'a str, key: &str) -> &'a str {
-    report
-        .lines()
-        .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(' ')))
-        .unwrap_or_else(|| panic!("no '{key}' in {report}"))
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! `plume run erosion`: the erosion case on P ranks with a when-to-balance policy; prints the
-//! run's summary and writes `metrics.json`, `metrics.csv`, `summary.md`, `usage.svg` and VTK
-//! files into `--out`. With `--compare` it also runs never / periodic / standard / ULBA and
+//! `plume run erosion`: the erosion case on P ranks (threads, or MPI processes:
+//! [`super::erosion_ranks`]) with a when-to-balance policy; prints the run's summary and
+//! writes `metrics.json`, `metrics.csv`, `summary.md`, `usage.svg` and VTK pieces into
+//! `--out`. With `--compare` it also runs never / periodic / standard / ULBA and
 //! the α sweep on the same case, and writes `compare.md`, `usage.svg` (standard against ULBA,
 //! the seed's figure 4b) and `alpha.svg` (total time against α, figure 5).
 
@@ -9,6 +10,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use plume::adapt::Forest;
 use plume::io::{rank_cells, write_pvd, CellArray, VtuOptions, VtuPiece};
+
+use super::erosion_ranks::Rank0;
+use super::run::BackendName;
 
 use super::common::{say, stdout_failure, VtkCompression};
 use super::names::{PartitionKind, PolicyName, StepTimeName, VtkLevels};
@@ -25,9 +29,14 @@ use crate::run_folder::RunFolder;
 /// Arguments of `plume run erosion`.
 #[derive(Debug, Args)]
 pub struct ErosionArgs {
-    /// Number of ranks P (also the number of stripes and rocks).
-    #[arg(long, default_value_t = 8)]
-    pub procs: usize,
+    /// Number of ranks P, also the number of stripes and rocks [default: 8; with --backend
+    /// mpi: the number of processes mpirun starts].
+    #[arg(long)]
+    pub procs: Option<usize>,
+    /// How the ranks run: P threads of this process, or one MPI process per rank
+    /// (`mpirun -n P plume run erosion --backend mpi`, a plume built with `--features mpi`).
+    #[arg(long, value_enum, default_value_t = BackendName::Threads)]
+    pub backend: BackendName,
     /// When to balance: never, periodic:K, standard (degradation against the mean balancing
     /// cost, seed 001 Alg. 1) or ulba (the same trigger, overloading ranks underloaded); also
     /// threshold[:X], cost-benefit[:C] and degradation[:C] (= standard; C: seconds assumed per
@@ -83,9 +92,9 @@ pub struct ErosionArgs {
     /// Output folder.
     #[arg(long, default_value = "out/erosion")]
     pub out: PathBuf,
-    /// Which iterations to write as VTK (iter_XXXX.vtu after XXXX iterations, iter_0000.vtu
-    /// the initial mesh, and erosion.pvd with the modelled time); `all` writes one file per
-    /// iteration.
+    /// Which iterations to write as VTK (iter_XXXX.pvtu and each rank's piece
+    /// iter_XXXX/rRRRR.vtu after XXXX iterations, iter_0000 the initial mesh, and erosion.pvd
+    /// with the modelled time); `all` writes every iteration.
     #[arg(long, value_enum, default_value_t = VtkLevels::Last)]
     pub vtk: VtkLevels,
     /// How the .vtu files store their data.
@@ -95,35 +104,35 @@ pub struct ErosionArgs {
 
 /// Runs `plume run erosion`.
 pub fn run(args: ErosionArgs) -> CliResult {
-    let cfg = config(&args)?;
-    // --compare keeps the records of every policy's run and of the α sweep.
-    let runs = if args.compare {
+    match args.backend {
+        BackendName::Threads => super::erosion_ranks::threads(&args),
+        BackendName::Mpi => super::erosion_ranks::mpi(&args),
+    }
+}
+
+/// The runs whose records the command keeps: `--compare` keeps every policy's run and the α
+/// sweep's.
+pub(super) fn records_kept(args: &ErosionArgs) -> usize {
+    if args.compare {
         1 + COMPARED_POLICIES + args.alphas.len()
     } else {
         1
-    };
-    erosion::check_memory(&cfg, runs)?;
-    let mut folder = RunFolder::open(&args.out)?;
-    let progress = Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy));
-    let mut written: Vec<(f64, String)> = Vec::new();
-    let start = std::time::Instant::now();
-    let options = VtuOptions::from(args.vtk_compression);
-    let main = erosion::run(&cfg, |moment, forest, owner| {
-        let done = moment.iterations;
-        if done > 0 {
-            progress.inc();
-        }
-        if args.vtk.writes(done, cfg.iterations) {
-            let name = format!("iter_{done:04}.vtu");
-            write_vtu(&folder.file(&name)?, forest, owner, &options)?;
-            written.push((moment.time, name));
-        }
-        Ok(())
-    })?;
-    let wall = start.elapsed().as_secs_f64();
-    drop(progress);
-    if !written.is_empty() {
-        write_pvd(&folder.file("erosion.pvd")?, &written)?;
+    }
+}
+
+/// Rank 0's end of the run `main`: the series' `.pvd`, the table, `--compare`'s runs, the
+/// charts and the reports.
+pub(super) fn finish(
+    args: &ErosionArgs,
+    cfg: &ErosionConfig,
+    main: &ErosionRun,
+    out: Rank0,
+) -> CliResult {
+    let wall = out.start.elapsed().as_secs_f64();
+    drop(out.progress);
+    let mut folder = out.folder;
+    if !out.indices.is_empty() {
+        write_pvd(&folder.dir().join("erosion.pvd"), &out.indices)?;
     }
     let mut report = Report::new(&main.config, "iterations", &main.iterations);
     // σ± exist at balances only: their average over every iteration would mislead.
@@ -134,37 +143,38 @@ pub fn run(args: ErosionArgs) -> CliResult {
         report.summary.extend(fields);
     }
     let report = report.with_provenance(Provenance::of_this_process(None));
-    let table = summary_table(&main);
+    let table = summary_table(main);
     say(&table)?;
     say(format!(
         "run: {wall:.1} s wall for {} iterations",
         cfg.iterations
     ))?;
     if args.compare {
-        compare(&args, &cfg, &main, &mut folder)?;
+        compare(args, cfg, main, &mut folder)?;
     } else {
         usage_chart(
             &folder.file("usage.svg")?,
             "Processor usage per iteration",
-            &[usage_series(&main)],
+            &[usage_series(main)],
         )?;
     }
     report.write(&mut folder, &table)?;
     say(format!("wrote {}", args.out.display()))
 }
 
-fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
+/// The configuration of `args` on `procs` ranks.
+pub(super) fn config(args: &ErosionArgs, procs: usize) -> CliResult<ErosionConfig> {
     let usage = |m: String| Failure::Usage(m);
-    if args.procs == 0 {
+    if procs == 0 {
         return Err(usage("--procs must be at least 1".into()));
     }
     if args.iterations == 0 {
         return Err(usage("--iterations must be at least 1".into()));
     }
-    if args.strong > args.procs {
+    if args.strong > procs {
         return Err(usage(format!(
             "--strong {} exceeds the {} rocks (one per rank)",
-            args.strong, args.procs
+            args.strong, procs
         )));
     }
     let unit = |x: f64| x.is_finite() && (0.0..=1.0).contains(&x);
@@ -186,16 +196,16 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
         ));
     }
     let cells = [args.cells[0], args.cells[1], args.cells[2]];
-    erosion::domain::roots(args.procs, cells).map_err(|e| {
+    erosion::domain::roots(procs, cells).map_err(|e| {
         usage(format!(
             "--cells {} {} {} on {} ranks: {e}",
-            cells[0], cells[1], cells[2], args.procs
+            cells[0], cells[1], cells[2], procs
         ))
     })?;
     if args.period == 0 {
         return Err(usage("--period must be at least 1".into()));
     }
-    let mut cfg = ErosionConfig::new(args.procs);
+    let mut cfg = ErosionConfig::new(procs);
     cfg.policy = args.policy;
     cfg.alpha = args.alpha;
     cfg.z_threshold = args.z_threshold;
@@ -211,7 +221,8 @@ fn config(args: &ErosionArgs) -> CliResult<ErosionConfig> {
     Ok(cfg)
 }
 
-fn write_vtu(
+/// Writes the leaves `forest` holds, with their material and rank, to the piece `path`.
+pub(super) fn write_vtu(
     path: &Path,
     forest: &Forest,
     owner: &[u32],

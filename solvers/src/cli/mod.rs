@@ -12,6 +12,7 @@
 //! | `shock_ranks.rs` | `plume run shock` on thread or MPI ranks |
 //! | `compare.rs` | `plume compare shock` |
 //! | `erosion.rs` | `plume run erosion` |
+//! | `erosion_ranks.rs` | `plume run erosion` on thread or MPI ranks |
 //! | `study.rs` | `plume study erosion2d`, `plume study model` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `names.rs` | the option words that name library objects, parsed once ([`names`]) |
@@ -27,6 +28,7 @@
 mod common;
 mod compare;
 mod erosion;
+mod erosion_ranks;
 mod graph;
 mod info;
 mod mesh;

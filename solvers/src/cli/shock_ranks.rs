@@ -32,13 +32,20 @@ pub(super) fn threads(args: &ShockArgs) -> CliResult {
     say(format!("\nwrote {}", args.out.display()))
 }
 
-/// `plume run shock --backend mpi`: this process's rank of the `mpirun` job. Rank 0 prints a
-/// failure before any rank exits (`mpirun` ends the job when the first process exits
-/// non-zero); the others exit with its code, silently, and no rank reports the SIGTERM.
+/// `plume run shock --backend mpi`: this process's rank of the `mpirun` job.
 #[cfg(feature = "mpi")]
 pub(super) fn mpi(args: &ShockArgs) -> CliResult {
+    mpi_job(|comm| mpi_rank(comm, args))
+}
+
+/// Runs `rank_main` as this process's rank of an `mpirun` job. Rank 0 prints a failure
+/// before any rank exits (`mpirun` ends the job when the first process exits non-zero); the
+/// others exit with its code, silently, and no rank reports the SIGTERM. `rank_main`'s
+/// failures must be agreed (every rank fails together).
+#[cfg(feature = "mpi")]
+pub(super) fn mpi_job(rank_main: impl FnOnce(&plume::comm::MpiComm) -> CliResult) -> CliResult {
     let outcome = plume::comm::with_mpi(|comm| {
-        let outcome = mpi_rank(comm, args);
+        let outcome = rank_main(comm);
         // The outcome is known: the SIGTERM `mpirun` sends the others once a rank exits
         // non-zero must not add a line.
         super::signals::settle();
@@ -57,23 +64,34 @@ pub(super) fn mpi(args: &ShockArgs) -> CliResult {
 /// Without MPI built in, `--backend mpi` is a usage error saying how to get it.
 #[cfg(not(feature = "mpi"))]
 pub(super) fn mpi(_: &ShockArgs) -> CliResult {
-    Err(Failure::Usage(
+    Err(no_mpi("shock"))
+}
+
+/// The usage error of `--backend mpi` in a plume built without MPI, for `plume run case`.
+#[cfg(not(feature = "mpi"))]
+pub(super) fn no_mpi(case: &str) -> Failure {
+    Failure::Usage(format!(
         "--backend mpi needs a plume built with MPI: `cargo build --release --features mpi` \
-         (with Open MPI's libopenmpi-dev), then `mpirun -n P plume run shock --backend mpi`"
-            .into(),
+         (with Open MPI's libopenmpi-dev), then `mpirun -n P plume run {case} --backend mpi`"
     ))
+}
+
+/// P under `mpirun`: the communicator's size, which `--procs`, when given, must equal.
+#[cfg(feature = "mpi")]
+pub(super) fn mpi_procs(procs: Option<usize>, size: usize) -> CliResult<usize> {
+    match procs.filter(|&p| p != size) {
+        Some(procs) => Err(Failure::Usage(format!(
+            "--procs {procs} conflicts with the {size} processes mpirun started: leave \
+             --procs out with --backend mpi"
+        ))),
+        None => Ok(size),
+    }
 }
 
 /// One rank of `plume run shock --backend mpi`: P is the communicator's size.
 #[cfg(feature = "mpi")]
 fn mpi_rank(comm: &plume::comm::MpiComm, args: &ShockArgs) -> CliResult {
-    let size = comm.size();
-    if let Some(procs) = args.procs.filter(|&p| p != size) {
-        return Err(Failure::Usage(format!(
-            "--procs {procs} conflicts with the {size} processes mpirun started: leave \
-             --procs out with --backend mpi"
-        )));
-    }
+    let size = mpi_procs(args.procs, comm.size())?;
     let cfg = config(args, size)?;
     let root = comm.rank() == 0;
     // Only rank 0 prints the reader's notes and needs the mesh's provenance.
@@ -98,7 +116,7 @@ fn mpi_rank(comm: &plume::comm::MpiComm, args: &ShockArgs) -> CliResult {
 /// `local` if it holds on every rank; this rank's own failure, or the message of the lowest
 /// failing rank.
 #[cfg(feature = "mpi")]
-fn agree<T>(comm: &dyn Comm, local: CliResult<T>) -> CliResult<T> {
+pub(super) fn agree<T>(comm: &dyn Comm, local: CliResult<T>) -> CliResult<T> {
     match local {
         Ok(value) => comm
             .agree_on_failure(None)
@@ -136,8 +154,8 @@ impl Rank0 {
             .collect();
         let mut names = Vec::new();
         for &level in &written {
-            names.extend((0..cfg.procs).map(|rank| piece_name(level, rank)));
-            names.push(index_name(level));
+            names.extend((0..cfg.procs).map(|rank| piece_name(LEVEL, level, rank)));
+            names.push(index_name(LEVEL, level));
         }
         if !written.is_empty() {
             names.push("shock.pvd".into());
@@ -153,9 +171,11 @@ impl Rank0 {
 
     /// Writes the index of `level`'s `procs` pieces.
     fn index(&mut self, level: usize, procs: usize) -> plume::Result<()> {
-        let pieces: Vec<String> = (0..procs).map(|rank| piece_name(level, rank)).collect();
+        let pieces: Vec<String> = (0..procs)
+            .map(|rank| piece_name(LEVEL, level, rank))
+            .collect();
         let layout = ["root", "level", "pattern", "rank"].map(|name| CellArray::int(name, vec![]));
-        let name = index_name(level);
+        let name = index_name(LEVEL, level);
         write_pvtu(&self.folder.dir().join(&name), &pieces, &layout)?;
         // The case has no physical time: the level is the time step.
         self.indices.push((level as f64, name));
@@ -196,7 +216,7 @@ fn on_rank<C: Comm + ?Sized>(
                 out.table.row(record)?;
             }
             if args.vtk.writes(level, cfg.levels) {
-                let path = args.out.join(piece_name(level, comm.rank()));
+                let path = args.out.join(piece_name(LEVEL, level, comm.rank()));
                 write_level_vtu(&path, forest, owner, &options)?;
                 if let Some(out) = mine.as_mut() {
                     out.index(level, cfg.procs)?;
@@ -212,12 +232,15 @@ fn on_rank<C: Comm + ?Sized>(
     plume::comm::CommExt::agree(comm, finished)
 }
 
-/// The piece of `rank` at `level`.
-fn piece_name(level: usize, rank: usize) -> String {
-    format!("level_{level:04}/r{rank:04}.vtu")
+/// What the shock case's written steps are called.
+const LEVEL: &str = "level";
+
+/// The piece of `rank` at step `step` of a series whose steps are called `kind`.
+pub(super) fn piece_name(kind: &str, step: usize, rank: usize) -> String {
+    format!("{kind}_{step:04}/r{rank:04}.vtu")
 }
 
-/// The index of `level`'s pieces.
-fn index_name(level: usize) -> String {
-    format!("level_{level:04}.pvtu")
+/// The index of the pieces of step `step` of a series whose steps are called `kind`.
+pub(super) fn index_name(kind: &str, step: usize) -> String {
+    format!("{kind}_{step:04}.pvtu")
 }

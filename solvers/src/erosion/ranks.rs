@@ -14,10 +14,29 @@ use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{Mark, Run};
 use plume::{Error, Result};
 
+use crate::budget;
+
 use super::front::{root_fluid_faces, Erosion, FLUID, ROCK};
-use super::{
-    check_iteration, check_memory, domain, layout, ErosionConfig, ErosionRun, Ledger, Moment,
-};
+use super::{check_iteration, domain, layout, ErosionConfig, ErosionRun, Ledger, Moment};
+
+/// Checks, before a run on ranks starts, that this process can hold the records of `runs`
+/// runs and its ranks' copies of the initial mesh (`ranks_here` of them: all of them on
+/// threads, one under MPI); returns the number of roots.
+///
+/// # Errors
+/// When the box is too large for its numbers or for the budget.
+pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Result<usize> {
+    let roots = super::check_memory(cfg, runs)?;
+    let copies = (roots as u128).saturating_mul(ranks_here as u128);
+    cfg.budget
+        .check(
+            &format!("the erosion case's {roots} roots on {ranks_here} ranks in this process"),
+            budget::run_bytes(copies, copies),
+            "use fewer ranks or fewer --cells",
+        )
+        .map_err(Error::Invalid)?;
+    Ok(roots)
+}
 
 /// Runs this rank's part of the erosion case `cfg` (on `comm.size()` ranks, which must be
 /// `cfg.procs`). `each(moment, forest, owner)` is called on every rank with its forest and
@@ -39,7 +58,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             comm.size()
         )));
     }
-    let roots = comm.agree(check_memory(cfg, 1))?;
+    let roots = comm.agree(super::check_memory(cfg, 1))?;
     let domain = comm.agree(domain::build(
         cfg.procs,
         cfg.cells,
