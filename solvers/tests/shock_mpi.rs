@@ -2,6 +2,7 @@
 //! runs it): for N = 2…4 processes the job's level records are the threads backend's on N
 //! ranks (times aside), its pieces are all written; a conflicting `--procs` is a usage error
 //! and an unreadable mesh ends every process with one `plume:` line, never by the timeout.
+//! `plume run erosion --backend mpi` likewise gives the threads backend's records and pieces.
 //! `harness = false`: each scenario starts its own `mpirun` job on the built `plume`.
 
 mod common;
@@ -20,6 +21,7 @@ const MPIRUN_TIMEOUT_EXIT: i32 = 110;
 fn main() {
     for procs in 2..=4 {
         the_job_gives_the_threads_records(procs);
+        the_erosion_job_gives_the_threads_records(procs);
     }
     a_conflicting_procs_is_a_usage_error();
     an_unreadable_mesh_ends_every_process_with_one_message();
@@ -98,6 +100,59 @@ fn the_job_gives_the_threads_records(procs: usize) {
         assert!(piece.is_file(), "{piece:?}");
     }
     assert!(mpi.join("level_0002.pvtu").is_file() && mpi.join("shock.pvd").is_file());
+}
+
+fn the_erosion_job_gives_the_threads_records(procs: usize) {
+    let dir = TempDir::new(&format!("erosion-mpi-{procs}"));
+    let (mpi, threads) = (dir.path("mpi"), dir.path("threads"));
+    let case = [
+        "run",
+        "erosion",
+        "--cells",
+        "4",
+        "4",
+        "1",
+        "--iterations",
+        "8",
+        "--policy",
+        "periodic:3",
+        "--vtk",
+        "last",
+    ];
+    let output = mpirun(
+        procs,
+        &[
+            &case[..],
+            &["--backend", "mpi", "--out", mpi.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(
+        output.status.success(),
+        "mpirun -n {procs}: {:?}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let p = procs.to_string();
+    ok(&[
+        &case[..],
+        &["--procs", &p, "--out", threads.to_str().unwrap()],
+    ]
+    .concat());
+    let metrics = |dir: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
+    };
+    let (mpi_json, threads_json) = (metrics(&mpi), metrics(&threads));
+    assert_eq!(
+        mpi_json["iterations"], threads_json["iterations"],
+        "N = {procs}"
+    );
+    assert_eq!(mpi_json["summary"], threads_json["summary"], "N = {procs}");
+    for rank in 0..procs {
+        let piece = mpi.join(format!("iter_0008/r{rank:04}.vtu"));
+        assert!(piece.is_file(), "{piece:?}");
+    }
+    assert!(mpi.join("iter_0008.pvtu").is_file() && mpi.join("erosion.pvd").is_file());
 }
 
 fn a_conflicting_procs_is_a_usage_error() {
