@@ -2,7 +2,7 @@
 //! [`plume::dist::Run`]. Each rank draws the erosion of the front leaves it holds (the draws
 //! depend on the leaves, not on who holds them), turns them to fluid and steps the run; the
 //! front around the changed roots is refreshed with the fluid faces of neighbouring roots held
-//! elsewhere. Rank 0 gathers the fluid work, keeps the records and the policy as the
+//! elsewhere. Rank 0 gathers the fluid work of the refreshed roots, keeps the records and the policy as the
 //! single-process run does ([`super::run`]), decides each balance and broadcasts the new
 //! owners, and the trees move: a run's records are the single-process run's for every P and
 //! backend.
@@ -66,25 +66,34 @@ pub fn run_rank<C: Comm + ?Sized>(
         cfg.seed,
         cfg.max_depth,
     ))?;
-    let forest = &domain.forest;
+    let domain::Domain {
+        forest,
+        rock_of_root,
+        probability,
+        strong,
+    } = domain;
     let mut ledger = comm.agree(match comm.rank() {
-        0 => Ledger::new(cfg, forest).map(Some),
+        0 => Ledger::new(cfg, &forest).map(Some),
         _ => Ok(None),
     })?;
     let p = cfg.procs;
     // The run's own balancer never triggers: the policy decides on rank 0.
     let plum = comm.agree(layout::balancer(
         cfg.partition,
-        forest,
+        &forest,
         p,
         p as f64,
         p * cfg.cells[0],
     ))?;
-    let mut run = Run::new(comm, forest.mesh().clone(), forest.options().clone(), plum)?;
     let nroots = forest.nroots();
     let mut leaves = forest.nleaves() as u64;
+    let opts = forest.options().clone();
+    // The run builds its own forest: the domain's goes before it does.
+    let mesh = forest.mesh().clone();
+    drop(forest);
+    let mut run = Run::new(comm, mesh, opts, plum)?;
     for r in run.held_roots() {
-        let material = if domain.rock_of_root[r as usize].is_some() {
+        let material = if rock_of_root[r as usize].is_some() {
             ROCK
         } else {
             FLUID
@@ -93,13 +102,14 @@ pub fn run_rank<C: Comm + ?Sized>(
     }
     let mut erosion = Erosion::unrefreshed(
         nroots,
-        domain.rock_of_root,
-        domain.probability,
+        rock_of_root,
+        probability,
         plume::hash::mix64(cfg.seed),
     );
     let all: Vec<u32> = (0..nroots as u32).collect();
     refresh(&run, &mut erosion, &all)?;
-    let mut fluid = comm.all_reduce_u64(erosion.fluid(), ReduceOp::Sum)?;
+    let mut fluid = vec![0; nroots];
+    gather_fluid(&run, &erosion, &all, &mut fluid)?;
     let initial = ledger
         .as_ref()
         .map(|l| l.initial_owner(run.graph().expect("rank 0 keeps the graph"), &fluid))
@@ -154,8 +164,8 @@ pub fn run_rank<C: Comm + ?Sized>(
                 .filter(|(now, then)| now != then)
                 .map(|(now, _)| now.0),
         );
-        refresh_around(&run, &mut erosion, &changed)?;
-        fluid = comm.all_reduce_u64(erosion.fluid(), ReduceOp::Sum)?;
+        let around = refresh_around(&run, &mut erosion, &changed)?;
+        gather_fluid(&run, &erosion, &around, &mut fluid)?;
         let nb_eroded = comm.reduce_u64(eroded.len() as u64, ReduceOp::Sum)?;
         let decided = match (ledger.as_mut(), record.as_mut()) {
             (Some(l), Some(record)) => {
@@ -181,7 +191,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         }
     }
     let work: u64 = fluid.iter().sum();
-    Ok(ledger.map(|l| l.finish(domain.strong, nroots, leaves as usize, work)))
+    Ok(ledger.map(|l| l.finish(strong, nroots, leaves as usize, work)))
 }
 
 /// Rank 0's `value` on every rank.
@@ -211,13 +221,38 @@ fn migrate<C: Comm + ?Sized>(
     refresh(run, erosion, &moved)
 }
 
+/// Brings rank 0's `fluid` work of every root up to date with the erosion of `roots` (the
+/// same on every rank; a collective): each rank sends those it holds.
+fn gather_fluid<C: Comm + ?Sized>(
+    run: &Run<C>,
+    erosion: &Erosion,
+    roots: &[u32],
+    fluid: &mut [u64],
+) -> Result<()> {
+    let comm = run.comm();
+    let mut outgoing: Vec<Vec<(u32, u64)>> = vec![Vec::new(); comm.size()];
+    outgoing[0] = roots
+        .iter()
+        .filter(|&&r| run.forest().holds(r))
+        .map(|&r| (r, erosion.fluid()[r as usize]))
+        .collect();
+    let incoming = comm.all_to_all_serde(&outgoing)?;
+    if comm.rank() == 0 {
+        for (r, f) in incoming.into_iter().flatten() {
+            fluid[r as usize] = f;
+        }
+    }
+    Ok(())
+}
+
 /// Refreshes the erosion around the roots `changed` on this rank (a collective: every rank
-/// passes its own): the changed roots of every rank and their face neighbours.
+/// passes its own): the changed roots of every rank and their face neighbours, which it
+/// returns, ascending.
 fn refresh_around<C: Comm + ?Sized>(
     run: &Run<C>,
     erosion: &mut Erosion,
     changed: &[u32],
-) -> Result<()> {
+) -> Result<Vec<u32>> {
     let forest = run.forest();
     let all: Vec<Vec<u32>> = run.comm().all_gather_serde(&changed.to_vec())?;
     let mut around = BTreeSet::new();
@@ -230,7 +265,9 @@ fn refresh_around<C: Comm + ?Sized>(
                 .filter(|&x| x != NO_ELEM),
         );
     }
-    refresh(run, erosion, &around.into_iter().collect::<Vec<_>>())
+    let around: Vec<u32> = around.into_iter().collect();
+    refresh(run, erosion, &around)?;
+    Ok(around)
 }
 
 /// Refreshes the erosion of `roots` (the same on every rank; a collective): each rank sends
