@@ -156,6 +156,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             }
         })?;
         leaves = report.metrics.leaves;
+        // The trees that grew (the step moved none: the run's own balancer never triggers).
         let mut changed: Vec<u32> = eroded.iter().map(|id| id.root).collect();
         changed.extend(
             held_leaves(run.forest())
