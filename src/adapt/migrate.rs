@@ -12,8 +12,8 @@
 
 use super::forest::Forest;
 use super::pattern::{close_mask, local_points, Split, ALL_EDGES, EDGES};
-use super::tree::{Elem, Tree, TreePacket, NO_ELEM, PENDING};
-use super::vertices::midpoint_key;
+use super::tree::{first_midpoints, Elem, Tree, TreePacket, VertexSet, NO_ELEM, PENDING};
+use super::vertices::Vertices;
 use crate::hash::IntMap;
 use crate::{Error, Result};
 
@@ -22,18 +22,42 @@ fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
     Error::Invalid(format!("tree packet of root {root}: {message}"))
 }
 
-/// Live midpoints by key while trees are unpacked, and the root being unpacked.
+/// What an unpacking keeps from tree to tree.
+#[derive(Default)]
 struct Unpacking {
-    by_key: IntMap<u64, u32>,
+    /// The midpoints it created, by key: the vertex and the root whose packet created it.
+    created: IntMap<u64, (u32, u32)>,
+    /// The root being unpacked.
     root: u32,
+    /// Scratch for the tree's midpoints in order of first use.
+    seen: VertexSet,
+}
+
+/// The error for midpoint `mid`, created by the packet of `root`, whose key names vertex
+/// `other` already.
+fn collision(root: u32, verts: &Vertices, mid: u32, other: u32) -> Error {
+    let [a, b] = verts[mid].parents;
+    Error::Inconsistent {
+        check: "vertex keys",
+        message: format!(
+            "root {root}: the midpoint of ({:#x}, {:#x}) has key {:#x}, which names vertex \
+             {other} at {:?} already (a hash collision)",
+            verts[a].key, verts[b].key, verts[mid].key, verts[other].pos
+        ),
+    }
 }
 
 impl Forest {
     /// Tree `r` as a packet: [`crate::adapt::Tree::pack`], plus, between closure and
     /// subdivision, the leaves the subdivision will divide with their bisected edges.
     pub fn pack_tree(&self, r: u32) -> TreePacket {
+        self.pack_tree_with(r, &mut VertexSet::default())
+    }
+
+    /// [`Forest::pack_tree`] with a set the caller reuses from tree to tree.
+    fn pack_tree_with(&self, r: u32, seen: &mut VertexSet) -> TreePacket {
         let tree = &self.trees[r as usize];
-        let mut packet = tree.pack(r, &self.verts);
+        let mut packet = tree.pack_with(r, &self.verts, seen);
         if !self.touched.contains(r) {
             return packet; // only trees the closure visited have leaves to divide
         }
@@ -65,8 +89,9 @@ impl Forest {
             )));
         }
         let mut out = Vec::with_capacity(roots.len());
+        let mut seen = VertexSet::default();
         for &r in roots {
-            out.push(self.pack_tree(r));
+            out.push(self.pack_tree_with(r, &mut seen));
             self.release_tree(r);
         }
         let held = &self.held;
@@ -127,14 +152,29 @@ impl Forest {
     /// [`Error::Inconsistent`] when a midpoint's key names another vertex here or the packet
     /// places it elsewhere. The forest must not be used after an error.
     pub fn put_trees(&mut self, packets: &[TreePacket]) -> Result<()> {
-        let mut at = Unpacking {
-            by_key: self.midpoints_by_key(false),
-            root: 0,
-        };
+        let mut at = Unpacking::default();
         for p in packets {
             self.check_packet(p)?;
             at.root = p.root;
             self.put_tree(p, &mut at)?;
+        }
+        self.check_created_keys(&at.created)
+    }
+
+    /// Fails when a midpoint the unpacking created has the key of another live vertex: one
+    /// pass over the vertices, looking each key up among the created ones (far fewer
+    /// lookups into a far smaller table than indexing every vertex by key).
+    fn check_created_keys(&self, created: &IntMap<u64, (u32, u32)>) -> Result<()> {
+        if created.is_empty() {
+            return Ok(());
+        }
+        let verts = &self.verts;
+        for v in verts.ninitial() as u32..verts.nslots() as u32 {
+            if let Some(&(mid, root)) = created.get(&verts[v].key) {
+                if mid != v && verts.is_live(v) {
+                    return Err(collision(root, verts, mid, v));
+                }
+            }
         }
         Ok(())
     }
@@ -249,8 +289,22 @@ impl Forest {
                 }
             }
         }
-        for &(key, pos) in &p.midpoints {
-            let here = at.by_key.get(&key).map(|&v| self.verts[v].pos);
+        // The packet lists the tree's midpoints in the order its elements first use them
+        // (`Tree::pack`); in another order, they are found by key.
+        let firsts = first_midpoints(&elems, self.verts.ninitial(), &mut at.seen);
+        let in_order = firsts.len() == p.midpoints.len()
+            && firsts
+                .iter()
+                .zip(&p.midpoints)
+                .all(|(&v, &(key, _))| self.verts[v].key == key);
+        let by_key: Option<IntMap<u64, u32>> =
+            (!in_order).then(|| firsts.iter().map(|&v| (self.verts[v].key, v)).collect());
+        for (j, &(key, pos)) in p.midpoints.iter().enumerate() {
+            let v = match &by_key {
+                None => Some(firsts[j]),
+                Some(by_key) => by_key.get(&key).copied(),
+            };
+            let here = v.map(|v| self.verts[v].pos);
             if here != Some(pos) {
                 return Err(Error::Inconsistent {
                     check: "vertex keys",
@@ -285,18 +339,11 @@ impl Forest {
                 x.mid
             }
             None => {
-                let key = midpoint_key(self.verts[a].key, self.verts[b].key);
-                if let Some(&other) = at.by_key.get(&key) {
-                    return Err(Error::Inconsistent {
-                        check: "vertex keys",
-                        message: format!(
-                            "root {}: the midpoint of ({:#x}, {:#x}) has key {key:#x}, \
-                             which names vertex {other} at {:?} already (a hash collision)",
-                            at.root, self.verts[a].key, self.verts[b].key, self.verts[other].pos
-                        ),
-                    });
-                }
                 let mid = self.verts.create_midpoint(a, b)?;
+                let key = self.verts[mid].key;
+                if let Some(&(other, _)) = at.created.get(&key) {
+                    return Err(collision(at.root, &self.verts, mid, other));
+                }
                 self.edges.insert(a, b, mid);
                 self.edges.get_mut(a, b).expect("inserted").users = u16::from(used);
                 if !used {
@@ -304,7 +351,7 @@ impl Forest {
                 }
                 self.verts[a].on_bisected = true;
                 self.verts[b].on_bisected = true;
-                at.by_key.insert(key, mid);
+                at.created.insert(key, (mid, at.root));
                 mid
             }
         };
@@ -314,6 +361,7 @@ impl Forest {
 
 #[cfg(test)]
 mod tests {
+    use super::super::vertices::midpoint_key;
     use super::*;
     use crate::adapt::AdaptOptions;
     use crate::mesh::generate_box;

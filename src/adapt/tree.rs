@@ -176,31 +176,33 @@ impl Tree {
     /// A self-contained copy of the tree for migration: elements with vertex *keys*, and the
     /// positions of the vertices that are not initial vertices.
     pub fn pack(&self, root: u32, verts: &Vertices) -> TreePacket {
+        self.pack_with(root, verts, &mut VertexSet::default())
+    }
+
+    /// [`Tree::pack`] with a set the caller reuses from tree to tree.
+    pub(crate) fn pack_with(
+        &self,
+        root: u32,
+        verts: &Vertices,
+        seen: &mut VertexSet,
+    ) -> TreePacket {
         if self.has_holes {
             // Between closure and subdivision, upgraded green families leave holes.
             let mut compacted = self.clone();
             compacted.compact(self.data.len() / self.elems.len());
-            return compacted.pack(root, verts);
+            return compacted.pack_with(root, verts, seen);
         }
-        let mut midpoints: Vec<(u64, [f64; 3])> = Vec::new();
-        let mut seen = crate::hash::IntSet::default();
-        let ninit = verts.ninitial();
-        let elems = self
-            .elems
-            .iter()
-            .map(|e| {
-                e.verts.map(|v| {
-                    let key = verts[v].key;
-                    if v as usize >= ninit && seen.insert(key) {
-                        midpoints.push((key, verts[v].pos));
-                    }
-                    key
-                })
-            })
+        let midpoints = first_midpoints(&self.elems, verts.ninitial(), seen)
+            .into_iter()
+            .map(|v| (verts[v].key, verts[v].pos))
             .collect();
         TreePacket {
             root,
-            elems,
+            elems: self
+                .elems
+                .iter()
+                .map(|e| e.verts.map(|v| verts[v].key))
+                .collect(),
             links: self
                 .elems
                 .iter()
@@ -209,6 +211,60 @@ impl Tree {
             data: self.data.clone(),
             midpoints,
             pending: Vec::new(),
+        }
+    }
+}
+
+/// The vertices of `elems` that are not initial vertices (ids `>= ninit`), in the order the
+/// elements first use them: the order of [`TreePacket::midpoints`].
+pub(crate) fn first_midpoints(elems: &[Elem], ninit: usize, seen: &mut VertexSet) -> Vec<u32> {
+    let mut out = Vec::new();
+    if elems.len() == 1 {
+        return out; // a root's vertices are initial
+    }
+    seen.clear_for(4 * elems.len());
+    for e in elems {
+        for &v in &e.verts {
+            if v as usize >= ninit && seen.insert(v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// A set of vertex ids for one tree at a time: an open-addressing table reused from tree to
+/// tree (cleared in time proportional to the tree, not to the forest).
+#[derive(Debug, Default)]
+pub(crate) struct VertexSet {
+    /// Vertex id plus one per slot (0: empty); a power-of-two length.
+    slots: Vec<u32>,
+    shift: u32,
+}
+
+impl VertexSet {
+    /// Empties the set and sizes it for at most `n` ids.
+    pub(crate) fn clear_for(&mut self, n: usize) {
+        let size = (2 * n).next_power_of_two().max(16);
+        self.slots.clear();
+        self.slots.resize(size, 0);
+        self.shift = 32 - size.trailing_zeros();
+    }
+
+    /// Adds `v`; false when it was there already.
+    #[inline]
+    pub(crate) fn insert(&mut self, v: u32) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = (v.wrapping_mul(0x9E37_79B9) >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = v + 1;
+                    return true;
+                }
+                x if x == v + 1 => return false,
+                _ => i = (i + 1) & mask,
+            }
         }
     }
 }
