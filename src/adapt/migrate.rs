@@ -12,7 +12,7 @@
 
 use super::forest::Forest;
 use super::pattern::{close_mask, local_points, Split, ALL_EDGES, EDGES};
-use super::tree::{first_midpoints, Elem, Tree, TreePacket, VertexSet, NO_ELEM, PENDING};
+use super::tree::{first_midpoints, Elem, TreePacket, VertexSet, NO_ELEM, PENDING};
 use super::vertices::Vertices;
 use crate::hash::IntMap;
 use crate::{Error, Result};
@@ -113,10 +113,7 @@ impl Forest {
     /// Stops tree `r`'s splits (and requested leaves) using their edges and makes it a bare
     /// root not held here.
     fn release_tree(&mut self, r: u32) {
-        let tree = std::mem::replace(
-            &mut self.trees[r as usize],
-            Tree::new(self.mesh.tets[r as usize], self.opts.nfields),
-        );
+        let tree = &mut self.trees[r as usize];
         for e in tree.elems.iter().filter(|e| !e.is_dead()) {
             let mask = if e.split != Split::NONE {
                 e.split.mask()
@@ -140,6 +137,7 @@ impl Forest {
             }
         }
         self.nleaves -= tree.nleaves as usize;
+        tree.make_bare(self.mesh.tets[r as usize], self.opts.nfields);
         self.held[r as usize] = false;
     }
 
@@ -243,18 +241,21 @@ impl Forest {
     fn put_tree(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
         let r = p.root;
         let n = p.elems.len();
-        let mut elems: Vec<Elem> = p
-            .links
-            .iter()
-            .map(|&(parent, first_child, code, level)| Elem {
-                verts: [0; 4],
-                parent,
-                first_child,
-                split: Split(code),
-                level,
-                flags: 0,
-            })
-            .collect();
+        // The bare root's buffers are reused (most trees that move are bare roots).
+        let mut elems = std::mem::take(&mut self.trees[r as usize].elems);
+        elems.clear();
+        elems.extend(
+            p.links
+                .iter()
+                .map(|&(parent, first_child, code, level)| Elem {
+                    verts: [0; 4],
+                    parent,
+                    first_child,
+                    split: Split(code),
+                    level,
+                    flags: 0,
+                }),
+        );
         elems[0].verts = self.mesh.tets[r as usize];
         let mut nleaves = 0u32;
         for i in 0..n {
@@ -316,13 +317,11 @@ impl Forest {
         }
         let tree = &mut self.trees[r as usize];
         self.nleaves += nleaves as usize;
-        *tree = Tree {
-            elems,
-            data: p.data.clone(),
-            nleaves,
-            has_holes: false,
-            pending: Vec::new(),
-        };
+        tree.elems = elems;
+        tree.data.clear();
+        tree.data.extend_from_slice(&p.data);
+        tree.nleaves = nleaves;
+        debug_assert!(!tree.has_holes && tree.pending.is_empty());
         self.held[r as usize] = true;
         if !p.pending.is_empty() {
             self.touched.insert(r);

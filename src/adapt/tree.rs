@@ -83,20 +83,40 @@ pub struct Tree {
 impl Tree {
     /// A tree holding only its root.
     pub fn new(verts: [u32; 4], nfields: usize) -> Tree {
-        Tree {
-            elems: vec![Elem {
-                verts,
-                parent: NO_ELEM,
-                first_child: NO_ELEM,
-                split: Split::NONE,
-                level: 0,
-                flags: 0,
-            }],
-            data: vec![0.0; nfields],
-            nleaves: 1,
+        let mut tree = Tree {
+            elems: Vec::new(),
+            data: Vec::new(),
+            nleaves: 0,
             has_holes: false,
             pending: Vec::new(),
+        };
+        tree.make_bare(verts, nfields);
+        tree
+    }
+
+    /// Makes this tree one holding only its root, keeping small buffers for reuse (a tree
+    /// that leaves a rank and one that arrives are mostly bare roots: no allocation).
+    pub(crate) fn make_bare(&mut self, verts: [u32; 4], nfields: usize) {
+        const KEPT: usize = 16;
+        self.elems.clear();
+        self.data.clear();
+        self.pending.clear();
+        if self.elems.capacity() > KEPT {
+            self.elems.shrink_to_fit();
+            self.data.shrink_to_fit();
+            self.pending.shrink_to_fit();
         }
+        self.elems.push(Elem {
+            verts,
+            parent: NO_ELEM,
+            first_child: NO_ELEM,
+            split: Split::NONE,
+            level: 0,
+            flags: 0,
+        });
+        self.data.resize(nfields, 0.0);
+        self.nleaves = 1;
+        self.has_holes = false;
     }
 
     /// Number of live elements (internal nodes included): the remapping weight `RWgt`.
