@@ -264,17 +264,21 @@ impl Forest {
                 nleaves += 1;
                 continue;
             }
-            let mut mids = [u32::MAX; 6];
+            let (mut mids, mut mid_keys) = ([u32::MAX; 6], [0u64; 6]);
             for (k, &[a, b]) in EDGES.iter().enumerate() {
                 if e.split.mask() & (1 << k) != 0 {
                     mids[k] = self.packet_midpoint(e.verts[a], e.verts[b], true, at)?;
+                    mid_keys[k] = self.verts[mids[k]].key;
                 }
             }
+            // The parent's keys are the packet's (checked from the root down): the children's
+            // follow from them and the midpoints' keys.
             let pts = local_points(e.verts, |k| mids[k]);
+            let keys = local_points(p.elems[i], |k| mid_keys[k]);
             for (j, ch) in e.split.children().iter().enumerate() {
                 let c = e.first_child as usize + j;
                 elems[c].verts = ch.map(|x| pts[x as usize]);
-                if elems[c].verts.map(|v| self.verts[v].key) != p.elems[c] {
+                if ch.map(|x| keys[x as usize]) != p.elems[c] {
                     return Err(bad_packet(
                         r,
                         format!("element {c}'s vertex keys do not follow from its parent's split"),
