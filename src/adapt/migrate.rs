@@ -386,4 +386,28 @@ mod tests {
         let err = receiver.put_trees(&[packet]).unwrap_err();
         assert!(err.to_string().contains("hash collision"), "{err}");
     }
+
+    #[test]
+    fn midpoints_listed_in_another_order_are_found_by_key() {
+        let mesh = generate_box([1, 1, 1], [1.0, 1.0, 1.0]).unwrap();
+        let mut source = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
+        source.mark_refine(crate::adapt::LeafId { root: 0, elem: 0 });
+        source.adapt().unwrap();
+        let packet = source.pack_tree(0);
+        assert!(packet.midpoints.len() > 1);
+        let unpack = |p: &TreePacket| {
+            let mut receiver = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
+            receiver.take_trees(&[0]).unwrap();
+            receiver
+                .put_trees(std::slice::from_ref(p))
+                .map(|()| receiver)
+        };
+        let mut reversed = packet.clone();
+        reversed.midpoints.reverse();
+        assert_eq!(unpack(&reversed).unwrap().pack_tree(0), packet);
+        // Out of order and displaced: still refused.
+        reversed.midpoints[0].1[2] += 0.5;
+        let err = unpack(&reversed).err().expect("a displaced midpoint");
+        assert!(err.to_string().contains("in the packet"), "{err}");
+    }
 }
