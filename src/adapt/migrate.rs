@@ -407,7 +407,7 @@ mod tests {
         assert_eq!(unpack(&reversed).unwrap().pack_tree(0), packet);
         // Out of order and displaced: still refused.
         reversed.midpoints[0].1[2] += 0.5;
-        let err = unpack(&reversed).err().expect("a displaced midpoint");
+        let err = unpack(&reversed).expect_err("a displaced midpoint");
         assert!(err.to_string().contains("in the packet"), "{err}");
     }
 }
