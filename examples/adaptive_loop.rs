@@ -2,7 +2,13 @@
 //!
 //! Read a Gmsh mesh, carry a per-leaf field, mark leaves with your own error indicator, adapt,
 //! balance the roots over P ranks with PLUM (on the weights the subdivision will give, before
-//! it happens, as PLUM does), and write each level as VTK for ParaView.
+//! it happens, as PLUM does), and write each level as VTK for ParaView, one piece per rank.
+//!
+//! The ranks are P threads of this process ([`launch_threads`]; under `mpirun`, `with_mpi`
+//! runs the same closure as one process's rank). Each rank runs a [`Run`], which holds the
+//! trees of the roots it owns and owns the order of a step: mark (with the indicator below),
+//! coarsen, close, predict, balance (PLUM on rank 0), migrate the trees that change rank,
+//! subdivide.
 //!
 //! The "solver" here is a travelling front `u = tanh((x − x_front) / w)`; the indicator is the
 //! jump of `u` across a leaf (largest corner value minus smallest), so the mesh follows the
@@ -15,10 +21,11 @@
 //! Then open `OUT_DIR/front.pvd` in ParaView and colour by `u` or `rank`.
 //! `cargo test` builds this example and runs it on a small box (the test at the end).
 
-use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::adapt::{AdaptOptions, LeafView};
 use plume::balance::{Plum, PlumOptions};
-use plume::graph::DualGraph;
-use plume::io::{read_mesh, write_forest_vtu, write_pvd, CellArray};
+use plume::comm::{launch_threads, Comm, CommExt};
+use plume::dist::{Mark, Run};
+use plume::io::{read_mesh, write_forest_vtu, write_pvd, write_pvtu, CellArray};
 use std::path::{Path, PathBuf};
 
 /// What the loop is asked to do.
@@ -58,65 +65,97 @@ fn jump(leaf: &LeafView, front: f64) -> f64 {
     hi - lo
 }
 
-/// Runs the loop and returns one summary per level.
+/// Runs the loop on `case.ranks` thread ranks and returns one summary per level.
 fn run(case: &Case) -> plume::Result<Vec<LevelSummary>> {
     let (mesh, _notes) = read_mesh(&case.mesh)?;
+    std::fs::create_dir_all(&case.out)
+        .map_err(|e| plume::Error::io(case.out.display().to_string(), &e))?;
+    let mut ranks = launch_threads(case.ranks, |comm| rank_main(comm, case, mesh.clone()))?;
+    Ok(ranks.swap_remove(0))
+}
+
+/// One rank's loop: the summaries of the levels (the same on every rank).
+fn rank_main(
+    comm: &dyn Comm,
+    case: &Case,
+    mesh: plume::mesh::Mesh,
+) -> plume::Result<Vec<LevelSummary>> {
     let xmax = mesh.coords.iter().map(|c| c[0]).fold(f64::MIN, f64::max);
     // One field per leaf (`u`), 3 levels below each root at most.
     let opts = AdaptOptions {
         max_depth: 3,
         nfields: 1,
     };
-    let mut forest = Forest::new(mesh, opts)?;
-    let mut graph = DualGraph::new(&forest);
-    let mut plum = Plum::new(PlumOptions::new(case.ranks))?;
-    let mut owner = plum.initial_assignment(&graph.view(&graph.weights)?)?;
-    std::fs::create_dir_all(&case.out)
-        .map_err(|e| plume::Error::io(case.out.display().to_string(), &e))?;
+    let plum = Plum::new(PlumOptions::new(case.ranks))?;
+    let mut run = Run::new(comm, mesh, opts, plum)?;
     let mut series = Vec::new();
     let mut summaries = Vec::new();
     for level in 0..=case.levels {
         let front = xmax * (0.2 + 0.6 * level as f64 / case.levels.max(1) as f64);
         if level > 0 {
-            // Mark with our own indicator, then coarsen and close the marks.
-            forest.mark_refine_where(|leaf| jump(leaf, front) > REFINE_JUMP);
-            forest.mark_coarsen_where(|leaf| jump(leaf, front) < 0.1 * REFINE_JUMP);
-            forest.coarsen()?;
-            forest.close()?;
-            // Balance on the weights the subdivision will give, before the trees grow.
-            let predicted = graph.predict(&forest);
-            let balance = plum.balance(&graph.view(&predicted)?, &owner)?;
-            if let Some(new_owner) = balance.new_owner {
-                owner = new_owner; // in one process, migrating a root is changing its owner
-            }
-            let report = forest.subdivide();
-            graph.update(&forest, &report.changed_roots);
+            // Mark with our own indicator; the step adapts, balances and migrates.
+            let report = run.step(|leaf| match jump(leaf, front) {
+                j if j > REFINE_JUMP => Mark::Refine,
+                j if j < 0.1 * REFINE_JUMP => Mark::Coarsen,
+                _ => Mark::Keep,
+            })?;
+            let balance = report.metrics.balance.expect("the step balances");
             summaries.push(LevelSummary {
-                leaves: forest.nleaves(),
+                leaves: report.metrics.leaves as usize,
                 load_imb: balance.load_imb_after,
                 remapped: balance.accepted,
             });
         }
-        // "Solve": set the field on every leaf (children inherit their parent's value on
-        // refinement; here the solver overwrites it).
-        let mut solved = Vec::with_capacity(forest.nleaves());
-        forest.for_each_leaf(|leaf| solved.push((leaf.id, solution(leaf.centroid, front))));
+        // "Solve" on the leaves this rank holds: set the field on every leaf (children inherit
+        // their parent's value on refinement; here the solver overwrites it).
+        let mut solved = Vec::new();
+        run.forest()
+            .for_each_leaf(|leaf| solved.push((leaf.id, solution(leaf.centroid, front))));
         for (id, value) in solved {
-            forest.leaf_data_mut(id)[0] = value;
+            run.leaf_data_mut(id)[0] = value;
         }
-        let mut u = Vec::with_capacity(forest.nleaves());
-        let mut rank = Vec::with_capacity(forest.nleaves());
-        forest.for_each_leaf(|leaf| {
-            u.push(leaf.data[0]);
-            rank.push(owner[leaf.id.root as usize] as i32);
-        });
-        let name = format!("front_{level:04}.vtu");
-        let cells = [CellArray::float("u", u), CellArray::int("rank", rank)];
-        write_forest_vtu(&case.out.join(&name), &forest, &cells)?;
-        series.push((level as f64, name));
+        let written = write_level(&run, case, level);
+        series.push(comm.agree(written)?);
     }
-    write_pvd(&case.out.join("front.pvd"), &series)?;
+    if comm.rank() == 0 {
+        write_pvd(&case.out.join("front.pvd"), &series)?;
+    }
     Ok(summaries)
+}
+
+/// Writes this rank's piece of `level` (`front_XXXX/rRRRR.vtu`) and, on rank 0, the level's
+/// index of pieces; returns the series entry of the level.
+fn write_level(
+    run: &Run<dyn Comm + '_>,
+    case: &Case,
+    level: usize,
+) -> plume::Result<(f64, String)> {
+    let (rank, nranks) = (run.comm().rank(), run.comm().size());
+    let mut u = Vec::new();
+    let mut ranks = Vec::new();
+    run.forest().for_each_leaf(|leaf| {
+        u.push(leaf.data[0]);
+        ranks.push(rank as i32);
+    });
+    let piece = |r: usize| format!("front_{level:04}/r{r:04}.vtu");
+    let folder = case.out.join(format!("front_{level:04}"));
+    std::fs::create_dir_all(&folder)
+        .map_err(|e| plume::Error::io(folder.display().to_string(), &e))?;
+    let cells = [CellArray::float("u", u), CellArray::int("rank", ranks)];
+    write_forest_vtu(&case.out.join(piece(rank)), run.forest(), &cells)?;
+    let index = format!("front_{level:04}.pvtu");
+    if rank == 0 {
+        let pieces: Vec<String> = (0..nranks).map(piece).collect();
+        let layout = [
+            CellArray::int("root", vec![]),
+            CellArray::int("level", vec![]),
+            CellArray::int("pattern", vec![]),
+            CellArray::float("u", vec![]),
+            CellArray::int("rank", vec![]),
+        ];
+        write_pvtu(&case.out.join(&index), &pieces, &layout)?;
+    }
+    Ok((level as f64, index))
 }
 
 fn main() -> std::process::ExitCode {
@@ -181,11 +220,23 @@ mod tests {
         // declined a remap that does not pay).
         assert!(levels.iter().all(|l| l.leaves > mesh.nelems()));
         assert!(levels.iter().all(|l| l.load_imb <= 1.05 || !l.remapped));
-        // Every level was written and reads back with the field on every leaf.
+        // Every level was written, one piece per rank, and reads back with the field on
+        // every leaf; the pieces hold the level's leaves.
         for level in 0..=3 {
-            let vtu = plume::io::read_vtu(&case.out.join(format!("front_{level:04}.vtu"))).unwrap();
-            let u = vtu.cell_data.iter().find(|a| a.name == "u").unwrap();
-            assert_eq!(u.values.len(), vtu.mesh.tets.len());
+            let mut cells = 0;
+            for rank in 0..4 {
+                let piece = case.out.join(format!("front_{level:04}/r{rank:04}.vtu"));
+                let vtu = plume::io::read_vtu(&piece).unwrap();
+                let u = vtu.cell_data.iter().find(|a| a.name == "u").unwrap();
+                assert_eq!(u.values.len(), vtu.mesh.tets.len());
+                cells += vtu.mesh.tets.len();
+            }
+            let leaves = match level {
+                0 => mesh.nelems(),
+                _ => levels[level - 1].leaves,
+            };
+            assert_eq!(cells, leaves, "level {level}");
+            assert!(case.out.join(format!("front_{level:04}.pvtu")).is_file());
         }
         std::fs::remove_dir_all(&dir).ok();
     }

@@ -262,7 +262,7 @@ fn the_adaptive_loop_matches_the_threads_backend(procs: usize) {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    let threads = launch_threads(procs, |comm| dist_levels(comm)).expect("threads backend");
+    let threads = launch_threads(procs, dist_levels).expect("threads backend");
     let mpi: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         mpi, threads[0],

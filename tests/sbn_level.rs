@@ -3,8 +3,11 @@
 //! badly imbalanced start, and determinism.
 
 use plume::adapt::Forest;
+use plume::balance::sbn::policy::{
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Topology, Units,
+};
 use plume::balance::sbn::prepartition::{prepartition, IT_NUM};
-use plume::balance::sbn::{SbnOptions, Shared, Variant};
+use plume::balance::sbn::{Policies, SbnOptions, Shared, Variant};
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
 use plume::metrics::{rank_loads, Imbalance, SysLoad};
@@ -34,15 +37,32 @@ fn imbalanced(procs: usize) -> (DualGraph, Vec<u32>) {
 }
 
 fn run(graph: &DualGraph, owner: &[u32], procs: usize, variant: Variant) -> SbnLevel {
+    run_with(graph, owner, procs, variant, Policies::default())
+}
+
+fn run_with(
+    graph: &DualGraph,
+    owner: &[u32],
+    procs: usize,
+    variant: Variant,
+    policies: Policies,
+) -> SbnLevel {
     let opts = SbnOptions {
         variant,
+        policies,
         ..Default::default()
     };
     let shared = Shared::new(Machine::default().cost_model(graph), procs, opts);
     sbn_level(&shared, &Machine::default(), owner, owner).unwrap()
 }
 
-fn check_conservation(graph: &DualGraph, owner: &[u32], procs: usize, level: &SbnLevel) {
+fn check_conservation(
+    graph: &DualGraph,
+    owner: &[u32],
+    procs: usize,
+    broadcast: Broadcast,
+    level: &SbnLevel,
+) {
     let n = owner.len();
     assert_eq!(level.processed_on.len(), n);
     assert!(level.processed_on.iter().all(|&p| (p as usize) < procs));
@@ -67,17 +87,17 @@ fn check_conservation(graph: &DualGraph, owner: &[u32], procs: usize, level: &Sb
         .count() as u64;
     assert!(level.roots_transferred >= relocated);
     assert!(level.data_moves >= relocated);
+    // Every fetch is located to every other processor (over the SBN or at once), and its
+    // request goes to the holder alone or to all P − 1 others; the data comes back.
     let msgs = &level.messages;
-    assert_eq!(
-        msgs.migration.messages % 2,
-        0,
-        "a request and a reply per fetch"
-    );
-    assert_eq!(
-        msgs.locate.messages,
-        msgs.migration.messages / 2 * (procs as u64 - 1),
-        "every fetch is located to every other processor"
-    );
+    let others = procs as u64 - 1;
+    let fetches = msgs.locate.messages / others.max(1);
+    assert_eq!(msgs.locate.messages, fetches * others);
+    let request_copies = match broadcast {
+        Broadcast::Sbn => others,
+        Broadcast::Direct => 1,
+    };
+    assert_eq!(msgs.migration.messages, fetches * (request_copies + 1));
     let split = level.split;
     let expected_work: f64 =
         graph.weights.pwgt.iter().sum::<u64>() as f64 * Machine::default().t_leaf;
@@ -92,12 +112,18 @@ fn basic_and_heuristic_balance_and_conserve() {
         let (graph, owner) = imbalanced(procs);
         let before = Imbalance::from_u64(&rank_loads(&graph.weights.pwgt, &owner, procs));
         assert!(before.load_imb > 2.0, "start imbalance {}", before.load_imb);
-        for variant in [Variant::Basic, Variant::Heuristic] {
-            let level = run(&graph, &owner, procs, variant);
-            check_conservation(&graph, &owner, procs, &level);
+        for (variant, policies) in [Variant::Basic, Variant::Heuristic]
+            .into_iter()
+            .flat_map(|v| [(v, Policies::default()), (v, Policies::plume())])
+        {
+            let level = run_with(&graph, &owner, procs, variant, policies);
+            check_conservation(&graph, &owner, procs, policies.broadcast, &level);
             let after = rank_loads(&graph.weights.pwgt, &level.processed_on, procs);
             let imb = Imbalance::from_u64(&after).load_imb;
-            assert!(imb < 1.25, "P = {procs} {variant:?}: LoadImb {imb}");
+            assert!(
+                imb < 1.25,
+                "P = {procs} {variant:?} {policies:?}: LoadImb {imb}"
+            );
             assert!(level.balances > 0);
             // Far better than doing nothing: the makespan is close to the mean work.
             let mean = graph.weights.pwgt.iter().sum::<u64>() as f64 / procs as f64;
@@ -125,7 +151,7 @@ fn same_seed_same_level() {
 fn one_processor_processes_everything_without_messages() {
     let (graph, owner) = imbalanced(1);
     let level = run(&graph, &owner, 1, Variant::Basic);
-    check_conservation(&graph, &owner, 1, &level);
+    check_conservation(&graph, &owner, 1, Broadcast::Sbn, &level);
     assert_eq!(level.messages.total(), 0);
     assert_eq!(level.split.idle, 0.0);
 }
@@ -153,4 +179,56 @@ fn the_prepartitioner_evens_qwgt_and_leaves_the_data_alone() {
     let shared = Shared::new(model, procs, SbnOptions::default());
     let level = sbn_level(&shared, &Machine::default(), &assigned, &owner).unwrap();
     assert!(level.tables_agree && level.processed_on.iter().all(|&p| (p as usize) < procs));
+}
+
+/// The seed's choices with one of them replaced by its alternative, for each alternative.
+fn single_alternatives() -> Vec<Policies> {
+    let seed = Policies::default();
+    vec![
+        Policies {
+            load: LoadView::Queue,
+            ..seed
+        },
+        Policies {
+            distribution: BasicDistribution::Subtree,
+            ..seed
+        },
+        Policies {
+            heuristic_return: HeuristicReturn::Direct,
+            ..seed
+        },
+        Policies {
+            first_half: FirstHalf::HalfDifference,
+            ..seed
+        },
+        Policies {
+            first_half: FirstHalf::Off,
+            ..seed
+        },
+        Policies {
+            broadcast: Broadcast::Direct,
+            ..seed
+        },
+        Policies {
+            units: Units::Seed,
+            ..seed
+        },
+        Policies {
+            topology: Topology::Hypercube,
+            ..seed
+        },
+    ]
+}
+
+#[test]
+fn every_policy_conserves() {
+    let procs = 6;
+    let (graph, owner) = imbalanced(procs);
+    for policies in single_alternatives() {
+        for variant in [Variant::Basic, Variant::Heuristic] {
+            let level = run_with(&graph, &owner, procs, variant, policies);
+            check_conservation(&graph, &owner, procs, policies.broadcast, &level);
+            assert!(level.balances > 0, "{policies:?} {variant:?}");
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! the stage sets of SBN(3), §3.2.2's predecessor formulas, and spanning-tree properties for any P.
 
 use plume::balance::sbn::network::{Network, Pattern, Template};
+use plume::balance::sbn::policy::Topology;
 use std::collections::VecDeque;
 
 /// A pattern as stored tables, built the direct way (the oracle for the computed queries):
@@ -12,6 +13,14 @@ struct Tables {
     children: Vec<Vec<usize>>,
     order: Vec<usize>,
 }
+
+/// The SBN's templates and the hypercube's.
+const EVERY_TEMPLATE: [Template; 4] = [
+    Template::Binomial,
+    Template::Heap,
+    Template::CubeHigh,
+    Template::CubeLow,
+];
 
 fn tables(procs: usize, source: usize, template: Template) -> Tables {
     let dim = procs.next_power_of_two().trailing_zeros();
@@ -30,6 +39,19 @@ fn tables(procs: usize, source: usize, template: Template) -> Tables {
         let (first, second) = match template {
             Template::Binomial => (n + half, n.wrapping_sub(half)),
             Template::Heap => (2 * n + 1, 2 * n),
+            // §3.3.2's binomial trees: one more bit above the highest (below the lowest) set.
+            Template::CubeHigh => {
+                let top = if n == 0 {
+                    0
+                } else {
+                    usize::BITS - n.leading_zeros()
+                };
+                return (top..dim).map(|k| n | 1 << k).collect();
+            }
+            Template::CubeLow => {
+                let bottom = if n == 0 { dim } else { n.trailing_zeros() };
+                return (0..bottom).map(|k| n | 1 << k).collect();
+            }
         };
         if s < dim {
             vec![first, second]
@@ -81,7 +103,7 @@ fn check_against_tables(net: &Network, source: usize, template: Template) {
 fn computed_patterns_match_the_stored_tables() {
     for procs in 1..=70 {
         let net = Network::new(procs);
-        for template in Template::ALL {
+        for template in EVERY_TEMPLATE {
             for source in 0..procs {
                 check_against_tables(&net, source, template);
             }
@@ -90,7 +112,7 @@ fn computed_patterns_match_the_stored_tables() {
     // Far from a power of two, where most template nodes of some patterns are absent.
     for procs in [513, 1000, 3000] {
         let net = Network::new(procs);
-        for template in Template::ALL {
+        for template in EVERY_TEMPLATE {
             for source in [0, 1, procs / 2, procs / 2 + 1, procs - 2, procs - 1] {
                 check_against_tables(&net, source, template);
             }
@@ -153,7 +175,7 @@ fn every_pattern_is_a_spanning_tree_rooted_at_its_source() {
     for procs in 1..=40 {
         let net = Network::new(procs);
         assert!(1 << net.dim() >= procs && (net.dim() == 0 || 1 << (net.dim() - 1) < procs));
-        for template in Template::ALL {
+        for template in EVERY_TEMPLATE {
             for source in 0..procs {
                 let pattern = net.pattern(source, template);
                 let order = pattern.order();
@@ -194,7 +216,7 @@ fn every_pattern_is_a_spanning_tree_rooted_at_its_source() {
 fn every_processor_is_reached_for_non_powers_of_two() {
     for procs in [6, 12, 20] {
         let net = Network::new(procs);
-        for template in Template::ALL {
+        for template in EVERY_TEMPLATE {
             for source in 0..procs {
                 let pattern = net.pattern(source, template);
                 let mut reached = vec![false; procs];
@@ -256,4 +278,60 @@ fn one_processor_is_its_own_source() {
     let pattern = net.pattern(0, Template::Heap);
     assert_eq!(pattern.order(), [0]);
     assert!(pattern.is_leaf(0));
+}
+
+#[test]
+fn hypercube_of_8_links_differ_in_one_bit() {
+    // Q3: 0 = 000 links to 001, 010, 100; 5 = 101 to 100, 111, 001; 6 = 110 to 111, 100,
+    // 010. The farthest pairs are complements (0–7, 1–6, 2–5, 3–4): 3 links, so the
+    // diameter is 3 = d.
+    let cube = Network::with_topology(8, Topology::Hypercube);
+    assert_eq!(cube.templates(), Template::CUBE);
+    assert_eq!(cube.neighbours(0), [1, 2, 4]);
+    assert_eq!(cube.neighbours(5), [1, 4, 7]);
+    assert_eq!(cube.neighbours(6), [2, 4, 7]);
+    assert_eq!(cube.diameter(), 3);
+    // With 6 of the 8 labels (6 and 7 absent): 5 = 101 keeps 100 and 001;
+    // 3 = 011 and 4 = 100 still need 3 links (3–1–0–4).
+    let six = Network::with_topology(6, Topology::Hypercube);
+    assert_eq!(six.neighbours(5), [1, 4]);
+    assert_eq!(six.diameter(), 3);
+    // The SBN's links are those of its patterns: more of them, so a shorter diameter.
+    let sbn = Network::new(8);
+    assert_eq!(sbn.templates(), Template::ALL);
+    assert!(sbn.diameter() <= 3);
+}
+
+#[test]
+fn hypercube_patterns_follow_its_links() {
+    // Fig. 7 roots the pattern at 3: CubeHigh from 0 is 0 → {1, 2, 4}, 1 → {3, 5}, 2 → {6},
+    // 3 → {7}; XOR 3 gives 3 → {2, 1, 7}, 2 → {0, 6}, 1 → {5}, 0 → {4}.
+    let cube = Network::with_topology(8, Topology::Hypercube);
+    let from3 = cube.pattern(3, Template::CubeHigh);
+    assert_eq!(from3.children(3), [2, 1, 7]);
+    assert_eq!(from3.children(2), [0, 6]);
+    assert_eq!(from3.children(1), [5]);
+    assert_eq!(from3.children(0), [4]);
+    assert_eq!(from3.stage(3), 3);
+    assert_eq!((from3.stage(2), from3.stage(0), from3.stage(4)), (2, 1, 0));
+    assert_eq!(from3.depth(4), 3);
+    // CubeLow from 0: 0 → {1, 2, 4}, 2 → {3}, 4 → {5, 6}, 6 → {7}.
+    let low = cube.pattern(0, Template::CubeLow);
+    assert_eq!(low.children(4), [5, 6]);
+    assert_eq!(low.parent(7), Some(6));
+    // On any power of two every pattern edge is a hypercube link.
+    for d in 0..=5u32 {
+        let procs = 1usize << d;
+        let cube = Network::with_topology(procs, Topology::Hypercube);
+        for template in Template::CUBE {
+            for source in 0..procs {
+                let pattern = cube.pattern(source, template);
+                for p in (0..procs).filter(|&p| p != source) {
+                    let parent = pattern.parent(p).unwrap();
+                    assert_eq!((parent ^ p).count_ones(), 1, "d={d} {template:?} {source}");
+                    assert!(cube.neighbours(p).contains(&parent));
+                }
+            }
+        }
+    }
 }

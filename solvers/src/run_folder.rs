@@ -4,6 +4,9 @@
 //! not reach, a chart it does not draw) is left beside the new ones. Files a user put in the
 //! folder are never touched.
 //!
+//! A name is a file of the folder or of one subfolder (`level_0003/r0001.vtu`: the pieces ranks
+//! write); a subfolder the clean-up leaves empty is removed too.
+//!
 //! A file is listed *before* it is written (then written atomically, see
 //! [`plume::io::atomic`]): a run stopped at any point leaves no file of plume's that its
 //! manifest does not list. The old files are removed newest first, so the report written last
@@ -60,6 +63,10 @@ impl RunFolder {
             }
         }
         remove_leftover_temp_files(dir, &old)?;
+        for sub in subfolders(&old) {
+            // Only an empty subfolder goes: one holding a user's file stays.
+            let _ = std::fs::remove_dir(dir.join(sub));
+        }
         let folder = RunFolder {
             dir: dir.to_path_buf(),
             names: Vec::new(),
@@ -79,12 +86,37 @@ impl RunFolder {
     /// # Errors
     /// When the manifest cannot be written.
     pub fn file(&mut self, name: &str) -> Result<PathBuf> {
-        debug_assert!(is_file_name(name) && name != MANIFEST, "{name}");
-        if !self.names.iter().any(|n| n == name) {
+        self.list(&[name])?;
+        Ok(self.dir.join(name))
+    }
+
+    /// Lists `names` in the manifest (one write), creating the subfolders they name: for
+    /// files written later, or by other processes (the pieces of other ranks).
+    ///
+    /// # Errors
+    /// When a subfolder cannot be created or the manifest cannot be written.
+    pub fn list<S: AsRef<str>>(&mut self, names: &[S]) -> Result<()> {
+        let mut added = false;
+        for name in names.iter().map(AsRef::as_ref) {
+            debug_assert!(is_run_file(name) && name != MANIFEST, "{name}");
+            if self.names.iter().any(|n| n == name) {
+                continue;
+            }
+            if let Some(sub) = Path::new(name)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+            {
+                let sub = self.dir.join(sub);
+                std::fs::create_dir_all(&sub)
+                    .map_err(|e| Error::io(sub.display().to_string(), &e))?;
+            }
             self.names.push(name.to_string());
+            added = true;
+        }
+        if added {
             self.write_manifest()?;
         }
-        Ok(self.dir.join(name))
+        Ok(())
     }
 
     /// Lists `name` in the manifest and writes `text` to it.
@@ -108,13 +140,27 @@ impl RunFolder {
     }
 }
 
-/// True when `name` is a plain file name: one component, not `.` or `..`.
-fn is_file_name(name: &str) -> bool {
-    let mut parts = Path::new(name).components();
-    matches!(
-        (parts.next(), parts.next()),
-        (Some(Component::Normal(n)), None) if n == name
-    )
+/// True when `name` is a plain file name (one component, not `.` or `..`), or a plain
+/// subfolder name, `/` and a plain file name.
+fn is_run_file(name: &str) -> bool {
+    let parts: Vec<Component> = Path::new(name).components().collect();
+    let plain = parts.iter().all(|c| matches!(c, Component::Normal(_)));
+    let rebuilt: Vec<&str> = parts
+        .iter()
+        .filter_map(|c| c.as_os_str().to_str())
+        .collect();
+    plain && (1..=2).contains(&parts.len()) && rebuilt.join("/") == name
+}
+
+/// The subfolders `names` name (`level_0003` of `level_0003/r0001.vtu`), each once.
+fn subfolders(names: &[String]) -> Vec<&str> {
+    let mut subs: Vec<&str> = names
+        .iter()
+        .filter_map(|n| n.split_once('/').map(|(sub, _)| sub))
+        .collect();
+    subs.sort_unstable();
+    subs.dedup();
+    subs
 }
 
 /// The file names a manifest lists.
@@ -130,7 +176,7 @@ fn parse_manifest(path: &Path, text: &str) -> Result<Vec<String>> {
     }
     let mut names = Vec::new();
     for (i, name) in lines.enumerate() {
-        if !is_file_name(name) || name == MANIFEST {
+        if !is_run_file(name) || name == MANIFEST {
             return Err(Error::parse(
                 &file,
                 i + 2,
@@ -142,15 +188,25 @@ fn parse_manifest(path: &Path, text: &str) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// Removes the temporary files of `names` that a killed run left in `dir`.
+/// Removes the temporary files of `names` that a killed run left in `dir` and its
+/// subfolders.
 fn remove_leftover_temp_files(dir: &Path, names: &[String]) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir.display().to_string(), &e))?;
-    for entry in entries.flatten() {
+    let top = entries.flatten().map(|e| (String::new(), e));
+    // A subfolder already gone (or never made) has nothing left in it.
+    let nested = subfolders(names).into_iter().flat_map(|sub| {
+        let entries = std::fs::read_dir(dir.join(sub)).into_iter().flatten();
+        entries.flatten().map(move |e| (format!("{sub}/"), e))
+    });
+    for (sub, entry) in top.chain(nested) {
         let file_name = entry.file_name();
         let leftover = file_name
             .to_str()
             .and_then(temp_target)
-            .is_some_and(|target| target == MANIFEST || names.iter().any(|n| n == target));
+            .is_some_and(|target| {
+                (sub.is_empty() && target == MANIFEST)
+                    || names.iter().any(|n| *n == format!("{sub}{target}"))
+            });
         if leftover {
             // A file another process removed meanwhile is no error.
             let _ = std::fs::remove_file(entry.path());
@@ -205,6 +261,28 @@ mod tests {
     }
 
     #[test]
+    fn pieces_in_subfolders_are_removed_with_their_emptied_subfolders() {
+        let dir = folder("pieces");
+        let mut first = RunFolder::open(&dir).unwrap();
+        first
+            .list(&[
+                "level_0001/r0000.vtu",
+                "level_0001/r0001.vtu",
+                "level_0002/r0000.vtu",
+            ])
+            .unwrap();
+        for name in ["level_0001/r0000.vtu", "level_0001/r0001.vtu"] {
+            std::fs::write(dir.join(name), name).unwrap();
+        }
+        std::fs::write(dir.join("level_0001/.r0001.vtu.1-2.plume-tmp"), "").unwrap();
+        std::fs::write(dir.join("level_0002/mine.txt"), "mine").unwrap();
+        RunFolder::open(&dir).unwrap();
+        assert_eq!(names(&dir), [MANIFEST, "level_0002"]);
+        assert_eq!(names(&dir.join("level_0002")), ["mine.txt"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn a_manifest_not_plumes_or_naming_other_places_is_refused() {
         let dir = folder("bad-manifest");
         std::fs::create_dir_all(&dir).unwrap();
@@ -213,6 +291,8 @@ mod tests {
             ("keep.txt\n".to_string(), 1),
             (format!("{HEADER}\nkeep.txt\n../keep.txt\n"), 3),
             (format!("{HEADER}\n/etc/passwd\n"), 2),
+            (format!("{HEADER}\na/b/c.vtu\n"), 2),
+            (format!("{HEADER}\na/../keep.txt\n"), 2),
             (format!("{HEADER}\n{MANIFEST}\n"), 2),
             (format!("{HEADER}\n\n"), 2),
         ] {

@@ -428,24 +428,36 @@ fn run_shock_writes_its_reports_and_vtk_series() {
             .join("\n")
             .trim()
     );
-    let last = read_vtu(&dir.path("out/level_0002.vtu")).unwrap();
-    assert_eq!(
-        last.mesh.tets.len() as u64,
-        levels[1]["leaves"].as_u64().unwrap()
-    );
-    let names: Vec<&str> = last.cell_data.iter().map(|a| a.name.as_str()).collect();
-    assert_eq!(names, ["root", "level", "pattern", "rank"]);
+    // Each of the 4 ranks writes its piece of a level, its leaves with its rank.
+    let pieces = |level: usize| -> Vec<_> {
+        (0..4)
+            .map(|r| read_vtu(&dir.path(&format!("out/level_{level:04}/r{r:04}.vtu"))).unwrap())
+            .collect()
+    };
+    let last = pieces(2);
+    let cells: usize = last.iter().map(|p| p.mesh.tets.len()).sum();
+    assert_eq!(cells as u64, levels[1]["leaves"].as_u64().unwrap());
+    for (r, piece) in last.iter().enumerate() {
+        let names: Vec<&str> = piece.cell_data.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["root", "level", "pattern", "rank"]);
+        assert!(ints(piece, "rank").iter().all(|&rank| rank == r as i32));
+    }
     // Level 0 is the initial mesh, on its initial partition.
-    let first = read_vtu(&dir.path("out/level_0000.vtu")).unwrap();
+    let first = pieces(0);
     let roots = plume::io::read_mesh(&mesh).unwrap().0.nelems();
-    assert_eq!(first.mesh.tets.len(), roots);
-    assert!(ints(&first, "level").iter().all(|&l| l == 0));
-    assert!(ints(&first, "rank").iter().all(|&r| (0..4).contains(&r)));
-    // The series lists every level, the level number as its time.
+    assert_eq!(
+        first.iter().map(|p| p.mesh.tets.len()).sum::<usize>(),
+        roots
+    );
+    assert!(first
+        .iter()
+        .all(|p| ints(p, "level").iter().all(|&l| l == 0)));
+    // The series lists every level's index of pieces, the level number as its time.
     let pvd = std::fs::read_to_string(dir.path("out/shock.pvd")).unwrap();
     for level in 0..=2 {
-        let entry = format!(r#"timestep="{level}" group="" part="0" file="level_000{level}.vtu""#);
+        let entry = format!(r#"timestep="{level}" group="" part="0" file="level_000{level}.pvtu""#);
         assert!(pvd.contains(&entry), "{pvd}");
+        assert!(dir.path(&format!("out/level_000{level}.pvtu")).is_file());
     }
 }
 

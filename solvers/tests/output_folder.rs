@@ -53,27 +53,27 @@ fn rerunning_shock_and_compare_into_a_used_folder_leaves_only_the_new_runs_files
     shock("3", "all");
     std::fs::write(out.join("notes.txt"), "my notes").unwrap();
     let reports = ["metrics.csv", "metrics.json", "summary.md"];
-    // Level 0 is the initial mesh.
+    // Level 0 is the initial mesh; each level is an index of the 2 ranks' pieces, in the
+    // level's folder.
     let levels = [
-        "level_0000.vtu",
-        "level_0001.vtu",
-        "level_0002.vtu",
-        "level_0003.vtu",
+        "level_0000",
+        "level_0000.pvtu",
+        "level_0001",
+        "level_0001.pvtu",
+        "level_0002",
+        "level_0002.pvtu",
+        "level_0003",
+        "level_0003.pvtu",
     ];
     assert_eq!(
         names(&out),
         sorted(&[&reports[..], &levels, &["shock.pvd"]].concat())
     );
+    assert_eq!(names(&out.join("level_0003")), ["r0000.vtu", "r0001.vtu"]);
     shock("1", "last");
     assert_eq!(
         names(&out),
-        sorted(
-            &[
-                &reports[..],
-                &["level_0000.vtu", "level_0001.vtu", "shock.pvd"]
-            ]
-            .concat()
-        )
+        sorted(&[&reports[..], &levels[..4], &["shock.pvd"]].concat())
     );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
@@ -233,7 +233,7 @@ fn interrupt(name: &str, signal: libc::c_int, delay: Duration, code: i32, line: 
         .spawn()
         .unwrap();
     let started = wait_until(Duration::from_secs(120), || {
-        out.join("level_0001.vtu").exists()
+        out.join("level_0001.pvtu").exists()
     });
     assert!(started, "the long run wrote no level");
     std::thread::sleep(delay);
@@ -253,11 +253,18 @@ fn interrupt(name: &str, signal: libc::c_int, delay: Duration, code: i32, line: 
         "a stopped run left a folder that looks complete: {left:?}"
     );
     let manifest = std::fs::read_to_string(out.join(".plume-manifest")).unwrap();
+    // Every file left is listed, the ranks' pieces in the levels' folders too.
     for name in left.iter().filter(|n| *n != ".plume-manifest") {
-        assert!(
-            manifest.lines().any(|l| l == name),
-            "{name} not in {manifest}"
-        );
+        let files = match out.join(name) {
+            sub if sub.is_dir() => names(&sub).iter().map(|f| format!("{name}/{f}")).collect(),
+            _ => vec![name.clone()],
+        };
+        for file in files {
+            assert!(
+                manifest.lines().any(|l| l == file),
+                "{file} not in {manifest}"
+            );
+        }
     }
     ok(&short);
     assert_eq!(

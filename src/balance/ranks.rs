@@ -24,6 +24,11 @@ pub fn encode(packet: &TreePacket) -> Vec<u8> {
     bincode::serialize(packet).expect("a tree packet always serializes")
 }
 
+/// The length of [`encode`]`(packet)`, without encoding it.
+pub fn encoded_len(packet: &TreePacket) -> u64 {
+    bincode::serialized_size(packet).expect("a tree packet always serializes")
+}
+
 /// Decodes a packet made by [`encode`].
 pub fn decode(bytes: &[u8]) -> Result<TreePacket> {
     bincode::deserialize(bytes).map_err(|e| Error::Invalid(format!("corrupt tree packet: {e}")))
@@ -87,12 +92,12 @@ fn pack_moved(
         if *old == new {
             continue;
         }
-        let tree = &forest.trees()[root];
-        let packet = tree.pack(root as u32, forest.vertices());
-        let elements = tree.nelems() as u64;
+        // The packet as ranks send it: with the leaves the closure left to divide.
+        let packet = forest.pack_tree(root as u32);
+        let elements = forest.trees()[root].nelems() as u64;
         moved.trees += 1;
         moved.elements += elements;
-        moved.bytes += encode(&packet).len() as u64;
+        moved.bytes += encoded_len(&packet);
         on_move(*old, new, elements);
         *old = new;
     }

@@ -12,7 +12,8 @@ pub struct Moved {
     pub trees: u64,
     /// Their elements (the sum of their `RWgt`).
     pub elements: u64,
-    /// Bytes of packed trees sent through the all-to-all.
+    /// Bytes of the packed trees (their packets' encodings; the all-to-all adds a length per
+    /// buffer).
     pub bytes: u64,
 }
 
@@ -31,9 +32,10 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
         .collect();
     let packets = forest.take_trees(&leaving)?;
     let mut by_dest: Vec<Vec<TreePacket>> = vec![Vec::new(); nranks];
-    let mut elements = 0u64;
+    let (mut elements, mut bytes) = (0u64, 0u64);
     for p in packets {
         elements += p.elems.len() as u64;
+        bytes += crate::balance::ranks::encoded_len(&p);
         by_dest[new_owner[p.root as usize] as usize].push(p);
     }
     let outgoing: Vec<Vec<u8>> = by_dest
@@ -50,7 +52,6 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
             })
         })
         .collect::<Result<_>>()?;
-    let bytes: u64 = outgoing.iter().map(|b| b.len() as u64).sum();
     let incoming = comm.all_to_all_bytes(outgoing)?;
     let unpacked = (|| {
         let mut packets: Vec<TreePacket> = Vec::new();

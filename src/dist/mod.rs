@@ -46,7 +46,7 @@ pub use migration::Moved;
 use std::time::{Duration, Instant};
 
 use crate::adapt::{AdaptOptions, Forest, LeafId, LeafView};
-use crate::balance::Plum;
+use crate::balance::{Balance, Plum};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::{DualGraph, TreeWeights, Weights};
 use crate::mesh::Mesh;
@@ -88,7 +88,9 @@ pub struct BalanceOutcome {
     pub gain: f64,
     /// Modelled cost, seconds.
     pub cost: f64,
-    /// `TotalV`, `MaxV` and `MaxSR` of the proposed remap (`RWgt`).
+    /// `TotalV`, `MaxV` and `MaxSR` of the proposed remap in the sizes of what moves (the
+    /// trees as they are when they move: before subdivision by default), which the accept
+    /// rule costs.
     pub volumes: [u64; 3],
 }
 
@@ -122,7 +124,9 @@ pub struct StepTimes {
     pub coarsen: Duration,
     /// Closure (exchange included).
     pub close: Duration,
-    /// Weights: predicting, gathering, updating.
+    /// Predicting the weights (and gathering them on rank 0).
+    pub predict: Duration,
+    /// Updating the weights after subdivision (and gathering them on rank 0).
     pub weights: Duration,
     /// Balancing (rank 0's PLUM and the broadcast).
     pub balance: Duration,
@@ -148,6 +152,8 @@ pub struct Run<'c, C: Comm + ?Sized> {
     graph: DualGraph,
     owner: Vec<u32>,
     plum: Plum,
+    /// Rank 0's last balancing decision.
+    last: Option<Balance>,
     at: BalanceAt,
     level: usize,
 }
@@ -192,6 +198,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             graph,
             owner,
             plum,
+            last: None,
             at: BalanceAt::default(),
             level: 0,
         })
@@ -218,6 +225,18 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// balances (`None` on the other ranks).
     pub fn weights(&self) -> Option<&Weights> {
         (self.comm.rank() == 0).then_some(&self.graph.weights)
+    }
+
+    /// The dual graph with its current weights on rank 0, which gathers them from every rank
+    /// and balances (`None` on the other ranks).
+    pub fn graph(&self) -> Option<&DualGraph> {
+        (self.comm.rank() == 0).then_some(&self.graph)
+    }
+
+    /// PLUM's whole decision at the last step on rank 0, which balances (`None` on the other
+    /// ranks and before the first step).
+    pub fn balance(&self) -> Option<&Balance> {
+        self.last.as_ref()
     }
 
     /// The transport.
@@ -283,8 +302,17 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             let start = Instant::now();
             let roots = self.forest.pending_roots();
             let predicted = self.gather_weights(&roots, true)?;
-            let weights = predicted.map(|p| self.graph.predict_with(&p));
-            times.weights += start.elapsed();
+            let weights = predicted.map(|p| {
+                // The trees move as they are now, smaller than predicted: the accept rule
+                // costs what will move.
+                let mut moving = self.graph.weights.rwgt.clone();
+                for (r, _, elems) in &p {
+                    moving[*r as usize] = *elems;
+                }
+                let p: Vec<(u32, TreeWeights)> = p.into_iter().map(|(r, w, _)| (r, w)).collect();
+                (self.graph.predict_with(&p), moving)
+            });
+            times.predict = start.elapsed();
             (balance, moved, received) = self.balance_and_migrate(weights, &mut times)?;
         }
 
@@ -301,7 +329,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         self.update_weights(&changed)?;
         times.weights += start.elapsed();
         if self.at == BalanceAt::AfterSubdivision {
-            let weights = self.weights().cloned();
+            let weights = self.weights().map(|w| (w.clone(), w.rwgt.clone()));
             (balance, moved, _) = self.balance_and_migrate(weights, &mut times)?;
         }
 
@@ -375,23 +403,27 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     }
 
     /// The weights of `roots` (held here; current, or predicted between closure and
-    /// subdivision) with every other rank's, ascending by root, on rank 0 (`None` on the
-    /// others: only rank 0 balances, so only it keeps the graph's weights).
+    /// subdivision) and their trees' elements now, with every other rank's, ascending by
+    /// root, on rank 0 (`None` on the others: only rank 0 balances, so only it keeps the
+    /// graph's weights).
     fn gather_weights(
         &self,
         roots: &[u32],
         predict: bool,
-    ) -> Result<Option<Vec<(u32, TreeWeights)>>> {
-        let mut outgoing: Vec<Vec<(u32, TreeWeights)>> = vec![Vec::new(); self.comm.size()];
+    ) -> Result<Option<Vec<(u32, TreeWeights, u64)>>> {
+        let mut outgoing: Vec<Vec<(u32, TreeWeights, u64)>> = vec![Vec::new(); self.comm.size()];
         outgoing[0] = roots
             .iter()
-            .map(|&r| (r, TreeWeights::of(&self.forest, r, predict)))
+            .map(|&r| {
+                let elems = self.forest.trees()[r as usize].nelems() as u64;
+                (r, TreeWeights::of(&self.forest, r, predict), elems)
+            })
             .collect();
         let incoming = self.comm.all_to_all_serde(&outgoing)?;
         if self.comm.rank() != 0 {
             return Ok(None);
         }
-        let mut all: Vec<(u32, TreeWeights)> = incoming.into_iter().flatten().collect();
+        let mut all: Vec<(u32, TreeWeights, u64)> = incoming.into_iter().flatten().collect();
         all.sort_unstable_by_key(|t| t.0);
         Ok(Some(all))
     }
@@ -399,23 +431,26 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// Brings the current weights of `roots` (held here) up to date on rank 0.
     fn update_weights(&mut self, roots: &[u32]) -> Result<()> {
         if let Some(current) = self.gather_weights(roots, false)? {
+            let current: Vec<(u32, TreeWeights)> =
+                current.into_iter().map(|(r, w, _)| (r, w)).collect();
             self.graph.set_tree_weights(&current);
         }
         Ok(())
     }
 
-    /// PLUM on rank 0 with `weights` (rank 0's; `None` elsewhere), its decision broadcast,
-    /// and the migration it asks for.
+    /// PLUM on rank 0 with `weights` and the sizes of the trees as they would move (rank 0's;
+    /// `None` elsewhere), its decision broadcast, and the migration it asks for.
     fn balance_and_migrate(
         &mut self,
-        weights: Option<Weights>,
+        weights: Option<(Weights, Vec<u64>)>,
         times: &mut StepTimes,
     ) -> Result<(Option<BalanceOutcome>, Moved, Vec<u32>)> {
         let start = Instant::now();
-        let decided = if let Some(weights) = &weights {
+        self.last = None;
+        let decided = if let Some((weights, moving)) = &weights {
             self.graph
                 .view(weights)
-                .and_then(|g| self.plum.balance(&g, &self.owner))
+                .and_then(|g| self.plum.balance_moving(&g, &self.owner, moving))
                 .map(|b| {
                     let outcome = BalanceOutcome {
                         load_imb_before: b.load_imb_before,
@@ -426,7 +461,9 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
                         cost: b.cost,
                         volumes: [b.movement.total_v, b.movement.max_v, b.movement.max_sr],
                     };
-                    Some((outcome, b.new_owner))
+                    let new_owner = b.new_owner.clone();
+                    self.last = Some(b);
+                    Some((outcome, new_owner))
                 })
         } else {
             Ok(None)

@@ -7,7 +7,7 @@
 
 use super::vtu::{named, CellArray};
 use super::vtu_stream::{check_cell_arrays, Array, VtuOptions, VtuPiece};
-use crate::adapt::{Elem, Forest};
+use crate::adapt::{Elem, Forest, Tree};
 use crate::Result;
 use std::path::Path;
 
@@ -48,6 +48,8 @@ pub fn write_forest_vtu(path: &Path, forest: &Forest, extra: &[CellArray]) -> Re
 impl<'a> VtuPiece<'a> {
     /// The leaves of `forest`, as [`write_forest_vtu`] writes them: points numbered by first
     /// use as in [`Forest::leaf_mesh`], cell arrays `root`, `level`, `pattern`, then `extra`.
+    /// A forest that is one rank's part of a distributed one gives the leaves of the trees it
+    /// holds: that rank's piece.
     ///
     /// # Errors
     /// [`Error::Invalid`](crate::Error::Invalid) naming the first array of `extra` that does
@@ -60,7 +62,7 @@ impl<'a> VtuPiece<'a> {
         let (level, pattern, connectivity) = (leaves.clone(), leaves.clone(), leaves.clone());
         let mut cell_data = vec![
             Array::new::<i32>("root", 1, nleaves, move |s| {
-                for (r, tree) in forest.trees().iter().enumerate() {
+                for (r, tree) in held(forest) {
                     (0..tree.nleaves).for_each(|_| s.push(r as i32));
                 }
             }),
@@ -108,7 +110,7 @@ impl Leaves {
         let mut point_of = vec![u32::MAX; forest.vertices().nslots()];
         let mut points = Vec::new();
         let mut elems = Vec::with_capacity(forest.nleaves());
-        for tree in forest.trees() {
+        for (_, tree) in held(forest) {
             for i in tree.leaves_dfs() {
                 elems.push(i);
                 for &v in &tree.elems[i as usize].verts {
@@ -131,10 +133,19 @@ impl Leaves {
     /// Calls `f(root, index, element)` on every leaf in canonical order.
     fn each(&self, forest: &Forest, mut f: impl FnMut(u32, usize, &Elem)) {
         let mut leaves = self.elems.iter();
-        for (r, tree) in forest.trees().iter().enumerate() {
+        for (r, tree) in held(forest) {
             for &i in leaves.by_ref().take(tree.nleaves as usize) {
                 f(r as u32, i as usize, &tree.elems[i as usize]);
             }
         }
     }
+}
+
+/// The trees `forest` holds, with their roots, in order.
+fn held(forest: &Forest) -> impl Iterator<Item = (usize, &Tree)> {
+    forest
+        .trees()
+        .iter()
+        .enumerate()
+        .filter(|&(r, _)| forest.holds(r as u32))
 }

@@ -5,13 +5,20 @@
 //! locate message tells every other processor.
 //!
 //! Data requests are served by the holder's transport without its CPU (one-sided, as MPI RMA),
-//! so only the requester's time is charged; control messages are handled between jobs.
+//! so only the requester's time is charged; control messages are handled between jobs. Under
+//! [`Broadcast::Sbn`](crate::balance::sbn::policy::Broadcast) (seed 004 §5.2.2) the request is
+//! broadcast over the SBN (`P − 1` messages, forwarded by the transports, reaching the holder
+//! after its depth in the requester's pattern, one latency a hop) and so is the locate
+//! message, down the new holder's pattern, reaching the processors k hops away after k
+//! flights (the transports forward it; each processor handles its copy); under
+//! `Broadcast::Direct` the request goes to the holder and the locate message to all at once.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use super::events::Events;
 use super::{Machine, TimeSplit};
+use crate::balance::sbn::network::Pattern;
 use crate::balance::sbn::protocol::{Kind, Message, Outbox, Processor, Shared};
 use crate::metrics::{Cut, Movement};
 use crate::{Error, Result};
@@ -108,31 +115,77 @@ enum Event {
     Free { p: u32, version: u32 },
     /// A busy processor checks its messages (fig. 4's main loop, every `check_interval`).
     Poll(u32),
-    /// A message arrives: at processor `to`, or at every processor but `from` (a broadcast,
-    /// one shared copy).
+    /// A message arrives at `to`; one shared copy stands for all the copies of a broadcast.
     Arrive {
         from: u32,
-        to: Option<u32>,
+        to: Recipients,
         msg: Rc<Message>,
     },
 }
 
-/// Messages written by a processor during one action: `(from, to, message)`, `to` being
-/// `None` for a broadcast.
+/// Who receives a message.
+enum Recipients {
+    /// One processor.
+    One(u32),
+    /// Every processor but the sender.
+    Others,
+    /// These processors: the ones a broadcast over the SBN reaches after the same number of
+    /// hops.
+    Wave(Rc<[u32]>),
+}
+
+/// Where a processor action sends a message.
+enum Dest {
+    /// To one processor.
+    One(u32),
+    /// To every other processor at once.
+    Others,
+    /// Down this pattern, rooted at the sender.
+    Tree(Pattern),
+}
+
+/// Messages written by a processor during one action: `(from, where, message)`.
 #[derive(Default)]
-struct Sent(Vec<(u32, Option<u32>, Message)>);
+struct Sent(Vec<(u32, Dest, Message)>);
 
 impl Outbox for Sent {
     fn send(&mut self, from: u32, to: u32, msg: Message) {
-        self.0.push((from, Some(to), msg));
+        self.0.push((from, Dest::One(to), msg));
     }
 
     /// One message for all: its P − 1 copies arrive at the same time, one after the other,
     /// so one event and one copy stand for them until each processor handles its own (the
     /// inboxes share it). A locate broadcast thus costs `O(P)` small entries, not P messages.
     fn broadcast(&mut self, from: u32, _procs: usize, msg: Message) {
-        self.0.push((from, None, msg));
+        self.0.push((from, Dest::Others, msg));
     }
+
+    /// The transports forward it: the processors k hops from the sender get it after k
+    /// flights, one event and one shared copy per hop count (so a broadcast in flight holds
+    /// `O(P)` small entries, not P messages), and nobody forwards it again.
+    fn broadcast_over(&mut self, from: u32, pattern: Pattern, mut msg: Message) {
+        if let Message::Locate { template, .. } = &mut msg {
+            *template = None;
+        }
+        self.0.push((from, Dest::Tree(pattern), msg));
+    }
+}
+
+/// The processors of `pattern` by their number of hops from its source (index k − 1 holds
+/// those k hops away).
+fn waves(pattern: &Pattern, procs: usize) -> Vec<Vec<u32>> {
+    let mut hops = vec![0usize; procs];
+    let mut waves: Vec<Vec<u32>> = Vec::new();
+    for p in pattern.order() {
+        for c in pattern.children(p) {
+            hops[c] = hops[p] + 1;
+            if waves.len() < hops[c] {
+                waves.push(Vec::new());
+            }
+            waves[hops[c] - 1].push(c as u32);
+        }
+    }
+    waves
 }
 
 /// What the simulated machine knows of one processor.
@@ -173,13 +226,32 @@ impl Run<'_, '_> {
     /// Sends what processor actions wrote, leaving at `now`.
     fn post(&mut self, now: f64) {
         let nprocs = self.procs.len() as u64;
-        for (from, to, msg) in self.out.0.drain(..) {
+        for (from, dest, msg) in std::mem::take(&mut self.out.0) {
             let bytes = msg.bytes();
-            let copies = if to.is_some() { 1 } else { nprocs - 1 };
-            self.messages.add(msg.kind(), bytes, copies);
-            let at = now + self.machine.flight(bytes as f64);
+            let flight = self.machine.flight(bytes as f64);
             let msg = Rc::new(msg);
-            self.events.push(at, Event::Arrive { from, to, msg });
+            let (copies, arrivals) = match dest {
+                Dest::One(q) => (1, vec![(flight, Recipients::One(q))]),
+                Dest::Others => (nprocs - 1, vec![(flight, Recipients::Others)]),
+                Dest::Tree(pattern) => {
+                    let waves = waves(&pattern, self.procs.len());
+                    let arrivals = waves
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, wave)| {
+                            let at = (k + 1) as f64 * flight;
+                            (at, Recipients::Wave(Rc::from(wave)))
+                        })
+                        .collect();
+                    (nprocs - 1, arrivals)
+                }
+            };
+            self.messages.add(msg.kind(), bytes, copies);
+            for (after, to) in arrivals {
+                let msg = Rc::clone(&msg);
+                self.events
+                    .push(now + after, Event::Arrive { from, to, msg });
+            }
         }
     }
 
@@ -254,11 +326,18 @@ impl Run<'_, '_> {
             self.truth[r as usize] = p as u32;
             self.data_moves += 1;
         }
+        // The request goes straight to the holder, or over the SBN to every processor,
+        // reaching the holder after `hops` latencies; the data comes straight back.
+        let (copies, hops) = match self.procs[p].request_hops(src, self.shared) {
+            Some(hops) => (self.procs.len() as u64 - 1, hops),
+            None => (1, 1),
+        };
         self.messages
-            .add(Kind::Migration, 16 + 4 * group.len() as u64, 1);
+            .add(Kind::Migration, 16 + 4 * group.len() as u64, copies);
         let bytes = 16 + (elements as f64 * self.machine.element_bytes) as u64;
         self.messages.add(Kind::Migration, bytes, 1);
-        let took = self.machine.fetch(elements as f64);
+        let took = self.machine.fetch(elements as f64)
+            + f64::from(hops.saturating_sub(1)) * self.machine.latency;
         self.split.distribution += took;
         self.procs[p].data_arrived(&group, self.shared, &mut self.out);
         self.post(now + took);
@@ -366,11 +445,12 @@ pub fn sbn_level(
                 if let Message::Distribute { jobs, .. } = &*msg {
                     run.transferred += jobs.len() as u64;
                 }
-                let recipients = match to {
-                    Some(q) => q..q + 1,
-                    None => 0..nprocs as u32,
+                let recipients: Box<dyn Iterator<Item = u32>> = match &to {
+                    Recipients::One(q) => Box::new(std::iter::once(*q)),
+                    Recipients::Others => Box::new((0..nprocs as u32).filter(|&q| q != from)),
+                    Recipients::Wave(wave) => Box::new(wave.iter().copied()),
                 };
-                for q in recipients.filter(|&q| to.is_some() || q != from) {
+                for q in recipients {
                     run.inbox[q as usize].push((from, Rc::clone(&msg)));
                     run.arrive(q as usize, now);
                 }

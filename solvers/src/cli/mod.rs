@@ -9,6 +9,7 @@
 //! | `refine.rs` | `plume refine` |
 //! | `graph.rs` | `plume graph` |
 //! | `run.rs` | `plume run shock` |
+//! | `shock_ranks.rs` | `plume run shock` on thread or MPI ranks |
 //! | `compare.rs` | `plume compare shock` |
 //! | `erosion.rs` | `plume run erosion` |
 //! | `study.rs` | `plume study erosion2d`, `plume study model` |
@@ -33,6 +34,7 @@ pub mod names;
 mod progress;
 mod refine;
 mod run;
+mod shock_ranks;
 mod signals;
 mod stream;
 mod study;
@@ -81,6 +83,9 @@ pub enum Failure {
     Usage(String),
     /// Anything else: unreadable or invalid input, a file that cannot be written (exit code 1).
     Error(String),
+    /// A failure another process reports (under MPI rank 0 prints for every rank): exit with
+    /// this code and print nothing.
+    Silent(u8),
 }
 
 impl Failure {
@@ -89,13 +94,18 @@ impl Failure {
         match self {
             Failure::Usage(_) => 2,
             Failure::Error(_) => 1,
+            Failure::Silent(code) => *code,
         }
     }
 
     /// The message, on one line.
     pub fn message(&self) -> String {
-        let (Failure::Usage(m) | Failure::Error(m)) = self;
-        m.split_whitespace().collect::<Vec<_>>().join(" ")
+        match self {
+            Failure::Usage(m) | Failure::Error(m) => {
+                m.split_whitespace().collect::<Vec<_>>().join(" ")
+            }
+            Failure::Silent(_) => String::new(),
+        }
     }
 }
 
@@ -139,6 +149,7 @@ pub fn main() -> ExitCode {
     signals::settle();
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Silent(code)) => ExitCode::from(code),
         Err(failure) => {
             eprintln!("plume: {}", failure.message());
             ExitCode::from(failure.code())

@@ -13,11 +13,15 @@
 //! | `--policy` | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba` |
 //! | `--step-time` (`run erosion`) | `median-of-three`, `last` |
 //! | `--vtk` | `all`, `last`, `none` |
+//! | `--sbn-policy` | `seed`, `plume`, `queue-load`, `subtree-distribution`, `direct-return`, `half-difference`, `no-first-half`, `direct-broadcast`, `seed-units`, `hypercube` |
 
 use std::fmt;
 use std::str::FromStr;
 
 use clap::ValueEnum;
+use plume::balance::sbn::policy::{
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, Topology, Units,
+};
 use plume::balance::{
     BalancePolicy, CostBenefit, Degradation, Never, Periodic, StepTime, Threshold, Ulba,
 };
@@ -102,6 +106,52 @@ impl ObjectiveName {
             ObjectiveName::MaxV => Box::new(MaxVExact::default()),
             ObjectiveName::MaxSR => Box::new(MaxSR::default()),
             ObjectiveName::Identity => Box::new(Identity),
+        }
+    }
+}
+
+/// `--sbn-policy`: one word of SBN's choices where seed 004 is explicit
+/// (`plume::balance::sbn::policy`); the words of a list apply in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SbnPolicyName {
+    /// Every choice as seed 004 describes it, costs in machine seconds (the default).
+    Seed,
+    /// Every choice as plume first made it.
+    Plume,
+    /// The load is the queue only, without the sender's remap share (§5.4.1).
+    QueueLoad,
+    /// Basic pays exact subtree debts instead of fig. 5's flow.
+    SubtreeDistribution,
+    /// The Heuristic's jobs go straight to the initiator, not back along the path.
+    DirectReturn,
+    /// The first receiver gives the initiator half the load difference.
+    HalfDifference,
+    /// No work travels with a balance request.
+    NoFirstHalf,
+    /// Migration requests and locate messages go point to point, not over the SBN.
+    DirectBroadcast,
+    /// The balancer's costs in the seed's units (a leaf, a cut face, an element: 1 each).
+    SeedUnits,
+    /// The hypercube network (§3.3.2) instead of the SBN.
+    Hypercube,
+}
+
+impl SbnPolicyName {
+    /// Sets the choice (or all choices) this word names.
+    pub fn apply(self, policies: &mut Policies) {
+        match self {
+            SbnPolicyName::Seed => *policies = Policies::default(),
+            SbnPolicyName::Plume => *policies = Policies::plume(),
+            SbnPolicyName::QueueLoad => policies.load = LoadView::Queue,
+            SbnPolicyName::SubtreeDistribution => {
+                policies.distribution = BasicDistribution::Subtree;
+            }
+            SbnPolicyName::DirectReturn => policies.heuristic_return = HeuristicReturn::Direct,
+            SbnPolicyName::HalfDifference => policies.first_half = FirstHalf::HalfDifference,
+            SbnPolicyName::NoFirstHalf => policies.first_half = FirstHalf::Off,
+            SbnPolicyName::DirectBroadcast => policies.broadcast = Broadcast::Direct,
+            SbnPolicyName::SeedUnits => policies.units = Units::Seed,
+            SbnPolicyName::Hypercube => policies.topology = Topology::Hypercube,
         }
     }
 }

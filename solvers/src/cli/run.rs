@@ -1,5 +1,7 @@
 //! `plume run shock`: the shock-wave case balanced with PLUM on P ranks; prints the per-level
 //! table and writes `metrics.json`, `metrics.csv`, `summary.md` and VTK files into `--out`.
+//! PLUM and no balancing run on real ranks ([`super::shock_ranks`]); SBN on the simulated
+//! machine.
 
 use std::path::{Path, PathBuf};
 
@@ -8,8 +10,8 @@ use plume::adapt::Forest;
 use plume::balance::Accept;
 use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 
-use super::common::{load_mesh, say, stdout_failure, VtkCompression};
-use super::names::{ObjectiveName, PartitionerName, PolicyName, VtkLevels};
+use super::common::{load_mesh, say, VtkCompression};
+use super::names::{ObjectiveName, PartitionerName, PolicyName, SbnPolicyName, VtkLevels};
 use super::progress::Progress;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
@@ -21,7 +23,7 @@ use crate::shock::{self, BalanceAt, Balancer, LevelRecord, ShockConfig, Stage};
 /// The test cases `plume run` knows.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
-    /// The moving shock wave (seed 004 §5.3) balanced the PLUM way.
+    /// The moving shock wave (seed 004 §5.3) balanced the PLUM way, on P thread or MPI ranks.
     Shock(ShockArgs),
     /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
     Erosion(super::erosion::ErosionArgs),
@@ -124,6 +126,11 @@ pub struct ShockCaseArgs {
     /// Seed of the partitioner and of SBN's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order: seed (all
+    /// as the seed describes them, costs in machine seconds), plume (all as plume first made
+    /// them), or one alternative each.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "seed")]
+    pub sbn_policy: Vec<SbnPolicyName>,
 }
 
 impl ShockCaseArgs {
@@ -140,6 +147,9 @@ impl ShockCaseArgs {
         cfg.sbn.seed = self.seed;
         cfg.sbn.variant = self.variant.into();
         cfg.sbn.prepartition = self.prepartition;
+        for word in &self.sbn_policy {
+            word.apply(&mut cfg.sbn.policies);
+        }
         cfg.budget = Budget::of_system();
         Ok(())
     }
@@ -150,13 +160,28 @@ impl ShockCaseArgs {
     }
 }
 
+/// How `plume run shock` runs its ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendName {
+    /// P threads of this process.
+    Threads,
+    /// One MPI process per rank: `mpirun -n P plume run shock --backend mpi` (a plume built
+    /// with `--features mpi`).
+    Mpi,
+}
+
 /// Arguments of `plume run shock`.
 #[derive(Debug, Args)]
 pub struct ShockArgs {
-    /// Number of ranks P.
-    #[arg(long, default_value_t = 8)]
-    pub procs: usize,
-    /// Balancer.
+    /// Number of ranks P [default: 8; with --backend mpi: the number of processes mpirun
+    /// starts].
+    #[arg(long)]
+    pub procs: Option<usize>,
+    /// How the ranks run. PLUM and no balancing run on real ranks (trees move between them);
+    /// SBN runs on the simulated machine, threads only.
+    #[arg(long, value_enum, default_value_t = BackendName::Threads)]
+    pub backend: BackendName,
+    /// Balancer (sbn: on the simulated machine).
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
     /// Processor reassignment objective.
@@ -202,25 +227,32 @@ pub fn run(cmd: RunCommand) -> CliResult {
 }
 
 fn shock_cmd(args: ShockArgs) -> CliResult {
-    let cfg = config(&args)?;
+    match (args.backend, args.balancer) {
+        (BackendName::Mpi, BalancerName::Sbn) => Err(Failure::Usage(
+            "--balancer sbn runs on the simulated machine only: use --backend threads".into(),
+        )),
+        (BackendName::Mpi, _) => super::shock_ranks::mpi(&args),
+        (BackendName::Threads, BalancerName::Sbn) => simulated(&args),
+        (BackendName::Threads, _) => super::shock_ranks::threads(&args),
+    }
+}
+
+/// The threads backend's P: `--procs`, or 8.
+pub(super) const DEFAULT_PROCS: usize = 8;
+
+/// `plume run shock --balancer sbn`: the run on the simulated machine.
+fn simulated(args: &ShockArgs) -> CliResult {
+    let cfg = config(args, args.procs.unwrap_or(DEFAULT_PROCS))?;
     let (mesh, source) = args.case.mesh()?;
     check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
     shock::check_memory(std::slice::from_ref(&cfg), mesh.nelems())?;
     let mut folder = RunFolder::open(&args.out)?;
-    let columns = columns(&cfg);
-    let mut table = Streamed::stdout();
-    // Printed with the first row: a run that fails before it prints nothing on stdout.
-    let mut head = Some(table_head(&cfg, mesh.nelems(), columns));
-    let progress = Progress::bar(cfg.levels as u64, "shock");
+    let mut table = Table::new(&cfg, mesh.nelems());
     let mut written: Vec<(f64, String)> = Vec::new();
     let options = VtuOptions::from(args.vtk_compression);
     let run = shock::run(&cfg, mesh, |level, record, forest, owner| {
         if let Some(record) = record {
-            progress.inc();
-            let rows = head.take().unwrap_or_default() + &table_row(record, columns);
-            progress
-                .suspend(|| table.print(&rows))
-                .map_err(|e| plume::Error::io("stdout", &e))?;
+            table.row(record)?;
         }
         if args.vtk.writes(level, cfg.levels) {
             // The case has no physical time: the level is the time step.
@@ -230,17 +262,60 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
         }
         Ok(())
     })?;
-    drop(progress);
     if !written.is_empty() {
         write_pvd(&folder.file("shock.pvd")?, &written)?;
     }
-    table
-        .print(&table_average(&run.levels, columns))
-        .map_err(stdout_failure)?;
-    run.report()
-        .with_provenance(Provenance::of_this_process(Some(source)))
-        .write(&mut folder, table.text())?;
+    table.finish(&run, &mut folder, source)?;
     say(format!("\nwrote {}", args.out.display()))
+}
+
+/// The per-level table as rank 0 prints it while the levels end, with a progress bar, and the
+/// reports it goes into.
+pub(super) struct Table {
+    columns: &'static [Column],
+    printed: Streamed<std::io::Stdout>,
+    /// Printed with the first row: a run that fails before it prints nothing on stdout.
+    head: Option<String>,
+    progress: Progress,
+}
+
+impl Table {
+    /// The table of a run of `cfg` on `roots` roots.
+    pub(super) fn new(cfg: &ShockConfig, roots: usize) -> Table {
+        let columns = columns(cfg);
+        Table {
+            columns,
+            printed: Streamed::stdout(),
+            head: Some(table_head(cfg, roots, columns)),
+            progress: Progress::bar(cfg.levels as u64, "shock"),
+        }
+    }
+
+    /// Prints the row of a level that ended.
+    pub(super) fn row(&mut self, record: &LevelRecord) -> plume::Result<()> {
+        self.progress.inc();
+        let rows = self.head.take().unwrap_or_default() + &table_row(record, self.columns);
+        let printed = &mut self.printed;
+        self.progress
+            .suspend(|| printed.print(&rows))
+            .map_err(|e| plume::Error::io("stdout", &e))
+    }
+
+    /// Prints the averages and writes the run's reports into `folder`.
+    pub(super) fn finish(
+        mut self,
+        run: &shock::ShockRun,
+        folder: &mut RunFolder,
+        source: MeshSource,
+    ) -> plume::Result<()> {
+        drop(self.progress);
+        self.printed
+            .print(&table_average(&run.levels, self.columns))
+            .map_err(|e| plume::Error::io("stdout", &e))?;
+        run.report()
+            .with_provenance(Provenance::of_this_process(Some(source)))
+            .write(folder, self.printed.text())
+    }
 }
 
 /// The shock case's initial mesh and its source: `path`, or the shipped mesh built into
@@ -273,15 +348,16 @@ pub(super) fn check_procs(procs: usize, parts_per_proc: usize, roots: usize) -> 
     Ok(())
 }
 
-fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
+/// The run `args` ask for on `procs` ranks.
+pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     let usage = |m: String| Failure::Usage(m);
-    if args.procs == 0 {
+    if procs == 0 {
         return Err(usage("--procs must be at least 1".into()));
     }
     if args.parts_per_proc == 0 {
         return Err(usage("--parts-per-proc must be at least 1".into()));
     }
-    let mut cfg = ShockConfig::new(args.procs);
+    let mut cfg = ShockConfig::new(procs);
     cfg.balancer = args.balancer.into();
     args.case.apply(&mut cfg)?;
     cfg.objective = args.objective;
@@ -293,7 +369,9 @@ fn config(args: &ShockArgs) -> CliResult<ShockConfig> {
     Ok(cfg)
 }
 
-fn write_level_vtu(
+/// Writes the leaves `forest` holds as `path`, each with its `rank` (`owner` of its root): a
+/// level's file, or one rank's piece of it.
+pub(super) fn write_level_vtu(
     path: &Path,
     forest: &Forest,
     owner: &[u32],

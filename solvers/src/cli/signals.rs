@@ -84,8 +84,11 @@ fn stop(signal: libc::c_int) -> ! {
     std::process::exit(128 + signal)
 }
 
-/// Called by `main` once it knows its outcome: from now on a signal waits for the process
-/// to end (and a signal already being handled ends it first).
+/// Called by `main` once it knows its outcome (or earlier by a command that does, such as an
+/// MPI rank whose job `mpirun` may end with SIGTERM once a rank exits non-zero): from now on
+/// a signal waits for the process to end (and a signal already being handled ends it first).
+/// Calling it again does nothing.
 pub fn settle() {
-    std::mem::forget(ENDING.lock().unwrap_or_else(PoisonError::into_inner));
+    static SETTLED: std::sync::Once = std::sync::Once::new();
+    SETTLED.call_once(|| std::mem::forget(ENDING.lock().unwrap_or_else(PoisonError::into_inner)));
 }

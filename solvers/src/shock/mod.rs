@@ -4,7 +4,9 @@
 //! adaptation is followed by one or more *tracks* ([`Track`]): a balancer on P ranks (PLUM,
 //! SBN, or none) that owns its assignment, processes the level on the simulated machine and
 //! records the level's metrics. The adaptation does not depend on the balancing, so
-//! `plume compare` runs every (method, P) track on one adaptation.
+//! `plume compare` runs every (method, P) track on one adaptation. `plume run shock` with PLUM
+//! or no balancer runs the case on real ranks instead ([`ranks`]), with the same marks
+//! (`FrontAt`) and the same level records, made on rank 0.
 //!
 //! **Calibration** (the published case grows from 50,000 to 1,833,730 elements over 9 levels):
 //! on the shipped 50,136-element mesh of [0, 4] × [0, 1]², a front of radius 0.16 growing by
@@ -19,14 +21,16 @@
 
 mod mesh;
 mod plum_track;
+pub mod ranks;
 mod record;
 mod sbn_track;
 mod stage;
 
 use std::time::Instant;
 
-use plume::adapt::{AdaptOptions, Forest};
+use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, PlumOptions, SbnOptions, Variant};
+use plume::dist::Mark;
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{geometry, Mesh};
 use plume::sim::Machine;
@@ -429,11 +433,7 @@ pub fn check_memory(cfgs: &[ShockConfig], roots: usize) -> Result<()> {
     let Some(cfg) = largest else {
         return Ok(());
     };
-    let name = match cfg.balancer {
-        Balancer::Plum => "PLUM",
-        Balancer::Sbn => "SBN",
-        Balancer::None => "no balancer",
-    };
+    let name = balancer_name(cfg.balancer);
     fits(
         &cfgs[0].budget,
         [roots as u128, roots as u128, balancing],
@@ -443,6 +443,15 @@ pub fn check_memory(cfgs: &[ShockConfig], roots: usize) -> Result<()> {
         ),
         "use fewer processors or a smaller mesh",
     )
+}
+
+/// The balancer's name in messages.
+fn balancer_name(balancer: Balancer) -> &'static str {
+    match balancer {
+        Balancer::Plum => "PLUM",
+        Balancer::Sbn => "SBN",
+        Balancer::None => "no balancer",
+    }
 }
 
 /// Refuses `[roots, leaves, balancing bytes]` beyond `budget`.
@@ -487,9 +496,56 @@ fn balancer_bytes(cfg: &ShockConfig, roots: usize) -> u128 {
     }
 }
 
-/// Marks the leaves the front touches at `level` for refinement and the refined leaves it does
-/// not touch for coarsening; returns how many marked leaves are below the maximum depth (the
-/// ones the step divides).
+/// The front at one level: which leaves it touches.
+pub(crate) struct FrontAt {
+    /// The cylinder's axis (x, y).
+    centre: [f64; 2],
+    radius: f64,
+    max_depth: u8,
+}
+
+impl FrontAt {
+    /// `front` at `level` in the box `[lo, hi]`.
+    pub(crate) fn new(front: &Front, level: usize, lo: [f64; 3], hi: [f64; 3]) -> Self {
+        let length = hi[0] - lo[0];
+        let width = hi[1] - lo[1];
+        FrontAt {
+            centre: [
+                lo[0] + length * (front.start + front.step * (level - 1) as f64),
+                lo[1] + 0.5 * width,
+            ],
+            radius: width * front.radius * (1.0 + front.growth).powi(level as i32 - 1),
+            max_depth: front.max_depth,
+        }
+    }
+
+    /// What the front asks of `leaf`: refine it when the front touches it, coarsen it when
+    /// refined and untouched.
+    pub(crate) fn mark(&self, leaf: &LeafView) -> Mark {
+        let c = leaf.centroid;
+        let reach = leaf
+            .corners
+            .iter()
+            .map(|&p| geometry::dist2(p, c).sqrt())
+            .fold(0.0, f64::max);
+        let d = ((c[0] - self.centre[0]).powi(2) + (c[1] - self.centre[1]).powi(2)).sqrt();
+        if d <= self.radius + reach {
+            Mark::Refine
+        } else if leaf.level > 0 {
+            Mark::Coarsen
+        } else {
+            Mark::Keep
+        }
+    }
+
+    /// True when the step divides `leaf` (marked for refinement below the maximum depth).
+    pub(crate) fn divides(&self, leaf: &LeafView) -> bool {
+        leaf.level < self.max_depth && self.mark(leaf) == Mark::Refine
+    }
+}
+
+/// Marks the leaves [`FrontAt::mark`] asks to refine or coarsen at `level`; returns how many
+/// of them the step divides.
 fn mark_front(
     forest: &mut Forest,
     front: &Front,
@@ -497,31 +553,17 @@ fn mark_front(
     lo: [f64; 3],
     hi: [f64; 3],
 ) -> usize {
-    let length = hi[0] - lo[0];
-    let width = hi[1] - lo[1];
-    let centre = [
-        lo[0] + length * (front.start + front.step * (level - 1) as f64),
-        lo[1] + 0.5 * width,
-    ];
-    let radius = width * front.radius * (1.0 + front.growth).powi(level as i32 - 1);
-    let touches = |corners: &[[f64; 3]; 4], c: [f64; 3]| {
-        let d2 = |p: [f64; 3]| (p[0] - centre[0]).powi(2) + (p[1] - centre[1]).powi(2);
-        let reach = corners
-            .iter()
-            .map(|&p| geometry::dist2(p, c).sqrt())
-            .fold(0.0, f64::max);
-        d2(c).sqrt() <= radius + reach
-    };
+    let at = FrontAt::new(front, level, lo, hi);
     let mut refine = Vec::new();
     let mut coarsen = Vec::new();
     let mut divided = 0;
-    forest.for_each_leaf(|l| {
-        if touches(&l.corners, l.centroid) {
+    forest.for_each_leaf(|l| match at.mark(l) {
+        Mark::Refine => {
             refine.push(l.id);
-            divided += usize::from(l.level < front.max_depth);
-        } else if l.level > 0 {
-            coarsen.push(l.id);
+            divided += usize::from(l.level < at.max_depth);
         }
+        Mark::Coarsen => coarsen.push(l.id),
+        Mark::Keep => {}
     });
     refine.into_iter().for_each(|id| forest.mark_refine(id));
     coarsen.into_iter().for_each(|id| forest.mark_coarsen(id));

@@ -10,6 +10,7 @@
 //! | `select.rs` | the choice of roots to give away: smallest `ΔCut` of a sample, grown breadth-first |
 //! | `queue.rs` | a processor's job queue: processing heap, migration heaps by data location |
 //! | `protocol.rs` | one processor's decisions: messages, balance, distribution, lazy fetches |
+//! | `policy.rs` | the seed's explicit choices and plume's named alternatives |
 //! | `prepartition.rs` | the optional diffusive pre-partitioner on `QWgt` (§5.6) |
 //!
 //! **Memory** is `O(P · roots)`: each processor keeps, as a real rank would, its own location
@@ -23,11 +24,13 @@
 
 mod costs;
 pub mod network;
+pub mod policy;
 pub mod prepartition;
 pub mod protocol;
 mod queue;
 mod select;
 pub mod thresholds;
 
+pub use policy::Policies;
 pub use protocol::{Processor, SbnOptions, Shared, Variant};
 pub use select::Selection;

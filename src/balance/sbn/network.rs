@@ -22,6 +22,8 @@
 
 use std::collections::VecDeque;
 
+use super::policy::Topology;
+
 /// One of the two SBN templates of §3.2.2, i.e. the pattern for messages from processor 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Template {
@@ -31,11 +33,22 @@ pub enum Template {
     /// The one-dimensional-array binary tree: predecessor `⌊n/2⌋`, successors `2n + 1`
     /// (`1 ≤ s ≤ d`) and `2n` (`1 ≤ s < d`).
     Heap,
+    /// The hypercube embedding (§3.3.2): a binomial spanning tree over hypercube links whose
+    /// successors set a bit above the node's highest: `n + 2^k` for `2^k > n`; predecessor `n`
+    /// less its highest bit; stage `d − popcount(n)`.
+    CubeHigh,
+    /// The other binomial spanning tree over hypercube links: successors set a bit below the
+    /// node's lowest, `n + 2^k` for `2^k < lowest bit of n` (any k for the root); predecessor
+    /// `n` less its lowest bit; stage `d − popcount(n)`.
+    CubeLow,
 }
 
 impl Template {
-    /// Both templates, for a caller choosing one at random per operation.
+    /// The SBN's two templates, for a caller choosing one at random per operation.
     pub const ALL: [Template; 2] = [Template::Binomial, Template::Heap];
+
+    /// The hypercube's two templates.
+    pub const CUBE: [Template; 2] = [Template::CubeHigh, Template::CubeLow];
 
     /// The stage of template node `n` in SBN(`dim`): `dim` for the root 0; below it, the
     /// number of trailing zeros of `n` (binomial) or `dim − 1 − ⌊log2 n⌋` (heap).
@@ -44,6 +57,7 @@ impl Template {
             _ if n == 0 => dim,
             Template::Binomial => n.trailing_zeros(),
             Template::Heap => dim - 1 - n.ilog2(),
+            Template::CubeHigh | Template::CubeLow => dim - n.count_ones(),
         }
     }
 
@@ -64,32 +78,51 @@ impl Template {
                 }
             }
             Template::Heap => n / 2,
+            Template::CubeHigh => n - (1 << n.ilog2()),
+            Template::CubeLow => n & (n - 1),
         })
     }
 
     /// The successors of template node `n` at `stage` of SBN(`dim`), at stage `stage − 1`.
-    fn successors(self, n: usize, stage: u32, dim: u32) -> [Option<usize>; 2] {
+    fn successors(self, n: usize, stage: u32, dim: u32) -> Vec<usize> {
         if stage == 0 {
-            return [None, None];
+            return Vec::new();
         }
         let half = 1 << (stage - 1);
-        let first = match self {
-            Template::Binomial => n + half,
-            Template::Heap => 2 * n + 1,
-        };
-        let second = (stage < dim).then(|| match self {
-            Template::Binomial => n - half,
-            Template::Heap => 2 * n,
-        });
-        [Some(first), second]
+        match self {
+            Template::Binomial => {
+                let mut s = vec![n + half];
+                if stage < dim {
+                    s.push(n - half);
+                }
+                s
+            }
+            Template::Heap => {
+                let mut s = vec![2 * n + 1];
+                if stage < dim {
+                    s.push(2 * n);
+                }
+                s
+            }
+            Template::CubeHigh => {
+                let from = if n == 0 { 0 } else { n.ilog2() + 1 };
+                (from..dim).map(|k| n + (1 << k)).collect()
+            }
+            Template::CubeLow => {
+                let below = if n == 0 { dim } else { n.trailing_zeros() };
+                (0..below).map(|k| n + (1 << k)).collect()
+            }
+        }
     }
 }
 
-/// An SBN over `P` processors: the size and dimension from which patterns are built.
+/// An SBN over `P` processors, or its hypercube embedding: the size, dimension and topology
+/// from which patterns are built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Network {
     procs: usize,
     dim: u32,
+    topology: Topology,
 }
 
 impl Network {
@@ -98,10 +131,21 @@ impl Network {
     /// # Panics
     /// If `procs` is 0.
     pub fn new(procs: usize) -> Self {
-        assert!(procs >= 1, "an SBN needs at least one processor");
+        Self::with_topology(procs, Topology::Sbn)
+    }
+
+    /// The network of `topology` over `procs ≥ 1` processors: the SBN, or the hypercube of
+    /// dimension `⌈log2 procs⌉` whose patterns are binomial spanning trees over its links
+    /// ([`Template::CUBE`]; absent labels as in the module doc).
+    ///
+    /// # Panics
+    /// If `procs` is 0.
+    pub fn with_topology(procs: usize, topology: Topology) -> Self {
+        assert!(procs >= 1, "a network needs at least one processor");
         Self {
             procs,
             dim: procs.next_power_of_two().trailing_zeros(),
+            topology,
         }
     }
 
@@ -113,6 +157,62 @@ impl Network {
     /// Dimension `d = ⌈log2 P⌉`: the source's stage, and the number of communication stages.
     pub fn dim(&self) -> u32 {
         self.dim
+    }
+
+    /// The templates a processor picks from at random per operation: the SBN's two, or the
+    /// hypercube's two.
+    pub fn templates(&self) -> &'static [Template] {
+        match self.topology {
+            Topology::Sbn => &Template::ALL,
+            Topology::Hypercube => &Template::CUBE,
+        }
+    }
+
+    /// The processors `p` has a link to, increasing: on the hypercube those whose label differs
+    /// from p's in one bit; on the SBN its predecessor and successors in every pattern.
+    ///
+    /// # Panics
+    /// If `p ≥ P`.
+    pub fn neighbours(&self, p: usize) -> Vec<usize> {
+        assert!(p < self.procs, "{p} is not a processor");
+        let mut links: Vec<usize> = match self.topology {
+            Topology::Hypercube => (0..self.dim)
+                .map(|k| p ^ (1 << k))
+                .filter(|&q| q < self.procs)
+                .collect(),
+            Topology::Sbn => (0..self.procs)
+                .flat_map(|source| self.templates().iter().map(move |&t| (source, t)))
+                .flat_map(|(source, t)| {
+                    let pattern = self.pattern(source, t);
+                    pattern.children(p).into_iter().chain(pattern.parent(p))
+                })
+                .collect(),
+        };
+        links.sort_unstable();
+        links.dedup();
+        links
+    }
+
+    /// The most links between two processors on a shortest path (breadth-first from every
+    /// processor over [`Network::neighbours`], `O(P²)`): `d` on the hypercube of `2^d`.
+    pub fn diameter(&self) -> u32 {
+        let links: Vec<Vec<usize>> = (0..self.procs).map(|p| self.neighbours(p)).collect();
+        let mut diameter = 0;
+        for start in 0..self.procs {
+            let mut hops = vec![u32::MAX; self.procs];
+            hops[start] = 0;
+            let mut queue = VecDeque::from([start]);
+            while let Some(p) = queue.pop_front() {
+                for &q in &links[p] {
+                    if hops[q] == u32::MAX {
+                        hops[q] = hops[p] + 1;
+                        diameter = diameter.max(hops[q]);
+                        queue.push_back(q);
+                    }
+                }
+            }
+        }
+        diameter
     }
 
     /// The pattern routing messages from `source` with `template` (module doc: absent labels).
@@ -177,6 +277,17 @@ impl Pattern {
         None
     }
 
+    /// The number of hops from the source to `p` (0 for the source): its ancestors.
+    pub fn depth(&self, p: usize) -> u32 {
+        let mut hops = 0;
+        let mut up = self.parent(p);
+        while let Some(q) = up {
+            hops += 1;
+            up = self.parent(q);
+        }
+        hops
+    }
+
     /// The processors `p` sends to (its successors), in template breadth-first order: the
     /// present successors of its node, and in place of each absent one, that node's own
     /// children, recursively.
@@ -188,7 +299,6 @@ impl Pattern {
             self.template
                 .successors(n, stage, self.dim)
                 .into_iter()
-                .flatten()
                 .map(move |c| (c, stage - 1))
         };
         queue.extend(below(node, self.stage(p)));
@@ -209,7 +319,6 @@ impl Pattern {
             .template
             .successors(node, self.stage(p), self.dim)
             .into_iter()
-            .flatten()
             .any(|c| self.reaches_present(c))
     }
 
@@ -222,12 +331,7 @@ impl Pattern {
             if self.present(node) {
                 order.push(node ^ self.source);
             }
-            for child in self
-                .template
-                .successors(node, stage, self.dim)
-                .into_iter()
-                .flatten()
-            {
+            for child in self.template.successors(node, stage, self.dim) {
                 queue.push_back((child, stage - 1));
             }
         }
@@ -269,6 +373,17 @@ impl Pattern {
                 let low_bits = (1usize << j) - 1;
                 ((n << j) ^ self.source) & !low_bits < p
             }),
+            Template::CubeHigh => {
+                // n and every node that adds bits above n's highest: its low bits fixed, any
+                // high bits, so the least label clears the high bits after the XOR.
+                let low = (2usize << n.ilog2()) - 1;
+                (n ^ self.source) & low < p
+            }
+            Template::CubeLow => {
+                // n and every node that adds bits below n's lowest: its high bits fixed.
+                let low = (1usize << n.trailing_zeros()) - 1;
+                (n ^ self.source) & !low < p
+            }
         }
     }
 }

@@ -7,17 +7,20 @@
 //! **Basic** (fig. 5): the initiator's balancing message goes down its SBN pattern; every
 //! processor answers with the load of its subtree (sum and count), gathered back to the
 //! initiator, which computes the exact system level `WSysLL`. Distribution messages then carry
-//! it back down; each processor, knowing its children's subtree loads from the gather, owes
-//! every child subtree below the level the difference and owes its parent its own subtree's
-//! excess, and pays these debts from its queue above the level as soon as it can (jobs passing
-//! through a processor are only reassigned: their data stays put until processed).
-//! With §5.4.1's refinement, the first processor the request reaches gives the requester half
-//! of the difference of their loads at once. A processor already serving another balance
-//! answers as a leaf.
+//! it back down ([`BasicDistribution`]): by default as fig. 5 does, each processor sending its
+//! excess over the level to its successors and returning to its predecessor what that one
+//! lacks, as far as its own excess goes, and serving simultaneous operations as fig. 5 counts
+//! them (a processor gathering for one initiator also gathers for another); or, as plume first
+//! did, each processor paying exact subtree debts, a processor already serving another balance
+//! answering as a leaf. Jobs passing through a processor are only reassigned: their data stays
+//! put until processed. With §5.4.1's refinement ([`FirstHalf`]), any receiver whose sender is
+//! below `MinTh` returns half its queue to it at once.
 //!
 //! **Heuristic** (fig. 8): the balancing message goes down the pattern carrying the sum of the
-//! loads it passed; the first processor above that running average gives half its queue to the
-//! requester; the others forward it.
+//! loads it passed; the first processor above that running average gives half its queue back
+//! along the message's path, each processor on it keeping its share ([`HeuristicReturn`]);
+//! the others forward it. With the path return, an initiator starts no new probe before its
+//! last one is answered (§3.2.3).
 //!
 //! **Distribution** (fig. 4): a processor above `MaxTh` gives its excess to its successors.
 //!
@@ -27,13 +30,16 @@
 
 use super::costs::Located;
 use super::network::{Network, Pattern, Template};
+use super::policy::{
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, Units,
+};
 use super::queue::JobQueue;
 use super::select::{choose_roots, Selection};
 use super::thresholds::{
     heuristic_balance_estimate, heuristic_receive_distribution, heuristic_source_distribution,
     WeightThresholds,
 };
-use crate::metrics::CostModel;
+use crate::metrics::{CostModel, CostScales};
 use crate::rng::Rng;
 
 /// Which SBN algorithm balances.
@@ -56,8 +62,8 @@ pub struct SbnOptions {
     pub jobs_per_check: f64,
     /// How roots to give away are chosen.
     pub selection: Selection,
-    /// §5.4.1: the first processor a request reaches gives the requester half the difference.
-    pub first_half: bool,
+    /// The seed's explicit choices, or plume's named alternatives.
+    pub policies: Policies,
     /// Run the pre-partitioner (§5.6) before each level.
     pub prepartition: bool,
     /// Seed of the random pattern and sample choices.
@@ -71,7 +77,7 @@ impl Default for SbnOptions {
             const_param: 2,
             jobs_per_check: 1.0,
             selection: Selection::default(),
-            first_half: true,
+            policies: Policies::default(),
             prepartition: false,
             seed: 1,
         }
@@ -110,6 +116,12 @@ pub struct Tag {
     /// An excess pushed down the pattern `(source, template)` (fig. 4's distribution above
     /// `MaxTh`): the receiver keeps its share and pushes the rest to its successors.
     pub route: Option<(u32, Template)>,
+    /// Fig. 5's `QLen(predecessor)`: the sender's load once it gave, so that a receiver above
+    /// the level returns what the sender lacks.
+    pub sender_load: Option<f64>,
+    /// Heuristic jobs travelling back to `op`'s initiator along this template's pattern
+    /// (fig. 8's `GetDistribute` towards the root): each processor on the way keeps its share.
+    pub back: Option<Template>,
 }
 
 /// A message between processors.
@@ -121,8 +133,9 @@ pub enum Message {
         op: OpId,
         /// The pattern (rooted at `op.initiator`).
         template: Template,
-        /// The requester's load when it asked.
-        requester_load: f64,
+        /// The sender's load when it sent (fig. 5's `QLen(processor sending this message)`;
+        /// the initiator's for the first processor reached).
+        sender_load: f64,
         /// Heuristic: sum of the loads of the processors passed (initiator included).
         path_sum: f64,
         /// Heuristic: processors passed.
@@ -144,10 +157,15 @@ pub enum Message {
         /// `(root, processor holding its data)`.
         jobs: Vec<(u32, u32)>,
     },
-    /// The data of these roots now lives on the sender.
+    /// The data of these roots now lives on `holder`.
     Locate {
         /// The roots that moved.
         roots: Vec<u32>,
+        /// Where their data now is.
+        holder: u32,
+        /// Over the SBN ([`Broadcast::Sbn`]): the pattern rooted at `holder` the message
+        /// follows, each receiver forwarding it to its successors; `None` when sent to all.
+        template: Option<Template>,
     },
 }
 
@@ -167,7 +185,7 @@ impl Message {
             Message::BalanceDown { .. } => 28,
             Message::BalanceUp { .. } => 20,
             Message::Distribute { jobs, .. } => 16 + 8 * jobs.len() as u64,
-            Message::Locate { roots } => 4 * roots.len() as u64,
+            Message::Locate { roots, .. } => 4 * roots.len() as u64,
         }
     }
 }
@@ -184,14 +202,26 @@ pub trait Outbox {
             self.send(from, q, msg.clone());
         }
     }
+
+    /// Sends `msg` from processor `from` down `pattern` (rooted at `from`) to every other
+    /// processor. By default to `from`'s successors, which forward it as they handle it (a
+    /// [`Message::Locate`] names its template); a transport that routes it itself delivers
+    /// copies whose template is `None`, so that nobody forwards them again.
+    fn broadcast_over(&mut self, from: u32, pattern: Pattern, msg: Message) {
+        for c in pattern.children(from as usize) {
+            self.send(from, c as u32, msg.clone());
+        }
+    }
 }
 
 /// What every processor shares: the costs, the network, the options. Its size does not
 /// grow with P (patterns are computed on demand, [`Network::pattern`]).
 #[derive(Debug)]
 pub struct Shared<'a> {
-    /// Weights and graph.
+    /// Weights and graph, in the machine's unit (what processing really costs).
     pub model: CostModel<'a>,
+    /// The same costs in the balancer's unit ([`Units`]): what the processors weigh.
+    pub costs: CostModel<'a>,
     /// The SBN over the processors.
     pub network: Network,
     /// Options.
@@ -201,14 +231,20 @@ pub struct Shared<'a> {
 }
 
 impl<'a> Shared<'a> {
-    /// The shared state of `procs` processors balancing the roots of `model`.
+    /// The shared state of `procs` processors balancing the roots of `model`; the processors
+    /// weigh them in `model`'s unit or in the seed's ([`Units`]).
     pub fn new(model: CostModel<'a>, procs: usize, opts: SbnOptions) -> Self {
-        let network = Network::new(procs);
-        let n = model.weights.pwgt.len();
-        let total: f64 = (0..n as u32).map(|v| model.wgt(v, 0)).sum();
+        let network = Network::with_topology(procs, opts.policies.topology);
+        let costs = match opts.policies.units {
+            Units::Seed => model.with_scales(CostScales::default()),
+            Units::Machine => model,
+        };
+        let n = costs.weights.pwgt.len();
+        let total: f64 = (0..n as u32).map(|v| costs.wgt(v, 0)).sum();
         let job_weight = if total > 0.0 { total / n as f64 } else { 1.0 };
         Shared {
             model,
+            costs,
             network,
             opts,
             job_weight,
@@ -251,7 +287,16 @@ pub struct Processor {
     queue: JobQueue,
     /// Its location table: where it believes each root's data is.
     pub location: Vec<u32>,
-    gather: Option<Gather>,
+    /// `Remap` of the data held here for roots queued elsewhere (§5.4.1's sender share).
+    held: f64,
+    /// Whether [`Processor::load`] counts `held` ([`LoadView::QWgt`]).
+    counts_held: bool,
+    /// Basic: the operations it is gathering (one at most under
+    /// [`BasicDistribution::Subtree`], where a busy processor answers as a leaf).
+    gathers: Vec<Gather>,
+    /// Heuristic: the probe this processor started and has had no answer to yet (§3.2.3: no
+    /// new balance before the previous one is served).
+    probing: Option<OpId>,
     debts: Vec<(u32, f64)>,
     sys_ll: Option<f64>,
     serial: u32,
@@ -267,17 +312,24 @@ impl Processor {
     pub fn new(id: u32, queued: &[u32], location: Vec<u32>, shared: &Shared) -> Processor {
         let mut queue = JobQueue::new(id, location.len());
         let view = Located {
-            model: &shared.model,
+            model: &shared.costs,
             location: &location,
         };
         for &v in queued {
             queue.push(v, location[v as usize], &view);
         }
+        let held = (0..location.len() as u32)
+            .filter(|&v| location[v as usize] == id && !queue.contains(v))
+            .map(|v| remap_share(v, shared))
+            .sum();
         Processor {
             id,
             queue,
             location,
-            gather: None,
+            held,
+            counts_held: shared.opts.policies.load == LoadView::QWgt,
+            gathers: Vec::new(),
+            probing: None,
             debts: Vec::new(),
             sys_ll: None,
             serial: 0,
@@ -287,9 +339,14 @@ impl Processor {
         }
     }
 
-    /// Its load: the weight of the roots queued here (`QWgt(p)` as it knows it).
+    /// Its load, `QWgt(p)` as it knows it: the weight of the roots queued here and, with
+    /// [`LoadView::QWgt`], the `Remap` of the data it holds for roots queued elsewhere.
     pub fn load(&self) -> f64 {
-        self.queue.total()
+        if self.counts_held {
+            self.queue.total() + self.held.max(0.0)
+        } else {
+            self.queue.total()
+        }
     }
 
     /// The root to process next, taken off the queue (interior roots first).
@@ -329,10 +386,58 @@ impl Processor {
                 self.push(v, shared);
             }
         }
-        let msg = Message::Locate {
-            roots: roots.to_vec(),
-        };
-        out.broadcast(self.id, shared.network.procs(), msg);
+        match shared.opts.policies.broadcast {
+            Broadcast::Sbn => {
+                let template = self.pick_template(shared);
+                let msg = Message::Locate {
+                    roots: roots.to_vec(),
+                    holder: self.id,
+                    template: Some(template),
+                };
+                out.broadcast_over(self.id, shared.pattern(self.id, template), msg);
+            }
+            Broadcast::Direct => {
+                let msg = Message::Locate {
+                    roots: roots.to_vec(),
+                    holder: self.id,
+                    template: None,
+                };
+                out.broadcast(self.id, shared.network.procs(), msg);
+            }
+        }
+    }
+
+    /// Sends a locate message for `roots`, whose data is on `holder`, to this processor's
+    /// successors in `holder`'s pattern for `template`.
+    fn forward_locate(
+        &self,
+        holder: u32,
+        template: Template,
+        roots: &[u32],
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        for c in shared.pattern(holder, template).children(self.id as usize) {
+            let msg = Message::Locate {
+                roots: roots.to_vec(),
+                holder,
+                template: Some(template),
+            };
+            out.send(self.id, c as u32, msg);
+        }
+    }
+
+    /// The number of hops a migration request for data held on `src` travels
+    /// ([`Broadcast::Sbn`]: down this processor's pattern for a template picked at random, so
+    /// its depth there), or `None` when the request goes straight to `src`.
+    pub fn request_hops(&mut self, src: u32, shared: &Shared) -> Option<u32> {
+        match shared.opts.policies.broadcast {
+            Broadcast::Sbn => {
+                let template = self.pick_template(shared);
+                Some(shared.pattern(self.id, template).depth(src as usize))
+            }
+            Broadcast::Direct => None,
+        }
     }
 
     /// Fig. 4's main loop between two jobs: start a balance below `MinTh`, distribute the
@@ -340,8 +445,8 @@ impl Processor {
     pub fn check(&mut self, shared: &Shared, out: &mut impl Outbox) {
         let load = self.load();
         let th = shared.thresholds(self.sys_ll.unwrap_or(load));
-        if load > th.max_th && self.gather.is_none() {
-            let template = self.pick_template();
+        if load > th.max_th && self.gathers.is_empty() {
+            let template = self.pick_template(shared);
             let excess = match shared.opts.variant {
                 Variant::Basic => load - th.max_th,
                 Variant::Heuristic => {
@@ -356,7 +461,11 @@ impl Processor {
                 }
             };
             self.push_down((self.id, template), excess, shared, out);
-        } else if load < th.min_th && self.gather.is_none() && self.expects_gain(load, shared) {
+        } else if load < th.min_th
+            && self.gathers.is_empty()
+            && self.probing.is_none()
+            && self.expects_gain(load, shared)
+        {
             self.initiate(load, shared, out);
         }
     }
@@ -399,7 +508,7 @@ impl Processor {
                 let th = shared.thresholds(self.sys_ll.unwrap_or(load));
                 if load > th.max_th && !last {
                     self.push_down(route, load - th.max_th, shared, out);
-                } else if load > th.max_th && self.gather.is_none() {
+                } else if load > th.max_th && self.gathers.is_empty() {
                     self.initiate(load, shared, out);
                 }
             }
@@ -422,13 +531,13 @@ impl Processor {
             Message::BalanceDown {
                 op,
                 template,
-                requester_load,
+                sender_load,
                 path_sum,
                 path_len,
             } => match shared.opts.variant {
-                Variant::Basic => self.gather_down(from, op, template, requester_load, shared, out),
+                Variant::Basic => self.gather_down(from, op, template, sender_load, shared, out),
                 Variant::Heuristic => {
-                    self.probe(op, template, path_sum, path_len, shared, out);
+                    self.probe(from, op, template, (path_sum, path_len), shared, out);
                 }
             },
             Message::BalanceUp { op, sum, count } => {
@@ -440,13 +549,30 @@ impl Processor {
                     self.debts.retain(|d| d.0 != from);
                 }
                 let received: f64 = jobs.len() as f64;
+                let queued_before = self.queue.total();
+                if tag.op.is_some() && tag.op == self.probing {
+                    self.probing = None;
+                }
                 for (v, data) in jobs {
-                    self.location[v as usize] = data;
+                    self.relocate(v, data, shared);
+                    if data == self.id {
+                        self.held -= remap_share(v, shared);
+                    }
                     self.push(v, shared);
                 }
-                if let Some(s) = tag.sys_ll {
+                if let (Some(op), Some(template)) = (tag.op, tag.back) {
+                    let got = self.queue.total() - queued_before;
+                    self.pass_back(op, template, got, tag.sys_ll, shared, out);
+                } else if let Some(s) = tag.sys_ll {
                     self.learn_level(s);
-                    if let Some(g) = self.gather.take_if(|g| Some(g.op) == tag.op) {
+                    if let Some(pred_load) = tag.sender_load {
+                        // Fig. 5: return to the predecessor what it lacks, from the excess.
+                        let back = (self.load() - s).min(s - pred_load);
+                        if back > 0.0 {
+                            self.give(from, back, Tag::default(), shared, out);
+                        }
+                    }
+                    if let Some(g) = self.take_gather(tag.op) {
                         self.distribute_down(g, s, shared, out);
                     }
                 }
@@ -455,24 +581,40 @@ impl Processor {
                 }
                 self.pay_debts(shared, out);
             }
-            Message::Locate { roots } => {
-                for v in roots {
-                    self.location[v as usize] = from;
+            Message::Locate {
+                roots,
+                holder,
+                template,
+            } => {
+                for &v in &roots {
+                    self.relocate(v, holder, shared);
+                }
+                if let Some(template) = template {
+                    self.forward_locate(holder, template, &roots, shared, out);
                 }
             }
         }
     }
 
+    /// Its table learns that v's data is on `at`; data that leaves here is no longer held.
+    fn relocate(&mut self, v: u32, at: u32, shared: &Shared) {
+        let was = std::mem::replace(&mut self.location[v as usize], at);
+        if was == self.id && at != self.id && !self.queue.contains(v) {
+            self.held -= remap_share(v, shared);
+        }
+    }
+
     fn push(&mut self, v: u32, shared: &Shared) {
         let view = Located {
-            model: &shared.model,
+            model: &shared.costs,
             location: &self.location,
         };
         self.queue.push(v, self.location[v as usize], &view);
     }
 
-    fn pick_template(&mut self) -> Template {
-        Template::ALL[self.rng.below(Template::ALL.len())]
+    fn pick_template(&mut self, shared: &Shared) -> Template {
+        let templates = shared.network.templates();
+        templates[self.rng.below(templates.len())]
     }
 
     /// Starting a balance pays only if the system level last learned is more than a job
@@ -494,17 +636,20 @@ impl Processor {
             initiator: self.id,
             serial: self.serial,
         };
-        let template = self.pick_template();
+        let template = self.pick_template(shared);
         self.sys_ll = Some(load);
         match shared.opts.variant {
             Variant::Basic => self.gather_down(self.id, op, template, load, shared, out),
             Variant::Heuristic => {
+                if shared.opts.policies.heuristic_return == HeuristicReturn::Path {
+                    self.probing = Some(op);
+                }
                 let pattern = shared.pattern(self.id, template);
                 for c in pattern.children(self.id as usize) {
                     let msg = Message::BalanceDown {
                         op,
                         template,
-                        requester_load: load,
+                        sender_load: load,
                         path_sum: load,
                         path_len: 1,
                     };
@@ -520,18 +665,22 @@ impl Processor {
         from: u32,
         op: OpId,
         template: Template,
-        requester_load: f64,
+        sender_load: f64,
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
         let pattern = shared.pattern(op.initiator, template);
         let me = self.id as usize;
-        let first = pattern.parent(me) == Some(op.initiator as usize);
-        if first && shared.opts.first_half && self.load() > requester_load {
-            let half = (self.load() - requester_load) / 2.0;
-            self.give(op.initiator, half, Tag::default(), shared, out);
+        if from != self.id {
+            self.first_half(from, op, sender_load, shared, out);
         }
-        let busy = self.gather.is_some();
+        let busy = match shared.opts.policies.distribution {
+            // Fig. 5 serves simultaneous operations; at most d at once here, so that the
+            // state and messages in flight stay O(P log P) when every processor starts a
+            // balance at the same time (O(P²) otherwise).
+            BasicDistribution::Fig5 => self.gathers.len() >= shared.network.dim().max(1) as usize,
+            BasicDistribution::Subtree => !self.gathers.is_empty(),
+        };
         let children = if busy {
             Vec::new()
         } else {
@@ -545,23 +694,58 @@ impl Processor {
             }
             return;
         }
+        let sender_load = self.load();
         for &c in &children {
             let msg = Message::BalanceDown {
                 op,
                 template,
-                requester_load,
+                sender_load,
                 path_sum: 0.0,
                 path_len: 0,
             };
             out.send(self.id, c as u32, msg);
         }
-        self.gather = Some(Gather {
+        self.gathers.push(Gather {
             op,
             parent,
             own: self.load(),
             pending: children.len(),
             children: Vec::with_capacity(children.len()),
         });
+    }
+
+    /// Basic, §5.4.1's refinement as [`FirstHalf`] says: work travels back with a balance
+    /// request from `from`, whose load was `sender_load`.
+    fn first_half(
+        &mut self,
+        from: u32,
+        op: OpId,
+        sender_load: f64,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let load = self.load();
+        let amount = match shared.opts.policies.first_half {
+            FirstHalf::Seed => {
+                let th = shared.thresholds(self.sys_ll.unwrap_or(load));
+                if sender_load < th.min_th {
+                    load / 2.0
+                } else {
+                    0.0
+                }
+            }
+            FirstHalf::HalfDifference if from == op.initiator => (load - sender_load) / 2.0,
+            FirstHalf::HalfDifference | FirstHalf::Off => 0.0,
+        };
+        if amount > 0.0 {
+            self.give(from, amount, Tag::default(), shared, out);
+        }
+    }
+
+    /// Basic: stops gathering operation `op`, returning what was gathered.
+    fn take_gather(&mut self, op: Option<OpId>) -> Option<Gather> {
+        let i = self.gathers.iter().position(|g| Some(g.op) == op)?;
+        Some(self.gathers.swap_remove(i))
     }
 
     /// Basic: a subtree's load came back.
@@ -574,13 +758,19 @@ impl Processor {
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
-        let Some(g) = self.gather.as_mut().filter(|g| g.op == op) else {
+        let load = self.load();
+        let Some(g) = self.gathers.iter_mut().find(|g| g.op == op) else {
             return;
         };
         g.children.push((from, sum, count));
         g.pending -= 1;
         if g.pending > 0 {
             return;
+        }
+        if shared.opts.policies.distribution == BasicDistribution::Fig5 {
+            // Fig. 5 routes `QLen(p) + QLen(successors)` when the last answer is in: work
+            // that reached p meanwhile (a first half) is counted, not lost from the total.
+            g.own = load;
         }
         let total = g.own + g.children.iter().map(|c| c.1).sum::<f64>();
         let count = 1 + g.children.iter().map(|c| c.2).sum::<u32>();
@@ -595,7 +785,7 @@ impl Processor {
                 },
             ),
             None => {
-                let g = self.gather.take().expect("gathering");
+                let g = self.take_gather(Some(op)).expect("gathering");
                 let sys_ll = total / f64::from(count);
                 self.learn_level(sys_ll);
                 self.distribute_down(g, sys_ll, shared, out);
@@ -603,11 +793,37 @@ impl Processor {
         }
     }
 
-    /// Basic: the system level is known here. Give each child subtree what it lacks at once
-    /// (from this queue, even below the level: the surplus of the other subtrees comes up to
-    /// refill it), passing the level down with it; owe the parent this subtree's excess, and
-    /// pay debts from the queue above the level.
+    /// Basic: the system level is known here; pass it down with work as
+    /// [`SbnOptions::policies`] says ([`BasicDistribution`]).
     fn distribute_down(&mut self, g: Gather, sys_ll: f64, shared: &Shared, out: &mut impl Outbox) {
+        match shared.opts.policies.distribution {
+            BasicDistribution::Fig5 => self.flow_down(&g, sys_ll, shared, out),
+            BasicDistribution::Subtree => self.pay_subtrees(g, sys_ll, shared, out),
+        }
+    }
+
+    /// Fig. 5's `Distribute`: `ExLoad = QWgt − WSysLL` (if positive) goes to the successors in
+    /// equal shares, with the level and this processor's load once it gave.
+    fn flow_down(&mut self, g: &Gather, sys_ll: f64, shared: &Shared, out: &mut impl Outbox) {
+        let excess = (self.load() - sys_ll).max(0.0);
+        let after = self.load() - excess;
+        let share = excess / g.children.len().max(1) as f64;
+        for &(c, _, _) in &g.children {
+            let tag = Tag {
+                op: Some(g.op),
+                sys_ll: Some(sys_ll),
+                sender_load: Some(after),
+                ..Tag::default()
+            };
+            self.give(c, share, tag, shared, out);
+        }
+    }
+
+    /// [`BasicDistribution::Subtree`]: give each child subtree what it lacks at once (from
+    /// this queue, even below the level: the surplus of the other subtrees comes up to refill
+    /// it), passing the level down with it; owe the parent this subtree's excess, and pay
+    /// debts from the queue above the level.
+    fn pay_subtrees(&mut self, g: Gather, sys_ll: f64, shared: &Shared, out: &mut impl Outbox) {
         let subtree: f64 = g.own + g.children.iter().map(|c| c.1).sum::<f64>();
         let size = 1 + g.children.iter().map(|c| c.2).sum::<u32>();
         self.debts.clear();
@@ -616,7 +832,7 @@ impl Processor {
             let tag = Tag {
                 op: Some(g.op),
                 sys_ll: Some(sys_ll),
-                route: None,
+                ..Tag::default()
             };
             let paid = self.give(c, lack, tag, shared, out);
             if lack - paid > 0.0 {
@@ -652,13 +868,14 @@ impl Processor {
         }
     }
 
-    /// Heuristic: a probe reached this processor.
+    /// Heuristic: a probe reached this processor from `from`, having passed processors whose
+    /// loads sum to `path_sum`, `path_len` of them.
     fn probe(
         &mut self,
+        from: u32,
         op: OpId,
         template: Template,
-        path_sum: f64,
-        path_len: u32,
+        (path_sum, path_len): (f64, u32),
         shared: &Shared,
         out: &mut impl Outbox,
     ) {
@@ -670,10 +887,21 @@ impl Processor {
         let tag = Tag {
             op: Some(op),
             sys_ll: Some(estimate),
-            route: None,
+            ..Tag::default()
         };
         if load > estimate {
-            self.give(op.initiator, load / 2.0, tag, shared, out);
+            match shared.opts.policies.heuristic_return {
+                HeuristicReturn::Path => {
+                    let tag = Tag {
+                        back: Some(template),
+                        ..tag
+                    };
+                    self.give(from, load / 2.0, tag, shared, out);
+                }
+                HeuristicReturn::Direct => {
+                    self.give(op.initiator, load / 2.0, tag, shared, out);
+                }
+            }
             return;
         }
         if pattern.is_leaf(self.id as usize) {
@@ -685,11 +913,48 @@ impl Processor {
             let msg = Message::BalanceDown {
                 op,
                 template,
-                requester_load: 0.0,
+                sender_load: 0.0,
                 path_sum: path_sum + load,
                 path_len: path_len + 1,
             };
             out.send(self.id, c as u32, msg);
+        }
+    }
+
+    /// Heuristic, [`HeuristicReturn::Path`]: `got` came back along the probe's path of `op`.
+    /// Fig. 8's `GetDistribute` towards the root shares it among the `k = d − Stage + 1`
+    /// processors from the initiator down to this one: this processor's level becomes its
+    /// load before plus `got / k`, and the rest goes on to its predecessor (the initiator,
+    /// `k = 1`, keeps all). With absent processors `k` counts the processors actually on the
+    /// path. The seed's pseudo code hands on `⌊QLen/2⌋`, its own jobs included; its text shares
+    /// only the jobs received ("distributed evenly among r and all others in the remaining SBN
+    /// stages"), which is what runs here, in weights.
+    fn pass_back(
+        &mut self,
+        op: OpId,
+        template: Template,
+        got: f64,
+        estimate: Option<f64>,
+        shared: &Shared,
+        out: &mut impl Outbox,
+    ) {
+        let pattern = shared.pattern(op.initiator, template);
+        let parent = pattern.parent(self.id as usize);
+        let on_path = pattern.depth(self.id as usize) + 1;
+        let share = got / f64::from(on_path);
+        if parent.is_some() {
+            self.learn_level(self.load() - got + share);
+        } else if let Some(e) = estimate {
+            self.learn_level(e);
+        }
+        if let Some(parent) = parent {
+            let tag = Tag {
+                op: Some(op),
+                sys_ll: estimate,
+                back: Some(template),
+                ..Tag::default()
+            };
+            self.give(parent as u32, got - share, tag, shared, out);
         }
     }
 
@@ -704,17 +969,17 @@ impl Processor {
         shared: &Shared,
         out: &mut impl Outbox,
     ) -> f64 {
-        let before = self.load();
+        let before = self.queue.total();
         let clock = std::time::Instant::now();
         let roots = if amount > 0.0 {
             let view = Located {
-                model: &shared.model,
+                model: &shared.costs,
                 location: &self.location,
             };
             choose_roots(
                 &view,
                 &mut self.queue,
-                |v| shared.model.neighbours(v),
+                |v| shared.costs.neighbours(v),
                 (self.id, to),
                 amount,
                 shared.opts.selection,
@@ -724,6 +989,11 @@ impl Processor {
             Vec::new()
         };
         self.selection_time += clock.elapsed();
+        for &v in &roots {
+            if self.location[v as usize] == self.id {
+                self.held += remap_share(v, shared);
+            }
+        }
         if !roots.is_empty() || tag.sys_ll.is_some() {
             let jobs = roots
                 .iter()
@@ -731,6 +1001,11 @@ impl Processor {
                 .collect();
             out.send(self.id, to, Message::Distribute { tag, jobs });
         }
-        before - self.load()
+        before - self.queue.total()
     }
+}
+
+/// The sender's share of moving v's data (§5.4.1), `RWgt_v` in the balancer's unit.
+fn remap_share(v: u32, shared: &Shared) -> f64 {
+    shared.costs.weights.rwgt[v as usize] as f64 * shared.costs.scales.remap
 }

@@ -154,6 +154,13 @@ mod tests {
         qwgt[1] += Table.queued_weight(v, 2);
         assert_eq!((qwgt[3], qwgt[1]), (23.0, 18.0));
         assert_eq!(SysLoad::new(&qwgt).ceil(), 22.0);
+        // §5.4.1's load (the balancer's default, `LoadView::QWgt`): P2 holds vertex 7's data
+        // for P4, so it also carries that move's `Remap_P4^7 = 7` (10, not 3). Taking vertex
+        // 7 drops the share and adds its queued weight on P2: 18 again, and P4 still 23.
+        let share = Table.remap(v, 4);
+        let p2_before = 3.0 + share;
+        assert_eq!(p2_before, 10.0);
+        assert_eq!(p2_before - share + Table.queued_weight(v, 2), 18.0);
     }
 
     #[test]

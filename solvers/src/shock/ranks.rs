@@ -1,0 +1,189 @@
+//! The shock case on real ranks (`distributed.md`): one rank's part of a run through
+//! [`plume::dist::Run`], which marks with the front, adapts, balances with PLUM (rank 0
+//! decides and broadcasts) and migrates the trees. Rank 0 holds the gathered weights and
+//! owners and makes each level's record as the single-process track does
+//! (`plum_record`), the simulated machine's figures included: a run's records are the
+//! simulated run's for every P and backend, and the threads backend at P = 1 is the serial
+//! program.
+
+use plume::adapt::{AdaptOptions, Forest};
+use plume::balance::Migration;
+use plume::comm::{Comm, CommExt, ReduceOp};
+use plume::dist::{self, Run, StepReport};
+use plume::mesh::{geometry, Mesh};
+use plume::metrics::Movement;
+use plume::{Error, Result};
+
+use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
+use super::{
+    balancer_name, balancing_bytes, fits, BalanceAt, Balancer, FrontAt, LevelRecord, ShockConfig,
+    ShockRun, Stage, StageTimes,
+};
+use crate::budget;
+
+/// Runs this rank's part of the shock case with `cfg` (PLUM or no balancer, on
+/// `comm.size()` ranks) on `mesh` (every rank passes the same); `all_ranks_here` says whether
+/// this process holds every rank (threads) or only this one (MPI), for the memory checks.
+/// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
+/// initial mesh and partition), this rank's forest and the owners, at level 0 and after every
+/// level; its errors end every rank. Returns the run on rank 0, `None` on the others.
+///
+/// # Errors
+/// [`Error::Invalid`] when `cfg` is not for `comm.size()` ranks or asks for SBN; any rank's
+/// error, on every rank.
+pub fn run_rank<C: Comm + ?Sized>(
+    comm: &C,
+    cfg: &ShockConfig,
+    mesh: Mesh,
+    all_ranks_here: bool,
+    mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
+) -> Result<Option<ShockRun>> {
+    if cfg.procs != comm.size() {
+        return Err(Error::Invalid(format!(
+            "the run is set for {} ranks but has {}",
+            cfg.procs,
+            comm.size()
+        )));
+    }
+    if cfg.balancer == Balancer::Sbn {
+        return Err(Error::Invalid(
+            "SBN runs on the simulated machine only, not on ranks".into(),
+        ));
+    }
+    let roots = mesh.nelems();
+    let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
+    comm.agree(check_memory(cfg, roots, ranks_here))?;
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    let plum = comm.agree(make_plum(cfg, &mesh))?;
+    let opts = AdaptOptions {
+        max_depth: cfg.front.max_depth,
+        nfields: 0,
+    };
+    let at = match cfg.balance_at {
+        BalanceAt::BeforeSubdivision => dist::BalanceAt::Predicted,
+        BalanceAt::AfterSubdivision => dist::BalanceAt::AfterSubdivision,
+    };
+    let mut run = Run::new(comm, mesh, opts, plum)?.balance_at(at);
+    comm.agree(each_level(0, None, run.forest(), run.owner()))?;
+    let mut levels = Vec::with_capacity(cfg.levels);
+    for level in 1..=cfg.levels {
+        let front = FrontAt::new(&cfg.front, level, lo, hi);
+        check_level_memory(cfg, &run, &front, level, ranks_here)?;
+        let start = (comm.rank() == 0).then(|| run.owner().to_vec());
+        let report = run.step(|leaf| front.mark(leaf))?;
+        let record = start.map(|start| record(cfg, &run, &report, &start));
+        comm.agree(each_level(
+            level,
+            record.as_ref(),
+            run.forest(),
+            run.owner(),
+        ))?;
+        levels.extend(record);
+    }
+    Ok((comm.rank() == 0).then(|| ShockRun {
+        config: cfg.clone(),
+        roots,
+        levels,
+    }))
+}
+
+/// Checks, before a run on ranks starts, that this process can hold its ranks' copies of the
+/// initial mesh and graph of `roots` roots (`ranks_here` of them) and rank 0's balancer.
+///
+/// # Errors
+/// When the budget is too small.
+pub fn check_memory(cfg: &ShockConfig, roots: usize, ranks_here: usize) -> Result<()> {
+    let balancing = balancing_bytes(std::slice::from_ref(cfg), roots).0;
+    let copies = (roots as u128).saturating_mul(ranks_here as u128);
+    fits(
+        &cfg.budget,
+        [copies, roots as u128, balancing],
+        &format!(
+            "the shock case on {roots} roots with {} on P = {} ranks ({ranks_here} in this \
+             process)",
+            balancer_name(cfg.balancer),
+            cfg.procs
+        ),
+        "use fewer ranks or a smaller mesh",
+    )
+}
+
+/// Refuses a level whose leaves (as `front` will mark them) would not fit this process: every
+/// rank's leaves on threads, this rank's under MPI (a collective).
+fn check_level_memory<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &Run<C>,
+    front: &FrontAt,
+    level: usize,
+    ranks_here: usize,
+) -> Result<()> {
+    let comm = run.comm();
+    let (mut leaves, mut divided) = (0usize, 0usize);
+    run.forest().for_each_leaf(|l| {
+        leaves += 1;
+        divided += usize::from(front.divides(l));
+    });
+    let own = budget::leaves_after(leaves, divided);
+    let all = comm.reduce_u64(own.min(u128::from(u64::MAX)) as u64, ReduceOp::Sum)?;
+    let roots = run.owner().len() as u128;
+    let here = if ranks_here > 1 { u128::from(all) } else { own };
+    let balancing = balancing_bytes(std::slice::from_ref(cfg), run.owner().len()).0;
+    comm.agree(fits(
+        &cfg.budget,
+        [roots.saturating_mul(ranks_here as u128), here, balancing],
+        &format!("level {level} of {}: about {all} leaves", cfg.levels),
+        "use fewer levels",
+    ))
+}
+
+/// Rank 0's record of the level `report` ended (`start`: the owners before it).
+fn record<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &Run<C>,
+    report: &StepReport,
+    start: &[u32],
+) -> LevelRecord {
+    let graph = run.graph().expect("rank 0 keeps the dual graph");
+    let balance = run.balance().filter(|_| cfg.balancer == Balancer::Plum);
+    let flows = match balance {
+        // The accept rule's movement is in the sizes of what moved.
+        Some(b) if b.accepted => b.movement.clone(),
+        _ => Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]),
+    };
+    let moved = report.metrics.moved;
+    debug_assert_eq!(
+        moved.elements, flows.total_v,
+        "what moved is what PLUM costed"
+    );
+    let t = &report.times;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let mut time_ms = StageTimes::from([
+        (Stage::Mark, ms(t.mark)),
+        (Stage::Coarsen, ms(t.coarsen)),
+        (Stage::Closure, ms(t.close)),
+        (Stage::Predict, ms(t.predict)),
+        (Stage::Subdivision, ms(t.subdivide)),
+        (Stage::Weights, ms(t.weights)),
+    ]);
+    if let Some(b) = balance {
+        time_ms.extend(balancer_times(b, t.balance + t.migrate));
+    }
+    plum_record(
+        cfg,
+        PlumLevel {
+            level: report.metrics.level,
+            leaves: report.metrics.leaves as usize,
+            graph,
+            owner: run.owner(),
+            start,
+            balance,
+            flows: &flows,
+            moved: Migration {
+                trees: moved.trees as usize,
+                elements: moved.elements,
+                bytes: moved.bytes,
+            },
+            time_ms,
+        },
+    )
+}

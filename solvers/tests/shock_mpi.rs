@@ -1,0 +1,147 @@
+//! `plume run shock --backend mpi` under `mpirun` (built only with `--features mpi`; `.ci/run`
+//! runs it): for N = 2…4 processes the job's level records are the threads backend's on N
+//! ranks (times aside), its pieces are all written; a conflicting `--procs` is a usage error
+//! and an unreadable mesh ends every process with one `plume:` line, never by the timeout.
+//! `harness = false`: each scenario starts its own `mpirun` job on the built `plume`.
+
+mod common;
+#[path = "../../tests/external/mod.rs"]
+mod external;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::{ok, TempDir};
+use serde_json::Value;
+
+/// `mpirun`'s exit code when its `--timeout` ends the job.
+const MPIRUN_TIMEOUT_EXIT: i32 = 110;
+
+fn main() {
+    for procs in 2..=4 {
+        the_job_gives_the_threads_records(procs);
+    }
+    a_conflicting_procs_is_a_usage_error();
+    an_unreadable_mesh_ends_every_process_with_one_message();
+    println!("shock_mpi: all scenarios passed");
+}
+
+/// `mpirun -n procs plume args…`, ended after two minutes.
+fn mpirun(procs: usize, args: &[&str]) -> Output {
+    external::program("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
+        .args(["-n", &procs.to_string()])
+        .arg(env!("CARGO_BIN_EXE_plume"))
+        .args(args)
+        .env("OMPI_MCA_pml", "ob1")
+        .output()
+        .expect("start mpirun")
+}
+
+/// The level records of the run folder `dir`'s `metrics.json`, wall-clock fields taken out.
+fn records(dir: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
+    let json: Value = serde_json::from_str(&text).unwrap();
+    json["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            let fields = r.as_object_mut().unwrap();
+            fields.remove("time_ms").expect("time_ms");
+            fields.remove("balance_pct").expect("balance_pct");
+            r
+        })
+        .collect()
+}
+
+/// The lines of `text` that are plume's messages.
+fn plume_lines(text: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(text)
+        .lines()
+        .filter(|l| l.starts_with("plume: "))
+        .map(String::from)
+        .collect()
+}
+
+fn the_job_gives_the_threads_records(procs: usize) {
+    let dir = TempDir::new(&format!("shock-mpi-{procs}"));
+    let (mpi, threads) = (dir.path("mpi"), dir.path("threads"));
+    let case = ["run", "shock", "--levels", "2", "--vtk", "last"];
+    let output = mpirun(
+        procs,
+        &[
+            &case[..],
+            &["--backend", "mpi", "--out", mpi.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(
+        output.status.success(),
+        "mpirun -n {procs}: {:?}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout.matches("| avg |").count(),
+        1,
+        "only rank 0 prints:\n{stdout}"
+    );
+    let p = procs.to_string();
+    let threads_arg = threads.to_str().unwrap();
+    ok(&[&case[..], &["--procs", &p, "--out", threads_arg]].concat());
+    assert_eq!(records(&mpi), records(&threads), "N = {procs}");
+    for rank in 0..procs {
+        let piece = mpi.join(format!("level_0002/r{rank:04}.vtu"));
+        assert!(piece.is_file(), "{piece:?}");
+    }
+    assert!(mpi.join("level_0002.pvtu").is_file() && mpi.join("shock.pvd").is_file());
+}
+
+fn a_conflicting_procs_is_a_usage_error() {
+    let dir = TempDir::new("shock-mpi-procs");
+    let out = dir.arg("out");
+    let output = mpirun(
+        2,
+        &[
+            "run",
+            "shock",
+            "--backend",
+            "mpi",
+            "--procs",
+            "3",
+            "--out",
+            &out,
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let lines = plume_lines(&output.stderr);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("--procs 3") && lines[0].contains("2 processes"));
+}
+
+fn an_unreadable_mesh_ends_every_process_with_one_message() {
+    let dir = TempDir::new("shock-mpi-mesh");
+    let (mesh, out) = (dir.arg("missing.msh"), dir.arg("out"));
+    let args = [
+        "run",
+        "shock",
+        "--backend",
+        "mpi",
+        "--mesh",
+        &mesh,
+        "--out",
+        &out,
+    ];
+    let output = mpirun(3, &args);
+    let code = output.status.code();
+    assert!(
+        code.is_some_and(|c| c != 0 && c != MPIRUN_TIMEOUT_EXIT),
+        "mpirun exited with {code:?}"
+    );
+    let lines = plume_lines(&output.stderr);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("missing.msh"), "{lines:?}");
+}
