@@ -3,7 +3,11 @@
 //!   unpack), every tree of a refined forest moving to the next rank;
 //! - `dist_shock_9_levels`: the shock case's 9 levels with PLUM (a cylinder along z sweeping
 //!   `meshes/shock_box.msh`, depth 3, as `plume run shock`) at P = 1, 2, 8; P = 1 is the serial
-//!   program's work plus the collectives' bookkeeping.
+//!   program's work plus the collectives' bookkeeping;
+//! - `dist_partition`: per level of the shock case at P = 2 balanced after subdivision, rank
+//!   0's balancing (PLUM: METIS on the gathered graph, similarity matrix, reassignment, and the
+//!   broadcast of its decision) against METIS alone on the same graphs (the dual graph with
+//!   the weights rank 0 gathered at each level, `P·F` parts).
 //!
 //! `cargo bench --bench dist`
 
@@ -11,8 +15,10 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::{AdaptOptions, LeafView};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm};
-use plume::dist::{Mark, Run};
+use plume::dist::{BalanceAt, Mark, Run};
+use plume::graph::{DualGraph, Weights};
 use plume::mesh::{generate_box, geometry, Mesh};
+use plume::partition::{Metis, Partitioner, Targets};
 use std::time::{Duration, Instant};
 
 /// The shock case's front at `level` (1-based) on the [0, 4] × [0, 1]² box: refine the leaves
@@ -122,5 +128,59 @@ fn migration(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, migration, shock_levels);
+/// The shock case's 9 levels on `procs` thread ranks, balanced after subdivision: rank 0's
+/// balancing time summed over the levels, and the weights it balanced at each level.
+fn shock_balancing(mesh: &Mesh, procs: usize) -> (Duration, Vec<Weights>) {
+    let out = launch_threads(procs, |comm| {
+        let plum = Plum::new(PlumOptions::new(procs))?;
+        let mut run =
+            Run::new(comm, mesh.clone(), options(), plum)?.balance_at(BalanceAt::AfterSubdivision);
+        let (mut balance, mut weights) = (Duration::ZERO, Vec::new());
+        for level in 1..=9 {
+            let report = run.step(|leaf| shock_mark(leaf, level))?;
+            balance += report.times.balance;
+            weights.extend(run.weights().cloned());
+        }
+        Ok((balance, weights))
+    })
+    .expect("the ranks run");
+    out.into_iter().next().expect("rank 0")
+}
+
+fn partition(c: &mut Criterion) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/meshes/shock_box.msh");
+    let (mesh, _) = plume::io::read_mesh(std::path::Path::new(path)).expect("shipped mesh");
+    let procs = 2;
+    let mut group = c.benchmark_group("dist_partition");
+    group.sample_size(10);
+    group.bench_function("PLUM on rank 0, per level (P = 2)", |b| {
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| shock_balancing(&mesh, procs).0 / 9)
+                .sum()
+        })
+    });
+    let (_, levels) = shock_balancing(&mesh, procs);
+    let forest = plume::adapt::Forest::new(mesh.clone(), options()).expect("forest");
+    let graph = DualGraph::new(&forest);
+    let nparts = procs * PlumOptions::new(procs).parts_per_proc;
+    let mut part = vec![0u32; graph.nvertices()];
+    group.bench_function("METIS alone, per level (P = 2)", |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                for weights in &levels {
+                    let view = graph.view(weights).expect("gathered weights");
+                    Metis::default()
+                        .partition(&view, Targets::Equal(nparts), &mut part)
+                        .expect("METIS partitions");
+                }
+            }
+            start.elapsed() / levels.len() as u32
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, migration, shock_levels, partition);
 criterion_main!(benches);

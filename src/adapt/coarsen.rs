@@ -115,11 +115,16 @@ impl Forest {
                 if support_len(&support) == 4 {
                     continue; // inside the root
                 }
+                // Whether a root held elsewhere shares the edge depends on the edge alone (the
+                // candidates' roots are all held here): each edge is looked at once.
+                if !seen.insert(edge_key(a, b)) {
+                    continue;
+                }
                 let mut elsewhere = false;
                 self.for_each_other_root_around(f.r, &support, |s| {
                     elsewhere |= !self.held[s as usize]
                 });
-                if elsewhere && seen.insert(edge_key(a, b)) {
+                if elsewhere {
                     out.push((f.r, a, b));
                 }
             }

@@ -12,8 +12,8 @@
 
 use super::forest::Forest;
 use super::pattern::{close_mask, local_points, Split, ALL_EDGES, EDGES};
-use super::tree::{Elem, Tree, TreePacket, NO_ELEM, PENDING};
-use super::vertices::midpoint_key;
+use super::tree::{first_midpoints, Elem, TreePacket, VertexSet, NO_ELEM, PENDING};
+use super::vertices::Vertices;
 use crate::hash::IntMap;
 use crate::{Error, Result};
 
@@ -22,18 +22,42 @@ fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
     Error::Invalid(format!("tree packet of root {root}: {message}"))
 }
 
-/// Live midpoints by key while trees are unpacked, and the root being unpacked.
+/// What an unpacking keeps from tree to tree.
+#[derive(Default)]
 struct Unpacking {
-    by_key: IntMap<u64, u32>,
+    /// The midpoints it created, by key: the vertex and the root whose packet created it.
+    created: IntMap<u64, (u32, u32)>,
+    /// The root being unpacked.
     root: u32,
+    /// Scratch for the tree's midpoints in order of first use.
+    seen: VertexSet,
+}
+
+/// The error for midpoint `mid`, created by the packet of `root`, whose key names vertex
+/// `other` already.
+fn collision(root: u32, verts: &Vertices, mid: u32, other: u32) -> Error {
+    let [a, b] = verts[mid].parents;
+    Error::Inconsistent {
+        check: "vertex keys",
+        message: format!(
+            "root {root}: the midpoint of ({:#x}, {:#x}) has key {:#x}, which names vertex \
+             {other} at {:?} already (a hash collision)",
+            verts[a].key, verts[b].key, verts[mid].key, verts[other].pos
+        ),
+    }
 }
 
 impl Forest {
     /// Tree `r` as a packet: [`crate::adapt::Tree::pack`], plus, between closure and
     /// subdivision, the leaves the subdivision will divide with their bisected edges.
     pub fn pack_tree(&self, r: u32) -> TreePacket {
+        self.pack_tree_with(r, &mut VertexSet::default())
+    }
+
+    /// [`Forest::pack_tree`] with a set the caller reuses from tree to tree.
+    fn pack_tree_with(&self, r: u32, seen: &mut VertexSet) -> TreePacket {
         let tree = &self.trees[r as usize];
-        let mut packet = tree.pack(r, &self.verts);
+        let mut packet = tree.pack_with(r, &self.verts, seen);
         if !self.touched.contains(r) {
             return packet; // only trees the closure visited have leaves to divide
         }
@@ -65,8 +89,9 @@ impl Forest {
             )));
         }
         let mut out = Vec::with_capacity(roots.len());
+        let mut seen = VertexSet::default();
         for &r in roots {
-            out.push(self.pack_tree(r));
+            out.push(self.pack_tree_with(r, &mut seen));
             self.release_tree(r);
         }
         let held = &self.held;
@@ -88,10 +113,7 @@ impl Forest {
     /// Stops tree `r`'s splits (and requested leaves) using their edges and makes it a bare
     /// root not held here.
     fn release_tree(&mut self, r: u32) {
-        let tree = std::mem::replace(
-            &mut self.trees[r as usize],
-            Tree::new(self.mesh.tets[r as usize], self.opts.nfields),
-        );
+        let tree = &mut self.trees[r as usize];
         for e in tree.elems.iter().filter(|e| !e.is_dead()) {
             let mask = if e.split != Split::NONE {
                 e.split.mask()
@@ -115,6 +137,7 @@ impl Forest {
             }
         }
         self.nleaves -= tree.nleaves as usize;
+        tree.make_bare(self.mesh.tets[r as usize], self.opts.nfields);
         self.held[r as usize] = false;
     }
 
@@ -127,14 +150,29 @@ impl Forest {
     /// [`Error::Inconsistent`] when a midpoint's key names another vertex here or the packet
     /// places it elsewhere. The forest must not be used after an error.
     pub fn put_trees(&mut self, packets: &[TreePacket]) -> Result<()> {
-        let mut at = Unpacking {
-            by_key: self.midpoints_by_key(false),
-            root: 0,
-        };
+        let mut at = Unpacking::default();
         for p in packets {
             self.check_packet(p)?;
             at.root = p.root;
             self.put_tree(p, &mut at)?;
+        }
+        self.check_created_keys(&at.created)
+    }
+
+    /// Fails when a midpoint the unpacking created has the key of another live vertex: one
+    /// pass over the vertices, looking each key up among the created ones (far fewer
+    /// lookups into a far smaller table than indexing every vertex by key).
+    fn check_created_keys(&self, created: &IntMap<u64, (u32, u32)>) -> Result<()> {
+        if created.is_empty() {
+            return Ok(());
+        }
+        let verts = &self.verts;
+        for v in verts.ninitial() as u32..verts.nslots() as u32 {
+            if let Some(&(mid, root)) = created.get(&verts[v].key) {
+                if mid != v && verts.is_live(v) {
+                    return Err(collision(root, verts, mid, v));
+                }
+            }
         }
         Ok(())
     }
@@ -203,18 +241,21 @@ impl Forest {
     fn put_tree(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
         let r = p.root;
         let n = p.elems.len();
-        let mut elems: Vec<Elem> = p
-            .links
-            .iter()
-            .map(|&(parent, first_child, code, level)| Elem {
-                verts: [0; 4],
-                parent,
-                first_child,
-                split: Split(code),
-                level,
-                flags: 0,
-            })
-            .collect();
+        // The bare root's buffers are reused (most trees that move are bare roots).
+        let mut elems = std::mem::take(&mut self.trees[r as usize].elems);
+        elems.clear();
+        elems.extend(
+            p.links
+                .iter()
+                .map(|&(parent, first_child, code, level)| Elem {
+                    verts: [0; 4],
+                    parent,
+                    first_child,
+                    split: Split(code),
+                    level,
+                    flags: 0,
+                }),
+        );
         elems[0].verts = self.mesh.tets[r as usize];
         let mut nleaves = 0u32;
         for i in 0..n {
@@ -223,17 +264,21 @@ impl Forest {
                 nleaves += 1;
                 continue;
             }
-            let mut mids = [u32::MAX; 6];
+            let (mut mids, mut mid_keys) = ([u32::MAX; 6], [0u64; 6]);
             for (k, &[a, b]) in EDGES.iter().enumerate() {
                 if e.split.mask() & (1 << k) != 0 {
                     mids[k] = self.packet_midpoint(e.verts[a], e.verts[b], true, at)?;
+                    mid_keys[k] = self.verts[mids[k]].key;
                 }
             }
+            // The parent's keys are the packet's (checked from the root down): the children's
+            // follow from them and the midpoints' keys.
             let pts = local_points(e.verts, |k| mids[k]);
+            let keys = local_points(p.elems[i], |k| mid_keys[k]);
             for (j, ch) in e.split.children().iter().enumerate() {
                 let c = e.first_child as usize + j;
                 elems[c].verts = ch.map(|x| pts[x as usize]);
-                if elems[c].verts.map(|v| self.verts[v].key) != p.elems[c] {
+                if ch.map(|x| keys[x as usize]) != p.elems[c] {
                     return Err(bad_packet(
                         r,
                         format!("element {c}'s vertex keys do not follow from its parent's split"),
@@ -249,8 +294,22 @@ impl Forest {
                 }
             }
         }
-        for &(key, pos) in &p.midpoints {
-            let here = at.by_key.get(&key).map(|&v| self.verts[v].pos);
+        // The packet lists the tree's midpoints in the order its elements first use them
+        // (`Tree::pack`); in another order, they are found by key.
+        let firsts = first_midpoints(&elems, self.verts.ninitial(), &mut at.seen);
+        let in_order = firsts.len() == p.midpoints.len()
+            && firsts
+                .iter()
+                .zip(&p.midpoints)
+                .all(|(&v, &(key, _))| self.verts[v].key == key);
+        let by_key: Option<IntMap<u64, u32>> =
+            (!in_order).then(|| firsts.iter().map(|&v| (self.verts[v].key, v)).collect());
+        for (j, &(key, pos)) in p.midpoints.iter().enumerate() {
+            let v = match &by_key {
+                None => Some(firsts[j]),
+                Some(by_key) => by_key.get(&key).copied(),
+            };
+            let here = v.map(|v| self.verts[v].pos);
             if here != Some(pos) {
                 return Err(Error::Inconsistent {
                     check: "vertex keys",
@@ -262,13 +321,11 @@ impl Forest {
         }
         let tree = &mut self.trees[r as usize];
         self.nleaves += nleaves as usize;
-        *tree = Tree {
-            elems,
-            data: p.data.clone(),
-            nleaves,
-            has_holes: false,
-            pending: Vec::new(),
-        };
+        tree.elems = elems;
+        tree.data.clear();
+        tree.data.extend_from_slice(&p.data);
+        tree.nleaves = nleaves;
+        debug_assert!(!tree.has_holes && tree.pending.is_empty());
         self.held[r as usize] = true;
         if !p.pending.is_empty() {
             self.touched.insert(r);
@@ -285,18 +342,11 @@ impl Forest {
                 x.mid
             }
             None => {
-                let key = midpoint_key(self.verts[a].key, self.verts[b].key);
-                if let Some(&other) = at.by_key.get(&key) {
-                    return Err(Error::Inconsistent {
-                        check: "vertex keys",
-                        message: format!(
-                            "root {}: the midpoint of ({:#x}, {:#x}) has key {key:#x}, \
-                             which names vertex {other} at {:?} already (a hash collision)",
-                            at.root, self.verts[a].key, self.verts[b].key, self.verts[other].pos
-                        ),
-                    });
-                }
                 let mid = self.verts.create_midpoint(a, b)?;
+                let key = self.verts[mid].key;
+                if let Some(&(other, _)) = at.created.get(&key) {
+                    return Err(collision(at.root, &self.verts, mid, other));
+                }
                 self.edges.insert(a, b, mid);
                 self.edges.get_mut(a, b).expect("inserted").users = u16::from(used);
                 if !used {
@@ -304,7 +354,7 @@ impl Forest {
                 }
                 self.verts[a].on_bisected = true;
                 self.verts[b].on_bisected = true;
-                at.by_key.insert(key, mid);
+                at.created.insert(key, (mid, at.root));
                 mid
             }
         };
@@ -314,6 +364,7 @@ impl Forest {
 
 #[cfg(test)]
 mod tests {
+    use super::super::vertices::midpoint_key;
     use super::*;
     use crate::adapt::AdaptOptions;
     use crate::mesh::generate_box;
@@ -334,5 +385,29 @@ mod tests {
         receiver.verts[m].key = midpoint_key(a, b);
         let err = receiver.put_trees(&[packet]).unwrap_err();
         assert!(err.to_string().contains("hash collision"), "{err}");
+    }
+
+    #[test]
+    fn midpoints_listed_in_another_order_are_found_by_key() {
+        let mesh = generate_box([1, 1, 1], [1.0, 1.0, 1.0]).unwrap();
+        let mut source = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
+        source.mark_refine(crate::adapt::LeafId { root: 0, elem: 0 });
+        source.adapt().unwrap();
+        let packet = source.pack_tree(0);
+        assert!(packet.midpoints.len() > 1);
+        let unpack = |p: &TreePacket| {
+            let mut receiver = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
+            receiver.take_trees(&[0]).unwrap();
+            receiver
+                .put_trees(std::slice::from_ref(p))
+                .map(|()| receiver)
+        };
+        let mut reversed = packet.clone();
+        reversed.midpoints.reverse();
+        assert_eq!(unpack(&reversed).unwrap().pack_tree(0), packet);
+        // Out of order and displaced: still refused.
+        reversed.midpoints[0].1[2] += 0.5;
+        let err = unpack(&reversed).expect_err("a displaced midpoint");
+        assert!(err.to_string().contains("in the packet"), "{err}");
     }
 }

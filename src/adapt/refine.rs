@@ -19,7 +19,7 @@ use super::forest::Forest;
 use super::overlap::{holder, overlaps};
 use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, DIAGONALS, EDGES};
 use super::tree::{Elem, DEAD, NO_ELEM, PENDING, REFINE};
-use super::vertices::support_len;
+use super::vertices::{support_len, NO_VERTEX};
 use crate::Result;
 
 /// How many elements ahead the closure's scan of a tree prefetches the edges of requested
@@ -192,7 +192,8 @@ impl Forest {
     }
 
     /// Bisects the edge between the vertices with keys `ka` and `kb` (`by_key`: this forest's
-    /// midpoints on root faces by key, kept up to date), which another rank's closure bisected
+    /// midpoints on root faces with the keys of `ka`, `kb` and their midpoint, from
+    /// [`Forest::midpoints_with_keys`], kept up to date), which another rank's closure bisected
     /// on a root it shares with roots held here, and puts those roots on the work list.
     ///
     /// # Errors
@@ -247,19 +248,33 @@ impl Forest {
         Ok(())
     }
 
-    /// This forest's live midpoints by key; with `on_root_faces`, only those on a root's
-    /// faces (the only ones another rank's messages name: shared edges lie there).
-    pub(crate) fn midpoints_by_key(&self, on_root_faces: bool) -> crate::hash::IntMap<u64, u32> {
-        let mut by_key = crate::hash::IntMap::default();
-        if !on_root_faces {
-            by_key.reserve(self.verts.nlive() - self.verts.ninitial());
+    /// This forest's live midpoints whose keys are among `wanted` (other keys are ignored),
+    /// by key; with `on_root_faces`, only those on a root's faces (the only ones another
+    /// rank's messages name: shared edges lie there). One pass over the vertices looks each
+    /// key up among the few wanted ones, rather than indexing every vertex by key.
+    pub(crate) fn midpoints_with_keys(
+        &self,
+        wanted: impl IntoIterator<Item = u64>,
+        on_root_faces: bool,
+    ) -> crate::hash::IntMap<u64, u32> {
+        let first = self.verts.ninitial() as u32;
+        let mut by_key: crate::hash::IntMap<u64, u32> = wanted
+            .into_iter()
+            .filter(|&k| k >= u64::from(first))
+            .map(|k| (k, NO_VERTEX))
+            .collect();
+        if by_key.is_empty() {
+            return by_key;
         }
-        for v in self.verts.ninitial() as u32..self.verts.nslots() as u32 {
+        for v in first..self.verts.nslots() as u32 {
             let vertex = &self.verts[v];
-            if self.verts.is_live(v) && !(on_root_faces && support_len(&vertex.support) == 4) {
-                by_key.insert(vertex.key, v);
+            if let Some(id) = by_key.get_mut(&vertex.key) {
+                if self.verts.is_live(v) && !(on_root_faces && support_len(&vertex.support) == 4) {
+                    *id = v;
+                }
             }
         }
+        by_key.retain(|_, &mut v| v != NO_VERTEX);
         by_key
     }
 

@@ -83,20 +83,40 @@ pub struct Tree {
 impl Tree {
     /// A tree holding only its root.
     pub fn new(verts: [u32; 4], nfields: usize) -> Tree {
-        Tree {
-            elems: vec![Elem {
-                verts,
-                parent: NO_ELEM,
-                first_child: NO_ELEM,
-                split: Split::NONE,
-                level: 0,
-                flags: 0,
-            }],
-            data: vec![0.0; nfields],
-            nleaves: 1,
+        let mut tree = Tree {
+            elems: Vec::new(),
+            data: Vec::new(),
+            nleaves: 0,
             has_holes: false,
             pending: Vec::new(),
+        };
+        tree.make_bare(verts, nfields);
+        tree
+    }
+
+    /// Makes this tree one holding only its root, keeping small buffers for reuse (a tree
+    /// that leaves a rank and one that arrives are mostly bare roots: no allocation).
+    pub(crate) fn make_bare(&mut self, verts: [u32; 4], nfields: usize) {
+        const KEPT: usize = 16;
+        self.elems.clear();
+        self.data.clear();
+        self.pending.clear();
+        if self.elems.capacity() > KEPT {
+            self.elems.shrink_to_fit();
+            self.data.shrink_to_fit();
+            self.pending.shrink_to_fit();
         }
+        self.elems.push(Elem {
+            verts,
+            parent: NO_ELEM,
+            first_child: NO_ELEM,
+            split: Split::NONE,
+            level: 0,
+            flags: 0,
+        });
+        self.data.resize(nfields, 0.0);
+        self.nleaves = 1;
+        self.has_holes = false;
     }
 
     /// Number of live elements (internal nodes included): the remapping weight `RWgt`.
@@ -176,31 +196,33 @@ impl Tree {
     /// A self-contained copy of the tree for migration: elements with vertex *keys*, and the
     /// positions of the vertices that are not initial vertices.
     pub fn pack(&self, root: u32, verts: &Vertices) -> TreePacket {
+        self.pack_with(root, verts, &mut VertexSet::default())
+    }
+
+    /// [`Tree::pack`] with a set the caller reuses from tree to tree.
+    pub(crate) fn pack_with(
+        &self,
+        root: u32,
+        verts: &Vertices,
+        seen: &mut VertexSet,
+    ) -> TreePacket {
         if self.has_holes {
             // Between closure and subdivision, upgraded green families leave holes.
             let mut compacted = self.clone();
             compacted.compact(self.data.len() / self.elems.len());
-            return compacted.pack(root, verts);
+            return compacted.pack_with(root, verts, seen);
         }
-        let mut midpoints: Vec<(u64, [f64; 3])> = Vec::new();
-        let mut seen = crate::hash::IntSet::default();
-        let ninit = verts.ninitial();
-        let elems = self
-            .elems
-            .iter()
-            .map(|e| {
-                e.verts.map(|v| {
-                    let key = verts[v].key;
-                    if v as usize >= ninit && seen.insert(key) {
-                        midpoints.push((key, verts[v].pos));
-                    }
-                    key
-                })
-            })
+        let midpoints = first_midpoints(&self.elems, verts.ninitial(), seen)
+            .into_iter()
+            .map(|v| (verts[v].key, verts[v].pos))
             .collect();
         TreePacket {
             root,
-            elems,
+            elems: self
+                .elems
+                .iter()
+                .map(|e| e.verts.map(|v| verts[v].key))
+                .collect(),
             links: self
                 .elems
                 .iter()
@@ -209,6 +231,60 @@ impl Tree {
             data: self.data.clone(),
             midpoints,
             pending: Vec::new(),
+        }
+    }
+}
+
+/// The vertices of `elems` that are not initial vertices (ids `>= ninit`), in the order the
+/// elements first use them: the order of [`TreePacket::midpoints`].
+pub(crate) fn first_midpoints(elems: &[Elem], ninit: usize, seen: &mut VertexSet) -> Vec<u32> {
+    let mut out = Vec::new();
+    if elems.len() == 1 {
+        return out; // a root's vertices are initial
+    }
+    seen.clear_for(4 * elems.len());
+    for e in elems {
+        for &v in &e.verts {
+            if v as usize >= ninit && seen.insert(v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// A set of vertex ids for one tree at a time: an open-addressing table reused from tree to
+/// tree (cleared in time proportional to the tree, not to the forest).
+#[derive(Debug, Default)]
+pub(crate) struct VertexSet {
+    /// Vertex id plus one per slot (0: empty); a power-of-two length.
+    slots: Vec<u32>,
+    shift: u32,
+}
+
+impl VertexSet {
+    /// Empties the set and sizes it for at most `n` ids.
+    pub(crate) fn clear_for(&mut self, n: usize) {
+        let size = (2 * n).next_power_of_two().max(16);
+        self.slots.clear();
+        self.slots.resize(size, 0);
+        self.shift = 32 - size.trailing_zeros();
+    }
+
+    /// Adds `v`; false when it was there already.
+    #[inline]
+    pub(crate) fn insert(&mut self, v: u32) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = (v.wrapping_mul(0x9E37_79B9) >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = v + 1;
+                    return true;
+                }
+                x if x == v + 1 => return false,
+                _ => i = (i + 1) & mask,
+            }
         }
     }
 }

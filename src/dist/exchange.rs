@@ -57,7 +57,12 @@ pub(crate) fn close<C: Comm + ?Sized>(
             if incoming.iter().all(Vec::is_empty) {
                 return Ok(());
             }
-            let mut by_key = forest.midpoints_by_key(true);
+            // The ends of the edges that arrive, and their midpoints (to detect collisions).
+            let keys = incoming
+                .iter()
+                .flatten()
+                .flat_map(|&(ka, kb)| [ka, kb, crate::adapt::midpoint_key(ka, kb)]);
+            let mut by_key = forest.midpoints_with_keys(keys, true);
             for &(ka, kb) in incoming.iter().flatten() {
                 forest.bisect_from_elsewhere(&mut by_key, ka, kb)?;
             }
@@ -105,7 +110,8 @@ impl<'a, C: Comm + ?Sized> CoarsenExchange<'a, C> {
         let (keys, ends) = by_destination(forest, self.owner, self.comm.size(), around);
         self.asked = ends;
         let incoming = self.comm.all_to_all_serde(&keys)?;
-        let by_key = forest.midpoints_by_key(true);
+        let keys = incoming.iter().flatten().flat_map(|&(ka, kb)| [ka, kb]);
+        let by_key = forest.midpoints_with_keys(keys, true);
         let ninit = forest.vertices().ninitial() as u64;
         let id = |k: u64| {
             if k < ninit {

@@ -41,8 +41,15 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
     let outgoing: Vec<Vec<u8>> = by_dest
         .iter()
         .map(|packets| {
-            bincode::serialize(packets)
-                .map_err(|e| Error::Invalid(format!("cannot encode tree packets: {e}")))
+            // Sized first: the buffer is written once, never regrown and copied.
+            let encode = || {
+                let mut buf = Vec::with_capacity(bincode::serialized_size(packets)? as usize);
+                bincode::serialize_into(&mut buf, packets)?;
+                Ok(buf)
+            };
+            encode().map_err(|e: bincode::Error| {
+                Error::Invalid(format!("cannot encode tree packets: {e}"))
+            })
         })
         .collect::<Result<_>>()?;
     let incoming = comm.all_to_all_bytes(outgoing)?;
