@@ -15,7 +15,7 @@ mod external;
 
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
-use plume::comm::{launch_threads, with_mpi, Comm, CommExt};
+use plume::comm::{launch_threads, with_mpi, Comm, CommExt, MpiComm};
 use plume::dist::{Mark, Run};
 use plume::mesh::generate_box;
 use plume::Error;
@@ -54,6 +54,7 @@ fn unreadable() -> Error {
 /// the process's exit code.
 fn run_rank(scenario: &str) -> i32 {
     let mut rank = 0;
+    let mut printed = false;
     let outcome = with_mpi(|comm| {
         rank = comm.rank();
         match scenario {
@@ -68,10 +69,10 @@ fn run_rank(scenario: &str) -> i32 {
                 } else {
                     Ok(())
                 };
-                comm.agree(local)?;
+                reported(comm, comm.agree(local), &mut printed)?;
                 comm.barrier()
             }
-            "dist" => dist_levels(comm).map(|lines| {
+            "dist" => reported(comm, dist_levels(comm), &mut printed).map(|lines| {
                 for line in lines {
                     println!("{line}");
                 }
@@ -86,7 +87,7 @@ fn run_rank(scenario: &str) -> i32 {
     match outcome {
         Ok(()) => 0,
         Err(error) => {
-            if rank == 0 {
+            if rank == 0 && !printed {
                 // One write, so that `mpirun` forwards the line whole.
                 let line = format!("plume: {error}\n");
                 std::io::stderr().write_all(line.as_bytes()).unwrap();
@@ -94,6 +95,22 @@ fn run_rank(scenario: &str) -> i32 {
             1
         }
     }
+}
+
+/// Passes on `result`, an outcome every rank shares (agreed); when it is an error, rank 0
+/// prints it (setting `printed`) before any rank goes on to exit: `mpirun` ends the job once
+/// a process exits non-zero and may drop what rank 0 had not written yet.
+fn reported<T>(comm: &MpiComm, result: plume::Result<T>, printed: &mut bool) -> plume::Result<T> {
+    if let Err(error) = &result {
+        if comm.rank() == 0 {
+            // One write, so that `mpirun` forwards the line whole.
+            let line = format!("plume: {error}\n");
+            std::io::stderr().write_all(line.as_bytes()).unwrap();
+            *printed = true;
+        }
+        comm.barrier()?;
+    }
+    result
 }
 
 /// `mpirun -n procs` on this binary running `scenario`, ended after `timeout` seconds.
