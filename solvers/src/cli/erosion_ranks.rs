@@ -14,7 +14,7 @@ use plume::io::{write_pvtu, CellArray, VtuOptions};
 use super::erosion::{config, finish, records_kept, write_vtu, ErosionArgs};
 use super::progress::Progress;
 use super::run::DEFAULT_PROCS;
-use super::shock_ranks::{index_name, piece_name};
+use super::shock_ranks::{index_name, list_pieces, piece_name};
 use super::CliResult;
 use crate::erosion::{self, ErosionConfig, ErosionRun};
 use crate::run_folder::RunFolder;
@@ -78,18 +78,14 @@ impl Rank0 {
     /// the pieces are written by every rank, so rank 0 lists them before any rank can.
     fn open(args: &ErosionArgs, cfg: &ErosionConfig) -> CliResult<Self> {
         let mut folder = RunFolder::open(&args.out)?;
-        let written: Vec<usize> = (0..=cfg.iterations)
-            .filter(|&i| args.vtk.writes(i, cfg.iterations))
-            .collect();
-        let mut names = Vec::new();
-        for &i in &written {
-            names.extend((0..cfg.procs).map(|rank| piece_name(ITER, i, rank)));
-            names.push(index_name(ITER, i));
-        }
-        if !written.is_empty() {
-            names.push("erosion.pvd".into());
-        }
-        folder.list(&names)?;
+        list_pieces(
+            &mut folder,
+            args.vtk,
+            ITER,
+            cfg.iterations,
+            cfg.procs,
+            "erosion.pvd",
+        )?;
         Ok(Rank0 {
             folder,
             progress: Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy)),

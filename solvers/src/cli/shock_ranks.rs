@@ -12,6 +12,7 @@ use plume::io::{write_pvd, write_pvtu, CellArray, VtuOptions};
 use plume::mesh::Mesh;
 
 use super::common::say;
+use super::names::VtkLevels;
 use super::run::{check_procs, config, write_level_vtu, ShockArgs, Table, DEFAULT_PROCS};
 use super::{CliResult, Failure};
 use crate::provenance::MeshSource;
@@ -149,18 +150,14 @@ impl Rank0 {
         source: MeshSource,
     ) -> CliResult<Self> {
         let mut folder = RunFolder::open(&args.out)?;
-        let written: Vec<usize> = (0..=cfg.levels)
-            .filter(|&l| args.vtk.writes(l, cfg.levels))
-            .collect();
-        let mut names = Vec::new();
-        for &level in &written {
-            names.extend((0..cfg.procs).map(|rank| piece_name(LEVEL, level, rank)));
-            names.push(index_name(LEVEL, level));
-        }
-        if !written.is_empty() {
-            names.push("shock.pvd".into());
-        }
-        folder.list(&names)?;
+        list_pieces(
+            &mut folder,
+            args.vtk,
+            LEVEL,
+            cfg.levels,
+            cfg.procs,
+            "shock.pvd",
+        )?;
         Ok(Rank0 {
             folder,
             table: Table::new(cfg, roots),
@@ -234,6 +231,29 @@ fn on_rank<C: Comm + ?Sized>(
 
 /// What the shock case's written steps are called.
 const LEVEL: &str = "level";
+
+/// Lists in `folder`'s manifest every file a piece series writes: for each step `0..=last`
+/// that `vtk` writes, the pieces of `procs` ranks and their index, then the collection `pvd`.
+/// The pieces are written by every rank, so rank 0 lists them before any rank can.
+pub(super) fn list_pieces(
+    folder: &mut RunFolder,
+    vtk: VtkLevels,
+    kind: &str,
+    last: usize,
+    procs: usize,
+    pvd: &str,
+) -> CliResult {
+    let written: Vec<usize> = (0..=last).filter(|&s| vtk.writes(s, last)).collect();
+    let mut names = Vec::new();
+    for &step in &written {
+        names.extend((0..procs).map(|rank| piece_name(kind, step, rank)));
+        names.push(index_name(kind, step));
+    }
+    if !written.is_empty() {
+        names.push(pvd.to_string());
+    }
+    Ok(folder.list(&names)?)
+}
 
 /// The piece of `rank` at step `step` of a series whose steps are called `kind`.
 pub(super) fn piece_name(kind: &str, step: usize, rank: usize) -> String {
