@@ -39,8 +39,10 @@
 //! ```
 
 mod exchange;
+mod kernel;
 mod migration;
 
+pub use kernel::{Kernel, Processed};
 pub use migration::Moved;
 
 use std::time::{Duration, Instant};

@@ -1,0 +1,120 @@
+//! The work of processing a root for one level on real ranks (`sbn.md`'s job; issue 13): a
+//! per-leaf loop whose cost is proportional to the root's leaves, standing in for the solver's
+//! iterations until the flow solver's own kernel exists.
+//!
+//! Each leaf runs `sweeps` rounds of a small floating-point recurrence seeded by its corners.
+//! The result of a root is a digest of its leaves' results: it depends only on the tree, not on
+//! the rank that processes it or when, so the wrapping sum of the digests of every root
+//! processed in a level is the same on every run, P and backend, and a root processed twice or
+//! never changes it. The kernel reads the tree and changes nothing.
+//!
+//! ```
+//! use plume::adapt::{AdaptOptions, Forest};
+//! use plume::dist::Kernel;
+//! use plume::mesh::generate_box;
+//! let forest = Forest::new(generate_box([2, 2, 2], [1.0; 3]).unwrap(), AdaptOptions::default())
+//!     .unwrap();
+//! let kernel = Kernel::new(10);
+//! let once = kernel.process(&forest, 3).unwrap();
+//! assert_eq!(once.leaves, 1);
+//! assert_eq!(kernel.process(&forest, 3).unwrap(), once);
+//! assert_ne!(kernel.process(&forest, 4).unwrap().digest, once.digest);
+//! ```
+
+use std::time::Instant;
+
+use crate::adapt::Forest;
+use crate::hash::mix64;
+use crate::{Error, Result};
+
+/// The per-leaf work of one level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Kernel {
+    /// Rounds of the recurrence per leaf (the cost of a leaf grows linearly with it).
+    pub sweeps: u32,
+}
+
+/// What processing one root did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Processed {
+    /// Leaves processed.
+    pub leaves: u64,
+    /// A digest of the results, the same wherever and whenever the root is processed.
+    pub digest: u64,
+}
+
+impl Kernel {
+    /// A kernel running `sweeps` rounds per leaf.
+    pub fn new(sweeps: u32) -> Kernel {
+        Kernel { sweeps }
+    }
+
+    /// Processes every leaf of root `r`'s tree.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `r` is not a root of `forest` or its tree is not held here.
+    pub fn process(&self, forest: &Forest, r: u32) -> Result<Processed> {
+        if r as usize >= forest.nroots() || !forest.holds(r) {
+            return Err(Error::Invalid(format!(
+                "root {r} cannot be processed: its tree is not held here"
+            )));
+        }
+        let tree = &forest.trees()[r as usize];
+        let verts = forest.vertices();
+        let mut digest = mix64(u64::from(r));
+        let mut leaves = 0;
+        for i in tree.leaves_dfs() {
+            let e = &tree.elems[i as usize];
+            let mut acc = [0.0f64; 3];
+            for v in e.verts {
+                let pos = verts[v].pos;
+                for k in 0..3 {
+                    acc[k] += pos[k];
+                }
+            }
+            digest = digest.wrapping_add(mix64(self.leaf(acc).to_bits() ^ u64::from(i)));
+            leaves += 1;
+        }
+        Ok(Processed { leaves, digest })
+    }
+
+    /// The recurrence of one leaf from the sum of its corners.
+    fn leaf(&self, corners: [f64; 3]) -> f64 {
+        let [mut x, mut y, z] = corners;
+        for _ in 0..self.sweeps {
+            // A damped rotation: bounded, never constant, not reducible by the compiler.
+            let nx = 0.8 * x - 0.6 * y + 1e-3 * z;
+            y = 0.6 * x + 0.8 * y;
+            x = nx;
+        }
+        x + y
+    }
+
+    /// Seconds this kernel takes per leaf on this machine: the median of `trials` timings of
+    /// every leaf of `forest` (at least one trial).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `forest` holds no leaf.
+    pub fn seconds_per_leaf(&self, forest: &Forest, trials: usize) -> Result<f64> {
+        let roots: Vec<u32> = (0..forest.nroots() as u32)
+            .filter(|&r| forest.holds(r))
+            .collect();
+        let mut times = Vec::with_capacity(trials.max(1));
+        let mut leaves = 0;
+        for _ in 0..trials.max(1) {
+            let start = Instant::now();
+            leaves = 0;
+            for &r in &roots {
+                leaves += std::hint::black_box(self.process(forest, r)?).leaves;
+            }
+            times.push(start.elapsed().as_secs_f64());
+        }
+        if leaves == 0 {
+            return Err(Error::Invalid(
+                "the kernel cannot be timed on a forest with no leaf".into(),
+            ));
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(times[times.len() / 2] / leaves as f64)
+    }
+}
