@@ -40,9 +40,14 @@
 
 mod exchange;
 mod kernel;
+mod level;
 mod migration;
+mod sbn;
 
 pub use kernel::{Kernel, Processed};
+pub use level::{
+    Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
+};
 pub use migration::Moved;
 
 use std::time::{Duration, Instant};
@@ -73,6 +78,9 @@ pub enum BalanceAt {
     Predicted,
     /// After subdivision, on the new weights.
     AfterSubdivision,
+    /// Never: the roots stay where they are in a step (SBN balances while processing,
+    /// [`Run::process`]).
+    Never,
 }
 
 /// PLUM's decision at one step, as every rank receives it from rank 0.

@@ -85,7 +85,7 @@ impl Default for SbnOptions {
 }
 
 /// Names one balance operation: its initiator and the initiator's count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct OpId {
     /// The processor that started it.
     pub initiator: u32,
@@ -107,7 +107,7 @@ pub enum Kind {
 }
 
 /// What a distribution message says besides the roots it carries.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tag {
     /// The balance operation it serves, if any.
     pub op: Option<OpId>,
@@ -125,7 +125,7 @@ pub struct Tag {
 }
 
 /// A message between processors.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Message {
     /// A balancing request going away from the initiator along `template`'s pattern.
     BalanceDown {
