@@ -280,7 +280,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// Rank 0's current weights on every rank.
     fn shared_weights(&self) -> Result<Weights> {
         let w = &self.graph.weights;
-        let rank0 = (self.comm.rank() == 0).then(|| (w.pwgt.clone(), w.rwgt.clone(), w.cwgt.clone()));
+        let rank0 =
+            (self.comm.rank() == 0).then(|| (w.pwgt.clone(), w.rwgt.clone(), w.cwgt.clone()));
         let (pwgt, rwgt, cwgt): (Vec<u64>, Vec<u64>, Vec<u64>) =
             self.comm.broadcast_serde(0, rank0.as_ref())?;
         Ok(Weights { pwgt, rwgt, cwgt })

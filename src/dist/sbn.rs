@@ -468,9 +468,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 .all_reduce_u64(&[self.sent, self.received, failed], ReduceOp::Sum)?;
             if sums[2] > 0 {
                 self.comm.agree(drained)?;
-                return Err(Error::Invalid(
-                    "a rank failed while the level ended".into(),
-                ));
+                return Err(Error::Invalid("a rank failed while the level ended".into()));
             }
             if sums[0] == sums[1] {
                 return Ok(());
