@@ -479,27 +479,28 @@ const SBN_SIM_COLUMNS: &[Column] = &[
     }),
 ];
 
-/// The columns of a level processed on the ranks, as measured.
+/// The columns of a level processed on the ranks, as measured (`r.`: the ranks' summed
+/// wall-clock time).
 const MEASURED_COLUMNS: &[Column] = &[
     ("work LoadImb", Decimals(3), |r| measured(r).work_load_imb),
-    ("wall s", Decimals(3), |r| measured(r).wall_s),
-    ("proc %", Decimals(1), |r| {
+    ("r. wall s", Decimals(3), |r| measured(r).wall_s),
+    ("r. proc %", Decimals(1), |r| {
         let m = measured(r);
         m.pct(m.processing_s)
     }),
-    ("comm %", Decimals(1), |r| {
+    ("r. comm %", Decimals(1), |r| {
         let m = measured(r);
         m.pct(m.communication_s)
     }),
-    ("migr %", Decimals(1), |r| {
+    ("r. migr %", Decimals(1), |r| {
         let m = measured(r);
         m.pct(m.migration_s)
     }),
-    ("bal %", Decimals(1), |r| {
+    ("r. bal %", Decimals(1), |r| {
         let m = measured(r);
         m.pct(m.balancing_s)
     }),
-    ("idle %", Decimals(1), |r| {
+    ("r. idle %", Decimals(1), |r| {
         let m = measured(r);
         m.pct(m.idle_s)
     }),

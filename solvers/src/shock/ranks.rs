@@ -51,8 +51,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     }
     if cfg.balancer == Balancer::Sbn && cfg.processing.is_none() {
         return Err(Error::Invalid(
-            "SBN on ranks balances while the ranks process the levels: it needs a kernel"
-                .into(),
+            "SBN on ranks balances while the ranks process the levels: it needs a kernel".into(),
         ));
     }
     let roots = mesh.nelems();

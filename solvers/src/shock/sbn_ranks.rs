@@ -92,8 +92,7 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
         cost_s: 0.0,
         remapper: String::new(),
         solver_s: now.max as f64 * solver.time_per_load * solver.iterations as f64,
-        balance_pct: 100.0 * super::balancer_ms(&time_ms)
-            / time_ms.values().sum::<f64>().max(1e-9),
+        balance_pct: 100.0 * super::balancer_ms(&time_ms) / time_ms.values().sum::<f64>().max(1e-9),
         sim: SimRecord::new(measured.wall_s, &split, &processing),
         sbn: Some(SbnRecord::measured(processed, qwgt_load_imb)),
         measured: Some(measured),
