@@ -18,6 +18,10 @@
 //! work P times over on shared cores); migration is one all-to-all of packed trees
 //! ([`migration`]).
 //!
+//! Between steps, [`Run::process`] runs a processing level: every root processed once by a
+//! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
+//! lazily as real messages (`level`, `sbn`).
+//!
 //! ```
 //! use plume::adapt::AdaptOptions;
 //! use plume::balance::{Plum, PlumOptions};

@@ -36,14 +36,18 @@ use crate::{Error, Result};
 /// Bytes a cut face's message carries per leaf face: five `f64` flow variables.
 pub(super) const FACE_BYTES: u64 = 40;
 
-/// The tags of the level's messages (above the transport's own tests' tags).
-const TAG_PROTOCOL: u16 = 0x5B00;
-const TAG_REQUEST: u16 = 0x5B01;
-const TAG_DATA: u16 = 0x5B02;
-const TAG_FACES: u16 = 0x5B03;
-const TAG_DONE: u16 = 0x5B04;
-const TAG_STOP: u16 = 0x5B05;
-const TAG_FAIL: u16 = 0x5B06;
+/// The tags of the level's messages, one per kind (above the transport's own tests' tags):
+/// SBN's balancing, distribution and locate messages, data requests and packed trees, cut
+/// faces, processed counts, the stop and a failure.
+const TAG_BALANCE: u16 = 0x5B00;
+const TAG_DISTRIBUTION: u16 = 0x5B01;
+const TAG_LOCATE: u16 = 0x5B02;
+const TAG_REQUEST: u16 = 0x5B03;
+const TAG_DATA: u16 = 0x5B04;
+const TAG_FACES: u16 = 0x5B05;
+const TAG_DONE: u16 = 0x5B06;
+const TAG_STOP: u16 = 0x5B07;
+const TAG_FAIL: u16 = 0x5B08;
 
 /// What SBN's processor wrote during one action: `(to, message)`.
 #[derive(Default)]
@@ -238,8 +242,10 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// Handles one message.
     fn dispatch(&mut self, msg: Message) -> Result<()> {
         match msg.tag {
-            TAG_PROTOCOL if !self.awaiting.is_empty() => self.deferred.push_back(msg),
-            TAG_PROTOCOL => self.protocol(&msg)?,
+            TAG_BALANCE | TAG_DISTRIBUTION | TAG_LOCATE if !self.awaiting.is_empty() => {
+                self.deferred.push_back(msg)
+            }
+            TAG_BALANCE | TAG_DISTRIBUTION | TAG_LOCATE => self.protocol(&msg)?,
             TAG_REQUEST => {
                 let clock = Instant::now();
                 self.serve(msg.decode()?)?;
@@ -299,13 +305,18 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// Sends what the processor wrote.
     fn flush(&mut self) -> Result<()> {
         for (to, msg) in std::mem::take(&mut self.out.0) {
-            let kind = match msg.kind() {
-                Kind::Balance => WireKind::Balance,
-                Kind::Distribution => WireKind::Distribution,
-                Kind::Migration => WireKind::Migration,
-                Kind::Locate => WireKind::Locate,
+            let (tag, kind) = match msg.kind() {
+                Kind::Balance => (TAG_BALANCE, WireKind::Balance),
+                Kind::Distribution => (TAG_DISTRIBUTION, WireKind::Distribution),
+                // Data moves are this loop's own messages, never the processor's.
+                Kind::Migration => {
+                    return Err(Error::Invalid(
+                        "SBN's processor sent a data move as a message".into(),
+                    ))
+                }
+                Kind::Locate => (TAG_LOCATE, WireKind::Locate),
             };
-            self.send(to, TAG_PROTOCOL, kind, encode(&msg)?)?;
+            self.send(to, tag, kind, encode(&msg)?)?;
         }
         Ok(())
     }

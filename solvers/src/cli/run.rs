@@ -572,17 +572,31 @@ fn table_row(r: &LevelRecord, columns: &[Column]) -> String {
     t + "\n"
 }
 
-/// The kernel's measured cost and the table of every rank's measured times per level.
+/// The kernel's measured cost, the bytes sent by message kind per level and every rank's
+/// measured times per level.
 fn rank_times(levels: &[LevelRecord], sweeps: u32) -> String {
     let per_leaf = levels
         .first()
         .and_then(|r| r.measured)
         .map_or(0.0, |m| m.kernel_s_per_leaf);
     let mut t = format!(
-        "\nkernel: {sweeps} sweeps per leaf, {:.1} ns per leaf (measured on rank 0)\n\n",
+        "\nkernel: {sweeps} sweeps per leaf, {:.1} ns per leaf (measured on rank 0)\n",
         per_leaf * 1e9
     );
-    t += "| level | rank | processing s | communication s | migration s | balancing s | \
+    t += "\n| level | balance bytes | distribution bytes | migration bytes | locate bytes | \
+          faces bytes |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for r in levels {
+        let b = r.sbn.as_ref().map(|s| s.message_bytes);
+        let kinds = b.map_or([0; 4], |b| {
+            [b.balance, b.distribution, b.migration, b.locate]
+        });
+        let faces = r.measured.map_or(0, |m| m.face_bytes);
+        t += &format!(
+            "| {} | {} | {} | {} | {} | {faces} |\n",
+            r.level, kinds[0], kinds[1], kinds[2], kinds[3]
+        );
+    }
+    t += "\n| level | rank | processing s | communication s | migration s | balancing s | \
           idle s | total s |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for r in levels {
         for (rank, times) in r.rank_times.iter().enumerate() {
