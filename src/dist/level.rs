@@ -171,7 +171,9 @@ pub struct RankLevel {
     /// SBN balance operations started here.
     pub balances: u64,
     /// True when this rank's location table names every root's owner after the level
-    /// (always under [`Processing::Static`]).
+    /// (always under [`Processing::Static`]). Locate messages forwarded over the SBN by
+    /// different ranks may arrive out of order and leave a table stale; the owners after the
+    /// level come from what every rank holds, never from the tables.
     pub table_agrees: bool,
 }
 
