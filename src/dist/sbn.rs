@@ -531,11 +531,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
 
     /// Handles every message that has arrived (SBN's processor no longer starts anything).
     fn drain(&mut self) -> Result<()> {
-        while let Some(msg) = self.comm.try_receive()? {
-            self.received += 1;
-            self.dispatch(msg)?;
-        }
-        Ok(())
+        self.poll()
     }
 
     /// Every root's owner after the level, from what every rank processed and holds (a
