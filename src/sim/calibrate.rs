@@ -22,8 +22,11 @@
 //!   [`ITERATIONS`] iterations over the measured bandwidth, and `check_interval` the SP2
 //!   default: how often a busy rank polls is a setting of the run, not of the machine.
 //!
-//! Timings are medians of repeated trials, taken on rank 0 and broadcast, so every rank
-//! returns the same constants. They are readings of a clock: two calibrations differ, but a
+//! Timings are medians of repeated trials. Every rank times the kernel, the packing and the
+//! message handling at the same time, as the ranks of a run process at the same time (on
+//! shared cores they slow each other down as they would in the run), and the constants are
+//! the means over the ranks; rank 0 times the ping-pong with rank 1 and broadcasts the result,
+//! so every rank returns the same constants. They are readings of a clock: two calibrations differ, but a
 //! simulation given the same constants is deterministic.
 //!
 //! ```
@@ -45,7 +48,7 @@ use std::time::Instant;
 
 use super::{Machine, FACE_BYTES, ITERATIONS};
 use crate::adapt::{AdaptOptions, Forest, TreePacket};
-use crate::comm::{Comm, CommExt, Tag};
+use crate::comm::{Comm, CommExt, ReduceOp, Tag};
 use crate::dist::Kernel;
 use crate::mesh::generate_box;
 use crate::{Error, Result};
@@ -166,9 +169,10 @@ pub fn sample_forest(refinements: u8) -> Result<Forest> {
     Ok(forest)
 }
 
-/// Measures this machine on `comm` (at least 2 ranks; every rank calls it): rank 0 times the
-/// kernel and the packing on its `forest` and the ping-pong with rank 1, and broadcasts what
-/// it found. `forest` holds the same trees afterwards (they are packed and unpacked).
+/// Measures this machine on `comm` (at least 2 ranks; every rank calls it): every rank times
+/// the kernel and the packing on its `forest` (the means over the ranks are kept), rank 0 the
+/// ping-pong with rank 1, and every rank returns rank 0's result. `forest` holds the same trees
+/// afterwards (they are packed and unpacked).
 ///
 /// # Errors
 /// [`Error::Invalid`] with fewer than 2 ranks, zero trials, batches or round trips, a forest
@@ -180,34 +184,28 @@ pub fn measure<C: Comm + ?Sized>(
     opts: &CalibrationOptions,
 ) -> Result<Measurements> {
     check(comm.size(), opts)?;
-    let local = match comm.rank() {
-        0 => local_costs(comm, forest, opts).map(Some),
-        _ => Ok(None),
-    };
-    let local = comm.agree(local)?;
+    let local = comm.agree(local_costs(comm, forest, opts))?;
+    let sums = comm.all_reduce_f64(&local, ReduceOp::Sum)?;
+    let [seconds_per_leaf, t_handle, element_bytes, t_pack] =
+        [0, 1, 2, 3].map(|k| sums[k] / comm.size() as f64);
     let small = ping_pong(comm, opts.small_bytes, opts)?;
     let large = ping_pong(comm, opts.large_bytes, opts)?;
-    let measured = match (comm.rank(), local) {
-        (0, Some((seconds_per_leaf, t_handle, (element_bytes, t_pack)))) => {
-            let bandwidth = (opts.large_bytes - opts.small_bytes) as f64 / (large - small);
-            if !(bandwidth.is_finite() && bandwidth > 0.0) {
-                Err(Error::Invalid(format!(
-                    "the bandwidth cannot be measured: a {} B message took {large:e} s one way, \
-                     a {} B one {small:e} s",
-                    opts.large_bytes, opts.small_bytes
-                )))
-            } else {
-                Ok(Some(Measurements {
-                    sweeps: opts.sweeps,
-                    seconds_per_leaf,
-                    latency: small,
-                    bandwidth,
-                    t_handle,
-                    element_bytes,
-                    t_pack,
-                }))
-            }
-        }
+    let bandwidth = (opts.large_bytes - opts.small_bytes) as f64 / (large - small);
+    let measured = match comm.rank() {
+        0 if !(bandwidth.is_finite() && bandwidth > 0.0) => Err(Error::Invalid(format!(
+            "the bandwidth cannot be measured: a {} B message took {large:e} s one way, a {} B \
+             one {small:e} s",
+            opts.large_bytes, opts.small_bytes
+        ))),
+        0 => Ok(Some(Measurements {
+            sweeps: opts.sweeps,
+            seconds_per_leaf,
+            latency: small,
+            bandwidth,
+            t_handle,
+            element_bytes,
+            t_pack,
+        })),
         _ => Ok(None),
     };
     let measured = comm.agree(measured)?;
@@ -241,17 +239,17 @@ fn check(size: usize, opts: &CalibrationOptions) -> Result<()> {
     Ok(())
 }
 
-/// What rank 0 measures alone: seconds per leaf, per handled message, and bytes and seconds
-/// of a packed tree per element.
+/// What each rank measures on its own: seconds per leaf, seconds per handled message, and
+/// bytes and seconds of a packed tree per element.
 fn local_costs<C: Comm + ?Sized>(
     comm: &C,
     forest: &mut Forest,
     opts: &CalibrationOptions,
-) -> Result<(f64, f64, (f64, f64))> {
+) -> Result<[f64; 4]> {
     let per_leaf = Kernel::new(opts.sweeps).seconds_per_leaf(forest, opts.kernel_trials)?;
     let t_handle = handle_time(comm, opts)?;
-    let packing = pack_costs(forest, opts.pack_trials)?;
-    Ok((per_leaf, t_handle, packing))
+    let (element_bytes, t_pack) = pack_costs(forest, opts.pack_trials)?;
+    Ok([per_leaf, t_handle, element_bytes, t_pack])
 }
 
 /// Median seconds of `trials` runs of `f` (at least one).
