@@ -13,7 +13,7 @@
 //! | `--policy` | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba` |
 //! | `--step-time` (`run erosion`) | `median-of-three`, `last` |
 //! | `--vtk` | `all`, `last`, `none` |
-//! | `--sbn-policy` | `seed`, `plume`, `queue-load`, `subtree-distribution`, `direct-return`, `half-difference`, `no-first-half`, `direct-broadcast`, `seed-units`, `hypercube` |
+//! | `--sbn-policy` | `seed`, `plume`, `queue-load`, `subtree-distribution`, `direct-return`, `probe-updates-level`, `half-difference`, `no-first-half`, `direct-broadcast`, `seed-units`, `hypercube` |
 //! | `--machine` (`compare shock`) | `sp2`, `measured`, or a `FILE.json` `plume calibrate` wrote |
 
 use std::fmt;
@@ -22,7 +22,8 @@ use std::str::FromStr;
 
 use clap::ValueEnum;
 use plume::balance::sbn::policy::{
-    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, Topology, Units,
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, ProbeLevel,
+    Topology, Units,
 };
 use plume::balance::{
     BalancePolicy, CostBenefit, Degradation, Never, Periodic, StepTime, Threshold, Ulba,
@@ -116,7 +117,8 @@ impl ObjectiveName {
 /// (`plume::balance::sbn::policy`); the words of a list apply in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SbnPolicyName {
-    /// Every choice as seed 004 describes it, costs in machine seconds (the default).
+    /// Every choice as seed 004 describes it, but costs in machine seconds and Heuristic probes
+    /// setting no level on their way down (the default).
     Seed,
     /// Every choice as plume first made it.
     Plume,
@@ -126,6 +128,8 @@ pub enum SbnPolicyName {
     SubtreeDistribution,
     /// The Heuristic's jobs go straight to the initiator, not back along the path.
     DirectReturn,
+    /// Every processor a Heuristic probe reaches takes its estimate as its level (fig. 8).
+    ProbeUpdatesLevel,
     /// The first receiver gives the initiator half the load difference.
     HalfDifference,
     /// No work travels with a balance request.
@@ -149,6 +153,7 @@ impl SbnPolicyName {
                 policies.distribution = BasicDistribution::Subtree;
             }
             SbnPolicyName::DirectReturn => policies.heuristic_return = HeuristicReturn::Direct,
+            SbnPolicyName::ProbeUpdatesLevel => policies.probe_level = ProbeLevel::Update,
             SbnPolicyName::HalfDifference => policies.first_half = FirstHalf::HalfDifference,
             SbnPolicyName::NoFirstHalf => policies.first_half = FirstHalf::Off,
             SbnPolicyName::DirectBroadcast => policies.broadcast = Broadcast::Direct,
