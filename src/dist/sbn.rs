@@ -36,9 +36,6 @@ use crate::hash::{IntMap, IntSet};
 use crate::metrics::CostModel;
 use crate::{Error, Result};
 
-/// Bytes a cut face's message carries per leaf face: five `f64` flow variables.
-pub(super) const FACE_BYTES: u64 = 40;
-
 /// Data requests a rank sends before it waits for all their data: the balancing messages it
 /// keeps meanwhile are then handled at least every this many round trips.
 const PIPELINE: usize = 4;
@@ -481,7 +478,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             }
         }
         for (q, n) in faces {
-            let bytes = vec![0u8; (n * FACE_BYTES) as usize];
+            // The simulated machine's bytes per cut leaf face.
+            let bytes = vec![0u8; n as usize * crate::sim::FACE_BYTES as usize];
             self.send(q, TAG_FACES, WireKind::Faces, bytes)?;
         }
         self.report.times.communication += clock.elapsed().as_secs_f64();
