@@ -4,7 +4,7 @@
 //! [`Machine::measured`] turns them into the simulated machine's constants.
 //!
 //! **What each constant is.**
-//! - `t_leaf`: [`Kernel::seconds_per_leaf`] of a kernel of [`DEFAULT_SWEEPS`] sweeps, the work
+//! - `t_leaf`: [`Kernel::seconds_per_leaf`] of a kernel of [`Kernel::DEFAULT_SWEEPS`] sweeps, the work
 //!   a real rank does per leaf for one level (it stands for the solver's `N_adapt` iterations).
 //! - `latency`: half the round trip of a [`CalibrationOptions::small_bytes`] message between
 //!   ranks 0 and 1 (one-way time, the send's and the receive's overheads included).
@@ -53,14 +53,6 @@ use crate::dist::Kernel;
 use crate::mesh::generate_box;
 use crate::{Error, Result};
 
-/// Sweeps of the calibrated kernel per leaf: about 3.5 µs a leaf here, the order of the SP2
-/// model's 5 µs per leaf and iteration (one iteration of a cell-centred flow solver per
-/// tetrahedron). A sweep is a dependent chain of floating-point multiplications and additions,
-/// about 7 ns on this machine's cores (measured linear from 100 to 2,000 sweeps), and the
-/// per-leaf loop's own cost (walking the tree, summing the corners, about 10 ns) stays under
-/// 0.5 % of it.
-pub const DEFAULT_SWEEPS: u32 = 500;
-
 /// The message tag of the ping-pong (any tag works: nothing else is in flight).
 const PING_TAG: Tag = 7;
 
@@ -86,11 +78,11 @@ pub struct CalibrationOptions {
 }
 
 impl Default for CalibrationOptions {
-    /// [`DEFAULT_SWEEPS`], a forest of 24,576 leaves, 5 kernel and pack trials, ping-pongs of
+    /// [`Kernel::DEFAULT_SWEEPS`], a forest of 24,576 leaves, 5 kernel and pack trials, ping-pongs of
     /// 64 B and 1 MiB, 9 batches of 50 round trips (about 2 s in all on 2 cores).
     fn default() -> Self {
         CalibrationOptions {
-            sweeps: DEFAULT_SWEEPS,
+            sweeps: Kernel::DEFAULT_SWEEPS,
             refinements: 2,
             kernel_trials: 5,
             pack_trials: 5,

@@ -190,7 +190,7 @@ pub struct ShockArgs {
     #[arg(long)]
     pub process: bool,
     /// Rounds of the kernel's recurrence per leaf (its cost per leaf grows with them).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = plume::dist::Kernel::DEFAULT_SWEEPS)]
     pub kernel_sweeps: u32,
     /// Processor reassignment objective.
     #[arg(long, value_enum, default_value_t = ObjectiveName::TotalV)]
