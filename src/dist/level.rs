@@ -20,7 +20,7 @@ use super::{Kernel, Run};
 use crate::balance::sbn::{SbnOptions, Shared};
 use crate::comm::{Comm, CommExt};
 use crate::graph::Weights;
-use crate::metrics::{CostModel, Movement};
+use crate::metrics::{CostModel, CostScales, Movement};
 use crate::Result;
 
 /// How the roots of a level are processed on the ranks.
@@ -39,6 +39,10 @@ pub struct LevelOptions {
     pub processing: Processing,
     /// The work of one root.
     pub kernel: Kernel,
+    /// The unit costs SBN balances on (a leaf, a cut face, a moved element): all 1 by default;
+    /// a simulated machine's [`scales`](crate::sim::Machine::scales) make the ranks balance
+    /// on the costs that machine simulates the level with.
+    pub scales: CostScales,
     /// A test hook: one rank slow or failing.
     pub hook: Option<Hook>,
 }
@@ -63,11 +67,12 @@ pub enum Hook {
 }
 
 impl LevelOptions {
-    /// A level processed as `processing` says with `kernel`, no rank slowed.
+    /// A level processed as `processing` says with `kernel` on unit costs, no rank slowed.
     pub fn new(processing: Processing, kernel: Kernel) -> Self {
         LevelOptions {
             processing,
             kernel,
+            scales: CostScales::default(),
             hook: None,
         }
     }
@@ -256,7 +261,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     pub fn process(&mut self, opts: &LevelOptions) -> Result<ProcessedLevel> {
         let comm = self.comm;
         let weights = self.shared_weights()?;
-        let model = CostModel::new(self.graph.xadj(), self.graph.adjncy(), &weights);
+        let model = CostModel::new(self.graph.xadj(), self.graph.adjncy(), &weights)
+            .with_scales(opts.scales);
         let hook = opts.hook.filter(|h| match *h {
             Hook::Slow { rank, .. } | Hook::Fail { rank, .. } => rank == comm.rank(),
         });

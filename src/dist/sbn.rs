@@ -478,8 +478,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             }
         }
         for (q, n) in faces {
-            // The simulated machine's bytes per cut leaf face.
-            let bytes = vec![0u8; n as usize * crate::sim::FACE_BYTES as usize];
+            // The simulated machine's bytes per cut leaf face and level.
+            let bytes = vec![0u8; n as usize * crate::sim::LEVEL_FACE_BYTES as usize];
             self.send(q, TAG_FACES, WireKind::Faces, bytes)?;
         }
         self.report.times.communication += clock.elapsed().as_secs_f64();

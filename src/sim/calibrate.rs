@@ -18,9 +18,11 @@
 //! - `element_bytes` and `t_pack`: the encoded bytes of every tree of a forest over its
 //!   elements, and the time to pack and encode them ([`crate::adapt::Forest::take_trees`]) plus
 //!   to decode and unpack them ([`crate::adapt::Forest::put_trees`]), per element.
-//! - `t_face` keeps the SP2 model's form, [`FACE_BYTES`] per cut face for each of
-//!   [`ITERATIONS`] iterations over the measured bandwidth, and `check_interval` the SP2
-//!   default: how often a busy rank polls is a setting of the run, not of the machine.
+//! - `t_face` keeps the SP2 model's form, [`LEVEL_FACE_BYTES`] per cut face (what a real rank
+//!   sends per cut face of a root it processed) over the measured bandwidth, and
+//!   `check_interval` the SP2 default: how often a busy rank polls is a setting of the run, not
+//!   of the machine.
+//! - `served_between_jobs` is true: a rank answers a data request between two of its roots.
 //!
 //! Timings are medians of repeated trials. Every rank times the kernel, the packing and the
 //! message handling at the same time, as the ranks of a run process at the same time (on
@@ -46,7 +48,7 @@
 
 use std::time::Instant;
 
-use super::{Machine, FACE_BYTES, ITERATIONS};
+use super::{Machine, LEVEL_FACE_BYTES};
 use crate::adapt::{AdaptOptions, Forest, TreePacket};
 use crate::comm::{Comm, CommExt, ReduceOp, Tag};
 use crate::dist::Kernel;
@@ -132,17 +134,18 @@ pub struct Measurements {
 impl Machine {
     /// The simulated machine with measured constants (see [`crate::sim::calibrate`] for what
     /// each is): the SP2 model's form of `t_face` on the measured bandwidth, its
-    /// `check_interval`.
+    /// `check_interval`, data requests served between jobs as the ranks serve them.
     pub fn measured(m: &Measurements) -> Machine {
         Machine {
             t_leaf: m.seconds_per_leaf,
-            t_face: FACE_BYTES * ITERATIONS / m.bandwidth,
+            t_face: LEVEL_FACE_BYTES / m.bandwidth,
             latency: m.latency,
             bandwidth: m.bandwidth,
             element_bytes: m.element_bytes,
             t_handle: m.t_handle,
             t_pack: m.t_pack,
             check_interval: Machine::default().check_interval,
+            served_between_jobs: true,
         }
     }
 }

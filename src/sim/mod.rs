@@ -35,6 +35,10 @@ pub const ITERATIONS: f64 = 20.0;
 /// Bytes a cut leaf face exchanges per solver iteration.
 pub const FACE_BYTES: f64 = 40.0;
 
+/// Bytes a cut leaf face exchanges in one level ([`ITERATIONS`] iterations of [`FACE_BYTES`]):
+/// what `t_face` costs, and what a real rank sends per cut face of a root it processed.
+pub const LEVEL_FACE_BYTES: f64 = FACE_BYTES * ITERATIONS;
+
 /// The simulated machine's constants. In JSON (`plume calibrate` writes it, `--machine FILE`
 /// reads it) an object with exactly these fields.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -58,22 +62,30 @@ pub struct Machine {
     /// Seconds between two checks for messages by a busy processor (the frequency `f` of
     /// seed 004 §5.7).
     pub check_interval: f64,
+    /// How a processor holding data answers a request for it: `false` (the SP2 model, and the
+    /// default when a file leaves it out) by its transport without its CPU, one-sided as MPI
+    /// RMA, at once; `true` as plume's ranks do, between two of its jobs: the request waits
+    /// for the holder's job in progress to end, and packing the data takes the holder's time.
+    #[serde(default)]
+    pub served_between_jobs: bool,
 }
 
 impl Default for Machine {
     /// The SP2 model: 5 µs per leaf per iteration, [`FACE_BYTES`] per cut face per iteration,
-    /// [`ITERATIONS`] iterations, 40 µs and 36 MB/s, 50 bytes per element.
+    /// [`ITERATIONS`] iterations, 40 µs and 36 MB/s, 50 bytes per element, data requests
+    /// served one-sided.
     fn default() -> Self {
         let bandwidth = 36e6;
         Machine {
             t_leaf: 5e-6 * ITERATIONS,
-            t_face: FACE_BYTES * ITERATIONS / bandwidth,
+            t_face: LEVEL_FACE_BYTES / bandwidth,
             latency: 40e-6,
             bandwidth,
             element_bytes: 50.0,
             t_handle: 5e-6,
             t_pack: 0.0,
             check_interval: 1e-3,
+            served_between_jobs: false,
         }
     }
 }

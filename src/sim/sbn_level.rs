@@ -5,7 +5,9 @@
 //! locate message tells every other processor.
 //!
 //! Data requests are served by the holder's transport without its CPU (one-sided, as MPI RMA),
-//! so only the requester's time is charged; control messages are handled between jobs. Under
+//! so only the requester's time is charged, or, with [`Machine::served_between_jobs`] (as
+//! plume's ranks serve them), once the holder's job in progress ends, packing on the holder's
+//! time; control messages are handled between jobs. Under
 //! [`Broadcast::Sbn`](crate::balance::sbn::policy::Broadcast) (seed 004 §5.2.2) the request is
 //! broadcast over the SBN (`P − 1` messages, forwarded by the transports, reaching the holder
 //! after its depth in the requester's pattern, one latency a hop) and so is the locate
@@ -336,13 +338,49 @@ impl Run<'_, '_> {
             .add(Kind::Migration, 16 + 4 * group.len() as u64, copies);
         let bytes = 16 + (elements as f64 * self.machine.element_bytes) as u64;
         self.messages.add(Kind::Migration, bytes, 1);
-        let took = self.machine.fetch(elements as f64)
-            + f64::from(hops.saturating_sub(1)) * self.machine.latency;
+        let took = self.serve_request(src as usize, now, hops.max(1), elements as f64);
         self.split.distribution += took;
         self.procs[p].data_arrived(&group, self.shared, &mut self.out);
         self.post(now + took);
         self.cpu.migration += clock.elapsed();
         took
+    }
+
+    /// The requester's wait for `elements` elements of data asked at `now` of `holder`, the
+    /// request reaching it after `hops` latencies: at once by the holder's transport, or, when
+    /// the machine serves requests between jobs, once the holder's job in progress ends, the
+    /// holder's time then taking the packing (half of `t_pack`) and its job ending that much
+    /// later. The data comes straight back and is unpacked.
+    fn serve_request(&mut self, holder: usize, now: f64, hops: u32, elements: f64) -> f64 {
+        let latency = self.machine.latency;
+        let at_once = self.machine.fetch(elements) + f64::from(hops - 1) * latency;
+        if !self.machine.served_between_jobs {
+            return at_once;
+        }
+        let pack = elements * self.machine.t_pack / 2.0;
+        self.split.distribution += pack;
+        let Some(end) = self.clocks[holder].busy_until else {
+            return at_once;
+        };
+        self.delay(holder, end, pack);
+        let arrival = now + f64::from(hops) * latency;
+        at_once + (end - arrival).max(0.0)
+    }
+
+    /// Processor p's job, which was to end at `end`, ends `by` later.
+    fn delay(&mut self, p: usize, end: f64, by: f64) {
+        let c = &mut self.clocks[p];
+        c.busy_until = Some(end + by);
+        c.finish = end + by;
+        c.version += 1;
+        let version = c.version;
+        self.events.push(
+            end + by,
+            Event::Free {
+                p: p as u32,
+                version,
+            },
+        );
     }
 
     /// A message for p arrived at `now`: wake p if it waits, or have it poll soon if its job
@@ -367,18 +405,7 @@ impl Run<'_, '_> {
             return;
         };
         let took = self.serve(p, now) - now;
-        let c = &mut self.clocks[p];
-        c.busy_until = Some(end + took);
-        c.finish = end + took;
-        c.version += 1;
-        let version = c.version;
-        self.events.push(
-            end + took,
-            Event::Free {
-                p: p as u32,
-                version,
-            },
-        );
+        self.delay(p, end, took);
     }
 }
 

@@ -11,7 +11,9 @@ use plume::balance::Accept;
 use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 
 use super::common::{load_mesh, say, VtkCompression};
-use super::names::{ObjectiveName, PartitionerName, PolicyName, SbnPolicyName, VtkLevels};
+use super::names::{
+    MachineName, ObjectiveName, PartitionerName, PolicyName, SbnPolicyName, VtkLevels,
+};
 use super::progress::Progress;
 use super::stream::Streamed;
 use super::{CliResult, Failure};
@@ -192,6 +194,13 @@ pub struct ShockArgs {
     /// Rounds of the kernel's recurrence per leaf (its cost per leaf grows with them).
     #[arg(long, default_value_t = plume::dist::Kernel::DEFAULT_SWEEPS)]
     pub kernel_sweeps: u32,
+    /// The simulated machine the levels are timed on: sp2 (seed 004's IBM SP2 model),
+    /// measured (this machine, calibrated first: on the run's own ranks when it runs on ranks,
+    /// at least 2 of them; else on 2 threads) or a FILE.json `plume calibrate --out` wrote. On
+    /// ranks SBN balances on its costs, and each processing level's measured time is set
+    /// against its prediction for the same level.
+    #[arg(long, default_value = "sp2", value_name = "sp2|measured|FILE.json")]
+    pub machine: MachineName,
     /// Processor reassignment objective.
     #[arg(long, value_enum, default_value_t = ObjectiveName::TotalV)]
     pub objective: ObjectiveName,
@@ -382,6 +391,10 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     if on_ranks && (args.process || args.balancer == BalancerName::Sbn) {
         cfg.processing = Some(plume::dist::Kernel::new(args.kernel_sweeps));
     }
+    // Measured on ranks: the ranks calibrate themselves when they start (`measured_on`).
+    if !(on_ranks && args.machine == MachineName::Measured) {
+        cfg.machine = super::calibrate::machine(&args.machine)?;
+    }
     Ok(cfg)
 }
 
@@ -484,6 +497,8 @@ const SBN_SIM_COLUMNS: &[Column] = &[
 const MEASURED_COLUMNS: &[Column] = &[
     ("work LoadImb", Decimals(3), |r| measured(r).work_load_imb),
     ("r. wall s", Decimals(3), |r| measured(r).wall_s),
+    ("pred. s", Decimals(3), |r| measured(r).predicted_s),
+    ("pred. err %", Decimals(1), |r| measured(r).error_pct),
     ("r. proc %", Decimals(1), |r| {
         let m = measured(r);
         m.pct(m.processing_s)
@@ -582,6 +597,18 @@ fn rank_times(levels: &[LevelRecord], sweeps: u32) -> String {
     let mut t = format!(
         "\nkernel: {sweeps} sweeps per leaf, {:.1} ns per leaf (measured on rank 0)\n",
         per_leaf * 1e9
+    );
+    let sum = |f: fn(&shock::MeasuredRecord) -> f64| {
+        levels
+            .iter()
+            .filter_map(|r| r.measured.map(|m| f(&m)))
+            .sum::<f64>()
+    };
+    let (wall, predicted) = (sum(|m| m.wall_s), sum(|m| m.predicted_s));
+    t += &format!(
+        "levels: {wall:.3} s measured, {predicted:.3} s predicted by the simulated machine \
+         (`pred.`, the constants in metrics.json's config.machine): error {:+.1} %\n",
+        shock::error_pct(predicted, wall)
     );
     t += "\n| level | balance bytes | distribution bytes | migration bytes | locate bytes | \
           faces bytes |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n";

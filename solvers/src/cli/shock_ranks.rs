@@ -10,9 +10,11 @@ use std::sync::Mutex;
 use plume::comm::{launch_threads, Comm};
 use plume::io::{write_pvd, write_pvtu, CellArray, VtuOptions};
 use plume::mesh::Mesh;
+use plume::sim::calibrate::{measure, sample_forest, CalibrationOptions};
+use plume::sim::Machine;
 
 use super::common::say;
-use super::names::VtkLevels;
+use super::names::{MachineName, VtkLevels};
 use super::run::{check_procs, config, write_level_vtu, ShockArgs, Table, DEFAULT_PROCS};
 use super::{CliResult, Failure};
 use crate::provenance::MeshSource;
@@ -198,6 +200,7 @@ fn on_rank<C: Comm + ?Sized>(
     all_ranks_here: bool,
     rank0: &Mutex<Option<Rank0>>,
 ) -> plume::Result<()> {
+    let cfg = &measured_on(comm, args, cfg)?;
     let mut mine = match comm.rank() {
         0 => rank0.lock().map_or(None, |mut r| r.take()),
         _ => None,
@@ -227,6 +230,22 @@ fn on_rank<C: Comm + ?Sized>(
         _ => Ok(()),
     };
     plume::comm::CommExt::agree(comm, finished)
+}
+
+/// `cfg`, on a machine calibrated on `comm`'s ranks when `args` ask for the measured one
+/// (every rank calls it; every rank gets the same constants).
+fn measured_on<C: Comm + ?Sized>(
+    comm: &C,
+    args: &ShockArgs,
+    cfg: &ShockConfig,
+) -> plume::Result<ShockConfig> {
+    let mut cfg = cfg.clone();
+    if args.machine == MachineName::Measured {
+        let opts = CalibrationOptions::default();
+        let measured = measure(comm, &mut sample_forest(opts.refinements)?, &opts)?;
+        cfg.machine = Machine::measured(&measured).validated()?;
+    }
+    Ok(cfg)
 }
 
 /// What the shock case's written steps are called.

@@ -42,7 +42,7 @@ use crate::budget::{self, Budget};
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 
 use crate::cli::names::{ObjectiveName, PartitionerName, PolicyName};
-pub use record::{LevelRecord, MeasuredRecord, SbnRecord, SimRecord, Traffic};
+pub use record::{error_pct, LevelRecord, MeasuredRecord, SbnRecord, SimRecord, Traffic};
 pub use stage::{balancer_ms, Stage, StageTimes};
 
 /// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).

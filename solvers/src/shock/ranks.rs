@@ -117,21 +117,49 @@ fn process<C: Comm + ?Sized>(
     (report, start): (&StepReport, Option<Vec<u32>>),
     s_per_leaf: f64,
 ) -> Result<Option<LevelRecord>> {
-    if cfg.balancer == Balancer::Sbn {
-        let sbn = plume::balance::SbnOptions {
-            seed: cfg.sbn.seed ^ level as u64,
-            ..cfg.sbn
-        };
-        let opts = dist::LevelOptions::new(dist::Processing::Sbn(sbn), kernel);
-        let processed = run.process(&opts)?;
-        return Ok(start.map(|start| {
-            super::sbn_ranks::sbn_record(cfg, run, report, &start, &processed, s_per_leaf)
-        }));
-    }
-    let record = start.map(|start| record(cfg, run, report, &start));
-    let opts = dist::LevelOptions::new(dist::Processing::Static, kernel);
+    let sbn = (cfg.balancer == Balancer::Sbn).then_some(plume::balance::SbnOptions {
+        seed: cfg.sbn.seed ^ level as u64,
+        ..cfg.sbn
+    });
+    let processing = sbn.map_or(dist::Processing::Static, dist::Processing::Sbn);
+    let opts = dist::LevelOptions {
+        scales: cfg.machine.scales(),
+        ..dist::LevelOptions::new(processing, kernel)
+    };
+    // The owners the level starts from: after the step's balance (none under SBN).
+    let from = (run.comm().rank() == 0).then(|| run.owner().to_vec());
     let processed = run.process(&opts)?;
-    Ok(record.map(|r| super::sbn_ranks::with_measured(r, &processed, s_per_leaf)))
+    let (Some(start), Some(from)) = (start, from) else {
+        return Ok(None);
+    };
+    let graph = run.graph().expect("rank 0 keeps the dual graph");
+    let measured = (&processed, s_per_leaf, predicted(cfg, graph, &from, sbn)?);
+    Ok(Some(match sbn {
+        Some(_) => super::sbn_ranks::sbn_record(cfg, run, report, &start, measured),
+        None => super::sbn_ranks::with_measured(record(cfg, run, report, &start), measured),
+    }))
+}
+
+/// The simulated machine's time for a processing level of `graph`'s weights starting from
+/// `from`, statically or balanced by SBN with `sbn`, as the ranks process it: the level the
+/// ranks measured, predicted (seconds; the remap is the step's, not the level's).
+fn predicted(
+    cfg: &ShockConfig,
+    graph: &plume::graph::DualGraph,
+    from: &[u32],
+    sbn: Option<plume::balance::SbnOptions>,
+) -> Result<f64> {
+    let model = cfg.machine.cost_model(graph);
+    Ok(match sbn {
+        Some(opts) => {
+            let shared = plume::balance::sbn::Shared::new(model, cfg.procs, opts);
+            plume::sim::sbn_level(&shared, &cfg.machine, from, from)?.makespan
+        }
+        None => {
+            let none = Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]);
+            plume::sim::plum_level(&model, &cfg.machine, from, cfg.procs, &none, 0.0).makespan
+        }
+    })
 }
 
 /// Checks, before a run on ranks starts, that this process can hold its ranks' copies of the

@@ -236,11 +236,18 @@ pub struct MeasuredRecord {
     pub face_messages: u64,
     /// Bytes of the cut faces' messages.
     pub face_bytes: u64,
+    /// The simulated machine's time for the same level (the same weights, starting owners,
+    /// kernel and SBN seed; `config.machine`'s constants), seconds.
+    pub predicted_s: f64,
+    /// The prediction's error: `100 · (predicted_s − wall_s) / wall_s` (0 for a level of no
+    /// time).
+    pub error_pct: f64,
 }
 
 impl MeasuredRecord {
-    /// The record of `level`, with the kernel's measured `s_per_leaf`.
-    pub fn new(level: &ProcessedLevel, s_per_leaf: f64) -> Self {
+    /// The record of `level`, with the kernel's measured `s_per_leaf` and the simulated
+    /// machine's `predicted_s`.
+    pub fn new(level: &ProcessedLevel, s_per_leaf: f64, predicted_s: f64) -> Self {
         let sum = |f: fn(&LevelTimes) -> f64| level.ranks.iter().map(|r| f(&r.times)).sum();
         let faces = level.traffic(WireKind::Faces);
         MeasuredRecord {
@@ -254,6 +261,8 @@ impl MeasuredRecord {
             kernel_s_per_leaf: s_per_leaf,
             face_messages: faces.messages,
             face_bytes: faces.bytes,
+            predicted_s,
+            error_pct: error_pct(predicted_s, level.wall()),
         }
     }
 
@@ -269,5 +278,15 @@ impl MeasuredRecord {
         } else {
             0.0
         }
+    }
+}
+
+/// The error of `predicted` seconds against `measured` ones, in percent of `measured` (0 when
+/// `measured` is not positive).
+pub fn error_pct(predicted: f64, measured: f64) -> f64 {
+    if measured > 0.0 {
+        100.0 * (predicted - measured) / measured
+    } else {
+        0.0
     }
 }

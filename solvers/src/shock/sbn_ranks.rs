@@ -11,19 +11,23 @@ use super::{
     StageTimes,
 };
 
+/// A processing level as measured: what the ranks did, the kernel's seconds per leaf, and the
+/// simulated machine's predicted time for the same level (seconds).
+pub(super) type Measured<'a> = (&'a ProcessedLevel, f64, f64);
+
 /// Adds the measured processing level to `record`.
 pub(super) fn with_measured(
     mut record: LevelRecord,
-    processed: &ProcessedLevel,
-    s_per_leaf: f64,
+    (processed, s_per_leaf, predicted_s): Measured,
 ) -> LevelRecord {
-    record.measured = Some(MeasuredRecord::new(processed, s_per_leaf));
+    record.measured = Some(MeasuredRecord::new(processed, s_per_leaf, predicted_s));
     record.rank_times = processed.ranks.iter().map(|r| r.times).collect();
     record
 }
 
 /// Rank 0's record of an SBN level on the ranks: the step `report`, then the processing level
-/// `processed` that started from the owners `start` (where the data was) and left the roots
+/// (`processed`, with the kernel's cost and the predicted time) that started from the owners
+/// `start` (where the data was) and left the roots
 /// on `run`'s owners (where they were processed). The simulated machine's figures are the
 /// measured ones: the level's wall-clock time and its split summed over the ranks.
 pub(super) fn sbn_record<C: Comm + ?Sized>(
@@ -31,8 +35,7 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
     run: &Run<C>,
     report: &StepReport,
     start: &[u32],
-    processed: &ProcessedLevel,
-    s_per_leaf: f64,
+    (processed, s_per_leaf, predicted_s): Measured,
 ) -> LevelRecord {
     let graph = run.graph().expect("rank 0 keeps the dual graph");
     let owner = run.owner();
@@ -42,7 +45,7 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
     let qwgt = model.qwgt(owner, owner, cfg.procs);
     let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
     let movement = processed.movement();
-    let measured = MeasuredRecord::new(processed, s_per_leaf);
+    let measured = MeasuredRecord::new(processed, s_per_leaf, predicted_s);
     let t = &report.times;
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let rank0 = &processed.ranks[0].times;
