@@ -236,3 +236,37 @@ fn every_policy_conserves() {
         }
     }
 }
+
+/// A machine whose processors answer data requests between their jobs makes a requester wait
+/// for the holder's job in progress and the holder pack on its own time: the level takes
+/// longer than with one-sided requests, every root is still processed once, and the
+/// processors' busy time still fits in P times the level.
+#[test]
+fn requests_served_between_jobs_wait_for_the_holder() {
+    let procs = 2;
+    let (graph, owner) = imbalanced(procs);
+    let one_sided = Machine {
+        t_pack: 2e-6,
+        ..Machine::default()
+    };
+    let between = Machine {
+        served_between_jobs: true,
+        ..one_sided
+    };
+    let level = |machine: &Machine| {
+        let shared = Shared::new(machine.cost_model(&graph), procs, SbnOptions::default());
+        sbn_level(&shared, machine, &owner, &owner).unwrap()
+    };
+    let (a, b) = (level(&one_sided), level(&between));
+    for l in [&a, &b] {
+        assert!(l.data_moves > 0, "the case moves data");
+        check_conservation(&graph, &owner, procs, Policies::default().broadcast, l);
+        let s = &l.split;
+        let busy = s.processing + s.communication + s.distribution;
+        assert!(busy <= procs as f64 * l.makespan * (1.0 + 1e-12), "{s:?}");
+    }
+    assert!(b.makespan > a.makespan, "{} ≤ {}", b.makespan, a.makespan);
+    assert!(b.split.distribution > a.split.distribution);
+    // The default is one-sided: the SP2 model's levels are unchanged.
+    assert!(!Machine::default().served_between_jobs);
+}

@@ -290,3 +290,15 @@ pub fn error_pct(predicted: f64, measured: f64) -> f64 {
         0.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::error_pct;
+
+    #[test]
+    fn the_error_is_signed_and_relative_to_the_measured_time() {
+        assert!((error_pct(1.2, 1.0) - 20.0).abs() < 1e-12);
+        assert!((error_pct(0.5, 2.0) + 75.0).abs() < 1e-12);
+        assert_eq!(error_pct(3.0, 0.0), 0.0);
+    }
+}
