@@ -439,7 +439,15 @@ pub fn machine_table(machine: &Machine) -> String {
     for (name, value, unit) in rows {
         t += &format!("| {name} | {value:.4} | {unit} |\n");
     }
-    t
+    let served = if machine.served_between_jobs {
+        "between the holder's jobs, on its time"
+    } else {
+        "at once, one-sided"
+    };
+    t + &format!(
+        "| served_between_jobs | {} | data requests served {served} |\n",
+        machine.served_between_jobs
+    )
 }
 
 /// The x axis of the charts.

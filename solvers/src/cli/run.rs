@@ -328,7 +328,7 @@ impl Table {
         drop(self.progress);
         let mut text = table_average(&run.levels, &self.columns);
         if let Some(kernel) = run.config.processing {
-            text += &rank_times(&run.levels, kernel.sweeps);
+            text += &rank_times(&run.levels, kernel.sweeps, run.config.machine.t_leaf);
         }
         self.printed
             .print(&text)
@@ -587,9 +587,11 @@ fn table_row(r: &LevelRecord, columns: &[Column]) -> String {
     t + "\n"
 }
 
-/// The kernel's measured cost, the bytes sent by message kind per level and every rank's
-/// measured times per level.
-fn rank_times(levels: &[LevelRecord], sweeps: u32) -> String {
+/// The kernel's measured cost, the levels' measured and predicted times (the machine's
+/// `t_leaf` against what a leaf took the ranks in the levels, the first cause of an error on a
+/// shared machine), the bytes sent by message kind per level and every rank's measured times
+/// per level.
+fn rank_times(levels: &[LevelRecord], sweeps: u32, t_leaf: f64) -> String {
     let per_leaf = levels
         .first()
         .and_then(|r| r.measured)
@@ -605,10 +607,15 @@ fn rank_times(levels: &[LevelRecord], sweeps: u32) -> String {
             .sum::<f64>()
     };
     let (wall, predicted) = (sum(|m| m.wall_s), sum(|m| m.predicted_s));
+    let leaves: usize = levels.iter().map(|r| r.leaves).sum();
+    let in_levels = sum(|m| m.processing_s) / leaves.max(1) as f64;
     t += &format!(
         "levels: {wall:.3} s measured, {predicted:.3} s predicted by the simulated machine \
-         (`pred.`, the constants in metrics.json's config.machine): error {:+.1} %\n",
-        shock::error_pct(predicted, wall)
+         (`pred.`, the constants in metrics.json's config.machine): error {:+.1} %; a leaf \
+         took the ranks {:.1} ns in the levels, the machine's t_leaf is {:.1} ns\n",
+        shock::error_pct(predicted, wall),
+        in_levels * 1e9,
+        t_leaf * 1e9
     );
     t += "\n| level | balance bytes | distribution bytes | migration bytes | locate bytes | \
           faces bytes |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n";
