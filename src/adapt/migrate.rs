@@ -137,7 +137,7 @@ impl Forest {
             }
         }
         self.nleaves -= tree.nleaves as usize;
-        tree.make_bare(self.mesh.tets[r as usize], self.opts.nfields);
+        tree.make_bare(self.initial.mesh().tets[r as usize], self.opts.nfields);
         self.held[r as usize] = false;
     }
 
@@ -197,7 +197,7 @@ impl Forest {
                 p.data.len()
             ));
         }
-        if p.elems[0] != self.mesh.tets[r].map(u64::from) || p.links[0].0 != NO_ELEM {
+        if p.elems[0] != self.initial.mesh().tets[r].map(u64::from) || p.links[0].0 != NO_ELEM {
             return bad("its first element is not the root".into());
         }
         let mut parent_of = vec![NO_ELEM; n];
@@ -256,7 +256,7 @@ impl Forest {
                     flags: 0,
                 }),
         );
-        elems[0].verts = self.mesh.tets[r as usize];
+        elems[0].verts = self.initial.mesh().tets[r as usize];
         let mut nleaves = 0u32;
         for i in 0..n {
             let e = elems[i];

@@ -6,11 +6,11 @@
 //! simulated run's for every P and backend, and the threads backend at P = 1 is the serial
 //! program.
 
-use plume::adapt::{AdaptOptions, Forest};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{self, Run, StepReport};
-use plume::mesh::{geometry, Mesh};
+use plume::mesh::geometry;
 use plume::metrics::Movement;
 use plume::{Error, Result};
 
@@ -22,7 +22,8 @@ use super::{
 use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM or no balancer, on
-/// `comm.size()` ranks) on `mesh` (every rank passes the same); `all_ranks_here` says whether
+/// `comm.size()` ranks) on `initial` (every rank passes the same mesh; thread ranks may
+/// share one); `all_ranks_here` says whether
 /// this process holds every rank (threads) or only this one (MPI), for the memory checks.
 /// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
 /// initial mesh and partition), this rank's forest and the owners, at level 0 and after every
@@ -34,7 +35,7 @@ use crate::budget;
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ShockConfig,
-    mesh: Mesh,
+    initial: &InitialMesh,
     all_ranks_here: bool,
     mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ShockRun>> {
@@ -50,11 +51,12 @@ pub fn run_rank<C: Comm + ?Sized>(
             "SBN runs on the simulated machine only, not on ranks".into(),
         ));
     }
+    let mesh = initial.mesh();
     let roots = mesh.nelems();
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree(check_memory(cfg, roots, ranks_here))?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
-    let plum = comm.agree(make_plum(cfg, &mesh))?;
+    let plum = comm.agree(make_plum(cfg, mesh))?;
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
         nfields: 0,
@@ -63,7 +65,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         BalanceAt::BeforeSubdivision => dist::BalanceAt::Predicted,
         BalanceAt::AfterSubdivision => dist::BalanceAt::AfterSubdivision,
     };
-    let mut run = Run::new(comm, mesh, opts, plum)?.balance_at(at);
+    let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
     comm.agree(each_level(0, None, run.forest(), run.owner()))?;
     let mut levels = Vec::with_capacity(cfg.levels);
     for level in 1..=cfg.levels {
