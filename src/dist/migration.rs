@@ -1,6 +1,7 @@
 //! Migration on ranks (`distributed.md` step 6): each rank packs the trees it gives away,
 //! one all-to-all of byte buffers carries them, and each rank unpacks what it receives.
 
+use super::codec;
 use crate::adapt::{Forest, TreePacket};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::{Error, Result};
@@ -35,28 +36,16 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
     let (mut elements, mut bytes) = (0u64, 0u64);
     for p in packets {
         elements += p.elems.len() as u64;
-        bytes += crate::balance::ranks::encoded_len(&p);
+        bytes += codec::packet_len(&p) as u64;
         by_dest[new_owner[p.root as usize] as usize].push(p);
     }
-    let outgoing: Vec<Vec<u8>> = by_dest
-        .iter()
-        .map(|packets| {
-            // Sized first: the buffer is written once, never regrown and copied.
-            let encode = || {
-                let mut buf = Vec::with_capacity(bincode::serialized_size(packets)? as usize);
-                bincode::serialize_into(&mut buf, packets)?;
-                Ok(buf)
-            };
-            encode().map_err(|e: bincode::Error| {
-                Error::Invalid(format!("cannot encode tree packets: {e}"))
-            })
-        })
-        .collect::<Result<_>>()?;
+    let outgoing: Vec<Vec<u8>> = by_dest.iter().map(|p| codec::encode(p)).collect();
+    drop(by_dest);
     let incoming = comm.all_to_all_bytes(outgoing)?;
     let unpacked = (|| {
         let mut packets: Vec<TreePacket> = Vec::new();
         for (source, bytes) in incoming.iter().enumerate() {
-            let from: Vec<TreePacket> = bincode::deserialize(bytes).map_err(|e| {
+            let from = codec::decode(bytes).map_err(|e| {
                 Error::Invalid(format!(
                     "tree packets from rank {source} do not decode: {e}"
                 ))

@@ -38,6 +38,7 @@
 //! assert!(leaves[0] > 162);
 //! ```
 
+mod codec;
 mod exchange;
 mod kernel;
 mod migration;
@@ -304,7 +305,8 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
         let mut balance = None;
         let mut moved = Moved::default();
-        let mut received = Vec::new();
+        // Rank 0's predicted weights of the trees the subdivision will change.
+        let mut predicted_trees = None;
         if self.at == BalanceAt::Predicted {
             let start = Instant::now();
             let roots = self.forest.pending_roots();
@@ -318,10 +320,12 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
                     moving[*r as usize] = *elems;
                 }
                 let p: Vec<(u32, TreeWeights)> = p.into_iter().map(|(r, w, _)| (r, w)).collect();
-                (graph.predict_with(&p), moving)
+                let weights = graph.predict_with(&p);
+                predicted_trees = Some(p);
+                (weights, moving)
             });
             times.predict = start.elapsed();
-            (balance, moved, received) = self.balance_and_migrate(weights, &mut times)?;
+            (balance, moved) = self.balance_and_migrate(weights, &mut times)?;
         }
 
         let start = Instant::now();
@@ -329,16 +333,21 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         times.subdivide = start.elapsed();
 
         let start = Instant::now();
-        let mut changed = report.changed_roots.clone();
-        changed.extend_from_slice(&received);
-        changed.sort_unstable();
-        changed.dedup();
-        changed.retain(|&r| self.forest.holds(r));
-        self.update_weights(&changed)?;
+        match predicted_trees {
+            // The subdivided trees have the weights predicted for them, wherever they went:
+            // no tree is walked again and nothing is gathered.
+            Some(predicted) => self
+                .graph
+                .as_mut()
+                .expect("rank 0 keeps the dual graph")
+                .set_tree_weights(&predicted),
+            None if self.at == BalanceAt::Predicted => {} // a rank other than 0
+            None => self.update_weights(&report.changed_roots)?,
+        }
         times.weights += start.elapsed();
         if self.at == BalanceAt::AfterSubdivision {
             let weights = self.weights().map(|w| (w.clone(), w.rwgt.clone()));
-            (balance, moved, _) = self.balance_and_migrate(weights, &mut times)?;
+            (balance, moved) = self.balance_and_migrate(weights, &mut times)?;
         }
 
         self.level += 1;
@@ -453,7 +462,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         &mut self,
         weights: Option<(Weights, Vec<u64>)>,
         times: &mut StepTimes,
-    ) -> Result<(Option<BalanceOutcome>, Moved, Vec<u32>)> {
+    ) -> Result<(Option<BalanceOutcome>, Moved)> {
         let start = Instant::now();
         self.last = None;
         let decided = if let Some((weights, moving)) = &weights {
@@ -483,13 +492,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             self.comm.broadcast_serde(0, decided.as_ref())?;
         times.balance += start.elapsed();
         let start = Instant::now();
-        let (moved, received) = match new_owner {
+        let moved = match new_owner {
             Some(new_owner) => {
-                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?
+                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?.0
             }
-            None => (Moved::default(), Vec::new()),
+            None => Moved::default(),
         };
         times.migrate += start.elapsed();
-        Ok((Some(outcome), moved, received))
+        Ok((Some(outcome), moved))
     }
 }
