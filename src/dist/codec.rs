@@ -27,43 +27,61 @@ pub(crate) fn packet_len(p: &TreePacket) -> usize {
         + PENDING * p.pending.len()
 }
 
-/// Encodes `packets` (the buffer is sized once, never regrown).
+/// Encodes `packets` (the buffer is sized once, then filled item by item in place).
 pub(crate) fn encode(packets: &[TreePacket]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(8 + packets.iter().map(packet_len).sum::<usize>());
-    let len = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u64).to_le_bytes());
-    len(&mut out, packets.len());
+    let mut out = vec![0u8; 8 + packets.iter().map(packet_len).sum::<usize>()];
+    let mut w = Writer { bytes: &mut out };
+    w.put(&(packets.len() as u64).to_le_bytes());
     for p in packets {
-        out.extend_from_slice(&p.root.to_le_bytes());
-        len(&mut out, p.elems.len());
-        for keys in &p.elems {
-            for k in keys {
-                out.extend_from_slice(&k.to_le_bytes());
+        w.put(&p.root.to_le_bytes());
+        w.list(&p.elems, 32, |c, keys| {
+            for (k, at) in keys.iter().zip([0, 8, 16, 24]) {
+                c[at..at + 8].copy_from_slice(&k.to_le_bytes());
             }
-        }
-        len(&mut out, p.links.len());
-        for &(parent, first_child, code, level) in &p.links {
-            out.extend_from_slice(&parent.to_le_bytes());
-            out.extend_from_slice(&first_child.to_le_bytes());
-            out.extend_from_slice(&[code, level]);
-        }
-        len(&mut out, p.data.len());
-        for x in &p.data {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        len(&mut out, p.midpoints.len());
-        for (key, pos) in &p.midpoints {
-            out.extend_from_slice(&key.to_le_bytes());
-            for x in pos {
-                out.extend_from_slice(&x.to_le_bytes());
+        });
+        w.list(&p.links, LINK, |c, &(parent, first_child, code, level)| {
+            c[..4].copy_from_slice(&parent.to_le_bytes());
+            c[4..8].copy_from_slice(&first_child.to_le_bytes());
+            c[8..].copy_from_slice(&[code, level]);
+        });
+        w.list(&p.data, 8, |c, x| c.copy_from_slice(&x.to_le_bytes()));
+        w.list(&p.midpoints, MIDPOINT, |c, (key, pos)| {
+            c[..8].copy_from_slice(&key.to_le_bytes());
+            for (x, at) in pos.iter().zip([8, 16, 24]) {
+                c[at..at + 8].copy_from_slice(&x.to_le_bytes());
             }
-        }
-        len(&mut out, p.pending.len());
-        for &(leaf, mask) in &p.pending {
-            out.extend_from_slice(&leaf.to_le_bytes());
-            out.push(mask);
-        }
+        });
+        w.list(&p.pending, PENDING, |c, &(leaf, mask)| {
+            c[..4].copy_from_slice(&leaf.to_le_bytes());
+            c[4] = mask;
+        });
     }
+    debug_assert!(w.bytes.is_empty(), "packet_len counts every byte");
     out
+}
+
+/// Fills the front of a byte slice sized for what it receives.
+struct Writer<'a> {
+    bytes: &'a mut [u8],
+}
+
+impl Writer<'_> {
+    /// Writes `x` and moves past it.
+    fn put(&mut self, x: &[u8]) {
+        let (head, rest) = std::mem::take(&mut self.bytes).split_at_mut(x.len());
+        head.copy_from_slice(x);
+        self.bytes = rest;
+    }
+
+    /// Writes the length of `items`, then each item into its `size` bytes with `write`.
+    fn list<T>(&mut self, items: &[T], size: usize, write: impl Fn(&mut [u8], &T)) {
+        self.put(&(items.len() as u64).to_le_bytes());
+        let (head, rest) = std::mem::take(&mut self.bytes).split_at_mut(items.len() * size);
+        for (chunk, item) in head.chunks_exact_mut(size).zip(items) {
+            write(chunk, item);
+        }
+        self.bytes = rest;
+    }
 }
 
 /// Decodes what [`encode`] wrote; the error says what is wrong with the bytes.
