@@ -42,6 +42,7 @@ pub use edges::{Bisected, Edges};
 pub use export::LeafMesh;
 pub use forest::{AdaptOptions, AdaptReport, Forest, LeafId, LeafView};
 pub use initial::InitialMesh;
+pub(crate) use migrate::Unpacking;
 pub use pattern::Split;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
 pub(crate) use vertices::union;

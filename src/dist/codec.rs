@@ -27,12 +27,39 @@ pub(crate) fn packet_len(p: &TreePacket) -> usize {
         + PENDING * p.pending.len()
 }
 
-/// Encodes `packets` (the buffer is sized once, then filled item by item in place).
+/// Encodes `packets`.
+#[cfg(test)]
 pub(crate) fn encode(packets: &[TreePacket]) -> Vec<u8> {
-    let mut out = vec![0u8; 8 + packets.iter().map(packet_len).sum::<usize>()];
-    let mut w = Writer { bytes: &mut out };
-    w.put(&(packets.len() as u64).to_le_bytes());
-    for p in packets {
+    let mut out = PacketWriter::default();
+    packets.iter().for_each(|p| out.push(p));
+    out.finish()
+}
+
+/// Encodes a list of packets one at a time, as a sender packs its trees.
+#[derive(Debug)]
+pub(crate) struct PacketWriter {
+    /// The list's length (patched by [`PacketWriter::finish`]), then the packets.
+    bytes: Vec<u8>,
+    count: u64,
+}
+
+impl Default for PacketWriter {
+    fn default() -> Self {
+        PacketWriter {
+            bytes: vec![0; 8],
+            count: 0,
+        }
+    }
+}
+
+impl PacketWriter {
+    /// Appends `p`: its bytes are sized first, then filled item by item in place.
+    pub(crate) fn push(&mut self, p: &TreePacket) {
+        let start = self.bytes.len();
+        self.bytes.resize(start + packet_len(p), 0);
+        let mut w = Writer {
+            bytes: &mut self.bytes[start..],
+        };
         w.put(&p.root.to_le_bytes());
         w.list(&p.elems, 32, |c, keys| {
             for (k, at) in keys.iter().zip([0, 8, 16, 24]) {
@@ -55,9 +82,15 @@ pub(crate) fn encode(packets: &[TreePacket]) -> Vec<u8> {
             c[..4].copy_from_slice(&leaf.to_le_bytes());
             c[4] = mask;
         });
+        debug_assert!(w.bytes.is_empty(), "packet_len counts every byte");
+        self.count += 1;
     }
-    debug_assert!(w.bytes.is_empty(), "packet_len counts every byte");
-    out
+
+    /// The bytes of the list.
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        self.bytes[..8].copy_from_slice(&self.count.to_le_bytes());
+        self.bytes
+    }
 }
 
 /// Fills the front of a byte slice sized for what it receives.
@@ -85,34 +118,56 @@ impl Writer<'_> {
 }
 
 /// Decodes what [`encode`] wrote; the error says what is wrong with the bytes.
+#[cfg(test)]
 pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<TreePacket>, String> {
-    let mut r = Reader { bytes };
-    // Every packet takes at least 44 bytes: a length no buffer can hold is refused before
-    // anything is allocated.
-    let n = r.len(4 + 5 * 8)?;
-    let mut packets = Vec::with_capacity(n);
-    for _ in 0..n {
-        let root = u32::from_le_bytes(r.take()?);
-        let elems = r.list(32, |c| [0, 8, 16, 24].map(|at| u64_at(c, at)))?;
-        let links = r.list(LINK, |c| (u32_at(c, 0), u32_at(c, 4), c[8], c[9]))?;
-        let data = r.list(8, |c| f64_at(c, 0))?;
-        let midpoints = r.list(MIDPOINT, |c| {
-            (u64_at(c, 0), [8, 16, 24].map(|at| f64_at(c, at)))
-        })?;
-        let pending = r.list(PENDING, |c| (u32_at(c, 0), c[4]))?;
-        packets.push(TreePacket {
-            root,
-            elems,
-            links,
-            data,
-            midpoints,
-            pending,
-        });
-    }
-    if !r.bytes.is_empty() {
-        return Err(format!("{} bytes left over", r.bytes.len()));
+    let mut packets = Vec::new();
+    let mut reader = PacketReader::new(bytes)?;
+    let mut p = TreePacket::empty();
+    while reader.next_into(&mut p)? {
+        packets.push(p.clone());
     }
     Ok(packets)
+}
+
+/// Decodes a list of packets one at a time, as a receiver unpacks its trees.
+pub(crate) struct PacketReader<'a> {
+    r: Reader<'a>,
+    /// Packets not read yet.
+    left: usize,
+}
+
+impl<'a> PacketReader<'a> {
+    /// Starts reading the list in `bytes`.
+    pub(crate) fn new(bytes: &'a [u8]) -> Result<Self, String> {
+        let mut r = Reader { bytes };
+        // Every packet takes at least 44 bytes: a length no buffer can hold is refused.
+        let left = r.len(4 + 5 * 8)?;
+        Ok(PacketReader { r, left })
+    }
+
+    /// Reads the next packet into `p` (its buffers reused); false after the last one, when
+    /// no byte may be left over.
+    pub(crate) fn next_into(&mut self, p: &mut TreePacket) -> Result<bool, String> {
+        if self.left == 0 {
+            return match self.r.bytes.len() {
+                0 => Ok(false),
+                n => Err(format!("{n} bytes left over")),
+            };
+        }
+        self.left -= 1;
+        let r = &mut self.r;
+        p.root = u32::from_le_bytes(r.take()?);
+        r.list(&mut p.elems, 32, |c| [0, 8, 16, 24].map(|at| u64_at(c, at)))?;
+        r.list(&mut p.links, LINK, |c| {
+            (u32_at(c, 0), u32_at(c, 4), c[8], c[9])
+        })?;
+        r.list(&mut p.data, 8, |c| f64_at(c, 0))?;
+        r.list(&mut p.midpoints, MIDPOINT, |c| {
+            (u64_at(c, 0), [8, 16, 24].map(|at| f64_at(c, at)))
+        })?;
+        r.list(&mut p.pending, PENDING, |c| (u32_at(c, 0), c[4]))?;
+        Ok(true)
+    }
 }
 
 /// Reads from the front of a byte slice.
@@ -143,12 +198,20 @@ impl Reader<'_> {
         }
     }
 
-    /// A sequence of items of `size` bytes each, each read by `item` from its bytes.
-    fn list<T>(&mut self, size: usize, item: impl Fn(&[u8]) -> T) -> Result<Vec<T>, String> {
+    /// A sequence of items of `size` bytes each, each read by `item` from its bytes, into
+    /// `out` (emptied first).
+    fn list<T>(
+        &mut self,
+        out: &mut Vec<T>,
+        size: usize,
+        item: impl Fn(&[u8]) -> T,
+    ) -> Result<(), String> {
         let n = self.len(size)?;
         let (items, rest) = self.bytes.split_at(n * size);
         self.bytes = rest;
-        Ok(items.chunks_exact(size).map(item).collect())
+        out.clear();
+        out.extend(items.chunks_exact(size).map(item));
+        Ok(())
     }
 }
 
