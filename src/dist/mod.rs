@@ -1,6 +1,6 @@
 //! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
-//! mesh and dual graph, and the trees of the roots it owns; trees move between ranks as packed
-//! bytes.
+//! mesh (thread ranks share one copy, [`Run::on`]) and the trees of the roots it owns, rank 0
+//! the dual graph it balances; trees move between ranks as packed bytes.
 //!
 //! [`Run`] is one rank's part of a run and owns the whole sequence of a step, so that the
 //! steps cannot be called in a wrong order: [`Run::step`] marks (the caller's indicator, on
