@@ -77,3 +77,47 @@ fn face_neighbours(topo: &Topology, nroots: usize) -> Vec<[u32; 4]> {
     }
     nbr
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapt::{AdaptOptions, Forest};
+    use crate::mesh::generate_box;
+
+    #[test]
+    fn forests_on_one_initial_mesh_share_it_and_hold_what_they_are_given() {
+        let initial = InitialMesh::new(generate_box([2, 1, 1], [1.0; 3]).unwrap()).unwrap();
+        let n = initial.nroots();
+        let held: Vec<bool> = (0..n).map(|r| r % 3 == 0).collect();
+        let part = Forest::holding(&initial, AdaptOptions::default(), held.clone());
+        let mut all = Forest::on(&initial, AdaptOptions::default());
+        assert!(std::ptr::eq(part.mesh(), all.mesh()));
+        assert!(std::ptr::eq(part.topology(), initial.topology()));
+        assert_eq!(part.nleaves(), held.iter().filter(|&&h| h).count());
+        assert!((0..n as u32).all(|r| part.holds(r) == held[r as usize]));
+        let mut seen = Vec::new();
+        part.for_each_leaf(|leaf| seen.push(leaf.id.root));
+        assert!(seen.iter().all(|&r| held[r as usize]));
+        // Refining one forest leaves the shared mesh, and the other forest, as they were.
+        all.mark_refine_where(|_| true);
+        all.adapt().unwrap();
+        assert_eq!(all.nleaves(), 8 * n);
+        assert_eq!(part.nleaves(), seen.len());
+        assert_eq!(initial.mesh().nelems(), n);
+    }
+
+    #[test]
+    fn a_face_held_by_three_elements_is_refused() {
+        let coords = vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 1.0, 1.0],
+            [-1.0, -1.0, -1.0],
+        ];
+        let tets = vec![[0, 1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 5]];
+        let err = InitialMesh::new(Mesh { coords, tets }).unwrap_err();
+        assert!(err.to_string().contains("more than two elements"), "{err}");
+    }
+}
