@@ -1,6 +1,9 @@
 //! The threads backend of `plume::comm`: all-to-all throughput of large buffers (the shape of
-//! a migration of packed trees) and the latency of a small all-reduce (the shape of closure's
-//! "did any rank change anything"). The MPI numbers come from `examples/comm_mpi_bandwidth.rs`.
+//! a migration of packed trees), the latency of a small all-reduce (the shape of closure's
+//! "did any rank change anything"), and the point-to-point ping-pong `plume calibrate` times
+//! (`plume::sim::calibrate`: one round trip of a 64 B and of a 1 MiB message, each hop sending
+//! a fresh copy). The MPI numbers come from `examples/comm_mpi_bandwidth.rs` and
+//! `mpirun -n 2 plume calibrate --backend mpi`.
 //!
 //! `cargo bench --bench comm`
 
@@ -68,5 +71,29 @@ fn small_reduction(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, all_to_all, small_reduction);
+fn ping_pong(c: &mut Criterion) {
+    let mut group = c.benchmark_group("comm_threads_ping_pong");
+    for bytes in [64, 1 << 20] {
+        // Two messages of `bytes` per round trip.
+        group.throughput(Throughput::Bytes(2 * bytes as u64));
+        group.bench_function(format!("{bytes} B round trip"), |b| {
+            b.iter_custom(|iters| {
+                let payload = vec![0xa5u8; bytes];
+                timed_rounds(2, iters, |comm| {
+                    if comm.rank() == 0 {
+                        comm.send(1, 7, payload.clone())?;
+                        black_box(comm.receive()?);
+                    } else {
+                        let back = comm.receive()?;
+                        comm.send(0, 7, back.bytes.clone())?;
+                    }
+                    Ok(())
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, all_to_all, small_reduction, ping_pong);
 criterion_main!(benches);

@@ -7,16 +7,19 @@
 //! rank exits non-zero and one message is printed); one rank failing alone or panicking while
 //! the others wait (the job is aborted); the distributed adaptive loop (`plume::dist::Run`) for
 //! N = 1…4, whose union of leaves is the serial forest's and whose per-level metrics are the
-//! threads backend's. `mpirun --timeout` turns a hang into exit code 110, which the failure
+//! threads backend's; SBN processing levels for N = 2…4 (and with a slow rank), whose roots,
+//! leaves and digest are the single rank's (the tree checksum unchanged by each level), and a rank failing in one (every
+//! rank exits non-zero with one message). `mpirun --timeout` turns a hang into exit code 110, which the failure
 //! scenarios must not see.
 
 mod comm_checks;
 mod external;
 
 use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::balance::SbnOptions;
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, with_mpi, Comm, CommExt, MpiComm};
-use plume::dist::{Mark, Run};
+use plume::dist::{BalanceAt, Hook, Kernel, LevelOptions, Mark, Processing, Run};
 use plume::mesh::generate_box;
 use plume::Error;
 use std::io::Write;
@@ -36,6 +39,11 @@ fn main() {
     for procs in 1..=4 {
         the_adaptive_loop_matches_the_threads_backend(procs);
     }
+    for procs in 2..=4 {
+        sbn_levels_match_one_rank(procs, "sbn");
+    }
+    sbn_levels_match_one_rank(3, "sbn-slow");
+    a_rank_failing_in_an_sbn_level_ends_every_rank_with_one_message();
     an_agreed_failure_ends_every_rank_with_one_message();
     a_rank_failing_alone_aborts_the_job();
     a_panicking_rank_aborts_the_job();
@@ -77,6 +85,21 @@ fn run_rank(scenario: &str) -> i32 {
                     println!("{line}");
                 }
             }),
+            "sbn" | "sbn-slow" | "sbn-failure" => {
+                let hook = match scenario {
+                    "sbn-slow" => Some(Hook::Slow {
+                        rank: 1,
+                        pause: std::time::Duration::from_millis(2),
+                    }),
+                    "sbn-failure" => Some(Hook::Fail { rank: 1, after: 3 }),
+                    _ => None,
+                };
+                reported(comm, sbn_levels(comm, hook), &mut printed).map(|lines| {
+                    for line in lines {
+                        println!("{line}");
+                    }
+                })
+            }
             "lone-failure" if comm.rank() == 1 => Err(unreadable()),
             "lone-failure" => comm.barrier(),
             "panic" if comm.rank() == 1 => panic!("rank 1 lost its mesh"),
@@ -116,15 +139,7 @@ fn reported<T>(comm: &MpiComm, result: plume::Result<T>, printed: &mut bool) -> 
 /// `mpirun -n procs` on this binary running `scenario`, ended after `timeout` seconds.
 fn mpirun(procs: usize, scenario: &str, timeout: u32) -> Output {
     let own = std::env::current_exe().expect("the test binary's path");
-    external::program("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "--timeout"])
-        .arg(timeout.to_string())
-        .args(["-n", &procs.to_string()])
-        .arg(own)
-        .args(["rank", scenario])
-        .env("OMPI_MCA_pml", "ob1")
-        .output()
-        .expect("start mpirun")
+    external::mpirun(procs, timeout, &own, &["rank", scenario])
 }
 
 /// The lines of `text` that are plume's error messages.
@@ -240,34 +255,125 @@ fn dist_levels<C: Comm + ?Sized>(comm: &C) -> plume::Result<Vec<String>> {
     let mut lines = Vec::new();
     for level in 0..DIST_LEVELS {
         let report = run.step(|leaf| sphere_mark(leaf, level))?;
-        let mut marks = Vec::new();
-        serial.for_each_leaf(|l| marks.push((l.id, sphere_mark(l, level))));
-        for (id, mark) in marks {
-            match mark {
-                Mark::Refine => serial.mark_refine(id),
-                Mark::Coarsen => serial.mark_coarsen(id),
-                Mark::Keep => {}
-            }
-        }
-        serial.adapt()?;
-        let mut union: Vec<_> = comm
-            .all_gather_serde(&leaf_keys(run.forest()))?
-            .into_iter()
-            .flatten()
-            .collect();
-        union.sort_unstable();
-        let mut expected = leaf_keys(&serial);
-        expected.sort_unstable();
-        if union != expected {
-            return Err(Error::Invalid(format!(
-                "level {level}: the ranks' leaves are not the serial forest's"
-            )));
-        }
+        same_as_serial(&run, &mut serial, level)?;
         if comm.rank() == 0 {
             lines.push(format!("level {level}: {:?}", report.metrics));
         }
     }
     Ok(lines)
+}
+
+/// Adapts `serial` as level `level` marks and fails on every rank unless the union of the
+/// ranks' leaves is its leaves.
+fn same_as_serial<C: Comm + ?Sized>(
+    run: &Run<'_, C>,
+    serial: &mut Forest,
+    level: usize,
+) -> plume::Result<()> {
+    let mut marks = Vec::new();
+    serial.for_each_leaf(|l| marks.push((l.id, sphere_mark(l, level))));
+    for (id, mark) in marks {
+        match mark {
+            Mark::Refine => serial.mark_refine(id),
+            Mark::Coarsen => serial.mark_coarsen(id),
+            Mark::Keep => {}
+        }
+    }
+    serial.adapt()?;
+    let mut union: Vec<_> = run
+        .comm()
+        .all_gather_serde(&leaf_keys(run.forest()))?
+        .into_iter()
+        .flatten()
+        .collect();
+    union.sort_unstable();
+    let mut expected = leaf_keys(serial);
+    expected.sort_unstable();
+    if union != expected {
+        return Err(Error::Invalid(format!(
+            "level {level}: the ranks' leaves are not the serial forest's"
+        )));
+    }
+    Ok(())
+}
+
+/// The distributed loop without PLUM, each step followed by an SBN processing level (`hook`
+/// on one rank): on rank 0, one line per level with what is the same for every P (roots and
+/// leaves processed, the kernel's digest); fails on every rank
+/// when the level changed a tree, a root is not held by exactly its owner, or the union of
+/// the ranks' leaves is not the serial forest's.
+fn sbn_levels<C: Comm + ?Sized>(comm: &C, hook: Option<Hook>) -> plume::Result<Vec<String>> {
+    let mesh = generate_box([4, 3, 3], [1.0, 1.0, 1.0])?;
+    let opts = AdaptOptions {
+        max_depth: 3,
+        nfields: 0,
+    };
+    let plum = Plum::new(PlumOptions::new(comm.size()))?;
+    let mut run = Run::new(comm, mesh.clone(), opts.clone(), plum)?.balance_at(BalanceAt::Never);
+    let mut serial = Forest::new(mesh, opts)?;
+    let level_opts = LevelOptions {
+        hook,
+        ..LevelOptions::new(Processing::Sbn(SbnOptions::default()), Kernel::new(20))
+    };
+    let mut lines = Vec::new();
+    for level in 0..DIST_LEVELS {
+        run.step(|leaf| sphere_mark(leaf, level))?;
+        let before = run.checksum()?;
+        let processed = run.process(&level_opts)?;
+        let after = run.checksum()?;
+        if before != after {
+            return Err(Error::Invalid(format!("level {level} changed a tree")));
+        }
+        let held = comm.all_gather_serde(&run.held_roots())?;
+        let owned = held.iter().enumerate().all(|(rank, roots)| {
+            roots
+                .iter()
+                .all(|&r| run.owner()[r as usize] as usize == rank)
+        });
+        if !owned || held.iter().map(Vec::len).sum::<usize>() != run.owner().len() {
+            return Err(Error::Invalid(format!(
+                "level {level}: roots not held by their owners"
+            )));
+        }
+        same_as_serial(&run, &mut serial, level)?;
+        if comm.rank() == 0 {
+            lines.push(format!(
+                "level {level}: roots {} leaves {} digest {}",
+                processed.roots(),
+                processed.leaves(),
+                processed.digest()
+            ));
+        }
+    }
+    Ok(lines)
+}
+
+/// The SBN levels of [`sbn_levels`] under `mpirun` (`scenario`: `sbn` or `sbn-slow`) give
+/// the single thread rank's lines.
+fn sbn_levels_match_one_rank(procs: usize, scenario: &str) {
+    let output = mpirun(procs, scenario, 120);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{scenario} on {procs} ranks: {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let one = launch_threads(1, |comm| sbn_levels(comm, None)).expect("one thread rank");
+    let mpi: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        mpi, one[0],
+        "{scenario} on {procs} ranks: not the single rank's"
+    );
+    assert_eq!(mpi.len(), DIST_LEVELS);
+    println!("test comm_mpi: {scenario} levels on {procs} ranks match one rank ... ok");
+}
+
+fn a_rank_failing_in_an_sbn_level_ends_every_rank_with_one_message() {
+    let output = mpirun(3, "sbn-failure", 60);
+    let expected = ["plume: rank 1 failed (test hook)".to_string()];
+    assert_failed_with(&output, &expected, "sbn failure");
+    println!("test comm_mpi: a rank failing in an SBN level ends every rank ... ok");
 }
 
 fn the_adaptive_loop_matches_the_threads_backend(procs: usize) {

@@ -4,7 +4,7 @@
 
 use plume::adapt::Forest;
 use plume::balance::sbn::policy::{
-    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Topology, Units,
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, ProbeLevel, Topology, Units,
 };
 use plume::balance::sbn::prepartition::{prepartition, IT_NUM};
 use plume::balance::sbn::{Policies, SbnOptions, Shared, Variant};
@@ -195,6 +195,10 @@ fn single_alternatives() -> Vec<Policies> {
         },
         Policies {
             heuristic_return: HeuristicReturn::Direct,
+            ..seed
+        },
+        Policies {
+            probe_level: ProbeLevel::Update,
             ..seed
         },
         Policies {

@@ -1,18 +1,19 @@
-//! One Basic balance operation on 4 processors worked out by hand (seed 004 fig. 5), and the
-//! load a processor counts (§5.4.1). The processors' messages are delivered in the order they
-//! are sent, with no clock, so every step can be followed in the comments.
+//! Balance operations on 4 processors worked out by hand: Basic (seed 004 fig. 5) from one
+//! initiator and from two at once, the Heuristic (fig. 8), and the load a processor counts
+//! (§5.4.1). The processors' messages go through a recording `Outbox` and are delivered in
+//! the order they are sent, with no clock, so every step can be followed in the comments.
 //!
 //! Every root weighs one job (`PWgt` 1, no faces, no data to move), so a load is a number of
-//! jobs. Processor 0 has 2 jobs, 1 has 10, 2 has 12 and 3 has none: 24 in all, a level of 6.
-//! Processor 0's `MinTh` is the §5.7 bound `⌈6 · log2 4 · 1⌉ = 12` jobs, so checking its
-//! thresholds starts a balance. In SBN(2) its Binomial pattern is 0 → 2 → {3, 1} (§3.2.2:
-//! `0 + 2^1 = 2`, then `2 + 2^0 = 3` and `2 − 2^0 = 1`).
+//! jobs. In fig. 5's example processor 0 has 2 jobs, 1 has 10, 2 has 12 and 3 has none: 24 in
+//! all, a level of 6. A processor's `MinTh` is the §5.7 bound `⌈6 · log2 4 · 1⌉ = 12` jobs, so
+//! checking its thresholds with fewer starts a balance. In SBN(2) processor 0's Binomial
+//! pattern is 0 → 2 → {3, 1} (§3.2.2: `0 + 2^1 = 2`, then `2 + 2^0 = 3` and `2 − 2^0 = 1`).
 
 use std::collections::VecDeque;
 
-use plume::balance::sbn::policy::{BasicDistribution, FirstHalf, Policies};
+use plume::balance::sbn::policy::{BasicDistribution, FirstHalf, Policies, ProbeLevel};
 use plume::balance::sbn::protocol::{Kind, Message, Outbox};
-use plume::balance::sbn::{Processor, SbnOptions, Shared};
+use plume::balance::sbn::{Processor, SbnOptions, Shared, Variant};
 use plume::graph::Weights;
 use plume::metrics::CostModel;
 
@@ -26,43 +27,76 @@ impl Outbox for Mail {
     }
 }
 
-/// The jobs each processor starts with.
+/// The jobs each processor starts with in fig. 5's example.
 const START: [usize; 4] = [2, 10, 12, 0];
 
-/// Runs one balance started by processor 0 until no message is left; returns the final
-/// loads and every message delivered.
-fn one_balance(policies: Policies) -> ([f64; 4], Vec<(u32, u32, Message)>) {
-    let n: usize = START.iter().sum();
-    let weights = Weights {
-        pwgt: vec![1; n],
-        rwgt: vec![0; n],
-        cwgt: Vec::new(),
-    };
-    let xadj = vec![0u32; n + 1];
-    let model = CostModel::new(&xadj, &[], &weights);
-    // Find a seed whose first pattern pick at processor 0 is the Binomial template (its
-    // message goes to 2; the Heap template would send it to 1).
-    for seed in 1..64 {
-        let opts = SbnOptions {
-            policies,
-            seed,
-            ..SbnOptions::default()
-        };
+/// Jobs of one unit each (`PWgt` 1, no faces, no data to move), `start[p]` queued on p.
+struct Jobs {
+    start: [usize; 4],
+    weights: Weights,
+    xadj: Vec<u32>,
+}
+
+impl Jobs {
+    fn new(start: [usize; 4]) -> Jobs {
+        let n: usize = start.iter().sum();
+        Jobs {
+            start,
+            weights: Weights {
+                pwgt: vec![1; n],
+                rwgt: vec![0; n],
+                cwgt: Vec::new(),
+            },
+            xadj: vec![0u32; n + 1],
+        }
+    }
+
+    /// The processors and their shared state under `opts`.
+    fn processors(&self, opts: SbnOptions) -> (Shared<'_>, Vec<Processor>) {
+        let model = CostModel::new(&self.xadj, &[], &self.weights);
         let shared = Shared::new(model, 4, opts);
+        let owner: Vec<u32> = (0..4)
+            .flat_map(|q| std::iter::repeat_n(q as u32, self.start[q]))
+            .collect();
         let mut first = 0;
-        let mut procs: Vec<Processor> = (0..4)
+        let procs = (0..4)
             .map(|p| {
-                let queued: Vec<u32> = (first..first + START[p]).map(|v| v as u32).collect();
-                first += START[p];
-                let owner: Vec<u32> = (0..4)
-                    .flat_map(|q| std::iter::repeat_n(q as u32, START[q]))
-                    .collect();
-                Processor::new(p as u32, &queued, owner, &shared)
+                let queued: Vec<u32> = (first..first + self.start[p]).map(|v| v as u32).collect();
+                first += self.start[p];
+                Processor::new(p as u32, &queued, owner.clone(), &shared)
             })
             .collect();
+        (shared, procs)
+    }
+}
+
+/// The processors after a run, their shared state and every message delivered, in order.
+struct Run<'a> {
+    shared: Shared<'a>,
+    procs: Vec<Processor>,
+    delivered: Vec<(u32, u32, Message)>,
+}
+
+impl Run<'_> {
+    fn loads(&self) -> [f64; 4] {
+        [0, 1, 2, 3].map(|p| self.procs[p].load())
+    }
+}
+
+/// Has each processor of `initiators` check its thresholds, in that order, then delivers
+/// every message in the order sent until none is left. The options' seed is the first that
+/// sends each initiator's first message to the successor `initiators` names with it (the
+/// pattern it picks at random, Binomial or Heap).
+fn run<'a>(jobs: &'a Jobs, opts: SbnOptions, initiators: &[(u32, u32)]) -> Run<'a> {
+    for seed in 1..256 {
+        let (shared, mut procs) = jobs.processors(SbnOptions { seed, ..opts });
         let mut mail = Mail::default();
-        procs[0].check(&shared, &mut mail);
-        if mail.0.front().map(|m| m.1) != Some(2) {
+        let picked = initiators.iter().all(|&(p, to)| {
+            let before = mail.0.len();
+            procs[p as usize].check(&shared, &mut mail);
+            mail.0.get(before).map(|m| m.1) == Some(to)
+        });
+        if !picked {
             continue;
         }
         let mut delivered = Vec::new();
@@ -70,10 +104,25 @@ fn one_balance(policies: Policies) -> ([f64; 4], Vec<(u32, u32, Message)>) {
             procs[to as usize].handle(from, msg.clone(), &shared, &mut mail);
             delivered.push((from, to, msg));
         }
-        let loads = [0, 1, 2, 3].map(|p| procs[p].load());
-        return (loads, delivered);
+        return Run {
+            shared,
+            procs,
+            delivered,
+        };
     }
-    panic!("no seed in 1..64 picks the Binomial template first");
+    panic!("no seed in 1..256 picks the patterns {initiators:?}");
+}
+
+/// One balance started by processor 0 of fig. 5's example along the Binomial pattern
+/// (0 → 2 → {3, 1}); the final loads and every message delivered.
+fn one_balance(policies: Policies) -> ([f64; 4], Vec<(u32, u32, Message)>) {
+    let jobs = Jobs::new(START);
+    let opts = SbnOptions {
+        policies,
+        ..SbnOptions::default()
+    };
+    let r = run(&jobs, opts, &[(0, 2)]);
+    (r.loads(), r.delivered)
 }
 
 /// The jobs carried by each distribution message, in delivery order: `(from, to, jobs)`.
@@ -117,6 +166,83 @@ fn fig5_distribution_on_four_processors() {
 }
 
 #[test]
+fn fig5_two_initiators_at_once_on_four_processors() {
+    // Fig. 5's example with processor 3 (no job, MinTh 12) checking right after 0: two
+    // balances, A from 0 along 0 → 2 → {3, 1}, B from 3 along its Binomial pattern
+    // 3 → 1 → {0, 2} (the template XOR 3). Fig. 5 serves them both: "Increment count of
+    // simultaneous balance operations being serviced", every processor gathering for each.
+    // Messages are delivered in the order sent (FIFO over all processors):
+    //  1. 0 → 2 (A, down): 2 asks 3 and 1 for A.    2. 3 → 1 (B, down): 1 asks 0 and 2 for B.
+    //  3-4. 3 and 1, A's leaves, answer 2 with 0 and 10.
+    //  5-6. 0 and 2, B's leaves, answer 1 with 2 and 12 (2 answers B while gathering A).
+    //  7-8. 2 has A's answers: 12 + 0 + 10 = 22 over 3 up to 0.
+    //  9-10. 1 has B's: 10 + 2 + 12 = 24 over 3 up to 3.
+    //  11. 0: (2 + 22) / 4 = level 6; ExLoad = 0, so the level alone goes to 2 with QLen(0) = 2.
+    //  12. 3: (0 + 24) / 4 = 6; the level alone to 1 with QLen(3) = 0.
+    //  13. 2 returns min(12 − 6, 6 − 2) = 4 to 0, then sends ExLoad 8 − 6 = 2, one job each,
+    //      to 3 and 1 with QLen(2) = 6.
+    //  14. 1 returns min(10 − 6, 6 − 0) = 4 to 3, then has ExLoad 0: the level alone goes on
+    //      to 0 and 2 with QLen(1) = 6.
+    //  15-20. 0 gets its 4 (6 jobs); 3 its job (1); 1 its job (7, returns min(1, 0) = 0);
+    //      3 its 4 (5); 0 and 2 B's level (nothing to return at 6).
+    // Each operation costs fig. 5's 3P − 3 + J = 10 messages with J = 1 return, 20 in all.
+    let jobs = Jobs::new(START);
+    let off = SbnOptions {
+        policies: Policies {
+            first_half: FirstHalf::Off,
+            ..Policies::default()
+        },
+        ..SbnOptions::default()
+    };
+    let r = run(&jobs, off, &[(0, 2), (3, 1)]);
+    let balancing: Vec<(u32, u32)> = r
+        .delivered
+        .iter()
+        .filter(|m| m.2.kind() == Kind::Balance)
+        .map(|m| (m.0, m.1))
+        .collect();
+    assert_eq!(
+        balancing,
+        [
+            (0, 2),
+            (3, 1),
+            (2, 3),
+            (2, 1),
+            (1, 0),
+            (1, 2),
+            (3, 2),
+            (1, 2),
+            (0, 1),
+            (2, 1),
+            (2, 0),
+            (1, 3)
+        ]
+    );
+    assert_eq!(
+        transfers(&r.delivered),
+        [
+            (0, 2, 0),
+            (3, 1, 0),
+            (2, 0, 4),
+            (2, 3, 1),
+            (2, 1, 1),
+            (1, 3, 4),
+            (1, 0, 0),
+            (1, 2, 0)
+        ]
+    );
+    assert_eq!(r.delivered.len(), 20);
+    assert_eq!(r.loads(), [6.0, 7.0, 6.0, 5.0]);
+    // Both initiators computed the same level and every processor learned it: nobody is more
+    // than a job from it, so no one starts another balance.
+    for p in 0..4 {
+        let mut mail = Mail::default();
+        r.procs[p].clone().check(&r.shared, &mut mail);
+        assert!(mail.0.is_empty(), "processor {p}: {:?}", mail.0);
+    }
+}
+
+#[test]
 fn subtree_debts_on_the_same_four_processors() {
     // plume's former distribution, for contrast: 0 owes its one child subtree (22 jobs on 3
     // processors, 18 at the level) nothing. 2 gives 3 its lack of 6 at once, owes 0 its
@@ -148,6 +274,109 @@ fn first_half_goes_to_any_sender_below_min_th() {
         [(2, 0, 6), (1, 2, 5), (0, 2, 2), (2, 3, 4), (2, 1, 4)]
     );
     assert_eq!(loads, [6.0, 9.0, 5.0, 4.0]);
+}
+
+/// `(from, to, kind, jobs carried)` of every message delivered, in order.
+fn sequence(delivered: &[(u32, u32, Message)]) -> Vec<(u32, u32, Kind, usize)> {
+    delivered
+        .iter()
+        .map(|(from, to, msg)| {
+            let jobs = match msg {
+                Message::Distribute { jobs, .. } => jobs.len(),
+                _ => 0,
+            };
+            (*from, *to, msg.kind(), jobs)
+        })
+        .collect()
+}
+
+#[test]
+fn fig8_heuristic_probe_and_path_return_on_four_processors() {
+    // Seed 004 fig. 8 on SBN(2), d = 2. Processor 0 has 2 jobs, 1 has 12, 2 has 2 and 3 none:
+    // 16 in all. As in fig. 5's example, 0's MinTh is the §5.7 bound of 12 jobs, so its check
+    // starts a balance, along the Binomial pattern 0 → 2 → {3, 1}.
+    let jobs = Jobs::new([2, 12, 2, 0]);
+    let heuristic = SbnOptions {
+        variant: Variant::Heuristic,
+        ..SbnOptions::default()
+    };
+    let r = run(&jobs, heuristic, &[(0, 2)]);
+    // 0 → 2 carries the path sum 2 over 1 processor. GetBalance at 2 (stage 1):
+    // TotalJQ = ⌈P · (2 + 2) / (d − 1 + 1)⌉ = 8, SysLL = 2; QLen(2) = 2 ≤ 2: not loaded
+    // enough, the message goes on to both successors with the sum 4 over 2 processors.
+    // At 3 (stage 0): ⌈4 · 4 / 3⌉ = 6, SysLL 2, and 0 jobs: nothing to give, and no stage
+    // below. At 1 (stage 0): ⌈4 · 16 / 3⌉ = 22, SysLL = ⌈22 / 4⌉ = 6 < 12: it returns
+    // ExLoad = ⌊12 / 2⌋ = 6 jobs to its predecessor 2, towards the initiator.
+    // GetDistribute at 2, towards the root: JobsQueued = 2, JobsRecv = 6, shared over the
+    // d − Stage + 1 = 2 processors from 0 down to 2: SysLL = 2 + ⌈6 / 2⌉ = 5, so 2 keeps 3
+    // and passes 3 on to 0, which (stage d, the last on the path) keeps them.
+    //
+    // Two points where plume's sequence is not fig. 8's letter:
+    // - 3's probe ends with an empty distribution message carrying the estimate back to the
+    //   initiator (fig. 8 ends it silently): the initiator learns its probe is over and may
+    //   start the next one (§3.2.3: none before the previous one is served).
+    // - Fig. 8's GetDistribute at 2 routes ⌊QLen / 2⌋ = ⌊8 / 2⌋ = 4 jobs on, which would leave
+    //   2 below the SysLL of 5 the same procedure just computed; the text ("the jobs received
+    //   are distributed evenly among r and all others in the remaining SBN stages") and that
+    //   SysLL say 3, which is what runs.
+    assert_eq!(
+        sequence(&r.delivered),
+        [
+            (0, 2, Kind::Balance, 0),
+            (2, 3, Kind::Balance, 0),
+            (2, 1, Kind::Balance, 0),
+            (3, 0, Kind::Distribution, 0),
+            (1, 2, Kind::Distribution, 6),
+            (2, 0, Kind::Distribution, 3),
+        ]
+    );
+    let probes: Vec<(f64, u32)> = r
+        .delivered
+        .iter()
+        .filter_map(|(_, _, msg)| match msg {
+            &Message::BalanceDown {
+                path_sum, path_len, ..
+            } => Some((path_sum, path_len)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(probes, [(2.0, 1), (4.0, 2), (4.0, 2)]);
+    let levels: Vec<Option<f64>> = r
+        .delivered
+        .iter()
+        .filter_map(|(_, _, msg)| match msg {
+            Message::Distribute { tag, .. } => Some(tag.sys_ll),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(levels, [Some(2.0), Some(6.0), Some(6.0)]);
+    assert_eq!(r.loads(), [5.0, 6.0, 5.0, 0.0]);
+    // Half as many balancing messages as Basic's 2(P − 1) = 6 on the same queues (§3.3.4).
+    let basic = run(&jobs, SbnOptions::default(), &[(0, 2)]);
+    assert_eq!(count(&basic.delivered, Kind::Balance), 6);
+    assert_eq!(count(&r.delivered, Kind::Balance), 3);
+    // Fig. 8's GetBalance updates the level at every processor the probe reaches
+    // (`probe-updates-level`): 1 then holds SysLL 6 with its 6 jobs left, and has no reason to
+    // start a balance of its own. plume's default teaches the processors a probe passes
+    // nothing: below the §5.7 MinTh of 12 jobs with no level known, 1 probes at once for the
+    // work it has just given away (`ProbeLevel` says why this is still the default).
+    let starts_a_balance = |r: &Run, p: usize| {
+        let mut mail = Mail::default();
+        r.procs[p].clone().check(&r.shared, &mut mail);
+        !mail.0.is_empty()
+    };
+    assert!(starts_a_balance(&r, 1));
+    let update = SbnOptions {
+        policies: Policies {
+            probe_level: ProbeLevel::Update,
+            ..Policies::default()
+        },
+        ..heuristic
+    };
+    let seed = run(&jobs, update, &[(0, 2)]);
+    assert_eq!(sequence(&seed.delivered), sequence(&r.delivered));
+    assert_eq!(seed.loads(), r.loads());
+    assert!(!starts_a_balance(&seed, 1));
 }
 
 #[test]

@@ -8,6 +8,9 @@
 //! LoadImb is `max W / mean W` (leaves per processor) for both methods, in both files, as in
 //! every `metrics.json`; SBN's own measure, the seed's `max QWgt / WSysLL`, is
 //! `qwgt_load_imb`, shown in its own column beside the values the seed published for it.
+//!
+//! Both files name the simulated machine and list its constants (`machine` in `compare.json`),
+//! so a reader sees which times were modelled with what.
 
 use serde_json::{Map, Value};
 
@@ -16,6 +19,7 @@ use crate::provenance::Provenance;
 use crate::run_folder::RunFolder;
 use crate::shock::{self, Balancer, ShockConfig, ShockRun, Stage};
 use plume::mesh::Mesh;
+use plume::sim::Machine;
 use plume::Result;
 
 /// Seed 004 table 8 (shock wave, averages over 9 levels): P, LoadImb, Cut%, MaxSR and
@@ -81,6 +85,10 @@ pub struct Comparison {
     pub plum: Vec<ShockRun>,
     /// SBN's run for each P.
     pub sbn: Vec<ShockRun>,
+    /// The simulated machine both were timed on.
+    pub machine: Machine,
+    /// The machine's name as the command line gave it (`sp2`, `measured`, a file), when set.
+    pub machine_name: Option<String>,
 }
 
 /// Runs the shock-wave case once and balances it with PLUM and with SBN, both set as in
@@ -112,6 +120,8 @@ pub fn compare(
         procs: procs.to_vec(),
         plum,
         sbn,
+        machine: base.machine,
+        machine_name: None,
     })
 }
 
@@ -139,6 +149,7 @@ impl Comparison {
             );
         }
         top.insert("procs".into(), serde_json::json!(self.procs));
+        top.insert("machine".into(), self.machine_json());
         top.insert("plum".into(), summaries(&self.plum));
         top.insert("sbn".into(), summaries(&self.sbn));
         serde_json::to_string_pretty(&Value::Object(top)).expect("json") + "\n"
@@ -231,6 +242,8 @@ impl Comparison {
                 r.idle_pct.1
             );
         }
+        t += &format!("\n## The simulated machine: {}\n\n", self.machine_title());
+        t += &machine_table(&self.machine);
         t += "\n## Seed 003's efficiency of the run on the simulated machine\n\n";
         t += "The levels are the iterations: `T_p` a processor's processing time summed over \
               the levels, `T_ideal` the sum of each level's largest, `T` the sum of the levels' \
@@ -255,6 +268,28 @@ impl Comparison {
             );
         }
         t
+    }
+
+    /// The machine's constants as JSON, with its name first when known.
+    fn machine_json(&self) -> Value {
+        let mut json = Map::new();
+        if let Some(name) = &self.machine_name {
+            json.insert("name".into(), Value::from(name.as_str()));
+        }
+        let constants = serde_json::to_value(self.machine).expect("a machine serializes");
+        if let Value::Object(constants) = constants {
+            json.extend(constants);
+        }
+        Value::Object(json)
+    }
+
+    /// The machine's name for a title: as given, or whether its constants are the SP2's.
+    fn machine_title(&self) -> String {
+        match &self.machine_name {
+            Some(name) => format!("`{name}`"),
+            None if self.machine == Machine::default() => "`sp2`".into(),
+            None => "constants set by the caller".into(),
+        }
     }
 
     /// Writes `compare.md`, the charts and, last, `compare.json` into `folder`.
@@ -370,6 +405,41 @@ impl Comparison {
             .map(|(&procs, (plum, sbn))| Row::new(procs, plum, sbn))
             .collect()
     }
+}
+
+/// `machine`'s constants as a markdown table, in readable units.
+pub fn machine_table(machine: &Machine) -> String {
+    let rows = [
+        ("t_leaf", machine.t_leaf * 1e6, "µs per leaf per level"),
+        ("t_face", machine.t_face * 1e6, "µs per cut face per level"),
+        ("latency", machine.latency * 1e6, "µs per message"),
+        ("bandwidth", machine.bandwidth / 1e6, "MB/s"),
+        (
+            "element_bytes",
+            machine.element_bytes,
+            "bytes per element moved",
+        ),
+        (
+            "t_handle",
+            machine.t_handle * 1e6,
+            "µs per control message handled",
+        ),
+        (
+            "t_pack",
+            machine.t_pack * 1e9,
+            "ns per element packed and unpacked",
+        ),
+        (
+            "check_interval",
+            machine.check_interval * 1e3,
+            "ms between polls of a busy processor",
+        ),
+    ];
+    let mut t = "| constant | value | unit |\n| --- | ---: | --- |\n".to_string();
+    for (name, value, unit) in rows {
+        t += &format!("| {name} | {value:.4} | {unit} |\n");
+    }
+    t
 }
 
 /// The x axis of the charts.

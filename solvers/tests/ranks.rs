@@ -1,7 +1,8 @@
 //! `plume run shock` on real ranks (issue 12.4): P thread ranks give the records of the
 //! single-process simulated run, bit for bit (times aside), for every P; the pieces each rank
 //! writes open in VTK's parallel reader as one grid with every leaf once; `--backend mpi` is a
-//! usage error without the feature, and with SBN.
+//! usage error without the feature. SBN on thread ranks processes every level (measured times,
+//! messages) and leaves the mesh PLUM's.
 
 mod common;
 #[path = "../../tests/external/mod.rs"]
@@ -142,7 +143,7 @@ fn each_levels_pieces_open_in_vtk_as_one_grid_of_the_reported_leaves() {
 }
 
 #[test]
-fn the_mpi_backend_is_a_usage_error_without_mpi_or_with_sbn() {
+fn the_mpi_backend_without_mpi_and_processing_off_ranks_are_usage_errors() {
     let dir = TempDir::new("ranks-mpi-usage");
     let out = dir.arg("out");
     if !cfg!(feature = "mpi") {
@@ -156,17 +157,76 @@ fn the_mpi_backend_is_a_usage_error_without_mpi_or_with_sbn() {
         &[
             "run",
             "shock",
-            "--backend",
-            "mpi",
             "--balancer",
             "sbn",
+            "--process",
             "--out",
             &out,
         ],
         2,
-        &["--balancer sbn", "simulated machine"],
+        &["--process", "--backend"],
     );
     assert!(!dir.path("out").exists(), "a usage error writes nothing");
+}
+
+/// `plume run shock --levels 2 --vtk none` with `args` into `dir/name`; its `metrics.json`.
+fn run_levels(dir: &TempDir, name: &str, args: &[&str]) -> Value {
+    let out = dir.arg(name);
+    let mut all = vec![
+        "run", "shock", "--levels", "2", "--vtk", "none", "--out", &out,
+    ];
+    all.extend_from_slice(args);
+    ok(&all);
+    metrics(&dir.path(name))
+}
+
+#[test]
+fn sbn_on_thread_ranks_processes_every_level_and_keeps_the_mesh() {
+    let dir = TempDir::new("ranks-sbn");
+    for procs in ["2", "3"] {
+        let sbn = run_levels(
+            &dir,
+            &format!("sbn{procs}"),
+            &[
+                "--balancer",
+                "sbn",
+                "--backend",
+                "threads",
+                "--procs",
+                procs,
+            ],
+        );
+        let plum = run_levels(
+            &dir,
+            &format!("plum{procs}"),
+            &["--process", "--procs", procs],
+        );
+        for (s, p) in sbn["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(plum["levels"].as_array().unwrap())
+        {
+            // SBN moves data and never changes the mesh.
+            assert_eq!(s["leaves"], p["leaves"], "P = {procs}");
+            for r in [s, p] {
+                let m = &r["measured"];
+                assert!(m["wall_s"].as_f64().unwrap() > 0.0, "{m}");
+                assert!(m["processing_s"].as_f64().unwrap() > 0.0, "{m}");
+                assert!(m["kernel_s_per_leaf"].as_f64().unwrap() > 0.0, "{m}");
+                assert!(m["face_messages"].as_u64().unwrap() > 0, "{m}");
+            }
+            // PLUM's processing level moves nothing; SBN's balancing messages are counted.
+            assert_eq!(p["measured"]["migration_s"].as_f64(), Some(0.0));
+            assert!(s["messages"]["balance"].as_u64().unwrap() > 0, "{s}");
+        }
+        let summary = std::fs::read_to_string(dir.path(&format!("sbn{procs}/summary.md"))).unwrap();
+        assert!(summary.contains("ns per leaf"), "{summary}");
+        assert!(
+            summary.contains("| 2 | 1 |"),
+            "a row per rank and level: {summary}"
+        );
+    }
 }
 
 #[test]

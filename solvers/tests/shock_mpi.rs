@@ -2,6 +2,7 @@
 //! runs it): for N = 2…4 processes the job's level records are the threads backend's on N
 //! ranks (times aside), its pieces are all written; a conflicting `--procs` is a usage error
 //! and an unreadable mesh ends every process with one `plume:` line, never by the timeout.
+//! `plume run shock --balancer sbn --backend mpi` processes its levels and leaves PLUM's mesh.
 //! `plume run erosion --backend mpi` likewise gives the threads backend's records and pieces.
 //! `harness = false`: each scenario starts its own `mpirun` job on the built `plume`.
 
@@ -23,6 +24,9 @@ fn main() {
         the_job_gives_the_threads_records(procs);
         the_erosion_job_gives_the_threads_records(procs);
     }
+    for procs in [2, 3] {
+        sbn_on_mpi_ranks_keeps_the_mesh(procs);
+    }
     a_conflicting_procs_is_a_usage_error();
     an_unreadable_mesh_ends_every_process_with_one_message();
     println!("shock_mpi: all scenarios passed");
@@ -30,14 +34,7 @@ fn main() {
 
 /// `mpirun -n procs plume args…`, ended after two minutes.
 fn mpirun(procs: usize, args: &[&str]) -> Output {
-    external::program("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
-        .args(["-n", &procs.to_string()])
-        .arg(env!("CARGO_BIN_EXE_plume"))
-        .args(args)
-        .env("OMPI_MCA_pml", "ob1")
-        .output()
-        .expect("start mpirun")
+    external::mpirun(procs, 120, Path::new(env!("CARGO_BIN_EXE_plume")), args)
 }
 
 /// The level records of the run folder `dir`'s `metrics.json`, wall-clock fields taken out.
@@ -100,6 +97,28 @@ fn the_job_gives_the_threads_records(procs: usize) {
         assert!(piece.is_file(), "{piece:?}");
     }
     assert!(mpi.join("level_0002.pvtu").is_file() && mpi.join("shock.pvd").is_file());
+}
+
+fn sbn_on_mpi_ranks_keeps_the_mesh(procs: usize) {
+    let dir = TempDir::new(&format!("shock-mpi-sbn-{procs}"));
+    let (mpi, plum) = (dir.path("mpi"), dir.path("plum"));
+    let case = ["run", "shock", "--levels", "2", "--vtk", "none"];
+    let sbn = ["--balancer", "sbn", "--backend", "mpi", "--out"];
+    let output = mpirun(procs, &[&case[..], &sbn, &[mpi.to_str().unwrap()]].concat());
+    assert!(
+        output.status.success(),
+        "mpirun -n {procs}: {:?}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let p = procs.to_string();
+    ok(&[&case[..], &["--procs", &p, "--out", plum.to_str().unwrap()]].concat());
+    for (s, p) in records(&mpi).iter().zip(&records(&plum)) {
+        // SBN moves data and never changes the mesh.
+        assert_eq!(s["leaves"], p["leaves"], "N = {procs}");
+        assert!(s["measured"]["processing_s"].as_f64().unwrap() > 0.0, "{s}");
+    }
+    println!("test shock_mpi: SBN on {procs} MPI ranks keeps the mesh ... ok");
 }
 
 fn the_erosion_job_gives_the_threads_records(procs: usize) {

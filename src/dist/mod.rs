@@ -18,6 +18,10 @@
 //! work P times over on shared cores); migration is one all-to-all of packed trees
 //! ([`migration`]).
 //!
+//! Between steps, [`Run::process`] runs a processing level: every root processed once by a
+//! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
+//! lazily as real messages (`level`, `sbn`).
+//!
 //! ```
 //! use plume::adapt::AdaptOptions;
 //! use plume::balance::{Plum, PlumOptions};
@@ -41,9 +45,14 @@
 mod codec;
 mod exchange;
 mod kernel;
+mod level;
 mod migration;
+mod sbn;
 
 pub use kernel::{Kernel, Processed};
+pub use level::{
+    Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
+};
 pub use migration::Moved;
 
 use std::time::{Duration, Instant};
@@ -74,6 +83,9 @@ pub enum BalanceAt {
     Predicted,
     /// After subdivision, on the new weights.
     AfterSubdivision,
+    /// Never: the roots stay where they are in a step (SBN balances while processing,
+    /// [`Run::process`]).
+    Never,
 }
 
 /// PLUM's decision at one step, as every rank receives it from rank 0.

@@ -14,8 +14,10 @@
 //! 36 MB/s), with 50 bytes per element (PLUM's `M`) and 40 bytes per face.
 //! The balancers see the same costs ([`Machine::cost_model`]): their `QWgt` and `ΔCut` are in
 //! seconds of this machine, where the seed counted a leaf, a cut face and a moved element as
-//! one unit each.
+//! one unit each. [`calibrate`] measures the constants on the machine plume runs on instead
+//! ([`Machine::measured`]), and [`Machine::validated`] checks constants read from a file.
 
+pub mod calibrate;
 mod events;
 pub mod plum_level;
 pub mod sbn_level;
@@ -24,10 +26,19 @@ pub use plum_level::{plum_level, PlumLevel};
 
 use crate::graph::DualGraph;
 use crate::metrics::{CostModel, CostScales};
+use crate::{Error, Result};
 pub use sbn_level::{sbn_level, SbnLevel};
 
-/// The simulated machine's constants.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+/// Solver iterations per level (`N_adapt`) in the SP2 model's `t_leaf` and `t_face`.
+pub const ITERATIONS: f64 = 20.0;
+
+/// Bytes a cut leaf face exchanges per solver iteration.
+pub const FACE_BYTES: f64 = 40.0;
+
+/// The simulated machine's constants. In JSON (`plume calibrate` writes it, `--machine FILE`
+/// reads it) an object with exactly these fields.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Machine {
     /// Seconds to process one leaf for one level (`T_iter · N_adapt`).
     pub t_leaf: f64,
@@ -41,35 +52,68 @@ pub struct Machine {
     pub element_bytes: f64,
     /// Seconds a processor spends handling one control message.
     pub t_handle: f64,
+    /// Seconds to pack one element's data into a message and unpack it at the other end (0 in
+    /// the SP2 model, which counted only the transfer).
+    pub t_pack: f64,
     /// Seconds between two checks for messages by a busy processor (the frequency `f` of
     /// seed 004 §5.7).
     pub check_interval: f64,
 }
 
 impl Default for Machine {
+    /// The SP2 model: 5 µs per leaf per iteration, [`FACE_BYTES`] per cut face per iteration,
+    /// [`ITERATIONS`] iterations, 40 µs and 36 MB/s, 50 bytes per element.
     fn default() -> Self {
-        let iterations = 20.0;
         let bandwidth = 36e6;
         Machine {
-            t_leaf: 5e-6 * iterations,
-            t_face: 40.0 * iterations / bandwidth,
+            t_leaf: 5e-6 * ITERATIONS,
+            t_face: FACE_BYTES * ITERATIONS / bandwidth,
             latency: 40e-6,
             bandwidth,
             element_bytes: 50.0,
             t_handle: 5e-6,
+            t_pack: 0.0,
             check_interval: 1e-3,
         }
     }
 }
 
 impl Machine {
+    /// `self` if every constant is a finite number, positive except `t_handle` and `t_pack`
+    /// (which may be 0).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the first constant that is not.
+    pub fn validated(self) -> Result<Machine> {
+        let constants = [
+            ("t_leaf", self.t_leaf, true),
+            ("t_face", self.t_face, true),
+            ("latency", self.latency, true),
+            ("bandwidth", self.bandwidth, true),
+            ("element_bytes", self.element_bytes, true),
+            ("t_handle", self.t_handle, false),
+            ("t_pack", self.t_pack, false),
+            ("check_interval", self.check_interval, true),
+        ];
+        for (name, value, positive) in constants {
+            let ok = value.is_finite() && if positive { value > 0.0 } else { value >= 0.0 };
+            if !ok {
+                let wanted = if positive { "positive" } else { "non-negative" };
+                return Err(Error::Invalid(format!(
+                    "machine constant {name} is {value}: it must be a finite {wanted} number"
+                )));
+            }
+        }
+        Ok(self)
+    }
+
     /// The unit costs of this machine, in seconds: a leaf processed for a level, a cut face
-    /// for a level, an element moved.
+    /// for a level, an element moved (sent, packed and unpacked).
     pub fn scales(&self) -> CostScales {
         CostScales {
             work: self.t_leaf,
             comm: self.t_face,
-            remap: self.element_bytes / self.bandwidth,
+            remap: self.element_bytes / self.bandwidth + self.t_pack,
         }
     }
 
@@ -83,9 +127,15 @@ impl Machine {
         self.latency + bytes / self.bandwidth
     }
 
+    /// Time to move `elements` elements of data in one message: in flight, packed and
+    /// unpacked.
+    pub fn transfer(&self, elements: f64) -> f64 {
+        self.flight(elements * self.element_bytes) + elements * self.t_pack
+    }
+
     /// Time to bring `elements` elements of data from another processor (request + reply).
     pub fn fetch(&self, elements: f64) -> f64 {
-        self.latency + self.flight(elements * self.element_bytes)
+        self.latency + self.transfer(elements)
     }
 }
 

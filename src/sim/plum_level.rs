@@ -30,7 +30,7 @@ pub fn plum_level(
     overhead: f64,
 ) -> PlumLevel {
     let remap = if movement.total_v > 0 {
-        overhead + machine.flight(movement.max_sr as f64 * machine.element_bytes)
+        overhead + machine.transfer(movement.max_sr as f64)
     } else {
         0.0
     };

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use super::calibrate::machine;
 use super::common::say;
+use super::names::MachineName;
 use super::progress::Progress;
 use super::run::{check_procs, ShockCaseArgs};
 use super::{CliResult, Failure};
@@ -30,6 +32,11 @@ pub struct CompareArgs {
     /// The case's levels, mesh, seed and SBN settings.
     #[command(flatten)]
     pub case: ShockCaseArgs,
+    /// The simulated machine both methods are timed on: sp2 (seed 004's IBM SP2 model),
+    /// measured (this machine, calibrated on 2 thread ranks first, about 2 s) or a FILE.json
+    /// `plume calibrate --out` wrote.
+    #[arg(long, default_value = "sp2", value_name = "sp2|measured|FILE.json")]
+    pub machine: MachineName,
     /// Output folder.
     #[arg(long, default_value = "out/compare")]
     pub out: PathBuf,
@@ -46,6 +53,7 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     }
     let mut base = ShockConfig::new(args.procs[0]);
     args.case.apply(&mut base)?;
+    base.machine = machine(&args.machine)?;
     let (mesh, source) = args.case.mesh()?;
     for &p in &args.procs {
         check_procs(p, base.parts_per_proc, mesh.nelems())?;
@@ -57,6 +65,7 @@ pub fn run(cmd: CompareCommand) -> CliResult {
         Ok(())
     })?;
     comparison.provenance = Some(Provenance::of_this_process(Some(source)));
+    comparison.machine_name = Some(args.machine.to_string());
     drop(progress);
     comparison.write(&mut folder).map_err(Failure::Error)?;
     say(comparison.markdown())?;

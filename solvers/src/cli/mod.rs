@@ -11,6 +11,7 @@
 //! | `run.rs` | `plume run shock` |
 //! | `shock_ranks.rs` | `plume run shock` on thread or MPI ranks |
 //! | `compare.rs` | `plume compare shock` |
+//! | `calibrate.rs` | `plume calibrate`, and the constants `--machine` names |
 //! | `erosion.rs` | `plume run erosion` |
 //! | `erosion_ranks.rs` | `plume run erosion` on thread or MPI ranks |
 //! | `study.rs` | `plume study erosion2d`, `plume study model` |
@@ -25,6 +26,7 @@
 //! naming the file, option or value at fault. SIGINT and SIGTERM stop the process with
 //! `plume: interrupted by SIGINT` (or `SIGTERM`) and exit code 130 (143).
 
+mod calibrate;
 mod common;
 mod compare;
 mod erosion;
@@ -72,6 +74,10 @@ pub enum Command {
     /// Run a test case with PLUM and SBN side by side for several P.
     #[command(subcommand)]
     Compare(compare::CompareCommand),
+    /// Measure this machine (kernel per leaf, message latency and bandwidth, packed trees) for
+    /// the simulated machine, print the constants and write them as JSON for
+    /// `plume compare shock --machine FILE.json`.
+    Calibrate(calibrate::CalibrateArgs),
     /// Reproduce a seed's studies under its own conditions (seed 001: the 2-D erosion
     /// experiment, the model's figures).
     #[command(subcommand)]
@@ -129,6 +135,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Graph(args) => graph::run(args),
         Command::Run(cmd) => run::run(cmd),
         Command::Compare(cmd) => compare::run(cmd),
+        Command::Calibrate(args) => calibrate::run(args),
         Command::Study(cmd) => study::run(cmd),
     }
 }

@@ -13,14 +13,17 @@
 //! | `--policy` | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba` |
 //! | `--step-time` (`run erosion`) | `median-of-three`, `last` |
 //! | `--vtk` | `all`, `last`, `none` |
-//! | `--sbn-policy` | `seed`, `plume`, `queue-load`, `subtree-distribution`, `direct-return`, `half-difference`, `no-first-half`, `direct-broadcast`, `seed-units`, `hypercube` |
+//! | `--sbn-policy` | `seed`, `plume`, `queue-load`, `subtree-distribution`, `direct-return`, `probe-updates-level`, `half-difference`, `no-first-half`, `direct-broadcast`, `seed-units`, `hypercube` |
+//! | `--machine` (`compare shock`) | `sp2`, `measured`, or a `FILE.json` `plume calibrate` wrote |
 
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::ValueEnum;
 use plume::balance::sbn::policy::{
-    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, Topology, Units,
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, ProbeLevel,
+    Topology, Units,
 };
 use plume::balance::{
     BalancePolicy, CostBenefit, Degradation, Never, Periodic, StepTime, Threshold, Ulba,
@@ -114,7 +117,8 @@ impl ObjectiveName {
 /// (`plume::balance::sbn::policy`); the words of a list apply in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SbnPolicyName {
-    /// Every choice as seed 004 describes it, costs in machine seconds (the default).
+    /// Every choice as seed 004 describes it, but costs in machine seconds and Heuristic probes
+    /// setting no level on their way down (the default).
     Seed,
     /// Every choice as plume first made it.
     Plume,
@@ -124,6 +128,8 @@ pub enum SbnPolicyName {
     SubtreeDistribution,
     /// The Heuristic's jobs go straight to the initiator, not back along the path.
     DirectReturn,
+    /// Every processor a Heuristic probe reaches takes its estimate as its level (fig. 8).
+    ProbeUpdatesLevel,
     /// The first receiver gives the initiator half the load difference.
     HalfDifference,
     /// No work travels with a balance request.
@@ -147,6 +153,7 @@ impl SbnPolicyName {
                 policies.distribution = BasicDistribution::Subtree;
             }
             SbnPolicyName::DirectReturn => policies.heuristic_return = HeuristicReturn::Direct,
+            SbnPolicyName::ProbeUpdatesLevel => policies.probe_level = ProbeLevel::Update,
             SbnPolicyName::HalfDifference => policies.first_half = FirstHalf::HalfDifference,
             SbnPolicyName::NoFirstHalf => policies.first_half = FirstHalf::Off,
             SbnPolicyName::DirectBroadcast => policies.broadcast = Broadcast::Direct,
@@ -358,6 +365,45 @@ impl serde::Serialize for PolicyName {
     }
 }
 
+/// `--machine`: the constants of the simulated machine (`plume::sim::Machine`) a comparison
+/// times both methods on. `cli::calibrate` turns the word into the constants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MachineName {
+    /// `sp2`: the SP2 model of seed 004's experiments (`Machine::default`).
+    Sp2,
+    /// `measured`: this machine, calibrated on 2 thread ranks before the run
+    /// (`plume::sim::calibrate`).
+    Measured,
+    /// `FILE.json`: constants `plume calibrate --out FILE.json` wrote (or a user's own, every
+    /// field of `Machine`).
+    File(PathBuf),
+}
+
+impl FromStr for MachineName {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Self, String> {
+        match spec {
+            "sp2" => Ok(MachineName::Sp2),
+            "measured" => Ok(MachineName::Measured),
+            file if file.ends_with(".json") => Ok(MachineName::File(PathBuf::from(file))),
+            _ => Err(format!(
+                "unknown machine {spec:?}: expected sp2, measured or a FILE.json of constants"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for MachineName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MachineName::Sp2 => f.write_str("sp2"),
+            MachineName::Measured => f.write_str("measured"),
+            MachineName::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,6 +515,21 @@ mod tests {
             assert!(!p.should_balance(&obs(&[10.0, 10.0])), "{spec}");
             assert!(!p.should_balance(&obs(&[14.0, 10.0])), "{spec}: 4 ms");
             assert!(p.should_balance(&obs(&[12.0, 10.0])), "{spec}: 6 ms");
+        }
+    }
+
+    #[test]
+    fn machine_words_and_files_parse_and_are_written_back() {
+        for spec in ["sp2", "measured", "out/machine.json"] {
+            assert_eq!(spec.parse::<MachineName>().unwrap().to_string(), spec);
+        }
+        assert_eq!(
+            "m.json".parse::<MachineName>(),
+            Ok(MachineName::File("m.json".into()))
+        );
+        for wrong in ["SP2", "fast", "machine.toml", ""] {
+            let e = wrong.parse::<MachineName>().unwrap_err();
+            assert!(e.contains("expected sp2, measured"), "{wrong}: {e}");
         }
     }
 

@@ -1,7 +1,7 @@
 //! `plume run shock`: the shock-wave case balanced with PLUM on P ranks; prints the per-level
 //! table and writes `metrics.json`, `metrics.csv`, `summary.md` and VTK files into `--out`.
 //! PLUM and no balancing run on real ranks ([`super::shock_ranks`]); SBN on the simulated
-//! machine.
+//! machine, or on real ranks with `--backend`, balancing while the ranks process each level.
 
 use std::path::{Path, PathBuf};
 
@@ -177,13 +177,21 @@ pub struct ShockArgs {
     /// starts].
     #[arg(long)]
     pub procs: Option<usize>,
-    /// How the ranks run. PLUM and no balancing run on real ranks (trees move between them);
-    /// SBN runs on the simulated machine, threads only.
-    #[arg(long, value_enum, default_value_t = BackendName::Threads)]
-    pub backend: BackendName,
-    /// Balancer (sbn: on the simulated machine).
+    /// How the ranks run [default: threads; --balancer sbn without --backend runs on the
+    /// simulated machine]. On ranks, trees move between them; SBN balances while the ranks
+    /// process each level.
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendName>,
+    /// Balancer (sbn without --backend: on the simulated machine).
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
+    /// On ranks, process every level with the per-leaf kernel after its step (PLUM and none:
+    /// each rank its own roots; always on for SBN on ranks), and report the measured times.
+    #[arg(long)]
+    pub process: bool,
+    /// Rounds of the kernel's recurrence per leaf (its cost per leaf grows with them).
+    #[arg(long, default_value_t = plume::dist::Kernel::DEFAULT_SWEEPS)]
+    pub kernel_sweeps: u32,
     /// Processor reassignment objective.
     #[arg(long, value_enum, default_value_t = ObjectiveName::TotalV)]
     pub objective: ObjectiveName,
@@ -228,12 +236,12 @@ pub fn run(cmd: RunCommand) -> CliResult {
 
 fn shock_cmd(args: ShockArgs) -> CliResult {
     match (args.backend, args.balancer) {
-        (BackendName::Mpi, BalancerName::Sbn) => Err(Failure::Usage(
-            "--balancer sbn runs on the simulated machine only: use --backend threads".into(),
+        (None, BalancerName::Sbn) if args.process => Err(Failure::Usage(
+            "--process runs on ranks: add --backend threads or --backend mpi".into(),
         )),
-        (BackendName::Mpi, _) => super::shock_ranks::mpi(&args),
-        (BackendName::Threads, BalancerName::Sbn) => simulated(&args),
-        (BackendName::Threads, _) => super::shock_ranks::threads(&args),
+        (None, BalancerName::Sbn) => simulated(&args),
+        (Some(BackendName::Mpi), _) => super::shock_ranks::mpi(&args),
+        (Some(BackendName::Threads) | None, _) => super::shock_ranks::threads(&args),
     }
 }
 
@@ -272,7 +280,7 @@ fn simulated(args: &ShockArgs) -> CliResult {
 /// The per-level table as rank 0 prints it while the levels end, with a progress bar, and the
 /// reports it goes into.
 pub(super) struct Table {
-    columns: &'static [Column],
+    columns: Vec<Column>,
     printed: Streamed<std::io::Stdout>,
     /// Printed with the first row: a run that fails before it prints nothing on stdout.
     head: Option<String>,
@@ -284,9 +292,9 @@ impl Table {
     pub(super) fn new(cfg: &ShockConfig, roots: usize) -> Table {
         let columns = columns(cfg);
         Table {
+            head: Some(table_head(cfg, roots, &columns)),
             columns,
             printed: Streamed::stdout(),
-            head: Some(table_head(cfg, roots, columns)),
             progress: Progress::bar(cfg.levels as u64, "shock"),
         }
     }
@@ -294,7 +302,7 @@ impl Table {
     /// Prints the row of a level that ended.
     pub(super) fn row(&mut self, record: &LevelRecord) -> plume::Result<()> {
         self.progress.inc();
-        let rows = self.head.take().unwrap_or_default() + &table_row(record, self.columns);
+        let rows = self.head.take().unwrap_or_default() + &table_row(record, &self.columns);
         let printed = &mut self.printed;
         self.progress
             .suspend(|| printed.print(&rows))
@@ -309,8 +317,12 @@ impl Table {
         source: MeshSource,
     ) -> plume::Result<()> {
         drop(self.progress);
+        let mut text = table_average(&run.levels, &self.columns);
+        if let Some(kernel) = run.config.processing {
+            text += &rank_times(&run.levels, kernel.sweeps);
+        }
         self.printed
-            .print(&table_average(&run.levels, self.columns))
+            .print(&text)
             .map_err(|e| plume::Error::io("stdout", &e))?;
         run.report()
             .with_provenance(Provenance::of_this_process(Some(source)))
@@ -366,6 +378,10 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     cfg.parts_per_proc = args.parts_per_proc;
     cfg.balance_at = args.balance_at.into();
     cfg.plum.accept = args.accept.into();
+    let on_ranks = args.backend.is_some() || args.balancer != BalancerName::Sbn;
+    if on_ranks && (args.process || args.balancer == BalancerName::Sbn) {
+        cfg.processing = Some(plume::dist::Kernel::new(args.kernel_sweeps));
+    }
     Ok(cfg)
 }
 
@@ -443,6 +459,10 @@ const SBN_COLUMNS: &[Column] = &[
         sbn(r).messages.migration as f64
     }),
     ("loc. msgs", Decimals(0), |r| sbn(r).messages.locate as f64),
+];
+
+/// SBN's columns of the simulated machine's level (seed 004 tables 2 and 7).
+const SBN_SIM_COLUMNS: &[Column] = &[
     ("proc %", Decimals(1), |r| r.sim.processing_pct),
     ("comm %", Decimals(1), |r| r.sim.communication_pct),
     ("dist %", Decimals(1), |r| r.sim.distribution_pct),
@@ -459,6 +479,37 @@ const SBN_COLUMNS: &[Column] = &[
     }),
 ];
 
+/// The columns of a level processed on the ranks, as measured (`r.`: the ranks' summed
+/// wall-clock time).
+const MEASURED_COLUMNS: &[Column] = &[
+    ("work LoadImb", Decimals(3), |r| measured(r).work_load_imb),
+    ("r. wall s", Decimals(3), |r| measured(r).wall_s),
+    ("r. proc %", Decimals(1), |r| {
+        let m = measured(r);
+        m.pct(m.processing_s)
+    }),
+    ("r. comm %", Decimals(1), |r| {
+        let m = measured(r);
+        m.pct(m.communication_s)
+    }),
+    ("r. migr %", Decimals(1), |r| {
+        let m = measured(r);
+        m.pct(m.migration_s)
+    }),
+    ("r. bal %", Decimals(1), |r| {
+        let m = measured(r);
+        m.pct(m.balancing_s)
+    }),
+    ("r. idle %", Decimals(1), |r| {
+        let m = measured(r);
+        m.pct(m.idle_s)
+    }),
+];
+
+fn measured(r: &LevelRecord) -> &shock::MeasuredRecord {
+    r.measured.as_ref().expect("a level processed on the ranks")
+}
+
 fn sbn(r: &LevelRecord) -> &shock::SbnRecord {
     r.sbn.as_ref().expect("an SBN level record")
 }
@@ -467,12 +518,16 @@ fn stage_ms(r: &LevelRecord, stage: Stage) -> f64 {
     r.time_ms.get(&stage).copied().unwrap_or(0.0)
 }
 
-/// The per-level table's columns for `cfg`'s balancer.
-fn columns(cfg: &ShockConfig) -> &'static [Column] {
-    match cfg.balancer {
-        Balancer::Plum | Balancer::None => PLUM_COLUMNS,
-        Balancer::Sbn => SBN_COLUMNS,
-    }
+/// The per-level table's columns for `cfg`'s balancer, and the measured ones when the levels
+/// are processed on the ranks.
+fn columns(cfg: &ShockConfig) -> Vec<Column> {
+    let (balancer, timing) = match (cfg.balancer, cfg.processing) {
+        (Balancer::Plum | Balancer::None, None) => (PLUM_COLUMNS, &[][..]),
+        (Balancer::Plum | Balancer::None, Some(_)) => (PLUM_COLUMNS, MEASURED_COLUMNS),
+        (Balancer::Sbn, None) => (SBN_COLUMNS, SBN_SIM_COLUMNS),
+        (Balancer::Sbn, Some(_)) => (SBN_COLUMNS, MEASURED_COLUMNS),
+    };
+    [balancer, timing].concat()
 }
 
 /// The table's title line and its markdown header.
@@ -484,6 +539,13 @@ fn table_head(cfg: &ShockConfig, roots: usize, columns: &[Column]) -> String {
         ),
         Balancer::Sbn => format!("SBN {}", shock::variant_word(cfg.sbn.variant)),
         Balancer::None => "no balancing".to_string(),
+    };
+    let what = match cfg.processing {
+        Some(kernel) => format!(
+            "{what}, levels processed on the ranks ({} kernel sweeps per leaf)",
+            kernel.sweeps
+        ),
+        None => what,
     };
     let mut t = format!("shock wave: {roots} roots, P = {}, {what}\n\n", cfg.procs);
     t += "| level |";
@@ -508,6 +570,49 @@ fn table_row(r: &LevelRecord, columns: &[Column]) -> String {
         t += &format!(" {cell} |");
     }
     t + "\n"
+}
+
+/// The kernel's measured cost, the bytes sent by message kind per level and every rank's
+/// measured times per level.
+fn rank_times(levels: &[LevelRecord], sweeps: u32) -> String {
+    let per_leaf = levels
+        .first()
+        .and_then(|r| r.measured)
+        .map_or(0.0, |m| m.kernel_s_per_leaf);
+    let mut t = format!(
+        "\nkernel: {sweeps} sweeps per leaf, {:.1} ns per leaf (measured on rank 0)\n",
+        per_leaf * 1e9
+    );
+    t += "\n| level | balance bytes | distribution bytes | migration bytes | locate bytes | \
+          faces bytes |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for r in levels {
+        let b = r.sbn.as_ref().map(|s| s.message_bytes);
+        let kinds = b.map_or([0; 4], |b| {
+            [b.balance, b.distribution, b.migration, b.locate]
+        });
+        let faces = r.measured.map_or(0, |m| m.face_bytes);
+        t += &format!(
+            "| {} | {} | {} | {} | {} | {faces} |\n",
+            r.level, kinds[0], kinds[1], kinds[2], kinds[3]
+        );
+    }
+    t += "\n| level | rank | processing s | communication s | migration s | balancing s | \
+          idle s | total s |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for r in levels {
+        for (rank, times) in r.rank_times.iter().enumerate() {
+            t += &format!(
+                "| {} | {rank} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |\n",
+                r.level,
+                times.processing,
+                times.communication,
+                times.migration,
+                times.balancing,
+                times.idle,
+                times.total
+            );
+        }
+    }
+    t
 }
 
 /// The summary row: the mean of every measure over the levels, and for a flag the number of

@@ -23,6 +23,7 @@ mod mesh;
 mod plum_track;
 pub mod ranks;
 mod record;
+mod sbn_ranks;
 mod sbn_track;
 mod stage;
 
@@ -41,7 +42,7 @@ use crate::budget::{self, Budget};
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 
 use crate::cli::names::{ObjectiveName, PartitionerName, PolicyName};
-pub use record::{LevelRecord, SbnRecord, SimRecord, Traffic};
+pub use record::{LevelRecord, MeasuredRecord, SbnRecord, SimRecord, Traffic};
 pub use stage::{balancer_ms, Stage, StageTimes};
 
 /// The moving front: a cylinder along z through `(x, 0.5)` (scaled to the box's y extent).
@@ -125,6 +126,11 @@ pub struct ShockConfig {
     pub machine: Machine,
     /// The front.
     pub front: Front,
+    /// On ranks: process every level with this kernel after its step (SBN balancing while
+    /// the ranks process; PLUM and no balancing processing statically). `None`: no processing
+    /// level (the simulated machine times the levels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processing: Option<plume::dist::Kernel>,
     /// The memory the run may use, checked before it starts and before each level's
     /// subdivision (unlimited by default; the command line reads the system's). Not part of
     /// the case: never written to the reports.
@@ -150,6 +156,7 @@ impl ShockConfig {
             sbn: SbnOptions::default(),
             machine: Machine::default(),
             front: Front::default(),
+            processing: None,
             budget: Budget::UNLIMITED,
         }
     }

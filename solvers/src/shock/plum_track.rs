@@ -213,6 +213,8 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
         balance_pct: 100.0 * super::balancer_ms(&time_ms) / time_ms.values().sum::<f64>().max(1e-9),
         sim: SimRecord::new(sim.makespan, &sim.split, &processing),
         sbn: None,
+        measured: None,
+        rank_times: Vec::new(),
         time_ms,
         processing_s: processing,
     }

@@ -4,7 +4,10 @@
 //! owners and makes each level's record as the single-process track does
 //! (`plum_record`), the simulated machine's figures included: a run's records are the
 //! simulated run's for every P and backend, and the threads backend at P = 1 is the serial
-//! program.
+//! program. With a processing kernel (`ShockConfig::processing`) every step is followed by a
+//! processing level on the ranks (`Run::process`): SBN balances in it and moves trees lazily
+//! (`sbn_ranks`), PLUM and no balancing process statically; the records then hold what was
+//! measured.
 
 use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
@@ -21,17 +24,18 @@ use super::{
 };
 use crate::budget;
 
-/// Runs this rank's part of the shock case with `cfg` (PLUM or no balancer, on
-/// `comm.size()` ranks) on `initial` (every rank passes the same mesh; thread ranks may
-/// share one); `all_ranks_here` says whether
+/// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
+/// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
+/// SBN balances in it, the others process statically) on `initial` (every rank passes the
+/// same mesh; thread ranks may share one); `all_ranks_here` says whether
 /// this process holds every rank (threads) or only this one (MPI), for the memory checks.
 /// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
 /// initial mesh and partition), this rank's forest and the owners, at level 0 and after every
 /// level; its errors end every rank. Returns the run on rank 0, `None` on the others.
 ///
 /// # Errors
-/// [`Error::Invalid`] when `cfg` is not for `comm.size()` ranks or asks for SBN; any rank's
-/// error, on every rank.
+/// [`Error::Invalid`] when `cfg` is not for `comm.size()` ranks, or asks for SBN without a
+/// processing kernel; any rank's error, on every rank.
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ShockConfig,
@@ -46,9 +50,9 @@ pub fn run_rank<C: Comm + ?Sized>(
             comm.size()
         )));
     }
-    if cfg.balancer == Balancer::Sbn {
+    if cfg.balancer == Balancer::Sbn && cfg.processing.is_none() {
         return Err(Error::Invalid(
-            "SBN runs on the simulated machine only, not on ranks".into(),
+            "SBN on ranks balances while the ranks process the levels: it needs a kernel".into(),
         ));
     }
     let mesh = initial.mesh();
@@ -61,11 +65,13 @@ pub fn run_rank<C: Comm + ?Sized>(
         max_depth: cfg.front.max_depth,
         nfields: 0,
     };
-    let at = match cfg.balance_at {
-        BalanceAt::BeforeSubdivision => dist::BalanceAt::Predicted,
-        BalanceAt::AfterSubdivision => dist::BalanceAt::AfterSubdivision,
+    let at = match (cfg.balancer, cfg.balance_at) {
+        (Balancer::Sbn, _) => dist::BalanceAt::Never,
+        (_, BalanceAt::BeforeSubdivision) => dist::BalanceAt::Predicted,
+        (_, BalanceAt::AfterSubdivision) => dist::BalanceAt::AfterSubdivision,
     };
     let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
+    let s_per_leaf = kernel_cost(&run, cfg)?;
     comm.agree(each_level(0, None, run.forest(), run.owner()))?;
     let mut levels = Vec::with_capacity(cfg.levels);
     for level in 1..=cfg.levels {
@@ -73,7 +79,10 @@ pub fn run_rank<C: Comm + ?Sized>(
         check_level_memory(cfg, &run, &front, level, ranks_here)?;
         let start = (comm.rank() == 0).then(|| run.owner().to_vec());
         let report = run.step(|leaf| front.mark(leaf))?;
-        let record = start.map(|start| record(cfg, &run, &report, &start));
+        let record = match cfg.processing {
+            None => start.map(|start| record(cfg, &run, &report, &start)),
+            Some(kernel) => process(cfg, &mut run, kernel, level, (&report, start), s_per_leaf)?,
+        };
         comm.agree(each_level(
             level,
             record.as_ref(),
@@ -87,6 +96,44 @@ pub fn run_rank<C: Comm + ?Sized>(
         roots,
         levels,
     }))
+}
+
+/// The kernel's measured seconds per leaf on rank 0's initial trees (0 elsewhere, and
+/// without a processing level); a collective.
+fn kernel_cost<C: Comm + ?Sized>(run: &Run<C>, cfg: &ShockConfig) -> Result<f64> {
+    let measured = match cfg.processing {
+        Some(kernel) if run.comm().rank() == 0 => kernel.seconds_per_leaf(run.forest(), 3),
+        _ => Ok(0.0),
+    };
+    run.comm().agree(measured)
+}
+
+/// The processing level after step `level` (`report`; `start`: the owners before it, on rank
+/// 0): SBN balancing while the ranks process, or each rank processing its own roots. Returns
+/// rank 0's record of the level.
+fn process<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &mut Run<C>,
+    kernel: plume::dist::Kernel,
+    level: usize,
+    (report, start): (&StepReport, Option<Vec<u32>>),
+    s_per_leaf: f64,
+) -> Result<Option<LevelRecord>> {
+    if cfg.balancer == Balancer::Sbn {
+        let sbn = plume::balance::SbnOptions {
+            seed: cfg.sbn.seed ^ level as u64,
+            ..cfg.sbn
+        };
+        let opts = dist::LevelOptions::new(dist::Processing::Sbn(sbn), kernel);
+        let processed = run.process(&opts)?;
+        return Ok(start.map(|start| {
+            super::sbn_ranks::sbn_record(cfg, run, report, &start, &processed, s_per_leaf)
+        }));
+    }
+    let record = start.map(|start| record(cfg, run, report, &start));
+    let opts = dist::LevelOptions::new(dist::Processing::Static, kernel);
+    let processed = run.process(&opts)?;
+    Ok(record.map(|r| super::sbn_ranks::with_measured(r, &processed, s_per_leaf)))
 }
 
 /// Checks, before a run on ranks starts, that this process can hold its ranks' copies of the

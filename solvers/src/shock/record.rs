@@ -2,6 +2,7 @@
 //! tables 8, 9, 12), the simulated machine's time split, and SBN's own columns (tables 6, 7,
 //! 10, 11).
 
+use plume::dist::{LevelTimes, ProcessedLevel, WireKind};
 use plume::metrics::{Moments, TimeBalance};
 use plume::sim::{sbn_level::MessageCounts, SbnLevel, TimeSplit};
 
@@ -71,6 +72,14 @@ pub struct LevelRecord {
     /// SBN's own columns (absent for PLUM).
     #[serde(flatten)]
     pub sbn: Option<SbnRecord>,
+    /// The processing level as measured on the ranks (absent when the level was not
+    /// processed on them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<MeasuredRecord>,
+    /// Each rank's measured times in the processing level (empty when it was not processed
+    /// on ranks); printed, not written to `metrics.csv`.
+    #[serde(skip)]
+    pub rank_times: Vec<LevelTimes>,
     /// Wall-clock milliseconds per stage.
     pub time_ms: StageTimes,
     /// Each processor's simulated processing time in the level, seconds (seed 003's `t_{p,i}`,
@@ -158,6 +167,26 @@ pub struct Traffic {
 }
 
 impl SbnRecord {
+    /// The SBN columns of a level processed on the ranks; `qwgt_load_imb` is computed by the
+    /// caller.
+    pub fn measured(level: &ProcessedLevel, qwgt_load_imb: f64) -> SbnRecord {
+        let sum = |f: fn(&plume::dist::RankLevel) -> u64| level.ranks.iter().map(f).sum();
+        let by = |f: fn(plume::dist::Traffic) -> u64| Traffic {
+            balance: f(level.traffic(WireKind::Balance)),
+            distribution: f(level.traffic(WireKind::Distribution)),
+            migration: f(level.traffic(WireKind::Migration)),
+            locate: f(level.traffic(WireKind::Locate)),
+        };
+        SbnRecord {
+            qwgt_load_imb,
+            roots_transferred: sum(|r| r.roots_transferred),
+            data_moves: sum(|r| r.data_moves),
+            balances: sum(|r| r.balances),
+            messages: by(|t| t.messages),
+            message_bytes: by(|t| t.bytes),
+        }
+    }
+
     /// The SBN columns of a simulated level; `qwgt_load_imb` is computed by the caller.
     pub fn new(level: &SbnLevel, qwgt_load_imb: f64) -> SbnRecord {
         let m: &MessageCounts = &level.messages;
@@ -178,6 +207,67 @@ impl SbnRecord {
                 migration: m.migration.bytes,
                 locate: m.locate.bytes,
             },
+        }
+    }
+}
+
+/// A processing level measured on the ranks (`plume::dist::Run::process`): wall-clock
+/// seconds summed over the ranks by activity, the work actually processed and the messages by
+/// kind.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct MeasuredRecord {
+    /// The level's wall-clock time (the slowest rank's), seconds.
+    pub wall_s: f64,
+    /// Running the kernel, seconds over all ranks.
+    pub processing_s: f64,
+    /// Sending the cut faces' messages.
+    pub communication_s: f64,
+    /// Lazy data moves (asking, waiting, packing, unpacking).
+    pub migration_s: f64,
+    /// Handling SBN's messages and thresholds.
+    pub balancing_s: f64,
+    /// Waiting with nothing to do, and the termination.
+    pub idle_s: f64,
+    /// `max / mean` of the leaves each rank processed.
+    pub work_load_imb: f64,
+    /// The kernel's measured seconds per leaf (on rank 0, before the run).
+    pub kernel_s_per_leaf: f64,
+    /// Messages of the cut faces.
+    pub face_messages: u64,
+    /// Bytes of the cut faces' messages.
+    pub face_bytes: u64,
+}
+
+impl MeasuredRecord {
+    /// The record of `level`, with the kernel's measured `s_per_leaf`.
+    pub fn new(level: &ProcessedLevel, s_per_leaf: f64) -> Self {
+        let sum = |f: fn(&LevelTimes) -> f64| level.ranks.iter().map(|r| f(&r.times)).sum();
+        let faces = level.traffic(WireKind::Faces);
+        MeasuredRecord {
+            wall_s: level.wall(),
+            processing_s: sum(|t| t.processing),
+            communication_s: sum(|t| t.communication),
+            migration_s: sum(|t| t.migration),
+            balancing_s: sum(|t| t.balancing),
+            idle_s: sum(|t| t.idle),
+            work_load_imb: level.load_imb(),
+            kernel_s_per_leaf: s_per_leaf,
+            face_messages: faces.messages,
+            face_bytes: faces.bytes,
+        }
+    }
+
+    /// Percent of the ranks' summed time spent as `part` says.
+    pub fn pct(&self, part: f64) -> f64 {
+        let total = self.processing_s
+            + self.communication_s
+            + self.migration_s
+            + self.balancing_s
+            + self.idle_s;
+        if total > 0.0 {
+            100.0 * part / total
+        } else {
+            0.0
         }
     }
 }

@@ -112,6 +112,8 @@ impl Track for SbnTrack {
                 / time_ms.values().sum::<f64>().max(1e-9),
             sim: SimRecord::new(sim.makespan, &sim.split, &processing),
             sbn: Some(SbnRecord::new(&sim, qwgt_load_imb)),
+            measured: None,
+            rank_times: Vec::new(),
             time_ms,
             processing_s: processing,
         })

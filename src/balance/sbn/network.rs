@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use super::policy::Topology;
 
 /// One of the two SBN templates of §3.2.2, i.e. the pattern for messages from processor 0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Template {
     /// §3.2.2's first formulas: predecessor `((n − 2^s) ∨ 2^{s+1}) mod 2^d`, successors
     /// `n + 2^{s−1}` (`1 ≤ s ≤ d`) and `n − 2^{s−1}` (`1 ≤ s < d`).

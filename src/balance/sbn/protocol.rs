@@ -17,7 +17,8 @@
 //! below `MinTh` returns half its queue to it at once.
 //!
 //! **Heuristic** (fig. 8): the balancing message goes down the pattern carrying the sum of the
-//! loads it passed; the first processor above that running average gives half its queue back
+//! loads it passed (with [`ProbeLevel::Update`], every processor it reaches takes that running
+//! average as its level); the first processor above the average gives half its queue back
 //! along the message's path, each processor on it keeping its share ([`HeuristicReturn`]);
 //! the others forward it. With the path return, an initiator starts no new probe before its
 //! last one is answered (§3.2.3).
@@ -31,7 +32,7 @@
 use super::costs::Located;
 use super::network::{Network, Pattern, Template};
 use super::policy::{
-    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, Units,
+    BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, ProbeLevel, Units,
 };
 use super::queue::JobQueue;
 use super::select::{choose_roots, Selection};
@@ -85,7 +86,7 @@ impl Default for SbnOptions {
 }
 
 /// Names one balance operation: its initiator and the initiator's count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct OpId {
     /// The processor that started it.
     pub initiator: u32,
@@ -107,7 +108,7 @@ pub enum Kind {
 }
 
 /// What a distribution message says besides the roots it carries.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tag {
     /// The balance operation it serves, if any.
     pub op: Option<OpId>,
@@ -125,7 +126,7 @@ pub struct Tag {
 }
 
 /// A message between processors.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Message {
     /// A balancing request going away from the initiator along `template`'s pattern.
     BalanceDown {
@@ -883,6 +884,9 @@ impl Processor {
         let jw = shared.job_weight;
         let jobs = ((path_sum + load) / jw).round() as u64;
         let estimate = heuristic_balance_estimate(jobs, path_len as usize + 1) as f64 * jw;
+        if shared.opts.policies.probe_level == ProbeLevel::Update {
+            self.learn_level(estimate);
+        }
         let pattern = shared.pattern(op.initiator, template);
         let tag = Tag {
             op: Some(op),

@@ -1,0 +1,571 @@
+//! The processing level's event loop on one rank ([`super::level`]), the real-ranks
+//! counterpart of the simulated machine's (`crate::sim`): the rank works through its queue,
+//! and between two roots it takes the messages that arrived (a non-blocking receive), hands
+//! SBN's to its [`Processor`] and sends what the processor wrote, each as a real message.
+//!
+//! **Lazy data moves** (§5.2.2): when the next root's tree is elsewhere, the rank asks the
+//! holder for it and for the trees of the neighbours queued here and held there
+//! ([`Processor::fetch_group`]); the holder takes them out of its forest and sends them packed
+//! in one message; the rank unpacks them and the processor sends the locate messages. While
+//! the trees travel the rank goes on with the roots whose trees are here (asking for the others
+//! as it meets them, a few requests at most before it waits for all their data), serves other
+//! ranks' requests (two ranks may ask each other), and keeps SBN's messages for later and
+//! starts no balance, so that no root of a group on its way is given away meanwhile; with
+//! nothing else to do it waits for the data. A holder
+//! asked for a tree it no longer holds (a location table is only as fresh as the locate
+//! messages that reached it) forwards the request to the rank it sent the tree to.
+//!
+//! **Termination**: under SBN a rank that runs out of roots tells rank 0 how many it has
+//! processed and waits for a message (a blocking receive, not a spin); when rank 0 counts every
+//! root processed it sends every rank a stop. Then, statically or not, rounds of {handle every
+//! message that arrived; all-reduce the messages sent and received} until the two sums are
+//! equal: every rank is then inside the same collective, so no message is in flight. A rank
+//! that fails while others may wait for it sends them its error, and every rank returns it
+//! through one agreement.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
+
+use super::level::{Hook, RankLevel, WireKind};
+use super::Kernel;
+use crate::adapt::{Forest, TreePacket};
+use crate::balance::sbn::protocol::{Kind, Message as SbnMessage, Outbox};
+use crate::balance::sbn::{Processor, Shared};
+use crate::comm::{Comm, CommExt, Message, ReduceOp};
+use crate::hash::{IntMap, IntSet};
+use crate::metrics::CostModel;
+use crate::{Error, Result};
+
+/// Data requests a rank sends before it waits for all their data: the balancing messages it
+/// keeps meanwhile are then handled at least every this many round trips.
+const PIPELINE: usize = 4;
+
+/// The tags of the level's messages, one per kind (above the transport's own tests' tags):
+/// SBN's balancing, distribution and locate messages, data requests and packed trees, cut
+/// faces, processed counts, the stop and a failure.
+const TAG_BALANCE: u16 = 0x5B00;
+const TAG_DISTRIBUTION: u16 = 0x5B01;
+const TAG_LOCATE: u16 = 0x5B02;
+const TAG_REQUEST: u16 = 0x5B03;
+const TAG_DATA: u16 = 0x5B04;
+const TAG_FACES: u16 = 0x5B05;
+const TAG_DONE: u16 = 0x5B06;
+const TAG_STOP: u16 = 0x5B07;
+const TAG_FAIL: u16 = 0x5B08;
+
+/// What SBN's processor wrote during one action: `(to, message)`.
+#[derive(Default)]
+struct Sent(Vec<(u32, SbnMessage)>);
+
+impl Outbox for Sent {
+    fn send(&mut self, _from: u32, to: u32, msg: SbnMessage) {
+        self.0.push((to, msg));
+    }
+}
+
+/// A data request: the rank that wants the trees and the roots.
+type Request = (u32, Vec<u32>);
+
+/// One rank's processing level.
+pub(super) struct Engine<'a, C: Comm + ?Sized> {
+    comm: &'a C,
+    me: u32,
+    forest: &'a mut Forest,
+    model: &'a CostModel<'a>,
+    /// SBN's shared state and this rank's processor (`None`: static).
+    sbn: Option<(&'a Shared<'a>, Processor)>,
+    /// The owners at the start (static: where every root's data stays).
+    owner: &'a [u32],
+    kernel: Kernel,
+    /// This rank's test hook.
+    hook: Option<Hook>,
+    out: Sent,
+    report: RankLevel,
+    /// Point-to-point messages sent and received here, for the termination.
+    sent: u64,
+    received: u64,
+    /// Where the trees sent from here went.
+    gone_to: IntMap<u32, u32>,
+    /// Roots whose trees this rank asked for and waits for.
+    awaiting: IntSet<u32>,
+    /// Roots taken off the queue whose trees are on their way.
+    pending: Vec<u32>,
+    /// Data requests sent since nothing was last awaited.
+    requests: usize,
+    /// SBN messages kept while waiting for data.
+    deferred: VecDeque<Message>,
+    /// Roots processed here.
+    processed: Vec<u32>,
+    /// Rank 0: every rank's last reported count of roots processed.
+    counts: Vec<u64>,
+    /// The count last reported to rank 0.
+    reported: Option<u64>,
+    stopped: bool,
+    /// Another rank's failure arrived (it was not this rank's own).
+    remote_failure: bool,
+}
+
+impl<'a, C: Comm + ?Sized> Engine<'a, C> {
+    /// Rank `comm.rank()`'s level over `forest`, with the graph and weights of `model`, SBN's
+    /// `shared` state (`None`: static) and the owners `owner` at the start; `kernel` processes
+    /// a root, and `hook` is this rank's test hook.
+    pub(super) fn new(
+        comm: &'a C,
+        forest: &'a mut Forest,
+        model: &'a CostModel<'a>,
+        shared: Option<&'a Shared<'a>>,
+        owner: &'a [u32],
+        (kernel, hook): (Kernel, Option<Hook>),
+    ) -> Self {
+        let me = comm.rank() as u32;
+        let sbn = shared.map(|shared| {
+            let own: Vec<u32> = (0..owner.len() as u32)
+                .filter(|&r| owner[r as usize] == me)
+                .collect();
+            (shared, Processor::new(me, &own, owner.to_vec(), shared))
+        });
+        Engine {
+            comm,
+            me,
+            forest,
+            model,
+            sbn,
+            owner,
+            kernel,
+            hook,
+            out: Sent::default(),
+            report: RankLevel::default(),
+            sent: 0,
+            received: 0,
+            gone_to: IntMap::default(),
+            awaiting: IntSet::default(),
+            pending: Vec::new(),
+            requests: 0,
+            deferred: VecDeque::new(),
+            processed: Vec::new(),
+            counts: vec![0; comm.size()],
+            reported: None,
+            stopped: false,
+            remote_failure: false,
+        }
+    }
+
+    /// Runs the level; returns this rank's account and every root's owner after it.
+    pub(super) fn run(mut self) -> Result<(RankLevel, Vec<u32>)> {
+        let start = Instant::now();
+        let worked = if self.sbn.is_some() {
+            self.work_balanced()
+        } else {
+            self.work_static()
+        };
+        if let Err(error) = &worked {
+            if !self.remote_failure {
+                self.tell_failure(error);
+            }
+        }
+        self.comm.agree(worked)?;
+        let clock = Instant::now();
+        self.terminate()?;
+        self.report.times.idle += clock.elapsed().as_secs_f64();
+        let owner = self.owners()?;
+        if let Some((_, p)) = &self.sbn {
+            self.report.balances = u64::from(p.initiated);
+            self.report.table_agrees = p.location == owner;
+        } else {
+            self.report.table_agrees = true;
+        }
+        self.report.times.total = start.elapsed().as_secs_f64();
+        Ok((self.report, owner))
+    }
+
+    /// Static: the roots owned here, in order, polling between two.
+    fn work_static(&mut self) -> Result<()> {
+        let own: Vec<u32> = (0..self.owner.len() as u32)
+            .filter(|&r| self.owner[r as usize] == self.me)
+            .collect();
+        for v in own {
+            self.poll()?;
+            self.job(v)?;
+        }
+        Ok(())
+    }
+
+    /// SBN: fig. 4's main loop until rank 0's stop.
+    fn work_balanced(&mut self) -> Result<()> {
+        let nroots = self.owner.len() as u64;
+        loop {
+            self.poll()?;
+            if self.stopped {
+                return Ok(());
+            }
+            if let Some(i) = self.pending.iter().position(|&v| self.forest.holds(v)) {
+                let v = self.pending.swap_remove(i);
+                self.job(v)?;
+                continue;
+            }
+            let waiting = !self.awaiting.is_empty();
+            if waiting && self.requests >= PIPELINE {
+                self.wait_for_data()?;
+                continue;
+            }
+            let clock = Instant::now();
+            let next = match &mut self.sbn {
+                Some((shared, p)) => {
+                    // No balance while data is on its way: a root of the group must not leave.
+                    if !waiting {
+                        p.check(shared, &mut self.out);
+                    }
+                    p.next_root()
+                }
+                None => None,
+            };
+            self.flush()?;
+            self.report.times.balancing += clock.elapsed().as_secs_f64();
+            if let Some(v) = next {
+                if self.fetch(v)? {
+                    self.job(v)?;
+                } else {
+                    self.pending.push(v);
+                }
+                continue;
+            }
+            if !self.pending.is_empty() {
+                self.wait_for_data()?;
+                continue;
+            }
+            let done = self.processed.len() as u64;
+            if self.me == 0 {
+                self.counts[0] = done;
+                if self.counts.iter().sum::<u64>() == nroots {
+                    for q in 1..self.comm.size() {
+                        self.send(q as u32, TAG_STOP, WireKind::Termination, Vec::new())?;
+                    }
+                    return Ok(());
+                }
+            } else if self.reported != Some(done) {
+                self.send(0, TAG_DONE, WireKind::Termination, encode(&done)?)?;
+                self.reported = Some(done);
+            }
+            let clock = Instant::now();
+            let msg = self.comm.receive()?;
+            self.received += 1;
+            self.report.times.idle += clock.elapsed().as_secs_f64();
+            self.dispatch(msg)?;
+        }
+    }
+
+    /// Waits for a message (the data asked for) and handles it.
+    fn wait_for_data(&mut self) -> Result<()> {
+        let clock = Instant::now();
+        let msg = self.comm.receive()?;
+        self.received += 1;
+        self.report.times.migration += clock.elapsed().as_secs_f64();
+        self.dispatch(msg)
+    }
+
+    /// Handles the messages kept while waiting for data and every one that has arrived.
+    fn poll(&mut self) -> Result<()> {
+        while self.awaiting.is_empty() {
+            let Some(msg) = self.deferred.pop_front() else {
+                break;
+            };
+            self.dispatch(msg)?;
+        }
+        while let Some(msg) = self.comm.try_receive()? {
+            self.received += 1;
+            self.dispatch(msg)?;
+        }
+        Ok(())
+    }
+
+    /// Handles one message.
+    fn dispatch(&mut self, msg: Message) -> Result<()> {
+        match msg.tag {
+            TAG_BALANCE | TAG_DISTRIBUTION | TAG_LOCATE if !self.awaiting.is_empty() => {
+                self.deferred.push_back(msg)
+            }
+            TAG_BALANCE | TAG_DISTRIBUTION | TAG_LOCATE => self.protocol(&msg)?,
+            TAG_REQUEST => {
+                let clock = Instant::now();
+                self.serve(msg.decode()?)?;
+                self.report.times.migration += clock.elapsed().as_secs_f64();
+            }
+            TAG_DATA => {
+                let clock = Instant::now();
+                self.unpack(msg.decode()?)?;
+                self.report.times.migration += clock.elapsed().as_secs_f64();
+            }
+            TAG_FACES => {}
+            TAG_DONE if self.me == 0 => self.counts[msg.source] = msg.decode()?,
+            TAG_STOP => self.stopped = true,
+            TAG_FAIL => {
+                self.remote_failure = true;
+                return Err(Error::Invalid(msg.decode()?));
+            }
+            tag => {
+                return Err(Error::Invalid(format!(
+                    "rank {} sent rank {} an unexpected message (tag {tag})",
+                    msg.source, self.me
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// An SBN message: the processor handles it.
+    fn protocol(&mut self, msg: &Message) -> Result<()> {
+        let clock = Instant::now();
+        let decoded: SbnMessage = msg.decode()?;
+        let Some((shared, p)) = &mut self.sbn else {
+            return Err(Error::Invalid(format!(
+                "rank {} sent a balancing message to a level without SBN",
+                msg.source
+            )));
+        };
+        if let SbnMessage::Distribute { jobs, .. } = &decoded {
+            self.report.roots_transferred += jobs.len() as u64;
+        }
+        let located = match &decoded {
+            SbnMessage::Locate { roots, .. } => roots.clone(),
+            _ => Vec::new(),
+        };
+        p.handle(msg.source as u32, decoded, shared, &mut self.out);
+        // A locate message may come after a newer move: the trees held here are here.
+        for r in located {
+            if self.forest.holds(r) {
+                p.location[r as usize] = self.me;
+            }
+        }
+        self.flush()?;
+        self.report.times.balancing += clock.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Sends what the processor wrote.
+    fn flush(&mut self) -> Result<()> {
+        for (to, msg) in std::mem::take(&mut self.out.0) {
+            let (tag, kind) = match msg.kind() {
+                Kind::Balance => (TAG_BALANCE, WireKind::Balance),
+                Kind::Distribution => (TAG_DISTRIBUTION, WireKind::Distribution),
+                // Data moves are this loop's own messages, never the processor's.
+                Kind::Migration => {
+                    return Err(Error::Invalid(
+                        "SBN's processor sent a data move as a message".into(),
+                    ))
+                }
+                Kind::Locate => (TAG_LOCATE, WireKind::Locate),
+            };
+            self.send(to, tag, kind, encode(&msg)?)?;
+        }
+        Ok(())
+    }
+
+    /// Sends `bytes` to `to`, counted as `kind`.
+    fn send(&mut self, to: u32, tag: u16, kind: WireKind, bytes: Vec<u8>) -> Result<()> {
+        let t = &mut self.report.sent[kind.index()];
+        t.messages += 1;
+        t.bytes += bytes.len() as u64;
+        self.sent += 1;
+        self.comm.send(to as usize, tag, bytes)
+    }
+
+    /// Asks for v's tree, with those of its group, if it is elsewhere and not asked for yet;
+    /// returns whether v's tree is here.
+    fn fetch(&mut self, v: u32) -> Result<bool> {
+        let clock = Instant::now();
+        let group = match &mut self.sbn {
+            Some((_, p)) if self.forest.holds(v) => {
+                // The table may say otherwise (a stale locate message).
+                p.location[v as usize] = self.me;
+                None
+            }
+            Some((shared, p)) => p.fetch_group(v, shared),
+            None => None,
+        };
+        if let Some((src, mut group)) = group {
+            group.retain(|&r| !self.forest.holds(r) && !self.awaiting.contains(&r));
+            if !group.is_empty() {
+                self.awaiting.extend(group.iter().copied());
+                self.requests += 1;
+                let request: Request = (self.me, group);
+                self.send(src, TAG_REQUEST, WireKind::Migration, encode(&request)?)?;
+            }
+        }
+        self.report.times.migration += clock.elapsed().as_secs_f64();
+        Ok(self.forest.holds(v))
+    }
+
+    /// Another rank asks for trees: sends those held here in one message, and forwards the
+    /// request for the others to where they went.
+    fn serve(&mut self, (requester, roots): Request) -> Result<()> {
+        let (here, gone): (Vec<u32>, Vec<u32>) =
+            roots.into_iter().partition(|&r| self.forest.holds(r));
+        if !here.is_empty() {
+            let packets = self.forest.take_trees(&here)?;
+            for p in &packets {
+                self.report.elements_sent += p.elems.len() as u64;
+                self.gone_to.insert(p.root, requester);
+            }
+            self.send(requester, TAG_DATA, WireKind::Migration, encode(&packets)?)?;
+        }
+        let mut onwards: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for r in gone {
+            let Some(&to) = self.gone_to.get(&r) else {
+                return Err(Error::Invalid(format!(
+                    "rank {requester} asked rank {} for root {r}'s tree, which was never here",
+                    self.me
+                )));
+            };
+            onwards.entry(to).or_default().push(r);
+        }
+        for (to, roots) in onwards {
+            let request: Request = (requester, roots);
+            self.send(to, TAG_REQUEST, WireKind::Migration, encode(&request)?)?;
+        }
+        Ok(())
+    }
+
+    /// Trees asked for arrived: into the forest, and the processor tells everyone.
+    fn unpack(&mut self, packets: Vec<TreePacket>) -> Result<()> {
+        let unexpected = packets.iter().find(|p| !self.awaiting.contains(&p.root));
+        if let Some(p) = unexpected {
+            return Err(Error::Invalid(format!(
+                "rank {} received root {}'s tree, which it did not ask for",
+                self.me, p.root
+            )));
+        }
+        self.forest.put_trees(&packets)?;
+        let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
+        for p in &packets {
+            self.report.elements_received += p.elems.len() as u64;
+            self.awaiting.remove(&p.root);
+        }
+        if self.awaiting.is_empty() {
+            self.requests = 0;
+        }
+        self.report.data_moves += roots.len() as u64;
+        if let Some((shared, p)) = &mut self.sbn {
+            p.data_arrived(&roots, shared, &mut self.out);
+        }
+        self.flush()
+    }
+
+    /// Processes root v: the kernel, then one message of its cut faces to each rank holding a
+    /// neighbour.
+    fn job(&mut self, v: u32) -> Result<()> {
+        let clock = Instant::now();
+        self.hook_before_job()?;
+        let done = self.kernel.process(self.forest, v)?;
+        if let Some(Hook::Slow { pause, .. }) = self.hook {
+            std::thread::sleep(pause);
+        }
+        self.report.roots += 1;
+        self.report.leaves += done.leaves;
+        self.report.digest = self.report.digest.wrapping_add(done.digest);
+        self.processed.push(v);
+        self.report.times.processing += clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        let location = match &self.sbn {
+            Some((_, p)) => &p.location[..],
+            None => self.owner,
+        };
+        let (xadj, adjncy) = (self.model.xadj, self.model.adjncy);
+        let mut faces: BTreeMap<u32, u64> = BTreeMap::new();
+        for i in xadj[v as usize] as usize..xadj[v as usize + 1] as usize {
+            let q = location[adjncy[i] as usize];
+            if q != self.me {
+                *faces.entry(q).or_default() += self.model.weights.cwgt[i];
+            }
+        }
+        for (q, n) in faces {
+            // The simulated machine's bytes per cut leaf face.
+            let bytes = vec![0u8; n as usize * crate::sim::FACE_BYTES as usize];
+            self.send(q, TAG_FACES, WireKind::Faces, bytes)?;
+        }
+        self.report.times.communication += clock.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// [`Hook::Fail`]: fails once the roots to process first are done.
+    fn hook_before_job(&self) -> Result<()> {
+        match self.hook {
+            Some(Hook::Fail { after, .. }) if self.processed.len() as u64 >= after => Err(
+                Error::Invalid(format!("rank {} failed (test hook)", self.me)),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// Tells every other rank that this one failed with `error` (best effort: a rank that
+    /// has gone hears it from the agreement).
+    fn tell_failure(&mut self, error: &Error) {
+        let text = error.to_string();
+        let me = self.me;
+        for q in (0..self.comm.size() as u32).filter(|&q| q != me) {
+            if let Ok(bytes) = encode(&text) {
+                let _ = self.send(q, TAG_FAIL, WireKind::Termination, bytes);
+            }
+        }
+    }
+
+    /// Rounds of {handle what arrived; all-reduce sent and received} until nothing is in
+    /// flight (a collective). A rank failing meanwhile makes every rank return its error.
+    fn terminate(&mut self) -> Result<()> {
+        loop {
+            let drained = self.drain();
+            let failed = u64::from(drained.is_err());
+            let sums = self
+                .comm
+                .all_reduce_u64(&[self.sent, self.received, failed], ReduceOp::Sum)?;
+            if sums[2] > 0 {
+                self.comm.agree(drained)?;
+                return Err(Error::Invalid("a rank failed while the level ended".into()));
+            }
+            if sums[0] == sums[1] {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Handles every message that has arrived (SBN's processor no longer starts anything).
+    fn drain(&mut self) -> Result<()> {
+        self.poll()
+    }
+
+    /// Every root's owner after the level, from what every rank processed and holds (a
+    /// collective): each root processed exactly once, held by exactly the rank that did.
+    fn owners(&self) -> Result<Vec<u32>> {
+        let n = self.owner.len();
+        let held: Vec<u32> = (0..n as u32).filter(|&r| self.forest.holds(r)).collect();
+        let all = self
+            .comm
+            .all_gather_serde(&(self.processed.clone(), held))?;
+        let mut owner = vec![u32::MAX; n];
+        for (rank, (processed, _)) in all.iter().enumerate() {
+            for &r in processed {
+                if std::mem::replace(&mut owner[r as usize], rank as u32) != u32::MAX {
+                    return Err(Error::Invalid(format!("root {r} was processed twice")));
+                }
+            }
+        }
+        if let Some(r) = owner.iter().position(|&o| o == u32::MAX) {
+            return Err(Error::Invalid(format!("root {r} was never processed")));
+        }
+        for (rank, (_, held)) in all.iter().enumerate() {
+            let count = held.len();
+            if count != owner.iter().filter(|&&o| o as usize == rank).count()
+                || held.iter().any(|&r| owner[r as usize] as usize != rank)
+            {
+                return Err(Error::Invalid(format!(
+                    "rank {rank} does not hold exactly the trees of the roots it processed"
+                )));
+            }
+        }
+        Ok(owner)
+    }
+}
+
+/// `value` in bincode, as [`Message::decode`] reads it.
+fn encode<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    bincode::serialize(value).map_err(|e| Error::Invalid(format!("cannot encode a message: {e}")))
+}
