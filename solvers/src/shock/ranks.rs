@@ -205,15 +205,7 @@ fn record<C: Comm + ?Sized>(
         "what moved is what PLUM costed"
     );
     let t = &report.times;
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    let mut time_ms = StageTimes::from([
-        (Stage::Mark, ms(t.mark)),
-        (Stage::Coarsen, ms(t.coarsen)),
-        (Stage::Closure, ms(t.close)),
-        (Stage::Predict, ms(t.predict)),
-        (Stage::Subdivision, ms(t.subdivide)),
-        (Stage::Weights, ms(t.weights)),
-    ]);
+    let mut time_ms = adaptation_times_ms(t);
     if let Some(b) = balance {
         time_ms.extend(balancer_times(b, t.balance + t.migrate));
     }
@@ -235,4 +227,18 @@ fn record<C: Comm + ?Sized>(
             time_ms,
         },
     )
+}
+
+/// The adaptation stages' times of a step on this rank, in milliseconds (balancing and
+/// migration are the balancer's to add).
+pub(super) fn adaptation_times_ms(t: &dist::StepTimes) -> StageTimes {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    StageTimes::from([
+        (Stage::Mark, ms(t.mark)),
+        (Stage::Coarsen, ms(t.coarsen)),
+        (Stage::Closure, ms(t.close)),
+        (Stage::Predict, ms(t.predict)),
+        (Stage::Subdivision, ms(t.subdivide)),
+        (Stage::Weights, ms(t.weights)),
+    ])
 }
