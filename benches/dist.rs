@@ -17,13 +17,16 @@
 //!
 //! `cargo bench --bench dist`
 
+#[path = "common/migration_case.rs"]
+mod migration_case;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
 use plume::balance::{Plum, PlumOptions};
-use plume::comm::{launch_threads, Comm};
+use plume::comm::launch_threads;
 use plume::dist::{BalanceAt, Mark, Run};
 use plume::graph::{DualGraph, Weights};
-use plume::mesh::{generate_box, geometry};
+use plume::mesh::geometry;
 use plume::partition::{Metis, Partitioner, Targets};
 use std::time::{Duration, Instant};
 
@@ -126,39 +129,11 @@ fn shock_levels(c: &mut Criterion) {
     group.finish();
 }
 
-/// On `procs` ranks, a box refined by a sweeping sphere, then `iters` migrations of every
-/// tree to the next rank; rank 0's time for the migrations and the bytes one of them moves.
+/// On `procs` thread ranks, the shared migration case with `iters` migrations; rank 0's time
+/// for the migrations and the bytes one of them moves.
 fn migrations(procs: usize, iters: u64) -> (Duration, u64) {
-    let mesh = generate_box([8, 5, 5], [1.6, 1.0, 1.0]).expect("box");
-    let out = launch_threads(procs, |comm| {
-        let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut run = Run::new(comm, mesh.clone(), options(), plum)?;
-        for level in 1..=3 {
-            run.step(|leaf| {
-                let d =
-                    ((leaf.centroid[0] - 0.8).powi(2) + (leaf.centroid[1] - 0.5).powi(2)).sqrt();
-                if (d - 0.1 * level as f64).abs() < 0.2 {
-                    Mark::Refine
-                } else {
-                    Mark::Keep
-                }
-            })?;
-        }
-        comm.barrier()?;
-        let start = Instant::now();
-        let mut bytes = 0;
-        for _ in 0..iters {
-            let next: Vec<u32> = run
-                .owner()
-                .iter()
-                .map(|&o| (o + 1) % procs as u32)
-                .collect();
-            bytes = run.migrate_to(&next)?.bytes;
-        }
-        comm.barrier()?;
-        Ok((start.elapsed(), bytes))
-    })
-    .expect("the ranks run");
+    let out = launch_threads(procs, |comm| migration_case::migrations(comm, iters))
+        .expect("the ranks run");
     out[0]
 }
 

@@ -10,12 +10,10 @@
 //! ```
 //! (as root, add `--allow-run-as-root`).
 
-use plume::adapt::AdaptOptions;
-use plume::balance::{Plum, PlumOptions};
+#[path = "../benches/common/migration_case.rs"]
+mod migration_case;
+
 use plume::comm::{with_mpi, Comm};
-use plume::dist::{Mark, Run};
-use plume::mesh::generate_box;
-use std::time::Instant;
 
 /// Migrations timed.
 const MIGRATIONS: u32 = 10;
@@ -23,36 +21,8 @@ const MIGRATIONS: u32 = 10;
 fn main() {
     let outcome = with_mpi(|comm| {
         let procs = comm.size();
-        let mesh = generate_box([8, 5, 5], [1.6, 1.0, 1.0])?;
-        let opts = AdaptOptions {
-            max_depth: 3,
-            nfields: 1,
-        };
-        let mut run = Run::new(comm, mesh, opts, Plum::new(PlumOptions::new(procs))?)?;
-        for level in 1..=3 {
-            run.step(|leaf| {
-                let [x, y, _] = leaf.centroid;
-                let d = ((x - 0.8).powi(2) + (y - 0.5).powi(2)).sqrt();
-                if (d - 0.1 * f64::from(level)).abs() < 0.2 {
-                    Mark::Refine
-                } else {
-                    Mark::Keep
-                }
-            })?;
-        }
-        comm.barrier()?;
-        let start = Instant::now();
-        let mut bytes = 0;
-        for _ in 0..MIGRATIONS {
-            let next: Vec<u32> = run
-                .owner()
-                .iter()
-                .map(|&o| (o + 1) % procs as u32)
-                .collect();
-            bytes = run.migrate_to(&next)?.bytes;
-        }
-        comm.barrier()?;
-        let seconds = start.elapsed().as_secs_f64() / f64::from(MIGRATIONS);
+        let (elapsed, bytes) = migration_case::migrations(comm, u64::from(MIGRATIONS))?;
+        let seconds = elapsed.as_secs_f64() / f64::from(MIGRATIONS);
         if comm.rank() == 0 {
             println!(
                 "migration on {procs} MPI ranks, all trees: {:.1} MB in {:.1} ms, {:.0} MB/s",
