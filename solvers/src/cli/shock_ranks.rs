@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use plume::adapt::InitialMesh;
 use plume::comm::{launch_threads, Comm};
+use plume::dist::Kernel;
 use plume::io::{write_pvd, write_pvtu, CellArray, VtuOptions};
 use plume::sim::calibrate::{measure, sample_forest, CalibrationOptions};
 use plume::sim::Machine;
@@ -235,8 +236,8 @@ fn on_rank<C: Comm + ?Sized>(
     plume::comm::CommExt::agree(comm, finished)
 }
 
-/// `cfg`, on a machine calibrated on `comm`'s ranks when `args` ask for the measured one
-/// (every rank calls it; every rank gets the same constants).
+/// `cfg`, on a machine calibrated on `comm`'s ranks when `args` ask for the measured one, its
+/// `t_leaf` the run's kernel's (every rank calls it; every rank gets the same constants).
 fn measured_on<C: Comm + ?Sized>(
     comm: &C,
     args: &ShockArgs,
@@ -244,7 +245,11 @@ fn measured_on<C: Comm + ?Sized>(
 ) -> plume::Result<ShockConfig> {
     let mut cfg = cfg.clone();
     if args.machine == MachineName::Measured {
-        let opts = CalibrationOptions::default();
+        // The run's own kernel.
+        let opts = CalibrationOptions {
+            sweeps: cfg.processing.map_or(Kernel::DEFAULT_SWEEPS, |k| k.sweeps),
+            ..CalibrationOptions::default()
+        };
         let measured = measure(comm, &mut sample_forest(opts.refinements)?, &opts)?;
         cfg.machine = Machine::measured(&measured).validated()?;
     }
