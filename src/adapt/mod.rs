@@ -19,6 +19,10 @@
 //! [`Forest::put_trees`]): one rank's part of a distributed forest, whose other roots stay bare
 //! and which [`crate::dist`] keeps consistent across ranks.
 //!
+//! Geometric queries ([`Locator`]): point location and region queries through an R*-tree over
+//! the roots' bounding boxes, which also restricts geometric marking to the roots near a region
+//! ([`Forest::mark_refine_where_in`]).
+//!
 //! Vocabulary: *split* = how an element is divided ([`Split`]); *green* = a 1:2 or 1:4 split,
 //! whose children are never divided; *local points* = a parent's 4 vertices then its 6 edge
 //! midpoints; *users* of a bisected edge = divided elements whose split includes it.
@@ -28,6 +32,7 @@ mod coarsen;
 mod edges;
 mod export;
 mod forest;
+mod locate;
 mod migrate;
 mod overlap;
 pub mod pattern;
@@ -40,6 +45,7 @@ pub(crate) use edges::edge_key;
 pub use edges::{Bisected, Edges};
 pub use export::LeafMesh;
 pub use forest::{AdaptOptions, AdaptReport, Forest, LeafId, LeafView};
+pub use locate::{Location, Locator, Region, RELATIVE_TOLERANCE};
 pub use pattern::Split;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
 pub(crate) use vertices::union;
