@@ -609,3 +609,57 @@ fn mark_front(forest: &mut Forest, locator: &Locator, at: &FrontAt) -> usize {
         .for_each(|id| forest.mark_coarsen(id));
     marks.divided
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The marks of a walk over every leaf, as the front marked before the locator.
+    fn walk_marks(forest: &Forest, at: &FrontAt) -> FrontMarks {
+        let mut marks = FrontMarks::default();
+        forest.for_each_leaf(|l| match at.mark(l) {
+            Mark::Refine => {
+                marks.refine.push(l.id);
+                marks.divided += usize::from(l.level < at.max_depth);
+            }
+            Mark::Coarsen => marks.coarsen.push(l.id),
+            Mark::Keep => {}
+        });
+        marks
+    }
+
+    #[test]
+    fn the_front_marks_near_roots_only_and_marks_as_a_walk_over_every_leaf() {
+        let mesh = plume::mesh::generate_box([16, 4, 4], [4.0, 1.0, 1.0]).unwrap();
+        let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+        let locator = Locator::new(&mesh);
+        let front = Front::default();
+        let opts = AdaptOptions {
+            max_depth: front.max_depth,
+            nfields: 0,
+        };
+        let mut forest = Forest::new(mesh, opts).unwrap();
+        for level in 1..=6 {
+            let at = FrontAt::new(&front, level, lo, hi);
+            let marks = front_marks(&forest, &locator, &at);
+            assert_eq!(marks, walk_marks(&forest, &at), "level {level}");
+            assert!(marks.divided > 0, "level {level}: the front refines");
+            // One rank's part: the trees of odd roots held elsewhere.
+            let mut part = forest.clone();
+            let odd: Vec<u32> = (1..part.nroots() as u32).step_by(2).collect();
+            part.take_trees(&odd).unwrap();
+            assert_eq!(
+                front_marks(&part, &locator, &at),
+                walk_marks(&part, &at),
+                "level {level}, even roots"
+            );
+            mark_front(&mut forest, &locator, &at);
+            forest.adapt().unwrap();
+        }
+        assert!(
+            locator.roots_reaching(&FrontAt::new(&front, 6, lo, hi).region()).len()
+                < forest.nroots() / 2,
+            "the front's region holds a minority of the roots"
+        );
+    }
+}
