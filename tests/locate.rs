@@ -252,3 +252,32 @@ fn a_point_on_a_shared_face_goes_to_the_first_leaf_holding_it() {
     assert_eq!(locator.locate(&f, [2.5, 0.5, 0.5]), Location::Outside);
     assert_eq!(locator.locate(&f, [f64::NAN, 0.5, 0.5]), Location::Outside);
 }
+
+#[test]
+fn a_probe_reads_the_leaf_holding_the_point_and_its_data() {
+    let mut f = Forest::new(
+        generate_box([2, 2, 2], [1.0, 1.0, 1.0]).unwrap(),
+        AdaptOptions {
+            nfields: 2,
+            ..AdaptOptions::default()
+        },
+    )
+    .unwrap();
+    f.mark_refine_where(|l| l.centroid[0] < 0.5);
+    f.adapt().unwrap();
+    let mut views = Vec::new();
+    f.for_each_leaf(|l| views.push((l.id, l.centroid, l.level)));
+    for &(id, _, _) in &views {
+        f.leaf_data_mut(id)
+            .copy_from_slice(&[f64::from(id.root), f64::from(id.elem)]);
+    }
+    let locator = Locator::new(f.mesh());
+    for (id, centroid, level) in views {
+        let probe = locator
+            .probe(&f, centroid)
+            .expect("a centroid is in the mesh");
+        assert_eq!((probe.leaf, probe.level), (id, level));
+        assert_eq!(probe.data, &[f64::from(id.root), f64::from(id.elem)]);
+    }
+    assert_eq!(locator.probe(&f, [1.5, 0.5, 0.5]), None);
+}

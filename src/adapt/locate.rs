@@ -3,7 +3,7 @@
 //!
 //! The roots never change during a run, so the [`Locator`] is built once from the initial
 //! mesh and serves every forest grown from it, on one rank or on several:
-//! - **point location** ([`Locator::locate`]): the roots whose boxes hold the point (from the
+//! - **point location** ([`Locator::locate`]; a probe's reading, [`Locator::probe`]): the roots whose boxes hold the point (from the
 //!   R*-tree), the lowest of them whose tetrahedron holds it (an exact point-in-tetrahedron test
 //!   with a tolerance), then a descent in that root's tree, at each level into the first child
 //!   (in pattern order) holding the point. The answer is therefore the first leaf, in canonical
@@ -47,6 +47,18 @@ pub enum Location {
     },
     /// Outside the mesh: farther than the tolerance from every root.
     Outside,
+}
+
+/// What a probe reads at a point ([`Locator::probe`]): the leaf holding it, its depth and its
+/// solution values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Probe<'f> {
+    /// The leaf ([`Location::Leaf`]).
+    pub leaf: LeafId,
+    /// Its depth below its root.
+    pub level: u8,
+    /// Its solution values ([`Forest::leaf_data`]).
+    pub data: &'f [f64],
 }
 
 /// A region of space for region queries and geometric marking.
@@ -271,6 +283,25 @@ impl Locator {
                 }
             }
             i = nearest.1;
+        }
+    }
+
+    /// The leaf holding `p` in `forest`, its depth and its solution values: a probe's reading
+    /// between adaptation steps. `None` outside the mesh or when the leaf's tree is held
+    /// elsewhere ([`Locator::locate`] tells which): on ranks, exactly one rank reads a point
+    /// of the mesh.
+    ///
+    /// # Panics
+    /// When `forest` was not grown from this locator's mesh (a different number of roots).
+    #[track_caller]
+    pub fn probe<'f>(&self, forest: &'f Forest, p: [f64; 3]) -> Option<Probe<'f>> {
+        match self.locate(forest, p) {
+            Location::Leaf(leaf) => Some(Probe {
+                leaf,
+                level: forest.trees[leaf.root as usize].elems[leaf.elem as usize].level,
+                data: forest.leaf_data(leaf),
+            }),
+            Location::NotHeld { .. } | Location::Outside => None,
         }
     }
 

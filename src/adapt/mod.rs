@@ -45,7 +45,7 @@ pub(crate) use edges::edge_key;
 pub use edges::{Bisected, Edges};
 pub use export::LeafMesh;
 pub use forest::{AdaptOptions, AdaptReport, Forest, LeafId, LeafView};
-pub use locate::{Location, Locator, Region, RELATIVE_TOLERANCE};
+pub use locate::{Location, Locator, Probe, Region, RELATIVE_TOLERANCE};
 pub use pattern::Split;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
 pub(crate) use vertices::union;

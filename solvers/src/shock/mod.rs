@@ -657,7 +657,9 @@ mod tests {
             forest.adapt().unwrap();
         }
         assert!(
-            locator.roots_reaching(&FrontAt::new(&front, 6, lo, hi).region()).len()
+            locator
+                .roots_reaching(&FrontAt::new(&front, 6, lo, hi).region())
+                .len()
                 < forest.nroots() / 2,
             "the front's region holds a minority of the roots"
         );
