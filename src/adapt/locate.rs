@@ -234,15 +234,14 @@ impl Locator {
         if !p.iter().all(|x| x.is_finite()) {
             return None;
         }
-        let mut candidates: Vec<u32> = self
-            .tree
+        self.tree
             .locate_in_envelope_intersecting(&AABB::from_point(p))
             .map(|b| b.root)
-            .collect();
-        candidates.sort_unstable();
-        candidates
-            .into_iter()
-            .find(|&r| distance(&self.corners[r as usize], p, self.tol) <= self.tol)
+            .fold(None, |lowest: Option<u32>, r| match lowest {
+                Some(l) if l < r => lowest,
+                _ if distance(&self.corners[r as usize], p, self.tol) <= self.tol => Some(r),
+                _ => lowest,
+            })
     }
 
     /// Where `p` lies in `forest` (see the [module doc](self)). Call it between adaptation
@@ -388,19 +387,24 @@ impl Locator {
 /// Distance from `p` to the closed tetrahedron `c` (positively oriented) when it is at most
 /// about `tol`; otherwise a lower bound above `tol` (the distance to a face's plane).
 fn distance(c: &[[f64; 3]; 4], p: [f64; 3], tol: f64) -> f64 {
-    let mut beyond = [0.0f64; 4];
-    for (i, b) in beyond.iter_mut().enumerate() {
+    // 6 × the signed volume of `c` with `p` for corner i: not negative for every i inside.
+    let volume6: [f64; 4] = std::array::from_fn(|i| {
         let mut with_p = *c;
         with_p[i] = p;
-        let [a, b1, b2] = face(c, i);
-        let n = cross(sub(b1, a), sub(b2, a));
-        // 6 × the signed volume with `p` for corner i, over twice the face's area: the
-        // distance from `p` to the face's plane, positive on the outer side.
-        *b = -6.0 * geometry::volume(&with_p) / dot(n, n).sqrt();
+        6.0 * geometry::volume(&with_p)
+    });
+    if volume6.iter().all(|&v| v >= 0.0) {
+        return 0.0;
     }
-    let far = beyond.iter().copied().fold(0.0f64, f64::max);
-    if far == 0.0 || far > tol {
-        return far;
+    let mut beyond = [0.0f64; 4];
+    for i in (0..4).filter(|&i| volume6[i] < 0.0) {
+        let [a, b, c] = face(c, i);
+        let n = cross(sub(b, a), sub(c, a));
+        // Over twice the face's area: the distance from `p` to the face's plane.
+        beyond[i] = -volume6[i] / dot(n, n).sqrt();
+        if beyond[i] > tol {
+            return beyond[i];
+        }
     }
     (0..4)
         .filter(|&i| beyond[i] > 0.0)
