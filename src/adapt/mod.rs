@@ -32,7 +32,7 @@ mod coarsen;
 mod edges;
 mod export;
 mod forest;
-mod locate;
+pub mod locate;
 mod migrate;
 mod overlap;
 pub mod pattern;
