@@ -9,11 +9,13 @@ mod box_gen;
 mod duplicates;
 pub mod geometry;
 mod info;
+pub mod physical;
 pub mod topology;
 mod validate;
 
 pub use box_gen::{box_size, check_box, generate_box};
 pub use info::MeshInfo;
+pub use physical::{PhysicalName, PhysicalTags};
 pub use topology::{Face, Topology};
 pub use validate::ValidationReport;
 
@@ -24,6 +26,10 @@ pub struct Mesh {
     pub coords: Vec<[f64; 3]>,
     /// Element vertices, positively oriented.
     pub tets: Vec<[u32; 4]>,
+    /// Gmsh physical groups of the elements and of the boundary faces (empty when the source
+    /// has none).
+    #[serde(default)]
+    pub tags: PhysicalTags,
 }
 
 impl Mesh {
@@ -39,6 +45,62 @@ impl Mesh {
         source: &str,
     ) -> crate::Result<(Mesh, ValidationReport)> {
         validate::validate(coords, tets, source)
+    }
+
+    /// A mesh of `coords` and `tets` (taken as they are: see [`Mesh::from_parts`] to validate)
+    /// without physical groups.
+    pub fn new(coords: Vec<[f64; 3]>, tets: Vec<[u32; 4]>) -> Mesh {
+        Mesh {
+            coords,
+            tets,
+            tags: PhysicalTags::default(),
+        }
+    }
+
+    /// Gives the mesh the physical groups read from `source`: a tag per element (`volume`,
+    /// empty or one per element), the tagged `triangles` of the file (each tags the boundary
+    /// face it lies on) and the groups' `names`.
+    ///
+    /// # Errors
+    /// [`Error::Mesh`](crate::Error::Mesh) when `volume` has neither 0 nor one tag per element,
+    /// or a tagged triangle is not a face of any element.
+    pub fn set_physical(
+        &mut self,
+        volume: Vec<u32>,
+        triangles: &[physical::TaggedTriangle],
+        names: Vec<PhysicalName>,
+        source: &str,
+    ) -> crate::Result<()> {
+        if !volume.is_empty() && volume.len() != self.nelems() {
+            return Err(crate::Error::mesh(
+                source,
+                format!(
+                    "{} volume tags for {} elements",
+                    volume.len(),
+                    self.nelems()
+                ),
+            ));
+        }
+        let boundary = if triangles.iter().any(|t| t.1 != 0) {
+            let topo = Topology::new(self).map_err(|nm| {
+                crate::Error::mesh(source, format!("face {:?} is non-manifold", nm.verts))
+            })?;
+            PhysicalTags::boundary_from_triangles(&topo, self.nelems(), triangles)
+                .map_err(|message| crate::Error::mesh(source, message))?
+        } else {
+            Vec::new()
+        };
+        let volume = if volume.iter().all(|&t| t == 0) {
+            Vec::new()
+        } else {
+            volume
+        };
+        self.tags = PhysicalTags {
+            volume,
+            boundary,
+            names,
+        };
+        Ok(())
     }
 
     /// Checks that every element names four distinct existing vertices, what a forest needs
