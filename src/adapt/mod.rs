@@ -19,10 +19,14 @@
 //! [`Forest::put_trees`]): one rank's part of a distributed forest, whose other roots stay bare
 //! and which [`crate::dist`] keeps consistent across ranks.
 //!
+//! [`LeafAdjacency`] gives every leaf its four face neighbours (leaves of the same or a
+//! neighbouring tree, the tagged boundary, or trees held elsewhere), rebuilt after each step.
+//!
 //! Vocabulary: *split* = how an element is divided ([`Split`]); *green* = a 1:2 or 1:4 split,
 //! whose children are never divided; *local points* = a parent's 4 vertices then its 6 edge
 //! midpoints; *users* of a bisected edge = divided elements whose split includes it.
 
+mod adjacency;
 mod check;
 mod coarsen;
 mod edges;
@@ -35,6 +39,7 @@ mod refine;
 mod tree;
 mod vertices;
 
+pub use adjacency::{Across, LeafAdjacency};
 pub(crate) use coarsen::SharedEdges;
 pub(crate) use edges::edge_key;
 pub use edges::{Bisected, Edges};

@@ -103,6 +103,28 @@ impl Mesh {
         Ok(())
     }
 
+    /// Tags every boundary face with `tag(centre, outward area vector)` (0: untagged), e.g.
+    /// the sides of a generated box; keeps the volume tags and names.
+    ///
+    /// # Errors
+    /// [`Error::Mesh`](crate::Error::Mesh) when a face is shared by more than two elements.
+    pub fn tag_boundary(&mut self, tag: impl Fn([f64; 3], [f64; 3]) -> u32) -> crate::Result<()> {
+        let topo = Topology::new(self).map_err(|nm| {
+            crate::Error::mesh("mesh", format!("face {:?} is non-manifold", nm.verts))
+        })?;
+        let mut boundary = vec![[0u32; 4]; self.nelems()];
+        for f in topo.faces.iter().filter(|f| f.is_boundary()) {
+            let (e, k) = (f.elems[0] as usize, f.local[0] as usize);
+            let p = self.corners(e);
+            let centre = topology::FACE_VERTS[k].iter().fold([0.0; 3], |c, &i| {
+                std::array::from_fn(|d| c[d] + p[i][d] / 3.0)
+            });
+            boundary[e][k] = tag(centre, geometry::face_area_vector(&p, k));
+        }
+        self.tags.boundary = boundary;
+        Ok(())
+    }
+
     /// Checks that every element names four distinct existing vertices, what a forest needs
     /// of a mesh built by hand rather than by [`Mesh::from_parts`].
     pub(crate) fn check_indices(&self, source: &str) -> crate::Result<()> {

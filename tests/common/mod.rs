@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: small meshes and forest queries.
 #![allow(dead_code)]
 
+pub mod adjacency;
+
 use plume::adapt::{AdaptOptions, Forest, LeafId};
 use plume::mesh::{geometry, Mesh};
 
