@@ -43,11 +43,13 @@
 //! ```
 
 mod exchange;
+mod halo;
 mod kernel;
 mod level;
 mod migration;
 mod sbn;
 
+pub use halo::{GhostLeaf, Halo};
 pub use kernel::{Kernel, Processed};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
