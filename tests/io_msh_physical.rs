@@ -1,7 +1,7 @@
 //! Gmsh physical groups: the MSH readers keep the volume tag of every tetrahedron and give each
 //! boundary face of a root the tag of the triangle lying on it; names resolve to tags.
 
-use plume::io::{parse_msh_mesh, read_mesh};
+use plume::io::{parse_msh_mesh, read_mesh, write_mesh};
 use plume::mesh::geometry::{centroid, face_area_vector};
 use plume::mesh::topology::FACE_VERTS;
 use plume::mesh::{Mesh, Topology};
@@ -214,7 +214,32 @@ fn gmsh_box(format: &str) -> Mesh {
     );
     let (mesh, report) = read_mesh(&msh).unwrap();
     assert!(report.skipped.iter().all(|(name, _)| name != "triangles"));
-    std::fs::remove_file(&msh).ok();
+    // plume writes the groups back, and gmsh reads them as its own.
+    let written = dir.join(format!("written-{format}.msh"));
+    write_mesh(&written, &mesh).unwrap();
+    assert_eq!(
+        read_mesh(&written).unwrap().0,
+        mesh,
+        "{format}: write, read"
+    );
+    let resaved = dir.join(format!("resaved-{format}.msh"));
+    let out = external::program("gmsh")
+        .arg(&written)
+        .args(["-0", "-format", "msh41", "-o"])
+        .arg(&resaved)
+        .output()
+        .expect("run gmsh");
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !log.contains("Error"), "{log}");
+    assert_eq!(
+        read_mesh(&resaved).unwrap().0,
+        mesh,
+        "{format}: gmsh re-saved"
+    );
+    for path in [&msh, &written, &resaved] {
+        std::fs::remove_file(path).ok();
+    }
     mesh
 }
 

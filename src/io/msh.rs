@@ -294,22 +294,46 @@ fn skip_section(lines: &mut LineReader, tag: &str) -> Result<()> {
     Ok(())
 }
 
-/// Writes `mesh` as an ASCII MSH 4.1 file: one volume entity holding all nodes and tetrahedra
-/// (node and element tags are 1-based indices).
+/// Writes `mesh` as an ASCII MSH 4.1 file: one volume entity per run of elements with the same
+/// physical tag (one entity for an untagged mesh) holding all nodes, one surface entity per
+/// boundary tag holding the tagged boundary faces as triangles, and the physical names (node
+/// and element tags are 1-based indices, triangles numbered after the tetrahedra).
 pub fn write_msh(path: &Path, mesh: &Mesh) -> Result<()> {
     super::write_atomically(path, |out| write_msh_to(out, mesh))
 }
 
 fn write_msh_to(out: &mut dyn Write, mesh: &Mesh) -> std::io::Result<()> {
     let (nv, ne) = (mesh.nverts(), mesh.nelems());
+    let volumes = volume_runs(mesh);
+    let surfaces = tagged_faces(mesh);
     writeln!(out, "$MeshFormat\n4.1 0 8\n$EndMeshFormat")?;
+    let names = &mesh.tags.names;
+    if !names.is_empty() {
+        writeln!(out, "$PhysicalNames\n{}", names.len())?;
+        for n in names {
+            writeln!(out, "{} {} \"{}\"", n.dim, n.tag, n.name)?;
+        }
+        writeln!(out, "$EndPhysicalNames")?;
+    }
     let (lo, hi) = bounding_box(&mesh.coords);
-    writeln!(out, "$Entities\n0 0 0 1")?;
-    writeln!(
-        out,
-        "1 {} {} {} {} {} {} 0 0",
+    let bbox = format!(
+        "{} {} {} {} {} {}",
         lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]
-    )?;
+    );
+    let physical = |tag: u32| {
+        if tag == 0 {
+            "0".into()
+        } else {
+            format!("1 {tag}")
+        }
+    };
+    writeln!(out, "$Entities\n0 0 {} {}", surfaces.len(), volumes.len())?;
+    for (s, (tag, _)) in surfaces.iter().enumerate() {
+        writeln!(out, "{} {bbox} {} 0", s + 1, physical(*tag))?;
+    }
+    for (v, (tag, _)) in volumes.iter().enumerate() {
+        writeln!(out, "{} {bbox} {} 0", v + 1, physical(*tag))?;
+    }
     writeln!(out, "$EndEntities")?;
     writeln!(out, "$Nodes\n1 {nv} 1 {nv}\n3 1 0 {nv}")?;
     for tag in 1..=nv {
@@ -319,19 +343,61 @@ fn write_msh_to(out: &mut dyn Write, mesh: &Mesh) -> std::io::Result<()> {
         writeln!(out, "{} {} {}", p[0], p[1], p[2])?;
     }
     writeln!(out, "$EndNodes")?;
-    writeln!(out, "$Elements\n1 {ne} 1 {ne}\n3 1 {TET4} {ne}")?;
-    for (e, t) in mesh.tets.iter().enumerate() {
-        writeln!(
-            out,
-            "{} {} {} {} {}",
-            e + 1,
-            t[0] + 1,
-            t[1] + 1,
-            t[2] + 1,
-            t[3] + 1
-        )?;
+    let total = ne + surfaces.iter().map(|(_, t)| t.len()).sum::<usize>();
+    let nblocks = volumes.len() + surfaces.len();
+    writeln!(out, "$Elements\n{nblocks} {total} 1 {total}")?;
+    for (v, (_, range)) in volumes.iter().enumerate() {
+        writeln!(out, "3 {} {TET4} {}", v + 1, range.len())?;
+        for e in range.clone() {
+            let t = mesh.tets[e];
+            writeln!(
+                out,
+                "{} {} {} {} {}",
+                e + 1,
+                t[0] + 1,
+                t[1] + 1,
+                t[2] + 1,
+                t[3] + 1
+            )?;
+        }
+    }
+    let mut next = ne;
+    for (s, (_, triangles)) in surfaces.iter().enumerate() {
+        writeln!(out, "2 {} {TRI3} {}", s + 1, triangles.len())?;
+        for t in triangles {
+            next += 1;
+            writeln!(out, "{next} {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1)?;
+        }
     }
     writeln!(out, "$EndElements")
+}
+
+/// The elements as runs of consecutive elements with the same volume tag, in order.
+fn volume_runs(mesh: &Mesh) -> Vec<(u32, std::ops::Range<usize>)> {
+    let mut runs: Vec<(u32, std::ops::Range<usize>)> = Vec::new();
+    for e in 0..mesh.nelems() {
+        let tag = mesh.tags.volume_tag(e);
+        match runs.last_mut() {
+            Some((last, range)) if *last == tag => range.end = e + 1,
+            _ => runs.push((tag, e..e + 1)),
+        }
+    }
+    runs
+}
+
+/// The tagged boundary faces as outward triangles, grouped by tag (ascending).
+fn tagged_faces(mesh: &Mesh) -> Vec<(u32, Vec<[u32; 3]>)> {
+    let mut by_tag: std::collections::BTreeMap<u32, Vec<[u32; 3]>> = Default::default();
+    for (e, tags) in mesh.tags.boundary.iter().enumerate() {
+        for (k, &tag) in tags.iter().enumerate().filter(|(_, &tag)| tag != 0) {
+            let t = mesh.tets[e];
+            by_tag
+                .entry(tag)
+                .or_default()
+                .push(crate::mesh::topology::FACE_VERTS[k].map(|i| t[i]));
+        }
+    }
+    by_tag.into_iter().collect()
 }
 
 fn bounding_box(coords: &[[f64; 3]]) -> ([f64; 3], [f64; 3]) {
