@@ -139,15 +139,7 @@ fn reported<T>(comm: &MpiComm, result: plume::Result<T>, printed: &mut bool) -> 
 /// `mpirun -n procs` on this binary running `scenario`, ended after `timeout` seconds.
 fn mpirun(procs: usize, scenario: &str, timeout: u32) -> Output {
     let own = std::env::current_exe().expect("the test binary's path");
-    external::program("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "--timeout"])
-        .arg(timeout.to_string())
-        .args(["-n", &procs.to_string()])
-        .arg(own)
-        .args(["rank", scenario])
-        .env("OMPI_MCA_pml", "ob1")
-        .output()
-        .expect("start mpirun")
+    external::mpirun(procs, timeout, &own, &["rank", scenario])
 }
 
 /// The lines of `text` that are plume's error messages.

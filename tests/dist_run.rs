@@ -7,12 +7,15 @@
 
 mod external;
 
+mod common;
+
+use common::check_ownership;
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{BalanceAt, LevelMetrics, Mark, Run};
 use plume::mesh::{generate_box, Mesh};
-use plume::{Error, Result};
+use plume::Error;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -102,28 +105,6 @@ fn solve_all(forest: &Forest) -> Vec<(plume::adapt::LeafId, f64)> {
     let mut out = Vec::new();
     forest.for_each_leaf(|l| out.push((l.id, solve(l.data[0], l))));
     out
-}
-
-/// Every rank's check that each root is held by exactly the rank `owner` names.
-fn check_ownership<C: Comm + ?Sized>(run: &Run<'_, C>) -> Result<()> {
-    let held = run.comm().all_gather_serde(&run.held_roots())?;
-    let mut holder = vec![None; run.owner().len()];
-    for (rank, roots) in held.iter().enumerate() {
-        for &r in roots {
-            if holder[r as usize].replace(rank).is_some() {
-                return Err(Error::Invalid(format!("root {r} is held twice")));
-            }
-        }
-    }
-    for (r, h) in holder.iter().enumerate() {
-        if *h != Some(run.owner()[r] as usize) {
-            return Err(Error::Invalid(format!(
-                "root {r}: held by {h:?}, owner {}",
-                run.owner()[r]
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Per level: the union of the ranks' leaves (sorted) and the step's metrics.

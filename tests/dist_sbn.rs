@@ -6,6 +6,9 @@
 //! balanced away from it while it works); a rank failing in the level ends every rank with
 //! its error, never a hang.
 
+mod common;
+
+use common::check_ownership;
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions, SbnOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
@@ -13,7 +16,7 @@ use plume::dist::{
     BalanceAt, Hook, Kernel, LevelOptions, Mark, ProcessedLevel, Processing, Run, WireKind,
 };
 use plume::mesh::{generate_box, Mesh};
-use plume::{Error, Result};
+use plume::Result;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -74,25 +77,6 @@ fn solve(run: &mut Run<'_, impl Comm + ?Sized>) {
     for (id, value) in values {
         run.leaf_data_mut(id)[0] = value;
     }
-}
-
-/// Every rank's check that each root is held by exactly the rank `owner` names.
-fn check_ownership<C: Comm + ?Sized>(run: &Run<'_, C>) -> Result<()> {
-    let held = run.comm().all_gather_serde(&run.held_roots())?;
-    let mut holder = vec![None; run.owner().len()];
-    for (rank, roots) in held.iter().enumerate() {
-        for &r in roots {
-            if holder[r as usize].replace(rank).is_some() {
-                return Err(Error::Invalid(format!("root {r} is held twice")));
-            }
-        }
-    }
-    for (r, h) in holder.iter().enumerate() {
-        if *h != Some(run.owner()[r] as usize) {
-            return Err(Error::Invalid(format!("root {r}: held by {h:?}")));
-        }
-    }
-    Ok(())
 }
 
 /// How a test run balances.

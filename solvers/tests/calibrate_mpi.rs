@@ -7,6 +7,7 @@ mod common;
 #[path = "../../tests/external/mod.rs"]
 mod external;
 
+use std::path::Path;
 use std::process::Output;
 
 use common::TempDir;
@@ -22,15 +23,8 @@ fn main() {
 
 /// `mpirun -n procs plume calibrate --backend mpi --quick args…`, ended after two minutes.
 fn calibrate(procs: usize, args: &[&str]) -> Output {
-    external::program("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
-        .args(["-n", &procs.to_string()])
-        .arg(env!("CARGO_BIN_EXE_plume"))
-        .args(["calibrate", "--backend", "mpi", "--quick"])
-        .args(args)
-        .env("OMPI_MCA_pml", "ob1")
-        .output()
-        .expect("start mpirun")
+    let args = [&["calibrate", "--backend", "mpi", "--quick"], args].concat();
+    external::mpirun(procs, 120, Path::new(env!("CARGO_BIN_EXE_plume")), &args)
 }
 
 fn writes_constants_compare_reads(procs: usize) {

@@ -34,14 +34,7 @@ fn main() {
 
 /// `mpirun -n procs plume args…`, ended after two minutes.
 fn mpirun(procs: usize, args: &[&str]) -> Output {
-    external::program("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
-        .args(["-n", &procs.to_string()])
-        .arg(env!("CARGO_BIN_EXE_plume"))
-        .args(args)
-        .env("OMPI_MCA_pml", "ob1")
-        .output()
-        .expect("start mpirun")
+    external::mpirun(procs, 120, Path::new(env!("CARGO_BIN_EXE_plume")), args)
 }
 
 /// The level records of the run folder `dir`'s `metrics.json`, wall-clock fields taken out.

@@ -62,12 +62,12 @@ impl Forest {
         for (r, tree) in self.trees.iter().enumerate() {
             if !self.held[r] {
                 // Held elsewhere: a bare root, which may have bisected edges.
-                if tree.elems.len() != 1 || tree.elems[0].verts != self.mesh.tets[r] {
+                if tree.elems.len() != 1 || tree.elems[0].verts != self.initial.mesh().tets[r] {
                     return Err(format!("tree {r} is not held but is not a bare root"));
                 }
                 continue;
             }
-            if tree.has_holes || tree.elems[0].verts != self.mesh.tets[r] {
+            if tree.has_holes || tree.elems[0].verts != self.initial.mesh().tets[r] {
                 return Err(format!("tree {r}: holes or wrong root"));
             }
             let mut leaves = 0;
@@ -153,7 +153,7 @@ impl Forest {
                         super::vertices::union(&s, &self.verts[v].support)
                     });
                     let n = support_len(&s);
-                    if n != 3 || self.topo.elems_holding(&s[..3]).len() != 1 {
+                    if n != 3 || self.initial.topology().elems_holding(&s[..3]).len() != 1 {
                         return Err(format!(
                             "leaf face {:?} is unmatched inside the mesh",
                             run[0]
@@ -168,7 +168,7 @@ impl Forest {
 
     fn volumes(&self, rel_tol: f64) -> Result<(), String> {
         for (r, tree) in self.trees.iter().enumerate() {
-            let root = volume(&self.mesh.corners(r));
+            let root = volume(&self.initial.mesh().corners(r));
             let mut sum = 0.0;
             for e in tree.elems.iter().filter(|e| e.split == Split::NONE) {
                 let v = volume(&e.verts.map(|x| self.verts[x].pos));

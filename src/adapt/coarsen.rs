@@ -67,16 +67,24 @@ impl Forest {
         self.count_released(&candidates, 1);
         let shared = self.shared_split_edges(&candidates);
         sync.refresh(self, &shared)?;
+        let mut recheck = true;
         loop {
-            let mut keep = self.families_to_keep(&candidates).into_iter();
-            let kept: Vec<Family> = candidates
-                .extract_if(.., |_| keep.next() == Some(true))
-                .collect();
+            let kept: Vec<Family> = if recheck {
+                let mut keep = self.families_to_keep(&candidates).into_iter();
+                candidates
+                    .extract_if(.., |_| keep.next() == Some(true))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             if !sync.any(!kept.is_empty())? {
                 break;
             }
             self.count_released(&kept, -1);
-            sync.refresh(self, &shared)?;
+            let elsewhere_changed = sync.refresh(self, &shared)?;
+            // When nothing the test reads changed here, the candidates left pass it again
+            // (other ranks are still keeping families).
+            recheck = !kept.is_empty() || elsewhere_changed;
         }
         let mut unbisected = Vec::new();
         for n in 0..candidates.len() {
@@ -108,7 +116,21 @@ impl Forest {
             return out;
         }
         let mut seen = crate::hash::IntSet::default();
+        // Whether some root sharing a vertex with the last candidate's root is held
+        // elsewhere: if none is, none of its edges is shared (candidates come root by root).
+        let mut near_elsewhere: Option<(u32, bool)> = None;
         for f in candidates {
+            let near = match near_elsewhere {
+                Some((r, near)) if r == f.r => near,
+                _ => {
+                    let near = self.near_root_held_elsewhere(f.r);
+                    near_elsewhere = Some((f.r, near));
+                    near
+                }
+            };
+            if !near {
+                continue;
+            }
             for k in f.split_edges() {
                 let (a, b) = f.ends(k);
                 let support = union(&self.verts[a].support, &self.verts[b].support);
@@ -130,6 +152,14 @@ impl Forest {
             }
         }
         out
+    }
+
+    /// True when a root sharing a vertex with root `r` is held elsewhere.
+    fn near_root_held_elsewhere(&self, r: u32) -> bool {
+        let topo = self.initial.topology();
+        self.initial.mesh().tets[r as usize]
+            .iter()
+            .any(|&v| topo.elems_around(v).iter().any(|&s| !self.held[s as usize]))
     }
 
     /// True when the bisected edge `(a, b)` (entry `x`) stays bisected once every candidate
@@ -352,9 +382,9 @@ impl Forest {
 pub(crate) trait SharedEdges {
     /// Fills [`Forest::used_elsewhere`] with the `shared` edges (`(root here, vertex,
     /// vertex)`, the same list at every call of one coarsening) that splits held elsewhere
-    /// still use, given the candidates each rank has left. A collective: every rank calls it
-    /// the same number of times.
-    fn refresh(&mut self, forest: &mut Forest, shared: &[(u32, u32, u32)]) -> Result<()>;
+    /// still use, given the candidates each rank has left, and says whether that set
+    /// changed. A collective: every rank calls it the same number of times.
+    fn refresh(&mut self, forest: &mut Forest, shared: &[(u32, u32, u32)]) -> Result<bool>;
 
     /// Whether `local` holds on any rank: coarsening goes on while some rank kept a family.
     fn any(&mut self, local: bool) -> Result<bool>;
@@ -364,8 +394,8 @@ pub(crate) trait SharedEdges {
 struct HeldHere;
 
 impl SharedEdges for HeldHere {
-    fn refresh(&mut self, _: &mut Forest, _: &[(u32, u32, u32)]) -> Result<()> {
-        Ok(())
+    fn refresh(&mut self, _: &mut Forest, _: &[(u32, u32, u32)]) -> Result<bool> {
+        Ok(false)
     }
 
     fn any(&mut self, local: bool) -> Result<bool> {

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::edges::Edges;
+use super::initial::InitialMesh;
 use super::pattern::{Split, EDGES};
 use super::tree::{Tree, COARSEN, NO_ELEM, REFINE};
 use super::vertices::{support_len, union, Support, Vertices};
@@ -74,16 +75,6 @@ pub struct AdaptReport {
     pub subdivide_time: Duration,
 }
 
-/// Root across each local face of each root (`NO_ELEM` on the boundary).
-fn face_neighbours(topo: &Topology, nroots: usize) -> Vec<[u32; 4]> {
-    let mut nbr = vec![[NO_ELEM; 4]; nroots];
-    for f in topo.faces.iter().filter(|f| !f.is_boundary()) {
-        nbr[f.elems[0] as usize][f.local[0] as usize] = f.elems[1];
-        nbr[f.elems[1] as usize][f.local[1] as usize] = f.elems[0];
-    }
-    nbr
-}
-
 /// A set of roots kept in insertion order, for work lists.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RootSet {
@@ -137,8 +128,8 @@ impl RootSet {
 /// The refinement forest (see the [module doc](super)).
 #[derive(Debug, Clone)]
 pub struct Forest {
-    pub(crate) mesh: Mesh,
-    pub(crate) topo: Topology,
+    /// The initial mesh and its topology (shared by clones).
+    pub(crate) initial: InitialMesh,
     pub(crate) verts: Vertices,
     pub(crate) edges: Edges,
     pub(crate) trees: Vec<Tree>,
@@ -164,8 +155,6 @@ pub struct Forest {
     pub(crate) scratch_roots: Vec<u32>,
     /// Refinement requests marked for the current step (to size tables before closure).
     pub(crate) nrequests: usize,
-    /// Root across each local face of each root (`NO_ELEM` on the boundary).
-    pub(crate) face_nbr: Vec<[u32; 4]>,
     pub(crate) nleaves: usize,
     pub(crate) report: AdaptReport,
     /// Roots whose trees this forest holds: all of them, unless the forest is one rank's part
@@ -182,24 +171,35 @@ pub struct Forest {
 
 impl Forest {
     /// A forest whose trees are the elements of `mesh`, not yet refined.
+    ///
+    /// # Errors
+    /// As [`InitialMesh::new`].
     pub fn new(mesh: Mesh, opts: AdaptOptions) -> Result<Forest> {
-        if mesh.tets.is_empty() {
-            return Err(Error::mesh("forest", "no tetrahedra"));
-        }
-        mesh.check_indices("forest")?;
-        let topo = Topology::new(&mesh).map_err(|nm| {
-            Error::mesh(
-                "forest",
-                format!("face {:?} is shared by more than two elements", nm.verts),
-            )
-        })?;
-        let n = mesh.nelems();
+        Ok(Forest::on(&InitialMesh::new(mesh)?, opts))
+    }
+
+    /// A forest on `initial` (shared, not copied) whose trees are its elements, not yet
+    /// refined.
+    pub fn on(initial: &InitialMesh, opts: AdaptOptions) -> Forest {
+        Forest::holding(initial, opts, vec![true; initial.nroots()])
+    }
+
+    /// A forest on `initial` holding the roots `r` with `held[r]` (one rank's part of a
+    /// distributed forest; the others are bare roots it does not hold), not yet refined.
+    ///
+    /// # Panics
+    /// When `held` has not one entry per root.
+    #[track_caller]
+    pub fn holding(initial: &InitialMesh, opts: AdaptOptions, held: Vec<bool>) -> Forest {
+        let n = initial.nroots();
+        assert_eq!(held.len(), n, "one entry per root");
+        let mesh = initial.mesh();
         let trees = mesh
             .tets
             .iter()
             .map(|&t| Tree::new(t, opts.nfields))
             .collect();
-        Ok(Forest {
+        Forest {
             verts: Vertices::new(&mesh.coords),
             edges: Edges::default(),
             trees,
@@ -212,26 +212,29 @@ impl Forest {
             built_in_closure: false,
             scratch_roots: Vec::new(),
             nrequests: 0,
-            face_nbr: face_neighbours(&topo, n),
-            nleaves: n,
+            nleaves: held.iter().filter(|&&h| h).count(),
             report: AdaptReport::default(),
-            held: vec![true; n],
+            held,
             outbox: Vec::new(),
             used_elsewhere: Default::default(),
-            mesh,
-            topo,
+            initial: initial.clone(),
             opts,
-        })
+        }
     }
 
     /// The initial mesh.
     pub fn mesh(&self) -> &Mesh {
-        &self.mesh
+        self.initial.mesh()
     }
 
     /// Faces and adjacency of the initial mesh.
     pub fn topology(&self) -> &Topology {
-        &self.topo
+        self.initial.topology()
+    }
+
+    /// The initial mesh with its topology, to share with other forests ([`Forest::on`]).
+    pub fn initial(&self) -> &InitialMesh {
+        &self.initial
     }
 
     /// The vertex store.
@@ -387,7 +390,7 @@ impl Forest {
     /// (vertex, edge, face or interior) containing both ends.
     pub(crate) fn roots_around(&self, a: u32, b: u32) -> Vec<u32> {
         let s = union(&self.verts[a].support, &self.verts[b].support);
-        self.topo.elems_holding(&s[..support_len(&s)])
+        self.initial.topology().elems_holding(&s[..support_len(&s)])
     }
 
     /// Calls `f` on the roots other than `r` holding a segment of tree `r` whose ends together
@@ -397,11 +400,11 @@ impl Forest {
         match support_len(s) {
             4 => {}
             3 => {
-                let root = &self.mesh.tets[r as usize];
+                let root = &self.initial.mesh().tets[r as usize];
                 let face = (0..4)
                     .find(|&k| !s[..3].contains(&root[k]))
                     .expect("face of r");
-                let nbr = self.face_nbr[r as usize][face];
+                let nbr = self.initial.face_nbr()[r as usize][face];
                 if nbr != NO_ELEM {
                     f(nbr);
                 }
@@ -415,7 +418,7 @@ impl Forest {
     /// root to root across the faces that hold the edge: both ways from `r` until the walk
     /// comes back to `r` or, on the boundary, stops.
     fn for_each_other_root_on_edge(&self, r: u32, edge: [u32; 2], mut f: impl FnMut(u32)) {
-        let tets = &self.mesh.tets;
+        let tets = &self.initial.mesh().tets;
         // Local index, in root `t`, of a vertex off the edge; the face opposite it holds the
         // edge.
         let off_edge = |t: u32, also: &dyn Fn(u32) -> bool| {
@@ -429,7 +432,7 @@ impl Forest {
         let first = off_edge(r, &|_| true);
         let second = off_edge(r, &|v| v != tets[r as usize][first]);
         for start in [first, second] {
-            let (mut prev, mut next) = (r, self.face_nbr[r as usize][start]);
+            let (mut prev, mut next) = (r, self.initial.face_nbr()[r as usize][start]);
             while next != NO_ELEM {
                 if next == r {
                     return; // around an inner edge: the ring is closed
@@ -438,7 +441,7 @@ impl Forest {
                 // Leave `next` across its other face holding the edge: the one opposite its
                 // off-edge vertex that `prev` shares.
                 let k = off_edge(next, &|v| tets[prev as usize].contains(&v));
-                (prev, next) = (next, self.face_nbr[next as usize][k]);
+                (prev, next) = (next, self.initial.face_nbr()[next as usize][k]);
             }
         }
     }
@@ -481,7 +484,7 @@ impl Forest {
     /// The root across each local face of root `r` ([`NO_ELEM`](super::NO_ELEM) on the
     /// boundary): the only roots whose leaves can share a face with the leaves of `r`.
     pub fn root_face_neighbours(&self, r: u32) -> [u32; 4] {
-        self.face_nbr[r as usize]
+        self.initial.face_nbr()[r as usize]
     }
 
     /// Solution values of a leaf.
@@ -544,12 +547,12 @@ mod tests {
             AdaptOptions::default(),
         )
         .unwrap();
-        for (r, t) in forest.mesh.tets.iter().enumerate() {
+        for (r, t) in forest.mesh().tets.iter().enumerate() {
             for [i, j] in EDGES {
                 let mut walked = vec![r as u32];
                 forest.for_each_other_root_on_edge(r as u32, [t[i], t[j]], |s| walked.push(s));
                 walked.sort_unstable();
-                let mut held = forest.topo.elems_holding(&[t[i], t[j]]);
+                let mut held = forest.topology().elems_holding(&[t[i], t[j]]);
                 held.sort_unstable();
                 assert_eq!(walked, held, "root {r}, edge {:?}", [t[i], t[j]]);
             }

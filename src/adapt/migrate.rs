@@ -22,15 +22,17 @@ fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
     Error::Invalid(format!("tree packet of root {root}: {message}"))
 }
 
-/// What an unpacking keeps from tree to tree.
+/// What an unpacking keeps from tree to tree ([`Forest::put_packet`]).
 #[derive(Default)]
-struct Unpacking {
+pub(crate) struct Unpacking {
     /// The midpoints it created, by key: the vertex and the root whose packet created it.
     created: IntMap<u64, (u32, u32)>,
     /// The root being unpacked.
     root: u32,
     /// Scratch for the tree's midpoints in order of first use.
     seen: VertexSet,
+    /// Scratch for each element's parent while a packet is checked.
+    parent_of: Vec<u32>,
 }
 
 /// The error for midpoint `mid`, created by the packet of `root`, whose key names vertex
@@ -51,15 +53,18 @@ impl Forest {
     /// Tree `r` as a packet: [`crate::adapt::Tree::pack`], plus, between closure and
     /// subdivision, the leaves the subdivision will divide with their bisected edges.
     pub fn pack_tree(&self, r: u32) -> TreePacket {
-        self.pack_tree_with(r, &mut VertexSet::default())
+        let mut packet = TreePacket::empty();
+        self.pack_tree_into(r, &mut VertexSet::default(), &mut packet);
+        packet
     }
 
-    /// [`Forest::pack_tree`] with a set the caller reuses from tree to tree.
-    fn pack_tree_with(&self, r: u32, seen: &mut VertexSet) -> TreePacket {
+    /// [`Forest::pack_tree`] into `packet` (its buffers reused), with a set the caller reuses
+    /// from tree to tree.
+    fn pack_tree_into(&self, r: u32, seen: &mut VertexSet, packet: &mut TreePacket) {
         let tree = &self.trees[r as usize];
-        let mut packet = tree.pack_with(r, &self.verts, seen);
+        tree.pack_into(r, &self.verts, seen, packet);
         if !self.touched.contains(r) {
-            return packet; // only trees the closure visited have leaves to divide
+            return; // only trees the closure visited have leaves to divide
         }
         // Packed trees are compacted: a live element's index is its rank among live ones.
         for (i, e) in tree.elems.iter().filter(|e| !e.is_dead()).enumerate() {
@@ -70,7 +75,6 @@ impl Forest {
                 }
             }
         }
-        packet
     }
 
     /// Packs the trees of `roots` and gives them away: they become bare roots this forest no
@@ -80,6 +84,19 @@ impl Forest {
     /// # Errors
     /// [`Error::Invalid`] when a root is out of range or not held here (nothing is taken).
     pub fn take_trees(&mut self, roots: &[u32]) -> Result<Vec<TreePacket>> {
+        let mut out = Vec::with_capacity(roots.len());
+        self.take_trees_with(roots, |p| out.push(p.clone()))?;
+        Ok(out)
+    }
+
+    /// [`Forest::take_trees`] handing each packet to `each` as it is made: one packet is
+    /// refilled from tree to tree, so a tree costs no allocation (most trees that move are
+    /// bare roots).
+    pub(crate) fn take_trees_with(
+        &mut self,
+        roots: &[u32],
+        mut each: impl FnMut(&TreePacket),
+    ) -> Result<()> {
         if let Some(&r) = roots
             .iter()
             .find(|&&r| r as usize >= self.nroots() || !self.held[r as usize])
@@ -88,10 +105,11 @@ impl Forest {
                 "take_trees: root {r} is not held by this forest"
             )));
         }
-        let mut out = Vec::with_capacity(roots.len());
         let mut seen = VertexSet::default();
+        let mut packet = TreePacket::empty();
         for &r in roots {
-            out.push(self.pack_tree_with(r, &mut seen));
+            self.pack_tree_into(r, &mut seen, &mut packet);
+            each(&packet);
             self.release_tree(r);
         }
         let held = &self.held;
@@ -107,7 +125,7 @@ impl Forest {
             // No step in progress: no leaf here waits to divide with the released edges.
             self.drop_unused_edges();
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Stops tree `r`'s splits (and requested leaves) using their edges and makes it a bare
@@ -137,7 +155,7 @@ impl Forest {
             }
         }
         self.nleaves -= tree.nleaves as usize;
-        tree.make_bare(self.mesh.tets[r as usize], self.opts.nfields);
+        tree.make_bare(self.initial.mesh().tets[r as usize], self.opts.nfields);
         self.held[r as usize] = false;
     }
 
@@ -152,10 +170,22 @@ impl Forest {
     pub fn put_trees(&mut self, packets: &[TreePacket]) -> Result<()> {
         let mut at = Unpacking::default();
         for p in packets {
-            self.check_packet(p)?;
-            at.root = p.root;
-            self.put_tree(p, &mut at)?;
+            self.put_packet(p, &mut at)?;
         }
+        self.end_unpacking(&at)
+    }
+
+    /// [`Forest::put_trees`] one packet at a time: every packet of one unpacking `at`, then
+    /// [`Forest::end_unpacking`].
+    pub(crate) fn put_packet(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
+        self.check_packet(p, &mut at.parent_of)?;
+        at.root = p.root;
+        self.put_tree(p, at)
+    }
+
+    /// Ends the unpacking `at`: fails when a midpoint it created has the key of another live
+    /// vertex here.
+    pub(crate) fn end_unpacking(&self, at: &Unpacking) -> Result<()> {
         self.check_created_keys(&at.created)
     }
 
@@ -179,7 +209,7 @@ impl Forest {
 
     /// The checks that need no vertex: root, lengths, links (every element but the root is a
     /// child of one earlier element, one level below it), split codes, pending leaves.
-    fn check_packet(&self, p: &TreePacket) -> Result<()> {
+    fn check_packet(&self, p: &TreePacket, parent_of: &mut Vec<u32>) -> Result<()> {
         let bad = |m: String| Err(bad_packet(p.root, m));
         let r = p.root as usize;
         if r >= self.nroots() {
@@ -197,10 +227,11 @@ impl Forest {
                 p.data.len()
             ));
         }
-        if p.elems[0] != self.mesh.tets[r].map(u64::from) || p.links[0].0 != NO_ELEM {
+        if p.elems[0] != self.initial.mesh().tets[r].map(u64::from) || p.links[0].0 != NO_ELEM {
             return bad("its first element is not the root".into());
         }
-        let mut parent_of = vec![NO_ELEM; n];
+        parent_of.clear();
+        parent_of.resize(n, NO_ELEM);
         for (i, &(_, first, code, level)) in p.links.iter().enumerate() {
             if code > 13 {
                 return bad(format!("element {i} has split code {code}"));
@@ -256,7 +287,7 @@ impl Forest {
                     flags: 0,
                 }),
         );
-        elems[0].verts = self.mesh.tets[r as usize];
+        elems[0].verts = self.initial.mesh().tets[r as usize];
         let mut nleaves = 0u32;
         for i in 0..n {
             let e = elems[i];

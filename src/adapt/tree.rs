@@ -196,42 +196,46 @@ impl Tree {
     /// A self-contained copy of the tree for migration: elements with vertex *keys*, and the
     /// positions of the vertices that are not initial vertices.
     pub fn pack(&self, root: u32, verts: &Vertices) -> TreePacket {
-        self.pack_with(root, verts, &mut VertexSet::default())
+        let mut packet = TreePacket::empty();
+        self.pack_into(root, verts, &mut VertexSet::default(), &mut packet);
+        packet
     }
 
-    /// [`Tree::pack`] with a set the caller reuses from tree to tree.
-    pub(crate) fn pack_with(
+    /// [`Tree::pack`] into `packet` (its buffers reused), with a set the caller reuses from
+    /// tree to tree.
+    pub(crate) fn pack_into(
         &self,
         root: u32,
         verts: &Vertices,
         seen: &mut VertexSet,
-    ) -> TreePacket {
+        packet: &mut TreePacket,
+    ) {
         if self.has_holes {
             // Between closure and subdivision, upgraded green families leave holes.
             let mut compacted = self.clone();
             compacted.compact(self.data.len() / self.elems.len());
-            return compacted.pack_with(root, verts, seen);
+            return compacted.pack_into(root, verts, seen, packet);
         }
-        let midpoints = first_midpoints(&self.elems, verts.ninitial(), seen)
-            .into_iter()
-            .map(|v| (verts[v].key, verts[v].pos))
-            .collect();
-        TreePacket {
-            root,
-            elems: self
-                .elems
+        packet.root = root;
+        packet.midpoints.clear();
+        packet.midpoints.extend(
+            first_midpoints(&self.elems, verts.ninitial(), seen)
+                .into_iter()
+                .map(|v| (verts[v].key, verts[v].pos)),
+        );
+        packet.elems.clear();
+        packet
+            .elems
+            .extend(self.elems.iter().map(|e| e.verts.map(|v| verts[v].key)));
+        packet.links.clear();
+        packet.links.extend(
+            self.elems
                 .iter()
-                .map(|e| e.verts.map(|v| verts[v].key))
-                .collect(),
-            links: self
-                .elems
-                .iter()
-                .map(|e| (e.parent, e.first_child, e.split.0, e.level))
-                .collect(),
-            data: self.data.clone(),
-            midpoints,
-            pending: Vec::new(),
-        }
+                .map(|e| (e.parent, e.first_child, e.split.0, e.level)),
+        );
+        packet.data.clear();
+        packet.data.extend_from_slice(&self.data);
+        packet.pending.clear();
     }
 }
 
@@ -307,4 +311,18 @@ pub struct TreePacket {
     /// ([`Forest::pack_tree`](super::Forest::pack_tree)): each leaf the subdivision will
     /// divide, with the edge mask of its bisected edges (bit `k` = local edge `k`).
     pub pending: Vec<(u32, u8)>,
+}
+
+impl TreePacket {
+    /// A packet of nothing (root 0, no element), to fill.
+    pub(crate) fn empty() -> TreePacket {
+        TreePacket {
+            root: 0,
+            elems: Vec::new(),
+            links: Vec::new(),
+            data: Vec::new(),
+            midpoints: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
 }

@@ -131,7 +131,7 @@ impl<'a, C: Comm + ?Sized> CoarsenExchange<'a, C> {
 }
 
 impl<C: Comm + ?Sized> crate::adapt::SharedEdges for CoarsenExchange<'_, C> {
-    fn refresh(&mut self, forest: &mut Forest, shared: &[(u32, u32, u32)]) -> Result<()> {
+    fn refresh(&mut self, forest: &mut Forest, shared: &[(u32, u32, u32)]) -> Result<bool> {
         if self.questions.is_none() {
             self.ask(forest, shared)?;
         }
@@ -146,15 +146,17 @@ impl<C: Comm + ?Sized> crate::adapt::SharedEdges for CoarsenExchange<'_, C> {
             })
             .collect();
         let replies = self.comm.all_to_all_serde(&answers)?;
-        forest.used_elsewhere.clear();
+        let mut used_elsewhere = IntSet::default();
         for (asked, reply) in self.asked.iter().zip(&replies) {
             for (&(a, b), &used) in asked.iter().zip(reply) {
                 if used {
-                    forest.used_elsewhere.insert(crate::adapt::edge_key(a, b));
+                    used_elsewhere.insert(crate::adapt::edge_key(a, b));
                 }
             }
         }
-        Ok(())
+        let changed = used_elsewhere != forest.used_elsewhere;
+        forest.used_elsewhere = used_elsewhere;
+        Ok(changed)
     }
 
     fn any(&mut self, local: bool) -> Result<bool> {

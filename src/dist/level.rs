@@ -243,6 +243,9 @@ impl ProcessedLevel {
     }
 }
 
+/// A dual graph as broadcast: `xadj`, `adjncy` and the weights.
+type SharedGraph = (Vec<u32>, Vec<u32>, Weights);
+
 impl<C: Comm + ?Sized> Run<'_, C> {
     /// Processes every root once with `opts.kernel` on every rank (a collective), statically
     /// or balanced by SBN, after which every root is owned by the rank that processed it (its
@@ -255,8 +258,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// transport or decoding error, on every rank, never a hang.
     pub fn process(&mut self, opts: &LevelOptions) -> Result<ProcessedLevel> {
         let comm = self.comm;
-        let weights = self.shared_weights()?;
-        let model = CostModel::new(self.graph.xadj(), self.graph.adjncy(), &weights);
+        let (xadj, adjncy, weights) = self.shared_graph()?;
+        let model = CostModel::new(&xadj, &adjncy, &weights);
         let hook = opts.hook.filter(|h| match *h {
             Hook::Slow { rank, .. } | Hook::Fail { rank, .. } => rank == comm.rank(),
         });
@@ -279,13 +282,18 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         })
     }
 
-    /// Rank 0's current weights on every rank.
-    fn shared_weights(&self) -> Result<Weights> {
-        let w = &self.graph.weights;
-        let rank0 =
-            (self.comm.rank() == 0).then(|| (w.pwgt.clone(), w.rwgt.clone(), w.cwgt.clone()));
-        let (pwgt, rwgt, cwgt): (Vec<u64>, Vec<u64>, Vec<u64>) =
-            self.comm.broadcast_serde(0, rank0.as_ref())?;
-        Ok(Weights { pwgt, rwgt, cwgt })
+    /// Rank 0's dual graph (adjacency and current weights) on every rank: only rank 0 keeps
+    /// it between levels.
+    fn shared_graph(&self) -> Result<SharedGraph> {
+        let rank0 = self.graph.as_ref().map(|g| {
+            let w = &g.weights;
+            (
+                g.xadj().to_vec(),
+                g.adjncy().to_vec(),
+                (w.pwgt.clone(), w.rwgt.clone(), w.cwgt.clone()),
+            )
+        });
+        let (xadj, adjncy, (pwgt, rwgt, cwgt)) = self.comm.broadcast_serde(0, rank0.as_ref())?;
+        Ok((xadj, adjncy, Weights { pwgt, rwgt, cwgt }))
     }
 }

@@ -1,7 +1,8 @@
 //! Migration on ranks (`distributed.md` step 6): each rank packs the trees it gives away,
 //! one all-to-all of byte buffers carries them, and each rank unpacks what it receives.
 
-use crate::adapt::{Forest, TreePacket};
+use super::codec;
+use crate::adapt::{Forest, TreePacket, Unpacking};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::{Error, Result};
 
@@ -30,51 +31,40 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
     let leaving: Vec<u32> = (0..owner.len() as u32)
         .filter(|&r| owner[r as usize] as usize == rank && new_owner[r as usize] as usize != rank)
         .collect();
-    let packets = forest.take_trees(&leaving)?;
-    let mut by_dest: Vec<Vec<TreePacket>> = vec![Vec::new(); nranks];
+    // Each tree is encoded as it is packed, into its destination's buffer.
+    let mut outgoing: Vec<codec::PacketWriter> = (0..nranks).map(|_| Default::default()).collect();
     let (mut elements, mut bytes) = (0u64, 0u64);
-    for p in packets {
+    forest.take_trees_with(&leaving, |p| {
         elements += p.elems.len() as u64;
-        bytes += crate::balance::ranks::encoded_len(&p);
-        by_dest[new_owner[p.root as usize] as usize].push(p);
-    }
-    let outgoing: Vec<Vec<u8>> = by_dest
-        .iter()
-        .map(|packets| {
-            // Sized first: the buffer is written once, never regrown and copied.
-            let encode = || {
-                let mut buf = Vec::with_capacity(bincode::serialized_size(packets)? as usize);
-                bincode::serialize_into(&mut buf, packets)?;
-                Ok(buf)
-            };
-            encode().map_err(|e: bincode::Error| {
-                Error::Invalid(format!("cannot encode tree packets: {e}"))
-            })
-        })
-        .collect::<Result<_>>()?;
+        bytes += codec::packet_len(p) as u64;
+        outgoing[new_owner[p.root as usize] as usize].push(p);
+    })?;
+    let outgoing: Vec<Vec<u8>> = outgoing.into_iter().map(|w| w.finish()).collect();
     let incoming = comm.all_to_all_bytes(outgoing)?;
     let unpacked = (|| {
-        let mut packets: Vec<TreePacket> = Vec::new();
+        // Each tree is unpacked as it is decoded, into one reused packet.
+        let (mut at, mut p) = (Unpacking::default(), TreePacket::empty());
+        let mut received = Vec::new();
         for (source, bytes) in incoming.iter().enumerate() {
-            let from: Vec<TreePacket> = bincode::deserialize(bytes).map_err(|e| {
+            let undecodable = |e: String| {
                 Error::Invalid(format!(
                     "tree packets from rank {source} do not decode: {e}"
                 ))
-            })?;
-            let misrouted = from
-                .iter()
-                .find(|p| new_owner.get(p.root as usize).map(|&o| o as usize) != Some(rank));
-            if let Some(p) = misrouted {
-                return Err(Error::Invalid(format!(
-                    "rank {source} sent root {} to the wrong rank",
-                    p.root
-                )));
+            };
+            let mut reader = codec::PacketReader::new(bytes).map_err(undecodable)?;
+            while reader.next_into(&mut p).map_err(undecodable)? {
+                if new_owner.get(p.root as usize).map(|&o| o as usize) != Some(rank) {
+                    return Err(Error::Invalid(format!(
+                        "rank {source} sent root {} to the wrong rank",
+                        p.root
+                    )));
+                }
+                forest.put_packet(&p, &mut at)?;
+                received.push(p.root);
             }
-            packets.extend(from);
         }
-        // One call: the receiver indexes its vertices once.
-        forest.put_trees(&packets)?;
-        Ok(packets.iter().map(|p| p.root).collect::<Vec<u32>>())
+        forest.end_unpacking(&at)?;
+        Ok(received)
     })();
     let received = comm.agree(unpacked)?;
     owner.copy_from_slice(new_owner);

@@ -1,6 +1,6 @@
 //! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
-//! mesh and dual graph, and the trees of the roots it owns; trees move between ranks as packed
-//! bytes.
+//! mesh (thread ranks share one copy, [`Run::on`]) and the trees of the roots it owns, rank 0
+//! the dual graph it balances; trees move between ranks as packed bytes.
 //!
 //! [`Run`] is one rank's part of a run and owns the whole sequence of a step, so that the
 //! steps cannot be called in a wrong order: [`Run::step`] marks (the caller's indicator, on
@@ -45,6 +45,7 @@
 //! assert!(leaves[0] > 162);
 //! ```
 
+mod codec;
 mod exchange;
 mod halo;
 mod kernel;
@@ -61,7 +62,7 @@ pub use migration::Moved;
 
 use std::time::{Duration, Instant};
 
-use crate::adapt::{AdaptOptions, Forest, LeafId, LeafView};
+use crate::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
 use crate::balance::{Balance, Plum};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::{DualGraph, TreeWeights, Weights};
@@ -168,7 +169,8 @@ pub struct StepReport {
 pub struct Run<'c, C: Comm + ?Sized> {
     comm: &'c C,
     forest: Forest,
-    graph: DualGraph,
+    /// The dual graph with the gathered weights, on rank 0 (which balances).
+    graph: Option<DualGraph>,
     owner: Vec<u32>,
     plum: Plum,
     /// Rank 0's last balancing decision.
@@ -183,37 +185,41 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// balancer's partitioner on rank 0.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors; the
-    /// forest's and the partitioner's errors (on every rank, through [`CommExt::agree`]).
+    /// The mesh's errors ([`InitialMesh::new`]) and [`Run::on`]'s, on every rank.
     pub fn new(comm: &'c C, mesh: Mesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+        let initial = comm.agree(InitialMesh::new(mesh))?;
+        Run::on(comm, &initial, opts, plum)
+    }
+
+    /// [`Run::new`] on an initial mesh built once: thread ranks share one copy of it.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors; the
+    /// partitioner's errors (on every rank, through [`CommExt::agree`]).
+    pub fn on(comm: &'c C, initial: &InitialMesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
         let nprocs = comm.size();
-        let checked = if plum.opts.nprocs != nprocs {
-            Err(Error::Invalid(format!(
+        if plum.opts.nprocs != nprocs {
+            return comm.agree(Err(Error::Invalid(format!(
                 "the balancer is set for {} processors but the run has {nprocs} ranks",
                 plum.opts.nprocs
-            )))
-        } else {
-            Forest::new(mesh, opts)
-        };
-        let mut forest = comm.agree(checked)?;
-        let graph = DualGraph::new(&forest);
-        let initial = if comm.rank() == 0 {
+            ))));
+        }
+        // Only rank 0 balances: only it keeps the dual graph and its weights.
+        let initial_split = if comm.rank() == 0 {
+            let graph = DualGraph::new(&Forest::on(initial, opts.clone()));
             graph
                 .view(&graph.weights)
                 .and_then(|g| plum.initial_assignment(&g))
-                .map(Some)
+                .map(|owner| Some((graph, owner)))
         } else {
             Ok(None)
         };
-        let initial = comm.agree(initial)?;
-        let owner: Vec<u32> = comm.broadcast_serde(0, initial.as_ref())?;
-        let elsewhere: Vec<u32> = (0..owner.len() as u32)
-            .filter(|&r| owner[r as usize] as usize != comm.rank())
-            .collect();
-        forest.take_trees(&elsewhere)?;
+        let (graph, owner) = comm.agree(initial_split)?.unzip();
+        let owner: Vec<u32> = comm.broadcast_serde(0, owner.as_ref())?;
+        let held = owner.iter().map(|&o| o as usize == comm.rank()).collect();
         Ok(Run {
             comm,
-            forest,
+            forest: Forest::holding(initial, opts, held),
             graph,
             owner,
             plum,
@@ -243,13 +249,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// The dual graph's current weights on rank 0, which gathers them from every rank and
     /// balances (`None` on the other ranks).
     pub fn weights(&self) -> Option<&Weights> {
-        (self.comm.rank() == 0).then_some(&self.graph.weights)
+        self.graph.as_ref().map(|g| &g.weights)
     }
 
     /// The dual graph with its current weights on rank 0, which gathers them from every rank
     /// and balances (`None` on the other ranks).
     pub fn graph(&self) -> Option<&DualGraph> {
-        (self.comm.rank() == 0).then_some(&self.graph)
+        self.graph.as_ref()
     }
 
     /// PLUM's whole decision at the last step on rank 0, which balances (`None` on the other
@@ -316,23 +322,27 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
         let mut balance = None;
         let mut moved = Moved::default();
-        let mut received = Vec::new();
+        // Rank 0's predicted weights of the trees the subdivision will change.
+        let mut predicted_trees = None;
         if self.at == BalanceAt::Predicted {
             let start = Instant::now();
             let roots = self.forest.pending_roots();
             let predicted = self.gather_weights(&roots, true)?;
             let weights = predicted.map(|p| {
+                let graph = self.graph.as_ref().expect("rank 0 keeps the dual graph");
                 // The trees move as they are now, smaller than predicted: the accept rule
                 // costs what will move.
-                let mut moving = self.graph.weights.rwgt.clone();
+                let mut moving = graph.weights.rwgt.clone();
                 for (r, _, elems) in &p {
                     moving[*r as usize] = *elems;
                 }
                 let p: Vec<(u32, TreeWeights)> = p.into_iter().map(|(r, w, _)| (r, w)).collect();
-                (self.graph.predict_with(&p), moving)
+                let weights = graph.predict_with(&p);
+                predicted_trees = Some(p);
+                (weights, moving)
             });
             times.predict = start.elapsed();
-            (balance, moved, received) = self.balance_and_migrate(weights, &mut times)?;
+            (balance, moved) = self.balance_and_migrate(weights, &mut times)?;
         }
 
         let start = Instant::now();
@@ -340,16 +350,21 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         times.subdivide = start.elapsed();
 
         let start = Instant::now();
-        let mut changed = report.changed_roots.clone();
-        changed.extend_from_slice(&received);
-        changed.sort_unstable();
-        changed.dedup();
-        changed.retain(|&r| self.forest.holds(r));
-        self.update_weights(&changed)?;
+        match predicted_trees {
+            // The subdivided trees have the weights predicted for them, wherever they went:
+            // no tree is walked again and nothing is gathered.
+            Some(predicted) => self
+                .graph
+                .as_mut()
+                .expect("rank 0 keeps the dual graph")
+                .set_tree_weights(&predicted),
+            None if self.at == BalanceAt::Predicted => {} // a rank other than 0
+            None => self.update_weights(&report.changed_roots)?,
+        }
         times.weights += start.elapsed();
         if self.at == BalanceAt::AfterSubdivision {
             let weights = self.weights().map(|w| (w.clone(), w.rwgt.clone()));
-            (balance, moved, _) = self.balance_and_migrate(weights, &mut times)?;
+            (balance, moved) = self.balance_and_migrate(weights, &mut times)?;
         }
 
         self.level += 1;
@@ -452,7 +467,8 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         if let Some(current) = self.gather_weights(roots, false)? {
             let current: Vec<(u32, TreeWeights)> =
                 current.into_iter().map(|(r, w, _)| (r, w)).collect();
-            self.graph.set_tree_weights(&current);
+            let graph = self.graph.as_mut().expect("rank 0 keeps the dual graph");
+            graph.set_tree_weights(&current);
         }
         Ok(())
     }
@@ -463,11 +479,12 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         &mut self,
         weights: Option<(Weights, Vec<u64>)>,
         times: &mut StepTimes,
-    ) -> Result<(Option<BalanceOutcome>, Moved, Vec<u32>)> {
+    ) -> Result<(Option<BalanceOutcome>, Moved)> {
         let start = Instant::now();
         self.last = None;
         let decided = if let Some((weights, moving)) = &weights {
-            self.graph
+            let graph = self.graph.as_ref().expect("rank 0 keeps the dual graph");
+            graph
                 .view(weights)
                 .and_then(|g| self.plum.balance_moving(&g, &self.owner, moving))
                 .map(|b| {
@@ -492,13 +509,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             self.comm.broadcast_serde(0, decided.as_ref())?;
         times.balance += start.elapsed();
         let start = Instant::now();
-        let (moved, received) = match new_owner {
+        let moved = match new_owner {
             Some(new_owner) => {
-                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?
+                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?.0
             }
-            None => (Moved::default(), Vec::new()),
+            None => Moved::default(),
         };
         times.migrate += start.elapsed();
-        Ok((Some(outcome), moved, received))
+        Ok((Some(outcome), moved))
     }
 }

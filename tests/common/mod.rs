@@ -4,7 +4,10 @@
 pub mod adjacency;
 
 use plume::adapt::{AdaptOptions, Forest, LeafId};
+use plume::comm::{Comm, CommExt};
+use plume::dist::Run;
 use plume::mesh::{geometry, Mesh};
+use plume::{Error, Result};
 
 /// The reference tetrahedron.
 pub fn one_tet() -> Mesh {
@@ -83,4 +86,26 @@ pub fn submesh(mesh: &Mesh, keep: impl Fn([f64; 3]) -> bool) -> Mesh {
         out.tets.push(t);
     }
     out
+}
+
+/// Every rank's check that each root is held by exactly the rank `owner` names.
+pub fn check_ownership<C: Comm + ?Sized>(run: &Run<'_, C>) -> Result<()> {
+    let held = run.comm().all_gather_serde(&run.held_roots())?;
+    let mut holder = vec![None; run.owner().len()];
+    for (rank, roots) in held.iter().enumerate() {
+        for &r in roots {
+            if holder[r as usize].replace(rank).is_some() {
+                return Err(Error::Invalid(format!("root {r} is held twice")));
+            }
+        }
+    }
+    for (r, h) in holder.iter().enumerate() {
+        if *h != Some(run.owner()[r] as usize) {
+            return Err(Error::Invalid(format!(
+                "root {r}: held by {h:?}, owner {}",
+                run.owner()[r]
+            )));
+        }
+    }
+    Ok(())
 }

@@ -55,3 +55,17 @@ pub fn program(name: &str) -> Command {
     );
     Command::new(path)
 }
+
+/// `mpirun -n procs program args…` as root with more ranks than cores allowed, Open MPI's
+/// quick-starting `ob1` layer, and the job ended after `timeout` seconds.
+pub fn mpirun(procs: usize, timeout: u32, program: &Path, args: &[&str]) -> std::process::Output {
+    self::program("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--timeout"])
+        .arg(timeout.to_string())
+        .args(["-n", &procs.to_string()])
+        .arg(program)
+        .args(args)
+        .env("OMPI_MCA_pml", "ob1")
+        .output()
+        .expect("start mpirun")
+}

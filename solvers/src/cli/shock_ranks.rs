@@ -7,9 +7,9 @@
 
 use std::sync::Mutex;
 
+use plume::adapt::InitialMesh;
 use plume::comm::{launch_threads, Comm};
 use plume::io::{write_pvd, write_pvtu, CellArray, VtuOptions};
-use plume::mesh::Mesh;
 
 use super::common::say;
 use super::names::VtkLevels;
@@ -27,8 +27,10 @@ pub(super) fn threads(args: &ShockArgs) -> CliResult {
     check_procs(procs, cfg.parts_per_proc, mesh.nelems())?;
     shock::ranks::check_memory(&cfg, mesh.nelems(), procs)?;
     let rank0 = Mutex::new(Some(Rank0::open(args, &cfg, mesh.nelems(), source)?));
+    // The ranks share one copy of the initial mesh and its topology.
+    let initial = InitialMesh::new(mesh)?;
     launch_threads(procs, |comm| {
-        on_rank(comm, args, &cfg, mesh.clone(), true, &rank0)
+        on_rank(comm, args, &cfg, &initial, true, &rank0)
     })?;
     say(format!("\nwrote {}", args.out.display()))
 }
@@ -107,7 +109,8 @@ fn mpi_rank(comm: &plume::comm::MpiComm, args: &ShockArgs) -> CliResult {
         _ => Ok(None),
     };
     let rank0 = Mutex::new(agree(comm, rank0)?);
-    on_rank(comm, args, &cfg, mesh, false, &rank0)?;
+    let initial = agree(comm, InitialMesh::new(mesh).map_err(Failure::from))?;
+    on_rank(comm, args, &cfg, &initial, false, &rank0)?;
     if root {
         say(format!("\nwrote {}", args.out.display()))?;
     }
@@ -194,7 +197,7 @@ fn on_rank<C: Comm + ?Sized>(
     comm: &C,
     args: &ShockArgs,
     cfg: &ShockConfig,
-    mesh: Mesh,
+    initial: &InitialMesh,
     all_ranks_here: bool,
     rank0: &Mutex<Option<Rank0>>,
 ) -> plume::Result<()> {
@@ -206,7 +209,7 @@ fn on_rank<C: Comm + ?Sized>(
     let run = shock::ranks::run_rank(
         comm,
         cfg,
-        mesh,
+        initial,
         all_ranks_here,
         |level, record, forest, owner| {
             if let (Some(out), Some(record)) = (mine.as_mut(), record) {

@@ -88,10 +88,11 @@ pub fn run_rank<C: Comm + ?Sized>(
     let nroots = forest.nroots();
     let mut leaves = forest.nleaves() as u64;
     let opts = forest.options().clone();
-    // The run builds its own forest: the domain's goes before it does.
-    let mesh = forest.mesh().clone();
+    // The run builds its own forest on the domain's initial mesh: the domain's forest goes
+    // before it does.
+    let initial = forest.initial().clone();
     drop(forest);
-    let mut run = Run::new(comm, mesh, opts, plum)?;
+    let mut run = Run::on(comm, &initial, opts, plum)?;
     for r in run.held_roots() {
         let material = if rock_of_root[r as usize].is_some() {
             ROCK

@@ -9,11 +9,11 @@
 //! (`sbn_ranks`), PLUM and no balancing process statically; the records then hold what was
 //! measured.
 
-use plume::adapt::{AdaptOptions, Forest};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{self, Run, StepReport};
-use plume::mesh::{geometry, Mesh};
+use plume::mesh::geometry;
 use plume::metrics::Movement;
 use plume::{Error, Result};
 
@@ -26,7 +26,8 @@ use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
 /// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
-/// SBN balances in it, the others process statically) on `mesh` (every rank passes the same); `all_ranks_here` says whether
+/// SBN balances in it, the others process statically) on `initial` (every rank passes the
+/// same mesh; thread ranks may share one); `all_ranks_here` says whether
 /// this process holds every rank (threads) or only this one (MPI), for the memory checks.
 /// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
 /// initial mesh and partition), this rank's forest and the owners, at level 0 and after every
@@ -38,7 +39,7 @@ use crate::budget;
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ShockConfig,
-    mesh: Mesh,
+    initial: &InitialMesh,
     all_ranks_here: bool,
     mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ShockRun>> {
@@ -54,11 +55,12 @@ pub fn run_rank<C: Comm + ?Sized>(
             "SBN on ranks balances while the ranks process the levels: it needs a kernel".into(),
         ));
     }
+    let mesh = initial.mesh();
     let roots = mesh.nelems();
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree(check_memory(cfg, roots, ranks_here))?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
-    let plum = comm.agree(make_plum(cfg, &mesh))?;
+    let plum = comm.agree(make_plum(cfg, mesh))?;
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
         nfields: 0,
@@ -68,7 +70,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         (_, BalanceAt::BeforeSubdivision) => dist::BalanceAt::Predicted,
         (_, BalanceAt::AfterSubdivision) => dist::BalanceAt::AfterSubdivision,
     };
-    let mut run = Run::new(comm, mesh, opts, plum)?.balance_at(at);
+    let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
     let s_per_leaf = kernel_cost(&run, cfg)?;
     comm.agree(each_level(0, None, run.forest(), run.owner()))?;
     let mut levels = Vec::with_capacity(cfg.levels);
@@ -203,15 +205,7 @@ fn record<C: Comm + ?Sized>(
         "what moved is what PLUM costed"
     );
     let t = &report.times;
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    let mut time_ms = StageTimes::from([
-        (Stage::Mark, ms(t.mark)),
-        (Stage::Coarsen, ms(t.coarsen)),
-        (Stage::Closure, ms(t.close)),
-        (Stage::Predict, ms(t.predict)),
-        (Stage::Subdivision, ms(t.subdivide)),
-        (Stage::Weights, ms(t.weights)),
-    ]);
+    let mut time_ms = adaptation_times_ms(t);
     if let Some(b) = balance {
         time_ms.extend(balancer_times(b, t.balance + t.migrate));
     }
@@ -233,4 +227,18 @@ fn record<C: Comm + ?Sized>(
             time_ms,
         },
     )
+}
+
+/// The adaptation stages' times of a step on this rank, in milliseconds (balancing and
+/// migration are the balancer's to add).
+pub(super) fn adaptation_times_ms(t: &dist::StepTimes) -> StageTimes {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    StageTimes::from([
+        (Stage::Mark, ms(t.mark)),
+        (Stage::Coarsen, ms(t.coarsen)),
+        (Stage::Closure, ms(t.close)),
+        (Stage::Predict, ms(t.predict)),
+        (Stage::Subdivision, ms(t.subdivide)),
+        (Stage::Weights, ms(t.weights)),
+    ])
 }

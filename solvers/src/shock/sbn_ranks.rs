@@ -6,10 +6,7 @@ use plume::comm::Comm;
 use plume::dist::{ProcessedLevel, Run, StepReport};
 use plume::metrics::SysLoad;
 
-use super::{
-    loads_and_cut, LevelRecord, MeasuredRecord, SbnRecord, ShockConfig, SimRecord, Stage,
-    StageTimes,
-};
+use super::{loads_and_cut, LevelRecord, MeasuredRecord, SbnRecord, ShockConfig, SimRecord, Stage};
 
 /// Adds the measured processing level to `record`.
 pub(super) fn with_measured(
@@ -43,16 +40,9 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
     let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
     let movement = processed.movement();
     let measured = MeasuredRecord::new(processed, s_per_leaf);
-    let t = &report.times;
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let rank0 = &processed.ranks[0].times;
-    let time_ms = StageTimes::from([
-        (Stage::Mark, ms(t.mark)),
-        (Stage::Coarsen, ms(t.coarsen)),
-        (Stage::Closure, ms(t.close)),
-        (Stage::Predict, ms(t.predict)),
-        (Stage::Subdivision, ms(t.subdivide)),
-        (Stage::Weights, ms(t.weights)),
+    let mut time_ms = super::ranks::adaptation_times_ms(&report.times);
+    time_ms.extend([
         (Stage::Balancing, rank0.balancing * 1e3),
         (Stage::Migration, rank0.migration * 1e3),
     ]);

@@ -1,0 +1,123 @@
+//! The initial mesh with what the forest derives from it once: its faces, the vertex →
+//! elements adjacency and the root across each face of each root. None of it changes during a
+//! run, so clones share one copy: the thread ranks of a distributed run hold the replicated
+//! initial mesh once (`distributed.md`), where MPI processes each build their own.
+
+use std::sync::Arc;
+
+use super::tree::NO_ELEM;
+use crate::mesh::{Mesh, Topology};
+use crate::{Error, Result};
+
+/// The initial mesh and its topology, read-only (see the module doc); a clone is a pointer.
+#[derive(Debug, Clone)]
+pub struct InitialMesh(Arc<Parts>);
+
+/// What an [`InitialMesh`] shares.
+#[derive(Debug)]
+struct Parts {
+    mesh: Mesh,
+    topo: Topology,
+    /// Root across each local face of each root (`NO_ELEM` on the boundary).
+    face_nbr: Vec<[u32; 4]>,
+}
+
+impl InitialMesh {
+    /// Checks `mesh` and derives its topology.
+    ///
+    /// # Errors
+    /// [`Error::Mesh`](crate::Error) when the mesh has no element, an index out of range or a
+    /// face shared by more than two elements.
+    pub fn new(mesh: Mesh) -> Result<InitialMesh> {
+        if mesh.tets.is_empty() {
+            return Err(Error::mesh("forest", "no tetrahedra"));
+        }
+        mesh.check_indices("forest")?;
+        let topo = Topology::new(&mesh).map_err(|nm| {
+            Error::mesh(
+                "forest",
+                format!("face {:?} is shared by more than two elements", nm.verts),
+            )
+        })?;
+        let face_nbr = face_neighbours(&topo, mesh.nelems());
+        Ok(InitialMesh(Arc::new(Parts {
+            mesh,
+            topo,
+            face_nbr,
+        })))
+    }
+
+    /// The mesh.
+    pub fn mesh(&self) -> &Mesh {
+        &self.0.mesh
+    }
+
+    /// Its faces and vertex → elements adjacency.
+    pub fn topology(&self) -> &Topology {
+        &self.0.topo
+    }
+
+    /// Number of roots (elements).
+    pub fn nroots(&self) -> usize {
+        self.0.mesh.nelems()
+    }
+
+    /// The root across each local face of each root (`NO_ELEM` on the boundary).
+    pub(crate) fn face_nbr(&self) -> &[[u32; 4]] {
+        &self.0.face_nbr
+    }
+}
+
+/// Root across each local face of each root (`NO_ELEM` on the boundary).
+fn face_neighbours(topo: &Topology, nroots: usize) -> Vec<[u32; 4]> {
+    let mut nbr = vec![[NO_ELEM; 4]; nroots];
+    for f in topo.faces.iter().filter(|f| !f.is_boundary()) {
+        nbr[f.elems[0] as usize][f.local[0] as usize] = f.elems[1];
+        nbr[f.elems[1] as usize][f.local[1] as usize] = f.elems[0];
+    }
+    nbr
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapt::{AdaptOptions, Forest};
+    use crate::mesh::generate_box;
+
+    #[test]
+    fn forests_on_one_initial_mesh_share_it_and_hold_what_they_are_given() {
+        let initial = InitialMesh::new(generate_box([2, 1, 1], [1.0; 3]).unwrap()).unwrap();
+        let n = initial.nroots();
+        let held: Vec<bool> = (0..n).map(|r| r % 3 == 0).collect();
+        let part = Forest::holding(&initial, AdaptOptions::default(), held.clone());
+        let mut all = Forest::on(&initial, AdaptOptions::default());
+        assert!(std::ptr::eq(part.mesh(), all.mesh()));
+        assert!(std::ptr::eq(part.topology(), initial.topology()));
+        assert_eq!(part.nleaves(), held.iter().filter(|&&h| h).count());
+        assert!((0..n as u32).all(|r| part.holds(r) == held[r as usize]));
+        let mut seen = Vec::new();
+        part.for_each_leaf(|leaf| seen.push(leaf.id.root));
+        assert!(seen.iter().all(|&r| held[r as usize]));
+        // Refining one forest leaves the shared mesh, and the other forest, as they were.
+        all.mark_refine_where(|_| true);
+        all.adapt().unwrap();
+        assert_eq!(all.nleaves(), 8 * n);
+        assert_eq!(part.nleaves(), seen.len());
+        assert_eq!(initial.mesh().nelems(), n);
+    }
+
+    #[test]
+    fn a_face_held_by_three_elements_is_refused() {
+        let coords = vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 1.0, 1.0],
+            [-1.0, -1.0, -1.0],
+        ];
+        let tets = vec![[0, 1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 5]];
+        let err = InitialMesh::new(Mesh { coords, tets }).unwrap_err();
+        assert!(err.to_string().contains("more than two elements"), "{err}");
+    }
+}
