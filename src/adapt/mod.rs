@@ -23,10 +23,14 @@
 //! the roots' bounding boxes, which also restricts geometric marking to the roots near a region
 //! ([`Forest::mark_refine_where_in`]).
 //!
+//! [`LeafAdjacency`] gives every leaf its four face neighbours (leaves of the same or a
+//! neighbouring tree, the tagged boundary, or trees held elsewhere), rebuilt after each step.
+//!
 //! Vocabulary: *split* = how an element is divided ([`Split`]); *green* = a 1:2 or 1:4 split,
 //! whose children are never divided; *local points* = a parent's 4 vertices then its 6 edge
 //! midpoints; *users* of a bisected edge = divided elements whose split includes it.
 
+mod adjacency;
 mod check;
 mod coarsen;
 mod edges;
@@ -41,6 +45,7 @@ mod refine;
 mod tree;
 mod vertices;
 
+pub use adjacency::{Across, LeafAdjacency};
 pub(crate) use coarsen::SharedEdges;
 pub(crate) use edges::edge_key;
 pub use edges::{Bisected, Edges};

@@ -22,6 +22,9 @@
 //! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
 //! lazily as real messages (`level`, `sbn`).
 //!
+//! For a solver on the leaves, [`Run::halo`] gives this rank's leaf adjacency with ghosts of
+//! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data.
+//!
 //! ```
 //! use plume::adapt::AdaptOptions;
 //! use plume::balance::{Plum, PlumOptions};
@@ -44,11 +47,13 @@
 
 mod codec;
 mod exchange;
+mod halo;
 mod kernel;
 mod level;
 mod migration;
 mod sbn;
 
+pub use halo::{GhostLeaf, Halo};
 pub use kernel::{Kernel, Processed};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
