@@ -242,10 +242,7 @@ fn forests_refuse_meshes_naming_missing_or_repeated_vertices() {
         ([0, 1, 2, 4], "vertex 4"),
         ([0, 1, 1, 3], "repeats vertex 1"),
     ] {
-        let mesh = Mesh {
-            coords: unit.clone(),
-            tets: vec![tet],
-        };
+        let mesh = Mesh::new(unit.clone(), vec![tet]);
         let e = error(Forest::new(mesh, Default::default()));
         assert!(matches!(e, Error::Mesh { .. }), "{e}");
         assert!(e.to_string().contains(needle), "{e}");

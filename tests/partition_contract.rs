@@ -174,10 +174,10 @@ fn zero_parts_and_more_parts_than_roots_are_errors() {
 
 #[test]
 fn a_mesh_of_one_element_goes_into_one_part() {
-    let mesh = Mesh {
-        coords: vec![[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]],
-        tets: vec![[0, 1, 2, 3]],
-    };
+    let mesh = Mesh::new(
+        vec![[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]],
+        vec![[0, 1, 2, 3]],
+    );
     let c = root_centroids(&mesh);
     let g = DualGraph::new(&Forest::new(mesh, Default::default()).unwrap());
     assert_eq!((g.nvertices(), g.nedges()), (1, 0));
@@ -194,8 +194,8 @@ fn a_mesh_of_one_element_goes_into_one_part() {
 #[test]
 fn two_elements_sharing_no_face_go_to_two_parts() {
     // A graph without edges: METIS is not called, the greedy fallback runs.
-    let mesh = Mesh {
-        coords: vec![
+    let mesh = Mesh::new(
+        vec![
             [0., 0., 0.],
             [1., 0., 0.],
             [0., 1., 0.],
@@ -205,8 +205,8 @@ fn two_elements_sharing_no_face_go_to_two_parts() {
             [5., 1., 0.],
             [5., 0., 1.],
         ],
-        tets: vec![[0, 1, 2, 3], [4, 5, 6, 7]],
-    };
+        vec![[0, 1, 2, 3], [4, 5, 6, 7]],
+    );
     let c = root_centroids(&mesh);
     let g = DualGraph::new(&Forest::new(mesh, Default::default()).unwrap());
     assert_eq!(g.nedges(), 0);

@@ -281,26 +281,44 @@ impl Forest {
     /// Calls `f` on every leaf of the trees this forest holds, roots in order, each tree in
     /// canonical order.
     pub fn for_each_leaf(&self, mut f: impl FnMut(&LeafView)) {
+        for r in 0..self.trees.len() as u32 {
+            self.for_each_leaf_of(r, &mut f);
+        }
+    }
+
+    /// Calls `f` on every leaf of the trees among `roots` this forest holds, roots in the
+    /// order given, each tree in canonical order: with ascending `roots`, the leaves
+    /// [`Forest::for_each_leaf`] visits in those trees, in its order (e.g. the roots a
+    /// [`Locator`](super::Locator) finds near a region).
+    ///
+    /// # Panics
+    /// When a root is out of range.
+    #[track_caller]
+    pub fn for_each_leaf_in(&self, roots: &[u32], mut f: impl FnMut(&LeafView)) {
+        for &r in roots {
+            assert!((r as usize) < self.trees.len(), "root {r} out of range");
+            self.for_each_leaf_of(r, &mut f);
+        }
+    }
+
+    /// Calls `f` on every leaf of root `r`'s tree, in canonical order, if this forest holds it.
+    fn for_each_leaf_of(&self, r: u32, f: &mut impl FnMut(&LeafView)) {
+        if !self.held[r as usize] {
+            return;
+        }
         let nf = self.opts.nfields;
-        for (r, tree) in self.trees.iter().enumerate() {
-            if !self.held[r] {
-                continue;
-            }
-            for i in tree.leaves_dfs() {
-                let e = &tree.elems[i as usize];
-                let corners = e.verts.map(|v| self.verts[v].pos);
-                f(&LeafView {
-                    id: LeafId {
-                        root: r as u32,
-                        elem: i,
-                    },
-                    verts: e.verts,
-                    corners,
-                    centroid: geometry::centroid(&corners),
-                    level: e.level,
-                    data: &tree.data[i as usize * nf..(i as usize + 1) * nf],
-                });
-            }
+        let tree = &self.trees[r as usize];
+        for i in tree.leaves_dfs() {
+            let e = &tree.elems[i as usize];
+            let corners = e.verts.map(|v| self.verts[v].pos);
+            f(&LeafView {
+                id: LeafId { root: r, elem: i },
+                verts: e.verts,
+                corners,
+                centroid: geometry::centroid(&corners),
+                level: e.level,
+                data: &tree.data[i as usize * nf..(i as usize + 1) * nf],
+            });
         }
     }
 
@@ -336,25 +354,52 @@ impl Forest {
 
     /// Marks for refinement every leaf for which `pred` holds; returns how many.
     pub fn mark_refine_where(&mut self, pred: impl FnMut(&LeafView) -> bool) -> usize {
-        let ids = self.select(pred);
+        let ids = self.select(None, pred);
         ids.iter().for_each(|&id| self.mark_refine(id));
         ids.len()
     }
 
     /// Marks for coarsening every leaf for which `pred` holds; returns how many.
     pub fn mark_coarsen_where(&mut self, pred: impl FnMut(&LeafView) -> bool) -> usize {
-        let ids = self.select(pred);
+        let ids = self.select(None, pred);
         ids.iter().for_each(|&id| self.mark_coarsen(id));
         ids.len()
     }
 
-    fn select(&self, mut pred: impl FnMut(&LeafView) -> bool) -> Vec<LeafId> {
+    /// Marks for refinement every leaf of the trees among `roots` (see
+    /// [`Forest::for_each_leaf_in`]) for which `pred` holds; returns how many. With ascending
+    /// `roots` holding every leaf `pred` may select, the marks of
+    /// [`Forest::mark_refine_where`], at the cost of those trees only.
+    ///
+    /// # Panics
+    /// When a root is out of range.
+    #[track_caller]
+    pub fn mark_refine_where_in(
+        &mut self,
+        roots: &[u32],
+        pred: impl FnMut(&LeafView) -> bool,
+    ) -> usize {
+        let ids = self.select(Some(roots), pred);
+        ids.iter().for_each(|&id| self.mark_refine(id));
+        ids.len()
+    }
+
+    /// The leaves for which `pred` holds, among the trees of `roots` (all when `None`).
+    fn select(
+        &self,
+        roots: Option<&[u32]>,
+        mut pred: impl FnMut(&LeafView) -> bool,
+    ) -> Vec<LeafId> {
         let mut ids = Vec::new();
-        self.for_each_leaf(|l| {
+        let mut keep = |l: &LeafView| {
             if pred(l) {
                 ids.push(l.id)
             }
-        });
+        };
+        match roots {
+            Some(roots) => self.for_each_leaf_in(roots, keep),
+            None => self.for_each_leaf(&mut keep),
+        }
         ids
     }
 

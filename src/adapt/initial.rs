@@ -117,7 +117,7 @@ mod tests {
             [-1.0, -1.0, -1.0],
         ];
         let tets = vec![[0, 1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 5]];
-        let err = InitialMesh::new(Mesh { coords, tets }).unwrap_err();
+        let err = InitialMesh::new(Mesh::new(coords, tets)).unwrap_err();
         assert!(err.to_string().contains("more than two elements"), "{err}");
     }
 }

@@ -19,16 +19,25 @@
 //! [`Forest::put_trees`]): one rank's part of a distributed forest, whose other roots stay bare
 //! and which [`crate::dist`] keeps consistent across ranks.
 //!
+//! Geometric queries ([`Locator`]): point location and region queries through an R*-tree over
+//! the roots' bounding boxes, which also restricts geometric marking to the roots near a region
+//! ([`Forest::mark_refine_where_in`]).
+//!
+//! [`LeafAdjacency`] gives every leaf its four face neighbours (leaves of the same or a
+//! neighbouring tree, the tagged boundary, or trees held elsewhere), rebuilt after each step.
+//!
 //! Vocabulary: *split* = how an element is divided ([`Split`]); *green* = a 1:2 or 1:4 split,
 //! whose children are never divided; *local points* = a parent's 4 vertices then its 6 edge
 //! midpoints; *users* of a bisected edge = divided elements whose split includes it.
 
+mod adjacency;
 mod check;
 mod coarsen;
 mod edges;
 mod export;
 mod forest;
 mod initial;
+pub mod locate;
 mod migrate;
 mod overlap;
 pub mod pattern;
@@ -36,12 +45,14 @@ mod refine;
 mod tree;
 mod vertices;
 
+pub use adjacency::{Across, LeafAdjacency};
 pub(crate) use coarsen::SharedEdges;
 pub(crate) use edges::edge_key;
 pub use edges::{Bisected, Edges};
 pub use export::LeafMesh;
 pub use forest::{AdaptOptions, AdaptReport, Forest, LeafId, LeafView};
 pub use initial::InitialMesh;
+pub use locate::{Location, Locator, Probe, Region, RELATIVE_TOLERANCE};
 pub(crate) use migrate::Unpacking;
 pub use pattern::Split;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};

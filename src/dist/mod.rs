@@ -22,6 +22,9 @@
 //! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
 //! lazily as real messages (`level`, `sbn`).
 //!
+//! For a solver on the leaves, [`Run::halo`] gives this rank's leaf adjacency with ghosts of
+//! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data.
+//!
 //! ```
 //! use plume::adapt::AdaptOptions;
 //! use plume::balance::{Plum, PlumOptions};
@@ -44,11 +47,13 @@
 
 mod codec;
 mod exchange;
+mod halo;
 mod kernel;
 mod level;
 mod migration;
 mod sbn;
 
+pub use halo::{GhostLeaf, Halo};
 pub use kernel::{Kernel, Processed};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
@@ -289,8 +294,6 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// # Errors
     /// Any rank's error, on every rank.
     pub fn step(&mut self, mut mark: impl FnMut(&LeafView) -> Mark) -> Result<StepReport> {
-        let mut times = StepTimes::default();
-        let comm = self.comm;
         let start = Instant::now();
         let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
         self.forest.for_each_leaf(|leaf| match mark(leaf) {
@@ -298,6 +301,48 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             Mark::Refine => refine.push(leaf.id),
             Mark::Coarsen => coarsen.push(leaf.id),
         });
+        self.step_with(start, refine, coarsen)
+    }
+
+    /// [`Run::step`] with the marks chosen by the caller: the leaves held here to refine and
+    /// to coarsen (e.g. only those of the roots a [`Locator`](crate::adapt::Locator) finds
+    /// near a region). The same leaves in the same order make the same step as [`Run::step`].
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when an id is not a leaf held here (on every rank); any rank's
+    /// error, on every rank.
+    pub fn step_marked(&mut self, refine: Vec<LeafId>, coarsen: Vec<LeafId>) -> Result<StepReport> {
+        let start = Instant::now();
+        let forest = &self.forest;
+        let bad = refine.iter().chain(&coarsen).find(|id| {
+            id.root as usize >= forest.nroots()
+                || !forest.holds(id.root)
+                || forest.trees()[id.root as usize]
+                    .elems
+                    .get(id.elem as usize)
+                    .is_none_or(|e| !e.is_leaf())
+        });
+        let checked = match bad {
+            Some(id) => Err(Error::Invalid(format!(
+                "step_marked: {id:?} is not a leaf held on rank {}",
+                self.comm.rank()
+            ))),
+            None => Ok(()),
+        };
+        self.comm.agree(checked)?;
+        self.step_with(start, refine, coarsen)
+    }
+
+    /// The step after marking (started at `start`): marks `refine` and `coarsen` (leaves held
+    /// here), coarsens, closes, predicts, balances, migrates, subdivides, updates weights.
+    fn step_with(
+        &mut self,
+        start: Instant,
+        refine: Vec<LeafId>,
+        coarsen: Vec<LeafId>,
+    ) -> Result<StepReport> {
+        let mut times = StepTimes::default();
+        let comm = self.comm;
         refine
             .into_iter()
             .for_each(|id| self.forest.mark_refine(id));

@@ -6,6 +6,7 @@
 //! | `file_bytes.rs` | reading an input file whole within a bound from the available memory |
 //! | `lines.rs` | the line reader shared by text formats: every error names `file:line` |
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
+//! | `msh_physical.rs` | Gmsh physical groups: `$PhysicalNames`, the tags of `$Entities` |
 //! | [`vtu`] | VTK `.vtu` reader and writer (with cell arrays), `.pvd` collections |
 //! | `vtu_check.rs` | the headers of a compressed `.vtu`, checked before `vtkio` trusts them |
 //! | `vtu_stream.rs` | [`VtuPiece`]: the streaming `.vtu` writer, appended raw or zlib data |
@@ -27,6 +28,7 @@ mod file_bytes;
 mod forest_vtu;
 mod lines;
 pub mod msh;
+mod msh_physical;
 mod pvtu;
 pub mod vtu;
 mod vtu_check;
@@ -39,7 +41,8 @@ pub use pvtu::write_pvtu;
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};
 pub use vtu_stream::{Compression, VtuOptions, VtuPiece};
 
-use crate::mesh::{Mesh, ValidationReport};
+use crate::mesh::physical::TaggedTriangle;
+use crate::mesh::{Mesh, PhysicalName, ValidationReport};
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -53,6 +56,13 @@ pub struct RawMesh {
     /// Element types that were skipped, as (plural name, count), in order of first appearance:
     /// e.g. `("triangles", 1234)`.
     pub skipped: Vec<(String, usize)>,
+    /// Physical tag of each tetrahedron (0: untagged), in file order; empty when the format
+    /// has none.
+    pub volume_tags: Vec<u32>,
+    /// Triangles carrying a physical tag, with it: they tag the boundary faces they lie on.
+    pub triangles: Vec<TaggedTriangle>,
+    /// Named physical groups of dimension 2 and 3.
+    pub names: Vec<PhysicalName>,
 }
 
 /// What reading a mesh file skipped or changed.
@@ -141,7 +151,8 @@ pub fn parse_msh_mesh(name: &str, bytes: &[u8]) -> Result<(Mesh, ReadReport)> {
 
 /// Validates a mesh as read from `name`, with the reader's notes.
 fn validated(raw: RawMesh, name: &str) -> Result<(Mesh, ReadReport)> {
-    let (mesh, validation) = Mesh::from_parts(raw.coords, raw.tets, name)?;
+    let (mut mesh, validation) = Mesh::from_parts(raw.coords, raw.tets, name)?;
+    mesh.set_physical(raw.volume_tags, &raw.triangles, raw.names, name)?;
     Ok((
         mesh,
         ReadReport {

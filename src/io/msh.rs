@@ -1,12 +1,16 @@
 //! Gmsh MSH files: ASCII 2.2 and 4.1 readers, a 4.1 writer.
 //!
-//! The readers keep `$MeshFormat`, `$Nodes` and `$Elements` and skip every other section.
-//! Node tags may be any positive integers; they become 0-based vertex indices in file order.
-//! Linear tetrahedra (element type 4) become elements; other element types are counted in
-//! [`RawMesh::skipped`], except second-order tetrahedra (type 11), which are an error.
+//! The readers keep `$MeshFormat`, `$Nodes`, `$Elements` and the physical groups
+//! (`$PhysicalNames`, MSH 4.1's `$Entities`: see `msh_physical.rs`) and skip every other
+//! section. Node tags may be any positive integers; they become 0-based vertex indices in file
+//! order. Linear tetrahedra (element type 4) become elements with their physical tag; linear
+//! triangles (type 2) with a physical tag are kept to tag the boundary faces they lie on;
+//! other elements (and untagged triangles) are counted in [`RawMesh::skipped`], except
+//! second-order tetrahedra (type 11), which are an error.
 
 use super::file_bytes::{max_input_bytes, may_start_with, read_input};
 use super::lines::{Line, LineReader};
+use super::msh_physical::{physical_tag, read_entities, read_names, Physical};
 use super::{count_skipped, RawMesh};
 use crate::mesh::Mesh;
 use crate::Result;
@@ -14,6 +18,8 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
+/// Gmsh element type of a 3-node triangle.
+const TRI3: u32 = 2;
 /// Gmsh element type of a 4-node tetrahedron.
 const TET4: u32 = 4;
 /// Gmsh element type of a 10-node tetrahedron.
@@ -47,6 +53,7 @@ pub(super) fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
     let mut lines = LineReader::new(name, bytes);
     let mut version = None;
     let mut nodes = Nodes::default();
+    let mut physical = Physical::default();
     let mut mesh = RawMesh::default();
     while let Some(line) = lines.next_line()? {
         match (line.text, version) {
@@ -55,7 +62,9 @@ pub(super) fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
                 return Err(line.error("not a Gmsh MSH file: it does not start with $MeshFormat"))
             }
             ("$Nodes", Some(v)) => read_nodes(v, &mut lines, &mut nodes)?,
-            ("$Elements", Some(v)) => read_elements(v, &mut lines, &nodes, &mut mesh)?,
+            ("$Elements", Some(v)) => read_elements(v, &mut lines, &nodes, &physical, &mut mesh)?,
+            ("$PhysicalNames", Some(_)) => read_names(&mut lines, &mut physical)?,
+            ("$Entities", Some(Version::V4)) => read_entities(&mut lines, &mut physical)?,
             (tag, _) if tag.starts_with('$') => skip_section(&mut lines, tag)?,
             (text, _) => {
                 return Err(line.error(format!("unexpected text outside any section: '{text}'")))
@@ -66,6 +75,7 @@ pub(super) fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
         return Err(lines.error("empty file: no $MeshFormat section"));
     }
     mesh.coords = nodes.coords;
+    mesh.names = physical.names;
     Ok(mesh)
 }
 
@@ -163,6 +173,7 @@ fn read_elements(
     version: Version,
     lines: &mut LineReader,
     nodes: &Nodes,
+    physical: &Physical,
     mesh: &mut RawMesh,
 ) -> Result<()> {
     const SECTION: (&str, &str) = ("$Elements", "$EndElements");
@@ -175,24 +186,30 @@ fn read_elements(
                 let _tag: u64 = line.next("element tag")?;
                 let kind: u32 = line.next("element type")?;
                 let ntags: usize = line.next("number of element tags")?;
-                for _ in 0..ntags {
-                    let _: i64 = line.next("element tag")?;
+                let mut tag = 0;
+                for k in 0..ntags {
+                    if k == 0 {
+                        tag = physical_tag(&mut line, "physical tag")?;
+                    } else {
+                        let _: i64 = line.next("element tag")?;
+                    }
                 }
-                add_element(kind, &mut line, nodes, mesh)?;
+                add_element(kind, tag, &mut line, nodes, mesh)?;
             }
         }
         Version::V4 => {
             let blocks: usize = header.next("number of entity blocks")?;
             for _ in 0..blocks {
                 let mut block = lines.expect_data(SECTION.0, SECTION.1)?;
-                let _dim: u32 = block.next("entity dimension")?;
-                let _entity: i64 = block.next("entity tag")?;
+                let dim: u32 = block.next("entity dimension")?;
+                let entity: i64 = block.next("entity tag")?;
                 let kind: u32 = block.next("element type")?;
                 let count: usize = block.next("number of elements in block")?;
+                let tag = physical.of_entity(dim, entity);
                 for _ in 0..count {
                     let mut line = lines.expect_data(SECTION.0, SECTION.1)?;
                     let _tag: u64 = line.next("element tag")?;
-                    add_element(kind, &mut line, nodes, mesh)?;
+                    add_element(kind, tag, &mut line, nodes, mesh)?;
                 }
             }
         }
@@ -200,18 +217,23 @@ fn read_elements(
     expect_end(lines, SECTION.0, SECTION.1)
 }
 
-/// An element of Gmsh type `kind` whose node tags are the rest of `line`.
-fn add_element(kind: u32, line: &mut Line, nodes: &Nodes, mesh: &mut RawMesh) -> Result<()> {
+/// An element of Gmsh type `kind` in physical group `tag` (0: none) whose node tags are the
+/// rest of `line`.
+fn add_element(
+    kind: u32,
+    tag: u32,
+    line: &mut Line,
+    nodes: &Nodes,
+    mesh: &mut RawMesh,
+) -> Result<()> {
     match kind {
         TET4 => {
-            let mut tet = [0u32; 4];
-            for v in &mut tet {
-                *v = nodes.vertex(line.next("node tag")?, line)?;
-            }
-            if !line.is_done() {
-                return Err(line.error("a 4-node tetrahedron has more than 4 node tags"));
-            }
-            mesh.tets.push(tet);
+            mesh.tets.push(element_nodes(line, nodes, "tetrahedron")?);
+            mesh.volume_tags.push(tag);
+        }
+        TRI3 if tag != 0 => {
+            mesh.triangles
+                .push((element_nodes(line, nodes, "triangle")?, tag));
         }
         TET10 => {
             return Err(line.error(
@@ -222,6 +244,18 @@ fn add_element(kind: u32, line: &mut Line, nodes: &Nodes, mesh: &mut RawMesh) ->
         other => count_skipped(&mut mesh.skipped, &element_name(other)),
     }
     Ok(())
+}
+
+/// The `N` vertices of a linear element (`name`) whose node tags are the rest of `line`.
+fn element_nodes<const N: usize>(line: &mut Line, nodes: &Nodes, name: &str) -> Result<[u32; N]> {
+    let mut verts = [0u32; N];
+    for v in &mut verts {
+        *v = nodes.vertex(line.next("node tag")?, line)?;
+    }
+    if !line.is_done() {
+        return Err(line.error(format!("a {N}-node {name} has more than {N} node tags")));
+    }
+    Ok(verts)
 }
 
 /// Plural name of Gmsh element type `kind`, for "skipped 12 triangles".
@@ -242,7 +276,7 @@ fn element_name(kind: u32) -> String {
 }
 
 /// The next line must be `end_tag`.
-fn expect_end(lines: &mut LineReader, section: &str, end_tag: &str) -> Result<()> {
+pub(super) fn expect_end(lines: &mut LineReader, section: &str, end_tag: &str) -> Result<()> {
     let line = lines.expect_line(section, end_tag)?;
     if line.text != end_tag {
         return Err(line.error(format!(
@@ -260,22 +294,46 @@ fn skip_section(lines: &mut LineReader, tag: &str) -> Result<()> {
     Ok(())
 }
 
-/// Writes `mesh` as an ASCII MSH 4.1 file: one volume entity holding all nodes and tetrahedra
-/// (node and element tags are 1-based indices).
+/// Writes `mesh` as an ASCII MSH 4.1 file: one volume entity per run of elements with the same
+/// physical tag (one entity for an untagged mesh) holding all nodes, one surface entity per
+/// boundary tag holding the tagged boundary faces as triangles, and the physical names (node
+/// and element tags are 1-based indices, triangles numbered after the tetrahedra).
 pub fn write_msh(path: &Path, mesh: &Mesh) -> Result<()> {
     super::write_atomically(path, |out| write_msh_to(out, mesh))
 }
 
 fn write_msh_to(out: &mut dyn Write, mesh: &Mesh) -> std::io::Result<()> {
     let (nv, ne) = (mesh.nverts(), mesh.nelems());
+    let volumes = volume_runs(mesh);
+    let surfaces = tagged_faces(mesh);
     writeln!(out, "$MeshFormat\n4.1 0 8\n$EndMeshFormat")?;
+    let names = &mesh.tags.names;
+    if !names.is_empty() {
+        writeln!(out, "$PhysicalNames\n{}", names.len())?;
+        for n in names {
+            writeln!(out, "{} {} \"{}\"", n.dim, n.tag, n.name)?;
+        }
+        writeln!(out, "$EndPhysicalNames")?;
+    }
     let (lo, hi) = bounding_box(&mesh.coords);
-    writeln!(out, "$Entities\n0 0 0 1")?;
-    writeln!(
-        out,
-        "1 {} {} {} {} {} {} 0 0",
+    let bbox = format!(
+        "{} {} {} {} {} {}",
         lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]
-    )?;
+    );
+    let physical = |tag: u32| {
+        if tag == 0 {
+            "0".into()
+        } else {
+            format!("1 {tag}")
+        }
+    };
+    writeln!(out, "$Entities\n0 0 {} {}", surfaces.len(), volumes.len())?;
+    for (s, (tag, _)) in surfaces.iter().enumerate() {
+        writeln!(out, "{} {bbox} {} 0", s + 1, physical(*tag))?;
+    }
+    for (v, (tag, _)) in volumes.iter().enumerate() {
+        writeln!(out, "{} {bbox} {} 0", v + 1, physical(*tag))?;
+    }
     writeln!(out, "$EndEntities")?;
     writeln!(out, "$Nodes\n1 {nv} 1 {nv}\n3 1 0 {nv}")?;
     for tag in 1..=nv {
@@ -285,19 +343,61 @@ fn write_msh_to(out: &mut dyn Write, mesh: &Mesh) -> std::io::Result<()> {
         writeln!(out, "{} {} {}", p[0], p[1], p[2])?;
     }
     writeln!(out, "$EndNodes")?;
-    writeln!(out, "$Elements\n1 {ne} 1 {ne}\n3 1 {TET4} {ne}")?;
-    for (e, t) in mesh.tets.iter().enumerate() {
-        writeln!(
-            out,
-            "{} {} {} {} {}",
-            e + 1,
-            t[0] + 1,
-            t[1] + 1,
-            t[2] + 1,
-            t[3] + 1
-        )?;
+    let total = ne + surfaces.iter().map(|(_, t)| t.len()).sum::<usize>();
+    let nblocks = volumes.len() + surfaces.len();
+    writeln!(out, "$Elements\n{nblocks} {total} 1 {total}")?;
+    for (v, (_, range)) in volumes.iter().enumerate() {
+        writeln!(out, "3 {} {TET4} {}", v + 1, range.len())?;
+        for e in range.clone() {
+            let t = mesh.tets[e];
+            writeln!(
+                out,
+                "{} {} {} {} {}",
+                e + 1,
+                t[0] + 1,
+                t[1] + 1,
+                t[2] + 1,
+                t[3] + 1
+            )?;
+        }
+    }
+    let mut next = ne;
+    for (s, (_, triangles)) in surfaces.iter().enumerate() {
+        writeln!(out, "2 {} {TRI3} {}", s + 1, triangles.len())?;
+        for t in triangles {
+            next += 1;
+            writeln!(out, "{next} {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1)?;
+        }
     }
     writeln!(out, "$EndElements")
+}
+
+/// The elements as runs of consecutive elements with the same volume tag, in order.
+fn volume_runs(mesh: &Mesh) -> Vec<(u32, std::ops::Range<usize>)> {
+    let mut runs: Vec<(u32, std::ops::Range<usize>)> = Vec::new();
+    for e in 0..mesh.nelems() {
+        let tag = mesh.tags.volume_tag(e);
+        match runs.last_mut() {
+            Some((last, range)) if *last == tag => range.end = e + 1,
+            _ => runs.push((tag, e..e + 1)),
+        }
+    }
+    runs
+}
+
+/// The tagged boundary faces as outward triangles, grouped by tag (ascending).
+fn tagged_faces(mesh: &Mesh) -> Vec<(u32, Vec<[u32; 3]>)> {
+    let mut by_tag: std::collections::BTreeMap<u32, Vec<[u32; 3]>> = Default::default();
+    for (e, tags) in mesh.tags.boundary.iter().enumerate() {
+        for (k, &tag) in tags.iter().enumerate().filter(|(_, &tag)| tag != 0) {
+            let t = mesh.tets[e];
+            by_tag
+                .entry(tag)
+                .or_default()
+                .push(crate::mesh::topology::FACE_VERTS[k].map(|i| t[i]));
+        }
+    }
+    by_tag.into_iter().collect()
 }
 
 fn bounding_box(coords: &[[f64; 3]]) -> ([f64; 3], [f64; 3]) {

@@ -80,7 +80,7 @@ pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
             }
         }
     }
-    Ok(Mesh { coords, tets })
+    Ok(Mesh::new(coords, tets))
 }
 
 /// The checks [`generate_box`] makes before generating: at least one cell in every direction;

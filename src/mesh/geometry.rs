@@ -92,6 +92,13 @@ pub fn midpoint(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
+/// Area vector of local face `k` of the positively oriented tetrahedron `p`: normal to the
+/// face, pointing out of the tetrahedron, as long as the face's area.
+pub fn face_area_vector(p: &[[f64; 3]; 4], k: usize) -> [f64; 3] {
+    let [a, b, c] = super::topology::FACE_VERTS[k].map(|i| p[i]);
+    cross(sub(b, a), sub(c, a)).map(|x| 0.5 * x)
+}
+
 /// Vector helper shared by the geometric tests of the engine.
 pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]

@@ -9,11 +9,13 @@ mod box_gen;
 mod duplicates;
 pub mod geometry;
 mod info;
+pub mod physical;
 pub mod topology;
 mod validate;
 
 pub use box_gen::{box_size, check_box, generate_box};
 pub use info::MeshInfo;
+pub use physical::{PhysicalName, PhysicalTags};
 pub use topology::{Face, Topology};
 pub use validate::ValidationReport;
 
@@ -24,6 +26,10 @@ pub struct Mesh {
     pub coords: Vec<[f64; 3]>,
     /// Element vertices, positively oriented.
     pub tets: Vec<[u32; 4]>,
+    /// Gmsh physical groups of the elements and of the boundary faces (empty when the source
+    /// has none).
+    #[serde(default)]
+    pub tags: PhysicalTags,
 }
 
 impl Mesh {
@@ -39,6 +45,84 @@ impl Mesh {
         source: &str,
     ) -> crate::Result<(Mesh, ValidationReport)> {
         validate::validate(coords, tets, source)
+    }
+
+    /// A mesh of `coords` and `tets` (taken as they are: see [`Mesh::from_parts`] to validate)
+    /// without physical groups.
+    pub fn new(coords: Vec<[f64; 3]>, tets: Vec<[u32; 4]>) -> Mesh {
+        Mesh {
+            coords,
+            tets,
+            tags: PhysicalTags::default(),
+        }
+    }
+
+    /// Gives the mesh the physical groups read from `source`: a tag per element (`volume`,
+    /// empty or one per element), the tagged `triangles` of the file (each tags the boundary
+    /// face it lies on) and the groups' `names`.
+    ///
+    /// # Errors
+    /// [`Error::Mesh`](crate::Error::Mesh) when `volume` has neither 0 nor one tag per element,
+    /// or a tagged triangle is not a face of any element.
+    pub fn set_physical(
+        &mut self,
+        volume: Vec<u32>,
+        triangles: &[physical::TaggedTriangle],
+        names: Vec<PhysicalName>,
+        source: &str,
+    ) -> crate::Result<()> {
+        if !volume.is_empty() && volume.len() != self.nelems() {
+            return Err(crate::Error::mesh(
+                source,
+                format!(
+                    "{} volume tags for {} elements",
+                    volume.len(),
+                    self.nelems()
+                ),
+            ));
+        }
+        let boundary = if triangles.iter().any(|t| t.1 != 0) {
+            let topo = Topology::new(self).map_err(|nm| {
+                crate::Error::mesh(source, format!("face {:?} is non-manifold", nm.verts))
+            })?;
+            PhysicalTags::boundary_from_triangles(&topo, self.nelems(), triangles)
+                .map_err(|message| crate::Error::mesh(source, message))?
+        } else {
+            Vec::new()
+        };
+        let volume = if volume.iter().all(|&t| t == 0) {
+            Vec::new()
+        } else {
+            volume
+        };
+        self.tags = PhysicalTags {
+            volume,
+            boundary,
+            names,
+        };
+        Ok(())
+    }
+
+    /// Tags every boundary face with `tag(centre, outward area vector)` (0: untagged), e.g.
+    /// the sides of a generated box; keeps the volume tags and names.
+    ///
+    /// # Errors
+    /// [`Error::Mesh`](crate::Error::Mesh) when a face is shared by more than two elements.
+    pub fn tag_boundary(&mut self, tag: impl Fn([f64; 3], [f64; 3]) -> u32) -> crate::Result<()> {
+        let topo = Topology::new(self).map_err(|nm| {
+            crate::Error::mesh("mesh", format!("face {:?} is non-manifold", nm.verts))
+        })?;
+        let mut boundary = vec![[0u32; 4]; self.nelems()];
+        for f in topo.faces.iter().filter(|f| f.is_boundary()) {
+            let (e, k) = (f.elems[0] as usize, f.local[0] as usize);
+            let p = self.corners(e);
+            let centre = topology::FACE_VERTS[k].iter().fold([0.0; 3], |c, &i| {
+                std::array::from_fn(|d| c[d] + p[i][d] / 3.0)
+            });
+            boundary[e][k] = tag(centre, geometry::face_area_vector(&p, k));
+        }
+        self.tags.boundary = boundary;
+        Ok(())
     }
 
     /// Checks that every element names four distinct existing vertices, what a forest needs

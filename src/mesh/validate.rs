@@ -79,7 +79,7 @@ pub(super) fn validate(
         report.coincident_vertices = coincident.count;
     }
     report.unused_vertices = count_unused(coords.len(), &tets);
-    Ok((Mesh { coords, tets }, report))
+    Ok((Mesh::new(coords, tets), report))
 }
 
 /// What is wrong at `crack`: the coincident vertices, where they are, and the two faces.

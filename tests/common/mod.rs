@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: small meshes and forest queries.
 #![allow(dead_code)]
 
+pub mod adjacency;
+
 use plume::adapt::{AdaptOptions, Forest, LeafId};
 use plume::comm::{Comm, CommExt};
 use plume::dist::Run;
@@ -9,24 +11,24 @@ use plume::{Error, Result};
 
 /// The reference tetrahedron.
 pub fn one_tet() -> Mesh {
-    Mesh {
-        coords: vec![[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]],
-        tets: vec![[0, 1, 2, 3]],
-    }
+    Mesh::new(
+        vec![[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]],
+        vec![[0, 1, 2, 3]],
+    )
 }
 
 /// Two tetrahedra sharing the face (1, 2, 3).
 pub fn two_tets() -> Mesh {
-    Mesh {
-        coords: vec![
+    Mesh::new(
+        vec![
             [0., 0., 0.],
             [1., 0., 0.],
             [0., 1., 0.],
             [0., 0., 1.],
             [1., 1., 1.],
         ],
-        tets: vec![[0, 1, 2, 3], [4, 3, 2, 1]],
-    }
+        vec![[0, 1, 2, 3], [4, 3, 2, 1]],
+    )
 }
 
 /// A forest with the given maximum depth and solution fields.
@@ -69,10 +71,7 @@ pub fn contains(t: &[[f64; 3]; 4], p: [f64; 3]) -> bool {
 /// renumbered in order of first use).
 pub fn submesh(mesh: &Mesh, keep: impl Fn([f64; 3]) -> bool) -> Mesh {
     let mut new_of = vec![u32::MAX; mesh.nverts()];
-    let mut out = Mesh {
-        coords: Vec::new(),
-        tets: Vec::new(),
-    };
+    let mut out = Mesh::new(Vec::new(), Vec::new());
     for e in 0..mesh.nelems() {
         if !keep(geometry::centroid(&mesh.corners(e))) {
             continue;

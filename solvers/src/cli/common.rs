@@ -162,15 +162,16 @@ pub fn check_uniform_size(budget: &Budget, option: &str, roots: usize, levels: u
     )
 }
 
-/// Runs `levels` adaptation steps, each refining the leaves for which `mark` holds, printing
+/// Runs `levels` adaptation steps, each refining the leaves for which `mark` holds (among the
+/// trees of `roots`, ascending, when given: they must hold every leaf `mark` selects), printing
 /// one table row per level (marked leaves, leaves, elements, seconds). Before each level the
 /// leaves it would make (8 for each marked leaf below the maximum depth) are checked against
 /// `budget`; `option` names the option that asked for the levels, for the message.
 pub fn refine_levels(
     forest: &mut Forest,
     budget: &Budget,
-    levels: u8,
-    option: &str,
+    (levels, option): (u8, &str),
+    roots: Option<&[u32]>,
     mut mark: impl FnMut(&LeafView) -> bool,
 ) -> CliResult {
     say(format!(
@@ -191,11 +192,15 @@ pub fn refine_levels(
         let start = Instant::now();
         let max_depth = forest.options().max_depth;
         let mut divided = 0;
-        let marked = forest.mark_refine_where(|leaf| {
+        let mut counted = |leaf: &LeafView| {
             let marked = mark(leaf);
             divided += usize::from(marked && leaf.level < max_depth);
             marked
-        });
+        };
+        let marked = match roots {
+            Some(roots) => forest.mark_refine_where_in(roots, counted),
+            None => forest.mark_refine_where(&mut counted),
+        };
         let estimate = leaves_after(forest.nleaves(), divided);
         check_leaves(
             budget,

@@ -38,7 +38,13 @@ pub fn run(args: GraphArgs) -> CliResult {
     )?;
     create_parent(&args.output)?;
     if args.uniform > 0 {
-        refine_levels(&mut forest, &budget, args.uniform, "--uniform", |_| true)?;
+        refine_levels(
+            &mut forest,
+            &budget,
+            (args.uniform, "--uniform"),
+            None,
+            |_| true,
+        )?;
     }
     let graph = DualGraph::new(&forest);
     write_atomically(&args.output, |mut out| graph.write_metis(&mut out))?;

@@ -8,7 +8,7 @@ use super::progress::Progress;
 use super::{CliResult, Failure};
 use crate::budget::Budget;
 use clap::{ArgGroup, Args};
-use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::adapt::{AdaptOptions, Forest, LeafView, Locator, Region};
 use plume::mesh::geometry::{bounding_box, dist2};
 use plume::mesh::Mesh;
 use std::path::PathBuf;
@@ -96,6 +96,14 @@ impl Sphere {
         )))
     }
 
+    /// The sphere as a region: [`Sphere::meets`] tests the leaves' bounding balls against it.
+    fn region(&self) -> Region {
+        Region::Sphere {
+            centre: self.centre,
+            radius: self.radius,
+        }
+    }
+
     /// True when the leaf may meet the sphere: its centroid is within R plus the leaf's size.
     fn meets(&self, leaf: &LeafView) -> bool {
         let size2 = leaf
@@ -126,6 +134,9 @@ pub fn run(args: RefineArgs) -> CliResult {
         Some(s) => s.check_range(&mesh)?,
         None => check_uniform_size(&budget, option, mesh.nelems(), nlevels)?,
     }
+    // The roots that may hold a leaf meeting the sphere (the same for every level: the roots
+    // never change); marking visits their trees only.
+    let near = sphere.map(|s| Locator::new(&mesh).roots_reaching(&s.region()));
     let max_depth = args.max_depth.unwrap_or(nlevels);
     let mut forest = Forest::new(
         mesh,
@@ -136,8 +147,14 @@ pub fn run(args: RefineArgs) -> CliResult {
     )?;
     create_parent(&args.output)?;
     match sphere {
-        Some(s) => refine_levels(&mut forest, &budget, nlevels, option, |leaf| s.meets(leaf))?,
-        None => refine_levels(&mut forest, &budget, nlevels, option, |_| true)?,
+        Some(s) => refine_levels(
+            &mut forest,
+            &budget,
+            (nlevels, option),
+            near.as_deref(),
+            |leaf| s.meets(leaf),
+        )?,
+        None => refine_levels(&mut forest, &budget, (nlevels, option), None, |_| true)?,
     }
     let progress = Progress::spinner(format!("writing {}", args.output.display()));
     plume::io::VtuPiece::forest(&forest, &[])?.write(&args.output, &args.vtk_compression.into())?;

@@ -29,7 +29,7 @@ mod stage;
 
 use std::time::Instant;
 
-use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::adapt::{AdaptOptions, Forest, LeafId, LeafView, Locator, Region};
 use plume::balance::{Accept, PlumOptions, SbnOptions, Variant};
 use plume::dist::Mark;
 use plume::graph::{DualGraph, Weights};
@@ -317,6 +317,7 @@ pub fn run_many(
     check_memory(cfgs, roots)?;
     let balancing = balancing_bytes(cfgs, roots).0;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    let locator = Locator::new(&mesh);
     let mut forest = Forest::new(
         mesh,
         AdaptOptions {
@@ -333,7 +334,8 @@ pub fn run_many(
     each_level(0, &forest, &tracks, &[])?;
     for level in 1..=first.levels {
         let mut watch = Stopwatch::start();
-        let divided = mark_front(&mut forest, &first.front, level, lo, hi);
+        let front = FrontAt::new(&first.front, level, lo, hi);
+        let divided = mark_front(&mut forest, &locator, &front);
         let leaves = budget::leaves_after(forest.nleaves(), divided);
         fits(
             &first.budget,
@@ -545,34 +547,121 @@ impl FrontAt {
         }
     }
 
-    /// True when the step divides `leaf` (marked for refinement below the maximum depth).
-    pub(crate) fn divides(&self, leaf: &LeafView) -> bool {
-        leaf.level < self.max_depth && self.mark(leaf) == Mark::Refine
+    /// The front as a region: the cylinder the leaves' bounding balls are tested against.
+    pub(crate) fn region(&self) -> Region {
+        Region::Cylinder {
+            axis: 2,
+            centre: [self.centre[0], self.centre[1], 0.0],
+            radius: self.radius,
+        }
     }
 }
 
-/// Marks the leaves [`FrontAt::mark`] asks to refine or coarsen at `level`; returns how many
-/// of them the step divides.
-fn mark_front(
-    forest: &mut Forest,
-    front: &Front,
-    level: usize,
-    lo: [f64; 3],
-    hi: [f64; 3],
-) -> usize {
-    let at = FrontAt::new(front, level, lo, hi);
-    let mut refine = Vec::new();
-    let mut coarsen = Vec::new();
-    let mut divided = 0;
-    forest.for_each_leaf(|l| match at.mark(l) {
-        Mark::Refine => {
-            refine.push(l.id);
-            divided += usize::from(l.level < at.max_depth);
+/// The leaves the front asks to refine and to coarsen, in [`Forest::for_each_leaf`]'s order.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct FrontMarks {
+    /// Leaves to refine.
+    pub(crate) refine: Vec<LeafId>,
+    /// Leaves to coarsen.
+    pub(crate) coarsen: Vec<LeafId>,
+    /// How many of `refine` the step divides (below the maximum depth).
+    pub(crate) divided: usize,
+}
+
+/// What [`FrontAt::mark`] asks of the leaves of the trees `forest` holds, visiting only the
+/// roots `locator` finds within reach of the front: the leaves of the others are untouched,
+/// so coarsened when refined, kept when roots.
+pub(crate) fn front_marks(forest: &Forest, locator: &Locator, at: &FrontAt) -> FrontMarks {
+    let near = locator.roots_reaching(&at.region());
+    let mut marks = FrontMarks::default();
+    let mut next_near = near.iter().copied().peekable();
+    for r in 0..forest.nroots() as u32 {
+        if next_near.next_if_eq(&r).is_some() {
+            forest.for_each_leaf_in(&[r], |l| match at.mark(l) {
+                Mark::Refine => {
+                    marks.refine.push(l.id);
+                    marks.divided += usize::from(l.level < at.max_depth);
+                }
+                Mark::Coarsen => marks.coarsen.push(l.id),
+                Mark::Keep => {}
+            });
+        } else if forest.holds(r) && forest.trees()[r as usize].nleaves > 1 {
+            let leaves = forest.trees()[r as usize].leaves_dfs();
+            marks
+                .coarsen
+                .extend(leaves.into_iter().map(|elem| LeafId { root: r, elem }));
         }
-        Mark::Coarsen => coarsen.push(l.id),
-        Mark::Keep => {}
-    });
-    refine.into_iter().for_each(|id| forest.mark_refine(id));
-    coarsen.into_iter().for_each(|id| forest.mark_coarsen(id));
-    divided
+    }
+    marks
+}
+
+/// Marks the leaves [`FrontAt::mark`] asks to refine or coarsen at `level` (through
+/// [`front_marks`]); returns how many of them the step divides.
+fn mark_front(forest: &mut Forest, locator: &Locator, at: &FrontAt) -> usize {
+    let marks = front_marks(forest, locator, at);
+    marks
+        .refine
+        .into_iter()
+        .for_each(|id| forest.mark_refine(id));
+    marks
+        .coarsen
+        .into_iter()
+        .for_each(|id| forest.mark_coarsen(id));
+    marks.divided
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The marks of a walk over every leaf, as the front marked before the locator.
+    fn walk_marks(forest: &Forest, at: &FrontAt) -> FrontMarks {
+        let mut marks = FrontMarks::default();
+        forest.for_each_leaf(|l| match at.mark(l) {
+            Mark::Refine => {
+                marks.refine.push(l.id);
+                marks.divided += usize::from(l.level < at.max_depth);
+            }
+            Mark::Coarsen => marks.coarsen.push(l.id),
+            Mark::Keep => {}
+        });
+        marks
+    }
+
+    #[test]
+    fn the_front_marks_near_roots_only_and_marks_as_a_walk_over_every_leaf() {
+        let mesh = plume::mesh::generate_box([16, 4, 4], [4.0, 1.0, 1.0]).unwrap();
+        let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+        let locator = Locator::new(&mesh);
+        let front = Front::default();
+        let opts = AdaptOptions {
+            max_depth: front.max_depth,
+            nfields: 0,
+        };
+        let mut forest = Forest::new(mesh, opts).unwrap();
+        for level in 1..=6 {
+            let at = FrontAt::new(&front, level, lo, hi);
+            let marks = front_marks(&forest, &locator, &at);
+            assert_eq!(marks, walk_marks(&forest, &at), "level {level}");
+            assert!(marks.divided > 0, "level {level}: the front refines");
+            // One rank's part: the trees of odd roots held elsewhere.
+            let mut part = forest.clone();
+            let odd: Vec<u32> = (1..part.nroots() as u32).step_by(2).collect();
+            part.take_trees(&odd).unwrap();
+            assert_eq!(
+                front_marks(&part, &locator, &at),
+                walk_marks(&part, &at),
+                "level {level}, even roots"
+            );
+            mark_front(&mut forest, &locator, &at);
+            forest.adapt().unwrap();
+        }
+        assert!(
+            locator
+                .roots_reaching(&FrontAt::new(&front, 6, lo, hi).region())
+                .len()
+                < forest.nroots() / 2,
+            "the front's region holds a minority of the roots"
+        );
+    }
 }

@@ -9,7 +9,9 @@
 //! (`sbn_ranks`), PLUM and no balancing process statically; the records then hold what was
 //! measured.
 
-use plume::adapt::{AdaptOptions, Forest, InitialMesh};
+use std::time::Instant;
+
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, Locator};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{self, Run, StepReport};
@@ -19,8 +21,8 @@ use plume::{Error, Result};
 
 use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
 use super::{
-    balancer_name, balancing_bytes, fits, BalanceAt, Balancer, FrontAt, LevelRecord, ShockConfig,
-    ShockRun, Stage, StageTimes,
+    balancer_name, balancing_bytes, fits, front_marks, BalanceAt, Balancer, FrontAt, LevelRecord,
+    ShockConfig, ShockRun, Stage, StageTimes,
 };
 use crate::budget;
 
@@ -60,6 +62,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree(check_memory(cfg, roots, ranks_here))?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    let locator = Locator::new(mesh);
     let plum = comm.agree(make_plum(cfg, mesh))?;
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
@@ -76,9 +79,13 @@ pub fn run_rank<C: Comm + ?Sized>(
     let mut levels = Vec::with_capacity(cfg.levels);
     for level in 1..=cfg.levels {
         let front = FrontAt::new(&cfg.front, level, lo, hi);
-        check_level_memory(cfg, &run, &front, level, ranks_here)?;
+        let marking = Instant::now();
+        let marks = front_marks(run.forest(), &locator, &front);
+        let marking = marking.elapsed();
+        check_level_memory(cfg, &run, marks.divided, level, ranks_here)?;
         let start = (comm.rank() == 0).then(|| run.owner().to_vec());
-        let report = run.step(|leaf| front.mark(leaf))?;
+        let mut report = run.step_marked(marks.refine, marks.coarsen)?;
+        report.times.mark += marking;
         let record = match cfg.processing {
             None => start.map(|start| record(cfg, &run, &report, &start)),
             Some(kernel) => process(cfg, &mut run, kernel, level, (&report, start), s_per_leaf)?,
@@ -190,22 +197,18 @@ pub fn check_memory(cfg: &ShockConfig, roots: usize, ranks_here: usize) -> Resul
     )
 }
 
-/// Refuses a level whose leaves (as `front` will mark them) would not fit this process: every
-/// rank's leaves on threads, this rank's under MPI (a collective).
+/// Refuses a level whose leaves (when the front's marks divide `divided` of the leaves held
+/// here) would not fit this process: every rank's leaves on threads, this rank's under MPI (a
+/// collective).
 fn check_level_memory<C: Comm + ?Sized>(
     cfg: &ShockConfig,
     run: &Run<C>,
-    front: &FrontAt,
+    divided: usize,
     level: usize,
     ranks_here: usize,
 ) -> Result<()> {
     let comm = run.comm();
-    let (mut leaves, mut divided) = (0usize, 0usize);
-    run.forest().for_each_leaf(|l| {
-        leaves += 1;
-        divided += usize::from(front.divides(l));
-    });
-    let own = budget::leaves_after(leaves, divided);
+    let own = budget::leaves_after(run.forest().nleaves(), divided);
     let all = comm.reduce_u64(own.min(u128::from(u64::MAX)) as u64, ReduceOp::Sum)?;
     let roots = run.owner().len() as u128;
     let here = if ranks_here > 1 { u128::from(all) } else { own };

@@ -1,0 +1,188 @@
+//! The halo: copies (*ghosts*) of the leaves of other ranks that share a face with a leaf held
+//! here (`flow-solver.md`, on ranks), so a finite-volume solver sees every leaf's four
+//! neighbours.
+//!
+//! [`Run::halo`] builds this rank's [`LeafAdjacency`] and resolves its faces on trees held
+//! elsewhere ([`Across::Remote`]): each rank sends the owner of every such neighbouring tree a
+//! record of each of its leaves on the shared root faces (root, element, vertex keys, level,
+//! data) in one all-to-all; the receiver matches the ghosts' faces to its own by vertex keys,
+//! which name a vertex the same way on every rank. Ghosts are ordered by sending rank, then by
+//! the sender's leaf order, so the halo does not depend on timing. [`Run::refresh_halo`] then
+//! sends only the data, every iteration, along the same lists.
+
+use std::collections::HashMap;
+
+use super::Run;
+use crate::adapt::{Across, LeafAdjacency, LeafId};
+use crate::comm::{Comm, CommExt};
+use crate::mesh::topology::FACE_VERTS;
+use crate::{Error, Result};
+
+/// A copy of a leaf held by another rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GhostLeaf {
+    /// The rank holding the leaf.
+    pub rank: u32,
+    /// The leaf on that rank (valid there until the next adaptation step).
+    pub id: LeafId,
+    /// Its vertex keys, in the leaf's vertex order.
+    pub keys: [u64; 4],
+    /// Its depth below its root.
+    pub level: u8,
+}
+
+/// This rank's leaf adjacency with its ghosts (see the module doc).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Halo {
+    /// The adjacency of the leaves held here; faces on other ranks' trees are
+    /// [`Across::Ghost`].
+    pub adjacency: LeafAdjacency,
+    /// The ghosts, by sending rank, then in the sender's leaf order.
+    pub ghosts: Vec<GhostLeaf>,
+    /// The ghosts' solution values, `nfields` per ghost, as of the last exchange.
+    pub ghost_data: Vec<f64>,
+    /// Per rank, the indices of the leaves held here that it keeps ghosts of, in order.
+    sends: Vec<Vec<u32>>,
+}
+
+/// A ghost as it travels: `(root, element, vertex keys, level)`.
+type WireGhost = (u32, u32, [u64; 4], u8);
+
+impl<C: Comm + ?Sized> Run<'_, C> {
+    /// This rank's leaf adjacency with ghosts of the other ranks' leaves across rank
+    /// boundaries, and their data (a collective; call it between steps, and again after each
+    /// step: leaf indices change).
+    ///
+    /// # Errors
+    /// [`Error::Inconsistent`] on any rank when leaf faces do not match (a non-conforming
+    /// mesh); transport errors.
+    pub fn halo(&self) -> Result<Halo> {
+        let comm = self.comm;
+        let mut adjacency = comm.agree(LeafAdjacency::build(&self.forest))?;
+        let sends = self.halo_sends(&adjacency);
+        let forest = &self.forest;
+        let outgoing: Vec<(Vec<WireGhost>, Vec<f64>)> = sends
+            .iter()
+            .map(|leaves| {
+                let ghosts = leaves
+                    .iter()
+                    .map(|&i| {
+                        let id = adjacency.leaves[i as usize];
+                        let e = &forest.trees()[id.root as usize].elems[id.elem as usize];
+                        (
+                            id.root,
+                            id.elem,
+                            e.verts.map(|v| forest.vertices()[v].key),
+                            e.level,
+                        )
+                    })
+                    .collect();
+                (ghosts, self.data_of(&adjacency, leaves))
+            })
+            .collect();
+        let incoming = comm.all_to_all_serde(&outgoing)?;
+        let mut ghosts = Vec::new();
+        let mut ghost_data = Vec::new();
+        for (rank, (wire, data)) in incoming.into_iter().enumerate() {
+            ghosts.extend(wire.into_iter().map(|(root, elem, keys, level)| GhostLeaf {
+                rank: rank as u32,
+                id: LeafId { root, elem },
+                keys,
+                level,
+            }));
+            ghost_data.extend_from_slice(&data);
+        }
+        comm.agree(self.link_ghosts(&mut adjacency, &ghosts))?;
+        Ok(Halo {
+            adjacency,
+            ghosts,
+            ghost_data,
+            sends,
+        })
+    }
+
+    /// Sends the current data of the leaves other ranks keep ghosts of, and receives the
+    /// ghosts' (a collective, e.g. once per solver iteration): the leaves must not have
+    /// changed since [`Run::halo`] built `halo`.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] on every rank when the data received does not fit the
+    /// ghosts (the halo is stale); transport errors.
+    pub fn refresh_halo(&self, halo: &mut Halo) -> Result<()> {
+        let outgoing: Vec<Vec<f64>> = halo
+            .sends
+            .iter()
+            .map(|leaves| self.data_of(&halo.adjacency, leaves))
+            .collect();
+        let data: Vec<f64> = self
+            .comm
+            .all_to_all_serde(&outgoing)?
+            .into_iter()
+            .flatten()
+            .collect();
+        let fits = Error::check_len("ghost data received", halo.ghost_data.len(), data.len());
+        self.comm.agree(fits)?;
+        halo.ghost_data = data;
+        Ok(())
+    }
+
+    /// Per rank, the leaves held here with a face on a tree that rank holds, each once, in
+    /// leaf order.
+    fn halo_sends(&self, adjacency: &LeafAdjacency) -> Vec<Vec<u32>> {
+        let mut sends: Vec<Vec<u32>> = vec![Vec::new(); self.comm.size()];
+        for (i, across) in adjacency.across.iter().enumerate() {
+            for a in across {
+                if let Across::Remote { root } = *a {
+                    let to = &mut sends[self.owner[root as usize] as usize];
+                    if to.last() != Some(&(i as u32)) {
+                        to.push(i as u32);
+                    }
+                }
+            }
+        }
+        sends
+    }
+
+    /// The solution values of `leaves` (indices in `adjacency`), one after the other.
+    fn data_of(&self, adjacency: &LeafAdjacency, leaves: &[u32]) -> Vec<f64> {
+        leaves
+            .iter()
+            .flat_map(|&i| self.forest.leaf_data(adjacency.leaves[i as usize]))
+            .copied()
+            .collect()
+    }
+
+    /// Turns every [`Across::Remote`] face of `adjacency` into the ghost face with the same
+    /// vertex keys.
+    fn link_ghosts(&self, adjacency: &mut LeafAdjacency, ghosts: &[GhostLeaf]) -> Result<()> {
+        let sorted = |keys: [u64; 3]| {
+            let mut k = keys;
+            k.sort_unstable();
+            k
+        };
+        let mut by_face: HashMap<[u64; 3], (u32, u8)> = HashMap::with_capacity(4 * ghosts.len());
+        for (g, ghost) in ghosts.iter().enumerate() {
+            for (k, fv) in FACE_VERTS.iter().enumerate() {
+                by_face.insert(sorted(fv.map(|j| ghost.keys[j])), (g as u32, k as u8));
+            }
+        }
+        let forest = &self.forest;
+        for (i, across) in adjacency.across.iter_mut().enumerate() {
+            for (k, a) in across.iter_mut().enumerate() {
+                if let Across::Remote { root } = *a {
+                    let id = adjacency.leaves[i];
+                    let verts = forest.trees()[id.root as usize].elems[id.elem as usize].verts;
+                    let key = sorted(FACE_VERTS[k].map(|j| forest.vertices()[verts[j]].key));
+                    let &(ghost, face) = by_face.get(&key).ok_or_else(|| Error::Inconsistent {
+                        check: "halo",
+                        message: format!(
+                            "face {k} of leaf {id:?} has no ghost from the rank holding root {root}"
+                        ),
+                    })?;
+                    *a = Across::Ghost { ghost, face };
+                }
+            }
+        }
+        Ok(())
+    }
+}
