@@ -3,22 +3,15 @@
 //! rank with an error instead of a hang.
 
 mod comm_checks;
+mod common;
 
+use common::without_hang;
 use plume::comm::{launch, launch_threads, Backend, Comm, CommExt, ReduceOp, MAX_TAG};
 use plume::{Error, Result};
-use std::sync::{mpsc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const PROCS: [usize; 5] = [1, 2, 3, 4, 8];
-
-/// `run()`'s result, or a failed test if it takes longer than a minute (a hang).
-fn without_hang<T: Send + 'static>(run: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, result) = mpsc::channel();
-    std::thread::spawn(move || done.send(run()));
-    result
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the ranks hung")
-}
 
 /// Runs `check` on P ranks for every P of `PROCS`.
 fn on_every_size(check: fn(&plume::comm::ThreadComm) -> Result<()>) {

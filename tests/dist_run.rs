@@ -9,30 +9,19 @@ mod external;
 
 mod common;
 
-use common::check_ownership;
+use common::{check_ownership, without_hang};
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{BalanceAt, LevelMetrics, Mark, Run};
 use plume::mesh::{generate_box, Mesh};
 use plume::Error;
-use std::sync::mpsc;
-use std::time::Duration;
 
 const PROCS: [usize; 5] = [1, 2, 3, 4, 8];
 const LEVELS: usize = 5;
 
 /// One leaf as every rank can name it: root, level, sorted vertex keys, data bits.
 type LeafKey = (u32, u8, [u64; 4], Vec<u64>);
-
-/// `run()`'s result, or a failed test if it takes longer than two minutes (a hang).
-fn without_hang<T: Send + 'static>(run: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, result) = mpsc::channel();
-    std::thread::spawn(move || done.send(run()));
-    result
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the ranks hung")
-}
 
 fn adapt_options() -> AdaptOptions {
     AdaptOptions {

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::check_ownership;
+use common::{check_ownership, without_hang};
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions, SbnOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
@@ -17,19 +17,9 @@ use plume::dist::{
 };
 use plume::mesh::{generate_box, Mesh};
 use plume::Result;
-use std::sync::mpsc;
 use std::time::Duration;
 
 const STEPS: usize = 3;
-
-/// `run()`'s result, or a failed test if it takes longer than two minutes (a hang).
-fn without_hang<T: Send + 'static>(run: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, result) = mpsc::channel();
-    std::thread::spawn(move || done.send(run()));
-    result
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the ranks hung")
-}
 
 fn mesh() -> Mesh {
     generate_box([4, 4, 3], [1.0, 1.0, 0.75]).unwrap()

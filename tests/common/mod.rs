@@ -109,3 +109,12 @@ pub fn check_ownership<C: Comm + ?Sized>(run: &Run<'_, C>) -> Result<()> {
     }
     Ok(())
 }
+
+/// `run()`'s result, or a failed test if it takes longer than two minutes (a hang).
+pub fn without_hang<T: Send + 'static>(run: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(run()));
+    result
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the ranks hung")
+}
