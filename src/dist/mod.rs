@@ -8,15 +8,15 @@
 //! subdivides and updates the weights.
 //!
 //! One implementation of each algorithm: a rank's trees live in an ordinary
-//! [`Forest`](crate::adapt::Forest) that holds only them (the other roots stay bare and
+//! [`Forest`] that holds only them (the other roots stay bare and
 //! unvisited); coarsening, closure and subdivision are the forest's own, and the ranks only
-//! exchange what crosses a rank boundary ([`exchange`]): shared edges' use while coarsening,
+//! exchange what crosses a rank boundary (`exchange`): shared edges' use while coarsening,
 //! shared edges bisected by the closure. Vertices are named by key between ranks, so nothing
 //! depends on which rank created what, and the union of the ranks' leaves is the mesh one rank
 //! would build. PLUM runs once, on rank 0, on the per-root weights every rank sends it, and
 //! its decision is broadcast (every rank running the same partitioner would repeat rank 0's
 //! work P times over on shared cores); migration is one all-to-all of packed trees
-//! ([`migration`]).
+//! (`migration`).
 //!
 //! Between steps, [`Run::process`] runs a processing level: every root processed once by a
 //! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
