@@ -231,17 +231,7 @@ fn gmsh_mesh() -> Mesh {
     )
     .unwrap();
     let msh = dir.join("holed.msh");
-    let out = external::program("gmsh")
-        .arg(&geo)
-        .args(["-3", "-format", "msh22", "-o"])
-        .arg(&msh)
-        .output()
-        .expect("run gmsh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    external::gmsh_3d(&geo, "msh22", &msh);
     let (mesh, _) = plume::io::read_mesh(&msh).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     mesh

@@ -201,17 +201,7 @@ fn gmsh_box(format: &str) -> Mesh {
     )
     .unwrap();
     let msh = dir.join(format!("box-{format}.msh"));
-    let out = external::program("gmsh")
-        .arg(&geo)
-        .args(["-3", "-format", format, "-o"])
-        .arg(&msh)
-        .output()
-        .expect("run gmsh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    external::gmsh_3d(&geo, format, &msh);
     let (mesh, report) = read_mesh(&msh).unwrap();
     assert!(report.skipped.iter().all(|(name, _)| name != "triangles"));
     // plume writes the groups back, and gmsh reads them as its own.

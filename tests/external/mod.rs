@@ -69,3 +69,19 @@ pub fn mpirun(procs: usize, timeout: u32, program: &Path, args: &[&str]) -> std:
         .output()
         .expect("start mpirun")
 }
+
+/// Meshes the `.geo` file `geo` in 3-D with gmsh into `msh` in `format` (`msh22`, `msh41`),
+/// failing the test with gmsh's errors when it cannot.
+pub fn gmsh_3d(geo: &Path, format: &str, msh: &Path) {
+    let out = program("gmsh")
+        .arg(geo)
+        .args(["-3", "-format", format, "-o"])
+        .arg(msh)
+        .output()
+        .expect("run gmsh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
