@@ -20,13 +20,13 @@ pub struct Moved {
 
 /// Moves every tree held here whose owner changes from `owner` to `new_owner` (one rank per
 /// root, the same on every rank), receives the trees coming here, and sets `owner` to
-/// `new_owner`. Returns what moved over all ranks and the roots received here.
+/// `new_owner`. Returns what moved over all ranks.
 pub(crate) fn migrate<C: Comm + ?Sized>(
     comm: &C,
     forest: &mut Forest,
     owner: &mut [u32],
     new_owner: &[u32],
-) -> Result<(Moved, Vec<u32>)> {
+) -> Result<Moved> {
     let (rank, nranks) = (comm.rank(), comm.size());
     let leaving: Vec<u32> = (0..owner.len() as u32)
         .filter(|&r| owner[r as usize] as usize == rank && new_owner[r as usize] as usize != rank)
@@ -44,7 +44,6 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
     let unpacked = (|| {
         // Each tree is unpacked as it is decoded, into one reused packet.
         let (mut at, mut p) = (Unpacking::default(), TreePacket::empty());
-        let mut received = Vec::new();
         for (source, bytes) in incoming.iter().enumerate() {
             let undecodable = |e: String| {
                 Error::Invalid(format!(
@@ -60,23 +59,18 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
                     )));
                 }
                 forest.put_packet(&p, &mut at)?;
-                received.push(p.root);
             }
         }
-        forest.end_unpacking(&at)?;
-        Ok(received)
+        forest.end_unpacking(&at)
     })();
-    let received = comm.agree(unpacked)?;
+    comm.agree(unpacked)?;
     owner.copy_from_slice(new_owner);
     let sums = comm.all_reduce_u64(&[leaving.len() as u64, elements, bytes], ReduceOp::Sum)?;
-    Ok((
-        Moved {
-            trees: sums[0],
-            elements: sums[1],
-            bytes: sums[2],
-        },
-        received,
-    ))
+    Ok(Moved {
+        trees: sums[0],
+        elements: sums[1],
+        bytes: sums[2],
+    })
 }
 
 /// A checksum of the trees held here: the wrapping sum of a hash of each tree's packet, so

@@ -446,9 +446,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             self.comm.size(),
         )?;
         // A tree's weights do not depend on where it is.
-        let (moved, _) =
-            migration::migrate(self.comm, &mut self.forest, &mut self.owner, new_owner)?;
-        Ok(moved)
+        migration::migrate(self.comm, &mut self.forest, &mut self.owner, new_owner)
     }
 
     /// A checksum of every tree of the run (a collective): the same whichever rank holds
@@ -551,7 +549,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         let start = Instant::now();
         let moved = match new_owner {
             Some(new_owner) => {
-                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?.0
+                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?
             }
             None => Moved::default(),
         };
