@@ -287,18 +287,16 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         })
     }
 
-    /// Rank 0's dual graph (adjacency and current weights) on every rank: only rank 0 keeps
-    /// it between levels.
+    /// The dual graph on every rank: its adjacency from the initial mesh every rank holds,
+    /// and rank 0's current weights (only rank 0 keeps them between levels).
     fn shared_graph(&self) -> Result<SharedGraph> {
+        let (xadj, adjncy, _) =
+            crate::graph::face_adjacency(self.forest.topology(), self.forest.nroots());
         let rank0 = self.graph.as_ref().map(|g| {
             let w = &g.weights;
-            (
-                g.xadj().to_vec(),
-                g.adjncy().to_vec(),
-                (w.pwgt.clone(), w.rwgt.clone(), w.cwgt.clone()),
-            )
+            (w.pwgt.clone(), w.rwgt.clone(), w.cwgt.clone())
         });
-        let (xadj, adjncy, (pwgt, rwgt, cwgt)) = self.comm.broadcast_serde(0, rank0.as_ref())?;
+        let (pwgt, rwgt, cwgt) = self.comm.broadcast_serde(0, rank0.as_ref())?;
         Ok((xadj, adjncy, Weights { pwgt, rwgt, cwgt }))
     }
 }

@@ -16,6 +16,7 @@ pub use view::GraphView;
 pub use weights::TreeWeights;
 
 use crate::adapt::Forest;
+use crate::mesh::Topology;
 use crate::Result;
 
 /// The weights of every root and dual edge.
@@ -48,22 +49,7 @@ impl DualGraph {
     /// The dual graph of the forest's initial mesh, with the forest's current weights.
     pub fn new(forest: &Forest) -> DualGraph {
         let n = forest.nroots();
-        let mut rows: Vec<Vec<(u32, u8)>> = vec![Vec::new(); n];
-        for f in forest.topology().faces.iter().filter(|f| !f.is_boundary()) {
-            let [a, b] = f.elems;
-            rows[a as usize].push((b, f.local[0]));
-            rows[b as usize].push((a, f.local[1]));
-        }
-        let mut xadj = Vec::with_capacity(n + 1);
-        let mut adjncy = Vec::new();
-        let mut face = Vec::new();
-        xadj.push(0);
-        for row in &mut rows {
-            row.sort_unstable();
-            adjncy.extend(row.iter().map(|x| x.0));
-            face.extend(row.iter().map(|x| x.1));
-            xadj.push(adjncy.len() as u32);
-        }
+        let (xadj, adjncy, face) = face_adjacency(forest.topology(), n);
         let mut g = DualGraph {
             weights: Weights {
                 pwgt: vec![0; n],
@@ -204,4 +190,27 @@ impl DualGraph {
     pub fn recompute(forest: &Forest) -> Weights {
         DualGraph::new(forest).weights
     }
+}
+
+/// The dual graph's adjacency from the faces of the initial mesh's `n` elements: `xadj`, `adjncy` (neighbours
+/// ascending for each root, each edge in both directions) and, per entry, the local face of
+/// the root that the edge crosses.
+pub(crate) fn face_adjacency(topology: &Topology, n: usize) -> (Vec<u32>, Vec<u32>, Vec<u8>) {
+    let mut rows: Vec<Vec<(u32, u8)>> = vec![Vec::new(); n];
+    for f in topology.faces.iter().filter(|f| !f.is_boundary()) {
+        let [a, b] = f.elems;
+        rows[a as usize].push((b, f.local[0]));
+        rows[b as usize].push((a, f.local[1]));
+    }
+    let mut xadj = Vec::with_capacity(n + 1);
+    let mut adjncy = Vec::new();
+    let mut face = Vec::new();
+    xadj.push(0);
+    for row in &mut rows {
+        row.sort_unstable();
+        adjncy.extend(row.iter().map(|x| x.0));
+        face.extend(row.iter().map(|x| x.1));
+        xadj.push(adjncy.len() as u32);
+    }
+    (xadj, adjncy, face)
 }
