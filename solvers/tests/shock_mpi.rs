@@ -37,6 +37,18 @@ fn mpirun(procs: usize, args: &[&str]) -> Output {
     external::mpirun(procs, 120, Path::new(env!("CARGO_BIN_EXE_plume")), args)
 }
 
+/// [`mpirun`], failing the test unless the job succeeds.
+fn mpirun_ok(procs: usize, args: &[&str]) -> Output {
+    let output = mpirun(procs, args);
+    assert!(
+        output.status.success(),
+        "mpirun -n {procs}: {:?}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// The level records of the run folder `dir`'s `metrics.json`, wall-clock fields taken out.
 fn records(dir: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
@@ -68,19 +80,13 @@ fn the_job_gives_the_threads_records(procs: usize) {
     let dir = TempDir::new(&format!("shock-mpi-{procs}"));
     let (mpi, threads) = (dir.path("mpi"), dir.path("threads"));
     let case = ["run", "shock", "--levels", "2", "--vtk", "last"];
-    let output = mpirun(
+    let output = mpirun_ok(
         procs,
         &[
             &case[..],
             &["--backend", "mpi", "--out", mpi.to_str().unwrap()],
         ]
         .concat(),
-    );
-    assert!(
-        output.status.success(),
-        "mpirun -n {procs}: {:?}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
@@ -104,13 +110,7 @@ fn sbn_on_mpi_ranks_keeps_the_mesh(procs: usize) {
     let (mpi, plum) = (dir.path("mpi"), dir.path("plum"));
     let case = ["run", "shock", "--levels", "2", "--vtk", "none"];
     let sbn = ["--balancer", "sbn", "--backend", "mpi", "--out"];
-    let output = mpirun(procs, &[&case[..], &sbn, &[mpi.to_str().unwrap()]].concat());
-    assert!(
-        output.status.success(),
-        "mpirun -n {procs}: {:?}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
+    mpirun_ok(procs, &[&case[..], &sbn, &[mpi.to_str().unwrap()]].concat());
     let p = procs.to_string();
     ok(&[&case[..], &["--procs", &p, "--out", plum.to_str().unwrap()]].concat());
     for (s, p) in records(&mpi).iter().zip(&records(&plum)) {
@@ -138,19 +138,13 @@ fn the_erosion_job_gives_the_threads_records(procs: usize) {
         "--vtk",
         "last",
     ];
-    let output = mpirun(
+    mpirun_ok(
         procs,
         &[
             &case[..],
             &["--backend", "mpi", "--out", mpi.to_str().unwrap()],
         ]
         .concat(),
-    );
-    assert!(
-        output.status.success(),
-        "mpirun -n {procs}: {:?}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
     );
     let p = procs.to_string();
     ok(&[
