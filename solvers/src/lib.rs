@@ -7,6 +7,7 @@ pub mod cli;
 pub mod compare;
 pub mod erosion;
 pub mod erosion2d;
+pub mod euler;
 pub mod model_study;
 pub mod provenance;
 pub mod report;
