@@ -104,6 +104,9 @@ pub struct EulerRun<'c, C: Comm + ?Sized> {
     pub flux_evaluations: u64,
     /// What the adaptation steps moved, since the last [`EulerRun::take_moved`].
     moved: Moved,
+    /// The largest relative change of mass, momentum and energy across one adaptation step
+    /// (migration included) since the last [`EulerRun::take_adapt_change`].
+    adapt_change: [f64; 3],
 }
 
 impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
@@ -138,6 +141,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             times: FlowTimes::default(),
             flux_evaluations: 0,
             moved: Moved::default(),
+            adapt_change: [0.0; 3],
         };
         euler.set_initial_state()?;
         let rounds = match cfg.initial {
@@ -149,7 +153,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
                 InitialRefinement::Adaptive => marks(&euler.mesh, &cfg.indicator).refine,
                 InitialRefinement::Uniform(_) => euler.mesh.halo.adjacency.leaves.clone(),
             };
-            euler.step(refine, Vec::new())?;
+            euler.adapt_marked(refine, Vec::new())?;
             euler.set_initial_state()?;
         }
         Ok(euler)
@@ -198,7 +202,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         let start = Instant::now();
         let marks = marks(&self.mesh, &self.cfg.indicator);
         self.times.adaptation += start.elapsed();
-        self.step(marks.refine, marks.coarsen)
+        self.adapt_marked(marks.refine, marks.coarsen)
     }
 
     /// The totals of the conserved variables (a collective).
@@ -214,15 +218,31 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         std::mem::take(&mut self.moved)
     }
 
-    /// Adapts with these marks, then rebuilds the flow mesh.
-    fn step(
+    /// The largest relative change of mass, momentum and energy ([`Totals::change_from`])
+    /// across one adaptation step, migration included, since the last call: zero to round-off
+    /// when the transfer is conservative.
+    pub fn take_adapt_change(&mut self) -> [f64; 3] {
+        std::mem::take(&mut self.adapt_change)
+    }
+
+    /// An adaptation step with the caller's marks (leaves held here; a collective), then
+    /// the flow mesh rebuilt; the totals before and after it are compared.
+    ///
+    /// # Errors
+    /// The run's errors ([`Run::step_marked`]), on every rank.
+    pub fn adapt_marked(
         &mut self,
         refine: Vec<plume::adapt::LeafId>,
         coarsen: Vec<plume::adapt::LeafId>,
     ) -> Result<StepReport> {
         let start = Instant::now();
+        let before = self.totals()?;
         let report = self.run.step_marked(refine, coarsen)?;
         self.mesh = FlowMesh::build(&self.run)?;
+        let change = self.totals()?.change_from(&before);
+        for (max, c) in self.adapt_change.iter_mut().zip(change) {
+            *max = max.max(c);
+        }
         let t = &report.times;
         let moving = t.balance + t.migrate;
         self.times.adaptation += start.elapsed().saturating_sub(moving);
