@@ -29,6 +29,9 @@ pub enum RunCommand {
     Shock(ShockArgs),
     /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
     Erosion(super::erosion::ErosionArgs),
+    /// A finite-volume Euler flow (Sod tube, blast) driving the adaptation, balanced by PLUM
+    /// on P thread or MPI ranks.
+    Euler(super::euler::EulerArgs),
 }
 
 /// Balancers of `plume run shock`.
@@ -240,6 +243,7 @@ pub fn run(cmd: RunCommand) -> CliResult {
     match cmd {
         RunCommand::Shock(args) => shock_cmd(args),
         RunCommand::Erosion(args) => super::erosion::run(args),
+        RunCommand::Euler(args) => super::euler_ranks::run(&args),
     }
 }
 
