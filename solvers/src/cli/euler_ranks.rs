@@ -196,7 +196,7 @@ fn on_rank<C: Comm + ?Sized>(
         step += 1;
         loop {
             euler.iterate()?;
-            if euler.finished() || euler.iteration % cfg.output_every == 0 {
+            if euler.finished() || euler.iteration.is_multiple_of(cfg.output_every) {
                 break;
             }
         }

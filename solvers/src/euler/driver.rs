@@ -125,7 +125,6 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
                 InitialRefinement::Adaptive => 0,
             }),
             nfields: NVARS,
-            ..AdaptOptions::default()
         };
         let run = Run::on(comm, initial, opts, plum)?;
         let mut euler = EulerRun {
@@ -187,7 +186,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         };
         self.iteration += 1;
         self.times.flow += start.elapsed();
-        let due = self.cfg.adapt_every > 0 && self.iteration % self.cfg.adapt_every == 0;
+        let due = self.cfg.adapt_every > 0 && self.iteration.is_multiple_of(self.cfg.adapt_every);
         if due && !self.finished() {
             return self.adapt().map(Some);
         }

@@ -23,9 +23,21 @@ impl FluxScheme {
     #[inline]
     pub fn flux(self, left: &Conserved, right: &Conserved, n: [f64; 3]) -> Conserved {
         let (wl, wr) = (Primitive::of(left), Primitive::of(right));
+        self.flux_of((left, &wl), (right, &wr), n)
+    }
+
+    /// [`FluxScheme::flux`] of states given with their primitive variables (computed once
+    /// per leaf rather than once per face).
+    #[inline]
+    pub fn flux_of(
+        self,
+        (ul, wl): (&Conserved, &Primitive),
+        (ur, wr): (&Conserved, &Primitive),
+        n: [f64; 3],
+    ) -> Conserved {
         match self {
-            FluxScheme::Hllc => hllc(left, &wl, right, &wr, n),
-            FluxScheme::Rusanov => rusanov(left, &wl, right, &wr, n),
+            FluxScheme::Hllc => hllc(ul, wl, ur, wr, n),
+            FluxScheme::Rusanov => rusanov(ul, wl, ur, wr, n),
         }
     }
 
@@ -95,14 +107,15 @@ fn star_state(
     s_star: f64,
     n: [f64; 3],
 ) -> Conserved {
-    let factor = w.rho * (s - un) / (s - s_star);
+    let m = w.rho * (s - un);
+    let factor = m / (s - s_star);
     let dv = s_star - un;
     let mut star = [0.0; NVARS];
     star[0] = factor;
     for d in 0..3 {
         star[1 + d] = factor * (w.vel[d] + dv * n[d]);
     }
-    star[4] = factor * (u[4] / w.rho + dv * (s_star + w.p / (w.rho * (s - un))));
+    star[4] = factor * (u[4] / w.rho + dv * (s_star + w.p / m));
     star
 }
 

@@ -47,7 +47,8 @@ impl Primitive {
     /// The primitive variables of `u`.
     pub fn of(u: &Conserved) -> Primitive {
         let rho = u[0];
-        let vel = [u[1] / rho, u[2] / rho, u[3] / rho];
+        let inv = 1.0 / rho;
+        let vel = [u[1] * inv, u[2] * inv, u[3] * inv];
         let kinetic = 0.5 * (u[1] * vel[0] + u[2] * vel[1] + u[3] * vel[2]);
         Primitive {
             rho,

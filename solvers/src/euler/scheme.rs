@@ -196,39 +196,62 @@ impl Scheme {
     /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`.
     pub fn residual(&self, mesh: &FlowMesh, rate: &mut [Conserved]) {
         let flux = self.opts.flux;
+        let prims: Vec<Primitive> = mesh.state.iter().map(Primitive::of).collect();
+        let ghosts: Vec<(Conserved, Primitive)> = (0..mesh.halo.ghosts.len() as u32)
+            .map(|g| {
+                let u = mesh.ghost_state(g);
+                (u, Primitive::of(&u))
+            })
+            .collect();
         for (i, r) in rate.iter_mut().enumerate() {
-            let u = &mesh.state[i];
+            let this = (&mesh.state[i], &prims[i]);
             let geometry = &mesh.geometry[i];
             let mut sum = [0.0; NVARS];
             for (k, face) in geometry.faces.iter().enumerate() {
-                // The flux out of this leaf through face k.
-                let out = match mesh.halo.adjacency.across[i][k] {
+                let other = match mesh.halo.adjacency.across[i][k] {
+                    Across::Leaf { leaf, .. } => {
+                        (&mesh.state[leaf as usize], &prims[leaf as usize])
+                    }
+                    Across::Ghost { ghost, .. } => {
+                        let (u, w) = &ghosts[ghost as usize];
+                        (u, w)
+                    }
                     Across::Boundary { tag } => {
                         let n = face.outward_normal();
-                        match self.boundaries.kind(tag) {
-                            BoundaryKind::Wall => flux.wall_flux(u, n),
-                            BoundaryKind::Outflow => flux.flux(u, u, n),
-                            BoundaryKind::Inflow => flux.flux(u, &self.boundaries.inflow, n),
-                        }
+                        let out = match self.boundaries.kind(tag) {
+                            BoundaryKind::Wall => flux.wall_flux(this.0, n),
+                            BoundaryKind::Outflow => flux.flux_of(this, this, n),
+                            BoundaryKind::Inflow => flux.flux(this.0, &self.boundaries.inflow, n),
+                        };
+                        add(&mut sum, &out, face.area);
+                        continue;
                     }
-                    _ => {
-                        let other = mesh
-                            .neighbour_state(i, k)
-                            .expect("the halo resolves every face between leaves");
-                        if face.outward {
-                            flux.flux(u, &other, face.normal)
-                        } else {
-                            flux.flux(&other, u, face.normal).map(|x| -x)
-                        }
+                    Across::Remote { .. } => {
+                        unreachable!("the halo resolves every face between leaves")
                     }
                 };
-                for c in 0..NVARS {
-                    sum[c] += out[c] * face.area;
+                // The flux out of this leaf through face k, in the canonical orientation.
+                if face.outward {
+                    add(&mut sum, &flux.flux_of(this, other, face.normal), face.area);
+                } else {
+                    add(
+                        &mut sum,
+                        &flux.flux_of(other, this, face.normal),
+                        -face.area,
+                    );
                 }
             }
             let inv = 1.0 / geometry.volume;
             *r = sum.map(|s| -s * inv);
         }
+    }
+}
+
+/// `sum += f · a`, component by component.
+#[inline]
+fn add(sum: &mut Conserved, f: &Conserved, a: f64) {
+    for c in 0..NVARS {
+        sum[c] += f[c] * a;
     }
 }
 
