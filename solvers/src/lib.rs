@@ -9,6 +9,7 @@ pub mod erosion;
 pub mod erosion2d;
 pub mod euler;
 pub mod model_study;
+pub mod probes;
 pub mod provenance;
 pub mod report;
 pub mod run_folder;
