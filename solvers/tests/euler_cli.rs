@@ -19,6 +19,10 @@ fn a_sod_run_writes_pieces_indices_a_pvd_in_physical_time_and_the_reports() {
         "0.02",
         "--output-every",
         "40",
+        "--probe",
+        "0.3,0.03,0.03",
+        "--probe",
+        "0.7,0.03,0.03",
         "--out",
         &out,
     ]);
@@ -90,6 +94,25 @@ fn a_sod_run_writes_pieces_indices_a_pvd_in_physical_time_and_the_reports() {
         }
     }
     assert!(dir.path("sod/summary.md").exists() && dir.path("sod/metrics.csv").exists());
+    // A probe row per output, left of the interface Sod's left state until the rarefaction
+    // arrives (it has not by t = 0.02; the scheme's diffusion reaches further, by 1e-9),
+    // right of it the right state.
+    for (i, rho) in [(0, 1.0), (1, 0.125)] {
+        let csv = std::fs::read_to_string(dir.path(&format!("sod/probe_{i}.csv"))).unwrap();
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("time,iteration,x,y,z,level,density,velocity_x,velocity_y,velocity_z,pressure")
+        );
+        let rows: Vec<Vec<f64>> = lines
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        assert_eq!(rows.len(), times.len(), "{csv}");
+        for (row, t) in rows.iter().zip(&times) {
+            assert_eq!(row[0], *t);
+            assert!((row[6] - rho).abs() < 1e-6, "{csv}");
+        }
+    }
 }
 
 #[test]
@@ -125,7 +148,8 @@ fn a_blast_runs_on_three_ranks_without_balancing() {
 fn bad_options_are_one_line_usage_errors() {
     let dir = TempDir::new("euler-bad");
     let out = dir.arg("bad");
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
+        (&["--probe", "1,2"], "--probe"),
         (&["--left", "1,2"], "--left"),
         (&["--right", "1,0,-1"], "--right"),
         (&["--cfl", "0"], "--cfl"),

@@ -115,8 +115,20 @@ fn runs() -> &'static Runs {
         ]);
         for (case, folder) in ["sod", "blast"].iter().zip(&runs.euler) {
             plume(&[
-                "run", "euler", "--case", case, "--procs", "2", "--t-end", "0.005", "--max-depth",
-                "1", "--vtk", "none", "--out", &out(folder),
+                "run",
+                "euler",
+                "--case",
+                case,
+                "--procs",
+                "2",
+                "--t-end",
+                "0.005",
+                "--max-depth",
+                "1",
+                "--vtk",
+                "none",
+                "--out",
+                &out(folder),
             ]);
         }
         runs

@@ -108,6 +108,10 @@ pub struct EulerArgs {
     /// the end are always reported.
     #[arg(long, default_value_t = 50)]
     pub output_every: usize,
+    /// A point whose state is written at every output as a time series, `probe_N.csv` (N
+    /// counts the --probe options from 0); repeatable.
+    #[arg(long = "probe", value_name = "X,Y,Z", value_parser = crate::probes::parse_point)]
+    pub probes: Vec<[f64; 3]>,
     /// Output folder.
     #[arg(long, default_value = "out/euler")]
     pub out: PathBuf,

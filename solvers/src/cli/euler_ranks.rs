@@ -5,7 +5,8 @@
 //! writes its piece `step_XXXX/rRRRR.vtu` with the cell data `rank`, `density`, `velocity`
 //! and `pressure`; rank 0 writes the output's index `step_XXXX.pvtu` and `euler.pvd`, whose
 //! times are physical times. At the end rank 0 writes `metrics.json`, `metrics.csv` and
-//! `summary.md`. Probes (`--probe`) will sample the flow at the outputs here too.
+//! `summary.md`. Each `--probe` point's state at every output goes into `probe_N.csv`
+//! ([`crate::probes`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -23,7 +24,8 @@ use super::run::BackendName;
 use super::shock_ranks::{index_name, piece_name};
 use super::stream::Streamed;
 use super::CliResult;
-use crate::euler::{EulerRun, FlowTimes, Primitive, Totals};
+use crate::euler::{Conserved, EulerRun, FlowTimes, Primitive, Totals};
+use crate::probes::ProbeLog;
 use crate::provenance::{MeshSource, Provenance};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
@@ -36,6 +38,15 @@ const STEP: &str = "step";
 
 /// The collection of the outputs.
 const PVD: &str = "euler.pvd";
+
+/// The values a probe records.
+const PROBE_COLUMNS: [&str; 5] = [
+    "density",
+    "velocity_x",
+    "velocity_y",
+    "velocity_z",
+    "pressure",
+];
 
 /// Runs `plume run euler`.
 pub(super) fn run(args: &EulerArgs) -> CliResult {
@@ -95,6 +106,8 @@ struct Rank0 {
     records: Vec<EulerRecord>,
     /// `(physical time, .pvtu name)` of each written output.
     indices: Vec<(f64, String)>,
+    /// The probes' time series.
+    probes: ProbeLog,
 }
 
 impl Rank0 {
@@ -114,6 +127,7 @@ impl Rank0 {
             source,
             records: Vec::new(),
             indices: Vec::new(),
+            probes: ProbeLog::new(args.probes.clone(), &PROBE_COLUMNS),
         })
     }
 
@@ -182,6 +196,15 @@ fn on_rank<C: Comm + ?Sized>(
     loop {
         let record = record(comm, &mut euler, &start, &mut since)?;
         comm.agree(mine.as_mut().map_or(Ok(()), |out| out.row(record)))?;
+        if !args.probes.is_empty() {
+            let readings = euler.run.probe(&args.probes)?;
+            let logged = mine.as_mut().map_or(Ok(()), |out| {
+                out.probes
+                    .record(euler.time, euler.iteration as u64, &readings, probe_values);
+                out.probes.write(&mut out.folder)
+            });
+            comm.agree(logged)?;
+        }
         let writes = match args.vtk {
             VtkLevels::All => true,
             VtkLevels::Last => step == 0 || euler.finished(),
@@ -203,6 +226,13 @@ fn on_rank<C: Comm + ?Sized>(
     }
     let finished = mine.map_or(Ok(()), |out| out.finish(cfg));
     comm.agree(finished)
+}
+
+/// A probe's columns of a leaf's state: density, velocity, pressure.
+fn probe_values(data: &[f64]) -> Vec<f64> {
+    let u: Conserved = std::array::from_fn(|k| data[k]);
+    let w = Primitive::of(&u);
+    vec![w.rho, w.vel[0], w.vel[1], w.vel[2], w.p]
 }
 
 /// The record of the run as it is now, with what happened since the last (a collective).
