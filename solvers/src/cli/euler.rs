@@ -128,13 +128,23 @@ pub struct EulerArgs {
 pub struct EulerRunConfig {
     /// Ranks.
     pub procs: usize,
-    /// `plum` or `none`.
-    pub balancer: &'static str,
+    /// The balancer.
+    pub balancer: EulerBalancer,
     /// Iterations between outputs.
     pub output_every: usize,
     /// The solver's settings.
     #[serde(flatten)]
     pub euler: EulerConfig,
+}
+
+/// The balancers of `plume run euler`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EulerBalancer {
+    /// PLUM after each adaptation step.
+    Plum,
+    /// None: the roots stay where the initial partition put them.
+    None,
 }
 
 /// Parses `ρ,u,p`.
@@ -247,8 +257,8 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
     Ok(EulerRunConfig {
         procs,
         balancer: match args.balancer {
-            BalancerName::None => "none",
-            _ => "plum",
+            BalancerName::None => EulerBalancer::None,
+            _ => EulerBalancer::Plum,
         },
         output_every: args.output_every,
         euler,
@@ -260,13 +270,13 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
 pub(super) fn balancer(cfg: &EulerRunConfig) -> plume::Result<Plum> {
     let opts = PlumOptions::new(cfg.procs);
     match cfg.balancer {
-        "none" => Plum::with(
+        EulerBalancer::None => Plum::with(
             opts,
             Box::new(Metis::default()),
             Box::new(TotalVOptimal),
             Box::new(Never),
         ),
-        _ => Plum::new(opts),
+        EulerBalancer::Plum => Plum::new(opts),
     }
 }
 
@@ -303,7 +313,7 @@ pub struct EulerRecord {
 pub(super) fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
     let e = &cfg.euler;
     format!(
-        "euler {}: {roots} roots, P = {}, balancer {}, flux {:?}, CFL {}, max depth {}, \
+        "euler {}: {roots} roots, P = {}, balancer {:?}, flux {:?}, CFL {}, max depth {}, \
          adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
          conservation | LoadImb | moved trees | moved KB | flux M/s/rank | flow ms | adapt ms | \
          balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \

@@ -76,14 +76,7 @@ impl Case {
                 left,
                 right,
                 interface,
-            } => {
-                let s = if x[0] < interface { left } else { right };
-                Primitive {
-                    rho: s.rho,
-                    vel: [s.u, 0.0, 0.0],
-                    p: s.p,
-                }
-            }
+            } => along_x(if x[0] < interface { left } else { right }),
             Case::Blast {
                 centre,
                 radius,
@@ -107,8 +100,17 @@ impl Case {
     /// The state outside inflow boundaries: Sod's left state, the blast's outside gas.
     pub fn inflow(&self) -> Primitive {
         match *self {
-            Case::Sod { interface, .. } => self.state_at([interface - 1.0, 0.0, 0.0]),
+            Case::Sod { left, .. } => along_x(left),
             Case::Blast { rho, outside, .. } => Primitive::at_rest(rho, outside),
         }
+    }
+}
+
+/// The 3-D state of the 1-D state `s` along x.
+fn along_x(s: State1d) -> Primitive {
+    Primitive {
+        rho: s.rho,
+        vel: [s.u, 0.0, 0.0],
+        p: s.p,
     }
 }

@@ -259,3 +259,39 @@ fn add(sum: &mut Conserved, f: &Conserved, a: f64) {
 fn dot3_norm(v: [f64; 3]) -> f64 {
     super::gas::dot(v, v).sqrt()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plume::mesh::PhysicalName;
+
+    fn named(groups: &[(u32, &str)]) -> PhysicalTags {
+        PhysicalTags {
+            names: groups
+                .iter()
+                .map(|&(tag, name)| PhysicalName {
+                    dim: 2,
+                    tag,
+                    name: name.into(),
+                })
+                .collect(),
+            ..PhysicalTags::default()
+        }
+    }
+
+    #[test]
+    fn boundaries_follow_the_group_names_and_untagged_faces_are_walls() {
+        let b = Boundaries::from_tags(
+            &named(&[(3, "inflow"), (7, "outflow"), (1, "wall")]),
+            Primitive::at_rest(1.0, 1.0),
+        )
+        .unwrap();
+        assert_eq!(b.kind(3), BoundaryKind::Inflow);
+        assert_eq!(b.kind(7), BoundaryKind::Outflow);
+        assert_eq!(b.kind(1), BoundaryKind::Wall);
+        assert_eq!(b.kind(0), BoundaryKind::Wall);
+        assert_eq!(b.kind(99), BoundaryKind::Wall);
+        let e = Boundaries::from_tags(&named(&[(2, "farfield")]), Primitive::at_rest(1.0, 1.0));
+        assert!(e.unwrap_err().to_string().contains("'farfield'"));
+    }
+}
