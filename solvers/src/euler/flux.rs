@@ -23,21 +23,17 @@ impl FluxScheme {
     #[inline]
     pub fn flux(self, left: &Conserved, right: &Conserved, n: [f64; 3]) -> Conserved {
         let (wl, wr) = (Primitive::of(left), Primitive::of(right));
-        self.flux_of((left, &wl), (right, &wr), n)
+        let (cl, cr) = (wl.sound_speed(), wr.sound_speed());
+        self.flux_of((left, &wl, cl), (right, &wr, cr), n)
     }
 
-    /// [`FluxScheme::flux`] of states given with their primitive variables (computed once
-    /// per leaf rather than once per face).
+    /// [`FluxScheme::flux`] of states given with their primitive variables and sound speeds
+    /// (computed once per leaf rather than once per face).
     #[inline]
-    pub fn flux_of(
-        self,
-        (ul, wl): (&Conserved, &Primitive),
-        (ur, wr): (&Conserved, &Primitive),
-        n: [f64; 3],
-    ) -> Conserved {
+    pub fn flux_of(self, left: Side, right: Side, n: [f64; 3]) -> Conserved {
         match self {
-            FluxScheme::Hllc => hllc(ul, wl, ur, wr, n),
-            FluxScheme::Rusanov => rusanov(ul, wl, ur, wr, n),
+            FluxScheme::Hllc => hllc(left, right, n),
+            FluxScheme::Rusanov => rusanov(left, right, n),
         }
     }
 
@@ -54,29 +50,21 @@ impl FluxScheme {
     }
 }
 
-/// The largest signal speed `|u·n| + c` of `w` along `n`.
-pub fn signal_speed(w: &Primitive, n: [f64; 3]) -> f64 {
-    w.normal_velocity(n).abs() + w.sound_speed()
-}
+/// One side of a face: its conserved state, its primitive state and its sound speed.
+pub type Side<'a> = (&'a Conserved, &'a Primitive, f64);
 
-/// Rusanov: the mean of the physical fluxes minus the jump scaled by the largest signal speed.
-fn rusanov(
-    ul: &Conserved,
-    wl: &Primitive,
-    ur: &Conserved,
-    wr: &Primitive,
-    n: [f64; 3],
-) -> Conserved {
+/// Rusanov: the mean of the physical fluxes minus the jump scaled by the largest signal speed
+/// `|u·n| + c`.
+fn rusanov((ul, wl, cl): Side, (ur, wr, cr): Side, n: [f64; 3]) -> Conserved {
     let (fl, fr) = (wl.flux(ul, n), wr.flux(ur, n));
-    let s = signal_speed(wl, n).max(signal_speed(wr, n));
+    let s = (wl.normal_velocity(n).abs() + cl).max(wr.normal_velocity(n).abs() + cr);
     std::array::from_fn(|k| 0.5 * (fl[k] + fr[k]) - 0.5 * s * (ur[k] - ul[k]))
 }
 
 /// HLLC (Toro eq. 10.71–10.73 with the star states of eq. 10.39 and the contact speed of
 /// eq. 10.37).
-fn hllc(ul: &Conserved, wl: &Primitive, ur: &Conserved, wr: &Primitive, n: [f64; 3]) -> Conserved {
+fn hllc((ul, wl, cl): Side, (ur, wr, cr): Side, n: [f64; 3]) -> Conserved {
     let (unl, unr) = (wl.normal_velocity(n), wr.normal_velocity(n));
-    let (cl, cr) = (wl.sound_speed(), wr.sound_speed());
     let sl = (unl - cl).min(unr - cr);
     let sr = (unl + cl).max(unr + cr);
     if sl >= 0.0 {

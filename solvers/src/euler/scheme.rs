@@ -8,7 +8,7 @@ use plume::dist::Run;
 use plume::mesh::PhysicalTags;
 use plume::{Error, Result};
 
-use super::flux::FluxScheme;
+use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
 use super::mesh::FlowMesh;
 use plume::adapt::Across;
@@ -196,25 +196,35 @@ impl Scheme {
     /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`.
     pub fn residual(&self, mesh: &FlowMesh, rate: &mut [Conserved]) {
         let flux = self.opts.flux;
-        let prims: Vec<Primitive> = mesh.state.iter().map(Primitive::of).collect();
-        let ghosts: Vec<(Conserved, Primitive)> = (0..mesh.halo.ghosts.len() as u32)
+        let with_speed = |w: Primitive| {
+            let c = w.sound_speed();
+            (w, c)
+        };
+        let prims: Vec<(Primitive, f64)> = mesh
+            .state
+            .iter()
+            .map(|u| with_speed(Primitive::of(u)))
+            .collect();
+        let ghosts: Vec<(Conserved, Primitive, f64)> = (0..mesh.halo.ghosts.len() as u32)
             .map(|g| {
                 let u = mesh.ghost_state(g);
-                (u, Primitive::of(&u))
+                let (w, c) = with_speed(Primitive::of(&u));
+                (u, w, c)
             })
             .collect();
         for (i, r) in rate.iter_mut().enumerate() {
-            let this = (&mesh.state[i], &prims[i]);
+            let this: Side = (&mesh.state[i], &prims[i].0, prims[i].1);
             let geometry = &mesh.geometry[i];
             let mut sum = [0.0; NVARS];
             for (k, face) in geometry.faces.iter().enumerate() {
                 let other = match mesh.halo.adjacency.across[i][k] {
                     Across::Leaf { leaf, .. } => {
-                        (&mesh.state[leaf as usize], &prims[leaf as usize])
+                        let (w, c) = &prims[leaf as usize];
+                        (&mesh.state[leaf as usize], w, *c)
                     }
                     Across::Ghost { ghost, .. } => {
-                        let (u, w) = &ghosts[ghost as usize];
-                        (u, w)
+                        let (u, w, c) = &ghosts[ghost as usize];
+                        (u, w, *c)
                     }
                     Across::Boundary { tag } => {
                         let n = face.outward_normal();
