@@ -85,6 +85,7 @@ fn rank_main(
     let opts = AdaptOptions {
         max_depth: 3,
         nfields: 1,
+        ..AdaptOptions::default()
     };
     let plum = Plum::new(PlumOptions::new(case.ranks))?;
     let mut run = Run::new(comm, mesh, opts, plum)?;
