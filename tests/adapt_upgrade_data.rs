@@ -14,10 +14,13 @@ use plume::mesh::geometry;
 const CONSERVATIVE: usize = 0;
 const INHERIT: usize = 1;
 
+/// A green child: its corners and its value.
+type GreenChild = ([[f64; 3]; 4], f64);
+
 /// A green family in root 1 of two tetrahedra, one value per green child (the same in both
 /// fields), then an upgrade of that family; returns the forest and the green children's
 /// corners and values.
-fn upgraded_family() -> (Forest, Vec<([[f64; 3]; 4], f64)>) {
+fn upgraded_family() -> (Forest, Vec<GreenChild>) {
     let mut f = Forest::new(
         two_tets(),
         AdaptOptions {

@@ -42,7 +42,7 @@ fn marks(forest: &Forest, level: usize) -> (Vec<LeafId>, Vec<LeafId>) {
         let salt = level as u64;
         if parent != NO_ELEM && elem_hash(forest, l.id.root, parent, salt) % 5 < 2 {
             coarsen.push(l.id);
-        } else if elem_hash(forest, l.id.root, l.id.elem, salt) % 4 == 0 {
+        } else if elem_hash(forest, l.id.root, l.id.elem, salt).is_multiple_of(4) {
             refine.push(l.id);
         }
     });
