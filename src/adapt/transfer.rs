@@ -101,9 +101,11 @@ impl Forest {
         green_data: &[f64],
     ) {
         let nf = self.opts.nfields;
+        let inherit = (0..nf).any(|f| self.opts.transfer_of(f) == Transfer::Inherit);
         let data = &mut self.trees[r as usize].data;
         for c in 0..8 {
-            let j_holder = holder(green, octa, c);
+            // Only inherit fields need the holder (found by geometry, not a table).
+            let j_holder = if inherit { holder(green, octa, c) } else { 0 };
             for f in 0..nf {
                 data[(first + c) * nf + f] = match self.opts.transfer_of(f) {
                     Transfer::Conservative => (0..green.nchildren())
