@@ -25,7 +25,7 @@ fn plume(args: &[&str]) -> String {
 
 /// The folders of one run of each report-writing command, made once for all the tests.
 struct Runs {
-    /// `plume run shock` with PLUM on the built-in mesh.
+    /// `plume run shock` with PLUM on the built-in mesh, processing the levels on the ranks.
     plum: PathBuf,
     /// `plume run shock --balancer sbn --mesh meshes/shock_box.msh`.
     sbn: PathBuf,
@@ -50,7 +50,18 @@ fn runs() -> &'static Runs {
         let mesh = out(&shock_box());
         plume(
             &[
-                "run", "shock", "--procs", "4", "--levels", "2", "--vtk", "none", "--out",
+                "run",
+                "shock",
+                "--procs",
+                "4",
+                "--levels",
+                "2",
+                "--process",
+                "--kernel-sweeps",
+                "1",
+                "--vtk",
+                "none",
+                "--out",
             ]
             .iter()
             .copied()
@@ -242,7 +253,7 @@ fn every_report_records_plumes_version_the_command_line_and_the_mesh_with_its_ha
     let command = built_in["command_line"].as_str().unwrap();
     assert!(
         command.ends_with(&format!(
-            "run shock --procs 4 --levels 2 --vtk none --out {}",
+            "run shock --procs 4 --levels 2 --process --kernel-sweeps 1 --vtk none --out {}",
             r.plum.display()
         )),
         "{command}"

@@ -23,7 +23,8 @@
 //! lazily as real messages (`level`, `sbn`).
 //!
 //! For a solver on the leaves, [`Run::halo`] gives this rank's leaf adjacency with ghosts of
-//! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data.
+//! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data;
+//! [`Run::probe`] reads the solution at given points wherever their leaves are held.
 //!
 //! ```
 //! use plume::adapt::AdaptOptions;
@@ -51,6 +52,7 @@ mod halo;
 mod kernel;
 mod level;
 mod migration;
+mod probe;
 mod sbn;
 
 pub use halo::{GhostLeaf, Halo};
@@ -59,6 +61,7 @@ pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
 };
 pub use migration::Moved;
+pub use probe::ProbeReading;
 
 use std::time::{Duration, Instant};
 
