@@ -22,6 +22,7 @@ fn options() -> AdaptOptions {
     AdaptOptions {
         max_depth: 3,
         nfields: 2,
+        ..AdaptOptions::default()
     }
 }
 

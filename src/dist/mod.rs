@@ -197,9 +197,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// [`Run::new`] on an initial mesh built once: thread ranks share one copy of it.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors; the
-    /// partitioner's errors (on every rank, through [`CommExt::agree`]).
+    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors;
+    /// [`AdaptOptions::check`]'s errors; the partitioner's errors (on every rank, through
+    /// [`CommExt::agree`]).
     pub fn on(comm: &'c C, initial: &InitialMesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+        comm.agree(opts.check())?;
         let nprocs = comm.size();
         if plum.opts.nprocs != nprocs {
             return comm.agree(Err(Error::Invalid(format!(

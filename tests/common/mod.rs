@@ -33,7 +33,15 @@ pub fn two_tets() -> Mesh {
 
 /// A forest with the given maximum depth and solution fields.
 pub fn forest(mesh: Mesh, max_depth: u8, nfields: usize) -> Forest {
-    let f = Forest::new(mesh, AdaptOptions { max_depth, nfields }).unwrap();
+    let f = Forest::new(
+        mesh,
+        AdaptOptions {
+            max_depth,
+            nfields,
+            ..AdaptOptions::default()
+        },
+    )
+    .unwrap();
     assert!(geometry::volume(&f.mesh().corners(0)) > 0.0);
     f
 }

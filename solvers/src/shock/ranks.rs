@@ -67,6 +67,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
         nfields: 0,
+        ..AdaptOptions::default()
     };
     let at = match (cfg.balancer, cfg.balance_at) {
         (Balancer::Sbn, _) => dist::BalanceAt::Never,
