@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use plume::adapt::{AdaptOptions, InitialMesh};
+use plume::adapt::{AdaptOptions, InitialMesh, Transfer};
 use plume::balance::Plum;
 use plume::comm::Comm;
 use plume::dist::{Moved, Run, StepReport};
@@ -119,12 +119,13 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     pub fn new(comm: &'c C, initial: &InitialMesh, cfg: EulerConfig, plum: Plum) -> Result<Self> {
         cfg.check()?;
         let boundaries = Boundaries::from_tags(&initial.mesh().tags, cfg.case.inflow())?;
+        // The five conserved variables are densities: conservative transfer.
         let opts = AdaptOptions {
             max_depth: cfg.indicator.max_depth.max(match cfg.initial {
                 InitialRefinement::Uniform(l) => l,
                 InitialRefinement::Adaptive => 0,
             }),
-            nfields: NVARS,
+            ..AdaptOptions::with_fields(vec![Transfer::Conservative; NVARS])
         };
         let run = Run::on(comm, initial, opts, plum)?;
         let mut euler = EulerRun {
