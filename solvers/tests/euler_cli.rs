@@ -148,8 +148,12 @@ fn a_blast_runs_on_three_ranks_without_balancing() {
 fn bad_options_are_one_line_usage_errors() {
     let dir = TempDir::new("euler-bad");
     let out = dir.arg("bad");
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["--probe", "1,2"], "--probe"),
+        (
+            &["--probe", "0.5,9,0"],
+            "--probe 0.5,9,0 lies outside the mesh",
+        ),
         (&["--left", "1,2"], "--left"),
         (&["--right", "1,0,-1"], "--right"),
         (&["--cfl", "0"], "--cfl"),
