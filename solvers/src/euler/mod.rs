@@ -36,4 +36,4 @@ pub use gas::{Conserved, Primitive, GAMMA, NVARS};
 pub use indicator::IndicatorOptions;
 pub use riemann::{ExactRiemann, State1d};
 pub use scheme::{SchemeOptions, TimeScheme};
-pub use totals::Totals;
+pub use totals::{RootSums, Totals};

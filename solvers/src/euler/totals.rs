@@ -8,6 +8,63 @@ use plume::mesh::geometry;
 use plume::Result;
 
 use super::gas::{Conserved, NVARS};
+use super::mesh::FlowMesh;
+
+/// One rank's part of the [`Totals`]: per root it holds, in root order, `(root, Σ V·u,
+/// Σ V·|u|)` over the root's leaves in canonical order.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RootSums(Vec<(u32, Conserved, Conserved)>);
+
+impl RootSums {
+    /// The sums of the leaves `forest` holds, their volumes from their corners.
+    pub fn of_forest(forest: &Forest) -> RootSums {
+        let mut sums = RootSums::default();
+        forest.for_each_leaf(|leaf| {
+            sums.add(leaf.id.root, geometry::volume(&leaf.corners).abs(), leaf.data);
+        });
+        sums
+    }
+
+    /// The sums of the leaves of `mesh`, from its volumes and states: the same bits as
+    /// [`RootSums::of_forest`] while the states are those of the forest (after
+    /// [`FlowMesh::build`] or [`FlowMesh::publish`]), without visiting the forest.
+    pub fn of_mesh(mesh: &FlowMesh) -> RootSums {
+        let mut sums = RootSums::default();
+        let leaves = &mesh.halo.adjacency.leaves;
+        for ((id, g), u) in leaves.iter().zip(&mesh.geometry).zip(&mesh.state) {
+            sums.add(id.root, g.volume, u);
+        }
+        sums
+    }
+
+    /// Adds a leaf of root `root` (after the leaves of every lower root) of volume `v` and
+    /// state `u`.
+    fn add(&mut self, root: u32, v: f64, u: &[f64]) {
+        if self.0.last().is_none_or(|r| r.0 != root) {
+            self.0.push((root, [0.0; NVARS], [0.0; NVARS]));
+        }
+        let (_, sum, scale) = self.0.last_mut().expect("pushed above");
+        for c in 0..NVARS {
+            sum[c] += v * u[c];
+            scale[c] += v * u[c].abs();
+        }
+    }
+
+    /// The totals of every rank's sums, added in root order.
+    fn total(ranks: Vec<RootSums>) -> Totals {
+        let mut all: Vec<(u32, Conserved, Conserved)> =
+            ranks.into_iter().flat_map(|r| r.0).collect();
+        all.sort_unstable_by_key(|r| r.0);
+        let mut totals = Totals::default();
+        for (_, sum, scale) in &all {
+            for c in 0..NVARS {
+                totals.sum[c] += sum[c];
+                totals.scale[c] += scale[c];
+            }
+        }
+        totals
+    }
+}
 
 /// Total mass, momentum (3) and energy, and the sum of `V·|u_c|` of each (the scale the
 /// relative errors divide by).
@@ -25,32 +82,23 @@ impl Totals {
     /// # Errors
     /// Transport errors.
     pub fn gather<C: Comm + ?Sized>(comm: &C, forest: &Forest) -> Result<Totals> {
-        let mut per_root: Vec<(u32, Conserved, Conserved)> = Vec::new();
-        forest.for_each_leaf(|leaf| {
-            let v = geometry::volume(&leaf.corners).abs();
-            if per_root.last().is_none_or(|r| r.0 != leaf.id.root) {
-                per_root.push((leaf.id.root, [0.0; NVARS], [0.0; NVARS]));
-            }
-            let (_, sum, scale) = per_root.last_mut().expect("pushed above");
-            for c in 0..NVARS {
-                sum[c] += v * leaf.data[c];
-                scale[c] += v * leaf.data[c].abs();
-            }
-        });
-        let mut all: Vec<(u32, Conserved, Conserved)> = comm
-            .all_gather_serde(&per_root)?
-            .into_iter()
-            .flatten()
-            .collect();
-        all.sort_unstable_by_key(|r| r.0);
-        let mut totals = Totals::default();
-        for (_, sum, scale) in &all {
-            for c in 0..NVARS {
-                totals.sum[c] += sum[c];
-                totals.scale[c] += scale[c];
-            }
-        }
-        Ok(totals)
+        let all = comm.all_gather_serde(&RootSums::of_forest(forest))?;
+        Ok(RootSums::total(all))
+    }
+
+    /// The totals of two states of the run, each given by every rank's [`RootSums`] of it
+    /// (e.g. before and after an adaptation step), in one collective: the same bits as two
+    /// [`Totals::gather`]s.
+    ///
+    /// # Errors
+    /// Transport errors.
+    pub fn gather_two<C: Comm + ?Sized>(
+        comm: &C,
+        first: RootSums,
+        second: RootSums,
+    ) -> Result<(Totals, Totals)> {
+        let (firsts, seconds) = comm.all_gather_serde(&(first, second))?.into_iter().unzip();
+        Ok((RootSums::total(firsts), RootSums::total(seconds)))
     }
 
     /// The relative change from `before` of mass, momentum (the largest of its three
