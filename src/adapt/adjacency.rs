@@ -80,6 +80,16 @@ struct FaceRec {
     face: u8,
 }
 
+impl FaceRec {
+    /// The face's vertices packed into one integer ordered as `key`: sorting by it pairs the
+    /// faces as sorting by `key` does, with one comparison instead of three.
+    #[inline]
+    fn packed_key(&self) -> u128 {
+        let [a, b, c] = self.key.map(u128::from);
+        (a << 64) | (b << 32) | c
+    }
+}
+
 /// Buffers reused from tree to tree.
 #[derive(Default)]
 struct Scratch {
@@ -172,7 +182,7 @@ impl LeafAdjacency {
             }
             return Ok(());
         }
-        scratch.faces.sort_unstable();
+        scratch.faces.sort_unstable_by_key(FaceRec::packed_key);
         let root_verts = forest.mesh().tets[r as usize];
         let faces = &scratch.faces;
         let mut j = 0;
@@ -240,7 +250,7 @@ impl LeafAdjacency {
         }
         let bucket = |slot: usize| offsets[slot] as usize..offsets[slot + 1] as usize;
         for slot in 0..nslots {
-            bucketed[bucket(slot)].sort_unstable_by_key(|rec| rec.key);
+            bucketed[bucket(slot)].sort_unstable_by_key(FaceRec::packed_key);
         }
         let tets = &forest.mesh().tets;
         for slot in 0..nslots {
