@@ -21,7 +21,7 @@ use super::forest::{Forest, LeafId};
 use super::pattern::Split;
 use super::tree::{Tree, NO_ELEM};
 use super::vertices::NO_VERTEX;
-use crate::mesh::topology::FACE_VERTS;
+use crate::mesh::topology::{sort3_by_key, FACE_VERTS};
 use crate::{Error, Result};
 
 /// What lies across one face of a leaf.
@@ -166,8 +166,7 @@ impl LeafAdjacency {
             self.across.push([Across::Boundary { tag: 0 }; 4]);
             let verts = tree.elems[i as usize].verts;
             for (k, fv) in FACE_VERTS.iter().enumerate() {
-                let mut key = fv.map(|j| verts[j]);
-                key.sort_unstable();
+                let key = sort3_by_key(fv.map(|j| verts[j]), |v| v);
                 scratch.faces.push(FaceRec {
                     key,
                     leaf,

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use super::Run;
 use crate::adapt::{Across, LeafAdjacency, LeafId};
 use crate::comm::{Comm, CommExt};
-use crate::mesh::topology::FACE_VERTS;
+use crate::mesh::topology::{sort3_by_key, FACE_VERTS};
 use crate::{Error, Result};
 
 /// A copy of a leaf held by another rank.
@@ -155,11 +155,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// Turns every [`Across::Remote`] face of `adjacency` into the ghost face with the same
     /// vertex keys.
     fn link_ghosts(&self, adjacency: &mut LeafAdjacency, ghosts: &[GhostLeaf]) -> Result<()> {
-        let sorted = |keys: [u64; 3]| {
-            let mut k = keys;
-            k.sort_unstable();
-            k
-        };
+        let sorted = |keys: [u64; 3]| sort3_by_key(keys, |k| k);
         let mut by_face: HashMap<[u64; 3], (u32, u8)> = HashMap::with_capacity(4 * ghosts.len());
         for (g, ghost) in ghosts.iter().enumerate() {
             for (k, fv) in FACE_VERTS.iter().enumerate() {

@@ -7,6 +7,24 @@ use super::Mesh;
 /// normal (right-hand rule) points out of a positively oriented element.
 pub const FACE_VERTS: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [0, 1, 3], [0, 2, 1]];
 
+/// The three items `v` (a face's vertices) sorted by `key`, ascending, in three
+/// compare-and-swaps: what `sort_unstable_by_key` gives for distinct keys, without its general
+/// machinery, for the loops that sort every leaf face's vertices.
+#[inline]
+pub fn sort3_by_key<T: Copy, K: Ord>(v: [T; 3], key: impl Fn(T) -> K) -> [T; 3] {
+    let [mut a, mut b, mut c] = v;
+    if key(b) < key(a) {
+        std::mem::swap(&mut a, &mut b);
+    }
+    if key(c) < key(b) {
+        std::mem::swap(&mut b, &mut c);
+    }
+    if key(b) < key(a) {
+        std::mem::swap(&mut a, &mut b);
+    }
+    [a, b, c]
+}
+
 /// One face of the initial mesh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Face {
@@ -169,6 +187,17 @@ impl Topology {
 mod tests {
     use super::*;
     use crate::mesh::geometry::volume;
+
+    #[test]
+    fn sort3_by_key_sorts_every_order_of_three_keys() {
+        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+        let keys = [30, 10, 20];
+        for v in orders {
+            let mut expected = v;
+            expected.sort_unstable_by_key(|&j| keys[j]);
+            assert_eq!(sort3_by_key(v, |j| keys[j]), expected, "{v:?}");
+        }
+    }
 
     #[test]
     fn face_normals_point_outward() {

@@ -14,7 +14,7 @@ use plume::adapt::Across;
 use plume::comm::Comm;
 use plume::dist::{Halo, Run};
 use plume::mesh::geometry;
-use plume::mesh::topology::FACE_VERTS;
+use plume::mesh::topology::{sort3_by_key, FACE_VERTS};
 use plume::{Error, Result};
 
 use super::gas::{dot, Conserved, NVARS};
@@ -54,8 +54,7 @@ impl LeafGeometry {
     /// The geometry of the tetrahedron with corners `corners` and vertex keys `keys`.
     pub fn new(corners: &[[f64; 3]; 4], keys: &[u64; 4]) -> LeafGeometry {
         let faces = std::array::from_fn(|k| {
-            let mut fv = FACE_VERTS[k];
-            fv.sort_unstable_by_key(|&j| keys[j]);
+            let fv = sort3_by_key(FACE_VERTS[k], |j| keys[j]);
             let [a, b, c] = fv.map(|j| corners[j]);
             let n = cross(sub(b, a), sub(c, a));
             let twice_area = dot(n, n).sqrt();
