@@ -240,7 +240,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         // the step come from it, gathered in one collective.
         let before = RootSums::of_mesh(&self.mesh);
         let report = self.run.step_marked(refine, coarsen)?;
-        self.mesh = FlowMesh::build(&self.run)?;
+        self.mesh = self.mesh.rebuild(&self.run)?;
         let after = RootSums::of_mesh(&self.mesh);
         let (before, after) = Totals::gather_two(self.run.comm(), before, after)?;
         let change = after.change_from(&before);

@@ -10,7 +10,7 @@
 //! get the same bits, and a leaf sums its four faces in local face order: the update of a leaf
 //! does not depend on P, on the backend or on which rank holds its neighbours.
 
-use plume::adapt::Across;
+use plume::adapt::{Across, LeafId};
 use plume::comm::Comm;
 use plume::dist::{Halo, Run};
 use plume::mesh::geometry;
@@ -89,6 +89,23 @@ pub struct FlowMesh {
     pub state: Vec<Conserved>,
     /// Per leaf, its depth below its root.
     pub level: Vec<u8>,
+    /// Per leaf, what its geometry was computed from, to reuse it in the next build.
+    shapes: Vec<Shape>,
+}
+
+/// The corners and vertex keys of a leaf: all [`LeafGeometry::new`] reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shape {
+    corners: [[f64; 3]; 4],
+    keys: [u64; 4],
+}
+
+impl Shape {
+    /// True when `self` and `other` hold the same bits (so give the same geometry).
+    fn same_bits(&self, other: &Shape) -> bool {
+        let bits = |s: &Shape| s.corners.map(|c| c.map(f64::to_bits));
+        self.keys == other.keys && bits(self) == bits(other)
+    }
 }
 
 impl FlowMesh {
@@ -98,6 +115,25 @@ impl FlowMesh {
     /// # Errors
     /// [`Error::Invalid`] when the run does not carry [`NVARS`] fields; the halo's errors.
     pub fn build<C: Comm + ?Sized>(run: &Run<C>) -> Result<FlowMesh> {
+        Self::build_reusing(run, None)
+    }
+
+    /// As [`FlowMesh::build`] after an adaptation step, reusing the geometry of `self`'s
+    /// leaves (the mesh before the step) that are still leaves with the same corners and keys
+    /// (a collective).
+    ///
+    /// # Errors
+    /// As [`FlowMesh::build`].
+    pub fn rebuild<C: Comm + ?Sized>(&self, run: &Run<C>) -> Result<FlowMesh> {
+        Self::build_reusing(run, Some(self))
+    }
+
+    /// [`FlowMesh::build`], taking each leaf's geometry from `previous` when it held the
+    /// same leaf with the same shape.
+    fn build_reusing<C: Comm + ?Sized>(
+        run: &Run<C>,
+        previous: Option<&FlowMesh>,
+    ) -> Result<FlowMesh> {
         let forest = run.forest();
         let nfields = forest.options().nfields;
         if nfields != NVARS {
@@ -106,22 +142,37 @@ impl FlowMesh {
             )));
         }
         let halo = run.halo()?;
-        let mut geometry = Vec::with_capacity(halo.adjacency.nleaves());
-        let mut state = Vec::with_capacity(halo.adjacency.nleaves());
-        let mut level = Vec::with_capacity(halo.adjacency.nleaves());
+        let n = halo.adjacency.nleaves();
+        let mut mesh = FlowMesh {
+            halo,
+            geometry: Vec::with_capacity(n),
+            state: Vec::with_capacity(n),
+            level: Vec::with_capacity(n),
+            shapes: Vec::with_capacity(n),
+        };
         let verts = forest.vertices();
         forest.for_each_leaf(|leaf| {
-            let keys = leaf.verts.map(|v| verts[v].key);
-            geometry.push(LeafGeometry::new(&leaf.corners, &keys));
-            state.push(std::array::from_fn(|k| leaf.data[k]));
-            level.push(leaf.level);
+            let shape = Shape {
+                corners: leaf.corners,
+                keys: leaf.verts.map(|v| verts[v].key),
+            };
+            let geometry = previous
+                .and_then(|p| p.geometry_of(leaf.id, &shape))
+                .unwrap_or_else(|| LeafGeometry::new(&shape.corners, &shape.keys));
+            mesh.geometry.push(geometry);
+            mesh.shapes.push(shape);
+            mesh.state.push(std::array::from_fn(|k| leaf.data[k]));
+            mesh.level.push(leaf.level);
         });
-        Ok(FlowMesh {
-            halo,
-            geometry,
-            state,
-            level,
-        })
+        Ok(mesh)
+    }
+
+    /// The geometry of leaf `id` when this mesh holds it with the shape `shape`.
+    fn geometry_of(&self, id: LeafId, shape: &Shape) -> Option<LeafGeometry> {
+        let i = self.halo.adjacency.index_of(id)? as usize;
+        self.shapes[i]
+            .same_bits(shape)
+            .then_some(self.geometry[i])
     }
 
     /// Number of leaves held here.
