@@ -70,6 +70,12 @@ pub struct LeafAdjacency {
     /// (`u32::MAX` for an element that is not a leaf).
     elem_offsets: Vec<u32>,
     elem2leaf: Vec<u32>,
+    /// Per leaf, its vertices: [`LeafAdjacency::rebuild`] recognises an unchanged tree by them.
+    verts: Vec<[u32; 4]>,
+    /// The leaf faces on root faces, `(4 * root + local root face, face)`, tree by tree:
+    /// root `r`'s at `on_roots[on_root_offsets[r]..on_root_offsets[r + 1]]`.
+    on_roots: Vec<(u32, FaceRec)>,
+    on_root_offsets: Vec<u32>,
 }
 
 /// One leaf face: its vertices (sorted ids), the leaf's index and the local face.
@@ -105,28 +111,51 @@ impl LeafAdjacency {
     /// # Errors
     /// [`Error::Inconsistent`] when leaf faces do not match (a non-conforming mesh).
     pub fn build(forest: &Forest) -> Result<LeafAdjacency> {
+        Self::build_reusing(forest, None)
+    }
+
+    /// The adjacency of the leaves `forest` holds after an adaptation step, `self` being the
+    /// one before it: as [`LeafAdjacency::build`] (the same value), but the trees whose
+    /// leaves and their vertices did not change are copied from `self`, not paired again.
+    ///
+    /// # Errors
+    /// As [`LeafAdjacency::build`].
+    pub fn rebuild(&self, forest: &Forest) -> Result<LeafAdjacency> {
+        Self::build_reusing(forest, Some(self))
+    }
+
+    /// [`LeafAdjacency::build`], copying the unchanged trees from `previous`.
+    fn build_reusing(forest: &Forest, previous: Option<&LeafAdjacency>) -> Result<LeafAdjacency> {
         let nroots = forest.nroots();
         let mut adj = LeafAdjacency {
             leaves: Vec::with_capacity(forest.nleaves()),
             across: Vec::with_capacity(forest.nleaves()),
             root_offsets: Vec::with_capacity(nroots + 1),
             elem_offsets: Vec::with_capacity(nroots + 1),
-            elem2leaf: Vec::new(),
+            verts: Vec::with_capacity(forest.nleaves()),
+            on_root_offsets: Vec::with_capacity(nroots + 1),
+            ..LeafAdjacency::default()
         };
         let mut scratch = Scratch::default();
-        // Faces on root faces, with their slot `4 * root + local root face`.
-        let mut on_roots: Vec<(u32, FaceRec)> = Vec::new();
         for r in 0..nroots as u32 {
-            adj.root_offsets.push(adj.leaves.len() as u32);
-            adj.elem_offsets.push(adj.elem2leaf.len() as u32);
+            adj.push_offsets();
             if forest.holds(r) {
-                adj.add_tree(forest, r, &mut scratch, &mut on_roots)?;
+                let copied = previous.is_some_and(|p| adj.copy_tree(p, forest, r, &mut scratch));
+                if !copied {
+                    adj.add_tree(forest, r, &mut scratch)?;
+                }
             }
         }
-        adj.root_offsets.push(adj.leaves.len() as u32);
-        adj.elem_offsets.push(adj.elem2leaf.len() as u32);
-        adj.pair_root_faces(forest, on_roots)?;
+        adj.push_offsets();
+        adj.pair_root_faces(forest)?;
         Ok(adj)
+    }
+
+    /// Starts the next root's ranges (or closes the last one).
+    fn push_offsets(&mut self) {
+        self.root_offsets.push(self.leaves.len() as u32);
+        self.elem_offsets.push(self.elem2leaf.len() as u32);
+        self.on_root_offsets.push(self.on_roots.len() as u32);
     }
 
     /// Number of leaves.
@@ -144,14 +173,55 @@ impl LeafAdjacency {
             .filter(|&i| i != u32::MAX)
     }
 
-    /// Pairs the faces inside tree `r` and queues the others, on `r`'s faces, in `on_roots`.
-    fn add_tree(
+    /// Copies tree `r` from `previous` when its leaves are the ones `previous` held, with the
+    /// same vertices: its leaves, the pairs inside it (leaf indices shifted) and its faces on
+    /// root faces (left for [`LeafAdjacency::pair_root_faces`]). False, copying nothing,
+    /// when the tree changed.
+    fn copy_tree(
         &mut self,
+        previous: &LeafAdjacency,
         forest: &Forest,
         r: u32,
         scratch: &mut Scratch,
-        on_roots: &mut Vec<(u32, FaceRec)>,
-    ) -> Result<()> {
+    ) -> bool {
+        let tree = &forest.trees()[r as usize];
+        let range = |offsets: &[u32]| offsets[r as usize] as usize..offsets[r as usize + 1] as usize;
+        let old = range(&previous.root_offsets);
+        leaves_in_order(tree, &mut scratch.stack, &mut scratch.leaves);
+        let unchanged = old.len() == scratch.leaves.len()
+            && scratch.leaves.iter().zip(old.clone()).all(|(&i, j)| {
+                previous.leaves[j].elem == i && previous.verts[j] == tree.elems[i as usize].verts
+            });
+        if !unchanged {
+            return false;
+        }
+        let (base, old_base) = (self.leaves.len() as u32, old.start as u32);
+        let shift = |leaf: u32| leaf - old_base + base;
+        let elem_base = self.elem2leaf.len();
+        self.elem2leaf
+            .resize(elem_base + tree.elems.len(), u32::MAX);
+        for j in old.clone() {
+            let id = previous.leaves[j];
+            self.elem2leaf[elem_base + id.elem as usize] = shift(j as u32);
+            self.leaves.push(id);
+            self.verts.push(previous.verts[j]);
+            self.across.push(previous.across[j].map(|a| match a {
+                Across::Leaf { leaf, face } if old.contains(&(leaf as usize)) => Across::Leaf {
+                    leaf: shift(leaf),
+                    face,
+                },
+                // A face on a root face: `pair_root_faces` sets it.
+                _ => Across::Boundary { tag: 0 },
+            }));
+        }
+        let faces = &previous.on_roots[range(&previous.on_root_offsets)];
+        self.on_roots
+            .extend(faces.iter().map(|&(slot, rec)| (slot, FaceRec { leaf: shift(rec.leaf), ..rec })));
+        true
+    }
+
+    /// Pairs the faces inside tree `r` and queues the others, on `r`'s faces, in `on_roots`.
+    fn add_tree(&mut self, forest: &Forest, r: u32, scratch: &mut Scratch) -> Result<()> {
         let tree = &forest.trees()[r as usize];
         let base = self.leaves.len() as u32;
         leaves_in_order(tree, &mut scratch.stack, &mut scratch.leaves);
@@ -165,6 +235,7 @@ impl LeafAdjacency {
             self.leaves.push(LeafId { root: r, elem: i });
             self.across.push([Across::Boundary { tag: 0 }; 4]);
             let verts = tree.elems[i as usize].verts;
+            self.verts.push(verts);
             for (k, fv) in FACE_VERTS.iter().enumerate() {
                 let key = sort3_by_key(fv.map(|j| verts[j]), |v| v);
                 scratch.faces.push(FaceRec {
@@ -177,7 +248,7 @@ impl LeafAdjacency {
         if scratch.leaves.len() == 1 {
             // A bare root: its faces are the root's.
             for rec in &scratch.faces {
-                on_roots.push((4 * r + u32::from(rec.face), *rec));
+                self.on_roots.push((4 * r + u32::from(rec.face), *rec));
             }
             return Ok(());
         }
@@ -204,7 +275,7 @@ impl LeafAdjacency {
                         a.key
                     ))
                 })?;
-                on_roots.push((4 * r + k as u32, a));
+                self.on_roots.push((4 * r + k as u32, a));
                 j += 1;
             }
         }
@@ -223,12 +294,13 @@ impl LeafAdjacency {
         };
     }
 
-    /// Pairs the faces lying on root faces (`(slot, face)` with slot `4 * root + root face`):
-    /// the two sides of a shared root face hold the same triangles.
-    fn pair_root_faces(&mut self, forest: &Forest, on_roots: Vec<(u32, FaceRec)>) -> Result<()> {
+    /// Pairs the faces lying on root faces (`on_roots`): the two sides of a shared root face
+    /// hold the same triangles.
+    fn pair_root_faces(&mut self, forest: &Forest) -> Result<()> {
+        let on_roots = &self.on_roots;
         let nslots = 4 * forest.nroots();
         let mut offsets = vec![0u32; nslots + 1];
-        for &(slot, _) in &on_roots {
+        for &(slot, _) in on_roots {
             offsets[slot as usize + 1] += 1;
         }
         for s in 0..nslots {
@@ -243,7 +315,7 @@ impl LeafAdjacency {
             };
             on_roots.len()
         ];
-        for (slot, rec) in on_roots {
+        for &(slot, rec) in on_roots {
             bucketed[fill[slot as usize] as usize] = rec;
             fill[slot as usize] += 1;
         }

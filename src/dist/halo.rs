@@ -57,8 +57,23 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// [`Error::Inconsistent`] on any rank when leaf faces do not match (a non-conforming
     /// mesh); transport errors.
     pub fn halo(&self) -> Result<Halo> {
+        self.halo_of(LeafAdjacency::build(&self.forest))
+    }
+
+    /// As [`Run::halo`] after an adaptation step, `previous` being the halo before it: the
+    /// same halo, its adjacency rebuilt from `previous`'s ([`LeafAdjacency::rebuild`]), which
+    /// copies the trees the step did not change (a collective).
+    ///
+    /// # Errors
+    /// As [`Run::halo`].
+    pub fn halo_after_step(&self, previous: &Halo) -> Result<Halo> {
+        self.halo_of(previous.adjacency.rebuild(&self.forest))
+    }
+
+    /// The halo around `adjacency`, this rank's leaf adjacency (or its error).
+    fn halo_of(&self, adjacency: Result<LeafAdjacency>) -> Result<Halo> {
         let comm = self.comm;
-        let mut adjacency = comm.agree(LeafAdjacency::build(&self.forest))?;
+        let mut adjacency = comm.agree(adjacency)?;
         let sends = self.halo_sends(&adjacency);
         let forest = &self.forest;
         let outgoing: Vec<(Vec<WireGhost>, Vec<f64>)> = sends

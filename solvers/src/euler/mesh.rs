@@ -118,8 +118,9 @@ impl FlowMesh {
         Self::build_reusing(run, None)
     }
 
-    /// As [`FlowMesh::build`] after an adaptation step, reusing the geometry of `self`'s
-    /// leaves (the mesh before the step) that are still leaves with the same corners and keys
+    /// As [`FlowMesh::build`] after an adaptation step, `self` being the mesh before it: the
+    /// same mesh, reusing the adjacency of the trees the step did not change
+    /// ([`Run::halo_after_step`]) and the geometry of the leaves with the same corners and keys
     /// (a collective).
     ///
     /// # Errors
@@ -141,7 +142,10 @@ impl FlowMesh {
                 "the flow needs {NVARS} fields per leaf, the run has {nfields}"
             )));
         }
-        let halo = run.halo()?;
+        let halo = match previous {
+            Some(p) => run.halo_after_step(&p.halo)?,
+            None => run.halo()?,
+        };
         let n = halo.adjacency.nleaves();
         let mut mesh = FlowMesh {
             halo,
