@@ -113,7 +113,7 @@ fn surface_area(mesh: &Mesh) -> f64 {
 }
 
 /// `rounds` adaptation steps of random marks (refine, coarsen, or a coarsening slab), checking
-/// the adjacency after each.
+/// the adjacency after each, and that rebuilding it from the one before the step gives it.
 fn random_rounds(seed: u64, rounds: usize) {
     let mut mesh = generate_box([3, 2, 2], [3.0, 2.0, 1.5]).unwrap();
     tag_box_sides(&mut mesh);
@@ -138,9 +138,12 @@ fn random_rounds(seed: u64, rounds: usize) {
         });
         refine.iter().for_each(|&id| f.mark_refine(id));
         coarsen.iter().for_each(|&id| f.mark_coarsen(id));
+        let before = LeafAdjacency::build(&f).unwrap();
         let report = f.adapt().unwrap();
         (coarsened, upgraded) = (coarsened + report.coarsened, upgraded + report.upgraded);
         check(&f);
+        // Rebuilding from the adjacency before the step gives the adjacency built anew.
+        assert_eq!(before.rebuild(&f).unwrap(), LeafAdjacency::build(&f).unwrap());
     }
     assert!(
         coarsened > 0 && upgraded > 0,

@@ -85,6 +85,9 @@ struct RankLevel {
     own: BTreeMap<LeafName, Vec<f64>>,
     ghosts: Vec<(LeafName, Vec<f64>)>,
     refreshed: Vec<(LeafName, Vec<f64>)>,
+    /// True when the halo rebuilt from the one before the step (`Run::halo_after_step`)
+    /// equals the halo built anew.
+    rebuilt_same: bool,
 }
 
 fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
@@ -95,6 +98,7 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
         })?;
         let mut run = Run::new(comm, mesh(), options(), plum)?;
         let mut levels = Vec::new();
+        let mut previous: Option<plume::dist::Halo> = None;
         for level in 0..LEVELS {
             run.step(|leaf| mark(leaf, level))?;
             let mut set = Vec::new();
@@ -110,6 +114,10 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
                 own.insert(name, l.data.to_vec());
             });
             let mut halo = run.halo()?;
+            let rebuilt_same = match &previous {
+                Some(p) => run.halo_after_step(p)? == halo,
+                None => true,
+            };
             let ghost_name = |g: u32| {
                 let ghost = &halo.ghosts[g as usize];
                 (ghost.id.root, ghost.keys)
@@ -131,11 +139,13 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
             }
             run.refresh_halo(&mut halo)?;
             let refreshed = ghosts_data(&halo);
+            previous = Some(halo);
             levels.push(RankLevel {
                 adjacency,
                 own,
                 ghosts,
                 refreshed,
+                rebuilt_same,
             });
         }
         Ok(levels)
@@ -159,6 +169,7 @@ fn ranks_with_ghosts_give_the_serial_adjacency() {
             let mut nghosts = 0;
             for rank in &ranks {
                 let r = &rank[level];
+                assert!(r.rebuilt_same, "P = {procs}, level {level}: rebuilt halo");
                 for ((name, before), (same, after)) in r.ghosts.iter().zip(&r.refreshed) {
                     assert_eq!(name, same);
                     assert!(!r.own.contains_key(name), "a ghost of a leaf held here");
