@@ -2,11 +2,13 @@
 //! point inside the mesh is read once, by the rank holding its leaf, with that leaf's data;
 //! the readings are the same at P = 1, 2 and 3, and agree with the serial `Locator::probe`.
 
+mod common;
+
+use common::{random_mark, step_serial};
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::{Mark, ProbeReading, Run};
-use plume::hash::mix64;
+use plume::dist::{ProbeReading, Run};
 use plume::mesh::{generate_box, Mesh};
 use plume::rng::Rng;
 
@@ -36,19 +38,6 @@ fn points() -> Vec<[f64; 3]> {
     points
 }
 
-/// Random marks that depend only on the leaf's place and the level.
-fn mark(leaf: &LeafView, level: usize) -> Mark {
-    let h = leaf
-        .centroid
-        .iter()
-        .fold(level as u64, |h, x| mix64(h ^ x.to_bits()));
-    match h % 100 {
-        0..=14 => Mark::Refine,
-        15..=49 => Mark::Coarsen,
-        _ => Mark::Keep,
-    }
-}
-
 /// A leaf's values at `level`, from its place.
 fn values(leaf: &LeafView, level: usize) -> [f64; 2] {
     let c = leaf.centroid;
@@ -64,7 +53,7 @@ fn on_ranks(procs: usize) -> Vec<Vec<Vec<Option<ProbeReading>>>> {
         let mut run = Run::new(comm, mesh(), options(), plum)?;
         let mut levels = Vec::new();
         for level in 0..LEVELS {
-            run.step(|leaf| mark(leaf, level))?;
+            run.step(|leaf| random_mark(leaf, level))?;
             let mut set = Vec::new();
             run.forest()
                 .for_each_leaf(|l| set.push((l.id, values(l, level))));
@@ -83,16 +72,7 @@ fn serial() -> Vec<Vec<Option<ProbeReading>>> {
     let mut forest = Forest::new(mesh(), options()).unwrap();
     (0..LEVELS)
         .map(|level| {
-            let mut marks = Vec::new();
-            forest.for_each_leaf(|l| marks.push((l.id, mark(l, level))));
-            for (id, m) in marks {
-                match m {
-                    Mark::Refine => forest.mark_refine(id),
-                    Mark::Coarsen => forest.mark_coarsen(id),
-                    Mark::Keep => {}
-                }
-            }
-            forest.adapt().unwrap();
+            step_serial(&mut forest, |l| random_mark(l, level));
             let mut set = Vec::new();
             forest.for_each_leaf(|l| set.push((l.id, values(l, level))));
             for (id, v) in &set {

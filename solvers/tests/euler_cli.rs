@@ -94,6 +94,17 @@ fn a_sod_run_writes_pieces_indices_a_pvd_in_physical_time_and_the_reports() {
         }
     }
     assert!(dir.path("sod/summary.md").exists() && dir.path("sod/metrics.csv").exists());
+    // The density's L1 error: none at the start (the leaves hold the exact initial states),
+    // then growing with the smeared waves, but small.
+    let l1: Vec<f64> = records
+        .iter()
+        .map(|r| r["density_l1"].as_f64().unwrap())
+        .collect();
+    assert_eq!(l1[0], 0.0);
+    assert!(l1.windows(2).all(|w| w[0] < w[1]), "{l1:?}");
+    assert!(l1[last] < 0.02, "{l1:?}");
+    let chart = std::fs::read_to_string(dir.path("sod/density.svg")).unwrap();
+    assert!(chart.contains("exact solution") && chart.contains("t = 0.0200"));
     // A probe row per output, left of the interface Sod's left state until the rarefaction
     // arrives (it has not by t = 0.02; the scheme's diffusion reaches further, by 1e-9),
     // right of it the right state.
@@ -142,6 +153,9 @@ fn a_blast_runs_on_three_ranks_without_balancing() {
         &out,
     ]);
     assert!(dir.path("blast/step_0000/r0002.vtu").exists());
+    // No exact solution to measure a blast against: no error, no density chart.
+    let json = std::fs::read_to_string(dir.path("blast/metrics.json")).unwrap();
+    assert!(!json.contains("density_l1") && !dir.path("blast/density.svg").exists());
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod external;
 
 use std::path::Path;
 
-use common::{ok, TempDir};
+use common::{ok, records_without, TempDir};
 use plume::io::{read_vtu, CellValues};
 use serde_json::Value;
 
@@ -22,20 +22,7 @@ fn main() {
 
 /// The records of `dir`'s `metrics.json`, wall-clock fields taken out.
 fn records(dir: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
-    let json: Value = serde_json::from_str(&text).unwrap();
-    json["iterations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            let fields = r.as_object_mut().unwrap();
-            fields.remove("time_ms").expect("time_ms");
-            fields.remove("flux_rate").expect("flux_rate");
-            r
-        })
-        .collect()
+    records_without(dir, "iterations", &["time_ms", "flux_rate"])
 }
 
 /// The density of every leaf of output `step`'s pieces, rank by rank, as bits.

@@ -17,24 +17,10 @@ use crate::mesh::geometry::{cross, dot, sub, volume};
 /// same parent share interior volume.
 pub fn overlaps(green: Split, j: usize, octa: Split, c: usize) -> bool {
     static TABLE: OnceLock<Vec<bool>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut t = Vec::with_capacity(10 * 4 * 3 * 8);
-        for g in 1..=10u8 {
-            for j in 0..4 {
-                for d in 0..3u8 {
-                    for c in 0..8 {
-                        let gc = Split(g).children().get(j);
-                        t.push(gc.is_some_and(|gc| {
-                            interiors_meet(&tet(gc), &tet(&Split(11 + d).children()[c]))
-                        }));
-                    }
-                }
-            }
-        }
-        t
-    });
+    let table = TABLE
+        .get_or_init(|| pair_table(|gc, o| gc.is_some_and(|gc| interiors_meet(&tet(gc), &tet(o)))));
     debug_assert!(green.is_green() && octa.nchildren() == 8);
-    table[(((green.0 - 1) as usize * 4 + j) * 3 + (octa.0 - 11) as usize) * 8 + c]
+    table[pair_index(green, j, octa, c)]
 }
 
 /// The share of child `c` of the 1:8 split `octa` that lies in child `j` of the green split
@@ -43,26 +29,34 @@ pub fn overlaps(green: Split, j: usize, octa: Split, c: usize) -> bool {
 pub fn overlap_fraction(green: Split, j: usize, octa: Split, c: usize) -> f64 {
     static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
-        let mut t = Vec::with_capacity(10 * 4 * 3 * 8);
-        for g in 1..=10u8 {
-            for j in 0..4 {
-                for d in 0..3u8 {
-                    for c in 0..8 {
-                        let o = tet(&Split(11 + d).children()[c]);
-                        t.push(
-                            Split(g)
-                                .children()
-                                .get(j)
-                                .map_or(0.0, |gc| intersection_volume(&o, &tet(gc)) / volume(&o)),
-                        );
-                    }
+        pair_table(|gc, o| {
+            let o = tet(o);
+            gc.map_or(0.0, |gc| intersection_volume(&o, &tet(gc)) / volume(&o))
+        })
+    });
+    debug_assert!(green.is_green() && octa.nchildren() == 8 && j < green.nchildren());
+    table[pair_index(green, j, octa, c)]
+}
+
+/// `f(child j of a green split, child c of a 1:8 split)` for every green split, `j` < 4
+/// (`None` past the split's children), 1:8 diagonal and `c`, in [`pair_index`]'s order.
+fn pair_table<T>(f: impl Fn(Option<&[u8; 4]>, &[u8; 4]) -> T) -> Vec<T> {
+    let mut t = Vec::with_capacity(10 * 4 * 3 * 8);
+    for g in 1..=10u8 {
+        for j in 0..4 {
+            for d in 0..3u8 {
+                for c in 0..8 {
+                    t.push(f(Split(g).children().get(j), &Split(11 + d).children()[c]));
                 }
             }
         }
-        t
-    });
-    debug_assert!(green.is_green() && octa.nchildren() == 8 && j < green.nchildren());
-    table[(((green.0 - 1) as usize * 4 + j) * 3 + (octa.0 - 11) as usize) * 8 + c]
+    }
+    t
+}
+
+/// The place of the pair (green child `j`, 1:8 child `c`) in a [`pair_table`].
+fn pair_index(green: Split, j: usize, octa: Split, c: usize) -> usize {
+    (((green.0 - 1) as usize * 4 + j) * 3 + (octa.0 - 11) as usize) * 8 + c
 }
 
 /// The child of the green split `green` holding the centroid of child `c` of the 1:8 split

@@ -310,6 +310,10 @@ pub struct EulerRecord {
     /// Largest relative change of mass, momentum or energy across one adaptation step since
     /// the last output (round-off when the transfer is conservative).
     pub adapt_conservation: f64,
+    /// Sod: the volume-weighted L1 error of the density against the exact solution
+    /// (absent for the blast).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub density_l1: Option<f64>,
     /// Largest leaves on a rank over the mean.
     pub load_imb: f64,
     /// Trees moved between ranks since the last output.
@@ -329,9 +333,9 @@ pub(super) fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
     format!(
         "euler {}: {roots} roots, P = {}, balancer {:?}, flux {:?}, CFL {}, max depth {}, \
          adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
-         conservation | LoadImb | moved trees | moved KB | flux M/s/rank | flow ms | adapt ms | \
-         balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \
-         ---: | ---: | ---: | ---: | ---: | ---: |\n",
+         conservation | density L1 error | LoadImb | moved trees | moved KB | flux M/s/rank | \
+         flow ms | adapt ms | balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | \
+         ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         e.case.name(),
         cfg.procs,
         cfg.balancer,
@@ -346,14 +350,15 @@ pub(super) fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
 pub(super) fn table_row(r: &EulerRecord) -> String {
     let ms = |k: &str| r.time_ms.get(k).copied().unwrap_or(0.0);
     format!(
-        "| {} | {:.5} | {} | {:.1e} | {:.1e} | {:.1e} | {:.3} | {} | {:.1} | {:.1} | {:.1} | \
-         {:.1} | {:.1} | {:.1} |\n",
+        "| {} | {:.5} | {} | {:.1e} | {:.1e} | {:.1e} | {} | {:.3} | {} | {:.1} | {:.1} | \
+         {:.1} | {:.1} | {:.1} | {:.1} |\n",
         r.iteration,
         r.time,
         r.leaves,
         r.mass_change,
         r.energy_change,
         r.adapt_conservation,
+        r.density_l1.map_or("–".into(), |e| format!("{e:.5}")),
         r.load_imb,
         r.moved_trees,
         r.moved_bytes as f64 / 1e3,

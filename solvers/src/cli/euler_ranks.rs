@@ -5,8 +5,9 @@
 //! writes its piece `step_XXXX/rRRRR.vtu` with the cell data `rank`, `density`, `velocity`
 //! and `pressure`; rank 0 writes the output's index `step_XXXX.pvtu` and `euler.pvd`, whose
 //! times are physical times. At the end rank 0 writes `metrics.json`, `metrics.csv` and
-//! `summary.md`. Each `--probe` point's state at every output goes into `probe_N.csv`
-//! ([`crate::probes`]).
+//! `summary.md`, and for a Sod case `density.svg`, the density along x against the exact
+//! solution (each record also holds the density's L1 error). Each `--probe` point's state at
+//! every output goes into `probe_N.csv` ([`crate::probes`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -14,6 +15,7 @@ use std::sync::Mutex;
 use plume::adapt::InitialMesh;
 use plume::comm::{launch_threads, Comm, CommExt, ReduceOp};
 use plume::io::{rank_cells, write_pvd, write_pvtu, CellArray, VtuOptions, VtuPiece};
+use plume::mesh::geometry;
 
 use super::common::say;
 use super::euler::{
@@ -24,7 +26,9 @@ use super::run::BackendName;
 use super::shock_ranks::{index_name, piece_name};
 use super::stream::Streamed;
 use super::CliResult;
-use crate::euler::{Conserved, EulerRun, FlowTimes, Primitive, Totals};
+use crate::charts::{line_chart, Series};
+use crate::euler::validation::density_profile;
+use crate::euler::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals};
 use crate::probes::ProbeLog;
 use crate::provenance::{MeshSource, Provenance};
 use crate::report::Report;
@@ -38,6 +42,12 @@ const STEP: &str = "step";
 
 /// The collection of the outputs.
 const PVD: &str = "euler.pvd";
+
+/// Slabs of x the density chart averages the leaves over.
+const PROFILE_SLABS: usize = 100;
+
+/// Points of the exact solution in the density chart.
+const EXACT_POINTS: usize = 400;
 
 /// The values a probe records.
 const PROBE_COLUMNS: [&str; 5] = [
@@ -159,6 +169,39 @@ impl Rank0 {
         write_pvd(&self.folder.dir().join(PVD), &self.indices)
     }
 
+    /// Writes `density.svg`: the computed density along x at time `t` (`profile`) against
+    /// the exact solution.
+    fn density_chart(
+        &mut self,
+        exact: &RiemannReference,
+        profile: &[(f64, f64)],
+        t: f64,
+    ) -> plume::Result<()> {
+        let (lo, hi) = profile
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.0), hi.max(p.0))
+            });
+        let exact_points = (0..=EXACT_POINTS)
+            .map(|i| {
+                let x = lo + (hi - lo) * i as f64 / EXACT_POINTS as f64;
+                (x, exact.density(x, t))
+            })
+            .collect();
+        let path = self.folder.file("density.svg")?;
+        line_chart(
+            &path,
+            &format!("Density along x at t = {t:.4}"),
+            "x",
+            "density",
+            &[
+                Series::new("plume (mean over slabs of x)", profile.to_vec()),
+                Series::published("exact solution", exact_points).with_colour(0),
+            ],
+        )
+        .map_err(plume::Error::Invalid)
+    }
+
     /// Writes the reports.
     fn finish(mut self, cfg: &EulerRunConfig) -> plume::Result<()> {
         Report::new(cfg, "iterations", &self.records)
@@ -224,8 +267,29 @@ fn on_rank<C: Comm + ?Sized>(
             }
         }
     }
-    let finished = mine.map_or(Ok(()), |out| out.finish(cfg));
+    let profile = match cfg.euler.case.reference() {
+        Some(exact) => Some((exact, sod_profile(&euler)?)),
+        None => None,
+    };
+    let finished = mine.map_or(Ok(()), |mut out| {
+        if let Some((exact, profile)) = &profile {
+            out.density_chart(exact, profile, euler.time)?;
+        }
+        out.finish(cfg)
+    });
     comm.agree(finished)
+}
+
+/// The density along x in [`PROFILE_SLABS`] slabs over the mesh's extent (a collective).
+fn sod_profile<C: Comm + ?Sized>(euler: &EulerRun<C>) -> plume::Result<Vec<(f64, f64)>> {
+    let mesh = euler.run.forest().mesh();
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    density_profile(
+        euler.run.comm(),
+        euler.run.forest(),
+        (lo[0], hi[0]),
+        PROFILE_SLABS,
+    )
 }
 
 /// A probe's columns of a leaf's state: density, velocity, pressure.
@@ -244,6 +308,10 @@ fn record<C: Comm + ?Sized>(
 ) -> plume::Result<EulerRecord> {
     let totals = euler.totals()?;
     let change = totals.change_from(start);
+    let density_l1 = match euler.config().case.reference() {
+        Some(exact) => Some(exact.density_l1(comm, euler.run.forest(), euler.time)?),
+        None => None,
+    };
     let adapt = euler.take_adapt_change();
     let moved = euler.take_moved();
     let t = euler.times;
@@ -272,6 +340,7 @@ fn record<C: Comm + ?Sized>(
         mass_change: change[0],
         energy_change: change[2],
         adapt_conservation: adapt.into_iter().fold(0.0, f64::max),
+        density_l1,
         load_imb: if sums[0] > 0.0 {
             most * procs / sums[0]
         } else {

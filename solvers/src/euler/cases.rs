@@ -3,6 +3,7 @@
 
 use super::gas::Primitive;
 use super::riemann::State1d;
+use super::validation::RiemannReference;
 
 /// A flow case: its initial state everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -94,6 +95,19 @@ impl Case {
                     },
                 )
             }
+        }
+    }
+
+    /// The exact solution a Sod case is measured against (`None` for the blast, or states
+    /// the exact solver refuses).
+    pub fn reference(&self) -> Option<RiemannReference> {
+        match *self {
+            Case::Sod {
+                left,
+                right,
+                interface,
+            } => RiemannReference::new(left, right, interface).ok(),
+            Case::Blast { .. } => None,
         }
     }
 

@@ -11,6 +11,7 @@
 //! - [`indicator`]: the density-jump indicator and its marks;
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
 //! - [`cases`]: the Sod tube and the blast;
+//! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
 //! - [`driver`]: one rank's run, which ties them to [`plume::dist::Run`]'s adaptation, PLUM
 //!   balancing and migration.
 //!
@@ -28,6 +29,7 @@ pub mod mesh;
 pub mod riemann;
 pub mod scheme;
 pub mod totals;
+pub mod validation;
 
 pub use cases::Case;
 pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement};
@@ -37,3 +39,4 @@ pub use indicator::IndicatorOptions;
 pub use riemann::{ExactRiemann, State1d};
 pub use scheme::{SchemeOptions, TimeScheme};
 pub use totals::{RootSums, Totals};
+pub use validation::RiemannReference;

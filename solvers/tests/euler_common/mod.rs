@@ -5,7 +5,7 @@ use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::launch_threads;
 use plume::mesh::geometry;
-use plume_solvers::euler::{Conserved, EulerConfig, EulerRun, ExactRiemann, State1d};
+use plume_solvers::euler::{Conserved, EulerConfig, EulerRun, RiemannReference, State1d};
 
 /// One leaf at the end of a run, named by its sorted vertex keys.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,10 +80,10 @@ pub fn density_l1(
     interface: f64,
     t: f64,
 ) -> f64 {
-    let exact = ExactRiemann::solve(left, right).unwrap();
+    let exact = RiemannReference::new(left, right, interface).unwrap();
     let (mut err, mut vol) = (0.0, 0.0);
     for l in leaves {
-        let rho = exact.sample((l.centroid[0] - interface) / t).rho;
+        let rho = exact.density(l.centroid[0], t);
         err += l.volume * (l.state[0] - rho).abs();
         vol += l.volume;
     }
