@@ -143,7 +143,10 @@ fn random_rounds(seed: u64, rounds: usize) {
         (coarsened, upgraded) = (coarsened + report.coarsened, upgraded + report.upgraded);
         check(&f);
         // Rebuilding from the adjacency before the step gives the adjacency built anew.
-        assert_eq!(before.rebuild(&f).unwrap(), LeafAdjacency::build(&f).unwrap());
+        assert_eq!(
+            before.rebuild(&f).unwrap(),
+            LeafAdjacency::build(&f).unwrap()
+        );
     }
     assert!(
         coarsened > 0 && upgraded > 0,

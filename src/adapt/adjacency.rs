@@ -185,7 +185,8 @@ impl LeafAdjacency {
         scratch: &mut Scratch,
     ) -> bool {
         let tree = &forest.trees()[r as usize];
-        let range = |offsets: &[u32]| offsets[r as usize] as usize..offsets[r as usize + 1] as usize;
+        let range =
+            |offsets: &[u32]| offsets[r as usize] as usize..offsets[r as usize + 1] as usize;
         let old = range(&previous.root_offsets);
         leaves_in_order(tree, &mut scratch.stack, &mut scratch.leaves);
         let unchanged = old.len() == scratch.leaves.len()
@@ -215,8 +216,15 @@ impl LeafAdjacency {
             }));
         }
         let faces = &previous.on_roots[range(&previous.on_root_offsets)];
-        self.on_roots
-            .extend(faces.iter().map(|&(slot, rec)| (slot, FaceRec { leaf: shift(rec.leaf), ..rec })));
+        self.on_roots.extend(faces.iter().map(|&(slot, rec)| {
+            (
+                slot,
+                FaceRec {
+                    leaf: shift(rec.leaf),
+                    ..rec
+                },
+            )
+        }));
         true
     }
 

@@ -190,7 +190,14 @@ mod tests {
 
     #[test]
     fn sort3_by_key_sorts_every_order_of_three_keys() {
-        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+        let orders = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
         let keys = [30, 10, 20];
         for v in orders {
             let mut expected = v;

@@ -174,9 +174,7 @@ impl FlowMesh {
     /// The geometry of leaf `id` when this mesh holds it with the shape `shape`.
     fn geometry_of(&self, id: LeafId, shape: &Shape) -> Option<LeafGeometry> {
         let i = self.halo.adjacency.index_of(id)? as usize;
-        self.shapes[i]
-            .same_bits(shape)
-            .then_some(self.geometry[i])
+        self.shapes[i].same_bits(shape).then_some(self.geometry[i])
     }
 
     /// Number of leaves held here.

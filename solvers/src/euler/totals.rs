@@ -20,7 +20,11 @@ impl RootSums {
     pub fn of_forest(forest: &Forest) -> RootSums {
         let mut sums = RootSums::default();
         forest.for_each_leaf(|leaf| {
-            sums.add(leaf.id.root, geometry::volume(&leaf.corners).abs(), leaf.data);
+            sums.add(
+                leaf.id.root,
+                geometry::volume(&leaf.corners).abs(),
+                leaf.data,
+            );
         });
         sums
     }
