@@ -17,6 +17,7 @@ use super::tree::{Elem, TreePacket, NO_ELEM, PENDING};
 use super::vertices::Vertices;
 use crate::hash::IntMap;
 use crate::{Error, Result};
+use std::collections::hash_map::Entry;
 
 /// The packet's error: one line naming the root.
 fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
@@ -290,9 +291,15 @@ impl Forest {
                 nleaves += 1;
                 continue;
             }
-            let mut mids = [u32::MAX; 6];
+            let (mut mids, mask) = ([u32::MAX; 6], e.split.mask());
+            // The edges' slots load together rather than one lookup after another.
             for (k, &[a, b]) in EDGES.iter().enumerate() {
-                if e.split.mask() & (1 << k) != 0 {
+                if mask & (1 << k) != 0 {
+                    self.edges.prefetch(e.verts[a], e.verts[b]);
+                }
+            }
+            for (k, &[a, b]) in EDGES.iter().enumerate() {
+                if mask & (1 << k) != 0 {
                     mids[k] = self.packet_midpoint(e.verts[a], e.verts[b], true, at)?;
                 }
             }
@@ -329,28 +336,30 @@ impl Forest {
     /// The midpoint of edge `(a, b)` of an unpacked tree, bisecting the edge if it is not yet;
     /// `used`: a split of the tree uses it (one more user), else a pending leaf will.
     fn packet_midpoint(&mut self, a: u32, b: u32, used: bool, at: &mut Unpacking) -> Result<u32> {
-        let mid = match self.edges.get_mut(a, b) {
-            Some(x) => {
-                x.users += u16::from(used);
-                x.mid
-            }
-            None => {
-                let mid = self.verts.create_midpoint(a, b)?;
-                let key = self.verts[mid].key;
-                if let Some(&(other, _)) = at.created.get(&key) {
-                    return Err(collision(at.root, &self.verts, mid, other));
-                }
-                self.edges.insert(a, b, mid);
-                self.edges.get_mut(a, b).expect("inserted").users = u16::from(used);
-                if !used {
-                    self.unused_edges.push((a, b));
-                }
-                self.verts[a].on_bisected = true;
-                self.verts[b].on_bisected = true;
-                at.created.insert(key, (mid, at.root));
-                mid
-            }
+        let verts = &mut self.verts;
+        let (mid, new) = if used {
+            self.edges
+                .use_or_insert(a, b, || verts.create_midpoint(a, b))?
+        } else if let Some(x) = self.edges.get(a, b) {
+            (x.mid, false)
+        } else {
+            let mid = verts.create_midpoint(a, b)?;
+            self.edges.insert(a, b, mid);
+            self.unused_edges.push((a, b));
+            (mid, true)
         };
+        if new {
+            self.verts[a].on_bisected = true;
+            self.verts[b].on_bisected = true;
+            match at.created.entry(self.verts[mid].key) {
+                Entry::Occupied(other) => {
+                    return Err(collision(at.root, &self.verts, mid, other.get().0));
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert((mid, at.root));
+                }
+            }
+        }
         Ok(mid)
     }
 }
