@@ -56,6 +56,7 @@ fn options() -> AdaptOptions {
     AdaptOptions {
         max_depth: 3,
         nfields: 1,
+        ..AdaptOptions::default()
     }
 }
 

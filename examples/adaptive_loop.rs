@@ -21,7 +21,7 @@
 //! Then open `OUT_DIR/front.pvd` in ParaView and colour by `u` or `rank`.
 //! `cargo test` builds this example and runs it on a small box (the test at the end).
 
-use plume::adapt::{AdaptOptions, LeafView};
+use plume::adapt::{AdaptOptions, LeafView, Transfer};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{Mark, Run};
@@ -81,10 +81,11 @@ fn rank_main(
     mesh: plume::mesh::Mesh,
 ) -> plume::Result<Vec<LevelSummary>> {
     let xmax = mesh.coords.iter().map(|c| c[0]).fold(f64::MIN, f64::max);
-    // One field per leaf (`u`), 3 levels below each root at most.
+    // One field per leaf (`u`, a density: adaptation keeps its integral), 3 levels below
+    // each root at most.
     let opts = AdaptOptions {
         max_depth: 3,
-        nfields: 1,
+        ..AdaptOptions::with_fields(vec![Transfer::Conservative])
     };
     let plum = Plum::new(PlumOptions::new(case.ranks))?;
     let mut run = Run::new(comm, mesh, opts, plum)?;

@@ -245,6 +245,7 @@ fn dist_levels<C: Comm + ?Sized>(comm: &C) -> plume::Result<Vec<String>> {
     let opts = AdaptOptions {
         max_depth: 3,
         nfields: 0,
+        ..AdaptOptions::default()
     };
     let plum_opts = PlumOptions {
         accept: Accept::Always,
@@ -307,6 +308,7 @@ fn sbn_levels<C: Comm + ?Sized>(comm: &C, hook: Option<Hook>) -> plume::Result<V
     let opts = AdaptOptions {
         max_depth: 3,
         nfields: 0,
+        ..AdaptOptions::default()
     };
     let plum = Plum::new(PlumOptions::new(comm.size()))?;
     let mut run = Run::new(comm, mesh.clone(), opts.clone(), plum)?.balance_at(BalanceAt::Never);

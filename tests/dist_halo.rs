@@ -6,11 +6,11 @@
 mod common;
 
 use common::adjacency::{named_adjacency, tag_box_sides, LeafName, Named};
+use common::{random_mark, step_serial};
 use plume::adapt::{AdaptOptions, Forest, LeafAdjacency, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::{Mark, Run};
-use plume::hash::mix64;
+use plume::dist::Run;
 use plume::mesh::{generate_box, Mesh};
 use std::collections::BTreeMap;
 
@@ -22,6 +22,7 @@ fn options() -> AdaptOptions {
     AdaptOptions {
         max_depth: 3,
         nfields: 2,
+        ..AdaptOptions::default()
     }
 }
 
@@ -29,20 +30,6 @@ fn mesh() -> Mesh {
     let mut mesh = generate_box([4, 3, 2], [1.0, 0.75, 0.5]).unwrap();
     tag_box_sides(&mut mesh);
     mesh
-}
-
-/// Random marks that depend only on the leaf's place and the level (so every rank marks a
-/// leaf alike).
-fn mark(leaf: &LeafView, level: usize) -> Mark {
-    let h = leaf
-        .centroid
-        .iter()
-        .fold(level as u64, |h, x| mix64(h ^ x.to_bits()));
-    match h % 100 {
-        0..=11 => Mark::Refine,
-        12..=49 => Mark::Coarsen,
-        _ => Mark::Keep,
-    }
 }
 
 /// A leaf's values at `level`, from its place.
@@ -61,16 +48,7 @@ fn serial() -> Vec<Adjacency> {
     let mut forest = Forest::new(mesh(), options()).unwrap();
     (0..LEVELS)
         .map(|level| {
-            let mut marks = Vec::new();
-            forest.for_each_leaf(|l| marks.push((l.id, mark(l, level))));
-            for (id, m) in marks {
-                match m {
-                    Mark::Refine => forest.mark_refine(id),
-                    Mark::Coarsen => forest.mark_coarsen(id),
-                    Mark::Keep => {}
-                }
-            }
-            forest.adapt().unwrap();
+            step_serial(&mut forest, |l| random_mark(l, level));
             let adj = LeafAdjacency::build(&forest).unwrap();
             named_adjacency(&forest, &adj, |_| unreachable!("no ghosts on one rank"))
         })
@@ -95,7 +73,7 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
         let mut run = Run::new(comm, mesh(), options(), plum)?;
         let mut levels = Vec::new();
         for level in 0..LEVELS {
-            run.step(|leaf| mark(leaf, level))?;
+            run.step(|leaf| random_mark(leaf, level))?;
             let mut set = Vec::new();
             run.forest()
                 .for_each_leaf(|l| set.push((l.id, values(l, level))));

@@ -30,6 +30,7 @@ fn adapt_options() -> AdaptOptions {
     AdaptOptions {
         max_depth: 3,
         nfields: 1,
+        ..AdaptOptions::default()
     }
 }
 

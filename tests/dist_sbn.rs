@@ -29,6 +29,7 @@ fn adapt_options() -> AdaptOptions {
     AdaptOptions {
         max_depth: 2,
         nfields: 1,
+        ..AdaptOptions::default()
     }
 }
 

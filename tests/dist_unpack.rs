@@ -18,6 +18,7 @@ fn random_forest(cells: [usize; 3], seed: u64, rounds: usize) -> Forest {
     let opts = AdaptOptions {
         max_depth: 3,
         nfields: NFIELDS,
+        ..AdaptOptions::default()
     };
     let mut forest = Forest::new(mesh, opts).unwrap();
     let mut state = seed;

@@ -18,6 +18,7 @@ pub fn migrations<C: Comm + ?Sized>(comm: &C, migrations: u64) -> Result<(Durati
     let opts = AdaptOptions {
         max_depth: 3,
         nfields: 1,
+        ..AdaptOptions::default()
     };
     let mut run = Run::new(comm, mesh, opts, Plum::new(PlumOptions::new(procs))?)?;
     for level in 1..=3 {

@@ -25,7 +25,7 @@ fn plume(args: &[&str]) -> String {
 
 /// The folders of one run of each report-writing command, made once for all the tests.
 struct Runs {
-    /// `plume run shock` with PLUM on the built-in mesh.
+    /// `plume run shock` with PLUM on the built-in mesh, processing the levels on the ranks.
     plum: PathBuf,
     /// `plume run shock --balancer sbn --mesh meshes/shock_box.msh`.
     sbn: PathBuf,
@@ -33,6 +33,8 @@ struct Runs {
     erosion: PathBuf,
     /// `plume compare shock`.
     compare: PathBuf,
+    /// `plume run euler` (sod) and `plume run euler --case blast`.
+    euler: [PathBuf; 2],
 }
 
 fn runs() -> &'static Runs {
@@ -45,12 +47,24 @@ fn runs() -> &'static Runs {
             sbn: dir.join("sbn"),
             erosion: dir.join("erosion"),
             compare: dir.join("compare"),
+            euler: [dir.join("euler_sod"), dir.join("euler_blast")],
         };
         let out = |p: &Path| p.display().to_string();
         let mesh = out(&shock_box());
         plume(
             &[
-                "run", "shock", "--procs", "4", "--levels", "2", "--vtk", "none", "--out",
+                "run",
+                "shock",
+                "--procs",
+                "4",
+                "--levels",
+                "2",
+                "--process",
+                "--kernel-sweeps",
+                "1",
+                "--vtk",
+                "none",
+                "--out",
             ]
             .iter()
             .copied()
@@ -99,6 +113,24 @@ fn runs() -> &'static Runs {
             "--out",
             &out(&runs.compare),
         ]);
+        for (case, folder) in ["sod", "blast"].iter().zip(&runs.euler) {
+            plume(&[
+                "run",
+                "euler",
+                "--case",
+                case,
+                "--procs",
+                "2",
+                "--t-end",
+                "0.005",
+                "--max-depth",
+                "1",
+                "--vtk",
+                "none",
+                "--out",
+                &out(folder),
+            ]);
+        }
         runs
     })
 }
@@ -183,6 +215,8 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         r.sbn.join("metrics.json"),
         r.erosion.join("metrics.json"),
         r.compare.join("compare.json"),
+        r.euler[0].join("metrics.json"),
+        r.euler[1].join("metrics.json"),
     ] {
         let mut paths = BTreeSet::new();
         field_paths(&json(&file), "", &mut paths);
@@ -201,6 +235,7 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         (&r.plum, "levels"),
         (&r.sbn, "levels"),
         (&r.erosion, "iterations"),
+        (&r.euler[0], "iterations"),
     ] {
         let csv = std::fs::read_to_string(folder.join("metrics.csv")).unwrap();
         for column in csv.lines().next().unwrap().split(',') {
@@ -242,7 +277,7 @@ fn every_report_records_plumes_version_the_command_line_and_the_mesh_with_its_ha
     let command = built_in["command_line"].as_str().unwrap();
     assert!(
         command.ends_with(&format!(
-            "run shock --procs 4 --levels 2 --vtk none --out {}",
+            "run shock --procs 4 --levels 2 --process --kernel-sweeps 1 --vtk none --out {}",
             r.plum.display()
         )),
         "{command}"

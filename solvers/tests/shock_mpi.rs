@@ -13,7 +13,7 @@ mod external;
 use std::path::Path;
 use std::process::Output;
 
-use common::{ok, TempDir};
+use common::{ok, records_without, TempDir};
 use serde_json::Value;
 
 /// `mpirun`'s exit code when its `--timeout` ends the job.
@@ -49,22 +49,9 @@ fn mpirun_ok(procs: usize, args: &[&str]) -> Output {
     output
 }
 
-/// The level records of the run folder `dir`'s `metrics.json`, wall-clock fields taken out.
+/// The records of `dir`'s `metrics.json`, wall-clock fields taken out.
 fn records(dir: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
-    let json: Value = serde_json::from_str(&text).unwrap();
-    json["levels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            let fields = r.as_object_mut().unwrap();
-            fields.remove("time_ms").expect("time_ms");
-            fields.remove("balance_pct").expect("balance_pct");
-            r
-        })
-        .collect()
+    records_without(dir, "levels", &["time_ms", "balance_pct"])
 }
 
 /// The lines of `text` that are plume's messages.

@@ -355,26 +355,6 @@ impl Forest {
             mask
         }
     }
-
-    /// Sets the values of element `p` to the volume-weighted average of its children's.
-    pub(crate) fn restrict_to_parent(&mut self, r: u32, p: usize) {
-        let nf = self.opts.nfields;
-        if nf == 0 {
-            return;
-        }
-        let children = self.trees[r as usize].elems[p].children();
-        let weights: Vec<(usize, f64)> = children.map(|c| (c, self.elem_volume(r, c))).collect();
-        let total: f64 = weights.iter().map(|w| w.1).sum();
-        let data = &mut self.trees[r as usize].data;
-        for f in 0..nf {
-            let avg = weights
-                .iter()
-                .map(|&(c, w)| w * data[c * nf + f])
-                .sum::<f64>()
-                / total;
-            data[p * nf + f] = avg;
-        }
-    }
 }
 
 /// What coarsening learns from the ranks holding the roots around shared edges (the

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::edges::Edges;
 use super::initial::InitialMesh;
 use super::pattern::{Split, EDGES};
+use super::transfer::Transfer;
 use super::tree::{Tree, COARSEN, NO_ELEM, REFINE};
 use super::vertices::{support_len, union, Support, Vertices};
 use crate::mesh::{geometry, Mesh, Topology};
@@ -16,9 +17,12 @@ use crate::{Error, Result};
 pub struct AdaptOptions {
     /// Refinement requests on leaves at this depth are ignored (roots are at depth 0).
     pub max_depth: u8,
-    /// Number of `f64` solution values attached to every element (copied to children on
-    /// refinement, volume-averaged on coarsening).
+    /// Number of `f64` solution values attached to every element.
     pub nfields: usize,
+    /// How each field moves through refinement, coarsening and green upgrades: field `f`
+    /// by `transfer[f]`, [`Transfer::Conservative`] for the fields past the end (so an empty
+    /// list makes every field conservative). At most `nfields` entries.
+    pub transfer: Vec<Transfer>,
 }
 
 impl Default for AdaptOptions {
@@ -26,7 +30,25 @@ impl Default for AdaptOptions {
         AdaptOptions {
             max_depth: 8,
             nfields: 0,
+            transfer: Vec::new(),
         }
+    }
+}
+
+impl AdaptOptions {
+    /// Checks that the options describe the fields consistently.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `transfer` has more entries than `nfields`.
+    pub fn check(&self) -> Result<()> {
+        if self.transfer.len() > self.nfields {
+            return Err(Error::Invalid(format!(
+                "{} transfer policies for {} fields",
+                self.transfer.len(),
+                self.nfields
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -173,13 +195,18 @@ impl Forest {
     /// A forest whose trees are the elements of `mesh`, not yet refined.
     ///
     /// # Errors
-    /// As [`InitialMesh::new`].
+    /// As [`InitialMesh::new`] and [`AdaptOptions::check`].
     pub fn new(mesh: Mesh, opts: AdaptOptions) -> Result<Forest> {
+        opts.check()?;
         Ok(Forest::on(&InitialMesh::new(mesh)?, opts))
     }
 
     /// A forest on `initial` (shared, not copied) whose trees are its elements, not yet
     /// refined.
+    ///
+    /// # Panics
+    /// When [`AdaptOptions::check`] fails.
+    #[track_caller]
     pub fn on(initial: &InitialMesh, opts: AdaptOptions) -> Forest {
         Forest::holding(initial, opts, vec![true; initial.nroots()])
     }
@@ -188,11 +215,14 @@ impl Forest {
     /// distributed forest; the others are bare roots it does not hold), not yet refined.
     ///
     /// # Panics
-    /// When `held` has not one entry per root.
+    /// When `held` has not one entry per root, or [`AdaptOptions::check`] fails.
     #[track_caller]
     pub fn holding(initial: &InitialMesh, opts: AdaptOptions, held: Vec<bool>) -> Forest {
         let n = initial.nroots();
         assert_eq!(held.len(), n, "one entry per root");
+        if let Err(e) = opts.check() {
+            panic!("{e}");
+        }
         let mesh = initial.mesh();
         let trees = mesh
             .tets

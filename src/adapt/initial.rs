@@ -1,9 +1,12 @@
 //! The initial mesh with what the forest derives from it once: its faces, the vertex →
 //! elements adjacency and the root across each face of each root. None of it changes during a
 //! run, so clones share one copy: the thread ranks of a distributed run hold the replicated
-//! initial mesh once (`distributed.md`), where MPI processes each build their own.
+//! initial mesh once (`distributed.md`), where MPI processes each build their own. The
+//! [`Locator`] over its roots is built on first use and shared the same way.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use super::locate::Locator;
 
 use super::tree::NO_ELEM;
 use crate::mesh::{Mesh, Topology};
@@ -20,6 +23,8 @@ struct Parts {
     topo: Topology,
     /// Root across each local face of each root (`NO_ELEM` on the boundary).
     face_nbr: Vec<[u32; 4]>,
+    /// The R*-tree over the roots, built on first use.
+    locator: OnceLock<Locator>,
 }
 
 impl InitialMesh {
@@ -44,6 +49,7 @@ impl InitialMesh {
             mesh,
             topo,
             face_nbr,
+            locator: OnceLock::new(),
         })))
     }
 
@@ -60,6 +66,12 @@ impl InitialMesh {
     /// Number of roots (elements).
     pub fn nroots(&self) -> usize {
         self.0.mesh.nelems()
+    }
+
+    /// The point-location and region-query index over the roots (built on the first call,
+    /// then shared by every clone).
+    pub fn locator(&self) -> &Locator {
+        self.0.locator.get_or_init(|| Locator::new(&self.0.mesh))
     }
 
     /// The root across each local face of each root (`NO_ELEM` on the boundary).

@@ -23,6 +23,11 @@
 //! the roots' bounding boxes, which also restricts geometric marking to the roots near a region
 //! ([`Forest::mark_refine_where_in`]).
 //!
+//! Solution values ([`AdaptOptions::nfields`] per element) follow each field's [`Transfer`]
+//! policy through every step: [`Transfer::Conservative`] keeps `Σ u·V` to round-off (also
+//! through green upgrades, by exact overlap volumes), [`Transfer::Inherit`] only ever copies
+//! values (the table in [`Transfer`]'s doc).
+//!
 //! [`LeafAdjacency`] gives every leaf its four face neighbours (leaves of the same or a
 //! neighbouring tree, the tagged boundary, or trees held elsewhere), rebuilt after each step.
 //!
@@ -42,6 +47,7 @@ mod migrate;
 mod overlap;
 pub mod pattern;
 mod refine;
+mod transfer;
 mod tree;
 mod vertices;
 
@@ -55,6 +61,7 @@ pub use initial::InitialMesh;
 pub use locate::{Location, Locator, Probe, Region, RELATIVE_TOLERANCE};
 pub(crate) use migrate::Unpacking;
 pub use pattern::Split;
+pub use transfer::Transfer;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
 pub(crate) use vertices::union;
 pub use vertices::{midpoint_key, Support, Vertices, NO_VERTEX};

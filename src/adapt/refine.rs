@@ -16,7 +16,7 @@
 use std::time::Instant;
 
 use super::forest::Forest;
-use super::overlap::{holder, overlaps};
+use super::overlap::overlaps;
 use super::pattern::{close_mask, inner_edges, local_points, Split, ALL_EDGES, DIAGONALS, EDGES};
 use super::tree::{Elem, DEAD, NO_ELEM, PENDING, REFINE};
 use super::vertices::{support_len, NO_VERTEX};
@@ -316,8 +316,8 @@ impl Forest {
     }
 
     /// Replaces the green family of element `p` of tree `r` by a 1:8 split of `p`, passing the
-    /// refinement requests of green children to the new children that overlap them; each new
-    /// child takes the solution values of the green child holding its centroid.
+    /// refinement requests of green children to the new children that overlap them; the new
+    /// children's values follow each field's [`super::Transfer`] policy.
     fn upgrade(&mut self, r: u32, p: usize) -> Result<()> {
         let green = self.trees[r as usize].elems[p].split;
         let family = self.trees[r as usize].elems[p].children();
@@ -351,12 +351,8 @@ impl Forest {
             if (0..transfer.len()).any(|j| transfer[j] && overlaps(green, j, octa, c)) {
                 self.trees[r as usize].elems[first + c].flags |= REFINE;
             }
-            // Each new child keeps the values of the green child it lies in, not the family's
-            // average: a piecewise-constant field (a material flag) stays one.
-            let j = holder(green, octa, c);
-            self.trees[r as usize].data[(first + c) * nf..(first + c + 1) * nf]
-                .copy_from_slice(&green_data[j * nf..(j + 1) * nf]);
         }
+        self.upgrade_values(r, first, green, octa, &green_data);
         self.report.upgraded += 1;
         self.built_in_closure = true;
         Ok(())

@@ -219,6 +219,7 @@ mod tests {
         let opts = AdaptOptions {
             max_depth: 3,
             nfields: 2,
+            ..AdaptOptions::default()
         };
         let mut forest = Forest::new(mesh, opts).unwrap();
         forest.mark_refine(LeafId { root: 0, elem: 0 });

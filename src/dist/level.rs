@@ -146,7 +146,7 @@ pub struct LevelTimes {
     pub migration: f64,
     /// Handling SBN's messages and thresholds (choosing roots to give away included).
     pub balancing: f64,
-    /// Waiting with nothing to do, and the termination.
+    /// Waiting with nothing to do, for the other ranks at the end, and the termination.
     pub idle: f64,
     /// The whole level on this rank.
     pub total: f64,

@@ -23,7 +23,8 @@
 //! lazily as real messages (`level`, `sbn`).
 //!
 //! For a solver on the leaves, [`Run::halo`] gives this rank's leaf adjacency with ghosts of
-//! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data.
+//! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data;
+//! [`Run::probe`] reads the solution at given points wherever their leaves are held.
 //!
 //! ```
 //! use plume::adapt::AdaptOptions;
@@ -51,6 +52,7 @@ mod halo;
 mod kernel;
 mod level;
 mod migration;
+mod probe;
 mod sbn;
 
 pub use halo::{GhostLeaf, Halo};
@@ -59,6 +61,7 @@ pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
 };
 pub use migration::Moved;
+pub use probe::ProbeReading;
 
 use std::time::{Duration, Instant};
 
@@ -194,9 +197,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// [`Run::new`] on an initial mesh built once: thread ranks share one copy of it.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors; the
-    /// partitioner's errors (on every rank, through [`CommExt::agree`]).
+    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors;
+    /// [`AdaptOptions::check`]'s errors; the partitioner's errors (on every rank, through
+    /// [`CommExt::agree`]).
     pub fn on(comm: &'c C, initial: &InitialMesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+        comm.agree(opts.check())?;
         let nprocs = comm.size();
         if plum.opts.nprocs != nprocs {
             return comm.agree(Err(Error::Invalid(format!(

@@ -163,11 +163,13 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 self.tell_failure(error);
             }
         }
-        self.comm.agree(worked)?;
+        // Waiting for the other ranks to end their work, the termination and the owners'
+        // gather: idle time, the level's end.
         let clock = Instant::now();
+        self.comm.agree(worked)?;
         self.terminate()?;
-        self.report.times.idle += clock.elapsed().as_secs_f64();
         let owner = self.owners()?;
+        self.report.times.idle += clock.elapsed().as_secs_f64();
         if let Some((_, p)) = &self.sbn {
             self.report.balances = u64::from(p.initiated);
             self.report.table_agrees = p.location == owner;

@@ -53,12 +53,13 @@ pub fn write_pvtu<S: AsRef<str>>(path: &Path, pieces: &[S], arrays: &[CellArray]
          </PPoints>\n    <PCellData>\n",
     );
     for a in arrays {
-        let kind = match a.values {
-            CellValues::Int(_) => "Int32",
-            CellValues::Float(_) => "Float64",
+        let (kind, components) = match a.values {
+            CellValues::Int(_) => ("Int32", ""),
+            CellValues::Float(_) => ("Float64", ""),
+            CellValues::Vector(_) => ("Float64", " NumberOfComponents=\"3\""),
         };
         text += &format!(
-            "      <PDataArray type=\"{kind}\" Name=\"{}\"/>\n",
+            "      <PDataArray type=\"{kind}\" Name=\"{}\"{components}/>\n",
             xml_escape(&a.name)
         );
     }

@@ -36,6 +36,9 @@ pub enum CellValues {
     Int(Vec<i32>),
     /// Reals, written as Float64.
     Float(Vec<f64>),
+    /// Vectors of three reals, written as Float64 with three components (read back by
+    /// [`read_vtu`] only as far as it keeps single-component arrays: not at all).
+    Vector(Vec<[f64; 3]>),
 }
 
 impl CellValues {
@@ -44,6 +47,7 @@ impl CellValues {
         match self {
             CellValues::Int(v) => v.len(),
             CellValues::Float(v) => v.len(),
+            CellValues::Vector(v) => v.len(),
         }
     }
 
@@ -67,6 +71,14 @@ impl CellArray {
         CellArray {
             name: name.into(),
             values: CellValues::Float(values),
+        }
+    }
+
+    /// An array of 3-vectors (e.g. a velocity).
+    pub fn vector(name: impl Into<String>, values: Vec<[f64; 3]>) -> Self {
+        CellArray {
+            name: name.into(),
+            values: CellValues::Vector(values),
         }
     }
 }
@@ -265,6 +277,14 @@ fn merge_array(array: CellArray, arrays: &mut Vec<CellArray>) {
             ..
         }) => {
             if let CellValues::Float(new) = array.values {
+                old.extend(new);
+            }
+        }
+        Some(CellArray {
+            values: CellValues::Vector(old),
+            ..
+        }) => {
+            if let CellValues::Vector(new) = array.values {
                 old.extend(new);
             }
         }

@@ -218,11 +218,14 @@ impl<'a> Array<'a> {
         }
     }
 
-    /// A caller's cell array, Int32 or Float64.
+    /// A caller's cell array, Int32 or Float64 (one or three components).
     pub(crate) fn cells(array: &'a CellArray) -> Self {
         match &array.values {
             CellValues::Int(v) => Array::new::<i32>(&array.name, 1, v.len(), |s| s.extend(v)),
             CellValues::Float(v) => Array::new::<f64>(&array.name, 1, v.len(), |s| s.extend(v)),
+            CellValues::Vector(v) => {
+                Array::new::<f64>(&array.name, 3, 3 * v.len(), |s| s.extend(v.as_flattened()))
+            }
         }
     }
 

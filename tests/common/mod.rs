@@ -3,9 +3,10 @@
 
 pub mod adjacency;
 
-use plume::adapt::{AdaptOptions, Forest, LeafId};
+use plume::adapt::{AdaptOptions, Forest, LeafId, LeafView};
 use plume::comm::{Comm, CommExt};
-use plume::dist::Run;
+use plume::dist::{Mark, Run};
+use plume::hash::mix64;
 use plume::mesh::{geometry, Mesh};
 use plume::{Error, Result};
 
@@ -33,7 +34,15 @@ pub fn two_tets() -> Mesh {
 
 /// A forest with the given maximum depth and solution fields.
 pub fn forest(mesh: Mesh, max_depth: u8, nfields: usize) -> Forest {
-    let f = Forest::new(mesh, AdaptOptions { max_depth, nfields }).unwrap();
+    let f = Forest::new(
+        mesh,
+        AdaptOptions {
+            max_depth,
+            nfields,
+            ..AdaptOptions::default()
+        },
+    )
+    .unwrap();
     assert!(geometry::volume(&f.mesh().corners(0)) > 0.0);
     f
 }
@@ -117,4 +126,33 @@ pub fn without_hang<T: Send + 'static>(run: impl FnOnce() -> T + Send + 'static)
     result
         .recv_timeout(std::time::Duration::from_secs(120))
         .expect("the ranks hung")
+}
+
+/// Random marks that depend only on the leaf's place and the step (so every rank marks a leaf
+/// alike): about 12 % refine, 38 % coarsen.
+pub fn random_mark(leaf: &LeafView, step: usize) -> Mark {
+    let h = leaf
+        .centroid
+        .iter()
+        .fold(step as u64, |h, x| mix64(h ^ x.to_bits()));
+    match h % 100 {
+        0..=11 => Mark::Refine,
+        12..=49 => Mark::Coarsen,
+        _ => Mark::Keep,
+    }
+}
+
+/// One adaptation step of a serial forest with the marks `mark` gives its leaves, as
+/// [`Run::step`] marks the leaves of a rank.
+pub fn step_serial(forest: &mut Forest, mark: impl Fn(&LeafView) -> Mark) {
+    let mut marks = Vec::new();
+    forest.for_each_leaf(|l| marks.push((l.id, mark(l))));
+    for (id, m) in marks {
+        match m {
+            Mark::Refine => forest.mark_refine(id),
+            Mark::Coarsen => forest.mark_coarsen(id),
+            Mark::Keep => {}
+        }
+    }
+    forest.adapt().unwrap();
 }

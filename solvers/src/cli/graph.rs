@@ -34,6 +34,7 @@ pub fn run(args: GraphArgs) -> CliResult {
         AdaptOptions {
             max_depth: args.uniform,
             nfields: 0,
+            ..AdaptOptions::default()
         },
     )?;
     create_parent(&args.output)?;

@@ -31,6 +31,8 @@ mod common;
 mod compare;
 mod erosion;
 mod erosion_ranks;
+mod euler;
+mod euler_ranks;
 mod graph;
 mod info;
 mod mesh;

@@ -143,6 +143,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         AdaptOptions {
             max_depth,
             nfields: 0,
+            ..AdaptOptions::default()
         },
     )?;
     create_parent(&args.output)?;

@@ -4,7 +4,7 @@
 //! all others as fluid. `strong` rocks, drawn from the seed, erode with probability 0.4, the
 //! others with 0.02.
 
-use plume::adapt::{AdaptOptions, Forest, LeafId};
+use plume::adapt::{AdaptOptions, Forest, LeafId, Transfer};
 use plume::mesh::{box_size, generate_box};
 use plume::rng::Rng;
 
@@ -52,9 +52,10 @@ pub fn build(
     let mesh = generate_box(box_cells(stripes, cells)?, [stripes as f64, 1.0, height])?;
     let mut forest = Forest::new(
         mesh,
+        // One field: the rock/fluid flag, a label kept through every adaptation.
         AdaptOptions {
             max_depth,
-            nfields: 1,
+            ..AdaptOptions::with_fields(vec![Transfer::Inherit])
         },
     )?;
     let mut rock_of_root = Vec::with_capacity(forest.nroots());

@@ -323,6 +323,7 @@ pub fn run_many(
         AdaptOptions {
             max_depth: first.front.max_depth,
             nfields: 0,
+            ..AdaptOptions::default()
         },
     )?;
     let mut graph = DualGraph::new(&forest);
@@ -637,6 +638,7 @@ mod tests {
         let opts = AdaptOptions {
             max_depth: front.max_depth,
             nfields: 0,
+            ..AdaptOptions::default()
         };
         let mut forest = Forest::new(mesh, opts).unwrap();
         for level in 1..=6 {

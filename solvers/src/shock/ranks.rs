@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use plume::adapt::{AdaptOptions, Forest, InitialMesh, Locator};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{self, Run, StepReport};
@@ -62,11 +62,12 @@ pub fn run_rank<C: Comm + ?Sized>(
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree(check_memory(cfg, roots, ranks_here))?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
-    let locator = Locator::new(mesh);
+    let locator = initial.locator();
     let plum = comm.agree(make_plum(cfg, mesh))?;
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
         nfields: 0,
+        ..AdaptOptions::default()
     };
     let at = match (cfg.balancer, cfg.balance_at) {
         (Balancer::Sbn, _) => dist::BalanceAt::Never,
@@ -80,7 +81,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     for level in 1..=cfg.levels {
         let front = FrontAt::new(&cfg.front, level, lo, hi);
         let marking = Instant::now();
-        let marks = front_marks(run.forest(), &locator, &front);
+        let marks = front_marks(run.forest(), locator, &front);
         let marking = marking.elapsed();
         check_level_memory(cfg, &run, marks.divided, level, ranks_here)?;
         let start = (comm.rank() == 0).then(|| run.owner().to_vec());

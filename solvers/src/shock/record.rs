@@ -226,7 +226,7 @@ pub struct MeasuredRecord {
     pub migration_s: f64,
     /// Handling SBN's messages and thresholds.
     pub balancing_s: f64,
-    /// Waiting with nothing to do, and the termination.
+    /// Waiting with nothing to do, for the other ranks at the end, and the termination.
     pub idle_s: f64,
     /// `max / mean` of the leaves each rank processed.
     pub work_load_imb: f64,

@@ -98,3 +98,30 @@ pub fn fails(args: &[&str], code: i32, needles: &[&str]) -> Run {
     }
     run
 }
+
+/// The records of the array `series` (`levels`, `iterations`) of run folder `dir`'s
+/// `metrics.json`, each without the fields `clocks` (wall-clock measures, which differ from
+/// run to run); each of them must be there.
+pub fn records_without(
+    dir: &std::path::Path,
+    series: &str,
+    clocks: &[&str],
+) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json[series]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            let fields = r.as_object_mut().unwrap();
+            for clock in clocks {
+                fields
+                    .remove(*clock)
+                    .unwrap_or_else(|| panic!("{clock} in {series}[]"));
+            }
+            r
+        })
+        .collect()
+}

@@ -1,0 +1,371 @@
+//! `plume run euler`: the finite-volume Euler solver of [`crate::euler`] driving the
+//! adaptation, on P thread ranks or the processes of an `mpirun` job
+//! ([`super::euler_ranks`]); options, the run's settings and its per-output records.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use plume::adapt::Locator;
+use plume::balance::{Never, Plum, PlumOptions};
+use plume::mesh::{geometry, Mesh};
+use plume::partition::Metis;
+use plume::remap::TotalVOptimal;
+
+use super::common::{levels, load_mesh, VtkCompression};
+use super::names::VtkLevels;
+use super::run::{BackendName, BalancerName};
+use super::{CliResult, Failure};
+use crate::euler::{
+    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
+    TimeScheme,
+};
+use crate::provenance::MeshSource;
+
+/// The flow cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CaseName {
+    /// A shock tube along x (Sod's states unless --left / --right say otherwise).
+    Sod,
+    /// A sphere of high pressure bursting in gas at rest: a moving spherical shock.
+    Blast,
+}
+
+/// Numerical fluxes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FluxName {
+    /// HLLC (Toro ch. 10).
+    Hllc,
+    /// Rusanov (local Lax–Friedrichs), more diffusive.
+    Rusanov,
+}
+
+/// Time integrations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimeName {
+    /// Explicit Euler.
+    Euler,
+    /// Two-stage SSP Runge–Kutta.
+    SspRk2,
+}
+
+/// Arguments of `plume run euler`.
+#[derive(Debug, Args)]
+pub struct EulerArgs {
+    /// The flow case.
+    #[arg(long, value_enum, default_value_t = CaseName::Sod)]
+    pub case: CaseName,
+    /// Number of ranks P [default: 2; with --backend mpi: the number of processes mpirun
+    /// starts].
+    #[arg(long)]
+    pub procs: Option<usize>,
+    /// How the ranks run.
+    #[arg(long, value_enum, default_value_t = BackendName::Threads)]
+    pub backend: BackendName,
+    /// Balancer after each adaptation step: plum (repartition, remap, migrate) or none.
+    #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
+    pub balancer: BalancerName,
+    /// Initial mesh (.msh or .vtu; boundary groups `wall`, `outflow`, `inflow`, untagged =
+    /// wall) [default: a generated box: 16×1×1 cubes of edge 1/16 for sod, 6×6×6 of edge 1/6
+    /// for blast].
+    #[arg(long, value_name = "FILE")]
+    pub mesh: Option<PathBuf>,
+    /// Sod: the state left of the interface.
+    #[arg(long, value_name = "ρ,u,p", value_parser = state, default_value = "1,0,1")]
+    pub left: State1d,
+    /// Sod: the state right of the interface.
+    #[arg(long, value_name = "ρ,u,p", value_parser = state, default_value = "0.125,0,0.1")]
+    pub right: State1d,
+    /// Sod: x of the interface [default: the middle of the mesh along x].
+    #[arg(long, value_name = "X")]
+    pub interface: Option<f64>,
+    /// Blast: the sphere's radius [default: a fifth of the mesh's smallest extent].
+    #[arg(long, value_name = "R")]
+    pub radius: Option<f64>,
+    /// Physical time to reach [default: 0.2 for sod, 0.1 for blast].
+    #[arg(long, value_name = "T")]
+    pub t_end: Option<f64>,
+    /// CFL number.
+    #[arg(long, default_value_t = 0.4)]
+    pub cfl: f64,
+    /// Numerical flux.
+    #[arg(long, value_enum, default_value_t = FluxName::Hllc)]
+    pub flux: FluxName,
+    /// Time integration.
+    #[arg(long, value_enum, default_value_t = TimeName::Euler)]
+    pub time: TimeName,
+    /// Refine leaves whose density jump |ρa − ρb| / min(ρa, ρb) across a face exceeds this.
+    #[arg(long, default_value_t = 0.1)]
+    pub refine_above: f64,
+    /// Coarsen families whose leaves' jumps are all below this.
+    #[arg(long, default_value_t = 0.02)]
+    pub coarsen_below: f64,
+    /// Deepest refinement level.
+    #[arg(long, default_value_t = 2, value_parser = levels)]
+    pub max_depth: u8,
+    /// Adapt every this many iterations (0: only the initial refinement).
+    #[arg(long, default_value_t = 2)]
+    pub adapt_every: usize,
+    /// Report (a table row, and VTK with --vtk all) every this many iterations; the start and
+    /// the end are always reported.
+    #[arg(long, default_value_t = 50)]
+    pub output_every: usize,
+    /// A point whose state is written at every output as a time series, `probe_N.csv` (N
+    /// counts the --probe options from 0); repeatable.
+    #[arg(long = "probe", value_name = "X,Y,Z", value_parser = crate::probes::parse_point)]
+    pub probes: Vec<[f64; 3]>,
+    /// Output folder.
+    #[arg(long, default_value = "out/euler")]
+    pub out: PathBuf,
+    /// Which outputs to write as VTK: all, last (the start and the end) or none.
+    #[arg(long, value_enum, default_value_t = VtkLevels::All)]
+    pub vtk: VtkLevels,
+    /// How the .vtu files store their data.
+    #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
+    pub vtk_compression: VtkCompression,
+}
+
+/// The whole configuration of a run, as `metrics.json` records it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct EulerRunConfig {
+    /// Ranks.
+    pub procs: usize,
+    /// The balancer.
+    pub balancer: EulerBalancer,
+    /// Iterations between outputs.
+    pub output_every: usize,
+    /// The solver's settings.
+    #[serde(flatten)]
+    pub euler: EulerConfig,
+}
+
+/// The balancers of `plume run euler`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EulerBalancer {
+    /// PLUM after each adaptation step.
+    Plum,
+    /// None: the roots stay where the initial partition put them.
+    None,
+}
+
+/// Parses `ρ,u,p`.
+fn state(text: &str) -> Result<State1d, String> {
+    let v: Vec<f64> = text
+        .split(',')
+        .map(|w| w.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| "must be three numbers ρ,u,p".to_string())?;
+    match v[..] {
+        [rho, u, p]
+            if rho > 0.0 && p > 0.0 && rho.is_finite() && p.is_finite() && u.is_finite() =>
+        {
+            Ok(State1d { rho, u, p })
+        }
+        [_, _, _] => Err("density and pressure must be positive and finite".into()),
+        _ => Err("must be three numbers ρ,u,p".into()),
+    }
+}
+
+/// The initial mesh `args` ask for and its source.
+pub(super) fn euler_mesh(args: &EulerArgs) -> CliResult<(Mesh, Option<MeshSource>)> {
+    match &args.mesh {
+        Some(path) => Ok((load_mesh(path)?, Some(MeshSource::of_file(path)?))),
+        None => {
+            let mesh = match args.case {
+                CaseName::Sod => {
+                    plume::mesh::generate_box([16, 1, 1], [1.0, 1.0 / 16.0, 1.0 / 16.0])
+                }
+                CaseName::Blast => plume::mesh::generate_box([6, 6, 6], [1.0; 3]),
+            };
+            Ok((mesh?, None))
+        }
+    }
+}
+
+/// The run `args` ask for on `procs` ranks over `mesh`.
+pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConfig> {
+    let usage = |m: String| Err(Failure::Usage(m));
+    if procs == 0 || procs > mesh.nelems() {
+        return usage(format!(
+            "--procs {procs} must be between 1 and the number of roots ({})",
+            mesh.nelems()
+        ));
+    }
+    if args.balancer == BalancerName::Sbn {
+        return usage(
+            "--balancer sbn is not available for euler: SBN on ranks balances while the ranks \
+             run a synthetic kernel (plume run shock --balancer sbn --backend threads), not \
+             the flow; use plum or none"
+                .into(),
+        );
+    }
+    if args.output_every == 0 {
+        return usage("--output-every must be at least 1".into());
+    }
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    if !args.probes.is_empty() {
+        let locator = Locator::new(mesh);
+        if let Some(p) = args
+            .probes
+            .iter()
+            .find(|&&p| locator.locate_root(p).is_none())
+        {
+            return usage(format!(
+                "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
+                p[0], p[1], p[2]
+            ));
+        }
+    }
+    let case = match args.case {
+        CaseName::Sod => {
+            let interface = args.interface.unwrap_or(0.5 * (lo[0] + hi[0]));
+            if !(interface > lo[0] && interface < hi[0]) {
+                return usage(format!(
+                    "--interface {interface} must lie inside the mesh along x ({} to {})",
+                    lo[0], hi[0]
+                ));
+            }
+            crate::euler::riemann::ExactRiemann::solve(args.left, args.right)
+                .map_err(|e| Failure::Usage(format!("--left and --right: {e}")))?;
+            Case::Sod {
+                left: args.left,
+                right: args.right,
+                interface,
+            }
+        }
+        CaseName::Blast => {
+            let extent = (0..3).map(|d| hi[d] - lo[d]).fold(f64::INFINITY, f64::min);
+            let radius = args.radius.unwrap_or(0.2 * extent);
+            if !(radius > 0.0 && radius.is_finite()) {
+                return usage(format!("--radius {radius} must be positive"));
+            }
+            Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), radius)
+        }
+    };
+    let euler = EulerConfig {
+        case,
+        scheme: SchemeOptions {
+            flux: match args.flux {
+                FluxName::Hllc => FluxScheme::Hllc,
+                FluxName::Rusanov => FluxScheme::Rusanov,
+            },
+            time: match args.time {
+                TimeName::Euler => TimeScheme::Euler,
+                TimeName::SspRk2 => TimeScheme::SspRk2,
+            },
+            cfl: args.cfl,
+        },
+        indicator: IndicatorOptions {
+            refine_above: args.refine_above,
+            coarsen_below: args.coarsen_below,
+            max_depth: args.max_depth,
+        },
+        initial: InitialRefinement::Adaptive,
+        adapt_every: args.adapt_every,
+        t_end: args.t_end.unwrap_or(match args.case {
+            CaseName::Sod => 0.2,
+            CaseName::Blast => 0.1,
+        }),
+    };
+    euler.check().map_err(|e| Failure::Usage(e.to_string()))?;
+    Ok(EulerRunConfig {
+        procs,
+        balancer: match args.balancer {
+            BalancerName::None => EulerBalancer::None,
+            _ => EulerBalancer::Plum,
+        },
+        output_every: args.output_every,
+        euler,
+    })
+}
+
+/// The balancer of `cfg`: PLUM (METIS, optimal TotalV remap, LoadImb threshold 1.05), or the
+/// same never asked to balance.
+pub(super) fn balancer(cfg: &EulerRunConfig) -> plume::Result<Plum> {
+    let opts = PlumOptions::new(cfg.procs);
+    match cfg.balancer {
+        EulerBalancer::None => Plum::with(
+            opts,
+            Box::new(Metis::default()),
+            Box::new(TotalVOptimal),
+            Box::new(Never),
+        ),
+        EulerBalancer::Plum => Plum::new(opts),
+    }
+}
+
+/// One output's record (`metrics.json` `iterations`, a table row).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct EulerRecord {
+    /// Iterations done.
+    pub iteration: usize,
+    /// Physical time reached.
+    pub time: f64,
+    /// Leaves.
+    pub leaves: u64,
+    /// Relative change of total mass since the start (`|Δ Σ V ρ| / Σ V ρ`).
+    pub mass_change: f64,
+    /// Relative change of total energy since the start.
+    pub energy_change: f64,
+    /// Largest relative change of mass, momentum or energy across one adaptation step since
+    /// the last output (round-off when the transfer is conservative).
+    pub adapt_conservation: f64,
+    /// Sod: the volume-weighted L1 error of the density against the exact solution
+    /// (absent for the blast).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub density_l1: Option<f64>,
+    /// Largest leaves on a rank over the mean.
+    pub load_imb: f64,
+    /// Trees moved between ranks since the last output.
+    pub moved_trees: u64,
+    /// Their bytes.
+    pub moved_bytes: u64,
+    /// Leaf-face flux evaluations per second per rank since the last output (flow time).
+    pub flux_rate: f64,
+    /// Milliseconds since the last output, summed over ranks: `flow`, `adaptation`,
+    /// `balancing`, `migration`.
+    pub time_ms: std::collections::BTreeMap<&'static str, f64>,
+}
+
+/// The table's header.
+pub(super) fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
+    let e = &cfg.euler;
+    format!(
+        "euler {}: {roots} roots, P = {}, balancer {:?}, flux {:?}, CFL {}, max depth {}, \
+         adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
+         conservation | density L1 error | LoadImb | moved trees | moved KB | flux M/s/rank | \
+         flow ms | adapt ms | balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | \
+         ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        e.case.name(),
+        cfg.procs,
+        cfg.balancer,
+        e.scheme.flux,
+        e.scheme.cfl,
+        e.indicator.max_depth,
+        e.adapt_every
+    )
+}
+
+/// The table's row of `r`.
+pub(super) fn table_row(r: &EulerRecord) -> String {
+    let ms = |k: &str| r.time_ms.get(k).copied().unwrap_or(0.0);
+    format!(
+        "| {} | {:.5} | {} | {:.1e} | {:.1e} | {:.1e} | {} | {:.3} | {} | {:.1} | {:.1} | \
+         {:.1} | {:.1} | {:.1} | {:.1} |\n",
+        r.iteration,
+        r.time,
+        r.leaves,
+        r.mass_change,
+        r.energy_change,
+        r.adapt_conservation,
+        r.density_l1.map_or("–".into(), |e| format!("{e:.5}")),
+        r.load_imb,
+        r.moved_trees,
+        r.moved_bytes as f64 / 1e3,
+        r.flux_rate / 1e6,
+        ms("flow"),
+        ms("adaptation"),
+        ms("balancing"),
+        ms("migration")
+    )
+}

@@ -1,0 +1,267 @@
+//! One rank's part of an Euler run: a [`Run`] carrying the conserved variables on its
+//! leaves, the [`FlowMesh`] rebuilt after each adaptation step, and the loop's pieces: the
+//! initial mesh adapted to the initial state, an iteration of the scheme, an adaptation step
+//! driven by the density-jump indicator (balanced by PLUM and migrated by the [`Run`]).
+
+use std::time::{Duration, Instant};
+
+use plume::adapt::{AdaptOptions, InitialMesh, Transfer};
+use plume::balance::Plum;
+use plume::comm::Comm;
+use plume::dist::{Moved, Run, StepReport};
+use plume::{Error, Result};
+
+use super::cases::Case;
+use super::gas::NVARS;
+use super::indicator::{marks, IndicatorOptions};
+use super::mesh::FlowMesh;
+use super::scheme::{Boundaries, Scheme, SchemeOptions};
+use super::totals::Totals;
+
+/// How the mesh is refined before the flow starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InitialRefinement {
+    /// By the indicator on the initial state, `max_depth` rounds.
+    Adaptive,
+    /// Every leaf, this many levels.
+    Uniform(u8),
+}
+
+/// The settings of an Euler run.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct EulerConfig {
+    /// The initial state.
+    pub case: Case,
+    /// Flux, time integration, CFL.
+    pub scheme: SchemeOptions,
+    /// Refine and coarsen thresholds, maximum depth.
+    pub indicator: IndicatorOptions,
+    /// The initial refinement.
+    pub initial: InitialRefinement,
+    /// Adapt every this many iterations (0: never).
+    pub adapt_every: usize,
+    /// Physical time to reach.
+    pub t_end: f64,
+}
+
+impl EulerConfig {
+    /// Checks the settings.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the setting at fault.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Invalid(m));
+        let cfl = self.scheme.cfl;
+        if !(cfl > 0.0 && cfl <= 1.0) {
+            return bad(format!("--cfl {cfl} must be in (0, 1]"));
+        }
+        if !(self.t_end > 0.0 && self.t_end.is_finite()) {
+            return bad(format!("--t-end {} must be positive", self.t_end));
+        }
+        let i = &self.indicator;
+        if !(i.coarsen_below >= 0.0 && i.refine_above > i.coarsen_below) {
+            return bad(format!(
+                "--coarsen-below {} must be at least 0 and below --refine-above {}",
+                i.coarsen_below, i.refine_above
+            ));
+        }
+        if i.max_depth > 8 {
+            return bad(format!("--max-depth {} must be at most 8", i.max_depth));
+        }
+        Ok(())
+    }
+}
+
+/// Time spent by this rank, by stage.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FlowTimes {
+    /// Fluxes, updates and halo exchanges.
+    pub flow: Duration,
+    /// Marking, coarsening, closure, subdivision, weights and rebuilding the flow mesh.
+    pub adaptation: Duration,
+    /// PLUM's decision.
+    pub balancing: Duration,
+    /// Moving trees.
+    pub migration: Duration,
+}
+
+/// One rank's part of an Euler run (see the module doc).
+pub struct EulerRun<'c, C: Comm + ?Sized> {
+    /// The distributed forest.
+    pub run: Run<'c, C>,
+    /// The leaves held here as the scheme sees them.
+    pub mesh: FlowMesh,
+    scheme: Scheme,
+    cfg: EulerConfig,
+    /// Physical time reached.
+    pub time: f64,
+    /// Iterations done.
+    pub iteration: usize,
+    /// Time spent here, by stage.
+    pub times: FlowTimes,
+    /// Leaf-face flux evaluations done here.
+    pub flux_evaluations: u64,
+    /// What the adaptation steps moved, since the last [`EulerRun::take_moved`].
+    moved: Moved,
+    /// The largest relative change of mass, momentum and energy across one adaptation step
+    /// (migration included) since the last [`EulerRun::take_adapt_change`].
+    adapt_change: [f64; 3],
+}
+
+impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
+    /// Starts a run (a collective: every rank passes the same mesh, settings and balancer):
+    /// the roots split by PLUM's partitioner, the mesh refined to the initial state as
+    /// `cfg.initial` says, the state set at every leaf's centroid.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for bad settings or boundary groups; the run's errors.
+    pub fn new(comm: &'c C, initial: &InitialMesh, cfg: EulerConfig, plum: Plum) -> Result<Self> {
+        cfg.check()?;
+        let boundaries = Boundaries::from_tags(&initial.mesh().tags, cfg.case.inflow())?;
+        // The five conserved variables are densities: conservative transfer.
+        let opts = AdaptOptions {
+            max_depth: cfg.indicator.max_depth.max(match cfg.initial {
+                InitialRefinement::Uniform(l) => l,
+                InitialRefinement::Adaptive => 0,
+            }),
+            ..AdaptOptions::with_fields(vec![Transfer::Conservative; NVARS])
+        };
+        let run = Run::on(comm, initial, opts, plum)?;
+        let mut euler = EulerRun {
+            mesh: FlowMesh::build(&run)?,
+            run,
+            scheme: Scheme {
+                opts: cfg.scheme,
+                boundaries,
+            },
+            cfg,
+            time: 0.0,
+            iteration: 0,
+            times: FlowTimes::default(),
+            flux_evaluations: 0,
+            moved: Moved::default(),
+            adapt_change: [0.0; 3],
+        };
+        euler.set_initial_state()?;
+        let rounds = match cfg.initial {
+            InitialRefinement::Adaptive => cfg.indicator.max_depth,
+            InitialRefinement::Uniform(l) => l,
+        };
+        for _ in 0..rounds {
+            let refine = match cfg.initial {
+                InitialRefinement::Adaptive => marks(&euler.mesh, &cfg.indicator).refine,
+                InitialRefinement::Uniform(_) => euler.mesh.halo.adjacency.leaves.clone(),
+            };
+            euler.adapt_marked(refine, Vec::new())?;
+            euler.set_initial_state()?;
+        }
+        Ok(euler)
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &EulerConfig {
+        &self.cfg
+    }
+
+    /// True once the run reached `t_end`.
+    pub fn finished(&self) -> bool {
+        self.time >= self.cfg.t_end
+    }
+
+    /// One iteration of the scheme (a collective), its step cut to end at `t_end`; then an
+    /// adaptation step when one is due. Returns the adaptation step's report.
+    ///
+    /// # Errors
+    /// A flow that is no longer physical; the run's errors; on every rank.
+    pub fn iterate(&mut self) -> Result<Option<StepReport>> {
+        let start = Instant::now();
+        let dt = self
+            .scheme
+            .time_step(&self.run, &self.mesh, self.cfg.t_end - self.time)?;
+        self.flux_evaluations += self.scheme.advance(&mut self.run, &mut self.mesh, dt)?;
+        self.time = if dt == self.cfg.t_end - self.time {
+            self.cfg.t_end
+        } else {
+            self.time + dt
+        };
+        self.iteration += 1;
+        self.times.flow += start.elapsed();
+        let due = self.cfg.adapt_every > 0 && self.iteration.is_multiple_of(self.cfg.adapt_every);
+        if due && !self.finished() {
+            return self.adapt().map(Some);
+        }
+        Ok(None)
+    }
+
+    /// An adaptation step by the indicator (a collective).
+    ///
+    /// # Errors
+    /// The run's errors, on every rank.
+    pub fn adapt(&mut self) -> Result<StepReport> {
+        let start = Instant::now();
+        let marks = marks(&self.mesh, &self.cfg.indicator);
+        self.times.adaptation += start.elapsed();
+        self.adapt_marked(marks.refine, marks.coarsen)
+    }
+
+    /// The totals of the conserved variables (a collective).
+    ///
+    /// # Errors
+    /// Transport errors.
+    pub fn totals(&self) -> Result<Totals> {
+        Totals::gather(self.run.comm(), self.run.forest())
+    }
+
+    /// What the adaptation steps moved since the last call.
+    pub fn take_moved(&mut self) -> Moved {
+        std::mem::take(&mut self.moved)
+    }
+
+    /// The largest relative change of mass, momentum and energy ([`Totals::change_from`])
+    /// across one adaptation step, migration included, since the last call: zero to round-off
+    /// when the transfer is conservative.
+    pub fn take_adapt_change(&mut self) -> [f64; 3] {
+        std::mem::take(&mut self.adapt_change)
+    }
+
+    /// An adaptation step with the caller's marks (leaves held here; a collective), then
+    /// the flow mesh rebuilt; the totals before and after it are compared.
+    ///
+    /// # Errors
+    /// The run's errors ([`Run::step_marked`]), on every rank.
+    pub fn adapt_marked(
+        &mut self,
+        refine: Vec<plume::adapt::LeafId>,
+        coarsen: Vec<plume::adapt::LeafId>,
+    ) -> Result<StepReport> {
+        let start = Instant::now();
+        let before = self.totals()?;
+        let report = self.run.step_marked(refine, coarsen)?;
+        self.mesh = FlowMesh::build(&self.run)?;
+        let change = self.totals()?.change_from(&before);
+        for (max, c) in self.adapt_change.iter_mut().zip(change) {
+            *max = max.max(c);
+        }
+        let t = &report.times;
+        let moving = t.balance + t.migrate;
+        self.times.adaptation += start.elapsed().saturating_sub(moving);
+        self.times.balancing += t.balance;
+        self.times.migration += t.migrate;
+        let m = report.metrics.moved;
+        self.moved.trees += m.trees;
+        self.moved.elements += m.elements;
+        self.moved.bytes += m.bytes;
+        Ok(report)
+    }
+
+    /// Sets every leaf's state to the case's at its centroid.
+    fn set_initial_state(&mut self) -> Result<()> {
+        let mut states = Vec::with_capacity(self.mesh.nleaves());
+        self.run.forest().for_each_leaf(|leaf| {
+            states.push(self.cfg.case.state_at(leaf.centroid).conserved());
+        });
+        self.mesh.state = states;
+        self.mesh.publish(&mut self.run)
+    }
+}

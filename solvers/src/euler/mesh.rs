@@ -1,0 +1,202 @@
+//! The finite-volume view of one rank's leaves between two adaptation steps: their volumes,
+//! their faces' normals and areas in a canonical orientation, their states, and the halo of
+//! the other ranks' leaves around them ([`plume::dist::Run::halo`]).
+//!
+//! *Canonical orientation*: a face's normal is computed from its three vertices sorted by
+//! vertex key (`(p1 − p0) × (p2 − p0)`), which name a vertex the same way on every rank, and
+//! vertex positions are the same on every rank; so the two leaves of a face, on one rank or
+//! two, compute the same normal bit for bit, and the leaf it points out of is the face's
+//! *left* side. Both sides then evaluate the flux `F(left, right, n)` on the same operands and
+//! get the same bits, and a leaf sums its four faces in local face order: the update of a leaf
+//! does not depend on P, on the backend or on which rank holds its neighbours.
+
+use plume::adapt::Across;
+use plume::comm::Comm;
+use plume::dist::{Halo, Run};
+use plume::mesh::geometry;
+use plume::mesh::topology::FACE_VERTS;
+use plume::{Error, Result};
+
+use super::gas::{dot, Conserved, NVARS};
+
+/// One face of a leaf in the canonical orientation (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaceGeometry {
+    /// Unit normal in the canonical orientation.
+    pub normal: [f64; 3],
+    /// Area.
+    pub area: f64,
+    /// True when `normal` points out of this leaf: the leaf is the face's left side.
+    pub outward: bool,
+}
+
+impl FaceGeometry {
+    /// The unit normal pointing out of this leaf.
+    pub fn outward_normal(&self) -> [f64; 3] {
+        if self.outward {
+            self.normal
+        } else {
+            self.normal.map(|x| -x)
+        }
+    }
+}
+
+/// A leaf's volume and faces (local face `k` opposite local vertex `k`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LeafGeometry {
+    /// Volume.
+    pub volume: f64,
+    /// The four faces.
+    pub faces: [FaceGeometry; 4],
+}
+
+impl LeafGeometry {
+    /// The geometry of the tetrahedron with corners `corners` and vertex keys `keys`.
+    pub fn new(corners: &[[f64; 3]; 4], keys: &[u64; 4]) -> LeafGeometry {
+        let faces = std::array::from_fn(|k| {
+            let mut fv = FACE_VERTS[k];
+            fv.sort_unstable_by_key(|&j| keys[j]);
+            let [a, b, c] = fv.map(|j| corners[j]);
+            let n = cross(sub(b, a), sub(c, a));
+            let twice_area = dot(n, n).sqrt();
+            FaceGeometry {
+                normal: n.map(|x| x / twice_area),
+                area: 0.5 * twice_area,
+                // The vertex opposite the face lies behind an outward normal.
+                outward: dot(n, sub(corners[k], a)) < 0.0,
+            }
+        });
+        LeafGeometry {
+            volume: geometry::volume(corners).abs(),
+            faces,
+        }
+    }
+
+    /// The sum of the faces' areas.
+    pub fn surface(&self) -> f64 {
+        self.faces.iter().map(|f| f.area).sum()
+    }
+}
+
+/// One rank's leaves as the scheme sees them (see the module doc); rebuilt after every
+/// adaptation step.
+#[derive(Debug, Clone)]
+pub struct FlowMesh {
+    /// Adjacency and ghosts.
+    pub halo: Halo,
+    /// Per leaf (adjacency order), its geometry.
+    pub geometry: Vec<LeafGeometry>,
+    /// Per leaf, its conserved state (kept in step with the forest's leaf data).
+    pub state: Vec<Conserved>,
+    /// Per leaf, its depth below its root.
+    pub level: Vec<u8>,
+}
+
+impl FlowMesh {
+    /// The flow mesh of the leaves `run` holds, their states read from the forest (a
+    /// collective: builds the halo).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the run does not carry [`NVARS`] fields; the halo's errors.
+    pub fn build<C: Comm + ?Sized>(run: &Run<C>) -> Result<FlowMesh> {
+        let forest = run.forest();
+        let nfields = forest.options().nfields;
+        if nfields != NVARS {
+            return Err(Error::Invalid(format!(
+                "the flow needs {NVARS} fields per leaf, the run has {nfields}"
+            )));
+        }
+        let halo = run.halo()?;
+        let mut geometry = Vec::with_capacity(halo.adjacency.nleaves());
+        let mut state = Vec::with_capacity(halo.adjacency.nleaves());
+        let mut level = Vec::with_capacity(halo.adjacency.nleaves());
+        let verts = forest.vertices();
+        forest.for_each_leaf(|leaf| {
+            let keys = leaf.verts.map(|v| verts[v].key);
+            geometry.push(LeafGeometry::new(&leaf.corners, &keys));
+            state.push(std::array::from_fn(|k| leaf.data[k]));
+            level.push(leaf.level);
+        });
+        Ok(FlowMesh {
+            halo,
+            geometry,
+            state,
+            level,
+        })
+    }
+
+    /// Number of leaves held here.
+    pub fn nleaves(&self) -> usize {
+        self.state.len()
+    }
+
+    /// The state of ghost `g`.
+    pub fn ghost_state(&self, g: u32) -> Conserved {
+        let at = g as usize * NVARS;
+        std::array::from_fn(|k| self.halo.ghost_data[at + k])
+    }
+
+    /// The state across face `k` of leaf `i`, when a leaf lies there.
+    pub fn neighbour_state(&self, i: usize, k: usize) -> Option<Conserved> {
+        match self.halo.adjacency.across[i][k] {
+            Across::Leaf { leaf, .. } => Some(self.state[leaf as usize]),
+            Across::Ghost { ghost, .. } => Some(self.ghost_state(ghost)),
+            Across::Boundary { .. } | Across::Remote { .. } => None,
+        }
+    }
+
+    /// Writes the states into the forest and exchanges the ghosts' (a collective).
+    ///
+    /// # Errors
+    /// The halo's errors.
+    pub fn publish<C: Comm + ?Sized>(&mut self, run: &mut Run<C>) -> Result<()> {
+        for (id, u) in self.halo.adjacency.leaves.iter().zip(&self.state) {
+            run.leaf_data_mut(*id).copy_from_slice(u);
+        }
+        run.refresh_halo(&mut self.halo)
+    }
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_faces_of_a_leaf_close_and_their_orientation_does_not_depend_on_vertex_order() {
+        let corners = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ];
+        let keys = [7, 3, 9, 1];
+        let g = LeafGeometry::new(&corners, &keys);
+        assert!((g.volume - 1.0 / 6.0).abs() < 1e-15);
+        let closed = (0..3).map(|d| {
+            g.faces
+                .iter()
+                .map(|f| f.area * f.outward_normal()[d])
+                .sum::<f64>()
+        });
+        assert!(closed.into_iter().all(|s| s.abs() < 1e-15));
+        // The same tetrahedron with its vertices listed in another order: each face has the
+        // same canonical normal (bit for bit) and the same side.
+        let perm = [2, 0, 3, 1];
+        let h = LeafGeometry::new(&perm.map(|j| corners[j]), &perm.map(|j| keys[j]));
+        for (k, &j) in perm.iter().enumerate() {
+            assert_eq!(h.faces[k], g.faces[j]);
+        }
+    }
+}

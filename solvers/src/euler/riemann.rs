@@ -1,0 +1,282 @@
+//! The exact solution of the 1-D Riemann problem of the Euler equations for an ideal gas
+//! (Toro, *Riemann Solvers and Numerical Methods for Fluid Dynamics*, ch. 4): the star
+//! pressure by Newton's method on the pressure function (§4.3), then the solution sampled at
+//! `x/t` (§4.5). The reference the Sod tests measure the scheme against.
+
+use super::gas::GAMMA;
+
+/// A 1-D state: density, velocity, pressure.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct State1d {
+    /// Density.
+    pub rho: f64,
+    /// Velocity.
+    pub u: f64,
+    /// Pressure.
+    pub p: f64,
+}
+
+impl State1d {
+    fn sound_speed(&self) -> f64 {
+        (GAMMA * self.p / self.rho).sqrt()
+    }
+}
+
+/// A Riemann problem solved: the two states and the star region between the waves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExactRiemann {
+    /// State left of the initial discontinuity.
+    pub left: State1d,
+    /// State right of it.
+    pub right: State1d,
+    /// Pressure in the star region.
+    pub p_star: f64,
+    /// Velocity in the star region (the contact's speed).
+    pub u_star: f64,
+}
+
+/// Why a Riemann problem has no solution the sampler handles.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RiemannError {
+    /// A density or pressure is not positive and finite.
+    Unphysical,
+    /// The states create a vacuum (pressure positivity condition, Toro eq. 4.40).
+    Vacuum,
+}
+
+impl std::fmt::Display for RiemannError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RiemannError::Unphysical => "densities and pressures must be positive",
+            RiemannError::Vacuum => "the two states create a vacuum",
+        })
+    }
+}
+
+impl ExactRiemann {
+    /// Solves the problem of `left` and `right` for the star pressure and velocity.
+    ///
+    /// # Errors
+    /// [`RiemannError`] for unphysical states or a vacuum.
+    pub fn solve(left: State1d, right: State1d) -> Result<ExactRiemann, RiemannError> {
+        let ok = |s: &State1d| s.rho > 0.0 && s.p > 0.0 && s.rho.is_finite() && s.p.is_finite();
+        if !ok(&left) || !ok(&right) || !left.u.is_finite() || !right.u.is_finite() {
+            return Err(RiemannError::Unphysical);
+        }
+        let (cl, cr) = (left.sound_speed(), right.sound_speed());
+        let du = right.u - left.u;
+        if 2.0 / (GAMMA - 1.0) * (cl + cr) <= du {
+            return Err(RiemannError::Vacuum);
+        }
+        // Two-rarefaction guess (Toro eq. 4.46), then Newton (eq. 4.44).
+        let z = (GAMMA - 1.0) / (2.0 * GAMMA);
+        let guess = ((cl + cr - 0.5 * (GAMMA - 1.0) * du)
+            / (cl / left.p.powf(z) + cr / right.p.powf(z)))
+        .powf(1.0 / z);
+        let mut p = guess.max(1e-8 * left.p.min(right.p));
+        for _ in 0..100 {
+            let (fl, dl) = pressure_function(p, &left);
+            let (fr, dr) = pressure_function(p, &right);
+            let next = (p - (fl + fr + du) / (dl + dr)).max(1e-12 * p);
+            let change = 2.0 * (next - p).abs() / (next + p);
+            p = next;
+            if change < 1e-14 {
+                break;
+            }
+        }
+        let (fl, _) = pressure_function(p, &left);
+        let (fr, _) = pressure_function(p, &right);
+        Ok(ExactRiemann {
+            left,
+            right,
+            p_star: p,
+            u_star: 0.5 * (left.u + right.u) + 0.5 * (fr - fl),
+        })
+    }
+
+    /// The solution at `s = x/t` (the discontinuity at x = 0 at t = 0; Toro §4.5).
+    pub fn sample(&self, s: f64) -> State1d {
+        let g = GAMMA;
+        let (ps, us) = (self.p_star, self.u_star);
+        if s <= us {
+            let w = self.left;
+            let c = w.sound_speed();
+            if ps > w.p {
+                // Left shock (eq. 4.52).
+                let ratio = ps / w.p;
+                let speed =
+                    w.u - c * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt();
+                if s <= speed {
+                    w
+                } else {
+                    let rho = w.rho * (ratio + (g - 1.0) / (g + 1.0))
+                        / ((g - 1.0) / (g + 1.0) * ratio + 1.0);
+                    State1d { rho, u: us, p: ps }
+                }
+            } else {
+                // Left rarefaction (eq. 4.53–4.56).
+                let c_star = c * (ps / w.p).powf((g - 1.0) / (2.0 * g));
+                let (head, tail) = (w.u - c, us - c_star);
+                if s <= head {
+                    w
+                } else if s >= tail {
+                    State1d {
+                        rho: w.rho * (ps / w.p).powf(1.0 / g),
+                        u: us,
+                        p: ps,
+                    }
+                } else {
+                    fan(&w, s, 1.0)
+                }
+            }
+        } else {
+            let w = self.right;
+            let c = w.sound_speed();
+            if ps > w.p {
+                // Right shock (eq. 4.57).
+                let ratio = ps / w.p;
+                let speed =
+                    w.u + c * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt();
+                if s >= speed {
+                    w
+                } else {
+                    let rho = w.rho * (ratio + (g - 1.0) / (g + 1.0))
+                        / ((g - 1.0) / (g + 1.0) * ratio + 1.0);
+                    State1d { rho, u: us, p: ps }
+                }
+            } else {
+                // Right rarefaction (eq. 4.60–4.63).
+                let c_star = c * (ps / w.p).powf((g - 1.0) / (2.0 * g));
+                let (head, tail) = (w.u + c, us + c_star);
+                if s >= head {
+                    w
+                } else if s <= tail {
+                    State1d {
+                        rho: w.rho * (ps / w.p).powf(1.0 / g),
+                        u: us,
+                        p: ps,
+                    }
+                } else {
+                    fan(&w, s, -1.0)
+                }
+            }
+        }
+    }
+
+    /// The speed of the right-going shock, when the right wave is one.
+    pub fn right_shock_speed(&self) -> Option<f64> {
+        let w = self.right;
+        let g = GAMMA;
+        (self.p_star > w.p).then(|| {
+            let ratio = self.p_star / w.p;
+            w.u + w.sound_speed() * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt()
+        })
+    }
+}
+
+/// Toro's pressure function `f_K(p)` and its derivative (eq. 4.6–4.7, 4.37).
+fn pressure_function(p: f64, w: &State1d) -> (f64, f64) {
+    let g = GAMMA;
+    let c = w.sound_speed();
+    if p > w.p {
+        let a = 2.0 / ((g + 1.0) * w.rho);
+        let b = (g - 1.0) / (g + 1.0) * w.p;
+        let root = (a / (p + b)).sqrt();
+        ((p - w.p) * root, root * (1.0 - 0.5 * (p - w.p) / (p + b)))
+    } else {
+        let ratio = p / w.p;
+        (
+            2.0 * c / (g - 1.0) * (ratio.powf((g - 1.0) / (2.0 * g)) - 1.0),
+            ratio.powf(-(g + 1.0) / (2.0 * g)) / (w.rho * c),
+        )
+    }
+}
+
+/// The state inside a rarefaction fan of `w` at `s = x/t` (`side` 1 left, −1 right; Toro eq.
+/// 4.56 and 4.63).
+fn fan(w: &State1d, s: f64, side: f64) -> State1d {
+    let g = GAMMA;
+    let c = w.sound_speed();
+    let base = 2.0 / (g + 1.0) + side * (g - 1.0) / ((g + 1.0) * c) * (w.u - s);
+    State1d {
+        rho: w.rho * base.powf(2.0 / (g - 1.0)),
+        u: 2.0 / (g + 1.0) * (side * c + (g - 1.0) / 2.0 * w.u + s),
+        p: w.p * base.powf(2.0 * g / (g - 1.0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn solve(l: [f64; 3], r: [f64; 3]) -> ExactRiemann {
+        let s = |v: [f64; 3]| State1d {
+            rho: v[0],
+            u: v[1],
+            p: v[2],
+        };
+        ExactRiemann::solve(s(l), s(r)).unwrap()
+    }
+
+    #[test]
+    fn toro_test_1_star_values() {
+        // Toro table 4.3, test 1 (Sod): p* = 0.30313, u* = 0.92745.
+        let e = solve([1.0, 0.0, 1.0], [0.125, 0.0, 0.1]);
+        assert!((e.p_star - 0.30313).abs() < 5e-6, "{}", e.p_star);
+        assert!((e.u_star - 0.92745).abs() < 5e-6, "{}", e.u_star);
+        // Table 4.3: star densities 0.42632 (left) and 0.26557 (right).
+        let (l, r) = (e.sample(e.u_star - 1e-9), e.sample(e.u_star + 1e-9));
+        assert!((l.rho - 0.42632).abs() < 5e-6 && (r.rho - 0.26557).abs() < 5e-6);
+    }
+
+    #[test]
+    fn toro_tests_2_to_5_star_values() {
+        // Toro table 4.2.
+        let cases = [
+            ([1.0, -2.0, 0.4], [1.0, 2.0, 0.4], 0.00189, 0.0),
+            ([1.0, 0.0, 1000.0], [1.0, 0.0, 0.01], 460.894, 19.5975),
+            ([1.0, 0.0, 0.01], [1.0, 0.0, 100.0], 46.0950, -6.19633),
+            (
+                [5.99924, 19.5975, 460.894],
+                [5.99242, -6.19633, 46.0950],
+                1691.64,
+                8.68975,
+            ),
+        ];
+        for (l, r, p, u) in cases {
+            let e = solve(l, r);
+            assert!(
+                (e.p_star - p).abs() < 1e-4 * p.max(1.0),
+                "{l:?}: {}",
+                e.p_star
+            );
+            assert!(
+                (e.u_star - u).abs() < 1e-4 * u.abs().max(1.0),
+                "{l:?}: {}",
+                e.u_star
+            );
+        }
+    }
+
+    #[test]
+    fn the_sampled_solution_is_the_data_far_away_and_continuous_in_the_fans() {
+        let e = solve([1.0, 0.0, 1.0], [0.125, 0.0, 0.1]);
+        assert_eq!(e.sample(-10.0), e.left);
+        assert_eq!(e.sample(10.0), e.right);
+        // The left fan meets the left state at its head (s = -c_L) continuously.
+        let head = -(1.4f64).sqrt();
+        assert!((e.sample(head + 1e-9).rho - 1.0).abs() < 1e-6);
+        assert!(e.right_shock_speed().unwrap() > e.u_star);
+    }
+
+    #[test]
+    fn a_vacuum_is_refused() {
+        let s = |rho, u, p| State1d { rho, u, p };
+        let e = ExactRiemann::solve(s(1.0, -20.0, 0.1), s(1.0, 20.0, 0.1));
+        assert_eq!(e, Err(RiemannError::Vacuum));
+        assert_eq!(
+            ExactRiemann::solve(s(-1.0, 0.0, 1.0), s(1.0, 0.0, 1.0)),
+            Err(RiemannError::Unphysical)
+        );
+    }
+}

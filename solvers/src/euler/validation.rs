@@ -1,0 +1,135 @@
+//! How far a run of a Riemann problem along x (the Sod case) is from the exact solution
+//! (`flow-solver.md`, cases and checks): the volume-weighted L1 error of the density, and the
+//! density profile along x against the exact one, for the reports and the chart.
+//!
+//! Both are collectives summed per root, the per-root sums gathered and added in root order,
+//! so the numbers do not depend on P ([`super::totals`] sums the same way).
+
+use plume::adapt::{Forest, LeafView};
+use plume::comm::{Comm, CommExt};
+use plume::mesh::geometry;
+use plume::Result;
+
+use super::riemann::{ExactRiemann, RiemannError, State1d};
+
+/// The exact solution of a Riemann problem whose discontinuity starts at `x = interface`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RiemannReference {
+    exact: ExactRiemann,
+    interface: f64,
+}
+
+impl RiemannReference {
+    /// The reference of the problem of `left` and `right` with its interface at `interface`.
+    ///
+    /// # Errors
+    /// [`RiemannError`] for unphysical states or a vacuum.
+    pub fn new(
+        left: State1d,
+        right: State1d,
+        interface: f64,
+    ) -> std::result::Result<Self, RiemannError> {
+        Ok(RiemannReference {
+            exact: ExactRiemann::solve(left, right)?,
+            interface,
+        })
+    }
+
+    /// The exact density at `x` at time `t` (at `t = 0`, the initial states).
+    pub fn density(&self, x: f64, t: f64) -> f64 {
+        let dx = x - self.interface;
+        if t > 0.0 {
+            self.exact.sample(dx / t).rho
+        } else if dx < 0.0 {
+            self.exact.left.rho
+        } else {
+            self.exact.right.rho
+        }
+    }
+
+    /// The volume-weighted L1 error of the density at time `t` over the leaves of every
+    /// rank's `forest` (a collective): `Σ V·|ρ − ρ_exact(x_c)| / Σ V`, `x_c` a leaf's
+    /// centroid.
+    ///
+    /// # Errors
+    /// Transport errors.
+    pub fn density_l1<C: Comm + ?Sized>(&self, comm: &C, forest: &Forest, t: f64) -> Result<f64> {
+        let [error, volume] = per_root_sums(comm, forest, |leaf, v| {
+            [
+                v * (leaf.data[0] - self.density(leaf.centroid[0], t)).abs(),
+                v,
+            ]
+        })?;
+        Ok(if volume > 0.0 { error / volume } else { 0.0 })
+    }
+}
+
+/// The density along x over every rank's leaves (a collective): `slabs` slabs of equal width
+/// between `lo` and `hi`, each the volume-weighted mean density of the leaves whose centroid
+/// lies in it, at the slab's middle; empty slabs are left out.
+///
+/// # Errors
+/// Transport errors.
+pub fn density_profile<C: Comm + ?Sized>(
+    comm: &C,
+    forest: &Forest,
+    (lo, hi): (f64, f64),
+    slabs: usize,
+) -> Result<Vec<(f64, f64)>> {
+    let width = (hi - lo) / slabs as f64;
+    let slab = |x: f64| (((x - lo) / width).floor().max(0.0) as usize).min(slabs - 1);
+    let mut mass = vec![0.0; 2 * slabs];
+    forest.for_each_leaf(|leaf| {
+        let v = geometry::volume(&leaf.corners).abs();
+        let s = slab(leaf.centroid[0]);
+        mass[2 * s] += v * leaf.data[0];
+        mass[2 * s + 1] += v;
+    });
+    // Slab sums travel whole and add in rank order; a slab's mean then depends on P only
+    // through the order of that addition, which the profile (a picture) can afford.
+    let all = comm.all_gather_serde(&mass)?;
+    Ok((0..slabs)
+        .filter_map(|s| {
+            let (m, v) = all
+                .iter()
+                .fold((0.0, 0.0), |(m, v), r| (m + r[2 * s], v + r[2 * s + 1]));
+            (v > 0.0).then(|| (lo + (s as f64 + 0.5) * width, m / v))
+        })
+        .collect())
+}
+
+/// `Σ f(leaf, V)` over the leaves of every rank's `forest` (a collective), summed per root in
+/// each tree's canonical order, the per-root sums added in root order: the same bits at any P.
+///
+/// # Errors
+/// Transport errors.
+pub fn per_root_sums<C: Comm + ?Sized, const N: usize>(
+    comm: &C,
+    forest: &Forest,
+    f: impl Fn(&LeafView, f64) -> [f64; N],
+) -> Result<[f64; N]> {
+    let mut per_root: Vec<(u32, Vec<f64>)> = Vec::new();
+    forest.for_each_leaf(|leaf| {
+        if per_root.last().is_none_or(|r| r.0 != leaf.id.root) {
+            per_root.push((leaf.id.root, vec![0.0; N]));
+        }
+        let (_, sums) = per_root.last_mut().expect("pushed above");
+        let v = geometry::volume(&leaf.corners).abs();
+        for (s, x) in sums.iter_mut().zip(f(leaf, v)) {
+            *s += x;
+        }
+    });
+    let mut all: Vec<(u32, Vec<f64>)> = comm
+        .all_gather_serde(&per_root)?
+        .into_iter()
+        .flatten()
+        .collect();
+    all.sort_unstable_by_key(|r| r.0);
+    let mut total = [0.0; N];
+    for (_, sums) in &all {
+        for (t, s) in total.iter_mut().zip(sums) {
+            *t += s;
+        }
+    }
+    Ok(total)
+}

@@ -1,0 +1,77 @@
+//! `plume run euler --backend mpi` under `mpirun` (built only with `--features mpi`): for 2
+//! and 3 processes the job's records (times aside) and its last pieces' densities are the
+//! threads backend's on as many ranks, bit for bit. `harness = false`: each scenario starts
+//! its own `mpirun` job on the built `plume`.
+
+mod common;
+#[path = "../../tests/external/mod.rs"]
+mod external;
+
+use std::path::Path;
+
+use common::{ok, records_without, TempDir};
+use plume::io::{read_vtu, CellValues};
+use serde_json::Value;
+
+fn main() {
+    for procs in [2, 3] {
+        the_job_gives_the_threads_flow(procs);
+    }
+    println!("euler_mpi: all scenarios passed");
+}
+
+/// The records of `dir`'s `metrics.json`, wall-clock fields taken out.
+fn records(dir: &Path) -> Vec<Value> {
+    records_without(dir, "iterations", &["time_ms", "flux_rate"])
+}
+
+/// The density of every leaf of output `step`'s pieces, rank by rank, as bits.
+fn densities(dir: &Path, step: usize, procs: usize) -> Vec<u64> {
+    (0..procs)
+        .flat_map(|rank| {
+            let vtu = read_vtu(&dir.join(format!("step_{step:04}/r{rank:04}.vtu"))).unwrap();
+            match vtu.cell_data.into_iter().find(|a| a.name == "density") {
+                Some(a) => match a.values {
+                    CellValues::Float(v) => v.into_iter().map(f64::to_bits).collect::<Vec<_>>(),
+                    other => panic!("density is {other:?}"),
+                },
+                None => panic!("no density"),
+            }
+        })
+        .collect()
+}
+
+fn the_job_gives_the_threads_flow(procs: usize) {
+    let dir = TempDir::new(&format!("euler-mpi-{procs}"));
+    let (mpi, threads) = (dir.arg("mpi"), dir.arg("threads"));
+    let common = ["--t-end", "0.03", "--output-every", "20", "--vtk", "last"];
+    let output = external::mpirun(
+        procs,
+        120,
+        Path::new(env!("CARGO_BIN_EXE_plume")),
+        &[
+            &["run", "euler", "--backend", "mpi", "--out", &mpi][..],
+            &common,
+        ]
+        .concat(),
+    );
+    assert!(
+        output.status.success(),
+        "mpirun -n {procs}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let p = procs.to_string();
+    ok(&[
+        &["run", "euler", "--procs", &p, "--out", &threads][..],
+        &common,
+    ]
+    .concat());
+    let (a, b) = (records(&dir.path("mpi")), records(&dir.path("threads")));
+    assert_eq!(a, b, "P = {procs}");
+    let last = a.len() - 1;
+    assert_eq!(
+        densities(&dir.path("mpi"), last, procs),
+        densities(&dir.path("threads"), last, procs),
+        "P = {procs}"
+    );
+}
