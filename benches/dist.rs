@@ -1,7 +1,9 @@
 //! The distributed adaptive loop (`plume::dist::Run`) on thread ranks:
 //! - `dist_migration`: throughput of packed trees through migration (pack, one all-to-all,
-//!   unpack), every tree of a refined forest moving to the next rank (issue 12 aims at 25 % of
-//!   MPI's 2–4 GB/s; `examples/dist_migration_mpi.rs` measures the same under MPI);
+//!   unpack), every tree of a refined forest moving to the next rank, in bytes per second
+//!   (the name gives the bytes and elements one migration moves; issue 12 aimed at 25 % of
+//!   MPI's 2–4 GB/s when packets named every element's vertices; `examples/dist_migration_mpi.rs`
+//!   measures the same under MPI);
 //! - `dist_shock_9_levels`: the shock case's 9 levels with PLUM (a cylinder along z sweeping
 //!   `meshes/shock_box.msh`, depth 3, as `plume run shock`) at P = 1, 2, 8, 32, the ranks
 //!   sharing one initial mesh as `plume run shock` does; P = 1 is the serial program's work plus
@@ -24,7 +26,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::{BalanceAt, Mark, Run};
+use plume::dist::{BalanceAt, Mark, Moved, Run};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::geometry;
 use plume::partition::{Metis, Partitioner, Targets};
@@ -131,8 +133,8 @@ fn shock_levels(c: &mut Criterion) {
 }
 
 /// On `procs` thread ranks, the shared migration case with `iters` migrations; rank 0's time
-/// for the migrations and the bytes one of them moves.
-fn migrations(procs: usize, iters: u64) -> (Duration, u64) {
+/// for the migrations and what one of them moves.
+fn migrations(procs: usize, iters: u64) -> (Duration, Moved) {
     let out = launch_threads(procs, |comm| migration_case::migrations(comm, iters))
         .expect("the ranks run");
     out[0]
@@ -142,10 +144,14 @@ fn migration(c: &mut Criterion) {
     let mut group = c.benchmark_group("dist_migration");
     group.sample_size(10);
     for procs in [2, 4] {
-        let (_, bytes) = migrations(procs, 1);
-        group.throughput(Throughput::Bytes(bytes));
+        let (_, moved) = migrations(procs, 1);
+        group.throughput(Throughput::Bytes(moved.bytes));
         group.bench_function(
-            format!("{procs} ranks, all trees ({} MB)", bytes >> 20),
+            format!(
+                "{procs} ranks, all trees ({:.1} MB, {} elements)",
+                moved.bytes as f64 / 1e6,
+                moved.elements
+            ),
             |b| b.iter_custom(|iters| migrations(procs, iters).0),
         );
     }

@@ -2,7 +2,9 @@
 //! ranks' leaves (vertex keys, level, root) and their data is bit for bit the single-rank
 //! run's and the serial forest's, for P = 1, 2, 3, 4, 8, on a box with a moving spherical shock
 //! and on a mesh Gmsh builds from a `.geo` file written here; every root is held by exactly
-//! its owner after every migration, and each rank's part passes the forest's structural check; a migration leaves the checksum of all trees unchanged;
+//! its owner after every migration, and each rank's part passes the forest's structural check; at
+//! P = 1 the rank's dual graph has its forest's weights after every level; a migration leaves
+//! the checksum of all trees unchanged;
 //! a failing rank ends every rank with an error, never a hang.
 
 mod external;
@@ -14,6 +16,7 @@ use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{BalanceAt, LevelMetrics, Mark, Run};
+use plume::graph::DualGraph;
 use plume::mesh::{generate_box, Mesh};
 use plume::Error;
 
@@ -117,6 +120,15 @@ fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt) -> Levels {
             // Each rank's part keeps the forest's invariants: its edge set is exactly the
             // edges its splits use.
             run.forest().check_structure()?;
+            if procs == 1 {
+                // Rank 0's dual graph, kept up to date from the ranks' predictions or
+                // gathered weights, has the weights of the forest as it is.
+                let fresh = DualGraph::recompute(run.forest());
+                assert!(
+                    run.weights() == Some(&fresh),
+                    "stale weights at level {level}"
+                );
+            }
             for (id, value) in solve_all(run.forest()) {
                 run.leaf_data_mut(id)[0] = value;
             }

@@ -39,8 +39,8 @@ fn measured_constants_are_positive_and_finite() {
     ] {
         assert!(x.is_finite() && x > 0.0, "{name} = {x}");
     }
-    // A packed element holds at least its four vertex keys.
-    assert!(m.element_bytes >= 32.0, "{}", m.element_bytes);
+    // A packed element holds at least its split code (the calibration's forest has no data).
+    assert!(m.element_bytes >= 1.0, "{}", m.element_bytes);
     let machine = Machine::measured(&m).validated().unwrap();
     assert_eq!(machine.t_leaf, m.seconds_per_leaf);
     assert_eq!(machine.bandwidth, m.bandwidth);

@@ -4,15 +4,15 @@
 use plume::adapt::AdaptOptions;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::Comm;
-use plume::dist::{Mark, Run};
+use plume::dist::{Mark, Moved, Run};
 use plume::mesh::generate_box;
 use plume::Result;
 use std::time::{Duration, Instant};
 
 /// This rank's part of the case: a box refined three times by a sweeping cylinder, then every
 /// tree moved to the next rank `migrations` times. Returns the time of the migrations (between
-/// two barriers) and the bytes the last one moved.
-pub fn migrations<C: Comm + ?Sized>(comm: &C, migrations: u64) -> Result<(Duration, u64)> {
+/// two barriers) and what the last one moved.
+pub fn migrations<C: Comm + ?Sized>(comm: &C, migrations: u64) -> Result<(Duration, Moved)> {
     let procs = comm.size();
     let mesh = generate_box([8, 5, 5], [1.6, 1.0, 1.0])?;
     let opts = AdaptOptions {
@@ -34,15 +34,15 @@ pub fn migrations<C: Comm + ?Sized>(comm: &C, migrations: u64) -> Result<(Durati
     }
     comm.barrier()?;
     let start = Instant::now();
-    let mut bytes = 0;
+    let mut moved = Moved::default();
     for _ in 0..migrations {
         let next: Vec<u32> = run
             .owner()
             .iter()
             .map(|&o| (o + 1) % procs as u32)
             .collect();
-        bytes = run.migrate_to(&next)?.bytes;
+        moved = run.migrate_to(&next)?;
     }
     comm.barrier()?;
-    Ok((start.elapsed(), bytes))
+    Ok((start.elapsed(), moved))
 }

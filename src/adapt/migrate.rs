@@ -1,21 +1,23 @@
 //! Trees leaving and joining a forest: the two ends of a migration between ranks.
 //!
-//! [`Forest::take_trees`] packs trees ([`TreePacket`], vertices named by key) and releases
-//! them: their splits stop using their edges, and each becomes a bare root the forest no
-//! longer holds. [`Forest::put_trees`] rebuilds packed trees: every split's midpoints are
-//! found or created by edge (so a vertex two trees share is one vertex), every child's
-//! vertices are recomputed from its parent's split and checked against the packet's keys, and
-//! a key already naming another vertex, or a midpoint at another position than the packet's,
-//! is an error. A tree packed between closure and subdivision carries the bisected edges of
-//! its leaves ([`TreePacket::pending`]); the receiver bisects them again, and its subdivision
-//! divides those leaves as the sender's would have.
+//! [`Forest::take_trees`] packs trees ([`TreePacket`]: their shape and data, no vertex) and
+//! releases them: their splits stop using their edges, and each becomes a bare root the forest
+//! no longer holds. [`Forest::put_trees`] rebuilds packed trees from their roots' initial
+//! vertices down: every split's midpoints are found or created by edge (so a vertex two trees
+//! share is one vertex; a midpoint's key and position follow from its edge's ends), every
+//! child's vertices come from its parent's split, and a created midpoint whose key already
+//! names another vertex is an error (a hash collision). A tree packed between closure and
+//! subdivision carries the bisected edges of its leaves ([`TreePacket::pending`]); the
+//! receiver bisects them again, and its subdivision divides those leaves as the sender's would
+//! have.
 
 use super::forest::Forest;
 use super::pattern::{close_mask, local_points, Split, ALL_EDGES, EDGES};
-use super::tree::{first_midpoints, Elem, TreePacket, VertexSet, NO_ELEM, PENDING};
+use super::tree::{Elem, TreePacket, NO_ELEM, PENDING};
 use super::vertices::Vertices;
 use crate::hash::IntMap;
 use crate::{Error, Result};
+use std::collections::hash_map::Entry;
 
 /// The packet's error: one line naming the root.
 fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
@@ -29,10 +31,8 @@ pub(crate) struct Unpacking {
     created: IntMap<u64, (u32, u32)>,
     /// The root being unpacked.
     root: u32,
-    /// Scratch for the tree's midpoints in order of first use.
-    seen: VertexSet,
-    /// Scratch for each element's parent while a packet is checked.
-    parent_of: Vec<u32>,
+    /// Scratch for the elements of the packet being unpacked, vertices aside.
+    elems: Vec<Elem>,
 }
 
 /// The error for midpoint `mid`, created by the packet of `root`, whose key names vertex
@@ -54,15 +54,14 @@ impl Forest {
     /// subdivision, the leaves the subdivision will divide with their bisected edges.
     pub fn pack_tree(&self, r: u32) -> TreePacket {
         let mut packet = TreePacket::empty();
-        self.pack_tree_into(r, &mut VertexSet::default(), &mut packet);
+        self.pack_tree_into(r, &mut packet);
         packet
     }
 
-    /// [`Forest::pack_tree`] into `packet` (its buffers reused), with a set the caller reuses
-    /// from tree to tree.
-    fn pack_tree_into(&self, r: u32, seen: &mut VertexSet, packet: &mut TreePacket) {
+    /// [`Forest::pack_tree`] into `packet` (its buffers reused).
+    fn pack_tree_into(&self, r: u32, packet: &mut TreePacket) {
         let tree = &self.trees[r as usize];
-        tree.pack_into(r, &self.verts, seen, packet);
+        tree.pack_into(r, packet);
         if !self.touched.contains(r) {
             return; // only trees the closure visited have leaves to divide
         }
@@ -105,10 +104,9 @@ impl Forest {
                 "take_trees: root {r} is not held by this forest"
             )));
         }
-        let mut seen = VertexSet::default();
         let mut packet = TreePacket::empty();
         for &r in roots {
-            self.pack_tree_into(r, &mut seen, &mut packet);
+            self.pack_tree_into(r, &mut packet);
             each(&packet);
             self.release_tree(r);
         }
@@ -165,8 +163,8 @@ impl Forest {
     ///
     /// # Errors
     /// [`Error::Invalid`] for a malformed packet or a root already held;
-    /// [`Error::Inconsistent`] when a midpoint's key names another vertex here or the packet
-    /// places it elsewhere. The forest must not be used after an error.
+    /// [`Error::Inconsistent`] when a midpoint's key names another vertex here. The forest must
+    /// not be used after an error.
     pub fn put_trees(&mut self, packets: &[TreePacket]) -> Result<()> {
         let mut at = Unpacking::default();
         for p in packets {
@@ -178,7 +176,7 @@ impl Forest {
     /// [`Forest::put_trees`] one packet at a time: every packet of one unpacking `at`, then
     /// [`Forest::end_unpacking`].
     pub(crate) fn put_packet(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
-        self.check_packet(p, &mut at.parent_of)?;
+        self.check_packet(p, &mut at.elems)?;
         at.root = p.root;
         self.put_tree(p, at)
     }
@@ -207,9 +205,10 @@ impl Forest {
         Ok(())
     }
 
-    /// The checks that need no vertex: root, lengths, links (every element but the root is a
-    /// child of one earlier element, one level below it), split codes, pending leaves.
-    fn check_packet(&self, p: &TreePacket, parent_of: &mut Vec<u32>) -> Result<()> {
+    /// Checks `p`'s root and shape (lengths, split codes, every element but the root a child
+    /// of one earlier element, pending leaves) and writes its elements into `elems`, their
+    /// vertices aside.
+    fn check_packet(&self, p: &TreePacket, elems: &mut Vec<Elem>) -> Result<()> {
         let bad = |m: String| Err(bad_packet(p.root, m));
         let r = p.root as usize;
         if r >= self.nroots() {
@@ -218,48 +217,60 @@ impl Forest {
         if self.held[r] {
             return bad("this forest holds that root already".into());
         }
-        let n = p.elems.len();
+        let n = p.splits.len();
         let nf = self.opts.nfields;
-        if n == 0 || p.links.len() != n || p.data.len() != n * nf {
+        let ndivided = p.splits.iter().filter(|&&code| code != 0).count();
+        if n == 0 || p.first_children.len() != ndivided || p.data.len() != n * nf {
             return bad(format!(
-                "{n} elements, {} links and {} values ({nf} per element)",
-                p.links.len(),
+                "{n} elements, {ndivided} divided, {} first children and {} values ({nf} per \
+                 element)",
+                p.first_children.len(),
                 p.data.len()
             ));
         }
-        if p.elems[0] != self.initial.mesh().tets[r].map(u64::from) || p.links[0].0 != NO_ELEM {
-            return bad("its first element is not the root".into());
-        }
-        parent_of.clear();
-        parent_of.resize(n, NO_ELEM);
-        for (i, &(_, first, code, level)) in p.links.iter().enumerate() {
+        // Every element starts as a parentless leaf; its parent sets its parent and level.
+        let unset = Elem {
+            verts: [0; 4],
+            parent: NO_ELEM,
+            first_child: NO_ELEM,
+            split: Split::NONE,
+            level: 0,
+            flags: 0,
+        };
+        elems.clear();
+        elems.resize(n, unset);
+        let mut firsts = p.first_children.iter();
+        for (i, &code) in p.splits.iter().enumerate() {
+            if i > 0 && elems[i].parent == NO_ELEM {
+                return bad(format!("element {i} is not a child of an earlier element"));
+            }
             if code > 13 {
                 return bad(format!("element {i} has split code {code}"));
             }
             let split = Split(code);
+            elems[i].split = split;
             if split == Split::NONE {
-                if first != NO_ELEM {
-                    return bad(format!("leaf {i} has children"));
-                }
                 continue;
             }
+            let first = *firsts.next().expect("one first child per divided element");
             let children = first as usize..first as usize + split.nchildren();
+            let Some(level) = elems[i].level.checked_add(1) else {
+                return bad(format!("element {i} is {} levels deep", elems[i].level));
+            };
             if first as usize <= i || children.end > n {
                 return bad(format!("element {i}'s children are out of place"));
             }
+            elems[i].first_child = first;
             for c in children {
-                let (parent, _, _, child_level) = p.links[c];
-                if parent as usize != i || parent_of[c] != NO_ELEM || child_level != level + 1 {
-                    return bad(format!("element {c} is not a child of element {i}"));
+                if elems[c].parent != NO_ELEM {
+                    return bad(format!("element {c} has two parents"));
                 }
-                parent_of[c] = i as u32;
+                elems[c].parent = i as u32;
+                elems[c].level = level;
             }
         }
-        if p.links[0].3 != 0 || parent_of[1..].contains(&NO_ELEM) {
-            return bad("some element has no parent".into());
-        }
         for &(leaf, mask) in &p.pending {
-            let is_leaf = p.links.get(leaf as usize).is_some_and(|l| l.2 == 0);
+            let is_leaf = p.splits.get(leaf as usize) == Some(&0);
             if !is_leaf || mask == 0 || mask > ALL_EDGES || close_mask(mask) != mask {
                 return bad(format!("pending leaf {leaf} with edge mask {mask:#b}"));
             }
@@ -267,54 +278,34 @@ impl Forest {
         Ok(())
     }
 
-    /// Builds a checked packet's tree: splits' midpoints by edge, children's vertices from
-    /// their parent's split, checked against the packet's keys.
+    /// Builds the tree of a packet checked into `at.elems`: splits' midpoints by edge,
+    /// children's vertices from their parent's split, from the root down.
     fn put_tree(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
         let r = p.root;
-        let n = p.elems.len();
-        // The bare root's buffers are reused (most trees that move are bare roots).
-        let mut elems = std::mem::take(&mut self.trees[r as usize].elems);
-        elems.clear();
-        elems.extend(
-            p.links
-                .iter()
-                .map(|&(parent, first_child, code, level)| Elem {
-                    verts: [0; 4],
-                    parent,
-                    first_child,
-                    split: Split(code),
-                    level,
-                    flags: 0,
-                }),
-        );
+        let mut elems = std::mem::take(&mut at.elems);
         elems[0].verts = self.initial.mesh().tets[r as usize];
         let mut nleaves = 0u32;
-        for i in 0..n {
+        for i in 0..elems.len() {
             let e = elems[i];
             if e.split == Split::NONE {
                 nleaves += 1;
                 continue;
             }
-            let (mut mids, mut mid_keys) = ([u32::MAX; 6], [0u64; 6]);
+            let (mut mids, mask) = ([u32::MAX; 6], e.split.mask());
+            // The edges' slots load together rather than one lookup after another.
             for (k, &[a, b]) in EDGES.iter().enumerate() {
-                if e.split.mask() & (1 << k) != 0 {
-                    mids[k] = self.packet_midpoint(e.verts[a], e.verts[b], true, at)?;
-                    mid_keys[k] = self.verts[mids[k]].key;
+                if mask & (1 << k) != 0 {
+                    self.edges.prefetch(e.verts[a], e.verts[b]);
                 }
             }
-            // The parent's keys are the packet's (checked from the root down): the children's
-            // follow from them and the midpoints' keys.
-            let pts = local_points(e.verts, |k| mids[k]);
-            let keys = local_points(p.elems[i], |k| mid_keys[k]);
-            for (j, ch) in e.split.children().iter().enumerate() {
-                let c = e.first_child as usize + j;
-                elems[c].verts = ch.map(|x| pts[x as usize]);
-                if ch.map(|x| keys[x as usize]) != p.elems[c] {
-                    return Err(bad_packet(
-                        r,
-                        format!("element {c}'s vertex keys do not follow from its parent's split"),
-                    ));
+            for (k, &[a, b]) in EDGES.iter().enumerate() {
+                if mask & (1 << k) != 0 {
+                    mids[k] = self.packet_midpoint(e.verts[a], e.verts[b], true, at)?;
                 }
+            }
+            let pts = local_points(e.verts, |k| mids[k]);
+            for (j, ch) in e.split.children().iter().enumerate() {
+                elems[e.first_child as usize + j].verts = ch.map(|x| pts[x as usize]);
             }
         }
         for &(leaf, mask) in &p.pending {
@@ -325,34 +316,12 @@ impl Forest {
                 }
             }
         }
-        // The packet lists the tree's midpoints in the order its elements first use them
-        // (`Tree::pack`); in another order, they are found by key.
-        let firsts = first_midpoints(&elems, self.verts.ninitial(), &mut at.seen);
-        let in_order = firsts.len() == p.midpoints.len()
-            && firsts
-                .iter()
-                .zip(&p.midpoints)
-                .all(|(&v, &(key, _))| self.verts[v].key == key);
-        let by_key: Option<IntMap<u64, u32>> =
-            (!in_order).then(|| firsts.iter().map(|&v| (self.verts[v].key, v)).collect());
-        for (j, &(key, pos)) in p.midpoints.iter().enumerate() {
-            let v = match &by_key {
-                None => Some(firsts[j]),
-                Some(by_key) => by_key.get(&key).copied(),
-            };
-            let here = v.map(|v| self.verts[v].pos);
-            if here != Some(pos) {
-                return Err(Error::Inconsistent {
-                    check: "vertex keys",
-                    message: format!(
-                        "root {r}: vertex {key:#x} is at {here:?} here but at {pos:?} in the packet"
-                    ),
-                });
-            }
-        }
         let tree = &mut self.trees[r as usize];
         self.nleaves += nleaves as usize;
-        tree.elems = elems;
+        // The bare root's buffers are reused (most trees that move are bare roots).
+        tree.elems.clear();
+        tree.elems.extend_from_slice(&elems);
+        at.elems = elems;
         tree.data.clear();
         tree.data.extend_from_slice(&p.data);
         tree.nleaves = nleaves;
@@ -367,28 +336,30 @@ impl Forest {
     /// The midpoint of edge `(a, b)` of an unpacked tree, bisecting the edge if it is not yet;
     /// `used`: a split of the tree uses it (one more user), else a pending leaf will.
     fn packet_midpoint(&mut self, a: u32, b: u32, used: bool, at: &mut Unpacking) -> Result<u32> {
-        let mid = match self.edges.get_mut(a, b) {
-            Some(x) => {
-                x.users += u16::from(used);
-                x.mid
-            }
-            None => {
-                let mid = self.verts.create_midpoint(a, b)?;
-                let key = self.verts[mid].key;
-                if let Some(&(other, _)) = at.created.get(&key) {
-                    return Err(collision(at.root, &self.verts, mid, other));
-                }
-                self.edges.insert(a, b, mid);
-                self.edges.get_mut(a, b).expect("inserted").users = u16::from(used);
-                if !used {
-                    self.unused_edges.push((a, b));
-                }
-                self.verts[a].on_bisected = true;
-                self.verts[b].on_bisected = true;
-                at.created.insert(key, (mid, at.root));
-                mid
-            }
+        let verts = &mut self.verts;
+        let (mid, new) = if used {
+            self.edges
+                .use_or_insert(a, b, || verts.create_midpoint(a, b))?
+        } else if let Some(x) = self.edges.get(a, b) {
+            (x.mid, false)
+        } else {
+            let mid = verts.create_midpoint(a, b)?;
+            self.edges.insert(a, b, mid);
+            self.unused_edges.push((a, b));
+            (mid, true)
         };
+        if new {
+            self.verts[a].on_bisected = true;
+            self.verts[b].on_bisected = true;
+            match at.created.entry(self.verts[mid].key) {
+                Entry::Occupied(other) => {
+                    return Err(collision(at.root, &self.verts, mid, other.get().0));
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert((mid, at.root));
+                }
+            }
+        }
         Ok(mid)
     }
 }
@@ -409,36 +380,13 @@ mod tests {
         let packet = source.pack_tree(0);
         let mut receiver = Forest::new(mesh, AdaptOptions::default()).unwrap();
         receiver.take_trees(&[0]).unwrap();
-        // A vertex here already carries the key the packet's first midpoint will get.
+        // A vertex here already carries the key the packet's first midpoint (on the root's
+        // first edge) will get.
         let e = receiver.trees[1].elems[0].verts;
         let m = receiver.verts.create_midpoint(e[2], e[3]).unwrap();
-        let [a, b] = [packet.elems[0][0], packet.elems[0][1]];
-        receiver.verts[m].key = midpoint_key(a, b);
+        let root = receiver.initial.mesh().tets[0];
+        receiver.verts[m].key = midpoint_key(u64::from(root[0]), u64::from(root[1]));
         let err = receiver.put_trees(&[packet]).unwrap_err();
         assert!(err.to_string().contains("hash collision"), "{err}");
-    }
-
-    #[test]
-    fn midpoints_listed_in_another_order_are_found_by_key() {
-        let mesh = generate_box([1, 1, 1], [1.0, 1.0, 1.0]).unwrap();
-        let mut source = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
-        source.mark_refine(crate::adapt::LeafId { root: 0, elem: 0 });
-        source.adapt().unwrap();
-        let packet = source.pack_tree(0);
-        assert!(packet.midpoints.len() > 1);
-        let unpack = |p: &TreePacket| {
-            let mut receiver = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
-            receiver.take_trees(&[0]).unwrap();
-            receiver
-                .put_trees(std::slice::from_ref(p))
-                .map(|()| receiver)
-        };
-        let mut reversed = packet.clone();
-        reversed.midpoints.reverse();
-        assert_eq!(unpack(&reversed).unwrap().pack_tree(0), packet);
-        // Out of order and displaced: still refused.
-        reversed.midpoints[0].1[2] += 0.5;
-        let err = unpack(&reversed).expect_err("a displaced midpoint");
-        assert!(err.to_string().contains("in the packet"), "{err}");
     }
 }

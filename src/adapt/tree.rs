@@ -2,10 +2,9 @@
 //! `u32` parent / first-child indices. Element 0 is the root; the children of a divided element
 //! are contiguous. A tree is the unit of ownership and migration: it refers to vertices by id in
 //! the forest's store, and [`Tree::pack`] turns it into a self-contained, serializable packet
-//! that names vertices by their rank-independent keys.
+//! of its shape and data, which any forest on the same initial mesh can rebuild.
 
 use super::pattern::Split;
-use super::vertices::Vertices;
 
 /// Sentinel for "no element" in `u32` slots.
 pub const NO_ELEM: u32 = u32::MAX;
@@ -193,45 +192,32 @@ impl Tree {
         self.data.truncate(w * nfields);
     }
 
-    /// A self-contained copy of the tree for migration: elements with vertex *keys*, and the
-    /// positions of the vertices that are not initial vertices.
-    pub fn pack(&self, root: u32, verts: &Vertices) -> TreePacket {
+    /// A self-contained copy of the tree for migration: its shape (split codes and first
+    /// children) and its data. Vertices do not travel: the receiver rebuilds them from the
+    /// root's initial vertices, as keys and positions of midpoints follow from their edges.
+    pub fn pack(&self, root: u32) -> TreePacket {
         let mut packet = TreePacket::empty();
-        self.pack_into(root, verts, &mut VertexSet::default(), &mut packet);
+        self.pack_into(root, &mut packet);
         packet
     }
 
-    /// [`Tree::pack`] into `packet` (its buffers reused), with a set the caller reuses from
-    /// tree to tree.
-    pub(crate) fn pack_into(
-        &self,
-        root: u32,
-        verts: &Vertices,
-        seen: &mut VertexSet,
-        packet: &mut TreePacket,
-    ) {
+    /// [`Tree::pack`] into `packet` (its buffers reused).
+    pub(crate) fn pack_into(&self, root: u32, packet: &mut TreePacket) {
         if self.has_holes {
             // Between closure and subdivision, upgraded green families leave holes.
             let mut compacted = self.clone();
             compacted.compact(self.data.len() / self.elems.len());
-            return compacted.pack_into(root, verts, seen, packet);
+            return compacted.pack_into(root, packet);
         }
         packet.root = root;
-        packet.midpoints.clear();
-        packet.midpoints.extend(
-            first_midpoints(&self.elems, verts.ninitial(), seen)
-                .into_iter()
-                .map(|v| (verts[v].key, verts[v].pos)),
-        );
-        packet.elems.clear();
-        packet
-            .elems
-            .extend(self.elems.iter().map(|e| e.verts.map(|v| verts[v].key)));
-        packet.links.clear();
-        packet.links.extend(
+        packet.splits.clear();
+        packet.splits.extend(self.elems.iter().map(|e| e.split.0));
+        packet.first_children.clear();
+        packet.first_children.extend(
             self.elems
                 .iter()
-                .map(|e| (e.parent, e.first_child, e.split.0, e.level)),
+                .filter(|e| e.split != Split::NONE)
+                .map(|e| e.first_child),
         );
         packet.data.clear();
         packet.data.extend_from_slice(&self.data);
@@ -239,74 +225,20 @@ impl Tree {
     }
 }
 
-/// The vertices of `elems` that are not initial vertices (ids `>= ninit`), in the order the
-/// elements first use them: the order of [`TreePacket::midpoints`].
-pub(crate) fn first_midpoints(elems: &[Elem], ninit: usize, seen: &mut VertexSet) -> Vec<u32> {
-    let mut out = Vec::new();
-    if elems.len() == 1 {
-        return out; // a root's vertices are initial
-    }
-    seen.clear_for(4 * elems.len());
-    for e in elems {
-        for &v in &e.verts {
-            if v as usize >= ninit && seen.insert(v) {
-                out.push(v);
-            }
-        }
-    }
-    out
-}
-
-/// A set of vertex ids for one tree at a time: an open-addressing table reused from tree to
-/// tree (cleared in time proportional to the tree, not to the forest).
-#[derive(Debug, Default)]
-pub(crate) struct VertexSet {
-    /// Vertex id plus one per slot (0: empty); a power-of-two length.
-    slots: Vec<u32>,
-    shift: u32,
-}
-
-impl VertexSet {
-    /// Empties the set and sizes it for at most `n` ids.
-    pub(crate) fn clear_for(&mut self, n: usize) {
-        let size = (2 * n).next_power_of_two().max(16);
-        self.slots.clear();
-        self.slots.resize(size, 0);
-        self.shift = 32 - size.trailing_zeros();
-    }
-
-    /// Adds `v`; false when it was there already.
-    #[inline]
-    pub(crate) fn insert(&mut self, v: u32) -> bool {
-        let mask = self.slots.len() - 1;
-        let mut i = (v.wrapping_mul(0x9E37_79B9) >> self.shift) as usize;
-        loop {
-            match self.slots[i] {
-                0 => {
-                    self.slots[i] = v + 1;
-                    return true;
-                }
-                x if x == v + 1 => return false,
-                _ => i = (i + 1) & mask,
-            }
-        }
-    }
-}
-
 /// A tree in transit between ranks: everything needed to rebuild it on a rank that knows the
-/// initial mesh, independent of the sender's vertex ids.
+/// initial mesh, independent of the sender's vertex ids. The elements keep the sender's order
+/// (element 0 is the root, siblings contiguous); their vertices, parents and levels follow from
+/// the root and the splits.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TreePacket {
     /// The root (index of the initial element).
     pub root: u32,
-    /// Each element's vertices, as keys.
-    pub elems: Vec<[u64; 4]>,
-    /// Each element's `(parent, first_child, split code, level)`.
-    pub links: Vec<(u32, u32, u8, u8)>,
+    /// Each element's split code ([`Split::NONE`]'s 0 for a leaf).
+    pub splits: Vec<u8>,
+    /// The index of the first child of each divided element, in the elements' order.
+    pub first_children: Vec<u32>,
     /// Solution values, as in [`Tree::data`].
     pub data: Vec<f64>,
-    /// Keys and positions of the midpoints the tree uses.
-    pub midpoints: Vec<(u64, [f64; 3])>,
     /// For a tree packed between closure and subdivision
     /// ([`Forest::pack_tree`](super::Forest::pack_tree)): each leaf the subdivision will
     /// divide, with the edge mask of its bisected edges (bit `k` = local edge `k`).
@@ -318,11 +250,15 @@ impl TreePacket {
     pub(crate) fn empty() -> TreePacket {
         TreePacket {
             root: 0,
-            elems: Vec::new(),
-            links: Vec::new(),
+            splits: Vec::new(),
+            first_children: Vec::new(),
             data: Vec::new(),
-            midpoints: Vec::new(),
             pending: Vec::new(),
         }
+    }
+
+    /// Number of elements of the packed tree (internal nodes included): its `RWgt`.
+    pub fn nelems(&self) -> usize {
+        self.splits.len()
     }
 }

@@ -144,7 +144,7 @@ mod tests {
         );
         // The packet of a refined tree decodes to itself.
         let refined = (0..n).find(|&r| forest.trees()[r].nelems() > 1).unwrap();
-        let packet = forest.trees()[refined].pack(refined as u32, forest.vertices());
+        let packet = forest.trees()[refined].pack(refined as u32);
         assert_eq!(decode(&encode(&packet)).unwrap(), packet);
         assert!(decode(&[1, 2, 3]).is_err());
     }

@@ -6,24 +6,17 @@
 
 use crate::adapt::TreePacket;
 
-/// Bytes of one element's `(parent, first_child, split code, level)`.
-const LINK: usize = 10;
-/// Bytes of one midpoint's key and position.
-const MIDPOINT: usize = 32;
 /// Bytes of one pending leaf's index and edge mask.
 const PENDING: usize = 5;
+/// Bytes of a packet with no item: the root and four sequence lengths.
+const EMPTY_PACKET: usize = 4 + 4 * 8;
 
 /// The encoded length of `p` alone (its share of [`encode`]'s bytes after the list's length).
 pub(crate) fn packet_len(p: &TreePacket) -> usize {
-    4 + 8
-        + 32 * p.elems.len()
-        + 8
-        + LINK * p.links.len()
-        + 8
+    EMPTY_PACKET
+        + p.splits.len()
+        + 4 * p.first_children.len()
         + 8 * p.data.len()
-        + 8
-        + MIDPOINT * p.midpoints.len()
-        + 8
         + PENDING * p.pending.len()
 }
 
@@ -61,23 +54,11 @@ impl PacketWriter {
             bytes: &mut self.bytes[start..],
         };
         w.put(&p.root.to_le_bytes());
-        w.list(&p.elems, 32, |c, keys| {
-            for (k, at) in keys.iter().zip([0, 8, 16, 24]) {
-                c[at..at + 8].copy_from_slice(&k.to_le_bytes());
-            }
-        });
-        w.list(&p.links, LINK, |c, &(parent, first_child, code, level)| {
-            c[..4].copy_from_slice(&parent.to_le_bytes());
-            c[4..8].copy_from_slice(&first_child.to_le_bytes());
-            c[8..].copy_from_slice(&[code, level]);
+        w.list(&p.splits, 1, |c, &code| c[0] = code);
+        w.list(&p.first_children, 4, |c, x| {
+            c.copy_from_slice(&x.to_le_bytes())
         });
         w.list(&p.data, 8, |c, x| c.copy_from_slice(&x.to_le_bytes()));
-        w.list(&p.midpoints, MIDPOINT, |c, (key, pos)| {
-            c[..8].copy_from_slice(&key.to_le_bytes());
-            for (x, at) in pos.iter().zip([8, 16, 24]) {
-                c[at..at + 8].copy_from_slice(&x.to_le_bytes());
-            }
-        });
         w.list(&p.pending, PENDING, |c, &(leaf, mask)| {
             c[..4].copy_from_slice(&leaf.to_le_bytes());
             c[4] = mask;
@@ -140,8 +121,8 @@ impl<'a> PacketReader<'a> {
     /// Starts reading the list in `bytes`.
     pub(crate) fn new(bytes: &'a [u8]) -> Result<Self, String> {
         let mut r = Reader { bytes };
-        // Every packet takes at least 44 bytes: a length no buffer can hold is refused.
-        let left = r.len(4 + 5 * 8)?;
+        // Every packet takes some bytes: a length no buffer can hold is refused.
+        let left = r.len(EMPTY_PACKET)?;
         Ok(PacketReader { r, left })
     }
 
@@ -157,14 +138,9 @@ impl<'a> PacketReader<'a> {
         self.left -= 1;
         let r = &mut self.r;
         p.root = u32::from_le_bytes(r.take()?);
-        r.list(&mut p.elems, 32, |c| [0, 8, 16, 24].map(|at| u64_at(c, at)))?;
-        r.list(&mut p.links, LINK, |c| {
-            (u32_at(c, 0), u32_at(c, 4), c[8], c[9])
-        })?;
+        r.list(&mut p.splits, 1, |c| c[0])?;
+        r.list(&mut p.first_children, 4, |c| u32_at(c, 0))?;
         r.list(&mut p.data, 8, |c| f64_at(c, 0))?;
-        r.list(&mut p.midpoints, MIDPOINT, |c| {
-            (u64_at(c, 0), [8, 16, 24].map(|at| f64_at(c, at)))
-        })?;
         r.list(&mut p.pending, PENDING, |c| (u32_at(c, 0), c[4]))?;
         Ok(true)
     }
@@ -226,10 +202,6 @@ fn u32_at(chunk: &[u8], offset: usize) -> u32 {
     u32::from_le_bytes(at(chunk, offset))
 }
 
-fn u64_at(chunk: &[u8], offset: usize) -> u64 {
-    u64::from_le_bytes(at(chunk, offset))
-}
-
 fn f64_at(chunk: &[u8], offset: usize) -> f64 {
     f64::from_le_bytes(at(chunk, offset))
 }
@@ -263,7 +235,7 @@ mod tests {
             }
         }
         assert!(packets.iter().any(|p| !p.pending.is_empty()));
-        assert!(packets.iter().any(|p| p.midpoints.len() > 1));
+        assert!(packets.iter().any(|p| !p.first_children.is_empty()));
         packets
     }
 

@@ -35,7 +35,7 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
     let mut outgoing: Vec<codec::PacketWriter> = (0..nranks).map(|_| Default::default()).collect();
     let (mut elements, mut bytes) = (0u64, 0u64);
     forest.take_trees_with(&leaving, |p| {
-        elements += p.elems.len() as u64;
+        elements += p.nelems() as u64;
         bytes += codec::packet_len(p) as u64;
         outgoing[new_owner[p.root as usize] as usize].push(p);
     })?;

@@ -367,27 +367,27 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
         let mut balance = None;
         let mut moved = Moved::default();
-        // Rank 0's predicted weights of the trees the subdivision will change.
-        let mut predicted_trees = None;
         if self.at == BalanceAt::Predicted {
             let start = Instant::now();
             let roots = self.forest.pending_roots();
             let predicted = self.gather_weights(&roots, true)?;
-            let weights = predicted.map(|p| {
-                let graph = self.graph.as_ref().expect("rank 0 keeps the dual graph");
+            let moving = predicted.map(|p| {
+                let graph = self.graph.as_mut().expect("rank 0 keeps the dual graph");
                 // The trees move as they are now, smaller than predicted: the accept rule
                 // costs what will move.
                 let mut moving = graph.weights.rwgt.clone();
                 for (r, _, elems) in &p {
                     moving[*r as usize] = *elems;
                 }
+                // The subdivided trees will have the weights predicted for them, wherever they
+                // go: the graph takes them now, and no tree is walked or gathered after the
+                // subdivision.
                 let p: Vec<(u32, TreeWeights)> = p.into_iter().map(|(r, w, _)| (r, w)).collect();
-                let weights = graph.predict_with(&p);
-                predicted_trees = Some(p);
-                (weights, moving)
+                graph.set_tree_weights(&p);
+                moving
             });
             times.predict = start.elapsed();
-            (balance, moved) = self.balance_and_migrate(weights, &mut times)?;
+            (balance, moved) = self.balance_and_migrate(moving, &mut times)?;
         }
 
         let start = Instant::now();
@@ -395,21 +395,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         times.subdivide = start.elapsed();
 
         let start = Instant::now();
-        match predicted_trees {
-            // The subdivided trees have the weights predicted for them, wherever they went:
-            // no tree is walked again and nothing is gathered.
-            Some(predicted) => self
-                .graph
-                .as_mut()
-                .expect("rank 0 keeps the dual graph")
-                .set_tree_weights(&predicted),
-            None if self.at == BalanceAt::Predicted => {} // a rank other than 0
-            None => self.update_weights(&report.changed_roots)?,
+        if self.at != BalanceAt::Predicted {
+            self.update_weights(&report.changed_roots)?;
         }
         times.weights += start.elapsed();
         if self.at == BalanceAt::AfterSubdivision {
-            let weights = self.weights().map(|w| (w.clone(), w.rwgt.clone()));
-            (balance, moved) = self.balance_and_migrate(weights, &mut times)?;
+            let moving = self.weights().map(|w| w.rwgt.clone());
+            (balance, moved) = self.balance_and_migrate(moving, &mut times)?;
         }
 
         self.level += 1;
@@ -516,19 +508,20 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         Ok(())
     }
 
-    /// PLUM on rank 0 with `weights` and the sizes of the trees as they would move (rank 0's;
-    /// `None` elsewhere), its decision broadcast, and the migration it asks for.
+    /// PLUM on rank 0 with its dual graph's weights and `moving`, the sizes of the trees as
+    /// they would move (rank 0's; `None` elsewhere), its decision broadcast, and the migration
+    /// it asks for.
     fn balance_and_migrate(
         &mut self,
-        weights: Option<(Weights, Vec<u64>)>,
+        moving: Option<Vec<u64>>,
         times: &mut StepTimes,
     ) -> Result<(Option<BalanceOutcome>, Moved)> {
         let start = Instant::now();
         self.last = None;
-        let decided = if let Some((weights, moving)) = &weights {
+        let decided = if let Some(moving) = &moving {
             let graph = self.graph.as_ref().expect("rank 0 keeps the dual graph");
             graph
-                .view(weights)
+                .view(&graph.weights)
                 .and_then(|g| self.plum.balance_moving(&g, &self.owner, moving))
                 .map(|b| {
                     let outcome = BalanceOutcome {

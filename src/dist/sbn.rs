@@ -405,7 +405,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         if !here.is_empty() {
             let packets = self.forest.take_trees(&here)?;
             for p in &packets {
-                self.report.elements_sent += p.elems.len() as u64;
+                self.report.elements_sent += p.nelems() as u64;
                 self.gone_to.insert(p.root, requester);
             }
             self.send(requester, TAG_DATA, WireKind::Migration, encode(&packets)?)?;
@@ -439,7 +439,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.forest.put_trees(&packets)?;
         let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
         for p in &packets {
-            self.report.elements_received += p.elems.len() as u64;
+            self.report.elements_received += p.nelems() as u64;
             self.awaiting.remove(&p.root);
         }
         if self.awaiting.is_empty() {

@@ -281,7 +281,7 @@ fn pack_costs(forest: &mut Forest, trials: usize) -> Result<(f64, f64)> {
     let (mut elements, mut bytes) = (0usize, 0usize);
     let seconds = median_seconds(trials, || {
         let packets = forest.take_trees(&roots)?;
-        elements = packets.iter().map(|p| p.elems.len()).sum();
+        elements = packets.iter().map(|p| p.nelems()).sum();
         let encoded = bincode::serialize(&packets)
             .map_err(|e| Error::Invalid(format!("cannot encode packed trees: {e}")))?;
         bytes = encoded.len();
