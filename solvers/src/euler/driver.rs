@@ -16,7 +16,7 @@ use super::gas::NVARS;
 use super::indicator::{marks, IndicatorOptions};
 use super::mesh::FlowMesh;
 use super::scheme::{Boundaries, Scheme, SchemeOptions};
-use super::totals::{RootSums, Totals};
+use super::totals::{TotalSums, Totals};
 
 /// How the mesh is refined before the flow starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -238,10 +238,10 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         let start = Instant::now();
         // The flow mesh holds the forest's volumes and states: the totals before and after
         // the step come from it, gathered in one collective.
-        let before = RootSums::of_mesh(&self.mesh);
+        let before = TotalSums::of_mesh(&self.mesh);
         let report = self.run.step_marked(refine, coarsen)?;
         self.mesh = self.mesh.rebuild(&self.run)?;
-        let after = RootSums::of_mesh(&self.mesh);
+        let after = TotalSums::of_mesh(&self.mesh);
         let (before, after) = Totals::gather_two(self.run.comm(), before, after)?;
         let change = after.change_from(&before);
         for (max, c) in self.adapt_change.iter_mut().zip(change) {

@@ -2,15 +2,16 @@
 //! (`flow-solver.md`, cases and checks): the volume-weighted L1 error of the density, and the
 //! density profile along x against the exact one, for the reports and the chart.
 //!
-//! Both are collectives summed per root, the per-root sums gathered and added in root order,
-//! so the numbers do not depend on P ([`super::totals`] sums the same way).
+//! The error is summed per root, the per-root sums gathered and added in root order
+//! ([`RootSums`]), so it does not depend on P.
 
-use plume::adapt::{Forest, LeafView};
+use plume::adapt::Forest;
 use plume::comm::{Comm, CommExt};
 use plume::mesh::geometry;
 use plume::Result;
 
 use super::riemann::{ExactRiemann, RiemannError, State1d};
+use super::totals::RootSums;
 
 /// The exact solution of a Riemann problem whose discontinuity starts at `x = interface`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,7 +55,7 @@ impl RiemannReference {
     /// # Errors
     /// Transport errors.
     pub fn density_l1<C: Comm + ?Sized>(&self, comm: &C, forest: &Forest, t: f64) -> Result<f64> {
-        let [error, volume] = per_root_sums(comm, forest, |leaf, v| {
+        let [error, volume] = RootSums::gather(comm, forest, |leaf, v| {
             [
                 v * (leaf.data[0] - self.density(leaf.centroid[0], t)).abs(),
                 v,
@@ -96,40 +97,4 @@ pub fn density_profile<C: Comm + ?Sized>(
             (v > 0.0).then(|| (lo + (s as f64 + 0.5) * width, m / v))
         })
         .collect())
-}
-
-/// `Σ f(leaf, V)` over the leaves of every rank's `forest` (a collective), summed per root in
-/// each tree's canonical order, the per-root sums added in root order: the same bits at any P.
-///
-/// # Errors
-/// Transport errors.
-pub fn per_root_sums<C: Comm + ?Sized, const N: usize>(
-    comm: &C,
-    forest: &Forest,
-    f: impl Fn(&LeafView, f64) -> [f64; N],
-) -> Result<[f64; N]> {
-    let mut per_root: Vec<(u32, Vec<f64>)> = Vec::new();
-    forest.for_each_leaf(|leaf| {
-        if per_root.last().is_none_or(|r| r.0 != leaf.id.root) {
-            per_root.push((leaf.id.root, vec![0.0; N]));
-        }
-        let (_, sums) = per_root.last_mut().expect("pushed above");
-        let v = geometry::volume(&leaf.corners).abs();
-        for (s, x) in sums.iter_mut().zip(f(leaf, v)) {
-            *s += x;
-        }
-    });
-    let mut all: Vec<(u32, Vec<f64>)> = comm
-        .all_gather_serde(&per_root)?
-        .into_iter()
-        .flatten()
-        .collect();
-    all.sort_unstable_by_key(|r| r.0);
-    let mut total = [0.0; N];
-    for (_, sums) in &all {
-        for (t, s) in total.iter_mut().zip(sums) {
-            *t += s;
-        }
-    }
-    Ok(total)
 }
