@@ -109,9 +109,11 @@ impl ExactRiemann {
                 if s <= speed {
                     w
                 } else {
-                    let rho = w.rho * (ratio + (g - 1.0) / (g + 1.0))
-                        / ((g - 1.0) / (g + 1.0) * ratio + 1.0);
-                    State1d { rho, u: us, p: ps }
+                    State1d {
+                        rho: behind_shock(w.rho, ratio),
+                        u: us,
+                        p: ps,
+                    }
                 }
             } else {
                 // Left rarefaction (eq. 4.53–4.56).
@@ -140,9 +142,11 @@ impl ExactRiemann {
                 if s >= speed {
                     w
                 } else {
-                    let rho = w.rho * (ratio + (g - 1.0) / (g + 1.0))
-                        / ((g - 1.0) / (g + 1.0) * ratio + 1.0);
-                    State1d { rho, u: us, p: ps }
+                    State1d {
+                        rho: behind_shock(w.rho, ratio),
+                        u: us,
+                        p: ps,
+                    }
                 }
             } else {
                 // Right rarefaction (eq. 4.60–4.63).
@@ -190,6 +194,13 @@ fn pressure_function(p: f64, w: &State1d) -> (f64, f64) {
             ratio.powf(-(g + 1.0) / (2.0 * g)) / (w.rho * c),
         )
     }
+}
+
+/// The density behind a shock into gas of density `rho` whose pressure it multiplies by
+/// `ratio` (Toro eq. 4.50 and 4.57).
+fn behind_shock(rho: f64, ratio: f64) -> f64 {
+    let g = GAMMA;
+    rho * (ratio + (g - 1.0) / (g + 1.0)) / ((g - 1.0) / (g + 1.0) * ratio + 1.0)
 }
 
 /// The state inside a rarefaction fan of `w` at `s = x/t` (`side` 1 left, −1 right; Toro eq.
