@@ -10,25 +10,12 @@ use plume::balance::{Plum, PlumOptions};
 use plume::comm::launch_threads;
 use plume::mesh::{generate_box, PhysicalName};
 use plume_solvers::euler::{
-    Case, EulerConfig, EulerRun, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
-    TimeScheme,
+    Case, EulerConfig, EulerRun, InitialRefinement, SchemeOptions, State1d, TimeScheme,
 };
 
 fn blast_config(time: TimeScheme) -> EulerConfig {
-    EulerConfig {
-        case: Case::blast([0.3, 0.5, 0.5], 0.25),
-        scheme: SchemeOptions {
-            time,
-            ..SchemeOptions::default()
-        },
-        indicator: IndicatorOptions {
-            max_depth: 2,
-            ..IndicatorOptions::default()
-        },
-        initial: InitialRefinement::Adaptive,
-        adapt_every: 2,
-        t_end: 1.0,
-    }
+    let blast = Case::blast([0.3, 0.5, 0.5], 0.25);
+    euler_common::adaptive(blast, SchemeOptions::default().flux, time, 2)
 }
 
 /// Runs the blast in a closed box on `procs` ranks for `iterations` iterations; returns the

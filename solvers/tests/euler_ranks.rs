@@ -4,12 +4,10 @@
 
 mod euler_common;
 
-use euler_common::run;
+use euler_common::{adaptive, run};
 use plume::adapt::InitialMesh;
 use plume::mesh::generate_box;
-use plume_solvers::euler::{
-    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, TimeScheme,
-};
+use plume_solvers::euler::{Case, FluxScheme, TimeScheme};
 
 #[test]
 fn the_flow_is_the_same_bit_for_bit_on_1_2_and_3_ranks() {
@@ -18,21 +16,7 @@ fn the_flow_is_the_same_bit_for_bit_on_1_2_and_3_ranks() {
         (FluxScheme::Hllc, TimeScheme::Euler),
         (FluxScheme::Rusanov, TimeScheme::SspRk2),
     ] {
-        let cfg = EulerConfig {
-            case: Case::sod(0.5),
-            scheme: SchemeOptions {
-                flux,
-                time,
-                ..SchemeOptions::default()
-            },
-            indicator: IndicatorOptions {
-                max_depth: 2,
-                ..IndicatorOptions::default()
-            },
-            initial: InitialRefinement::Adaptive,
-            adapt_every: 3,
-            t_end: 1.0,
-        };
+        let cfg = adaptive(Case::sod(0.5), flux, time, 3);
         let serial = run(1, &initial, cfg, Some(15));
         assert!(serial.leaves.len() > 144, "the run refined");
         for procs in [2, 3] {

@@ -5,7 +5,10 @@ use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::launch_threads;
 use plume::mesh::geometry;
-use plume_solvers::euler::{Conserved, EulerConfig, EulerRun, RiemannReference, State1d};
+use plume_solvers::euler::{
+    Case, Conserved, EulerConfig, EulerRun, FluxScheme, IndicatorOptions, InitialRefinement,
+    RiemannReference, SchemeOptions, State1d, TimeScheme,
+};
 
 /// One leaf at the end of a run, named by its sorted vertex keys.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,4 +107,24 @@ pub fn sod_states() -> (State1d, State1d) {
             p: 0.1,
         },
     )
+}
+
+/// `case` refined by the indicator to depth 2 at the start and every `adapt_every`
+/// iterations, with `flux` and `time`, run until t = 1 (tests stop it earlier).
+pub fn adaptive(case: Case, flux: FluxScheme, time: TimeScheme, adapt_every: usize) -> EulerConfig {
+    EulerConfig {
+        case,
+        scheme: SchemeOptions {
+            flux,
+            time,
+            ..SchemeOptions::default()
+        },
+        indicator: IndicatorOptions {
+            max_depth: 2,
+            ..IndicatorOptions::default()
+        },
+        initial: InitialRefinement::Adaptive,
+        adapt_every,
+        t_end: 1.0,
+    }
 }
