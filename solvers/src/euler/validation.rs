@@ -70,14 +70,20 @@ impl RiemannReference {
 /// lies in it, at the slab's middle; empty slabs are left out.
 ///
 /// # Errors
-/// Transport errors.
+/// [`plume::Error::Invalid`] for no slab or an empty or non-finite range; transport errors.
 pub fn density_profile<C: Comm + ?Sized>(
     comm: &C,
     forest: &Forest,
     (lo, hi): (f64, f64),
     slabs: usize,
 ) -> Result<Vec<(f64, f64)>> {
-    let width = (hi - lo) / slabs as f64;
+    let range = hi - lo;
+    if slabs == 0 || !(range.is_finite() && range > 0.0) {
+        return Err(plume::Error::Invalid(format!(
+            "a density profile needs slabs (got {slabs}) over a finite range lo < hi (got {lo} to {hi})"
+        )));
+    }
+    let width = range / slabs as f64;
     let slab = |x: f64| (((x - lo) / width).floor().max(0.0) as usize).min(slabs - 1);
     let mut mass = vec![0.0; 2 * slabs];
     forest.for_each_leaf(|leaf| {
@@ -97,4 +103,78 @@ pub fn density_profile<C: Comm + ?Sized>(
             (v > 0.0).then(|| (lo + (s as f64 + 0.5) * width, m / v))
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plume::adapt::{AdaptOptions, Transfer};
+    use plume::comm::launch_threads;
+    use plume::mesh::generate_box;
+
+    /// A box refined once, its density `rho(x)` at each leaf's centroid.
+    fn forest(rho: impl Fn(f64) -> f64) -> Forest {
+        let mesh = generate_box([4, 1, 1], [1.0, 0.25, 0.25]).unwrap();
+        let mut forest = Forest::new(
+            mesh,
+            AdaptOptions::with_fields(vec![Transfer::Conservative]),
+        )
+        .unwrap();
+        forest.mark_refine_where(|_| true);
+        forest.adapt().unwrap();
+        let mut set = Vec::new();
+        forest.for_each_leaf(|l| set.push((l.id, rho(l.centroid[0]))));
+        for (id, r) in set {
+            forest.leaf_data_mut(id)[0] = r;
+        }
+        forest
+    }
+
+    #[test]
+    fn a_uniform_density_profiles_flat_and_bad_slabs_are_errors() {
+        let forest = forest(|_| 2.0);
+        let profiles = launch_threads(1, |comm| {
+            assert!(density_profile(comm, &forest, (0.0, 1.0), 0).is_err());
+            assert!(density_profile(comm, &forest, (1.0, 1.0), 8).is_err());
+            assert!(density_profile(comm, &forest, (0.0, f64::INFINITY), 8).is_err());
+            density_profile(comm, &forest, (0.0, 1.0), 8)
+        })
+        .unwrap();
+        let profile = &profiles[0];
+        assert_eq!(profile.len(), 8, "every slab holds a centroid");
+        assert!(profile.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(profile.iter().all(|&(_, rho)| rho == 2.0), "{profile:?}");
+    }
+
+    #[test]
+    fn the_l1_error_of_the_exact_initial_state_is_zero_and_of_a_shifted_one_is_not() {
+        let left = State1d {
+            rho: 1.0,
+            u: 0.0,
+            p: 1.0,
+        };
+        let right = State1d {
+            rho: 0.125,
+            u: 0.0,
+            p: 0.1,
+        };
+        let exact = RiemannReference::new(left, right, 0.5).unwrap();
+        let initial = forest(|x| exact.density(x, 0.0));
+        // Moving the interface by a quarter of the box puts the density wrong by 0.875 on a
+        // quarter of the volume.
+        let shifted = forest(|x| if x < 0.25 { 1.0 } else { 0.125 });
+        let errors = launch_threads(1, |comm| {
+            Ok((
+                exact.density_l1(comm, &initial, 0.0)?,
+                exact.density_l1(comm, &shifted, 0.0)?,
+            ))
+        })
+        .unwrap();
+        assert_eq!(errors[0].0, 0.0);
+        assert!(
+            (errors[0].1 - 0.875 * 0.25).abs() < 1e-12,
+            "{:?}",
+            errors[0]
+        );
+    }
 }
