@@ -99,18 +99,18 @@ pub fn face_area_vector(p: &[[f64; 3]; 4], k: usize) -> [f64; 3] {
     cross(sub(b, a), sub(c, a)).map(|x| 0.5 * x)
 }
 
-/// Vector helper shared by the geometric tests of the engine.
-pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+/// `a − b`.
+pub fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-/// Vector helper shared by the geometric tests of the engine.
-pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+/// The dot product of `a` and `b`.
+pub fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-/// Vector helper shared by the geometric tests of the engine.
-pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+/// The cross product `a × b`.
+pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -118,7 +118,8 @@ pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
-fn norm(a: [f64; 3]) -> f64 {
+/// The Euclidean norm of `a`.
+pub fn norm(a: [f64; 3]) -> f64 {
     dot(a, a).sqrt()
 }
 

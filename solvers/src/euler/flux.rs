@@ -114,7 +114,7 @@ mod tests {
     const SCHEMES: [FluxScheme; 2] = [FluxScheme::Hllc, FluxScheme::Rusanov];
 
     fn unit(v: [f64; 3]) -> [f64; 3] {
-        let l = super::super::gas::dot(v, v).sqrt();
+        let l = plume::mesh::geometry::norm(v);
         v.map(|x| x / l)
     }
 
@@ -183,7 +183,7 @@ mod tests {
             let f = scheme.wall_flux(&u, n);
             assert_eq!((f[0], f[4]), (0.0, 0.0));
             // Momentum along the normal only, and pushing outwards.
-            let along = super::super::gas::dot([f[1], f[2], f[3]], n);
+            let along = plume::mesh::geometry::dot([f[1], f[2], f[3]], n);
             let tangential = [
                 f[1] - along * n[0],
                 f[2] - along * n[1],

@@ -64,7 +64,7 @@ impl Primitive {
 
     /// Velocity along the unit vector `n`.
     pub fn normal_velocity(&self, n: [f64; 3]) -> f64 {
-        dot(self.vel, n)
+        plume::mesh::geometry::dot(self.vel, n)
     }
 
     /// True when density and pressure are finite and positive (a state the scheme can use).
@@ -94,11 +94,6 @@ impl Primitive {
             ..*self
         }
     }
-}
-
-/// The dot product.
-pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 #[cfg(test)]

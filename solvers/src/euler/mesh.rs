@@ -13,11 +13,11 @@
 use plume::adapt::{Across, LeafId};
 use plume::comm::Comm;
 use plume::dist::{Halo, Run};
-use plume::mesh::geometry;
+use plume::mesh::geometry::{self, cross, dot, sub};
 use plume::mesh::topology::{sort3_by_key, FACE_VERTS};
 use plume::{Error, Result};
 
-use super::gas::{dot, Conserved, NVARS};
+use super::gas::{Conserved, NVARS};
 
 /// One face of a leaf in the canonical orientation (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -207,18 +207,6 @@ impl FlowMesh {
         }
         run.refresh_halo(&mut self.halo)
     }
-}
-
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use plume::comm::{Comm, ReduceOp};
 use plume::dist::Run;
+use plume::mesh::geometry::norm;
 use plume::mesh::PhysicalTags;
 use plume::{Error, Result};
 
@@ -134,7 +135,7 @@ impl Scheme {
                     mesh.halo.adjacency.leaves[i], w.rho, w.p
                 )));
             }
-            let speed = dot3_norm(w.vel) + w.sound_speed();
+            let speed = norm(w.vel) + w.sound_speed();
             dt = dt.min(g.volume / (g.surface() * speed));
         }
         Ok(self.opts.cfl * dt)
@@ -263,11 +264,6 @@ fn add(sum: &mut Conserved, f: &Conserved, a: f64) {
     for c in 0..NVARS {
         sum[c] += f[c] * a;
     }
-}
-
-/// The Euclidean norm.
-fn dot3_norm(v: [f64; 3]) -> f64 {
-    super::gas::dot(v, v).sqrt()
 }
 
 #[cfg(test)]
