@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use plume::adapt::Locator;
+use plume::adapt::InitialMesh;
 use plume::balance::{Never, Plum, PlumOptions};
 use plume::mesh::{geometry, Mesh};
 use plume::partition::Metis;
@@ -203,19 +203,6 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
         return usage("--output-every must be at least 1".into());
     }
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
-    if !args.probes.is_empty() {
-        let locator = Locator::new(mesh);
-        if let Some(p) = args
-            .probes
-            .iter()
-            .find(|&&p| locator.locate_root(p).is_none())
-        {
-            return usage(format!(
-                "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
-                p[0], p[1], p[2]
-            ));
-        }
-    }
     let case = match args.case {
         CaseName::Sod => {
             let interface = args.interface.unwrap_or(0.5 * (lo[0] + hi[0]));
@@ -368,4 +355,20 @@ pub(super) fn table_row(r: &EulerRecord) -> String {
         ms("balancing"),
         ms("migration")
     )
+}
+
+/// Refuses a `--probe` point outside the mesh (located with the initial mesh's own locator,
+/// which the run then uses).
+pub(super) fn check_probes(probes: &[[f64; 3]], initial: &InitialMesh) -> CliResult {
+    let locator = initial.locator();
+    match probes.iter().find(|&&p| locator.locate_root(p).is_none()) {
+        Some(p) => {
+            let (lo, hi) = geometry::bounding_box(initial.mesh().coords.iter().copied());
+            Err(Failure::Usage(format!(
+                "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
+                p[0], p[1], p[2]
+            )))
+        }
+        None => Ok(()),
+    }
 }

@@ -19,7 +19,8 @@ use plume::mesh::geometry;
 
 use super::common::say;
 use super::euler::{
-    balancer, config, euler_mesh, table_head, table_row, EulerArgs, EulerRecord, EulerRunConfig,
+    balancer, check_probes, config, euler_mesh, table_head, table_row, EulerArgs, EulerRecord,
+    EulerRunConfig,
 };
 use super::names::VtkLevels;
 use super::run::BackendName;
@@ -70,9 +71,10 @@ pub(super) fn run(args: &EulerArgs) -> CliResult {
 fn threads(args: &EulerArgs) -> CliResult {
     let (mesh, source) = euler_mesh(args)?;
     let cfg = config(args, args.procs.unwrap_or(DEFAULT_PROCS), &mesh)?;
-    let rank0 = Mutex::new(Some(Rank0::open(args, &cfg, mesh.nelems(), source)?));
     // The ranks share one copy of the initial mesh and its topology.
     let initial = InitialMesh::new(mesh)?;
+    check_probes(&args.probes, &initial)?;
+    let rank0 = Mutex::new(Some(Rank0::open(args, &cfg, initial.nroots(), source)?));
     launch_threads(cfg.procs, |comm| {
         on_rank(comm, args, &cfg, &initial, &rank0)
     })?;
@@ -88,12 +90,13 @@ fn mpi(args: &EulerArgs) -> CliResult {
         let root = comm.rank() == 0;
         let (mesh, source) = agree(comm, euler_mesh(args))?;
         let cfg = agree(comm, config(args, size, &mesh))?;
+        let initial = agree(comm, InitialMesh::new(mesh).map_err(Into::into))?;
+        agree(comm, check_probes(&args.probes, &initial))?;
         let rank0 = match root {
-            true => Rank0::open(args, &cfg, mesh.nelems(), source).map(Some),
+            true => Rank0::open(args, &cfg, initial.nroots(), source).map(Some),
             false => Ok(None),
         };
         let rank0 = Mutex::new(agree(comm, rank0)?);
-        let initial = agree(comm, InitialMesh::new(mesh).map_err(Into::into))?;
         on_rank(comm, args, &cfg, &initial, &rank0)?;
         if root {
             say(format!("\nwrote {}", args.out.display()))?;
