@@ -1,9 +1,11 @@
 //! The distributed adaptive loop (`plume::dist::Run`) on thread ranks:
-//! - `dist_migration`: throughput of packed trees through migration (pack, one all-to-all,
-//!   unpack), every tree of a refined forest moving to the next rank, in bytes per second
-//!   (the name gives the bytes and elements one migration moves; issue 12 aimed at 25 % of
-//!   MPI's 2–4 GB/s when packets named every element's vertices; `examples/dist_migration_mpi.rs`
-//!   measures the same under MPI);
+//! - `dist_migration`: throughput of packed trees through migration, every tree of a refined
+//!   forest moving to the next rank (the name gives the bytes and elements one migration
+//!   moves): the whole migration in bytes per second, then its phases, packing and unpacking
+//!   (slowest rank) in elements per second and the all-to-all alone (the rank that waited
+//!   least in it) in bytes per second. Issue 12 aimed at 25 % of MPI's ping-pong bandwidth
+//!   (`examples/comm_mpi_bandwidth.rs`); on threads the all-to-all hands the buffers over
+//!   without a copy. `examples/dist_migration_mpi.rs` measures the same under MPI;
 //! - `dist_shock_9_levels`: the shock case's 9 levels with PLUM (a cylinder along z sweeping
 //!   `meshes/shock_box.msh`, depth 3, as `plume run shock`) at P = 1, 2, 8, 32, the ranks
 //!   sharing one initial mesh as `plume run shock` does; P = 1 is the serial program's work plus
@@ -26,7 +28,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::{BalanceAt, Mark, Moved, Run};
+use plume::dist::{BalanceAt, Mark, Run};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::geometry;
 use plume::partition::{Metis, Partitioner, Targets};
@@ -132,28 +134,42 @@ fn shock_levels(c: &mut Criterion) {
     group.finish();
 }
 
-/// On `procs` thread ranks, the shared migration case with `iters` migrations; rank 0's time
-/// for the migrations and what one of them moves.
-fn migrations(procs: usize, iters: u64) -> (Duration, Moved) {
+/// On `procs` thread ranks, the shared migration case with `iters` migrations.
+fn migrations(procs: usize, iters: u64) -> migration_case::Timed {
     let out = launch_threads(procs, |comm| migration_case::migrations(comm, iters))
         .expect("the ranks run");
     out[0]
 }
 
+/// Which time of a migration a benchmark reports.
+type Phase = fn(&migration_case::Timed) -> Duration;
+
 fn migration(c: &mut Criterion) {
     let mut group = c.benchmark_group("dist_migration");
     group.sample_size(10);
     for procs in [2, 4] {
-        let (_, moved) = migrations(procs, 1);
-        group.throughput(Throughput::Bytes(moved.bytes));
-        group.bench_function(
-            format!(
-                "{procs} ranks, all trees ({:.1} MB, {} elements)",
-                moved.bytes as f64 / 1e6,
-                moved.elements
-            ),
-            |b| b.iter_custom(|iters| migrations(procs, iters).0),
+        let moved = migrations(procs, 1).moved;
+        let (bytes, elements) = (
+            Throughput::Bytes(moved.bytes),
+            Throughput::Elements(moved.elements),
         );
+        let phases: [(&str, Throughput, Phase); 4] = [
+            ("all trees", bytes.clone(), |t| t.total),
+            ("pack", elements.clone(), |t| t.pack),
+            ("all-to-all", bytes, |t| t.exchange),
+            ("unpack", elements, |t| t.unpack),
+        ];
+        for (phase, throughput, time) in phases {
+            group.throughput(throughput);
+            group.bench_function(
+                format!(
+                    "{procs} ranks, {phase} ({:.1} MB, {} elements)",
+                    moved.bytes as f64 / 1e6,
+                    moved.elements
+                ),
+                |b| b.iter_custom(|iters| time(&migrations(procs, iters))),
+            );
+        }
     }
     group.finish();
 }

@@ -14,11 +14,13 @@ use plume::comm::{with_mpi, Comm, MpiComm};
 use plume::Result;
 use std::time::Instant;
 
-/// Message sizes of the ping-pong, in bytes.
-const SIZES: [usize; 5] = [8, 64 << 10, 1 << 20, 16 << 20, 64 << 20];
+/// Message sizes of the ping-pong, in bytes (1–2 MiB: what one rank sends in the migration of
+/// `examples/dist_migration_mpi.rs` at 2–4 ranks).
+const SIZES: [usize; 6] = [8, 64 << 10, 1 << 20, 2 << 20, 16 << 20, 64 << 20];
 
-/// Bytes each rank sends in one all-to-all, split evenly over the ranks.
-const OUTGOING_BYTES: usize = 16 << 20;
+/// Bytes each rank sends in one all-to-all, split evenly over the ranks (4 MiB: about twice
+/// what one rank sends in the migration of `examples/dist_migration_mpi.rs`).
+const OUTGOING_BYTES: [usize; 2] = [4 << 20, 16 << 20];
 
 /// Round trips (or all-to-all rounds) for a message of `bytes`: about 1 GB in all, at least 10.
 fn rounds(bytes: usize) -> usize {
@@ -84,16 +86,16 @@ fn ping_pong_raw(comm: &MpiComm, bytes: usize) -> Result<f64> {
     Ok(start.elapsed().as_secs_f64() / (2 * n) as f64)
 }
 
-/// All-to-all rounds of `OUTGOING_BYTES` per rank, buffers written afresh each round; returns
+/// All-to-all rounds of `outgoing_bytes` per rank, buffers written afresh each round; returns
 /// the seconds per round.
-fn all_to_all(comm: &MpiComm) -> Result<f64> {
+fn all_to_all(comm: &MpiComm, outgoing_bytes: usize) -> Result<f64> {
     let procs = comm.size();
     let n = 20;
     comm.barrier()?;
     let start = Instant::now();
     for _ in 0..n {
         let outgoing = (0..procs)
-            .map(|to| vec![(comm.rank() * procs + to) as u8; OUTGOING_BYTES / procs])
+            .map(|to| vec![(comm.rank() * procs + to) as u8; outgoing_bytes / procs])
             .collect();
         std::hint::black_box(comm.all_to_all_bytes(outgoing)?);
     }
@@ -111,9 +113,11 @@ fn main() {
                 report(comm, "ping-pong, rsmpi blocking", bytes, t);
             }
         }
-        let t = all_to_all(comm)?;
-        let label = format!("all-to-all, {} ranks", comm.size());
-        report(comm, &label, comm.size() * OUTGOING_BYTES, t);
+        for outgoing_bytes in OUTGOING_BYTES {
+            let t = all_to_all(comm, outgoing_bytes)?;
+            let label = format!("all-to-all, {} ranks", comm.size());
+            report(comm, &label, comm.size() * outgoing_bytes, t);
+        }
         Ok(())
     });
     if let Err(error) = outcome {

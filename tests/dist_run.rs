@@ -4,7 +4,8 @@
 //! and on a mesh Gmsh builds from a `.geo` file written here; every root is held by exactly
 //! its owner after every migration, and each rank's part passes the forest's structural check; at
 //! P = 1 the rank's dual graph has its forest's weights after every level; a migration leaves
-//! the checksum of all trees unchanged;
+//! the checksum of all trees unchanged; a migration's phases (pack, all-to-all, unpack) are timed
+//! within its own time;
 //! a failing rank ends every rank with an error, never a hang.
 
 mod external;
@@ -19,6 +20,7 @@ use plume::dist::{BalanceAt, LevelMetrics, Mark, Run};
 use plume::graph::DualGraph;
 use plume::mesh::{generate_box, Mesh};
 use plume::Error;
+use std::time::Duration;
 
 const PROCS: [usize; 5] = [1, 2, 3, 4, 8];
 const LEVELS: usize = 5;
@@ -274,7 +276,7 @@ fn migration_keeps_every_tree() {
             );
             // Every root to the next rank, then a scattered assignment.
             let shifted: Vec<u32> = run.owner().iter().map(|&o| (o + 1) % 3).collect();
-            let moved = run.migrate_to(&shifted)?;
+            let (moved, _) = run.migrate_to(&shifted)?;
             check_ownership(&run)?;
             let scattered: Vec<u32> = (0..run.owner().len() as u32).map(|r| r * 7 % 3).collect();
             run.migrate_to(&scattered)?;
@@ -315,6 +317,45 @@ fn migration_keeps_every_tree() {
     })
     .unwrap();
     assert_ne!(sums[0].0, sums[0].1);
+}
+
+#[test]
+fn a_migration_times_its_phases_within_its_own_time() {
+    let mesh = generate_box([4, 3, 3], [1.0, 1.0, 1.0]).unwrap();
+    let (lo, hi) = bounds(&mesh);
+    let per_rank = without_hang(move || {
+        launch_threads(3, |comm| {
+            let opts = PlumOptions {
+                accept: Accept::Always,
+                ..PlumOptions::new(3)
+            };
+            let mut run = Run::new(comm, mesh.clone(), adapt_options(), Plum::new(opts)?)?;
+            let mut steps = Vec::new();
+            for level in 0..3 {
+                let report = run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
+                steps.push((report.metrics.moved.trees, report.times));
+            }
+            // Every rank gives trees away and receives some.
+            let shifted: Vec<u32> = run.owner().iter().map(|&o| (o + 1) % 3).collect();
+            let (_, phases) = run.migrate_to(&shifted)?;
+            Ok((steps, phases))
+        })
+    })
+    .unwrap();
+    let mut migrated = false;
+    for (steps, phases) in &per_rank {
+        for (trees, t) in steps {
+            let m = t.migration;
+            assert!(m.pack + m.exchange + m.unpack <= t.migrate, "{t:?}");
+            // A step that moved trees went through the all-to-all.
+            assert!(*trees == 0 || m.exchange > Duration::ZERO, "{t:?}");
+            migrated |= *trees > 0;
+        }
+        assert!([phases.pack, phases.exchange, phases.unpack]
+            .iter()
+            .all(|p| !p.is_zero()));
+    }
+    assert!(migrated, "no step migrated");
 }
 
 #[test]

@@ -5,6 +5,7 @@ use super::codec;
 use crate::adapt::{Forest, TreePacket, Unpacking};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::{Error, Result};
+use std::time::{Duration, Instant};
 
 /// What one migration moved, summed over every rank.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -18,15 +19,28 @@ pub struct Moved {
     pub bytes: u64,
 }
 
+/// Wall-clock times of one migration's phases on this rank; what they leave out of the whole
+/// migration is agreeing that every rank unpacked and summing what moved.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MigrationTimes {
+    /// Packing the trees that leave into their destinations' buffers and releasing them.
+    pub pack: Duration,
+    /// The all-to-all of the buffers, waiting for the ranks still packing included.
+    pub exchange: Duration,
+    /// Decoding the trees received and rebuilding them (vertices and edges) here.
+    pub unpack: Duration,
+}
+
 /// Moves every tree held here whose owner changes from `owner` to `new_owner` (one rank per
 /// root, the same on every rank), receives the trees coming here, and sets `owner` to
-/// `new_owner`. Returns what moved over all ranks.
+/// `new_owner`. Returns what moved over all ranks and this rank's times.
 pub(crate) fn migrate<C: Comm + ?Sized>(
     comm: &C,
     forest: &mut Forest,
     owner: &mut [u32],
     new_owner: &[u32],
-) -> Result<Moved> {
+) -> Result<(Moved, MigrationTimes)> {
+    let start = Instant::now();
     let (rank, nranks) = (comm.rank(), comm.size());
     let leaving: Vec<u32> = (0..owner.len() as u32)
         .filter(|&r| owner[r as usize] as usize == rank && new_owner[r as usize] as usize != rank)
@@ -40,7 +54,11 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
         outgoing[new_owner[p.root as usize] as usize].push(p);
     })?;
     let outgoing: Vec<Vec<u8>> = outgoing.into_iter().map(|w| w.finish()).collect();
+    let pack = start.elapsed();
+    let start = Instant::now();
     let incoming = comm.all_to_all_bytes(outgoing)?;
+    let exchange = start.elapsed();
+    let start = Instant::now();
     let unpacked = (|| {
         // Each tree is unpacked as it is decoded, into one reused packet.
         let (mut at, mut p) = (Unpacking::default(), TreePacket::empty());
@@ -63,14 +81,23 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
         }
         forest.end_unpacking(&at)
     })();
+    let unpack = start.elapsed();
     comm.agree(unpacked)?;
     owner.copy_from_slice(new_owner);
     let sums = comm.all_reduce_u64(&[leaving.len() as u64, elements, bytes], ReduceOp::Sum)?;
-    Ok(Moved {
+    let moved = Moved {
         trees: sums[0],
         elements: sums[1],
         bytes: sums[2],
-    })
+    };
+    Ok((
+        moved,
+        MigrationTimes {
+            pack,
+            exchange,
+            unpack,
+        },
+    ))
 }
 
 /// A checksum of the trees held here: the wrapping sum of a hash of each tree's packet, so

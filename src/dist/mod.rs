@@ -60,7 +60,7 @@ pub use kernel::{Kernel, Processed};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
 };
-pub use migration::Moved;
+pub use migration::{MigrationTimes, Moved};
 pub use probe::ProbeReading;
 
 use std::time::{Duration, Instant};
@@ -155,6 +155,8 @@ pub struct StepTimes {
     pub balance: Duration,
     /// Migration.
     pub migrate: Duration,
+    /// Migration's phases (part of `migrate`).
+    pub migration: MigrationTimes,
     /// Subdivision.
     pub subdivide: Duration,
 }
@@ -430,12 +432,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     }
 
     /// Moves trees to the owners `new_owner` (one rank `< P` per root, the same on every
-    /// rank) between steps (a collective): for a partition of the caller's own.
+    /// rank) between steps (a collective): for a partition of the caller's own. Returns what
+    /// moved over all ranks and this rank's times of the migration's phases.
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] or [`Error::RankOutOfRange`] for a bad `new_owner`; a
     /// migration error on any rank, on every rank.
-    pub fn migrate_to(&mut self, new_owner: &[u32]) -> Result<Moved> {
+    pub fn migrate_to(&mut self, new_owner: &[u32]) -> Result<(Moved, MigrationTimes)> {
         crate::balance::ranks::check_assignment(
             "new owner",
             new_owner,
@@ -545,12 +548,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             self.comm.broadcast_serde(0, decided.as_ref())?;
         times.balance += start.elapsed();
         let start = Instant::now();
-        let moved = match new_owner {
+        let (moved, phases) = match new_owner {
             Some(new_owner) => {
                 migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?
             }
-            None => Moved::default(),
+            None => Default::default(),
         };
+        times.migration = phases;
         times.migrate += start.elapsed();
         Ok((Some(outcome), moved))
     }
