@@ -136,6 +136,10 @@ impl Vertices {
         match self.free.pop() {
             Some(id) => {
                 self[id] = vertex;
+                // Free slots are scattered: the next midpoint's starts loading now.
+                if let Some(&next) = self.free.last() {
+                    super::prefetch(&self[next]);
+                }
                 Ok(id)
             }
             None if self.data.len() >= NO_VERTEX as usize => Err(Error::Invalid(format!(
