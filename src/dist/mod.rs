@@ -496,7 +496,8 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             return Ok(None);
         }
         let mut all: Vec<(u32, TreeWeights, u64)> = incoming.into_iter().flatten().collect();
-        all.sort_unstable_by_key(|t| t.0);
+        // Each rank sends its roots ascending: the stable sort merges the ranks' runs.
+        all.sort_by_key(|t| t.0);
         Ok(Some(all))
     }
 

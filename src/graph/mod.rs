@@ -40,6 +40,8 @@ pub struct DualGraph {
     adjncy: Vec<u32>,
     /// For each CSR entry, the local face of the row's root that the edge crosses.
     face: Vec<u8>,
+    /// For each CSR entry, the entry of the same edge in the neighbour's row.
+    mirror: Vec<u32>,
     /// Current weights.
     pub weights: Weights,
     trees: Vec<TreeWeights>,
@@ -50,6 +52,7 @@ impl DualGraph {
     pub fn new(forest: &Forest) -> DualGraph {
         let n = forest.nroots();
         let (xadj, adjncy, face) = face_adjacency(forest.topology(), n);
+        let mirror = mirror_entries(&xadj, &adjncy);
         let mut g = DualGraph {
             weights: Weights {
                 pwgt: vec![0; n],
@@ -59,6 +62,7 @@ impl DualGraph {
             xadj,
             adjncy,
             face,
+            mirror,
             trees: vec![TreeWeights::default(); n],
         };
         let all: Vec<u32> = (0..n as u32).collect();
@@ -129,8 +133,8 @@ impl DualGraph {
         Self::apply(
             &mut self.weights,
             &self.xadj,
-            &self.adjncy,
             &self.face,
+            &self.mirror,
             &roots,
             |r| trees[r as usize],
         );
@@ -154,7 +158,7 @@ impl DualGraph {
         let roots: Vec<u32> = predicted.iter().map(|t| t.0).collect();
         let by_root: crate::hash::IntMap<u32, TreeWeights> = predicted.iter().copied().collect();
         let mut w = self.weights.clone();
-        Self::apply(&mut w, &self.xadj, &self.adjncy, &self.face, &roots, |r| {
+        Self::apply(&mut w, &self.xadj, &self.face, &self.mirror, &roots, |r| {
             by_root.get(&r).copied().unwrap_or(self.trees[r as usize])
         });
         w
@@ -163,8 +167,8 @@ impl DualGraph {
     fn apply(
         w: &mut Weights,
         xadj: &[u32],
-        adjncy: &[u32],
         face: &[u8],
+        mirror: &[u32],
         roots: &[u32],
         tree: impl Fn(u32) -> TreeWeights,
     ) {
@@ -174,14 +178,9 @@ impl DualGraph {
             w.rwgt[r as usize] = t.elems;
             for k in xadj[r as usize] as usize..xadj[r as usize + 1] as usize {
                 let cw = t.face_leaves[face[k] as usize];
+                // The same edge in both directions.
                 w.cwgt[k] = cw;
-                // The same edge seen from the neighbour: find r in its row.
-                let s = adjncy[k] as usize;
-                let row = xadj[s] as usize..xadj[s + 1] as usize;
-                let pos = adjncy[row.clone()]
-                    .binary_search(&r)
-                    .expect("symmetric graph");
-                w.cwgt[row.start + pos] = cw;
+                w.cwgt[mirror[k] as usize] = cw;
             }
         }
     }
@@ -190,6 +189,23 @@ impl DualGraph {
     pub fn recompute(forest: &Forest) -> Weights {
         DualGraph::new(forest).weights
     }
+}
+
+/// For each CSR entry of `(xadj, adjncy)` (a symmetric graph, neighbours ascending in each
+/// row), the entry of the same edge in the neighbour's row.
+fn mirror_entries(xadj: &[u32], adjncy: &[u32]) -> Vec<u32> {
+    let mut mirror = vec![0u32; adjncy.len()];
+    for r in 0..xadj.len() - 1 {
+        for k in xadj[r] as usize..xadj[r + 1] as usize {
+            let s = adjncy[k] as usize;
+            let row = xadj[s] as usize..xadj[s + 1] as usize;
+            let pos = adjncy[row.clone()]
+                .binary_search(&(r as u32))
+                .expect("symmetric graph");
+            mirror[k] = (row.start + pos) as u32;
+        }
+    }
+    mirror
 }
 
 /// The dual graph's adjacency from the faces of the initial mesh's `n` elements: `xadj`, `adjncy` (neighbours
