@@ -56,7 +56,7 @@ mod probe;
 mod sbn;
 
 pub use halo::{GhostLeaf, Halo};
-pub use kernel::{Kernel, Processed};
+pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
 };
