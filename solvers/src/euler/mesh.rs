@@ -20,7 +20,7 @@ use plume::{Error, Result};
 use super::gas::{Conserved, NVARS};
 
 /// One face of a leaf in the canonical orientation (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FaceGeometry {
     /// Unit normal in the canonical orientation.
     pub normal: [f64; 3],
@@ -42,7 +42,7 @@ impl FaceGeometry {
 }
 
 /// A leaf's volume and faces (local face `k` opposite local vertex `k`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LeafGeometry {
     /// Volume.
     pub volume: f64,
@@ -115,7 +115,7 @@ impl FlowMesh {
     /// # Errors
     /// [`Error::Invalid`] when the run does not carry [`NVARS`] fields; the halo's errors.
     pub fn build<C: Comm + ?Sized>(run: &Run<C>) -> Result<FlowMesh> {
-        Self::build_reusing(run, None)
+        Self::with_halo(run, run.halo()?, None)
     }
 
     /// As [`FlowMesh::build`] after an adaptation step, `self` being the mesh before it: the
@@ -126,13 +126,23 @@ impl FlowMesh {
     /// # Errors
     /// As [`FlowMesh::build`].
     pub fn rebuild<C: Comm + ?Sized>(&self, run: &Run<C>) -> Result<FlowMesh> {
-        Self::build_reusing(run, Some(self))
+        Self::with_halo(run, run.halo_after_step(&self.halo)?, Some(self))
     }
 
-    /// [`FlowMesh::build`], taking each leaf's geometry from `previous` when it held the
-    /// same leaf with the same shape.
-    fn build_reusing<C: Comm + ?Sized>(
+    /// As [`FlowMesh::build`] after trees moved between ranks, `self` being the mesh before:
+    /// a new halo, the geometry of the leaves still held here reused (a collective).
+    ///
+    /// # Errors
+    /// As [`FlowMesh::build`].
+    pub fn after_moves<C: Comm + ?Sized>(&self, run: &Run<C>) -> Result<FlowMesh> {
+        Self::with_halo(run, run.halo()?, Some(self))
+    }
+
+    /// The flow mesh of the leaves `run` holds around `halo`, taking each leaf's geometry from
+    /// `previous` when it held the same leaf with the same shape.
+    fn with_halo<C: Comm + ?Sized>(
         run: &Run<C>,
+        halo: Halo,
         previous: Option<&FlowMesh>,
     ) -> Result<FlowMesh> {
         let forest = run.forest();
@@ -142,10 +152,6 @@ impl FlowMesh {
                 "the flow needs {NVARS} fields per leaf, the run has {nfields}"
             )));
         }
-        let halo = match previous {
-            Some(p) => run.halo_after_step(&p.halo)?,
-            None => run.halo()?,
-        };
         let n = halo.adjacency.nleaves();
         let mut mesh = FlowMesh {
             halo,
@@ -177,6 +183,11 @@ impl FlowMesh {
         self.shapes[i].same_bits(shape).then_some(self.geometry[i])
     }
 
+    /// The vertex keys of leaf `i`'s corners.
+    pub fn keys(&self, i: usize) -> [u64; 4] {
+        self.shapes[i].keys
+    }
+
     /// Number of leaves held here.
     pub fn nleaves(&self) -> usize {
         self.state.len()
@@ -195,6 +206,20 @@ impl FlowMesh {
             Across::Ghost { ghost, .. } => Some(self.ghost_state(ghost)),
             Across::Boundary { .. } | Across::Remote { .. } => None,
         }
+    }
+
+    /// Reads the states from the forest (the same leaves in the same order) and exchanges the
+    /// ghosts' (a collective).
+    ///
+    /// # Errors
+    /// The halo's errors.
+    pub fn read_states<C: Comm + ?Sized>(&mut self, run: &Run<C>) -> Result<()> {
+        let mut at = 0;
+        run.forest().for_each_leaf(|leaf| {
+            self.state[at] = std::array::from_fn(|k| leaf.data[k]);
+            at += 1;
+        });
+        run.refresh_halo(&mut self.halo)
     }
 
     /// Writes the states into the forest and exchanges the ghosts' (a collective).
