@@ -5,10 +5,12 @@
 //! A job reads the states the stage starts from (its leaves', and beyond their faces the
 //! neighbours', held here or ghosts) and sets its leaves' new states aside until every root
 //! is done, so neither the order the ranks take the roots in nor who takes them changes a bit.
-//! When a root's tree leaves a rank unprocessed, its job's inputs go with it
-//! ([`RootInputs`]: per leaf its geometry, its state, the iteration's first state for SSP-RK2's
-//! second stage, and what lies beyond each face), so that the new owner computes exactly what
-//! the old one would have. After the level the new states go into the forest; the flow mesh
+//! When a root's tree leaves a rank unprocessed, what the tree does not carry goes with it
+//! ([`RootInputs`]: what lies beyond each face of its leaves, another leaf of the root by its
+//! index, a neighbour outside the root by its state, or the boundary's tag; and for SSP-RK2's
+//! second stage the iteration's first states). The tree carries its leaves' states, and the
+//! new owner computes their geometry from its corners as the old one did, so it computes
+//! exactly what the old one would have. After the level the new states go into the forest; the flow mesh
 //! is rebuilt around the new owners when trees moved, else only the ghosts are refreshed.
 
 use std::ops::Range;
@@ -20,32 +22,28 @@ use plume::{Error, Result};
 
 use super::gas::Conserved;
 use super::mesh::{FlowMesh, LeafGeometry};
-use super::scheme::{with_speed, Beyond, Scheme, Stage};
+use super::scheme::{with_speed, Beyond, Scheme, Sides, Stage};
 
 /// What lies beyond one face, as it travels.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 enum BeyondInput {
-    /// A leaf's state.
-    Leaf(Conserved),
+    /// Another leaf of the root: its index in canonical order.
+    Inside(u32),
+    /// A leaf of another root: its state.
+    Outside(Conserved),
     /// The boundary, with the face's physical tag.
     Boundary(u32),
 }
 
-/// One leaf's inputs of a stage.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct LeafInputs {
-    geometry: LeafGeometry,
-    state: Conserved,
-    /// The iteration's first state ([`Stage::Average`] reads it).
-    start: Conserved,
-    beyond: [BeyondInput; 4],
-}
-
-/// A root's job, as it travels with its tree: its leaves' inputs in canonical order, and a
-/// digest of their vertex keys to check the receiver lists its leaves in the same order.
+/// A root's job beyond its tree, as it travels with the tree (see the module doc), with a
+/// digest of its leaves' vertex keys to check the receiver lists its leaves (and their
+/// corners) in the same order.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RootInputs {
-    leaves: Vec<LeafInputs>,
+    /// Per leaf in canonical order, what lies beyond its faces.
+    beyond: Vec<[BeyondInput; 4]>,
+    /// Per leaf, the iteration's first state, when the stage reads it.
+    starts: Option<Vec<Conserved>>,
     keys: u64,
 }
 
@@ -62,6 +60,8 @@ pub struct RootDone {
 pub struct StageJobs<'a> {
     scheme: &'a Scheme,
     mesh: &'a FlowMesh,
+    /// The sides of the mesh's leaves and ghosts.
+    sides: Sides,
     stage: Stage,
     dt: f64,
     /// The leaves of each root held here at the start, as a range of the mesh's leaves.
@@ -96,6 +96,7 @@ impl<'a> StageJobs<'a> {
         StageJobs {
             scheme,
             mesh,
+            sides: Sides::of(mesh),
             stage,
             dt,
             ranges,
@@ -111,28 +112,44 @@ impl<'a> StageJobs<'a> {
         (self.done, self.evaluations)
     }
 
-    /// Root `r`'s inputs from the mesh (its tree is held here since the start).
+    /// The mesh's leaves of root `r`, whose job has not left.
+    fn range(&self, r: u32) -> Result<Range<usize>> {
+        self.ranges
+            .get(&r)
+            .cloned()
+            .ok_or_else(|| Error::Invalid(format!("root {r}'s job is neither here nor arrived")))
+    }
+
+    /// Root `r`'s inputs from the mesh, which holds its leaves `range`.
     fn inputs(&self, r: u32, range: Range<usize>) -> Result<RootInputs> {
         let mesh = self.mesh;
-        let starts = self.root_starts(r, range.len())?;
-        let leaves = range
+        let beyond = range
             .clone()
-            .zip(starts)
-            .map(|(i, start)| LeafInputs {
-                geometry: mesh.geometry[i],
-                state: mesh.state[i],
-                start: start.unwrap_or(mesh.state[i]),
-                beyond: std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
+            .map(|i| {
+                std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
                     Across::Boundary { tag } => BeyondInput::Boundary(tag),
-                    _ => BeyondInput::Leaf(
+                    Across::Leaf { leaf, .. } if range.contains(&(leaf as usize)) => {
+                        BeyondInput::Inside(leaf - range.start as u32)
+                    }
+                    _ => BeyondInput::Outside(
                         mesh.neighbour_state(i, k)
                             .expect("the halo resolves every face between leaves"),
                     ),
-                }),
+                })
             })
             .collect();
+        let starts = match self.stage {
+            Stage::Average => Some(
+                self.root_starts(r, range.len())?
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            ),
+            Stage::Forward => None,
+        };
         Ok(RootInputs {
-            leaves,
+            beyond,
+            starts,
             keys: keys_digest(range.map(|i| mesh.keys(i))),
         })
     }
@@ -151,41 +168,93 @@ impl<'a> StageJobs<'a> {
         }
     }
 
-    /// Runs the job `inputs` of root `r`.
-    fn run(&mut self, r: u32, inputs: &RootInputs) -> Processed {
-        let mut states = Vec::with_capacity(inputs.leaves.len());
-        let mut starts = Vec::with_capacity(inputs.leaves.len());
-        let mut digest = mix64(u64::from(r));
-        for leaf in &inputs.leaves {
-            let (w, c) = with_speed(&leaf.state);
+    /// Runs root `r`'s job from the mesh, which holds its leaves `range`.
+    fn run_here(&mut self, r: u32, range: Range<usize>) -> Result<Processed> {
+        let starts = self.root_starts(r, range.len())?;
+        let done = range
+            .zip(starts)
+            .map(|(i, start)| {
+                let u = &self.mesh.state[i];
+                let rate = self.scheme.mesh_leaf_rate(self.mesh, &self.sides, i);
+                let start = start.unwrap_or(*u);
+                (self.stage.update(u, &start, &rate, self.dt), start)
+            })
+            .collect();
+        Ok(self.record(r, done))
+    }
+
+    /// Runs the job `inputs` of root `r`, whose tree arrived (in `forest`) with them.
+    fn run_arrived(&mut self, forest: &Forest, r: u32, inputs: &RootInputs) -> Result<Processed> {
+        let verts = forest.vertices();
+        let mut leaves = Vec::with_capacity(inputs.beyond.len());
+        let mut keys = Vec::with_capacity(inputs.beyond.len());
+        forest.for_each_leaf_in(&[r], |leaf| {
+            let k = leaf.verts.map(|v| verts[v].key);
+            let u: Conserved = std::array::from_fn(|c| leaf.data[c]);
+            let (w, c) = with_speed(&u);
+            leaves.push((LeafGeometry::new(&leaf.corners, &k), u, w, c));
+            keys.push(k);
+        });
+        if keys.len() != inputs.beyond.len() || keys_digest(keys.into_iter()) != inputs.keys {
+            return Err(Error::Invalid(format!(
+                "root {r}'s tree arrived with other leaves, or in another order, than its job's"
+            )));
+        }
+        let starts = match (self.stage, inputs.starts.as_deref()) {
+            (Stage::Forward, _) => None,
+            (Stage::Average, Some(s)) if s.len() == leaves.len() => Some(s),
+            (Stage::Average, _) => {
+                return Err(Error::Invalid(format!(
+                    "root {r}'s job arrived without the iteration's first states"
+                )))
+            }
+        };
+        let inside =
+            |b: &BeyondInput| matches!(*b, BeyondInput::Inside(j) if j as usize >= leaves.len());
+        if inputs.beyond.iter().flatten().any(inside) {
+            return Err(Error::Invalid(format!(
+                "root {r}'s job names a leaf the root does not have"
+            )));
+        }
+        let mut done = Vec::with_capacity(leaves.len());
+        for (i, (geometry, u, w, c)) in leaves.iter().enumerate() {
             // A boundary face's side is never read: the leaf's own stands in.
-            let sides = leaf.beyond.map(|b| {
-                let u = match b {
-                    BeyondInput::Leaf(u) => u,
-                    BeyondInput::Boundary(_) => leaf.state,
-                };
-                let (w, c) = with_speed(&u);
-                (u, w, c)
+            let outside = inputs.beyond[i].map(|b| match b {
+                BeyondInput::Outside(o) => {
+                    let (w, c) = with_speed(&o);
+                    (o, w, c)
+                }
+                _ => (*u, *w, *c),
             });
-            let beyond = std::array::from_fn(|k| match leaf.beyond[k] {
-                BeyondInput::Leaf(_) => {
-                    let (u, w, c) = &sides[k];
+            let beyond = std::array::from_fn(|k| match inputs.beyond[i][k] {
+                BeyondInput::Inside(j) => {
+                    let (_, u, w, c) = &leaves[j as usize];
+                    Beyond::Leaf((u, w, *c))
+                }
+                BeyondInput::Outside(_) => {
+                    let (u, w, c) = &outside[k];
                     Beyond::Leaf((u, w, *c))
                 }
                 BeyondInput::Boundary(tag) => Beyond::Boundary(tag),
             });
-            let rate = self
-                .scheme
-                .leaf_rate((&leaf.state, &w, c), &leaf.geometry, beyond);
-            let new = self.stage.update(&leaf.state, &leaf.start, &rate, self.dt);
-            digest = new
-                .iter()
-                .fold(digest, |d, x| mix64(d.rotate_left(5) ^ x.to_bits()));
-            states.push(new);
-            starts.push(leaf.start);
+            let rate = self.scheme.leaf_rate((u, w, *c), geometry, beyond);
+            let start = starts.map_or(*u, |s| s[i]);
+            done.push((self.stage.update(u, &start, &rate, self.dt), start));
         }
-        let leaves = states.len() as u64;
+        Ok(self.record(r, done))
+    }
+
+    /// Keeps root `r`'s new and first states (`(new, first)` per leaf).
+    fn record(&mut self, r: u32, done: Vec<(Conserved, Conserved)>) -> Processed {
+        let digest = done
+            .iter()
+            .flat_map(|(new, _)| new)
+            .fold(mix64(u64::from(r)), |d, x| {
+                mix64(d.rotate_left(5) ^ x.to_bits())
+            });
+        let leaves = done.len() as u64;
         self.evaluations += 4 * leaves;
+        let (states, starts) = done.into_iter().unzip();
         self.done.insert(r, RootDone { states, starts });
         Processed { leaves, digest }
     }
@@ -193,35 +262,19 @@ impl<'a> StageJobs<'a> {
 
 impl RootWork for StageJobs<'_> {
     fn process(&mut self, forest: &Forest, r: u32) -> Result<Processed> {
-        let inputs = match self.arrived.remove(&r) {
-            Some(inputs) => {
-                let keys = tree_keys_digest(forest, r);
-                if keys != inputs.keys {
-                    return Err(Error::Invalid(format!(
-                        "root {r}'s tree arrived with its leaves in another order than its job's"
-                    )));
-                }
-                inputs
-            }
+        match self.arrived.remove(&r) {
+            Some(inputs) => self.run_arrived(forest, r, &inputs),
             None => {
-                let range = self.ranges.get(&r).cloned().ok_or_else(|| {
-                    Error::Invalid(format!("root {r}'s job is neither here nor arrived"))
-                })?;
-                self.inputs(r, range)?
+                let range = self.range(r)?;
+                self.run_here(r, range)
             }
-        };
-        Ok(self.run(r, &inputs))
+        }
     }
 
     fn pack(&mut self, r: u32) -> Result<Vec<u8>> {
         let inputs = match self.arrived.remove(&r) {
             Some(inputs) => inputs,
-            None => {
-                let range = self.ranges.get(&r).cloned().ok_or_else(|| {
-                    Error::Invalid(format!("root {r}'s job is neither here nor arrived"))
-                })?;
-                self.inputs(r, range)?
-            }
+            None => self.inputs(r, self.range(r)?)?,
         };
         bincode::serialize(&inputs)
             .map_err(|e| Error::Invalid(format!("cannot pack root {r}'s job: {e}")))
@@ -233,14 +286,6 @@ impl RootWork for StageJobs<'_> {
         self.arrived.insert(r, inputs);
         Ok(())
     }
-}
-
-/// A digest of the vertex keys of root `r`'s leaves in `forest`, in canonical order.
-fn tree_keys_digest(forest: &Forest, r: u32) -> u64 {
-    let verts = forest.vertices();
-    let mut keys = Vec::new();
-    forest.for_each_leaf_in(&[r], |leaf| keys.push(leaf.verts.map(|v| verts[v].key)));
-    keys_digest(keys.into_iter())
 }
 
 /// A digest of leaves' vertex keys, in order.

@@ -327,7 +327,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             }
             // Trees that moved are a new halo to build, counted as migration.
             if level.ranks.iter().any(|r| r.data_moves > 0) {
-                self.mesh = self.mesh.after_moves(&self.run)?;
+                self.mesh = self.mesh.rebuild(&self.run)?;
                 self.times.migration += clock.elapsed();
             } else {
                 self.mesh.read_states(&self.run)?;

@@ -118,24 +118,15 @@ impl FlowMesh {
         Self::with_halo(run, run.halo()?, None)
     }
 
-    /// As [`FlowMesh::build`] after an adaptation step, `self` being the mesh before it: the
-    /// same mesh, reusing the adjacency of the trees the step did not change
-    /// ([`Run::halo_after_step`]) and the geometry of the leaves with the same corners and keys
-    /// (a collective).
+    /// As [`FlowMesh::build`] after an adaptation step or after trees moved between ranks,
+    /// `self` being the mesh before: the same mesh, reusing the adjacency of the trees held
+    /// here before and after, unchanged ([`Run::halo_after_step`]), and the geometry of the
+    /// leaves with the same corners and keys (a collective).
     ///
     /// # Errors
     /// As [`FlowMesh::build`].
     pub fn rebuild<C: Comm + ?Sized>(&self, run: &Run<C>) -> Result<FlowMesh> {
         Self::with_halo(run, run.halo_after_step(&self.halo)?, Some(self))
-    }
-
-    /// As [`FlowMesh::build`] after trees moved between ranks, `self` being the mesh before:
-    /// a new halo, the geometry of the leaves still held here reused (a collective).
-    ///
-    /// # Errors
-    /// As [`FlowMesh::build`].
-    pub fn after_moves<C: Comm + ?Sized>(&self, run: &Run<C>) -> Result<FlowMesh> {
-        Self::with_halo(run, run.halo()?, Some(self))
     }
 
     /// The flow mesh of the leaves `run` holds around `halo`, taking each leaf's geometry from

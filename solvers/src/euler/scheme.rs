@@ -186,32 +186,28 @@ impl Scheme {
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`.
     pub fn residual(&self, mesh: &FlowMesh, rate: &mut [Conserved]) {
-        let prims: Vec<(Primitive, f64)> = mesh.state.iter().map(with_speed).collect();
-        let ghosts: Vec<(Conserved, Primitive, f64)> = (0..mesh.halo.ghosts.len() as u32)
-            .map(|g| {
-                let u = mesh.ghost_state(g);
-                let (w, c) = with_speed(&u);
-                (u, w, c)
-            })
-            .collect();
+        let sides = Sides::of(mesh);
         for (i, r) in rate.iter_mut().enumerate() {
-            let beyond = std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
-                Across::Leaf { leaf, .. } => {
-                    let (w, c) = &prims[leaf as usize];
-                    Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
-                }
-                Across::Ghost { ghost, .. } => {
-                    let (u, w, c) = &ghosts[ghost as usize];
-                    Beyond::Leaf((u, w, *c))
-                }
-                Across::Boundary { tag } => Beyond::Boundary(tag),
-                Across::Remote { .. } => {
-                    unreachable!("the halo resolves every face between leaves")
-                }
-            });
-            let this = (&mesh.state[i], &prims[i].0, prims[i].1);
-            *r = self.leaf_rate(this, &mesh.geometry[i], beyond);
+            *r = self.mesh_leaf_rate(mesh, &sides, i);
         }
+    }
+
+    /// The rate of change of leaf `i` of `mesh`, whose leaves' and ghosts' sides are `sides`.
+    pub fn mesh_leaf_rate(&self, mesh: &FlowMesh, sides: &Sides, i: usize) -> Conserved {
+        let beyond = std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
+            Across::Leaf { leaf, .. } => {
+                let (w, c) = &sides.leaves[leaf as usize];
+                Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
+            }
+            Across::Ghost { ghost, .. } => {
+                let (u, w, c) = &sides.ghosts[ghost as usize];
+                Beyond::Leaf((u, w, *c))
+            }
+            Across::Boundary { tag } => Beyond::Boundary(tag),
+            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
+        });
+        let this = (&mesh.state[i], &sides.leaves[i].0, sides.leaves[i].1);
+        self.leaf_rate(this, &mesh.geometry[i], beyond)
     }
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of one leaf: its side `this`, its geometry, and
@@ -261,6 +257,31 @@ pub enum Beyond<'a> {
     Leaf(Side<'a>),
     /// The boundary, with the face's physical tag.
     Boundary(u32),
+}
+
+/// The primitive states and speeds of sound of a flow mesh's leaves and ghosts, computed once
+/// for all their faces.
+pub struct Sides {
+    /// Per leaf.
+    leaves: Vec<(Primitive, f64)>,
+    /// Per ghost, with its state.
+    ghosts: Vec<(Conserved, Primitive, f64)>,
+}
+
+impl Sides {
+    /// The sides of `mesh`'s leaves and ghosts.
+    pub fn of(mesh: &FlowMesh) -> Sides {
+        Sides {
+            leaves: mesh.state.iter().map(with_speed).collect(),
+            ghosts: (0..mesh.halo.ghosts.len() as u32)
+                .map(|g| {
+                    let u = mesh.ghost_state(g);
+                    let (w, c) = with_speed(&u);
+                    (u, w, c)
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A state's primitive variables and speed of sound.
