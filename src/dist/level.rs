@@ -248,7 +248,7 @@ impl ProcessedLevel {
 }
 
 /// A dual graph as broadcast: `xadj`, `adjncy` and the weights.
-type SharedGraph = (Vec<u32>, Vec<u32>, Weights);
+pub(super) type SharedGraph = (Vec<u32>, Vec<u32>, Weights);
 
 impl<C: Comm + ?Sized> Run<'_, C> {
     /// Processes every root once with `work` on every rank (a collective), statically
@@ -266,8 +266,11 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         work: &mut dyn RootWork,
     ) -> Result<ProcessedLevel> {
         let comm = self.comm;
-        let (xadj, adjncy, weights) = self.shared_graph()?;
-        let model = CostModel::new(&xadj, &adjncy, &weights).with_scales(opts.scales);
+        if self.level_graph.is_none() {
+            self.level_graph = Some(self.shared_graph()?);
+        }
+        let (xadj, adjncy, weights) = self.level_graph.as_ref().expect("just set");
+        let model = CostModel::new(xadj, adjncy, weights).with_scales(opts.scales);
         let hook = opts.hook.filter(|h| match *h {
             Hook::Slow { rank, .. } | Hook::Fail { rank, .. } => rank == comm.rank(),
         });
@@ -291,7 +294,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     }
 
     /// The dual graph on every rank: its adjacency from the initial mesh every rank holds,
-    /// and rank 0's current weights (only rank 0 keeps them between levels).
+    /// and rank 0's current weights (only rank 0 keeps them between steps; the levels between
+    /// two steps share them).
     fn shared_graph(&self) -> Result<SharedGraph> {
         let (xadj, adjncy, _) =
             crate::graph::face_adjacency(self.forest.topology(), self.forest.nroots());

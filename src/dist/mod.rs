@@ -180,6 +180,9 @@ pub struct Run<'c, C: Comm + ?Sized> {
     last: Option<Balance>,
     at: BalanceAt,
     level: usize,
+    /// The dual graph every rank of a processing level balances on, as rank 0 last
+    /// broadcast it (until a step changes its weights).
+    level_graph: Option<level::SharedGraph>,
 }
 
 impl<'c, C: Comm + ?Sized> Run<'c, C> {
@@ -231,6 +234,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             last: None,
             at: BalanceAt::default(),
             level: 0,
+            level_graph: None,
         })
     }
 
@@ -348,6 +352,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     ) -> Result<StepReport> {
         let mut times = StepTimes::default();
         let comm = self.comm;
+        self.level_graph = None;
         refine
             .into_iter()
             .for_each(|id| self.forest.mark_refine(id));
