@@ -178,7 +178,16 @@ fn sbn_balances_the_flow_while_the_ranks_compute_and_the_records_are_the_unbalan
     let (sbn, none) = (dir.arg("sbn"), dir.arg("none"));
     ok(&[
         &common[..],
-        &["--balancer", "sbn", "--variant", "heuristic", "--out", &sbn],
+        &[
+            "--balancer",
+            "sbn",
+            "--variant",
+            "heuristic",
+            "--sbn-policy",
+            "seed,no-first-half",
+            "--out",
+            &sbn,
+        ],
     ]
     .concat());
     ok(&[&common[..], &["--balancer", "none", "--out", &none]].concat());
@@ -187,6 +196,7 @@ fn sbn_balances_the_flow_while_the_ranks_compute_and_the_records_are_the_unbalan
             .unwrap();
     assert_eq!(json["config"]["balancer"], "sbn");
     assert_eq!(json["config"]["sbn"]["variant"], "Heuristic");
+    assert_eq!(json["config"]["sbn"]["policies"]["first_half"], "Off");
     let moved: u64 = json["iterations"]
         .as_array()
         .unwrap()

@@ -12,7 +12,7 @@ use plume::partition::Metis;
 use plume::remap::TotalVOptimal;
 
 use super::common::{levels, load_mesh, VtkCompression};
-use super::names::VtkLevels;
+use super::names::{SbnPolicyName, VtkLevels};
 use super::run::{BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
 use crate::euler::{
@@ -69,6 +69,10 @@ pub struct EulerArgs {
     /// SBN's algorithm (with --balancer sbn).
     #[arg(long, value_enum, default_value_t = VariantName::Basic)]
     pub variant: VariantName,
+    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order (as for
+    /// `plume run shock`).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "seed")]
+    pub sbn_policy: Vec<SbnPolicyName>,
     /// Initial mesh (.msh or .vtu; boundary groups `wall`, `outflow`, `inflow`, untagged =
     /// wall) [default: a generated box: 16×1×1 cubes of edge 1/16 for sod, 6×6×6 of edge 1/6
     /// for blast].
@@ -263,9 +267,15 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             BalancerName::Plum => EulerBalancer::Plum,
             BalancerName::Sbn => EulerBalancer::Sbn,
         },
-        sbn: (args.balancer == BalancerName::Sbn).then(|| SbnOptions {
-            variant: args.variant.into(),
-            ..SbnOptions::default()
+        sbn: (args.balancer == BalancerName::Sbn).then(|| {
+            let mut sbn = SbnOptions {
+                variant: args.variant.into(),
+                ..SbnOptions::default()
+            };
+            for word in &args.sbn_policy {
+                word.apply(&mut sbn.policies);
+            }
+            sbn
         }),
         output_every: args.output_every,
         euler,
