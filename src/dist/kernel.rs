@@ -100,10 +100,10 @@ impl RootWork for Kernel {
 impl Kernel {
     /// Sweeps per leaf of the default kernel, the one `sim::calibrate` measures: about 3.5 µs
     /// a leaf here, the order of the SP2 model's 5 µs per leaf and iteration (one iteration of
-    /// a cell-centred flow solver per tetrahedron). A sweep is a dependent chain of floating-point multiplications and additions,
-    /// about 7 ns on this machine's cores (measured linear from 100 to 2,000 sweeps), and the
-    /// per-leaf loop's own cost (walking the tree, summing the corners, about 10 ns) stays under
-    /// 0.5 % of it.
+    /// a cell-centred flow solver per tetrahedron). A sweep is a dependent chain of
+    /// floating-point multiplications and additions, about 7 ns on this machine's cores
+    /// (measured linear from 100 to 2,000 sweeps), and the per-leaf loop's own cost (walking
+    /// the tree, summing the corners, about 10 ns) stays under 0.5 % of it.
     pub const DEFAULT_SWEEPS: u32 = 500;
 
     /// A kernel running `sweeps` rounds per leaf.

@@ -10,8 +10,9 @@
 //! index, a neighbour outside the root by its state, or the boundary's tag; and for SSP-RK2's
 //! second stage the iteration's first states). The tree carries its leaves' states, and the
 //! new owner computes their geometry from its corners as the old one did, so it computes
-//! exactly what the old one would have. After the level the new states go into the forest; the flow mesh
-//! is rebuilt around the new owners when trees moved, else only the ghosts are refreshed.
+//! exactly what the old one would have. After the level the new states go into the forest;
+//! the flow mesh is rebuilt around the new owners when trees moved, else only the ghosts are
+//! refreshed.
 
 use std::ops::Range;
 
