@@ -10,6 +10,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::InitialMesh;
+use plume::balance::sbn::policy::FirstHalf;
 use plume::balance::{Plum, PlumOptions, SbnOptions};
 use plume::comm::launch_threads;
 use plume::mesh::generate_box;
@@ -88,6 +89,14 @@ fn residual(c: &mut Criterion) {
     g.finish();
 }
 
+/// SBN's options as `plume run euler --balancer sbn` sets them: no work sent back with a
+/// balance request.
+fn sbn_options() -> SbnOptions {
+    let mut sbn = SbnOptions::default();
+    sbn.policies.first_half = FirstHalf::Off;
+    sbn
+}
+
 /// 40 iterations of an adaptive Sod run on `procs` thread ranks balanced by PLUM, or by SBN
 /// when `sbn`; the ranks' summed times.
 fn sod_adaptive(initial: &InitialMesh, procs: usize, sbn: bool) -> FlowTimes {
@@ -95,7 +104,7 @@ fn sod_adaptive(initial: &InitialMesh, procs: usize, sbn: bool) -> FlowTimes {
     let times = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
         let mut euler = match sbn {
-            true => EulerRun::with_sbn(comm, initial, cfg, (plum, SbnOptions::default()))?,
+            true => EulerRun::with_sbn(comm, initial, cfg, (plum, sbn_options()))?,
             false => EulerRun::new(comm, initial, cfg, plum)?,
         };
         for _ in 0..40 {

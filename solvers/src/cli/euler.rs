@@ -70,8 +70,15 @@ pub struct EulerArgs {
     #[arg(long, value_enum, default_value_t = VariantName::Basic)]
     pub variant: VariantName,
     /// SBN's choices where seed 004 is explicit, comma-separated, applied in order (as for
-    /// `plume run shock`).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "seed")]
+    /// `plume run shock`). The default sends no work back with a balance request: a stage's
+    /// level is short, and §5.4.1's first half, given at the end of every level, kept moving
+    /// hundreds of trees back and forth each iteration.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "seed,no-first-half"
+    )]
     pub sbn_policy: Vec<SbnPolicyName>,
     /// Initial mesh (.msh or .vtu; boundary groups `wall`, `outflow`, `inflow`, untagged =
     /// wall) [default: a generated box: 16×1×1 cubes of edge 1/16 for sod, 6×6×6 of edge 1/6

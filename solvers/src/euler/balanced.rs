@@ -51,6 +51,8 @@ pub struct RootInputs {
 /// A root's job done: its leaves' new states, and the states the iteration started from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RootDone {
+    /// The mesh's leaves of the root when its tree was here at the start (`None`: it arrived).
+    pub here: Option<Range<usize>>,
     /// New states, in canonical leaf order.
     pub states: Vec<Conserved>,
     /// The iteration's first states, in the same order (for the next stage).
@@ -173,6 +175,7 @@ impl<'a> StageJobs<'a> {
     fn run_here(&mut self, r: u32, range: Range<usize>) -> Result<Processed> {
         let starts = self.root_starts(r, range.len())?;
         let done = range
+            .clone()
             .zip(starts)
             .map(|(i, start)| {
                 let u = &self.mesh.state[i];
@@ -181,7 +184,7 @@ impl<'a> StageJobs<'a> {
                 (self.stage.update(u, &start, &rate, self.dt), start)
             })
             .collect();
-        Ok(self.record(r, done))
+        Ok(self.record(r, done, Some(range)))
     }
 
     /// Runs the job `inputs` of root `r`, whose tree arrived (in `forest`) with them.
@@ -242,11 +245,17 @@ impl<'a> StageJobs<'a> {
             let start = starts.map_or(*u, |s| s[i]);
             done.push((self.stage.update(u, &start, &rate, self.dt), start));
         }
-        Ok(self.record(r, done))
+        Ok(self.record(r, done, None))
     }
 
-    /// Keeps root `r`'s new and first states (`(new, first)` per leaf).
-    fn record(&mut self, r: u32, done: Vec<(Conserved, Conserved)>) -> Processed {
+    /// Keeps root `r`'s new and first states (`(new, first)` per leaf), and its leaves in the
+    /// mesh when they were `here`.
+    fn record(
+        &mut self,
+        r: u32,
+        done: Vec<(Conserved, Conserved)>,
+        here: Option<Range<usize>>,
+    ) -> Processed {
         let digest = done
             .iter()
             .flat_map(|(new, _)| new)
@@ -256,7 +265,14 @@ impl<'a> StageJobs<'a> {
         let leaves = done.len() as u64;
         self.evaluations += 4 * leaves;
         let (states, starts) = done.into_iter().unzip();
-        self.done.insert(r, RootDone { states, starts });
+        self.done.insert(
+            r,
+            RootDone {
+                here,
+                states,
+                starts,
+            },
+        );
         Processed { leaves, digest }
     }
 }

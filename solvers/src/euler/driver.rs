@@ -314,23 +314,35 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             evaluations += n;
             self.count_level(&level);
             let clock = Instant::now();
+            let moved = level.ranks.iter().any(|r| r.data_moves > 0);
             starts = IntMap::default();
             for (r, d) in done {
-                let mut ids: Vec<LeafId> = Vec::with_capacity(d.states.len());
-                self.run
-                    .forest()
-                    .for_each_leaf_in(&[r], |leaf| ids.push(leaf.id));
-                for (id, u) in ids.into_iter().zip(&d.states) {
-                    self.run.leaf_data_mut(id).copy_from_slice(u);
+                match d.here {
+                    Some(range) if !moved => self.mesh.state[range].copy_from_slice(&d.states),
+                    Some(range) => {
+                        for (i, u) in range.zip(&d.states) {
+                            let id = self.mesh.halo.adjacency.leaves[i];
+                            self.run.leaf_data_mut(id).copy_from_slice(u);
+                        }
+                    }
+                    None => {
+                        let mut ids: Vec<LeafId> = Vec::with_capacity(d.states.len());
+                        self.run
+                            .forest()
+                            .for_each_leaf_in(&[r], |leaf| ids.push(leaf.id));
+                        for (id, u) in ids.into_iter().zip(&d.states) {
+                            self.run.leaf_data_mut(id).copy_from_slice(u);
+                        }
+                    }
                 }
                 starts.insert(r, d.starts);
             }
             // Trees that moved are a new halo to build, counted as migration.
-            if level.ranks.iter().any(|r| r.data_moves > 0) {
+            if moved {
                 self.mesh = self.mesh.rebuild(&self.run)?;
                 self.times.migration += clock.elapsed();
             } else {
-                self.mesh.read_states(&self.run)?;
+                self.mesh.publish(&mut self.run)?;
             }
         }
         Ok(evaluations)

@@ -199,20 +199,6 @@ impl FlowMesh {
         }
     }
 
-    /// Reads the states from the forest (the same leaves in the same order) and exchanges the
-    /// ghosts' (a collective).
-    ///
-    /// # Errors
-    /// The halo's errors.
-    pub fn read_states<C: Comm + ?Sized>(&mut self, run: &Run<C>) -> Result<()> {
-        let mut at = 0;
-        run.forest().for_each_leaf(|leaf| {
-            self.state[at] = std::array::from_fn(|k| leaf.data[k]);
-            at += 1;
-        });
-        run.refresh_halo(&mut self.halo)
-    }
-
     /// Writes the states into the forest and exchanges the ghosts' (a collective).
     ///
     /// # Errors
