@@ -315,13 +315,13 @@ fn sbn_levels<C: Comm + ?Sized>(comm: &C, hook: Option<Hook>) -> plume::Result<V
     let mut serial = Forest::new(mesh, opts)?;
     let level_opts = LevelOptions {
         hook,
-        ..LevelOptions::new(Processing::Sbn(SbnOptions::default()), Kernel::new(20))
+        ..LevelOptions::new(Processing::Sbn(SbnOptions::default()))
     };
     let mut lines = Vec::new();
     for level in 0..DIST_LEVELS {
         run.step(|leaf| sphere_mark(leaf, level))?;
         let before = run.checksum()?;
-        let processed = run.process(&level_opts)?;
+        let processed = run.process(&level_opts, &mut Kernel::new(20))?;
         let after = run.checksum()?;
         if before != after {
             return Err(Error::Invalid(format!("level {level} changed a tree")));

@@ -101,14 +101,14 @@ fn run(procs: usize, mode: Mode, hook: Option<Hook>) -> Result<Vec<Level>> {
         let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?.balance_at(at);
         let opts = LevelOptions {
             hook,
-            ..LevelOptions::new(processing, Kernel::new(20))
+            ..LevelOptions::new(processing)
         };
         let mut levels = Vec::new();
         for step in 0..STEPS {
             run.step(|leaf| mark(leaf, step))?;
             solve(&mut run);
             let before = run.checksum()?;
-            let processed = run.process(&opts)?;
+            let processed = run.process(&opts, &mut Kernel::new(20))?;
             let after = run.checksum()?;
             check_ownership(&run)?;
             run.forest().check_structure()?;

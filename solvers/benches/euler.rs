@@ -10,7 +10,8 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::InitialMesh;
-use plume::balance::{Plum, PlumOptions};
+use plume::balance::sbn::policy::FirstHalf;
+use plume::balance::{Plum, PlumOptions, SbnOptions};
 use plume::comm::launch_threads;
 use plume::mesh::generate_box;
 use plume_solvers::euler::mesh::FlowMesh;
@@ -88,11 +89,24 @@ fn residual(c: &mut Criterion) {
     g.finish();
 }
 
-/// 40 iterations of an adaptive Sod run on `procs` thread ranks; the ranks' summed times.
-fn sod_adaptive(initial: &InitialMesh, procs: usize) -> FlowTimes {
+/// SBN's options as `plume run euler --balancer sbn` sets them: no work sent back with a
+/// balance request.
+fn sbn_options() -> SbnOptions {
+    let mut sbn = SbnOptions::default();
+    sbn.policies.first_half = FirstHalf::Off;
+    sbn
+}
+
+/// 40 iterations of an adaptive Sod run on `procs` thread ranks balanced by PLUM, or by SBN
+/// when `sbn`; the ranks' summed times.
+fn sod_adaptive(initial: &InitialMesh, procs: usize, sbn: bool) -> FlowTimes {
     let cfg = config(InitialRefinement::Adaptive, 2);
     let times = launch_threads(procs, |comm| {
-        let mut euler = EulerRun::new(comm, initial, cfg, Plum::new(PlumOptions::new(procs))?)?;
+        let plum = Plum::new(PlumOptions::new(procs))?;
+        let mut euler = match sbn {
+            true => EulerRun::with_sbn(comm, initial, cfg, (plum, sbn_options()))?,
+            false => EulerRun::new(comm, initial, cfg, plum)?,
+        };
         for _ in 0..40 {
             euler.iterate()?;
         }
@@ -114,21 +128,20 @@ fn shares(c: &mut Criterion) {
         InitialMesh::new(generate_box([32, 2, 2], [1.0, 1.0 / 16.0, 1.0 / 16.0]).unwrap()).unwrap();
     let mut g = c.benchmark_group("sod_adaptive");
     g.sample_size(10);
-    for procs in [1, 2] {
-        let t = sod_adaptive(&initial, procs);
+    for (procs, sbn) in [(1, false), (2, false), (2, true)] {
+        let name = format!("p{procs}{}", if sbn { "_sbn" } else { "" });
+        let t = sod_adaptive(&initial, procs, sbn);
         let all = (t.flow + t.adaptation + t.balancing + t.migration).as_secs_f64();
         let pct = |d: std::time::Duration| 100.0 * d.as_secs_f64() / all;
         eprintln!(
-            "sod_adaptive P = {procs}: flow {:.1} %, adaptation {:.1} %, balancing {:.1} %, \
+            "sod_adaptive {name}: flow {:.1} %, adaptation {:.1} %, balancing {:.1} %, \
              migration {:.1} % of {all:.3} s (summed over ranks)",
             pct(t.flow),
             pct(t.adaptation),
             pct(t.balancing),
             pct(t.migration)
         );
-        g.bench_function(format!("p{procs}"), |b| {
-            b.iter(|| sod_adaptive(&initial, procs))
-        });
+        g.bench_function(name, |b| b.iter(|| sod_adaptive(&initial, procs, sbn)));
     }
     g.finish();
 }

@@ -1,7 +1,9 @@
 //! `plume run euler --backend mpi` under `mpirun` (built only with `--features mpi`): for 2
 //! and 3 processes the job's records (times aside) and its last pieces' densities are the
-//! threads backend's on as many ranks, bit for bit. `harness = false`: each scenario starts
-//! its own `mpirun` job on the built `plume`.
+//! threads backend's on as many ranks, bit for bit; balanced by SBN on 3 processes (trees
+//! moving between processes while they compute), the records are the unbalanced run's, what
+//! SBN decided aside. `harness = false`: each scenario starts its own `mpirun` job on the
+//! built `plume`.
 
 mod common;
 #[path = "../../tests/external/mod.rs"]
@@ -9,7 +11,7 @@ mod external;
 
 use std::path::Path;
 
-use common::{ok, records_without, TempDir};
+use common::{euler_moved_trees, ok, records_without, TempDir, EULER_BALANCER_FIELDS};
 use plume::io::{read_vtu, CellValues};
 use serde_json::Value;
 
@@ -17,6 +19,7 @@ fn main() {
     for procs in [2, 3] {
         the_job_gives_the_threads_flow(procs);
     }
+    sbn_between_processes_gives_the_unbalanced_flow();
     println!("euler_mpi: all scenarios passed");
 }
 
@@ -73,5 +76,57 @@ fn the_job_gives_the_threads_flow(procs: usize) {
         densities(&dir.path("mpi"), last, procs),
         densities(&dir.path("threads"), last, procs),
         "P = {procs}"
+    );
+}
+
+fn sbn_between_processes_gives_the_unbalanced_flow() {
+    let dir = TempDir::new("euler-mpi-sbn");
+    let (mpi, threads) = (dir.arg("mpi"), dir.arg("threads"));
+    let common = ["--t-end", "0.03", "--output-every", "20", "--vtk", "none"];
+    let output = external::mpirun(
+        3,
+        120,
+        Path::new(env!("CARGO_BIN_EXE_plume")),
+        &[
+            &[
+                "run",
+                "euler",
+                "--backend",
+                "mpi",
+                "--balancer",
+                "sbn",
+                "--out",
+                &mpi,
+            ][..],
+            &common,
+        ]
+        .concat(),
+    );
+    assert!(
+        output.status.success(),
+        "mpirun -n 3 --balancer sbn: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    ok(&[
+        &[
+            "run",
+            "euler",
+            "--procs",
+            "3",
+            "--balancer",
+            "none",
+            "--out",
+            &threads,
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(
+        records_without(&dir.path("mpi"), "iterations", &EULER_BALANCER_FIELDS),
+        records_without(&dir.path("threads"), "iterations", &EULER_BALANCER_FIELDS)
+    );
+    assert!(
+        euler_moved_trees(&dir.path("mpi")) > 0,
+        "SBN moved no tree between the processes"
     );
 }

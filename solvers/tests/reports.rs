@@ -33,7 +33,7 @@ struct Runs {
     erosion: PathBuf,
     /// `plume compare shock`.
     compare: PathBuf,
-    /// `plume run euler` (sod) and `plume run euler --case blast`.
+    /// `plume run euler` (sod) and `plume run euler --case blast --balancer sbn`.
     euler: [PathBuf; 2],
 }
 
@@ -113,12 +113,15 @@ fn runs() -> &'static Runs {
             "--out",
             &out(&runs.compare),
         ]);
-        for (case, folder) in ["sod", "blast"].iter().zip(&runs.euler) {
+        // The blast balanced by SBN, so that its options are in the report.
+        for (case, folder) in [("sod", "plum"), ("blast", "sbn")].iter().zip(&runs.euler) {
             plume(&[
                 "run",
                 "euler",
                 "--case",
-                case,
+                case.0,
+                "--balancer",
+                case.1,
                 "--procs",
                 "2",
                 "--t-end",

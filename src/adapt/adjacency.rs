@@ -114,9 +114,10 @@ impl LeafAdjacency {
         Self::build_reusing(forest, None)
     }
 
-    /// The adjacency of the leaves `forest` holds after an adaptation step, `self` being the
-    /// one before it: as [`LeafAdjacency::build`] (the same value), but the trees whose
-    /// leaves and their vertices did not change are copied from `self`, not paired again.
+    /// The adjacency of the leaves `forest` holds after an adaptation step (or after trees
+    /// moved in or out), `self` being the one before it: as [`LeafAdjacency::build`] (the same
+    /// value), but the trees held in both whose leaves and their vertices did not change are
+    /// copied from `self`, not paired again.
     ///
     /// # Errors
     /// As [`LeafAdjacency::build`].

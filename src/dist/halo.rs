@@ -60,9 +60,10 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         self.halo_of(LeafAdjacency::build(&self.forest))
     }
 
-    /// As [`Run::halo`] after an adaptation step, `previous` being the halo before it: the
-    /// same halo, its adjacency rebuilt from `previous`'s ([`LeafAdjacency::rebuild`]), which
-    /// copies the trees the step did not change (a collective).
+    /// As [`Run::halo`] after an adaptation step or a processing level that moved trees,
+    /// `previous` being the halo before it: the same halo, its adjacency rebuilt from
+    /// `previous`'s ([`LeafAdjacency::rebuild`]), which copies the trees held here before and
+    /// after, unchanged (a collective).
     ///
     /// # Errors
     /// As [`Run::halo`].

@@ -1,6 +1,8 @@
-//! The work of processing a root for one level on real ranks (`sbn.md`'s job; issue 13): a
-//! per-leaf loop whose cost is proportional to the root's leaves, standing in for the solver's
-//! iterations until the flow solver's own kernel exists.
+//! The work of processing a root in a level on real ranks (`sbn.md`'s job): the [`RootWork`]
+//! trait, and [`Kernel`], a per-leaf loop whose cost is proportional to the root's leaves,
+//! standing in for a solver's iterations (the shock case's processing levels). A solver
+//! brings its own [`RootWork`] (the Euler solver: one stage of its explicit scheme on the
+//! root's leaves), whose inputs beyond the tree travel with it when SBN moves it.
 //!
 //! Each leaf runs `sweeps` rounds of a small floating-point recurrence seeded by its corners.
 //! The result of a root is a digest of its leaves' results: it depends only on the tree, not on
@@ -43,13 +45,65 @@ pub struct Processed {
     pub digest: u64,
 }
 
+/// What a processing level does with each root, and what travels with a root's tree when
+/// SBN moves it lazily to the rank about to process it.
+pub trait RootWork {
+    /// Processes root `r`, whose tree `forest` holds.
+    ///
+    /// # Errors
+    /// Whatever the work finds wrong; the level then ends on every rank with it.
+    fn process(&mut self, forest: &Forest, r: u32) -> Result<Processed>;
+
+    /// The inputs of root `r`'s work besides its tree, packed because the tree leaves this rank
+    /// unprocessed: nothing by default.
+    ///
+    /// # Errors
+    /// When the inputs cannot be packed.
+    fn pack(&mut self, r: u32) -> Result<Vec<u8>> {
+        let _ = r;
+        Ok(Vec::new())
+    }
+
+    /// The inputs another rank's [`RootWork::pack`] sent with root `r`'s tree, which arrived here.
+    ///
+    /// # Errors
+    /// When `bytes` are not inputs of this work.
+    fn unpack(&mut self, r: u32, bytes: Vec<u8>) -> Result<()> {
+        if bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Invalid(format!(
+                "root {r}'s tree arrived with inputs this level's work does not take"
+            )))
+        }
+    }
+
+    /// Bytes per cut leaf face of the message a processed root sends to each rank holding a
+    /// neighbouring root: the solver's communication, modelled (0: none, the solver
+    /// exchanges its faces itself).
+    fn cut_face_bytes(&self) -> u64 {
+        0
+    }
+}
+
+impl RootWork for Kernel {
+    fn process(&mut self, forest: &Forest, r: u32) -> Result<Processed> {
+        Kernel::process(self, forest, r)
+    }
+
+    /// The simulated machine's bytes per cut leaf face and level.
+    fn cut_face_bytes(&self) -> u64 {
+        crate::sim::LEVEL_FACE_BYTES as u64
+    }
+}
+
 impl Kernel {
     /// Sweeps per leaf of the default kernel, the one `sim::calibrate` measures: about 3.5 µs
     /// a leaf here, the order of the SP2 model's 5 µs per leaf and iteration (one iteration of
-    /// a cell-centred flow solver per tetrahedron). A sweep is a dependent chain of floating-point multiplications and additions,
-    /// about 7 ns on this machine's cores (measured linear from 100 to 2,000 sweeps), and the
-    /// per-leaf loop's own cost (walking the tree, summing the corners, about 10 ns) stays under
-    /// 0.5 % of it.
+    /// a cell-centred flow solver per tetrahedron). A sweep is a dependent chain of
+    /// floating-point multiplications and additions, about 7 ns on this machine's cores
+    /// (measured linear from 100 to 2,000 sweeps), and the per-leaf loop's own cost (walking
+    /// the tree, summing the corners, about 10 ns) stays under 0.5 % of it.
     pub const DEFAULT_SWEEPS: u32 = 500;
 
     /// A kernel running `sweeps` rounds per leaf.

@@ -1,6 +1,8 @@
 //! A processing level on real ranks (`sbn.md`'s execution model, issue 13): every root is one
-//! job, processed once by the [`Kernel`]; processing a root pays the communication of its cut
-//! faces as real messages to the ranks holding the neighbouring roots. Two ways to run it:
+//! job, processed once by a [`RootWork`] (the synthetic [`Kernel`](super::Kernel), or a
+//! solver's stage); processing a root pays the communication of its cut faces as real
+//! messages to the ranks holding the neighbouring roots, when the work models it. Two ways to
+//! run it:
 //!
 //! - [`Processing::Static`]: each rank processes the roots it owns (PLUM's level, after PLUM
 //!   balanced in the step), nothing moves;
@@ -16,7 +18,7 @@
 
 use std::time::Duration;
 
-use super::{Kernel, Run};
+use super::{RootWork, Run};
 use crate::balance::sbn::{SbnOptions, Shared};
 use crate::comm::{Comm, CommExt};
 use crate::graph::Weights;
@@ -37,8 +39,6 @@ pub enum Processing {
 pub struct LevelOptions {
     /// Static or SBN.
     pub processing: Processing,
-    /// The work of one root.
-    pub kernel: Kernel,
     /// The unit costs SBN balances on (a leaf, a cut face, a moved element): all 1 by default;
     /// a simulated machine's [`scales`](crate::sim::Machine::scales) make the ranks balance
     /// on the costs that machine simulates the level with.
@@ -67,11 +67,10 @@ pub enum Hook {
 }
 
 impl LevelOptions {
-    /// A level processed as `processing` says with `kernel` on unit costs, no rank slowed.
-    pub fn new(processing: Processing, kernel: Kernel) -> Self {
+    /// A level processed as `processing` says on unit costs, no rank slowed.
+    pub fn new(processing: Processing) -> Self {
         LevelOptions {
             processing,
-            kernel,
             scales: CostScales::default(),
             hook: None,
         }
@@ -137,7 +136,7 @@ pub struct Traffic {
 /// One rank's measured wall-clock time in a processing level, seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LevelTimes {
-    /// Running the kernel.
+    /// Running the work (the kernel, the solver).
     pub processing: f64,
     /// Sending the cut faces' messages.
     pub communication: f64,
@@ -159,7 +158,7 @@ pub struct RankLevel {
     pub roots: u64,
     /// Leaves processed here.
     pub leaves: u64,
-    /// Wrapping sum of the kernel's digests of the roots processed here.
+    /// Wrapping sum of the work's digests of the roots processed here.
     pub digest: u64,
     /// Measured times.
     pub times: LevelTimes,
@@ -249,22 +248,29 @@ impl ProcessedLevel {
 }
 
 /// A dual graph as broadcast: `xadj`, `adjncy` and the weights.
-type SharedGraph = (Vec<u32>, Vec<u32>, Weights);
+pub(super) type SharedGraph = (Vec<u32>, Vec<u32>, Weights);
 
 impl<C: Comm + ?Sized> Run<'_, C> {
-    /// Processes every root once with `opts.kernel` on every rank (a collective), statically
+    /// Processes every root once with `work` on every rank (a collective), statically
     /// or balanced by SBN, after which every root is owned by the rank that processed it (its
     /// tree is there). Call it between steps; with SBN, build the run with
     /// [`BalanceAt::Never`](super::BalanceAt::Never) so that only SBN balances.
     ///
     /// # Errors
     /// [`Error::Invalid`](crate::Error::Invalid) when SBN's options are not for this run's
-    /// ranks, or when a root was processed twice or never (a bug guard); any rank's kernel,
+    /// ranks, or when a root was processed twice or never (a bug guard); any rank's work,
     /// transport or decoding error, on every rank, never a hang.
-    pub fn process(&mut self, opts: &LevelOptions) -> Result<ProcessedLevel> {
+    pub fn process(
+        &mut self,
+        opts: &LevelOptions,
+        work: &mut dyn RootWork,
+    ) -> Result<ProcessedLevel> {
         let comm = self.comm;
-        let (xadj, adjncy, weights) = self.shared_graph()?;
-        let model = CostModel::new(&xadj, &adjncy, &weights).with_scales(opts.scales);
+        if self.level_graph.is_none() {
+            self.level_graph = Some(self.shared_graph()?);
+        }
+        let (xadj, adjncy, weights) = self.level_graph.as_ref().expect("just set");
+        let model = CostModel::new(xadj, adjncy, weights).with_scales(opts.scales);
         let hook = opts.hook.filter(|h| match *h {
             Hook::Slow { rank, .. } | Hook::Fail { rank, .. } => rank == comm.rank(),
         });
@@ -278,7 +284,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             &model,
             shared.as_ref(),
             &self.owner,
-            (opts.kernel, hook),
+            (work, hook),
         );
         let (mine, owner) = engine.run()?;
         self.owner = owner;
@@ -288,7 +294,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     }
 
     /// The dual graph on every rank: its adjacency from the initial mesh every rank holds,
-    /// and rank 0's current weights (only rank 0 keeps them between levels).
+    /// and rank 0's current weights (only rank 0 keeps them between steps; the levels between
+    /// two steps share them).
     fn shared_graph(&self) -> Result<SharedGraph> {
         let (xadj, adjncy, _) =
             crate::graph::face_adjacency(self.forest.topology(), self.forest.nroots());

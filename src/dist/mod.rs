@@ -56,7 +56,7 @@ mod probe;
 mod sbn;
 
 pub use halo::{GhostLeaf, Halo};
-pub use kernel::{Kernel, Processed};
+pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
 };
@@ -182,6 +182,9 @@ pub struct Run<'c, C: Comm + ?Sized> {
     last: Option<Balance>,
     at: BalanceAt,
     level: usize,
+    /// The dual graph every rank of a processing level balances on, as rank 0 last
+    /// broadcast it (until a step changes its weights).
+    level_graph: Option<level::SharedGraph>,
 }
 
 impl<'c, C: Comm + ?Sized> Run<'c, C> {
@@ -233,6 +236,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             last: None,
             at: BalanceAt::default(),
             level: 0,
+            level_graph: None,
         })
     }
 
@@ -350,6 +354,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     ) -> Result<StepReport> {
         let mut times = StepTimes::default();
         let comm = self.comm;
+        self.level_graph = None;
         refine
             .into_iter()
             .for_each(|id| self.forest.mark_refine(id));

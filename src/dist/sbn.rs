@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use super::level::{Hook, RankLevel, WireKind};
-use super::Kernel;
+use super::RootWork;
 use crate::adapt::{Forest, TreePacket};
 use crate::balance::sbn::protocol::{Kind, Message as SbnMessage, Outbox};
 use crate::balance::sbn::{Processor, Shared};
@@ -66,6 +66,9 @@ impl Outbox for Sent {
 /// A data request: the rank that wants the trees and the roots.
 type Request = (u32, Vec<u32>);
 
+/// Trees sent on request, with their work's inputs ([`RootWork::pack`]), one per tree.
+type Data = (Vec<TreePacket>, Vec<Vec<u8>>);
+
 /// One rank's processing level.
 pub(super) struct Engine<'a, C: Comm + ?Sized> {
     comm: &'a C,
@@ -76,7 +79,8 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
     sbn: Option<(&'a Shared<'a>, Processor)>,
     /// The owners at the start (static: where every root's data stays).
     owner: &'a [u32],
-    kernel: Kernel,
+    /// What processing a root does.
+    work: &'a mut dyn RootWork,
     /// This rank's test hook.
     hook: Option<Hook>,
     out: Sent,
@@ -107,7 +111,7 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
 
 impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// Rank `comm.rank()`'s level over `forest`, with the graph and weights of `model`, SBN's
-    /// `shared` state (`None`: static) and the owners `owner` at the start; `kernel` processes
+    /// `shared` state (`None`: static) and the owners `owner` at the start; `work` processes
     /// a root, and `hook` is this rank's test hook.
     pub(super) fn new(
         comm: &'a C,
@@ -115,7 +119,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         model: &'a CostModel<'a>,
         shared: Option<&'a Shared<'a>>,
         owner: &'a [u32],
-        (kernel, hook): (Kernel, Option<Hook>),
+        (work, hook): (&'a mut dyn RootWork, Option<Hook>),
     ) -> Self {
         let me = comm.rank() as u32;
         let sbn = shared.map(|shared| {
@@ -131,7 +135,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             model,
             sbn,
             owner,
-            kernel,
+            work,
             hook,
             out: Sent::default(),
             report: RankLevel::default(),
@@ -404,11 +408,14 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             roots.into_iter().partition(|&r| self.forest.holds(r));
         if !here.is_empty() {
             let packets = self.forest.take_trees(&here)?;
+            let mut inputs = Vec::with_capacity(packets.len());
             for p in &packets {
                 self.report.elements_sent += p.nelems() as u64;
                 self.gone_to.insert(p.root, requester);
+                inputs.push(self.work.pack(p.root)?);
             }
-            self.send(requester, TAG_DATA, WireKind::Migration, encode(&packets)?)?;
+            let data: Data = (packets, inputs);
+            self.send(requester, TAG_DATA, WireKind::Migration, encode(&data)?)?;
         }
         let mut onwards: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         for r in gone {
@@ -427,8 +434,9 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         Ok(())
     }
 
-    /// Trees asked for arrived: into the forest, and the processor tells everyone.
-    fn unpack(&mut self, packets: Vec<TreePacket>) -> Result<()> {
+    /// Trees asked for arrived with their work's inputs: into the forest and the work, and the
+    /// processor tells everyone.
+    fn unpack(&mut self, (packets, inputs): Data) -> Result<()> {
         let unexpected = packets.iter().find(|p| !self.awaiting.contains(&p.root));
         if let Some(p) = unexpected {
             return Err(Error::Invalid(format!(
@@ -436,7 +444,18 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 self.me, p.root
             )));
         }
+        if inputs.len() != packets.len() {
+            return Err(Error::Invalid(format!(
+                "rank {} received {} trees with {} inputs",
+                self.me,
+                packets.len(),
+                inputs.len()
+            )));
+        }
         self.forest.put_trees(&packets)?;
+        for (p, bytes) in packets.iter().zip(inputs) {
+            self.work.unpack(p.root, bytes)?;
+        }
         let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
         for p in &packets {
             self.report.elements_received += p.nelems() as u64;
@@ -452,12 +471,12 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.flush()
     }
 
-    /// Processes root v: the kernel, then one message of its cut faces to each rank holding a
-    /// neighbour.
+    /// Processes root v: the work, then (when the work models its communication) one message
+    /// of its cut faces to each rank holding a neighbour.
     fn job(&mut self, v: u32) -> Result<()> {
         let clock = Instant::now();
         self.hook_before_job()?;
-        let done = self.kernel.process(self.forest, v)?;
+        let done = self.work.process(self.forest, v)?;
         if let Some(Hook::Slow { pause, .. }) = self.hook {
             std::thread::sleep(pause);
         }
@@ -466,6 +485,10 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.report.digest = self.report.digest.wrapping_add(done.digest);
         self.processed.push(v);
         self.report.times.processing += clock.elapsed().as_secs_f64();
+        let face_bytes = self.work.cut_face_bytes();
+        if face_bytes == 0 {
+            return Ok(());
+        }
         let clock = Instant::now();
         let location = match &self.sbn {
             Some((_, p)) => &p.location[..],
@@ -480,8 +503,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             }
         }
         for (q, n) in faces {
-            // The simulated machine's bytes per cut leaf face and level.
-            let bytes = vec![0u8; n as usize * crate::sim::LEVEL_FACE_BYTES as usize];
+            let bytes = vec![0u8; (n * face_bytes) as usize];
             self.send(q, TAG_FACES, WireKind::Faces, bytes)?;
         }
         self.report.times.communication += clock.elapsed().as_secs_f64();

@@ -6,14 +6,14 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use plume::adapt::InitialMesh;
-use plume::balance::{Never, Plum, PlumOptions};
+use plume::balance::{Never, Plum, PlumOptions, SbnOptions};
 use plume::mesh::{geometry, Mesh};
 use plume::partition::Metis;
 use plume::remap::TotalVOptimal;
 
 use super::common::{levels, load_mesh, VtkCompression};
-use super::names::VtkLevels;
-use super::run::{BackendName, BalancerName};
+use super::names::{SbnPolicyName, VtkLevels};
+use super::run::{BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
 use crate::euler::{
     Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
@@ -61,9 +61,25 @@ pub struct EulerArgs {
     /// How the ranks run.
     #[arg(long, value_enum, default_value_t = BackendName::Threads)]
     pub backend: BackendName,
-    /// Balancer after each adaptation step: plum (repartition, remap, migrate) or none.
+    /// Balancer: plum (repartition, remap and migrate in each adaptation step), sbn (the
+    /// ranks balance while they compute each stage of an iteration, trees move lazily) or
+    /// none.
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
+    /// SBN's algorithm (with --balancer sbn).
+    #[arg(long, value_enum, default_value_t = VariantName::Basic)]
+    pub variant: VariantName,
+    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order (as for
+    /// `plume run shock`). The default sends no work back with a balance request: a stage's
+    /// level is short, and §5.4.1's first half, given at the end of every level, kept moving
+    /// hundreds of trees back and forth each iteration.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "seed,no-first-half"
+    )]
+    pub sbn_policy: Vec<SbnPolicyName>,
     /// Initial mesh (.msh or .vtu; boundary groups `wall`, `outflow`, `inflow`, untagged =
     /// wall) [default: a generated box: 16×1×1 cubes of edge 1/16 for sod, 6×6×6 of edge 1/6
     /// for blast].
@@ -131,6 +147,8 @@ pub struct EulerRunConfig {
     pub procs: usize,
     /// The balancer.
     pub balancer: EulerBalancer,
+    /// SBN's options (with the SBN balancer).
+    pub sbn: Option<SbnOptions>,
     /// Iterations between outputs.
     pub output_every: usize,
     /// The solver's settings.
@@ -144,6 +162,8 @@ pub struct EulerRunConfig {
 pub enum EulerBalancer {
     /// PLUM after each adaptation step.
     Plum,
+    /// SBN while the ranks compute each stage of an iteration.
+    Sbn,
     /// None: the roots stay where the initial partition put them.
     None,
 }
@@ -190,14 +210,6 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             "--procs {procs} must be between 1 and the number of roots ({})",
             mesh.nelems()
         ));
-    }
-    if args.balancer == BalancerName::Sbn {
-        return usage(
-            "--balancer sbn is not available for euler: SBN on ranks balances while the ranks \
-             run a synthetic kernel (plume run shock --balancer sbn --backend threads), not \
-             the flow; use plum or none"
-                .into(),
-        );
     }
     if args.output_every == 0 {
         return usage("--output-every must be at least 1".into());
@@ -259,19 +271,31 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
         procs,
         balancer: match args.balancer {
             BalancerName::None => EulerBalancer::None,
-            _ => EulerBalancer::Plum,
+            BalancerName::Plum => EulerBalancer::Plum,
+            BalancerName::Sbn => EulerBalancer::Sbn,
         },
+        sbn: (args.balancer == BalancerName::Sbn).then(|| {
+            let mut sbn = SbnOptions {
+                variant: args.variant.into(),
+                ..SbnOptions::default()
+            };
+            for word in &args.sbn_policy {
+                word.apply(&mut sbn.policies);
+            }
+            sbn
+        }),
         output_every: args.output_every,
         euler,
     })
 }
 
 /// The balancer of `cfg`: PLUM (METIS, optimal TotalV remap, LoadImb threshold 1.05), or the
-/// same never asked to balance.
+/// same never asked to balance (no balancer, or SBN: PLUM's partitioner only splits the roots
+/// at the start).
 pub(super) fn balancer(cfg: &EulerRunConfig) -> plume::Result<Plum> {
     let opts = PlumOptions::new(cfg.procs);
     match cfg.balancer {
-        EulerBalancer::None => Plum::with(
+        EulerBalancer::None | EulerBalancer::Sbn => Plum::with(
             opts,
             Box::new(Metis::default()),
             Box::new(TotalVOptimal),

@@ -234,7 +234,10 @@ fn on_rank<C: Comm + ?Sized>(
         _ => None,
     };
     let plum = comm.agree(balancer(cfg))?;
-    let mut euler = EulerRun::new(comm, initial, cfg.euler, plum)?;
+    let mut euler = match cfg.sbn {
+        Some(sbn) => EulerRun::with_sbn(comm, initial, cfg.euler, (plum, sbn))?,
+        None => EulerRun::new(comm, initial, cfg.euler, plum)?,
+    };
     let start = euler.totals()?;
     let mut since = Since::default();
     let options = VtuOptions::from(args.vtk_compression);

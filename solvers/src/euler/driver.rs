@@ -1,21 +1,25 @@
 //! One rank's part of an Euler run: a [`Run`] carrying the conserved variables on its
 //! leaves, the [`FlowMesh`] rebuilt after each adaptation step, and the loop's pieces: the
 //! initial mesh adapted to the initial state, an iteration of the scheme, an adaptation step
-//! driven by the density-jump indicator (balanced by PLUM and migrated by the [`Run`]).
+//! driven by the density-jump indicator. Balancing is PLUM's in the adaptation steps (trees
+//! migrated by the [`Run`]), or SBN's while the ranks compute each stage of an iteration
+//! ([`super::balanced`]; trees move lazily).
 
 use std::time::{Duration, Instant};
 
-use plume::adapt::{AdaptOptions, InitialMesh, Transfer};
-use plume::balance::Plum;
+use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
+use plume::balance::{Plum, SbnOptions};
 use plume::comm::Comm;
-use plume::dist::{Moved, Run, StepReport};
+use plume::dist::{BalanceAt, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport};
+use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
 
+use super::balanced::StageJobs;
 use super::cases::Case;
 use super::gas::NVARS;
 use super::indicator::{marks, IndicatorOptions};
 use super::mesh::FlowMesh;
-use super::scheme::{Boundaries, Scheme, SchemeOptions};
+use super::scheme::{Boundaries, Scheme, SchemeOptions, Stage};
 use super::totals::{TotalSums, Totals};
 
 /// How the mesh is refined before the flow starts.
@@ -80,9 +84,9 @@ pub struct FlowTimes {
     pub flow: Duration,
     /// Marking, coarsening, closure, subdivision, weights and rebuilding the flow mesh.
     pub adaptation: Duration,
-    /// PLUM's decision.
+    /// PLUM's decision, or SBN's messages and choices.
     pub balancing: Duration,
-    /// Moving trees.
+    /// Moving trees (PLUM's migration, SBN's lazy moves).
     pub migration: Duration,
 }
 
@@ -107,6 +111,8 @@ pub struct EulerRun<'c, C: Comm + ?Sized> {
     /// The largest relative change of mass, momentum and energy across one adaptation step
     /// (migration included) since the last [`EulerRun::take_adapt_change`].
     adapt_change: [f64; 3],
+    /// SBN's options when SBN balances the stages (PLUM balances none of the steps then).
+    sbn: Option<SbnOptions>,
 }
 
 impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
@@ -117,6 +123,31 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// # Errors
     /// [`Error::Invalid`] for bad settings or boundary groups; the run's errors.
     pub fn new(comm: &'c C, initial: &InitialMesh, cfg: EulerConfig, plum: Plum) -> Result<Self> {
+        Self::start(comm, initial, cfg, plum, None)
+    }
+
+    /// As [`EulerRun::new`], balanced by SBN with `sbn` while the ranks compute each stage
+    /// of an iteration, not by PLUM (whose partitioner still splits the roots at the start).
+    ///
+    /// # Errors
+    /// As [`EulerRun::new`].
+    pub fn with_sbn(
+        comm: &'c C,
+        initial: &InitialMesh,
+        cfg: EulerConfig,
+        (plum, sbn): (Plum, SbnOptions),
+    ) -> Result<Self> {
+        Self::start(comm, initial, cfg, plum, Some(sbn))
+    }
+
+    /// [`EulerRun::new`] or [`EulerRun::with_sbn`].
+    fn start(
+        comm: &'c C,
+        initial: &InitialMesh,
+        cfg: EulerConfig,
+        plum: Plum,
+        sbn: Option<SbnOptions>,
+    ) -> Result<Self> {
         cfg.check()?;
         let boundaries = Boundaries::from_tags(&initial.mesh().tags, cfg.case.inflow())?;
         // The five conserved variables are densities: conservative transfer.
@@ -127,7 +158,11 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             }),
             ..AdaptOptions::with_fields(vec![Transfer::Conservative; NVARS])
         };
-        let run = Run::on(comm, initial, opts, plum)?;
+        let at = match sbn {
+            Some(_) => BalanceAt::Never,
+            None => BalanceAt::Predicted,
+        };
+        let run = Run::on(comm, initial, opts, plum)?.balance_at(at);
         let mut euler = EulerRun {
             mesh: FlowMesh::build(&run)?,
             run,
@@ -142,6 +177,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             flux_evaluations: 0,
             moved: Moved::default(),
             adapt_change: [0.0; 3],
+            sbn,
         };
         euler.set_initial_state()?;
         let rounds = match cfg.initial {
@@ -176,17 +212,22 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// A flow that is no longer physical; the run's errors; on every rank.
     pub fn iterate(&mut self) -> Result<Option<StepReport>> {
         let start = Instant::now();
+        let moving_before = self.times.balancing + self.times.migration;
         let dt = self
             .scheme
             .time_step(&self.run, &self.mesh, self.cfg.t_end - self.time)?;
-        self.flux_evaluations += self.scheme.advance(&mut self.run, &mut self.mesh, dt)?;
+        self.flux_evaluations += match self.sbn {
+            None => self.scheme.advance(&mut self.run, &mut self.mesh, dt)?,
+            Some(sbn) => self.advance_balanced(sbn, dt)?,
+        };
         self.time = if dt == self.cfg.t_end - self.time {
             self.cfg.t_end
         } else {
             self.time + dt
         };
         self.iteration += 1;
-        self.times.flow += start.elapsed();
+        let moving = self.times.balancing + self.times.migration - moving_before;
+        self.times.flow += start.elapsed().saturating_sub(moving);
         let due = self.cfg.adapt_every > 0 && self.iteration.is_multiple_of(self.cfg.adapt_every);
         if due && !self.finished() {
             return self.adapt().map(Some);
@@ -257,6 +298,64 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         self.moved.elements += m.elements;
         self.moved.bytes += m.bytes;
         Ok(report)
+    }
+
+    /// One iteration's stages as processing levels balanced by SBN (a collective; see
+    /// [`super::balanced`]). Returns the leaf-face flux evaluations done here.
+    fn advance_balanced(&mut self, sbn: SbnOptions, dt: f64) -> Result<u64> {
+        let mut starts = IntMap::default();
+        let mut evaluations = 0;
+        for (s, &stage) in Stage::of(self.scheme.opts.time).iter().enumerate() {
+            let seed = sbn.seed ^ mix64((self.iteration as u64) << 1 | s as u64);
+            let opts = LevelOptions::new(Processing::Sbn(SbnOptions { seed, ..sbn }));
+            let mut jobs = StageJobs::new(&self.scheme, &self.mesh, (stage, dt), starts);
+            let level = self.run.process(&opts, &mut jobs)?;
+            let (done, n) = jobs.finish();
+            evaluations += n;
+            self.count_level(&level);
+            let clock = Instant::now();
+            let moved = level.ranks.iter().any(|r| r.data_moves > 0);
+            starts = IntMap::default();
+            for (r, d) in done {
+                match d.here {
+                    Some(range) if !moved => self.mesh.state[range].copy_from_slice(&d.states),
+                    Some(range) => {
+                        for (i, u) in range.zip(&d.states) {
+                            let id = self.mesh.halo.adjacency.leaves[i];
+                            self.run.leaf_data_mut(id).copy_from_slice(u);
+                        }
+                    }
+                    None => {
+                        let mut ids: Vec<LeafId> = Vec::with_capacity(d.states.len());
+                        self.run
+                            .forest()
+                            .for_each_leaf_in(&[r], |leaf| ids.push(leaf.id));
+                        for (id, u) in ids.into_iter().zip(&d.states) {
+                            self.run.leaf_data_mut(id).copy_from_slice(u);
+                        }
+                    }
+                }
+                starts.insert(r, d.starts);
+            }
+            // Trees that moved are a new halo to build, counted as migration.
+            if moved {
+                self.mesh = self.mesh.rebuild(&self.run)?;
+                self.times.migration += clock.elapsed();
+            } else {
+                self.mesh.publish(&mut self.run)?;
+            }
+        }
+        Ok(evaluations)
+    }
+
+    /// Adds what an SBN level moved and this rank's balancing and migration times.
+    fn count_level(&mut self, level: &ProcessedLevel) {
+        let mine = &level.ranks[self.run.comm().rank()].times;
+        self.times.balancing += Duration::from_secs_f64(mine.balancing);
+        self.times.migration += Duration::from_secs_f64(mine.migration);
+        self.moved.trees += level.ranks.iter().map(|r| r.data_moves).sum::<u64>();
+        self.moved.elements += level.movement().total_v;
+        self.moved.bytes += level.traffic(plume::dist::WireKind::Migration).bytes;
     }
 
     /// Sets every leaf's state to the case's at its centroid.

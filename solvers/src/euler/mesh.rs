@@ -20,7 +20,7 @@ use plume::{Error, Result};
 use super::gas::{Conserved, NVARS};
 
 /// One face of a leaf in the canonical orientation (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FaceGeometry {
     /// Unit normal in the canonical orientation.
     pub normal: [f64; 3],
@@ -42,7 +42,7 @@ impl FaceGeometry {
 }
 
 /// A leaf's volume and faces (local face `k` opposite local vertex `k`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LeafGeometry {
     /// Volume.
     pub volume: f64,
@@ -115,24 +115,25 @@ impl FlowMesh {
     /// # Errors
     /// [`Error::Invalid`] when the run does not carry [`NVARS`] fields; the halo's errors.
     pub fn build<C: Comm + ?Sized>(run: &Run<C>) -> Result<FlowMesh> {
-        Self::build_reusing(run, None)
+        Self::with_halo(run, run.halo()?, None)
     }
 
-    /// As [`FlowMesh::build`] after an adaptation step, `self` being the mesh before it: the
-    /// same mesh, reusing the adjacency of the trees the step did not change
-    /// ([`Run::halo_after_step`]) and the geometry of the leaves with the same corners and keys
-    /// (a collective).
+    /// As [`FlowMesh::build`] after an adaptation step or after trees moved between ranks,
+    /// `self` being the mesh before: the same mesh, reusing the adjacency of the trees held
+    /// here before and after, unchanged ([`Run::halo_after_step`]), and the geometry of the
+    /// leaves with the same corners and keys (a collective).
     ///
     /// # Errors
     /// As [`FlowMesh::build`].
     pub fn rebuild<C: Comm + ?Sized>(&self, run: &Run<C>) -> Result<FlowMesh> {
-        Self::build_reusing(run, Some(self))
+        Self::with_halo(run, run.halo_after_step(&self.halo)?, Some(self))
     }
 
-    /// [`FlowMesh::build`], taking each leaf's geometry from `previous` when it held the
-    /// same leaf with the same shape.
-    fn build_reusing<C: Comm + ?Sized>(
+    /// The flow mesh of the leaves `run` holds around `halo`, taking each leaf's geometry from
+    /// `previous` when it held the same leaf with the same shape.
+    fn with_halo<C: Comm + ?Sized>(
         run: &Run<C>,
+        halo: Halo,
         previous: Option<&FlowMesh>,
     ) -> Result<FlowMesh> {
         let forest = run.forest();
@@ -142,10 +143,6 @@ impl FlowMesh {
                 "the flow needs {NVARS} fields per leaf, the run has {nfields}"
             )));
         }
-        let halo = match previous {
-            Some(p) => run.halo_after_step(&p.halo)?,
-            None => run.halo()?,
-        };
         let n = halo.adjacency.nleaves();
         let mut mesh = FlowMesh {
             halo,
@@ -175,6 +172,11 @@ impl FlowMesh {
     fn geometry_of(&self, id: LeafId, shape: &Shape) -> Option<LeafGeometry> {
         let i = self.halo.adjacency.index_of(id)? as usize;
         self.shapes[i].same_bits(shape).then_some(self.geometry[i])
+    }
+
+    /// The vertex keys of leaf `i`'s corners.
+    pub fn keys(&self, i: usize) -> [u64; 4] {
+        self.shapes[i].keys
     }
 
     /// Number of leaves held here.

@@ -8,6 +8,7 @@
 //! - [`mesh`]: a rank's leaves as finite volumes (geometry in a canonical orientation, states,
 //!   halo of the other ranks' leaves);
 //! - [`scheme`]: boundaries, residual, CFL time step, explicit Euler or SSP-RK2;
+//! - [`balanced`]: the scheme's stages as SBN's root jobs, balanced while the ranks work;
 //! - [`indicator`]: the density-jump indicator and its marks;
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
 //! - [`cases`]: the Sod tube and the blast;
@@ -20,6 +21,7 @@
 //! of; a *leaf-face flux evaluation* is one numerical flux computed for one face of one leaf
 //! (each face between two leaves is evaluated once from each side, with the same bits).
 
+pub mod balanced;
 pub mod cases;
 pub mod driver;
 pub mod flux;

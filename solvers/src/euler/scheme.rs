@@ -11,7 +11,7 @@ use plume::{Error, Result};
 
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
-use super::mesh::FlowMesh;
+use super::mesh::{FlowMesh, LeafGeometry};
 use plume::adapt::Across;
 
 /// What a boundary face does to the flow.
@@ -169,91 +169,152 @@ impl Scheme {
         dt: f64,
     ) -> Result<u64> {
         let mut rate = vec![[0.0; NVARS]; mesh.nleaves()];
-        self.residual(mesh, &mut rate);
-        match self.opts.time {
-            TimeScheme::Euler => {
-                for (u, r) in mesh.state.iter_mut().zip(&rate) {
-                    *u = std::array::from_fn(|k| u[k] + dt * r[k]);
-                }
-                mesh.publish(run)?;
-                Ok(4 * mesh.nleaves() as u64)
+        let start = match self.opts.time {
+            TimeScheme::Euler => Vec::new(),
+            TimeScheme::SspRk2 => mesh.state.clone(),
+        };
+        let stages = Stage::of(self.opts.time);
+        for &stage in stages {
+            self.residual(mesh, &mut rate);
+            for (i, (u, r)) in mesh.state.iter_mut().zip(&rate).enumerate() {
+                *u = stage.update(u, start.get(i).unwrap_or(u), r, dt);
             }
-            TimeScheme::SspRk2 => {
-                let start = mesh.state.clone();
-                for (u, r) in mesh.state.iter_mut().zip(&rate) {
-                    *u = std::array::from_fn(|k| u[k] + dt * r[k]);
-                }
-                mesh.publish(run)?;
-                self.residual(mesh, &mut rate);
-                for ((u, u0), r) in mesh.state.iter_mut().zip(&start).zip(&rate) {
-                    *u = std::array::from_fn(|k| 0.5 * u0[k] + 0.5 * (u[k] + dt * r[k]));
-                }
-                mesh.publish(run)?;
-                Ok(8 * mesh.nleaves() as u64)
-            }
+            mesh.publish(run)?;
         }
+        Ok(4 * (stages.len() * mesh.nleaves()) as u64)
     }
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`.
     pub fn residual(&self, mesh: &FlowMesh, rate: &mut [Conserved]) {
-        let flux = self.opts.flux;
-        let with_speed = |w: Primitive| {
-            let c = w.sound_speed();
-            (w, c)
-        };
-        let prims: Vec<(Primitive, f64)> = mesh
-            .state
-            .iter()
-            .map(|u| with_speed(Primitive::of(u)))
-            .collect();
-        let ghosts: Vec<(Conserved, Primitive, f64)> = (0..mesh.halo.ghosts.len() as u32)
-            .map(|g| {
-                let u = mesh.ghost_state(g);
-                let (w, c) = with_speed(Primitive::of(&u));
-                (u, w, c)
-            })
-            .collect();
+        let sides = Sides::of(mesh);
         for (i, r) in rate.iter_mut().enumerate() {
-            let this: Side = (&mesh.state[i], &prims[i].0, prims[i].1);
-            let geometry = &mesh.geometry[i];
-            let mut sum = [0.0; NVARS];
-            for (k, face) in geometry.faces.iter().enumerate() {
-                let other = match mesh.halo.adjacency.across[i][k] {
-                    Across::Leaf { leaf, .. } => {
-                        let (w, c) = &prims[leaf as usize];
-                        (&mesh.state[leaf as usize], w, *c)
-                    }
-                    Across::Ghost { ghost, .. } => {
-                        let (u, w, c) = &ghosts[ghost as usize];
-                        (u, w, *c)
-                    }
-                    Across::Boundary { tag } => {
-                        let n = face.outward_normal();
-                        let out = match self.boundaries.kind(tag) {
-                            BoundaryKind::Wall => flux.wall_flux(this.0, n),
-                            BoundaryKind::Outflow => flux.flux_of(this, this, n),
-                            BoundaryKind::Inflow => flux.flux(this.0, &self.boundaries.inflow, n),
-                        };
-                        add(&mut sum, &out, face.area);
-                        continue;
-                    }
-                    Across::Remote { .. } => {
-                        unreachable!("the halo resolves every face between leaves")
-                    }
-                };
-                // The flux out of this leaf through face k, in the canonical orientation.
-                if face.outward {
-                    add(&mut sum, &flux.flux_of(this, other, face.normal), face.area);
-                } else {
-                    add(
-                        &mut sum,
-                        &flux.flux_of(other, this, face.normal),
-                        -face.area,
-                    );
-                }
+            *r = self.mesh_leaf_rate(mesh, &sides, i);
+        }
+    }
+
+    /// The rate of change of leaf `i` of `mesh`, whose leaves' and ghosts' sides are `sides`.
+    pub fn mesh_leaf_rate(&self, mesh: &FlowMesh, sides: &Sides, i: usize) -> Conserved {
+        let beyond = std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
+            Across::Leaf { leaf, .. } => {
+                let (w, c) = &sides.leaves[leaf as usize];
+                Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
             }
-            let inv = 1.0 / geometry.volume;
-            *r = sum.map(|s| -s * inv);
+            Across::Ghost { ghost, .. } => {
+                let (u, w, c) = &sides.ghosts[ghost as usize];
+                Beyond::Leaf((u, w, *c))
+            }
+            Across::Boundary { tag } => Beyond::Boundary(tag),
+            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
+        });
+        let this = (&mesh.state[i], &sides.leaves[i].0, sides.leaves[i].1);
+        self.leaf_rate(this, &mesh.geometry[i], beyond)
+    }
+
+    /// The rate of change `−(1/V) Σ_k F_k A_k` of one leaf: its side `this`, its geometry, and
+    /// what lies beyond each of its faces, summed in local face order.
+    pub fn leaf_rate(
+        &self,
+        this: Side,
+        geometry: &LeafGeometry,
+        beyond: [Beyond<'_>; 4],
+    ) -> Conserved {
+        let flux = self.opts.flux;
+        let mut sum = [0.0; NVARS];
+        for (face, other) in geometry.faces.iter().zip(beyond) {
+            let other = match other {
+                Beyond::Leaf(other) => other,
+                Beyond::Boundary(tag) => {
+                    let n = face.outward_normal();
+                    let out = match self.boundaries.kind(tag) {
+                        BoundaryKind::Wall => flux.wall_flux(this.0, n),
+                        BoundaryKind::Outflow => flux.flux_of(this, this, n),
+                        BoundaryKind::Inflow => flux.flux(this.0, &self.boundaries.inflow, n),
+                    };
+                    add(&mut sum, &out, face.area);
+                    continue;
+                }
+            };
+            // The flux out of this leaf through the face, in the canonical orientation.
+            if face.outward {
+                add(&mut sum, &flux.flux_of(this, other, face.normal), face.area);
+            } else {
+                add(
+                    &mut sum,
+                    &flux.flux_of(other, this, face.normal),
+                    -face.area,
+                );
+            }
+        }
+        let inv = 1.0 / geometry.volume;
+        sum.map(|s| -s * inv)
+    }
+}
+
+/// What lies beyond one face of a leaf, as [`Scheme::leaf_rate`] reads it.
+#[derive(Debug, Clone, Copy)]
+pub enum Beyond<'a> {
+    /// A leaf: its state, primitive state and speed of sound.
+    Leaf(Side<'a>),
+    /// The boundary, with the face's physical tag.
+    Boundary(u32),
+}
+
+/// The primitive states and speeds of sound of a flow mesh's leaves and ghosts, computed once
+/// for all their faces.
+pub struct Sides {
+    /// Per leaf.
+    leaves: Vec<(Primitive, f64)>,
+    /// Per ghost, with its state.
+    ghosts: Vec<(Conserved, Primitive, f64)>,
+}
+
+impl Sides {
+    /// The sides of `mesh`'s leaves and ghosts.
+    pub fn of(mesh: &FlowMesh) -> Sides {
+        Sides {
+            leaves: mesh.state.iter().map(with_speed).collect(),
+            ghosts: (0..mesh.halo.ghosts.len() as u32)
+                .map(|g| {
+                    let u = mesh.ghost_state(g);
+                    let (w, c) = with_speed(&u);
+                    (u, w, c)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A state's primitive variables and speed of sound.
+pub fn with_speed(u: &Conserved) -> (Primitive, f64) {
+    let w = Primitive::of(u);
+    let c = w.sound_speed();
+    (w, c)
+}
+
+/// One stage's update of a leaf's state `u` with its rate `rate` over `dt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// `u + dt·rate`: explicit Euler, and SSP-RK2's first stage.
+    Forward,
+    /// `½·start + ½·(u + dt·rate)`: SSP-RK2's second stage, `start` the iteration's first state.
+    Average,
+}
+
+impl Stage {
+    /// The stages of one iteration of `time`.
+    pub fn of(time: TimeScheme) -> &'static [Stage] {
+        match time {
+            TimeScheme::Euler => &[Stage::Forward],
+            TimeScheme::SspRk2 => &[Stage::Forward, Stage::Average],
+        }
+    }
+
+    /// The new state (`start` is read by [`Stage::Average`] only).
+    #[inline]
+    pub fn update(self, u: &Conserved, start: &Conserved, rate: &Conserved, dt: f64) -> Conserved {
+        match self {
+            Stage::Forward => std::array::from_fn(|k| u[k] + dt * rate[k]),
+            Stage::Average => std::array::from_fn(|k| 0.5 * start[k] + 0.5 * (u[k] + dt * rate[k])),
         }
     }
 }

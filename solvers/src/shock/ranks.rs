@@ -134,11 +134,11 @@ fn process<C: Comm + ?Sized>(
     let processing = sbn.map_or(dist::Processing::Static, dist::Processing::Sbn);
     let opts = dist::LevelOptions {
         scales: cfg.machine.scales(),
-        ..dist::LevelOptions::new(processing, kernel)
+        ..dist::LevelOptions::new(processing)
     };
     // The owners the level starts from: after the step's balance (none under SBN).
     let from = (run.comm().rank() == 0).then(|| run.owner().to_vec());
-    let processed = run.process(&opts)?;
+    let processed = run.process(&opts, &mut { kernel })?;
     // Rank 0 predicts; a failure there ends every rank.
     let predicted = match (&from, run.graph()) {
         (Some(from), Some(graph)) => predicted(cfg, graph, from, sbn),

@@ -125,3 +125,21 @@ pub fn records_without(
         })
         .collect()
 }
+
+/// The fields of a `plume run euler` record that depend on the clocks or on what the balancer
+/// decided: the rest is the flow, the same whichever balancer and backend.
+pub const EULER_BALANCER_FIELDS: [&str; 5] = [
+    "time_ms",
+    "flux_rate",
+    "load_imb",
+    "moved_trees",
+    "moved_bytes",
+];
+
+/// The trees a `plume run euler` in run folder `dir` moved, over all its records.
+pub fn euler_moved_trees(dir: &std::path::Path) -> u64 {
+    records_without(dir, "iterations", &[])
+        .iter()
+        .map(|r| r["moved_trees"].as_u64().unwrap())
+        .sum()
+}

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use plume::adapt::InitialMesh;
-use plume::balance::{Plum, PlumOptions};
+use plume::balance::{Plum, PlumOptions, SbnOptions};
 use plume::comm::launch_threads;
 use plume::mesh::geometry;
 use plume_solvers::euler::{
@@ -31,29 +31,50 @@ pub struct Outcome {
     pub leaves: Vec<LeafSample>,
     /// Iterations done.
     pub iterations: usize,
+    /// Trees the balancer moved over the run.
+    pub moved_trees: u64,
 }
 
 /// Runs `cfg` on `procs` thread ranks over `mesh` for `iterations` iterations (to `t_end`
-/// when `None`).
+/// when `None`), balanced by PLUM.
 pub fn run(
     procs: usize,
     initial: &InitialMesh,
     cfg: EulerConfig,
     iterations: Option<usize>,
 ) -> Outcome {
+    run_balanced(procs, initial, cfg, iterations, None)
+}
+
+/// As [`run`], balanced by SBN with `sbn` when it is given, else by PLUM.
+pub fn run_balanced(
+    procs: usize,
+    initial: &InitialMesh,
+    cfg: EulerConfig,
+    iterations: Option<usize>,
+    sbn: Option<SbnOptions>,
+) -> Outcome {
     let per_rank = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut euler = EulerRun::new(comm, initial, cfg, plum)?;
+        let mut euler = match sbn {
+            Some(sbn) => EulerRun::with_sbn(comm, initial, cfg, (plum, sbn))?,
+            None => EulerRun::new(comm, initial, cfg, plum)?,
+        };
         while !euler.finished() && iterations.is_none_or(|n| euler.iteration < n) {
             euler.iterate()?;
         }
-        Ok((samples(&euler), euler.iteration))
+        let moved = euler.take_moved().trees;
+        Ok((samples(&euler), euler.iteration, moved))
     })
     .unwrap();
-    let iterations = per_rank[0].1;
+    let (iterations, moved_trees) = (per_rank[0].1, per_rank[0].2);
     let mut leaves: Vec<LeafSample> = per_rank.into_iter().flat_map(|r| r.0).collect();
     leaves.sort_by_key(|l| l.keys);
-    Outcome { leaves, iterations }
+    Outcome {
+        leaves,
+        iterations,
+        moved_trees,
+    }
 }
 
 /// The leaves an Euler run holds on this rank.

@@ -1,0 +1,313 @@
+//! The scheme balanced by SBN: each stage of an iteration is a processing level on the ranks
+//! ([`Run::process`]), the leaves of one root one job ([`StageJobs`]). SBN balances while the
+//! ranks work, and a root's tree moves lazily to the rank about to process it.
+//!
+//! A job reads the states the stage starts from (its leaves', and beyond their faces the
+//! neighbours', held here or ghosts) and sets its leaves' new states aside until every root
+//! is done, so neither the order the ranks take the roots in nor who takes them changes a bit.
+//! When a root's tree leaves a rank unprocessed, what the tree does not carry goes with it
+//! ([`RootInputs`]: what lies beyond each face of its leaves, another leaf of the root by its
+//! index, a neighbour outside the root by its state, or the boundary's tag; and for SSP-RK2's
+//! second stage the iteration's first states). The tree carries its leaves' states, and the
+//! new owner computes their geometry from its corners as the old one did, so it computes
+//! exactly what the old one would have. After the level the new states go into the forest;
+//! the flow mesh is rebuilt around the new owners when trees moved, else only the ghosts are
+//! refreshed.
+
+use std::ops::Range;
+
+use plume::adapt::{Across, Forest};
+use plume::dist::{Processed, RootWork};
+use plume::hash::{mix64, IntMap};
+use plume::{Error, Result};
+
+use super::gas::Conserved;
+use super::mesh::{FlowMesh, LeafGeometry};
+use super::scheme::{with_speed, Beyond, Scheme, Sides, Stage};
+
+/// What lies beyond one face, as it travels.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+enum BeyondInput {
+    /// Another leaf of the root: its index in canonical order.
+    Inside(u32),
+    /// A leaf of another root: its state.
+    Outside(Conserved),
+    /// The boundary, with the face's physical tag.
+    Boundary(u32),
+}
+
+/// A root's job beyond its tree, as it travels with the tree (see the module doc), with a
+/// digest of its leaves' vertex keys to check the receiver lists its leaves (and their
+/// corners) in the same order.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RootInputs {
+    /// Per leaf in canonical order, what lies beyond its faces.
+    beyond: Vec<[BeyondInput; 4]>,
+    /// Per leaf, the iteration's first state, when the stage reads it.
+    starts: Option<Vec<Conserved>>,
+    keys: u64,
+}
+
+/// A root's job done: its leaves' new states, and the states the iteration started from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RootDone {
+    /// The mesh's leaves of the root when its tree was here at the start (`None`: it arrived).
+    pub here: Option<Range<usize>>,
+    /// New states, in canonical leaf order.
+    pub states: Vec<Conserved>,
+    /// The iteration's first states, in the same order (for the next stage).
+    pub starts: Vec<Conserved>,
+}
+
+/// One stage of the scheme as a processing level's work on one rank (see the module doc).
+pub struct StageJobs<'a> {
+    scheme: &'a Scheme,
+    mesh: &'a FlowMesh,
+    /// The sides of the mesh's leaves and ghosts.
+    sides: Sides,
+    stage: Stage,
+    dt: f64,
+    /// The leaves of each root held here at the start, as a range of the mesh's leaves.
+    ranges: IntMap<u32, Range<usize>>,
+    /// The iteration's first states of the roots held here at the start (second stage only).
+    starts: IntMap<u32, Vec<Conserved>>,
+    /// The jobs whose trees arrived.
+    arrived: IntMap<u32, RootInputs>,
+    /// The jobs done here.
+    done: IntMap<u32, RootDone>,
+    /// Leaf-face flux evaluations done here.
+    evaluations: u64,
+}
+
+impl<'a> StageJobs<'a> {
+    /// `stage` of the scheme over `dt` on the leaves of `mesh`; `starts` holds the iteration's
+    /// first states of the roots held here (from the first stage's [`StageJobs::finish`]) when
+    /// `stage` reads them.
+    pub fn new(
+        scheme: &'a Scheme,
+        mesh: &'a FlowMesh,
+        (stage, dt): (Stage, f64),
+        starts: IntMap<u32, Vec<Conserved>>,
+    ) -> Self {
+        let mut ranges: IntMap<u32, Range<usize>> = IntMap::default();
+        for (i, id) in mesh.halo.adjacency.leaves.iter().enumerate() {
+            ranges
+                .entry(id.root)
+                .and_modify(|r| r.end = i + 1)
+                .or_insert(i..i + 1);
+        }
+        StageJobs {
+            scheme,
+            mesh,
+            sides: Sides::of(mesh),
+            stage,
+            dt,
+            ranges,
+            starts,
+            arrived: IntMap::default(),
+            done: IntMap::default(),
+            evaluations: 0,
+        }
+    }
+
+    /// The jobs done here, by root, and the leaf-face flux evaluations they took.
+    pub fn finish(self) -> (IntMap<u32, RootDone>, u64) {
+        (self.done, self.evaluations)
+    }
+
+    /// The mesh's leaves of root `r`, whose job has not left.
+    fn range(&self, r: u32) -> Result<Range<usize>> {
+        self.ranges
+            .get(&r)
+            .cloned()
+            .ok_or_else(|| Error::Invalid(format!("root {r}'s job is neither here nor arrived")))
+    }
+
+    /// Root `r`'s inputs from the mesh, which holds its leaves `range`.
+    fn inputs(&self, r: u32, range: Range<usize>) -> Result<RootInputs> {
+        let mesh = self.mesh;
+        let beyond = range
+            .clone()
+            .map(|i| {
+                std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
+                    Across::Boundary { tag } => BeyondInput::Boundary(tag),
+                    Across::Leaf { leaf, .. } if range.contains(&(leaf as usize)) => {
+                        BeyondInput::Inside(leaf - range.start as u32)
+                    }
+                    _ => BeyondInput::Outside(
+                        mesh.neighbour_state(i, k)
+                            .expect("the halo resolves every face between leaves"),
+                    ),
+                })
+            })
+            .collect();
+        let starts = match self.stage {
+            Stage::Average => Some(
+                self.root_starts(r, range.len())?
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            ),
+            Stage::Forward => None,
+        };
+        Ok(RootInputs {
+            beyond,
+            starts,
+            keys: keys_digest(range.map(|i| mesh.keys(i))),
+        })
+    }
+
+    /// The iteration's first states of root `r`'s `n` leaves when the stage reads them, else
+    /// `None` for each.
+    fn root_starts(&self, r: u32, n: usize) -> Result<Vec<Option<Conserved>>> {
+        if self.stage != Stage::Average {
+            return Ok(vec![None; n]);
+        }
+        match self.starts.get(&r) {
+            Some(s) if s.len() == n => Ok(s.iter().copied().map(Some).collect()),
+            _ => Err(Error::Invalid(format!(
+                "root {r}'s first states of the iteration are not here"
+            ))),
+        }
+    }
+
+    /// Runs root `r`'s job from the mesh, which holds its leaves `range`.
+    fn run_here(&mut self, r: u32, range: Range<usize>) -> Result<Processed> {
+        let starts = self.root_starts(r, range.len())?;
+        let done = range
+            .clone()
+            .zip(starts)
+            .map(|(i, start)| {
+                let u = &self.mesh.state[i];
+                let rate = self.scheme.mesh_leaf_rate(self.mesh, &self.sides, i);
+                let start = start.unwrap_or(*u);
+                (self.stage.update(u, &start, &rate, self.dt), start)
+            })
+            .collect();
+        Ok(self.record(r, done, Some(range)))
+    }
+
+    /// Runs the job `inputs` of root `r`, whose tree arrived (in `forest`) with them.
+    fn run_arrived(&mut self, forest: &Forest, r: u32, inputs: &RootInputs) -> Result<Processed> {
+        let verts = forest.vertices();
+        let mut leaves = Vec::with_capacity(inputs.beyond.len());
+        let mut keys = Vec::with_capacity(inputs.beyond.len());
+        forest.for_each_leaf_in(&[r], |leaf| {
+            let k = leaf.verts.map(|v| verts[v].key);
+            let u: Conserved = std::array::from_fn(|c| leaf.data[c]);
+            let (w, c) = with_speed(&u);
+            leaves.push((LeafGeometry::new(&leaf.corners, &k), u, w, c));
+            keys.push(k);
+        });
+        if keys.len() != inputs.beyond.len() || keys_digest(keys.into_iter()) != inputs.keys {
+            return Err(Error::Invalid(format!(
+                "root {r}'s tree arrived with other leaves, or in another order, than its job's"
+            )));
+        }
+        let starts = match (self.stage, inputs.starts.as_deref()) {
+            (Stage::Forward, _) => None,
+            (Stage::Average, Some(s)) if s.len() == leaves.len() => Some(s),
+            (Stage::Average, _) => {
+                return Err(Error::Invalid(format!(
+                    "root {r}'s job arrived without the iteration's first states"
+                )))
+            }
+        };
+        let inside =
+            |b: &BeyondInput| matches!(*b, BeyondInput::Inside(j) if j as usize >= leaves.len());
+        if inputs.beyond.iter().flatten().any(inside) {
+            return Err(Error::Invalid(format!(
+                "root {r}'s job names a leaf the root does not have"
+            )));
+        }
+        let mut done = Vec::with_capacity(leaves.len());
+        for (i, (geometry, u, w, c)) in leaves.iter().enumerate() {
+            // A boundary face's side is never read: the leaf's own stands in.
+            let outside = inputs.beyond[i].map(|b| match b {
+                BeyondInput::Outside(o) => {
+                    let (w, c) = with_speed(&o);
+                    (o, w, c)
+                }
+                _ => (*u, *w, *c),
+            });
+            let beyond = std::array::from_fn(|k| match inputs.beyond[i][k] {
+                BeyondInput::Inside(j) => {
+                    let (_, u, w, c) = &leaves[j as usize];
+                    Beyond::Leaf((u, w, *c))
+                }
+                BeyondInput::Outside(_) => {
+                    let (u, w, c) = &outside[k];
+                    Beyond::Leaf((u, w, *c))
+                }
+                BeyondInput::Boundary(tag) => Beyond::Boundary(tag),
+            });
+            let rate = self.scheme.leaf_rate((u, w, *c), geometry, beyond);
+            let start = starts.map_or(*u, |s| s[i]);
+            done.push((self.stage.update(u, &start, &rate, self.dt), start));
+        }
+        Ok(self.record(r, done, None))
+    }
+
+    /// Keeps root `r`'s new and first states (`(new, first)` per leaf), and its leaves in the
+    /// mesh when they were `here`.
+    fn record(
+        &mut self,
+        r: u32,
+        done: Vec<(Conserved, Conserved)>,
+        here: Option<Range<usize>>,
+    ) -> Processed {
+        let digest = done
+            .iter()
+            .flat_map(|(new, _)| new)
+            .fold(mix64(u64::from(r)), |d, x| {
+                mix64(d.rotate_left(5) ^ x.to_bits())
+            });
+        let leaves = done.len() as u64;
+        self.evaluations += 4 * leaves;
+        let (states, starts) = done.into_iter().unzip();
+        self.done.insert(
+            r,
+            RootDone {
+                here,
+                states,
+                starts,
+            },
+        );
+        Processed { leaves, digest }
+    }
+}
+
+impl RootWork for StageJobs<'_> {
+    fn process(&mut self, forest: &Forest, r: u32) -> Result<Processed> {
+        match self.arrived.remove(&r) {
+            Some(inputs) => self.run_arrived(forest, r, &inputs),
+            None => {
+                let range = self.range(r)?;
+                self.run_here(r, range)
+            }
+        }
+    }
+
+    fn pack(&mut self, r: u32) -> Result<Vec<u8>> {
+        let inputs = match self.arrived.remove(&r) {
+            Some(inputs) => inputs,
+            None => self.inputs(r, self.range(r)?)?,
+        };
+        bincode::serialize(&inputs)
+            .map_err(|e| Error::Invalid(format!("cannot pack root {r}'s job: {e}")))
+    }
+
+    fn unpack(&mut self, r: u32, bytes: Vec<u8>) -> Result<()> {
+        let inputs: RootInputs = bincode::deserialize(&bytes)
+            .map_err(|e| Error::Invalid(format!("root {r}'s job arrived damaged: {e}")))?;
+        self.arrived.insert(r, inputs);
+        Ok(())
+    }
+}
+
+/// A digest of leaves' vertex keys, in order.
+fn keys_digest(leaves: impl Iterator<Item = [u64; 4]>) -> u64 {
+    leaves.fold(0, |d, keys| {
+        keys.iter().fold(d, |d, &k| mix64(d.rotate_left(7) ^ k))
+    })
+}
