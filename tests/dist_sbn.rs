@@ -77,6 +77,8 @@ enum Mode {
     Plum,
     /// No balance in the step, then an SBN level.
     Sbn,
+    /// As `Sbn`, the level starting with SBN's pre-partitioner (§5.6).
+    SbnPrepartitioned,
 }
 
 /// What one step and its level gave, on rank 0.
@@ -97,6 +99,13 @@ fn run(procs: usize, mode: Mode, hook: Option<Hook>) -> Result<Vec<Level>> {
         let (at, processing) = match mode {
             Mode::Plum => (BalanceAt::Predicted, Processing::Static),
             Mode::Sbn => (BalanceAt::Never, Processing::Sbn(SbnOptions::default())),
+            Mode::SbnPrepartitioned => (
+                BalanceAt::Never,
+                Processing::Sbn(SbnOptions {
+                    prepartition: true,
+                    ..SbnOptions::default()
+                }),
+            ),
         };
         let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?.balance_at(at);
         let opts = LevelOptions {
@@ -160,6 +169,12 @@ fn sbn_processes_every_root_once_and_keeps_the_mesh() {
         for procs in 1..=4 {
             let sbn = run(procs, Mode::Sbn, None).unwrap();
             check_against(&reference, &sbn, &format!("SBN, P = {procs}"));
+            let pre = run(procs, Mode::SbnPrepartitioned, None).unwrap();
+            check_against(
+                &reference,
+                &pre,
+                &format!("SBN pre-partitioned, P = {procs}"),
+            );
             let plum = run(procs, Mode::Plum, None).unwrap();
             check_against(&reference, &plum, &format!("PLUM, P = {procs}"));
             for (s, p) in sbn.iter().zip(&plum) {

@@ -185,6 +185,7 @@ fn sbn_balances_the_flow_while_the_ranks_compute_and_the_records_are_the_unbalan
             "heuristic",
             "--sbn-policy",
             "seed",
+            "--prepartition",
             "--out",
             &sbn,
         ],
@@ -197,6 +198,7 @@ fn sbn_balances_the_flow_while_the_ranks_compute_and_the_records_are_the_unbalan
     assert_eq!(json["config"]["balancer"], "sbn");
     assert_eq!(json["config"]["sbn"]["variant"], "Heuristic");
     assert_eq!(json["config"]["sbn"]["policies"]["first_half"], "Seed");
+    assert_eq!(json["config"]["sbn"]["prepartition"], true);
     assert!(euler_moved_trees(&dir.path("sbn")) > 0, "SBN moved no tree");
     // What the balancer decides and the clocks aside, the records are the same.
     assert_eq!(

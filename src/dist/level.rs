@@ -19,6 +19,7 @@
 use std::time::Duration;
 
 use super::{RootWork, Run};
+use crate::balance::sbn::prepartition::prepartition;
 use crate::balance::sbn::{SbnOptions, Shared};
 use crate::comm::{Comm, CommExt};
 use crate::graph::Weights;
@@ -278,12 +279,22 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             Processing::Static => None,
             Processing::Sbn(sbn) => Some(Shared::new(model, comm.size(), sbn)),
         };
+        // §5.6's pre-partition: the same on every rank (same graph, weights, owners and
+        // seed); it queues roots away from their data, which moves when they are processed.
+        let queued = match opts.processing {
+            Processing::Sbn(sbn) if sbn.prepartition => {
+                let mut assigned = self.owner.clone();
+                prepartition(&model, &self.owner, &mut assigned, comm.size(), sbn.seed);
+                Some(assigned)
+            }
+            _ => None,
+        };
         let engine = super::sbn::Engine::new(
             comm,
             &mut self.forest,
             &model,
             shared.as_ref(),
-            &self.owner,
+            (&self.owner, queued.as_deref()),
             (work, hook),
         );
         let (mine, owner) = engine.run()?;

@@ -111,20 +111,22 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
 
 impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// Rank `comm.rank()`'s level over `forest`, with the graph and weights of `model`, SBN's
-    /// `shared` state (`None`: static) and the owners `owner` at the start; `work` processes
+    /// `shared` state (`None`: static), the owners `owner` at the start and the roots SBN
+    /// queues on each rank (`queued`; `None`: on their owners); `work` processes
     /// a root, and `hook` is this rank's test hook.
     pub(super) fn new(
         comm: &'a C,
         forest: &'a mut Forest,
         model: &'a CostModel<'a>,
         shared: Option<&'a Shared<'a>>,
-        owner: &'a [u32],
+        (owner, queued): (&'a [u32], Option<&[u32]>),
         (work, hook): (&'a mut dyn RootWork, Option<Hook>),
     ) -> Self {
         let me = comm.rank() as u32;
         let sbn = shared.map(|shared| {
+            let queue = queued.unwrap_or(owner);
             let own: Vec<u32> = (0..owner.len() as u32)
-                .filter(|&r| owner[r as usize] == me)
+                .filter(|&r| queue[r as usize] == me)
                 .collect();
             (shared, Processor::new(me, &own, owner.to_vec(), shared))
         });

@@ -80,6 +80,10 @@ pub struct EulerArgs {
         default_value = "seed,no-first-half"
     )]
     pub sbn_policy: Vec<SbnPolicyName>,
+    /// Run SBN's pre-partitioner (seed 004 §5.6) before each stage's level: roots queued away
+    /// from their data by their costs, the data moving when they are processed.
+    #[arg(long)]
+    pub prepartition: bool,
     /// Initial mesh (.msh or .vtu; boundary groups `wall`, `outflow`, `inflow`, untagged =
     /// wall) [default: a generated box: 16×1×1 cubes of edge 1/16 for sod, 6×6×6 of edge 1/6
     /// for blast].
@@ -277,6 +281,7 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
         sbn: (args.balancer == BalancerName::Sbn).then(|| {
             let mut sbn = SbnOptions {
                 variant: args.variant.into(),
+                prepartition: args.prepartition,
                 ..SbnOptions::default()
             };
             for word in &args.sbn_policy {
