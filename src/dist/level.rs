@@ -31,7 +31,9 @@ use crate::Result;
 pub enum Processing {
     /// Each rank processes the roots it owns; nothing is balanced or moved.
     Static,
-    /// SBN balances while the ranks process; trees move lazily.
+    /// SBN balances while the ranks process; trees move lazily. With
+    /// [`SbnOptions::prepartition`], §5.6's pre-partitioner first queues roots away from
+    /// their data (the same assignment on every rank).
     Sbn(SbnOptions),
 }
 
