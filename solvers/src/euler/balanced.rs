@@ -67,8 +67,6 @@ pub struct StageJobs<'a> {
     sides: Sides,
     stage: Stage,
     dt: f64,
-    /// The leaves of each root held here at the start, as a range of the mesh's leaves.
-    ranges: IntMap<u32, Range<usize>>,
     /// The iteration's first states of the roots held here at the start (second stage only).
     starts: IntMap<u32, Vec<Conserved>>,
     /// The jobs whose trees arrived.
@@ -89,20 +87,12 @@ impl<'a> StageJobs<'a> {
         (stage, dt): (Stage, f64),
         starts: IntMap<u32, Vec<Conserved>>,
     ) -> Self {
-        let mut ranges: IntMap<u32, Range<usize>> = IntMap::default();
-        for (i, id) in mesh.halo.adjacency.leaves.iter().enumerate() {
-            ranges
-                .entry(id.root)
-                .and_modify(|r| r.end = i + 1)
-                .or_insert(i..i + 1);
-        }
         StageJobs {
             scheme,
             mesh,
             sides: Sides::of(mesh),
             stage,
             dt,
-            ranges,
             starts,
             arrived: IntMap::default(),
             done: IntMap::default(),
@@ -115,12 +105,15 @@ impl<'a> StageJobs<'a> {
         (self.done, self.evaluations)
     }
 
-    /// The mesh's leaves of root `r`, whose job has not left.
+    /// The mesh's leaves of root `r`, whose tree was here at the start.
     fn range(&self, r: u32) -> Result<Range<usize>> {
-        self.ranges
-            .get(&r)
-            .cloned()
-            .ok_or_else(|| Error::Invalid(format!("root {r}'s job is neither here nor arrived")))
+        let offsets = &self.mesh.halo.adjacency.root_offsets;
+        match (offsets.get(r as usize), offsets.get(r as usize + 1)) {
+            (Some(&start), Some(&end)) if start < end => Ok(start as usize..end as usize),
+            _ => Err(Error::Invalid(format!(
+                "root {r}'s job is neither here nor arrived"
+            ))),
+        }
     }
 
     /// Root `r`'s inputs from the mesh, which holds its leaves `range`.
