@@ -12,7 +12,7 @@ mod external;
 
 mod common;
 
-use common::{check_ownership, without_hang};
+use common::{check_ownership, step_serial, without_hang};
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
@@ -161,16 +161,7 @@ fn run_serial(mesh: &Mesh) -> Vec<Vec<LeafKey>> {
     let mut forest = Forest::new(mesh.clone(), adapt_options()).unwrap();
     (0..LEVELS)
         .map(|level| {
-            let mut marks = Vec::new();
-            forest.for_each_leaf(|l| marks.push((l.id, shock_mark(l, level, lo, hi))));
-            for (id, mark) in marks {
-                match mark {
-                    Mark::Refine => forest.mark_refine(id),
-                    Mark::Coarsen => forest.mark_coarsen(id),
-                    Mark::Keep => {}
-                }
-            }
-            forest.adapt().unwrap();
+            step_serial(&mut forest, |l| shock_mark(l, level, lo, hi));
             for (id, value) in solve_all(&forest) {
                 forest.leaf_data_mut(id)[0] = value;
             }
