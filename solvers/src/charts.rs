@@ -18,6 +18,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plume::io::write_atomically;
 
+use crate::run_folder::RunFolder;
+
 /// One line of a chart: a legend name and its points `(x, y)`, drawn in the given order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
@@ -159,6 +161,61 @@ impl Ranged for Axis {
     }
 }
 
+/// The points of every series that a chart with `options` draws, in drawing coordinates
+/// (log₂ x when asked): the finite ones, and on a log₂ axis those with x > 0.
+fn drawn_points(series: &[Series], options: &ChartOptions) -> Vec<Vec<(f64, f64)>> {
+    let to_x = |x: f64| if options.x_log2 { x.log2() } else { x };
+    series
+        .iter()
+        .map(|s| {
+            s.points
+                .iter()
+                .filter(|(x, _)| !options.x_log2 || *x > 0.0)
+                .map(|&(x, y)| (to_x(x), y))
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .collect()
+        })
+        .collect()
+}
+
+/// True when [`line_chart_with`] has a point of `series` to draw with `options`.
+pub fn has_points(series: &[Series], options: &ChartOptions) -> bool {
+    drawn_points(series, options).iter().any(|p| !p.is_empty())
+}
+
+/// True when [`box_chart`] can draw `boxes`: at least one, every quartile finite.
+pub fn boxes_drawable(boxes: &[BoxStats]) -> bool {
+    !boxes.is_empty()
+        && boxes
+            .iter()
+            .all(|b| b.quartiles.iter().all(|q| q.is_finite()))
+}
+
+/// True when [`histogram`] has a value of `values` to count: a finite one.
+pub fn countable(values: &[f64]) -> bool {
+    values.iter().any(|v| v.is_finite())
+}
+
+/// Writes the chart `name` into `folder` with `draw` (given its path) when `drawable`, for
+/// reports whose results are worth more than one chart: a chart with nothing to draw is
+/// skipped, and the returned note says so and `why`.
+///
+/// # Errors
+/// The failure of `draw` or of the manifest's write.
+pub fn chart_or_note(
+    folder: &mut RunFolder,
+    name: &str,
+    (drawable, why): (bool, &str),
+    draw: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<Option<String>, String> {
+    if !drawable {
+        let path = folder.dir().join(name);
+        return Ok(Some(format!("{}: not drawn: {why}", path.display())));
+    }
+    let path = folder.file(name).map_err(|e| e.to_string())?;
+    draw(&path).map(|()| None)
+}
+
 /// Draws the chart of [`line_chart_with`] into `svg`.
 fn draw(
     svg: &mut String,
@@ -169,19 +226,7 @@ fn draw(
     options: &ChartOptions,
 ) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| e.to_string();
-    // Points in drawing coordinates (log₂ x when asked).
-    let to_x = |x: f64| if options.x_log2 { x.log2() } else { x };
-    let drawn: Vec<Vec<(f64, f64)>> = series
-        .iter()
-        .map(|s| {
-            s.points
-                .iter()
-                .filter(|(x, _)| !options.x_log2 || *x > 0.0)
-                .map(|&(x, y)| (to_x(x), y))
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
-                .collect()
-        })
-        .collect();
+    let drawn = drawn_points(series, options);
     let all: Vec<(f64, f64)> = drawn.iter().flatten().copied().collect();
     if all.is_empty() {
         return Err(fail(&"no finite point to chart"));
@@ -498,11 +543,7 @@ pub fn box_chart(
     line: Option<&Series>,
 ) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    if boxes.is_empty()
-        || boxes
-            .iter()
-            .any(|b| b.quartiles.iter().any(|q| !q.is_finite()))
-    {
+    if !boxes_drawable(boxes) {
         return Err(fail(&"every box needs finite quartiles"));
     }
     let x_range = span(boxes.iter().flat_map(|b| [b.x - width, b.x + width]), 0.0);
@@ -575,10 +616,10 @@ pub fn histogram(
     bins: usize,
 ) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if finite.is_empty() {
+    if !countable(values) {
         return Err(fail(&"no finite value to count"));
     }
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let bins = bins.max(1);
     let x_range = span(finite.iter().copied(), 0.0);
     let width = (x_range.end - x_range.start) / bins as f64;

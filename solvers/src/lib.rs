@@ -8,6 +8,7 @@ pub mod compare;
 pub mod erosion;
 pub mod erosion2d;
 pub mod euler;
+pub mod folder_lock;
 pub mod model_study;
 pub mod probes;
 pub mod provenance;

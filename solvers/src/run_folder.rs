@@ -18,6 +18,8 @@ use std::path::{Component, Path, PathBuf};
 use plume::io::atomic::{temp_target, write_atomically};
 use plume::{Error, Result};
 
+use crate::folder_lock::{FolderLock, LOCK};
+
 /// The manifest's file name.
 pub const MANIFEST: &str = ".plume-manifest";
 
@@ -31,18 +33,22 @@ pub struct RunFolder {
     dir: PathBuf,
     /// The names of the files this run writes, in order, as listed in the manifest.
     names: Vec<String>,
+    /// Held while the run writes into the folder.
+    _lock: FolderLock,
 }
 
 impl RunFolder {
-    /// Takes `dir` over for a new run: creates it if missing, removes the files its manifest
-    /// lists (and their leftover temporary files), and starts an empty manifest.
+    /// Takes `dir` over for a new run: creates it if missing, locks it, removes the files its
+    /// manifest lists (and their leftover temporary files), and starts an empty manifest.
     ///
     /// # Errors
-    /// When the folder cannot be created, the manifest is not plume's or names something other
-    /// than a file of this folder, or an old file cannot be removed.
+    /// When the folder cannot be created or written (a file of that name, no permission),
+    /// another run holds it, the manifest is not plume's or names something other than a file
+    /// of this folder, or an old file cannot be removed.
     pub fn open(dir: &Path) -> Result<RunFolder> {
         let io_error = |path: &Path, e: std::io::Error| Error::io(path.display().to_string(), &e);
-        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        create_folder(dir)?;
+        let lock = FolderLock::take(dir)?;
         let manifest = dir.join(MANIFEST);
         let old = match std::fs::read_to_string(&manifest) {
             Ok(text) => parse_manifest(&manifest, &text)?,
@@ -70,6 +76,7 @@ impl RunFolder {
         let folder = RunFolder {
             dir: dir.to_path_buf(),
             names: Vec::new(),
+            _lock: lock,
         };
         folder.write_manifest()?;
         Ok(folder)
@@ -98,7 +105,10 @@ impl RunFolder {
     pub fn list<S: AsRef<str>>(&mut self, names: &[S]) -> Result<()> {
         let mut added = false;
         for name in names.iter().map(AsRef::as_ref) {
-            debug_assert!(is_run_file(name) && name != MANIFEST, "{name}");
+            debug_assert!(
+                is_run_file(name) && ![MANIFEST, LOCK].contains(&name),
+                "{name}"
+            );
             if self.names.iter().any(|n| n == name) {
                 continue;
             }
@@ -140,6 +150,30 @@ impl RunFolder {
     }
 }
 
+/// Creates the output folder `dir` if missing, saying what is in the way when it cannot.
+fn create_folder(dir: &Path) -> Result<()> {
+    let fail = |message: String| Error::Io {
+        path: dir.display().to_string(),
+        message,
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(fail(
+            "not a folder: a file of this name is in the way of the output folder".into(),
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        // A file where a parent folder should be.
+        let in_the_way = dir.ancestors().skip(1).find(|a| a.exists() && !a.is_dir());
+        match in_the_way {
+            Some(file) => fail(format!(
+                "cannot create the output folder: {} is a file, not a folder",
+                file.display()
+            )),
+            None => fail(format!("cannot create the output folder: {e}")),
+        }
+    })
+}
+
 /// True when `name` is a plain file name (one component, not `.` or `..`), or a plain
 /// subfolder name, `/` and a plain file name.
 fn is_run_file(name: &str) -> bool {
@@ -176,7 +210,7 @@ fn parse_manifest(path: &Path, text: &str) -> Result<Vec<String>> {
     }
     let mut names = Vec::new();
     for (i, name) in lines.enumerate() {
-        if !is_run_file(name) || name == MANIFEST {
+        if !is_run_file(name) || name == MANIFEST || name == LOCK {
             return Err(Error::parse(
                 &file,
                 i + 2,
@@ -248,15 +282,18 @@ mod tests {
         // A killed run's temporary files: of a listed file (removed), of another (kept).
         std::fs::write(dir.join(".metrics.json.1-2.plume-tmp"), "").unwrap();
         std::fs::write(dir.join(".notes.txt.1-3.plume-tmp"), "").unwrap();
+        drop(first);
         let mut second = RunFolder::open(&dir).unwrap();
         assert_eq!(
             names(&dir),
-            [".notes.txt.1-3.plume-tmp", MANIFEST, "notes.txt"]
+            [".notes.txt.1-3.plume-tmp", LOCK, MANIFEST, "notes.txt"]
         );
         second.write("level_0001.vtu", "new").unwrap();
         let manifest = std::fs::read_to_string(dir.join(MANIFEST)).unwrap();
         assert_eq!(manifest, format!("{HEADER}\nlevel_0001.vtu\n"));
         assert_eq!(second.dir(), dir);
+        drop(second);
+        assert!(!dir.join(LOCK).exists(), "the lock goes with the run");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -276,6 +313,7 @@ mod tests {
         }
         std::fs::write(dir.join("level_0001/.r0001.vtu.1-2.plume-tmp"), "").unwrap();
         std::fs::write(dir.join("level_0002/mine.txt"), "mine").unwrap();
+        drop(first);
         RunFolder::open(&dir).unwrap();
         assert_eq!(names(&dir), [MANIFEST, "level_0002"]);
         assert_eq!(names(&dir.join("level_0002")), ["mine.txt"]);
@@ -294,6 +332,7 @@ mod tests {
             (format!("{HEADER}\na/b/c.vtu\n"), 2),
             (format!("{HEADER}\na/../keep.txt\n"), 2),
             (format!("{HEADER}\n{MANIFEST}\n"), 2),
+            (format!("{HEADER}\n{LOCK}\n"), 2),
             (format!("{HEADER}\n\n"), 2),
         ] {
             std::fs::write(dir.join(MANIFEST), &text).unwrap();
@@ -302,6 +341,21 @@ mod tests {
             assert!(err.starts_with(&at), "{text:?}: {err}");
             assert!(dir.join("keep.txt").exists());
         }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_in_the_way_of_the_folder_is_named() {
+        let dir = folder("in-the-way");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("results");
+        std::fs::write(&file, "mine").unwrap();
+        let err = RunFolder::open(&file).unwrap_err().to_string();
+        assert!(err.contains("not a folder"), "{err}");
+        let err = RunFolder::open(&file.join("sub")).unwrap_err().to_string();
+        let named = format!("{} is a file, not a folder", file.display());
+        assert!(err.contains(&named), "{err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -70,7 +70,9 @@ fn the_report_writes_its_tables_and_charts() {
         },
         seed: 2,
     });
-    study.write(&dir).unwrap();
+    let mut folder = plume_solvers::run_folder::RunFolder::open(&dir).unwrap();
+    assert_eq!(study.write(&mut folder).unwrap(), Vec::<String>::new());
+    drop(folder);
     for file in [
         "model.json",
         "model.md",

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use plume::comm::launch_threads;
+use plume::io::write_atomically;
 use plume::sim::calibrate::{measure, sample_forest, CalibrationOptions, Measurements};
 use plume::sim::Machine;
 
@@ -129,8 +130,7 @@ fn report(args: &CalibrateArgs, m: &Measurements) -> CliResult {
     if let Some(out) = &args.out {
         create_parent(out)?;
         let json = serde_json::to_string_pretty(&machine).expect("a machine serializes") + "\n";
-        std::fs::write(out, json)
-            .map_err(|e| Failure::Error(format!("{}: cannot write: {e}", out.display())))?;
+        write_atomically(out, |w| w.write_all(json.as_bytes()))?;
         say(format!("wrote {}", out.display()))?;
     }
     Ok(())

@@ -130,12 +130,14 @@ impl Rank0 {
         roots: usize,
         source: Option<MeshSource>,
     ) -> CliResult<Self> {
+        // The folder first: one that cannot be written fails before the table starts.
+        let folder = RunFolder::open(&args.out)?;
         let mut printed = Streamed::stdout();
         printed
             .print(&table_head(cfg, roots))
             .map_err(super::common::stdout_failure)?;
         Ok(Rank0 {
-            folder: RunFolder::open(&args.out)?,
+            folder,
             printed,
             source,
             records: Vec::new(),

@@ -1,5 +1,5 @@
 //! SIGINT and SIGTERM: the process stops within a moment, removes the temporary files of the
-//! writes in progress, prints `plume: interrupted by SIGINT` (or `SIGTERM`) and exits with
+//! writes in progress and the output folder's lock file, prints `plume: interrupted by SIGINT` (or `SIGTERM`) and exits with
 //! 128 + the signal's number (130, 143).
 //!
 //! [`install`], first thing in `main`, blocks both signals in the main thread before any other
@@ -69,6 +69,7 @@ fn wait(set: &libc::sigset_t) -> libc::c_int {
 fn stop(signal: libc::c_int) -> ! {
     let _ending = ENDING.lock().unwrap_or_else(PoisonError::into_inner);
     plume::io::atomic::remove_temp_files();
+    crate::folder_lock::remove_lock_files();
     let name = if signal == libc::SIGINT {
         "SIGINT"
     } else {

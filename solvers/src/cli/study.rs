@@ -13,6 +13,7 @@ use super::{CliResult, Failure};
 use crate::erosion2d::study::{self, StudyConfig};
 use crate::model_study::anneal::Annealing;
 use crate::model_study::report::{ModelConfig, ModelStudy};
+use crate::run_folder::RunFolder;
 
 /// The studies `plume study` runs.
 #[derive(Debug, Subcommand)]
@@ -147,6 +148,7 @@ fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
     cfg.machine.seconds_per_work = positive("--cell-ns", args.cell_ns)? / 1e9;
     cfg.machine.bandwidth = positive("--bandwidth-gbs", args.bandwidth_gbs)? * 1e9;
     cfg.check().map_err(Failure::Usage)?;
+    let mut folder = RunFolder::open(&args.out)?;
     let groups = (cfg.procs.len() * cfg.strong.len()) as u64;
     let progress = Progress::bar(groups, "erosion2d");
     let result = study::run(&cfg, |p, strong| {
@@ -155,9 +157,7 @@ fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
     })
     .map_err(Failure::Error)?;
     drop(progress);
-    result.write(&args.out).map_err(Failure::Error)?;
-    say(result.markdown())?;
-    Ok(args.out)
+    finish(result.write(&mut folder), &result.markdown(), args.out)
 }
 
 fn model(args: ModelArgs) -> CliResult<PathBuf> {
@@ -192,10 +192,19 @@ fn model(args: ModelArgs) -> CliResult<PathBuf> {
         },
         seed: args.seed,
     };
+    let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::spinner("model studies");
     let result = ModelStudy::run(config);
     drop(progress);
-    result.write(&args.out).map_err(Failure::Error)?;
-    say(result.markdown())?;
-    Ok(args.out)
+    finish(result.write(&mut folder), &result.markdown(), args.out)
+}
+
+/// Prints the notes of a study's written files (the charts skipped) and its tables; returns
+/// the folder.
+fn finish(written: Result<Vec<String>, String>, tables: &str, out: PathBuf) -> CliResult<PathBuf> {
+    for note in written.map_err(Failure::Error)? {
+        eprintln!("plume: note: {note}");
+    }
+    say(tables)?;
+    Ok(out)
 }

@@ -4,10 +4,10 @@
 //! `fig4a_calls.svg`, `fig4a_gain.svg`, `fig4b_usage.svg`, `fig5_alpha.svg`.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use super::study::{Case, Study};
-use crate::charts::{line_chart, Series};
+use crate::charts::{chart_or_note, has_points, line_chart, ChartOptions, Series};
+use crate::run_folder::RunFolder;
 
 impl Study {
     /// The fixed-cost levels, seconds, in the order studied.
@@ -143,31 +143,48 @@ impl Study {
         )
     }
 
-    /// Writes `erosion2d.json`, `erosion2d.md` and the charts into `dir`.
+    /// Writes `erosion2d.md`, the charts and, last, `erosion2d.json` into `folder`. A chart
+    /// with nothing to draw is skipped: the returned notes say which.
     ///
     /// # Errors
     /// A one-line message naming the file that cannot be written.
-    pub fn write(&self, dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
-        for (name, text) in [("erosion2d.json", json), ("erosion2d.md", self.markdown())] {
-            let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+    pub fn write(&self, folder: &mut RunFolder) -> Result<Vec<String>, String> {
+        let error = |e: plume::Error| e.to_string();
+        folder
+            .write("erosion2d.md", &self.markdown())
+            .map_err(error)?;
+        let mut notes = Vec::new();
         for &level in self.levels() {
-            self.charts(dir, level)?;
+            self.charts(folder, level, &mut notes)?;
         }
-        Ok(())
+        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
+        folder.write("erosion2d.json", &json).map_err(error)?;
+        Ok(notes)
     }
 
-    fn charts(&self, dir: &Path, level: f64) -> Result<(), String> {
+    fn charts(
+        &self,
+        folder: &mut RunFolder,
+        level: f64,
+        notes: &mut Vec<String>,
+    ) -> Result<(), String> {
         let ms = level * 1e3;
         let suffix = if level == 0.0 {
             String::new()
         } else {
             format!("_fixed{ms}ms")
         };
-        let path = |name: &str| dir.join(format!("{name}{suffix}.svg"));
+        // Each chart is a line chart of `series`, drawn when it has a point.
+        let mut chart = |name: &str, title: &str, x: &str, y: &str, series: &[Series]| {
+            let drawable = has_points(series, &ChartOptions::default());
+            let name = format!("{name}{suffix}.svg");
+            let why = (drawable, "no finite value to draw");
+            let note = chart_or_note(folder, &name, why, |path| {
+                line_chart(path, title, x, y, series)
+            })?;
+            notes.extend(note);
+            Ok::<(), String>(())
+        };
         let cost = format!("balance + {ms} ms");
         let per_strong = |value: &dyn Fn(&Case) -> (f64, f64)| -> Vec<Series> {
             let mut out = Vec::new();
@@ -186,15 +203,15 @@ impl Study {
             }
             out
         };
-        line_chart(
-            &path("fig4a_time"),
+        chart(
+            "fig4a_time",
             &format!("Total time, median of seeds ({cost})"),
             "P",
             "total modelled time (s)",
             &per_strong(&|c| (c.standard.total_time, c.ulba.total_time)),
         )?;
-        line_chart(
-            &path("fig4a_calls"),
+        chart(
+            "fig4a_calls",
             &format!("Balancing calls, median of seeds ({cost})"),
             "P",
             "calls",
@@ -213,8 +230,8 @@ impl Study {
                 Series::new(format!("{s} strong"), points)
             })
             .collect();
-        line_chart(
-            &path("fig4a_gain"),
+        chart(
+            "fig4a_gain",
             &format!("ULBA's gain over the standard method ({cost})"),
             "P",
             "1 − ULBA/standard (%)",
@@ -227,8 +244,8 @@ impl Study {
                     r.iter().map(|x| (x.iteration as f64, x.usage)).collect(),
                 )
             };
-            line_chart(
-                &path("fig4b_usage"),
+            chart(
+                "fig4b_usage",
                 &format!(
                     "PE usage, P = {}, {} strong, seed {} ({cost})",
                     u.procs, u.strong, u.seed
@@ -262,8 +279,8 @@ impl Study {
                     )
                 })
                 .collect();
-            line_chart(
-                &path("fig5_alpha"),
+            chart(
+                "fig5_alpha",
                 &format!(
                     "ULBA against α, {} strong ({cost})",
                     self.config.sweep_strong()

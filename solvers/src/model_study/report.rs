@@ -4,13 +4,16 @@
 //! histogram of `σ+` against the annealing, over the instances where either balances).
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use serde::Serialize;
 
 use super::anneal::{anneal_study, AnnealStudy, Annealing};
-use super::{quartiles, share_study, ShareResult};
-use crate::charts::{box_chart, histogram, line_chart, BoxStats, Series};
+use super::{quartiles, share_study, ShareResult, STEPS};
+use crate::charts::{
+    box_chart, boxes_drawable, chart_or_note, countable, has_points, histogram, line_chart,
+    BoxStats, ChartOptions, Series,
+};
+use crate::run_folder::RunFolder;
 
 /// What `plume study model` runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -119,17 +122,15 @@ impl ModelStudy {
         t
     }
 
-    /// Writes `model.json`, `model.md` and the charts into `dir`.
+    /// Writes `model.md`, the charts and, last, `model.json` into `folder`. A chart with
+    /// nothing to draw (no instance that balances, for `fig2_anneal.svg`) is skipped: the
+    /// returned notes say which and why.
     ///
     /// # Errors
     /// A one-line message naming the file that cannot be written.
-    pub fn write(&self, dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
-        for (name, text) in [("model.json", json), ("model.md", self.markdown())] {
-            let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+    pub fn write(&self, folder: &mut RunFolder) -> Result<Vec<String>, String> {
+        let error = |e: plume::Error| e.to_string();
+        folder.write("model.md", &self.markdown()).map_err(error)?;
         let boxes: Vec<BoxStats> = self
             .fig3
             .iter()
@@ -149,38 +150,70 @@ impl ModelStudy {
             [a, b, ..] => (b.share - a.share).abs() * 100.0,
             _ => 1.0,
         };
-        box_chart(
-            &dir.join("fig3_gain.svg"),
-            "ULBA's gain over the standard method (model, best α)",
-            "overloading PEs N/P (%)",
-            "1 − T_ULBA/T_standard (%)",
-            &boxes,
-            0.6 * step,
-            Some(&mean),
-        )?;
-        line_chart(
-            &dir.join("fig3_alpha.svg"),
-            "Mean best α by share of overloading PEs",
-            "overloading PEs N/P (%)",
+        let no_value = "no finite value to draw";
+        let mut notes = Vec::new();
+        notes.extend(chart_or_note(
+            folder,
+            "fig3_gain.svg",
+            (boxes_drawable(&boxes), no_value),
+            |path| {
+                box_chart(
+                    path,
+                    "ULBA's gain over the standard method (model, best α)",
+                    "overloading PEs N/P (%)",
+                    "1 − T_ULBA/T_standard (%)",
+                    &boxes,
+                    0.6 * step,
+                    Some(&mean),
+                )
+            },
+        )?);
+        let alpha = [Series::new(
             "mean best α",
-            &[Series::new(
-                "mean best α",
-                self.fig3
-                    .iter()
-                    .map(|s| (s.share * 100.0, s.mean_alpha))
-                    .collect(),
-            )],
-        )?;
+            self.fig3
+                .iter()
+                .map(|s| (s.share * 100.0, s.mean_alpha))
+                .collect(),
+        )];
+        notes.extend(chart_or_note(
+            folder,
+            "fig3_alpha.svg",
+            (has_points(&alpha, &ChartOptions::default()), no_value),
+            |path| {
+                line_chart(
+                    path,
+                    "Mean best α by share of overloading PEs",
+                    "overloading PEs N/P (%)",
+                    "mean best α",
+                    &alpha,
+                )
+            },
+        )?);
         let balanced = self.fig2.balanced_gains();
-        histogram(
-            &dir.join("fig2_anneal.svg"),
-            &format!(
-                "σ+ against simulated annealing ({} instances that balance)",
-                balanced.len()
-            ),
-            "(T_SA − T_σ+)/T_SA (%)",
-            &balanced,
-            40,
-        )
+        let why = format!(
+            "in none of the {} instances does σ+ or the annealing balance within the γ = {STEPS} \
+             steps",
+            self.config.instances
+        );
+        notes.extend(chart_or_note(
+            folder,
+            "fig2_anneal.svg",
+            (countable(&balanced), &why),
+            |path| {
+                histogram(
+                    path,
+                    &format!(
+                        "σ+ against simulated annealing ({} instances that balance)",
+                        balanced.len()
+                    ),
+                    "(T_SA − T_σ+)/T_SA (%)",
+                    &balanced,
+                    40,
+                )
+            },
+        )?);
+        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
+        folder.write("model.json", &json).map_err(error)?;
+        Ok(notes)
     }
 }
