@@ -10,9 +10,10 @@ use clap::{Args, Subcommand};
 use super::common::say;
 use super::progress::Progress;
 use super::{CliResult, Failure};
+use crate::budget::Budget;
 use crate::erosion2d::study::{self, StudyConfig};
 use crate::model_study::anneal::Annealing;
-use crate::model_study::report::{ModelConfig, ModelStudy};
+use crate::model_study::report::{ModelConfig, ModelStudy, MAX_EVALUATIONS};
 use crate::run_folder::RunFolder;
 
 /// The studies `plume study` runs.
@@ -137,7 +138,6 @@ fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
     let mut cfg = StudyConfig::seed_study(args.iterations);
     cfg.procs = args.procs;
     cfg.strong = args.strong;
-    cfg.seeds = (1..=args.seeds).collect();
     cfg.alpha = args.alpha;
     cfg.alphas = args.alphas;
     cfg.z_threshold = args.z_threshold;
@@ -147,6 +147,38 @@ fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
     cfg.radius = args.radius;
     cfg.machine.seconds_per_work = positive("--cell-ns", args.cell_ns)? / 1e9;
     cfg.machine.bandwidth = positive("--bandwidth-gbs", args.bandwidth_gbs)? * 1e9;
+    // The size first: the list of seeds is made only once it is known to fit.
+    let size = cfg.size(args.seeds, rayon::current_num_threads());
+    let largest = [size.iterations, size.records, size.seeds, size.grid]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    let (what, hint) = if size.iterations == largest {
+        (
+            format!("--iterations {}", args.iterations),
+            "use fewer --iterations",
+        )
+    } else if size.records == largest {
+        (
+            format!(
+                "--seeds {} with --iterations {}",
+                args.seeds, args.iterations
+            ),
+            "use fewer --seeds or --iterations",
+        )
+    } else if size.seeds == largest {
+        (format!("--seeds {}", args.seeds), "use fewer --seeds")
+    } else {
+        (
+            format!(
+                "--stripe-width {} and --radius {}",
+                args.stripe_width, args.radius
+            ),
+            "use a smaller grid or fewer --procs",
+        )
+    };
+    check_size(&what, size.total(), hint)?;
+    cfg.seeds = (1..=args.seeds).collect();
     cfg.check().map_err(Failure::Usage)?;
     let mut folder = RunFolder::open(&args.out)?;
     let groups = (cfg.procs.len() * cfg.strong.len()) as u64;
@@ -192,6 +224,31 @@ fn model(args: ModelArgs) -> CliResult<PathBuf> {
         },
         seed: args.seed,
     };
+    let (for_instances, for_alphas) = config.size();
+    let (what, hint) = if for_instances >= for_alphas {
+        (
+            format!("--instances {}", args.instances),
+            "use fewer --instances",
+        )
+    } else {
+        (
+            format!("--alpha-steps {}", args.alpha_steps),
+            "use fewer --alpha-steps",
+        )
+    };
+    check_size(&what, for_instances.saturating_add(for_alphas), hint)?;
+    let evaluations = config.evaluations();
+    if evaluations > MAX_EVALUATIONS {
+        return Err(usage(format!(
+            "--instances {} with --alpha-steps {} on {} shares and --anneal-moves {}: about \
+             {evaluations:.1e} model evaluations, more than the limit of {MAX_EVALUATIONS:.0e} \
+             (about half a day of CPU); use fewer",
+            args.instances,
+            args.alpha_steps,
+            args.shares.len(),
+            args.anneal_moves
+        )));
+    }
     let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::spinner("model studies");
     let result = ModelStudy::run(config);
@@ -207,4 +264,14 @@ fn finish(written: Result<Vec<String>, String>, tables: &str, out: PathBuf) -> C
     }
     say(tables)?;
     Ok(out)
+}
+
+/// Refuses (a usage error naming `what`, the option at fault, with `hint`) a study whose estimate `need`
+/// exceeds the memory this process can still get, or what it could address at all.
+fn check_size(what: &str, need: u128, hint: &str) -> CliResult {
+    let what = format!("{what}: the study");
+    Budget::bytes(isize::MAX as u64)
+        .check(&what, need, hint)
+        .and_then(|()| Budget::of_system().check(&what, need, hint))
+        .map_err(Failure::Usage)
 }

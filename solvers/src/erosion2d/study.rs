@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::grid::{Geometry, Trace};
 use super::machine::Machine;
 use super::replay::{initial_cost, replay, IterationRecord, Replay, RunSummary};
+use crate::budget::bytes;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -129,6 +130,79 @@ impl StudyConfig {
             return Err("a run needs at least one iteration".into());
         }
         Ok(())
+    }
+}
+
+/// Bytes a per-iteration record costs in the report: the record, its copy, and its
+/// pretty-printed JSON (about 190 bytes measured, rounded up).
+const BYTES_PER_KEPT_RECORD: u64 = 256;
+
+/// Bytes a seed's results cost per case (P and number of strong rocks) and fixed-cost level:
+/// its [`SeedRun`] and its pretty-printed JSON (about 700 bytes measured, rounded up).
+const BYTES_PER_SEED_RUN: u64 = 1024;
+
+/// The estimated peak memory of a study, split by what it grows with, so that a refusal can
+/// name the option at fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StudySize {
+    /// What grows with the iterations: the recorded erosion and the replays' records of the
+    /// seeds in flight, and figure 4b's records with their JSON.
+    pub iterations: u128,
+    /// What grows with the seeds times the iterations: figure 4b's records of every seed,
+    /// kept until the seed of median gain is known.
+    pub records: u128,
+    /// What grows with the seeds: every seed's results in every case and their JSON.
+    pub seeds: u128,
+    /// The grids of the seeds in flight (columns, rock discs, eroded cells).
+    pub grid: u128,
+}
+
+impl StudySize {
+    /// The whole estimate, bytes.
+    pub fn total(&self) -> u128 {
+        self.iterations
+            .saturating_add(self.records)
+            .saturating_add(self.seeds)
+            .saturating_add(self.grid)
+    }
+}
+
+impl StudyConfig {
+    /// The estimated peak memory of [`run`] and the report with `seeds` seeds (the list
+    /// `self.seeds` is not read, so that the estimate can come before it is made) on
+    /// `threads` threads. Saturating: no size overflows.
+    pub fn size(&self, seeds: u64, threads: usize) -> StudySize {
+        let n = |x: usize| x as u128;
+        let seeds = u128::from(seeds);
+        let in_flight = seeds.min(n(threads.max(1)));
+        let levels = n(self.lb_fixed.len());
+        let cases = n(self.procs.len())
+            .saturating_mul(n(self.strong.len()))
+            .saturating_mul(levels);
+        let sweep = n(self.procs.len())
+            .saturating_mul(levels)
+            .saturating_mul(n(self.alphas.len()));
+        let record = std::mem::size_of::<IterationRecord>() as u64;
+        let iterations = n(self.iterations).saturating_add(1);
+        // In flight: the trace's offsets (8 bytes an iteration) and one replay's records.
+        let flight = bytes(in_flight.saturating_mul(iterations), 8 + record);
+        let kept = seeds.saturating_mul(levels).saturating_mul(2);
+        let reported = levels.saturating_mul(2).saturating_mul(iterations);
+        let per_seed = bytes(cases, BYTES_PER_SEED_RUN).saturating_add(bytes(sweep, 64));
+        let procs = self.procs.iter().copied().max().map_or(0, n);
+        let columns = procs.saturating_mul(n(self.stripe_width));
+        // Column sums (grid, trace, replay: 4 + 4 + 4 + 8 bytes), two bits per disc cell
+        // ((2R)² each) and 4 bytes per eroded cell of the trace.
+        let disc = n(self.radius)
+            .saturating_mul(n(self.radius))
+            .saturating_mul(4);
+        let grid = bytes(columns, 20).saturating_add(bytes(procs.saturating_mul(disc), 5));
+        StudySize {
+            iterations: flight.saturating_add(bytes(reported, BYTES_PER_KEPT_RECORD)),
+            records: bytes(kept.saturating_mul(iterations), record),
+            seeds: bytes(seeds, 48).saturating_add(seeds.saturating_mul(per_seed)),
+            grid: in_flight.saturating_mul(grid),
+        }
     }
 }
 

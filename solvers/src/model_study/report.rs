@@ -30,6 +30,38 @@ pub struct ModelConfig {
     pub seed: u64,
 }
 
+/// Bytes an instance costs per share of figure 3 (its gain and best α, their copies and
+/// their pretty-printed JSON, about 60 bytes) and in figure 2 (three numbers and their JSON):
+/// rounded up.
+const BYTES_PER_INSTANCE: u64 = 128;
+
+/// Most model evaluations (one run time of an instance, eq. 4) a study may ask for: about
+/// half a day of CPU at the 0.45 µs one takes (the default study, 2.2·10⁷ of them, took 10 s).
+pub const MAX_EVALUATIONS: u128 = 100_000_000_000;
+
+impl ModelConfig {
+    /// The estimated peak memory of [`ModelStudy::run`] and its report: what grows with the
+    /// instances, and the α values tried (8 bytes each). Saturating.
+    pub fn size(&self) -> (u128, u128) {
+        let instances = (self.instances as u128).saturating_mul(self.shares.len() as u128 + 1);
+        (
+            instances.saturating_mul(u128::from(BYTES_PER_INSTANCE)),
+            (self.alpha_steps as u128).saturating_mul(8),
+        )
+    }
+
+    /// The model evaluations the study makes: every α of every instance of every share
+    /// (figure 3), every annealing move of every instance (figure 2). Saturating.
+    pub fn evaluations(&self) -> u128 {
+        let n = |x: usize| x as u128;
+        let fig3 = n(self.shares.len())
+            .saturating_mul(n(self.instances))
+            .saturating_mul(n(self.alpha_steps).saturating_add(1));
+        let fig2 = n(self.instances).saturating_mul(n(self.annealing.moves).saturating_add(2));
+        fig3.saturating_add(fig2)
+    }
+}
+
 /// Both studies' results.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelStudy {
