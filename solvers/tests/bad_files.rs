@@ -272,3 +272,50 @@ fn option_values_found_wrong_after_parsing_exit_2() {
         &["--procs 7", "roots (6)"],
     );
 }
+
+/// A fixture file of `solvers/tests/fixtures/`.
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// `plume mesh box --cells 1 1 1` with one vertex changed: element `2 1 6 8` made `2 5 6 8`
+/// (folded onto its neighbour), and vertex 8 moved from (1, 1, 1) to (-1, 1, 1), through the
+/// box (two elements inverted, four not). Every command reading a mesh refuses both with one
+/// line naming the elements, before writing anything.
+#[test]
+fn folded_and_tangled_boxes_are_refused_naming_their_elements() {
+    let dir = TempDir::new("folded");
+    let cases = [
+        (
+            "folded_box.msh",
+            "element 2 (tetrahedron #3 of the input) and element 3 (tetrahedron #4 of the \
+             input) lie on the same side of their shared face [4, 5, 7]",
+        ),
+        (
+            "tangled_box.msh",
+            "2 elements 1, 5 (tetrahedra #2, #6 of the input) are inverted (negative volume) \
+             while the other 4 are not: the mesh is tangled",
+        ),
+    ];
+    for (name, needle) in cases {
+        let mesh = fixture(name);
+        fails(&["info", &mesh], 1, &[needle]);
+        let vtu = dir.arg("refined.vtu");
+        fails(
+            &["refine", &mesh, "--uniform", "1", "-o", &vtu],
+            1,
+            &[needle],
+        );
+        assert!(!Path::new(&vtu).exists());
+        let out = dir.arg("euler");
+        let args = [
+            "run", "euler", "--mesh", &mesh, "--t-end", "0.01", "--out", &out,
+        ];
+        fails(&args, 1, &[needle]);
+        assert!(!Path::new(&out).exists());
+    }
+}
