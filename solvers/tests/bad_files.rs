@@ -319,3 +319,23 @@ fn folded_and_tangled_boxes_are_refused_naming_their_elements() {
         assert!(!Path::new(&out).exists());
     }
 }
+
+/// A mesh quoting terminal control sequences (retitle, clear the screen) in the line plume
+/// reports: the message shows them escaped, and stderr holds no control byte but its newline.
+#[test]
+fn control_bytes_from_a_file_are_escaped_in_the_message() {
+    let dir = TempDir::new("control-bytes");
+    let path = dir.path("title.msh");
+    let text = msh22(&UNIT_NODES, &["1 2 3 4"]).replace(
+        "$Nodes",
+        "\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m\u{202e}\n$Nodes",
+    );
+    std::fs::write(&path, text).unwrap();
+    let run = fails(
+        &["info", &path.display().to_string()],
+        1,
+        &["'\\x1b]0;owned\\x07\\x1b[2J\\u{9b}31m\\u{202e}'"],
+    );
+    let stray = |c: char| (c.is_control() && c != '\n') || c == '\u{202e}';
+    assert!(!run.stderr.contains(stray), "{:?}", run.stderr);
+}
