@@ -339,3 +339,36 @@ fn control_bytes_from_a_file_are_escaped_in_the_message() {
     let stray = |c: char| (c.is_control() && c != '\n') || c == '\u{202e}';
     assert!(!run.stderr.contains(stray), "{:?}", run.stderr);
 }
+
+/// Mutants of a `.vtu` written by `plume mesh box --cells 2 1 1 --size 2 1 0.5` on which the
+/// `vtkio` reader's internals used to show (`Deserialization error: Custom(…)`, a panic's
+/// `range end index … out of range`): the message says what is wrong in the file instead.
+#[test]
+fn vtu_errors_say_what_is_wrong_in_the_file() {
+    let cases = [
+        // ` version="1.0"` removed from the VTKFile element.
+        (
+            "vtu_without_version.vtu",
+            "an element lacks its attribute 'version'",
+        ),
+        // NumberOfPoints="12" made "32": the points array is too short for it.
+        (
+            "vtu_short_array.vtu",
+            "a data array holds fewer values than its piece's NumberOfPoints",
+        ),
+        // Name="Points" made "Po&nts": an entity without its ';'.
+        ("vtu_bad_entity.vtu", "malformed XML:"),
+    ];
+    for (name, needle) in cases {
+        let run = fails(&["info", &fixture(name)], 1, &[needle]);
+        for internal in [
+            "Deserialization",
+            "Custom(",
+            "range end index",
+            "unwrap",
+            "vtkio",
+        ] {
+            assert!(!run.stderr.contains(internal), "{}", run.stderr);
+        }
+    }
+}
