@@ -13,7 +13,8 @@ fn temp_file(name: &str, content: &str) -> PathBuf {
 }
 
 /// Two tetrahedra sharing face (1, 2, 3), plus a triangle and a line to skip; node tags are
-/// not 1..n and the second tetrahedron is listed inverted.
+/// not 1..n and both tetrahedra are listed inverted (as by a writer with the other
+/// orientation convention).
 const TWO_TETS_V22: &str = "\
 $MeshFormat
 2.2 0 8
@@ -34,7 +35,7 @@ $Elements
 4
 1 1 2 0 1 7 3
 2 2 2 0 1 7 3 12
-3 4 2 1 1 7 3 12 5
+3 4 2 1 1 3 7 12 5
 4 4 2 1 1 3 5 12 9
 $EndElements
 $NodeData
@@ -74,7 +75,7 @@ $Elements
 2 1 2 1
 2 7 3 12
 3 1 4 2
-3 7 3 12 5
+3 3 7 12 5
 4 3 5 12 9
 $EndElements
 ";
@@ -83,9 +84,9 @@ fn check_two_tets(path: &Path) {
     let (mesh, report) = read_mesh(path).unwrap();
     assert_eq!(mesh.coords[2], [0.0, 1.0, 0.0]);
     assert_eq!(mesh.tets[0], [0, 1, 2, 3]);
-    // Listed inverted in the file: re-oriented by swapping its first two vertices.
+    // Listed inverted in the file: re-oriented by swapping their first two vertices.
     assert_eq!(mesh.tets[1], [3, 1, 2, 4]);
-    assert_eq!(report.validation.reoriented, vec![1]);
+    assert_eq!(report.validation.reoriented, vec![0, 1]);
     assert!((mesh.volume() - 0.5).abs() < 1e-15);
     let skipped = vec![("lines".to_string(), 1), ("triangles".to_string(), 1)];
     assert_eq!(report.skipped, skipped);

@@ -8,7 +8,7 @@ use plume::mesh::{Mesh, Topology};
 
 mod external;
 
-/// Two tetrahedra (the second listed inverted), a tagged triangle on a boundary face of each,
+/// Two tetrahedra (both listed inverted), a tagged triangle on a boundary face of each,
 /// an untagged triangle and a tagged triangle on the shared face.
 const TAGGED_V22: &str = "\
 $MeshFormat
@@ -34,7 +34,7 @@ $Elements
 2 2 2 6 2 3 12 9
 3 2 2 0 3 5 7 3
 4 2 2 6 4 3 12 5
-5 4 2 7 1 7 3 12 5
+5 4 2 7 1 3 7 12 5
 6 4 2 7 1 3 5 12 9
 $EndElements
 ";
@@ -80,7 +80,7 @@ $Elements
 2 3 2 1
 3 2 3 5
 3 1 4 2
-4 1 2 3 4
+4 2 1 3 4
 5 2 4 3 5
 $EndElements
 ";
@@ -122,7 +122,7 @@ fn check_tagged(mesh: &Mesh) {
 #[test]
 fn msh22_keeps_physical_tags_and_names() {
     let (mesh, report) = parse_msh_mesh("t.msh", TAGGED_V22.as_bytes()).unwrap();
-    assert_eq!(report.validation.reoriented, vec![1]);
+    assert_eq!(report.validation.reoriented, vec![0, 1]);
     assert_eq!(report.skipped, vec![("triangles".to_string(), 1)]);
     check_tagged(&mesh);
 }

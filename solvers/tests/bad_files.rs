@@ -272,3 +272,103 @@ fn option_values_found_wrong_after_parsing_exit_2() {
         &["--procs 7", "roots (6)"],
     );
 }
+
+/// A fixture file of `solvers/tests/fixtures/`.
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// `plume mesh box --cells 1 1 1` with one vertex changed: element `2 1 6 8` made `2 5 6 8`
+/// (folded onto its neighbour), and vertex 8 moved from (1, 1, 1) to (-1, 1, 1), through the
+/// box (two elements inverted, four not). Every command reading a mesh refuses both with one
+/// line naming the elements, before writing anything.
+#[test]
+fn folded_and_tangled_boxes_are_refused_naming_their_elements() {
+    let dir = TempDir::new("folded");
+    let cases = [
+        (
+            "folded_box.msh",
+            "element 2 (tetrahedron #3 of the input) and element 3 (tetrahedron #4 of the \
+             input) lie on the same side of their shared face [4, 5, 7]",
+        ),
+        (
+            "tangled_box.msh",
+            "2 elements 1, 5 (tetrahedra #2, #6 of the input) are inverted (negative volume) \
+             while the other 4 are not: the mesh is tangled",
+        ),
+    ];
+    for (name, needle) in cases {
+        let mesh = fixture(name);
+        fails(&["info", &mesh], 1, &[needle]);
+        let vtu = dir.arg("refined.vtu");
+        fails(
+            &["refine", &mesh, "--uniform", "1", "-o", &vtu],
+            1,
+            &[needle],
+        );
+        assert!(!Path::new(&vtu).exists());
+        let out = dir.arg("euler");
+        let args = [
+            "run", "euler", "--mesh", &mesh, "--t-end", "0.01", "--out", &out,
+        ];
+        fails(&args, 1, &[needle]);
+        assert!(!Path::new(&out).exists());
+    }
+}
+
+/// A mesh quoting terminal control sequences (retitle, clear the screen) in the line plume
+/// reports: the message shows them escaped, and stderr holds no control byte but its newline.
+#[test]
+fn control_bytes_from_a_file_are_escaped_in_the_message() {
+    let dir = TempDir::new("control-bytes");
+    let path = dir.path("title.msh");
+    let text = msh22(&UNIT_NODES, &["1 2 3 4"]).replace(
+        "$Nodes",
+        "\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m\u{202e}\n$Nodes",
+    );
+    std::fs::write(&path, text).unwrap();
+    let run = fails(
+        &["info", &path.display().to_string()],
+        1,
+        &["'\\x1b]0;owned\\x07\\x1b[2J\\u{9b}31m\\u{202e}'"],
+    );
+    let stray = |c: char| (c.is_control() && c != '\n') || c == '\u{202e}';
+    assert!(!run.stderr.contains(stray), "{:?}", run.stderr);
+}
+
+/// Mutants of a `.vtu` written by `plume mesh box --cells 2 1 1 --size 2 1 0.5` on which the
+/// `vtkio` reader's internals used to show (`Deserialization error: Custom(…)`, a panic's
+/// `range end index … out of range`): the message says what is wrong in the file instead.
+#[test]
+fn vtu_errors_say_what_is_wrong_in_the_file() {
+    let cases = [
+        // ` version="1.0"` removed from the VTKFile element.
+        (
+            "vtu_without_version.vtu",
+            "an element lacks its attribute 'version'",
+        ),
+        // NumberOfPoints="12" made "32": the points array is too short for it.
+        (
+            "vtu_short_array.vtu",
+            "a data array holds fewer values than its piece's NumberOfPoints",
+        ),
+        // Name="Points" made "Po&nts": an entity without its ';'.
+        ("vtu_bad_entity.vtu", "malformed XML:"),
+    ];
+    for (name, needle) in cases {
+        let run = fails(&["info", &fixture(name)], 1, &[needle]);
+        for internal in [
+            "Deserialization",
+            "Custom(",
+            "range end index",
+            "unwrap",
+            "vtkio",
+        ] {
+            assert!(!run.stderr.contains(internal), "{}", run.stderr);
+        }
+    }
+}

@@ -1,24 +1,30 @@
-//! Random mutations (byte changes, truncations, inserted and deleted bytes) of a valid `.vtu`
-//! and `.msh` written by `plume mesh box`: the library reader never panics and never accepts a
-//! mesh that fails validation; on a sample, `plume info` exits 0 exactly when the library
-//! accepts the file, else 1 with one `plume:` line.
+//! Random mutations (byte changes, truncations, inserted and deleted bytes) of a valid mesh in
+//! each of the three formats (`.vtu` and MSH 4.1 written by `plume mesh box`, the same box in
+//! MSH 2.2): the library reader never panics, never shows a reader's internals, and never
+//! accepts a mesh that fails validation or whose elements overlap (checked here on their
+//! geometry, independently of the validator); on a sample, `plume info` exits 0 exactly when
+//! the library accepts the file, else 1 with one `plume:` line.
 
 use plume::io::{read_mesh, read_msh, read_vtu, RawMesh};
-use plume::mesh::{geometry, Mesh, Topology};
+use plume::mesh::{generate_box, geometry, Mesh, Topology};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 mod common;
 use common::{ok, plume, TempDir};
+#[path = "../../tests/msh_text/mod.rs"]
+mod msh_text;
 
 /// One edit of a file: (kind, position, byte). Kinds: 0 sets the byte, 1 truncates there,
-/// 2 inserts the byte, 3 deletes the byte; positions wrap around the file's length.
+/// 2 inserts the byte, 3 deletes the byte, 4 changes a digit into another (`byte % 10`: a
+/// vertex of an element or a coordinate changed, what folds or tangles a mesh); positions
+/// wrap around the file's length.
 type Edit = (u8, u32, u8);
 
 fn edits() -> impl Strategy<Value = Vec<Edit>> {
-    prop::collection::vec((0u8..4, any::<u32>(), any::<u8>()), 1..5)
+    prop::collection::vec((0u8..5, any::<u32>(), any::<u8>()), 1..5)
 }
 
 /// `good` with `edits` applied in order.
@@ -33,6 +39,7 @@ fn mutate(good: &[u8], edits: &[Edit]) -> Vec<u8> {
             3 if i < bytes.len() => {
                 bytes.remove(i);
             }
+            4 if bytes.get(i).is_some_and(u8::is_ascii_digit) => bytes[i] = b'0' + byte % 10,
             _ => {}
         }
     }
@@ -60,6 +67,52 @@ impl Case {
             _dir: dir,
         }
     }
+
+    /// The same box as [`Case::new`] written as MSH 2.2.
+    fn msh22() -> Case {
+        let dir = TempDir::new("mutations-msh22");
+        let mesh = generate_box([2, 1, 1], [2.0, 1.0, 0.5]).unwrap();
+        let nodes: Vec<String> = (mesh.coords.iter().enumerate())
+            .map(|(v, p)| format!("{} {} {} {}", v + 1, p[0], p[1], p[2]))
+            .collect();
+        let tets: Vec<String> = (mesh.tets.iter())
+            .map(|t| t.map(|v| (v + 1).to_string()).join(" "))
+            .collect();
+        let text = msh_text::msh22(&as_strs(&nodes), &as_strs(&tets));
+        Case {
+            good: text.into_bytes(),
+            mutated: dir.arg("mutated.msh"),
+            _dir: dir,
+        }
+    }
+}
+
+fn as_strs(lines: &[String]) -> Vec<&str> {
+    lines.iter().map(String::as_str).collect()
+}
+
+/// The elements of an accepted mesh tile their region once, checked on their geometry: the
+/// two elements of an interior face lie on opposite sides of its plane, and every boundary
+/// edge is on exactly two boundary faces.
+fn tiles_once(mesh: &Mesh, topology: &Topology) -> Result<(), TestCaseError> {
+    let mut boundary_edges: HashMap<[u32; 2], usize> = HashMap::new();
+    for f in &topology.faces {
+        let [a, b, c] = f.verts.map(|v| mesh.coords[v as usize]);
+        let apex = |i: usize| {
+            let e = f.elems[i] as usize;
+            let k = f.local[i] as usize;
+            geometry::volume(&[a, b, c, mesh.corners(e)[k]])
+        };
+        if f.is_boundary() {
+            for [p, q] in [[0, 1], [1, 2], [0, 2]] {
+                *boundary_edges.entry([f.verts[p], f.verts[q]]).or_default() += 1;
+            }
+        } else {
+            prop_assert!(apex(0) * apex(1) < 0.0, "face {:?} folded", f.verts);
+        }
+    }
+    prop_assert!(boundary_edges.values().all(|&n| n == 2));
+    Ok(())
 }
 
 /// The unvalidated content of a mesh file.
@@ -84,7 +137,9 @@ fn check(case: &Case, edits: &[Edit]) -> Result<(), TestCaseError> {
             for e in 0..mesh.nelems() {
                 prop_assert!(geometry::volume(&mesh.corners(e)) > 0.0);
             }
-            prop_assert!(Topology::new(mesh).is_ok());
+            let topology = Topology::new(mesh);
+            prop_assert!(topology.is_ok());
+            tiles_once(mesh, &topology.unwrap())?;
             let distinct: HashSet<[u32; 4]> = mesh
                 .tets
                 .iter()
@@ -96,7 +151,13 @@ fn check(case: &Case, edits: &[Edit]) -> Result<(), TestCaseError> {
                 .collect();
             prop_assert_eq!(distinct.len(), mesh.nelems());
         }
-        Err(e) => prop_assert!(e.to_string().starts_with(&case.mutated), "{}", e),
+        Err(e) => {
+            let message = e.to_string();
+            prop_assert!(message.starts_with(&case.mutated), "{}", message);
+            for internal in ["Deserialization", "Custom(", "range end index", "unwrap()"] {
+                prop_assert!(!message.contains(internal), "{}", message);
+            }
+        }
     }
     if edits[0].1.is_multiple_of(5) {
         let run = plume(&["info", &case.mutated]);
@@ -139,6 +200,16 @@ proptest! {
     #[test]
     fn mutated_msh_never_panics_nor_passes_an_invalid_mesh(e in edits()) {
         thread_local!(static CASE: Case = Case::new("msh"));
+        CASE.with(|case| check(case, &e))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(11))]
+
+    #[test]
+    fn mutated_msh22_never_panics_nor_passes_an_invalid_mesh(e in edits()) {
+        thread_local!(static CASE: Case = Case::msh22());
         CASE.with(|case| check(case, &e))?;
     }
 }

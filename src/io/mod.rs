@@ -83,14 +83,11 @@ impl ReadReport {
             .iter()
             .map(|(name, count)| format!("skipped {count} {name}"))
             .collect();
-        let reoriented = &self.validation.reoriented;
-        if !reoriented.is_empty() {
-            let shown: Vec<String> = reoriented.iter().take(10).map(|e| e.to_string()).collect();
-            let more = if reoriented.len() > 10 { ", …" } else { "" };
+        let reoriented = self.validation.reoriented.len();
+        if reoriented > 0 {
             notes.push(format!(
-                "re-oriented {} inverted elements: {}{more}",
-                reoriented.len(),
-                shown.join(", ")
+                "re-oriented {reoriented} inverted elements (all of them: the file lists \
+                 elements in the other orientation)"
             ));
         }
         if self.validation.unused_vertices > 0 {

@@ -65,6 +65,12 @@ pub(super) fn parse_msh(name: &str, bytes: &[u8]) -> Result<RawMesh> {
             ("$Elements", Some(v)) => read_elements(v, &mut lines, &nodes, &physical, &mut mesh)?,
             ("$PhysicalNames", Some(_)) => read_names(&mut lines, &mut physical)?,
             ("$Entities", Some(Version::V4)) => read_entities(&mut lines, &mut physical)?,
+            (tag, _) if tag.starts_with("$End") => {
+                return Err(line.error(format!(
+                    "stray {tag}: it closes no open section (${} was closed or never opened)",
+                    &tag[4..]
+                )))
+            }
             (tag, _) if tag.starts_with('$') => skip_section(&mut lines, tag)?,
             (text, _) => {
                 return Err(line.error(format!("unexpected text outside any section: '{text}'")))
@@ -449,6 +455,13 @@ mod tests {
         assert!(err.to_string().starts_with("t.msh:7: non-finite"), "{err}");
         let err = parse(&V2_ONE_TET.replace("1 15 2 0 1 10\n", "")).unwrap_err();
         assert!(err.to_string().contains("fewer entries"), "{err}");
+        // A stray end tag is named at its own line, not taken for a section "$EndMeshFormat".
+        let stray = V2_ONE_TET.replace("$EndMeshFormat\n", "$EndMeshFormat\n$EndMeshFormat\n");
+        let err = parse(&stray).unwrap_err().to_string();
+        assert!(
+            err.starts_with("t.msh:4: stray $EndMeshFormat: it closes no open section"),
+            "{err}"
+        );
         let err = parse("hello\n").unwrap_err();
         assert!(
             err.to_string().starts_with("t.msh:1: not a Gmsh MSH file"),

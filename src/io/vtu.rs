@@ -120,11 +120,7 @@ fn parse_vtu(name: &str, bytes: &[u8], limit: u64) -> Result<VtuMesh> {
     check_compressed_arrays(bytes, limit).map_err(fail)?;
     // vtkio panics on some malformed files: the guard turns that into an error.
     let pieces = catch_quietly(|| decode_pieces(bytes))
-        .map_err(|m| {
-            fail(format!(
-                "malformed VTK XML file: the vtkio reader failed on it ({m})"
-            ))
-        })?
+        .map_err(|panic| fail(vtkio_panic(&panic)))?
         .map_err(fail)?;
     let mut out = VtuMesh::default();
     for (p, piece) in pieces.into_iter().enumerate() {
@@ -138,15 +134,16 @@ fn parse_vtu(name: &str, bytes: &[u8], limit: u64) -> Result<VtuMesh> {
 /// The pieces of an unstructured grid, decoded by vtkio. Other data sets are refused before
 /// vtkio converts them (it panics on some, e.g. PolyData without points).
 fn decode_pieces(bytes: &[u8]) -> Result<Vec<UnstructuredGridPiece>, String> {
-    let file =
-        vtkio::xml::VTKFile::parse(bytes).map_err(|e| format!("cannot read VTK XML file: {e}"))?;
+    let file = vtkio::xml::VTKFile::parse(bytes)
+        .map_err(|e| format!("cannot read VTK XML file: {}", vtkio_error(&e)))?;
     if !matches!(file.data_set, vtkio::xml::DataSet::UnstructuredGrid(_)) {
         return Err(format!(
             "not a VTK unstructured grid (.vtu) file: it holds {:?} data",
             file.data_set_type
         ));
     }
-    let vtk = Vtk::try_from(file).map_err(|e| format!("cannot read VTK XML file: {e}"))?;
+    let vtk = Vtk::try_from(file)
+        .map_err(|e| format!("cannot read VTK XML file: {}", vtkio_error(&e)))?;
     let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
         return Err("not a VTK unstructured grid (.vtu) file".into());
     };
@@ -159,6 +156,56 @@ fn decode_pieces(bytes: &[u8]) -> Result<Vec<UnstructuredGridPiece>, String> {
                 .map_err(|e| format!("piece {p}: {e}"))
         })
         .collect()
+}
+
+/// What a `vtkio` error says is wrong with the file, without its internals (`vtkio` shows its
+/// sources' debug forms: `Deserialization error: Custom("missing field `@version`")`).
+fn vtkio_error(e: &vtkio::xml::Error) -> String {
+    use quick_xml::DeError;
+    use vtkio::xml::Error as E;
+    match e {
+        E::XML(x) | E::Deserialization(DeError::InvalidXml(x)) => format!("malformed XML: {x}"),
+        E::Deserialization(DeError::Custom(what)) => missing_item(what),
+        E::Deserialization(DeError::UnexpectedEof) => "the XML ends too early".into(),
+        E::Deserialization(other) => format!("unexpected XML content: {other}"),
+        E::Base64Decode(x) => format!("bad base64 data: {x}"),
+        E::Validation(x) => x.to_string(),
+        E::Model(x) => x.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// What a panic of the `vtkio` reader (message `panic`) says about the file: its internals
+/// (a slice index, an `unwrap`) stay out of the message.
+fn vtkio_panic(panic: &str) -> String {
+    let short = panic
+        .strip_prefix("range end index ")
+        .and_then(|rest| rest.split_once(" out of range for slice of length "));
+    match short {
+        Some((end, len)) => format!(
+            "malformed VTK XML file: a data array holds fewer values than its piece's \
+             NumberOfPoints, NumberOfCells or NumberOfComponents require (its data ends at byte \
+             {len}, byte {end} is needed)"
+        ),
+        None => "malformed VTK XML file: its data arrays do not match their declared sizes, \
+                 types or offsets"
+            .into(),
+    }
+}
+
+/// A deserializer's complaint in the file's terms: serde's "missing field `@version`" is a
+/// missing attribute, "missing field `Points`" a missing element.
+fn missing_item(what: &str) -> String {
+    let field = what
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'));
+    match field {
+        Some(attribute) if attribute.starts_with('@') => {
+            format!("an element lacks its attribute '{}'", &attribute[1..])
+        }
+        Some(element) => format!("an element lacks its child element <{element}>"),
+        None => what.to_string(),
+    }
 }
 
 /// Appends the points, tetrahedra and cell arrays of one piece to `out`.

@@ -31,8 +31,13 @@ pub fn longest_edge(p: &[[f64; 3]; 4]) -> f64 {
     longest2.sqrt()
 }
 
-/// Smallest and largest of the six interior dihedral angles, in degrees.
-pub fn dihedral_range(p: &[[f64; 3]; 4]) -> (f64, f64) {
+/// The local edges of a tetrahedron, in the order of [`dihedral_angles`]; edge `5 - m` is the
+/// one opposite edge `m`.
+pub const EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
+
+/// The six interior dihedral angles, in radians, along the edges [`EDGES`] (in `(0, π)` for a
+/// tetrahedron of non-zero volume, whatever its orientation).
+pub fn dihedral_angles(p: &[[f64; 3]; 4]) -> [f64; 6] {
     // Angles do not depend on size: measure a copy with a longest edge of 1, so that the
     // products of four lengths below neither overflow nor underflow.
     let unit = 1.0 / longest_edge(p);
@@ -41,27 +46,30 @@ pub fn dihedral_range(p: &[[f64; 3]; 4]) -> (f64, f64) {
     // with outward normals n_k (of the face opposite vertex k), it is π − angle(n_k, n_l) for
     // the two other vertices k, l.
     let normals: [[f64; 3]; 4] = std::array::from_fn(|k| {
-        let f: Vec<[f64; 3]> = (0..4).filter(|&i| i != k).map(|i| p[i]).collect();
-        let n = cross(sub(f[1], f[0]), sub(f[2], f[0]));
+        let [a, b, c] = super::topology::FACE_VERTS[k].map(|i| p[i]);
+        let n = cross(sub(b, a), sub(c, a));
         // Orient outward: away from the opposite vertex.
-        if dot(n, sub(p[k], f[0])) > 0.0 {
+        if dot(n, sub(p[k], a)) > 0.0 {
             scale(n, -1.0)
         } else {
             n
         }
     });
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    for k in 0..4 {
-        for l in k + 1..4 {
-            let (a, b) = (normals[k], normals[l]);
-            let c = dot(a, b) / (norm(a) * norm(b));
-            let angle = 180.0 - c.clamp(-1.0, 1.0).acos().to_degrees();
-            lo = lo.min(angle);
-            hi = hi.max(angle);
-        }
-    }
-    (lo, hi)
+    std::array::from_fn(|m| {
+        // The opposite edge EDGES[5 - m] holds the two other vertices.
+        let [k, l] = EDGES[5 - m];
+        let (a, b) = (normals[k], normals[l]);
+        std::f64::consts::PI - norm(cross(a, b)).atan2(dot(a, b))
+    })
+}
+
+/// Smallest and largest of the six interior dihedral angles, in degrees.
+pub fn dihedral_range(p: &[[f64; 3]; 4]) -> (f64, f64) {
+    dihedral_angles(p)
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), a| {
+            (lo.min(a.to_degrees()), hi.max(a.to_degrees()))
+        })
 }
 
 /// Smallest and largest coordinates of `points`, per axis (infinities when there are none).

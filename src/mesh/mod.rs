@@ -10,6 +10,7 @@ mod duplicates;
 pub mod geometry;
 mod info;
 pub mod physical;
+mod tiling;
 pub mod topology;
 mod validate;
 
@@ -36,9 +37,12 @@ impl Mesh {
     /// Validates raw vertices and elements read from `source` (a file path or a generator's name)
     /// and builds a mesh: rejects empty meshes, indices out of range, NaN or infinite
     /// coordinates, zero-volume elements and elements too large for double precision,
-    /// elements listed twice, faces shared by more than two elements and cracks (faces lying on
-    /// each other through coincident vertices); re-orients inverted elements and reports them
-    /// (callers print the warning), counts unused and coincident vertices.
+    /// elements listed twice, faces shared by more than two elements, cracks (faces lying on
+    /// each other through coincident vertices), overlapping elements (two on the same side of
+    /// their face, more than one turn around an edge), a boundary that is not a closed manifold
+    /// surface and tangled meshes (some elements inverted, others not); re-orients a mesh whose
+    /// elements are all inverted and reports them (callers print the warning), counts unused and
+    /// coincident vertices.
     pub fn from_parts(
         coords: Vec<[f64; 3]>,
         tets: Vec<[u32; 4]>,

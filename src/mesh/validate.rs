@@ -6,11 +6,15 @@
 //! vertex order); vertex indices in range; four distinct vertices per element; a shape double
 //! precision can measure (volume and longest edge cubed finite) and non-zero volume (relative
 //! to the longest edge); a finite total volume; no face held by more than two elements; no two
-//! faces lying on each other through coincident vertices (a crack or an overlap). Inverted
-//! elements are re-oriented (two vertices swapped) and listed in the [`ValidationReport`];
-//! unused vertices and coincident vertices that split no face are kept and counted.
+//! faces lying on each other through coincident vertices (a crack or an overlap); elements
+//! that tile their region once (no fold, a closed manifold boundary, one turn around every
+//! edge: see `tiling.rs`). Inverted elements among positive ones make a tangled mesh, refused;
+//! a mesh inverted throughout is re-oriented (two vertices swapped in every element) and its
+//! elements listed in the [`ValidationReport`]; unused vertices and coincident vertices that
+//! split no face are kept and counted.
 
 use super::duplicates::{coincident_vertices, duplicate_tets, find_crack, Crack};
+use super::tiling::check_tiling;
 use super::{geometry, Mesh, Topology};
 use crate::{Error, Result};
 use std::fmt;
@@ -21,7 +25,8 @@ const ZERO_VOLUME: f64 = 1e-12;
 /// What validation changed or noticed in an accepted mesh.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValidationReport {
-    /// Elements (0-based) that were inverted and have been re-oriented.
+    /// Elements (0-based) that were inverted and have been re-oriented: every element or none
+    /// (a mesh with only some inverted is tangled, an error).
     pub reoriented: Vec<usize>,
     /// Number of vertices no element uses (they are kept).
     pub unused_vertices: usize,
@@ -51,13 +56,13 @@ pub(super) fn validate(
     }
     let mut report = ValidationReport::default();
     let mut volume = 0.0;
-    for (e, t) in tets.iter_mut().enumerate() {
+    let mut inverted = Vec::new();
+    for (e, t) in tets.iter().enumerate() {
         check_indices(e, t, coords.len()).map_err(fail)?;
         let signed = check_shape(&t.map(|v| coords[v as usize]))
             .map_err(|bad| fail(format!("{} {t:?} {bad}", element(e))))?;
         if signed < 0.0 {
-            t.swap(0, 1);
-            report.reoriented.push(e);
+            inverted.push(e);
         }
         volume += signed.abs();
     }
@@ -65,6 +70,20 @@ pub(super) fn validate(
         return Err(fail(
             "the total volume of the elements overflows double precision".into(),
         ));
+    }
+    if inverted.len() == tets.len() {
+        // Listed the other way round throughout: a convention, not a fault.
+        for t in &mut tets {
+            t.swap(0, 1);
+        }
+        report.reoriented = inverted;
+    } else if !inverted.is_empty() {
+        return Err(fail(format!(
+            "{} {} inverted (negative volume) while the other {} are not: the mesh is tangled",
+            elements(&inverted),
+            if inverted.len() == 1 { "is" } else { "are" },
+            tets.len() - inverted.len()
+        )));
     }
     let topology = Topology::from_tets(coords.len(), &tets).map_err(|nm| {
         fail(format!(
@@ -78,6 +97,7 @@ pub(super) fn validate(
         }
         report.coincident_vertices = coincident.count;
     }
+    check_tiling(&coords, &tets, &topology).map_err(fail)?;
     report.unused_vertices = count_unused(coords.len(), &tets);
     Ok((Mesh::new(coords, tets), report))
 }
@@ -194,9 +214,30 @@ fn count_unused(nverts: usize, tets: &[[u32; 4]]) -> usize {
 }
 
 /// How messages name element `e`: its 0-based index and its rank among the tetrahedra.
-fn element(e: usize) -> String {
+pub(super) fn element(e: usize) -> String {
     format!("element {e} (tetrahedron #{} of the input)", e + 1)
 }
+
+/// How messages name several elements (at most [`SHOWN`] of them, then "…"), as [`element`]
+/// names one: "elements 1, 5 (tetrahedra #2, #6 of the input)".
+pub(super) fn elements(list: &[usize]) -> String {
+    if let [e] = list {
+        return element(*e);
+    }
+    let more = if list.len() > SHOWN { ", …" } else { "" };
+    let shown = &list[..list.len().min(SHOWN)];
+    let indices: Vec<String> = shown.iter().map(|e| e.to_string()).collect();
+    let ranks: Vec<String> = shown.iter().map(|e| format!("#{}", e + 1)).collect();
+    format!(
+        "{} elements {}{more} (tetrahedra {}{more} of the input)",
+        list.len(),
+        indices.join(", "),
+        ranks.join(", ")
+    )
+}
+
+/// How many elements a message lists.
+const SHOWN: usize = 10;
 
 #[cfg(test)]
 mod tests {
@@ -278,6 +319,52 @@ mod tests {
         );
         let (_, report) = validate(coords, vec![[0, 1, 2, 3], [4, 1, 3, 2]], "t").unwrap();
         assert_eq!((report.coincident_vertices, report.unused_vertices), (1, 1));
+    }
+
+    #[test]
+    fn a_mesh_inverted_throughout_is_flipped_but_a_tangled_one_refused() {
+        // Two tets on either side of face (1, 2, 3), both listed inverted: flipped.
+        let mut coords = UNIT.to_vec();
+        coords.push([1.0; 3]);
+        let (mesh, report) =
+            validate(coords.clone(), vec![[1, 0, 2, 3], [4, 1, 2, 3]], "t").unwrap();
+        assert_eq!(report.reoriented, vec![0, 1]);
+        assert!(mesh.volume() > 0.0);
+        // Only the second inverted: tangled.
+        let err = message(coords, vec![[0, 1, 2, 3], [4, 1, 2, 3]]);
+        assert!(
+            err.contains("element 1 (tetrahedron #2 of the input) is inverted")
+                && err.contains("the other 1 are not: the mesh is tangled"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn elements_on_the_same_side_of_their_face_are_a_fold() {
+        // The second tet's apex (0.2, 0.2, 0.2) lies on the first one's side of face (1, 2, 3).
+        let mut coords = UNIT.to_vec();
+        coords.push([0.2; 3]);
+        let err = message(coords, vec![[0, 1, 2, 3], [4, 1, 2, 3]]);
+        assert!(
+            err.contains("element 0 (tetrahedron #1 of the input) and element 1")
+                && err.contains("same side of their shared face [1, 2, 3]"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn two_elements_sharing_only_an_edge_are_not_a_manifold_boundary() {
+        let mut coords = UNIT.to_vec();
+        coords.extend([[0.5, -1.0, -1.0], [0.5, -1.0, 0.0]]);
+        let tets = vec![[0, 1, 2, 3], [0, 1, 5, 4]];
+        let positive = |t: &[u32; 4]| geometry::volume(&t.map(|v| coords[v as usize])) > 0.0;
+        assert!(tets.iter().all(positive));
+        let err = message(coords, tets);
+        assert!(
+            err.contains("not a closed manifold surface: edge [0, 1] is on 4 boundary faces")
+                && err.contains("(of 2 elements 0, 1 (tetrahedra #1, #2 of the input))"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -72,7 +72,8 @@ pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
         } else {
             "note"
         };
-        eprintln!("plume: {kind}: {}: {note}", path.display());
+        let line = format!("{kind}: {}: {note}", path.display());
+        eprintln!("plume: {}", super::printable(&line));
     }
     Ok(mesh)
 }

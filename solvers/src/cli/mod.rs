@@ -108,15 +108,33 @@ impl Failure {
         }
     }
 
-    /// The message, on one line.
+    /// The message, on one line, safe to print (see [`printable`]).
     pub fn message(&self) -> String {
         match self {
             Failure::Usage(m) | Failure::Error(m) => {
-                m.split_whitespace().collect::<Vec<_>>().join(" ")
+                printable(&m.split_whitespace().collect::<Vec<_>>().join(" "))
             }
             Failure::Silent(_) => String::new(),
         }
     }
+}
+
+/// `text` with its control characters (which a file quoted in a message could use to retitle
+/// or clear the terminal) and bidirectional overrides written as escapes: `\x1b` for an ASCII
+/// one, `\u{202e}` for the others. Every `plume:` line goes through it.
+pub fn printable(text: &str) -> String {
+    let bidi = |c: char| matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_control() {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else if c.is_control() || bidi(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl From<plume::Error> for Failure {
@@ -185,6 +203,16 @@ fn usage_line(e: &clap::Error) -> String {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn printable_escapes_control_characters_and_keeps_the_rest() {
+        assert_eq!(
+            printable("a\u{1b}]0;x\u{7}b\u{7f}\u{9b}c\u{202e}d – 45°"),
+            "a\\x1b]0;x\\x07b\\x7f\\u{9b}c\\u{202e}d – 45°"
+        );
+        let failure = Failure::Error("bad 'line\u{1b}[2J'\n  here".into());
+        assert_eq!(failure.message(), "bad 'line\\x1b[2J' here");
+    }
 
     #[test]
     fn command_line_definition_is_consistent() {
