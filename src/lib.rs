@@ -16,6 +16,7 @@
 //! | [`comm`] | ranks that talk: the transport trait `Comm` over threads or MPI (feature `mpi`), and the launcher |
 //! | [`rng`] | the seeded random stream behind every random choice |
 //! | [`memory`] | the memory still available, for the guards that refuse input or work too large for it |
+//! | [`numbers`] | numbers as messages and file names echo them: short and bounded |
 //!
 //! Vocabulary used everywhere: *element* = tetrahedron; *leaf* = element of the current
 //! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its
@@ -44,6 +45,7 @@ pub mod io;
 pub mod memory;
 pub mod mesh;
 pub mod metrics;
+pub mod numbers;
 mod panic_guard;
 pub mod partition;
 pub mod remap;

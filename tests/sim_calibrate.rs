@@ -171,3 +171,42 @@ fn machine_constants_must_be_finite_and_positive() {
     };
     assert!(free.validated().is_ok());
 }
+
+/// Issue 21 (7, 9): every constant is bounded to its physical range, both ends included; a
+/// `t_leaf` of 1e308 (which made `sim.time_s` infinite) or of 2,000 s (which livelocked the SBN
+/// simulation) is refused, naming the constant and its range in short numbers.
+#[test]
+fn machine_constants_must_lie_in_their_physical_range() {
+    use plume::sim::RANGES;
+    let sp2 = Machine::default();
+    let set = |name: &str, value: f64| {
+        let mut m = sp2;
+        let field = match name {
+            "t_leaf" => &mut m.t_leaf,
+            "t_face" => &mut m.t_face,
+            "latency" => &mut m.latency,
+            "bandwidth" => &mut m.bandwidth,
+            "element_bytes" => &mut m.element_bytes,
+            "t_handle" => &mut m.t_handle,
+            "t_pack" => &mut m.t_pack,
+            "check_interval" => &mut m.check_interval,
+            other => panic!("no constant {other}"),
+        };
+        *field = value;
+        m.validated()
+    };
+    for (name, lo, hi, _) in RANGES {
+        assert!(set(name, lo).is_ok(), "{name} = {lo}");
+        assert!(set(name, hi).is_ok(), "{name} = {hi}");
+        for out in [hi * 1.5, lo - hi * 1e-3, f64::INFINITY, f64::NAN] {
+            let e = set(name, out).unwrap_err().to_string();
+            assert!(e.contains(&format!("machine constant {name} is")), "{e}");
+        }
+    }
+    let e = set("t_leaf", 1e308).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "machine constant t_leaf is 1e308: it must be a number from 1e-12 to 1 s"
+    );
+    assert!(set("t_leaf", 2000.0).is_err());
+}

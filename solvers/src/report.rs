@@ -2,7 +2,10 @@
 //! (`{"config", "levels" | "iterations", "summary"}`), `metrics.csv` (one row per record,
 //! nested objects flattened to `outer.inner` columns) and `summary.md` (the table printed on
 //! stdout). Generic over any serializable record, so every solver reports the same way.
-//! Every field is documented in `docs/fields.md`.
+//! Every field is documented in `docs/fields.md`. A number that is not finite, which JSON
+//! would hold as `null`, is an error instead ([`finite`]).
+
+pub mod finite;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -22,15 +25,22 @@ pub struct Report {
     pub records: Vec<Map<String, Value>>,
     /// The summary of the records ([`summarize`]).
     pub summary: Map<String, Value>,
+    /// The first number of the report that is not finite, by its path: the report is then
+    /// not written.
+    non_finite: Option<String>,
 }
 
 impl Report {
-    /// Builds the report of `records` run with `config`.
+    /// Builds the report of `records` run with `config`. A number in them that is not finite
+    /// (or a mean of the summary that overflows) is kept aside: [`Report::json`] and
+    /// [`Report::write`] refuse it.
     pub fn new<C: Serialize, R: Serialize>(
         config: &C,
         series: &'static str,
         records: &[R],
     ) -> Report {
+        let non_finite = finite::first_non_finite("config", config)
+            .or_else(|| finite::first_non_finite(series, records));
         let records: Vec<Map<String, Value>> = records
             .iter()
             .map(
@@ -40,12 +50,37 @@ impl Report {
                 },
             )
             .collect();
+        let summary = summarize(&records, index_field(series));
         Report {
             provenance: None,
             config: serde_json::to_value(config).expect("configs serialize"),
             series,
-            summary: summarize(&records, index_field(series)),
+            non_finite: non_finite.or_else(|| overflowed_mean(&summary)),
+            summary,
             records,
+        }
+    }
+
+    /// Adds `value` to the summary as `name` (checked as [`Report::new`] checks the records).
+    pub fn insert_summary(&mut self, name: &str, value: &impl Serialize) {
+        self.check(&format!("summary.{name}"), value);
+        let json = serde_json::to_value(value).expect("summaries serialize");
+        self.summary.insert(name.into(), json);
+    }
+
+    /// Adds the fields of `value`, an object, to the summary (checked as [`Report::new`]
+    /// checks the records).
+    pub fn extend_summary(&mut self, value: &impl Serialize) {
+        self.check("summary", value);
+        if let Value::Object(fields) = serde_json::to_value(value).expect("summaries serialize") {
+            self.summary.extend(fields);
+        }
+    }
+
+    /// Keeps the first number of `value` (at `path`) that is not finite, if none was found yet.
+    fn check(&mut self, path: &str, value: &impl Serialize) {
+        if self.non_finite.is_none() {
+            self.non_finite = finite::first_non_finite(path, value);
         }
     }
 
@@ -56,7 +91,16 @@ impl Report {
     }
 
     /// `metrics.json`'s content.
-    pub fn json(&self) -> String {
+    ///
+    /// # Errors
+    /// [`plume::Error::Invalid`] naming the first number of the report that is not finite.
+    pub fn json(&self) -> plume::Result<String> {
+        if let Some(at) = &self.non_finite {
+            return Err(plume::Error::Invalid(format!(
+                "the report would hold a number that is not finite ({at}), which JSON cannot \
+                 write: nothing was written"
+            )));
+        }
         let mut top = Map::new();
         if let Some(p) = &self.provenance {
             top.insert(
@@ -70,7 +114,7 @@ impl Report {
             Value::Array(self.records.iter().cloned().map(Value::Object).collect()),
         );
         top.insert("summary".into(), Value::Object(self.summary.clone()));
-        serde_json::to_string_pretty(&Value::Object(top)).expect("json") + "\n"
+        Ok(serde_json::to_string_pretty(&Value::Object(top)).expect("json") + "\n")
     }
 
     /// `metrics.csv`'s content: a header line, then one row per record.
@@ -101,10 +145,15 @@ impl Report {
 
     /// Writes `metrics.csv`, `summary.md` (with `table`) and, last, `metrics.json` into
     /// `folder`: a folder holding a `metrics.json` holds the whole report.
+    ///
+    /// # Errors
+    /// A report holding a number that is not finite ([`Report::json`]), before anything is
+    /// written; a file that cannot be written.
     pub fn write(&self, folder: &mut RunFolder, table: &str) -> plume::Result<()> {
+        let json = self.json()?;
         folder.write("metrics.csv", &self.csv())?;
         folder.write("summary.md", table)?;
-        folder.write("metrics.json", &self.json())
+        folder.write("metrics.json", &json)
     }
 }
 
@@ -157,6 +206,18 @@ pub fn summarize(records: &[Map<String, Value>], index: &str) -> Map<String, Val
         }
     }
     out
+}
+
+/// The path of the first mean of `summary` that overflowed (held as `null`).
+fn overflowed_mean(summary: &Map<String, Value>) -> Option<String> {
+    summary.iter().find_map(|(k, v)| match v {
+        Value::Null => Some(format!("summary.{k} is not finite")),
+        Value::Object(inner) => inner
+            .iter()
+            .find(|(_, iv)| iv.is_null())
+            .map(|(ik, _)| format!("summary.{k}.{ik} is not finite")),
+        _ => None,
+    })
 }
 
 /// What field `name` holding `v` adds to the summary: a number under its name, a flag as 0 / 1
@@ -260,7 +321,41 @@ mod tests {
             "level,x,ok,name,sigma,time_ms.mark"
         );
         assert_eq!(csv.lines().nth(2).unwrap(), "2,3.0,false,b,,4.0");
-        let json: Value = serde_json::from_str(&r.json()).unwrap();
+        let json: Value = serde_json::from_str(&r.json().unwrap()).unwrap();
         assert_eq!(json["levels"][1]["name"], "b");
+    }
+
+    /// Issue 21 (7): a number that is not finite, in a record, the config, a mean or a
+    /// summary added later, makes the report an error naming it, never a `null`.
+    #[test]
+    fn a_number_that_is_not_finite_is_refused_not_written_as_null() {
+        let rec = |x: f64| Rec {
+            level: 1,
+            x,
+            ok: true,
+            name: "a".into(),
+            sigma: None,
+            time_ms: Default::default(),
+        };
+        let refused = |r: &Report, needle: &str| {
+            let e = r.json().unwrap_err().to_string();
+            assert!(e.contains(needle), "{e}");
+        };
+        refused(
+            &Report::new(&"cfg", "levels", &[rec(1.0), rec(f64::INFINITY)]),
+            "levels[1].x is inf",
+        );
+        refused(
+            &Report::new(&[("refine_above", f64::NAN)], "levels", &[rec(1.0)]),
+            "config[0][1] is NaN",
+        );
+        refused(
+            &Report::new(&"cfg", "levels", &[rec(f64::MAX), rec(f64::MAX)]),
+            "summary.x is not finite",
+        );
+        let mut r = Report::new(&"cfg", "levels", &[rec(1.0)]);
+        assert!(r.json().is_ok());
+        r.insert_summary("balance", &[1.0, f64::INFINITY]);
+        refused(&r, "summary.balance[1] is inf");
     }
 }

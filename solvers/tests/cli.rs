@@ -619,3 +619,55 @@ fn run_shock_rejects_bad_options() {
         &["--procs 8", "roots (6)"],
     );
 }
+
+/// Issue 21 (22): SBN's options given with another balancer were silently ignored by `run
+/// shock` and `run euler`; each is a usage error naming the option and the balancer, before
+/// anything is written. With `--balancer sbn` they are accepted.
+#[test]
+fn sbn_options_with_another_balancer_are_usage_errors() {
+    let dir = TempDir::new("sbn-options");
+    let out = dir.arg("out");
+    for run in ["shock", "euler"] {
+        for (balancer, option) in [
+            ("plum", &["--variant", "heuristic"][..]),
+            ("none", &["--prepartition"][..]),
+            ("plum", &["--sbn-policy", "plume"][..]),
+            ("none", &["--variant", "basic"][..]),
+        ] {
+            let args = [
+                &["run", run, "--balancer", balancer][..],
+                option,
+                &["--out", &out],
+            ]
+            .concat();
+            fails(
+                &args,
+                2,
+                &[&format!(
+                    "{} applies to --balancer sbn only, not --balancer {balancer}",
+                    option[0]
+                )],
+            );
+        }
+    }
+    assert!(!dir.path("out").exists(), "nothing is written");
+    ok(&[
+        "run",
+        "shock",
+        "--balancer",
+        "sbn",
+        "--variant",
+        "heuristic",
+        "--prepartition",
+        "--sbn-policy",
+        "plume",
+        "--procs",
+        "2",
+        "--levels",
+        "1",
+        "--vtk",
+        "none",
+        "--out",
+        &out,
+    ]);
+}

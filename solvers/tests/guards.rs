@@ -290,3 +290,132 @@ fn run_estimates_saturate_instead_of_overflowing() {
     cfg.iterations = 200;
     assert_eq!(erosion::check_memory(&cfg, 11).unwrap(), 8 * 4704);
 }
+
+/// A machine file of the SP2's constants with `field` set to `value` (a JSON number), written
+/// as `name` in `dir`.
+fn machine_file(dir: &TempDir, name: &str, field: &str, value: &str) -> String {
+    let mut machine = serde_json::to_value(plume::sim::Machine::default()).unwrap();
+    machine[field] = serde_json::from_str(value).unwrap();
+    let path = dir.arg(name);
+    std::fs::write(&path, machine.to_string()).unwrap();
+    path
+}
+
+/// Issue 21 (7, 9, 11): a machine file is read within a bound (a link to `/dev/zero` stops at
+/// once, a large file is refused from its size) and its constants must lie in their physical
+/// ranges: `t_leaf` 1e308 (which gave `null` times with exit 0) and 2,000 s (which livelocked
+/// the SBN simulation) are refused before any work, naming the constant and its range.
+#[test]
+fn machine_files_are_bounded_in_size_and_constants() {
+    let dir = TempDir::new("guard-machine");
+    let out = dir.arg("out");
+    let run = |machine: &str| {
+        args(&[
+            "run",
+            "shock",
+            "--balancer",
+            "sbn",
+            "--levels",
+            "1",
+            "--machine",
+            machine,
+            "--out",
+            &out,
+        ])
+    };
+    for (value, shown) in [("1e308", "1e308"), ("2000", "2000"), ("0", "0")] {
+        let path = machine_file(&dir, &format!("t{value}.json"), "t_leaf", value);
+        refuses_args(
+            &run(&path),
+            None,
+            1,
+            &[
+                &path,
+                &format!(
+                    "machine constant t_leaf is {shown}: it must be a number from 1e-12 to 1 s"
+                ),
+            ],
+        );
+    }
+    let path = machine_file(&dir, "bw.json", "bandwidth", "1e308");
+    refuses_args(
+        &run(&path),
+        None,
+        1,
+        &["machine constant bandwidth is 1e308"],
+    );
+    let zero = dir.path("zero.json");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let zero = zero.display().to_string();
+    refuses_args(&run(&zero), Some(GB), 1, &[&zero, "not JSON"]);
+    let large = dir.arg("large.json");
+    std::fs::write(&large, vec![b' '; 2 << 20]).unwrap();
+    refuses_args(&run(&large), None, 1, &[&large, "more than plume reads"]);
+    assert!(!dir.path("out").exists(), "nothing is written");
+}
+
+/// Issue 21 (22): a UTF-8 byte-order mark before a machine file's JSON (as some editors
+/// write) is skipped: the file gives the same run as without it.
+#[test]
+fn a_machine_file_may_start_with_a_byte_order_mark() {
+    let dir = TempDir::new("guard-bom");
+    let plain = machine_file(&dir, "plain.json", "t_leaf", "2e-4");
+    let bom = dir.arg("bom.json");
+    let text = std::fs::read(&plain).unwrap();
+    std::fs::write(&bom, [&b"\xEF\xBB\xBF"[..], &text].concat()).unwrap();
+    let records = |machine: &str, out: &str| {
+        let dir_out = dir.path(out);
+        let args = args(&[
+            "run",
+            "shock",
+            "--balancer",
+            "sbn",
+            "--procs",
+            "2",
+            "--levels",
+            "1",
+            "--vtk",
+            "none",
+            "--machine",
+            machine,
+            "--out",
+            &dir_out.display().to_string(),
+        ]);
+        common::ok(&args_of(&args));
+        common::records_without(&dir_out, "levels", &["time_ms", "balance_pct"])
+    };
+    assert_eq!(records(&bom, "with"), records(&plain, "without"));
+}
+
+/// Issue 21 (7, 15): options whose value would overflow, or is not finite, are refused when
+/// the command line is parsed, with their range in short numbers (never 309 digits), before
+/// the study runs.
+#[test]
+fn option_values_out_of_their_range_are_usage_errors() {
+    let dir = TempDir::new("guard-ranges");
+    let out = dir.arg("out");
+    let study =
+        |option: &str, value: &str| args(&["study", "erosion2d", option, value, "--out", &out]);
+    for (option, value, range) in [
+        ("--lb-fixed-ms", "1e308", "from 0 to 1e6"),
+        ("--lb-fixed-ms", "0,inf", "from 0 to 1e6"),
+        ("--bandwidth-gbs", "1e308", "from 1e-6 to 10000"),
+        ("--cell-ns", "NaN", "from 0.001 to 1e9"),
+        ("--z-threshold", "inf", "finite"),
+    ] {
+        let args = study(option, value);
+        let run = plume(&args_of(&args), None);
+        assert_eq!(run.code, 2, "{option} {value}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(option) && run.stderr.contains(range),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.len() < 200, "{}", run.stderr);
+    }
+    let euler = args(&["run", "euler", "--refine-above", "inf", "--out", &out]);
+    let run = plume(&args_of(&euler), None);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--refine-above"), "{}", run.stderr);
+    assert!(!dir.path("out").exists(), "nothing is written");
+}

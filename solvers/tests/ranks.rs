@@ -42,7 +42,7 @@ fn metrics(dir: &Path) -> Value {
 
 /// `run`'s `metrics.json` as written and read back (floats read back the same way).
 fn as_written(run: &shock::ShockRun) -> Value {
-    serde_json::from_str(&run.report().json()).unwrap()
+    serde_json::from_str(&run.report().json().unwrap()).unwrap()
 }
 
 #[test]

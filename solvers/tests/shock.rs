@@ -181,7 +181,7 @@ fn the_same_seed_gives_the_same_metrics() {
             r.time_ms.clear();
             r.balance_pct = 0.0;
         }
-        Report::new(&run.config, "levels", &levels).json()
+        Report::new(&run.config, "levels", &levels).json().unwrap()
     };
     assert_eq!(json(), json());
 }

@@ -4,6 +4,7 @@
 //! and an unreadable mesh ends every process with one `plume:` line, never by the timeout.
 //! `plume run shock --balancer sbn --backend mpi` processes its levels and leaves PLUM's mesh.
 //! `plume run erosion --backend mpi` likewise gives the threads backend's records and pieces.
+//! An interrupted job prints one `interrupted` line, not one per rank.
 //! `harness = false`: each scenario starts its own `mpirun` job on the built `plume`.
 
 mod common;
@@ -29,6 +30,7 @@ fn main() {
     }
     a_conflicting_procs_is_a_usage_error();
     an_unreadable_mesh_ends_every_process_with_one_message();
+    an_interrupted_job_says_it_once();
     println!("shock_mpi: all scenarios passed");
 }
 
@@ -199,4 +201,43 @@ fn an_unreadable_mesh_ends_every_process_with_one_message() {
     let lines = plume_lines(&output.stderr);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains("missing.msh"), "{lines:?}");
+}
+
+/// Issue 21 (21): SIGINT to `mpirun` reaches every rank (Open MPI forwards it); each stops,
+/// but the job prints one `plume: interrupted` line (rank 0's), and `mpirun` exits non-zero
+/// (Open MPI's own code, not the ranks' 130).
+fn an_interrupted_job_says_it_once() {
+    use std::process::Stdio;
+    let dir = TempDir::new("shock-mpi-interrupt");
+    let out = dir.path("out");
+    let plume = env!("CARGO_BIN_EXE_plume");
+    let case = ["run", "shock", "--backend", "mpi", "--process"];
+    let child = external::program("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
+        .args(["-n", "2", plume])
+        .args(case)
+        .arg("--out")
+        .arg(&out)
+        .env("OMPI_MCA_pml", "ob1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mpirun");
+    // The ranks run once their output folder exists; then interrupt the job.
+    let start = std::time::Instant::now();
+    while !out.exists() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: kill only sends a signal to our child, which has not been reaped yet.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().expect("wait for mpirun");
+    let code = output.status.code();
+    assert!(
+        code.is_some_and(|c| c != 0 && c != MPIRUN_TIMEOUT_EXIT),
+        "mpirun exited with {code:?}"
+    );
+    let lines = plume_lines(&output.stderr);
+    let interrupted: Vec<&String> = lines.iter().filter(|l| l.contains("interrupted")).collect();
+    assert_eq!(interrupted.len(), 1, "{lines:?}");
 }

@@ -45,15 +45,22 @@ pub(crate) fn read_input(
     limit: u64,
     check_head: HeadCheck,
 ) -> Result<Vec<u8>> {
+    read_within(path, name, (limit, &describe_limit(limit)), check_head)
+}
+
+/// [`read_input`] with the bound `limit` stated as `said` in messages.
+fn read_within(
+    path: &Path,
+    name: &str,
+    (limit, said): (u64, &str),
+    check_head: HeadCheck,
+) -> Result<Vec<u8>> {
     let io = |e: std::io::Error| Error::io(name, &e);
     let file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     let too_large = |what: String| Error::Io {
         path: name.to_string(),
-        message: format!(
-            "{what}: an input file may take up to {}",
-            describe_limit(limit)
-        ),
+        message: format!("{what}: an input file may take up to {said}"),
     };
     if meta.is_file() && meta.len() > limit {
         return Err(too_large(format!(
@@ -81,6 +88,34 @@ pub(crate) fn read_input(
         )));
     }
     Ok(bytes)
+}
+
+/// Reads the JSON file at `path` whole as text, at most `limit` bytes (an endless stream stops
+/// at once: it must start with `{` or `[`, after white space), without the UTF-8 byte-order
+/// mark some editors write before it.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read or is larger than `limit`; [`Error::Parse`] when
+/// a stream does not start like JSON or the text is not UTF-8.
+pub fn read_json_text(path: &Path, limit: u64) -> Result<String> {
+    let name = path.display().to_string();
+    let said = format!("{limit} bytes when it is JSON");
+    let bytes = read_within(path, &name, (limit, &said), json_head)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Error::parse(&name, 0, format!("not UTF-8 text: {e}")))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
+/// A JSON value's first bytes: an object or an array.
+fn json_head(head: &[u8]) -> Result<(), String> {
+    if may_start_with(head, b"{") || may_start_with(head, b"[") {
+        Ok(())
+    } else {
+        Err("not JSON: it does not start with { or [".into())
+    }
 }
 
 /// `head` with its leading ASCII white space (and a UTF-8 byte-order mark) removed.
@@ -148,6 +183,27 @@ mod tests {
         );
         let err = read_input(zero, "z", u64::MAX, xml_head).unwrap_err();
         assert_eq!(err.to_string(), "z: not XML");
+        let err = read_json_text(zero, u64::MAX).unwrap_err().to_string();
+        assert!(
+            err.ends_with("not JSON: it does not start with { or ["),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn json_text_loses_its_byte_order_mark() {
+        let path = std::env::temp_dir().join(format!("plume-json-bom-{}.json", std::process::id()));
+        std::fs::write(&path, b"\xEF\xBB\xBF{\"a\": 1}").unwrap();
+        assert_eq!(read_json_text(&path, 100).unwrap(), "{\"a\": 1}");
+        let err = read_json_text(&path, 5).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "the file has 11 bytes, more than plume reads: an input file may take up to 5 \
+                 bytes when it is JSON"
+            ),
+            "{err}"
+        );
+        std::fs::remove_file(path).ok();
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! | file | owns |
 //! | --- | --- |
 //! | `mod.rs` | [`read_mesh`] / [`write_mesh`], choosing the format by extension; [`ReadReport`] |
-//! | `file_bytes.rs` | reading an input file whole within a bound from the available memory |
+//! | `file_bytes.rs` | reading an input file whole within a bound from the available memory; [`read_json_text`] |
 //! | `lines.rs` | the line reader shared by text formats: every error names `file:line` |
 //! | [`msh`] | Gmsh MSH: ASCII 2.2 and 4.1 readers, 4.1 writer |
 //! | `msh_physical.rs` | Gmsh physical groups: `$PhysicalNames`, the tags of `$Entities` |
@@ -35,6 +35,7 @@ mod vtu_check;
 mod vtu_stream;
 
 pub use atomic::{write_atomically, AtomicFile};
+pub use file_bytes::read_json_text;
 pub use forest_vtu::{rank_cells, write_forest_vtu};
 pub use msh::{read_msh, write_msh};
 pub use pvtu::write_pvtu;

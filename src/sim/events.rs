@@ -65,4 +65,20 @@ impl<E> Events<E> {
     pub(crate) fn created(&self) -> u64 {
         self.seq
     }
+
+    /// Events pending.
+    pub(crate) fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Bytes one pending event takes in the queue.
+    pub(crate) const fn entry_bytes() -> usize {
+        std::mem::size_of::<Reverse<Timed<E>>>()
+    }
+
+    /// Drops the pending events `keep` refuses. The others keep their time and creation order,
+    /// so they come out as they would have.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) {
+        self.heap.retain(|Reverse(t)| keep(&t.event));
+    }
 }

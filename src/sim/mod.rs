@@ -15,7 +15,8 @@
 //! The balancers see the same costs ([`Machine::cost_model`]): their `QWgt` and `ΔCut` are in
 //! seconds of this machine, where the seed counted a leaf, a cut face and a moved element as
 //! one unit each. [`calibrate`] measures the constants on the machine plume runs on instead
-//! ([`Machine::measured`]), and [`Machine::validated`] checks constants read from a file.
+//! ([`Machine::measured`]), and [`Machine::validated`] checks constants read from a file
+//! against their physical [`RANGES`].
 
 pub mod calibrate;
 mod events;
@@ -90,29 +91,46 @@ impl Default for Machine {
     }
 }
 
+/// Every constant's name, physical range (bounds included) and unit: what
+/// [`Machine::validated`] accepts. The ranges hold any machine plume could be run on with room
+/// to spare (a leaf from a picosecond to a second per level, links from 1 kB/s to 10 TB/s), and
+/// keep every time the simulation adds up finite: at most 2^31 leaves of a second each.
+pub const RANGES: [(&str, f64, f64, &str); 8] = [
+    ("t_leaf", 1e-12, 1.0, "s"),
+    ("t_face", 1e-12, 1.0, "s"),
+    ("latency", 1e-12, 1.0, "s"),
+    ("bandwidth", 1e3, 1e13, "B/s"),
+    ("element_bytes", 1.0, 1e6, "B"),
+    ("t_handle", 0.0, 1.0, "s"),
+    ("t_pack", 0.0, 1.0, "s"),
+    ("check_interval", 1e-9, 1.0, "s"),
+];
+
 impl Machine {
-    /// `self` if every constant is a finite number, positive except `t_handle` and `t_pack`
-    /// (which may be 0).
+    /// `self` if every constant lies in its range of [`RANGES`] (a number that is not finite
+    /// never does).
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming the first constant that is not.
+    /// [`Error::Invalid`] naming the first constant that does not, and its range.
     pub fn validated(self) -> Result<Machine> {
-        let constants = [
-            ("t_leaf", self.t_leaf, true),
-            ("t_face", self.t_face, true),
-            ("latency", self.latency, true),
-            ("bandwidth", self.bandwidth, true),
-            ("element_bytes", self.element_bytes, true),
-            ("t_handle", self.t_handle, false),
-            ("t_pack", self.t_pack, false),
-            ("check_interval", self.check_interval, true),
+        let values = [
+            self.t_leaf,
+            self.t_face,
+            self.latency,
+            self.bandwidth,
+            self.element_bytes,
+            self.t_handle,
+            self.t_pack,
+            self.check_interval,
         ];
-        for (name, value, positive) in constants {
-            let ok = value.is_finite() && if positive { value > 0.0 } else { value >= 0.0 };
-            if !ok {
-                let wanted = if positive { "positive" } else { "non-negative" };
+        for ((name, lo, hi, unit), value) in RANGES.into_iter().zip(values) {
+            if !(lo..=hi).contains(&value) {
+                let short = crate::numbers::short;
                 return Err(Error::Invalid(format!(
-                    "machine constant {name} is {value}: it must be a finite {wanted} number"
+                    "machine constant {name} is {}: it must be a number from {} to {} {unit}",
+                    short(value),
+                    short(lo),
+                    short(hi)
                 )));
             }
         }

@@ -409,6 +409,28 @@ impl Run<'_, '_> {
     }
 }
 
+/// Pending events beyond which the queue is rid of the stale `Free` events: every poll in the
+/// middle of a job leaves one behind, and a job that lasts many check intervals leaves many.
+const COMPACT_AT: usize = 1 << 16;
+
+/// The share of the available memory the pending events may take (1/8), or 1 GiB when it is
+/// unknown.
+fn most_pending_events() -> usize {
+    let bytes = crate::memory::available().map_or(1 << 30, |m| m / 8);
+    usize::try_from(bytes).unwrap_or(usize::MAX) / Events::<Event>::entry_bytes()
+}
+
+/// The error of a simulation whose pending events, stale ones dropped, outgrow their memory.
+fn too_many_pending(pending: usize, done: usize, n: usize) -> Error {
+    let gb = (pending * Events::<Event>::entry_bytes()) as f64 / 1e9;
+    Error::Invalid(format!(
+        "SBN simulation stopped: {pending} events pending ({} GB, an eighth of the available \
+         memory) with {done} of {n} roots done; the machine's jobs last too many of its \
+         latencies and check intervals: lower t_leaf or raise check_interval",
+        crate::numbers::short(gb)
+    ))
+}
+
 /// Processes every root once on `procs` processors under SBN, starting from `owner` (the
 /// queue of each processor) with the data where `data` says (every location table starts
 /// right). Processing and communication cost what `shared.model` says (in seconds: build it
@@ -417,7 +439,8 @@ impl Run<'_, '_> {
 /// # Errors
 /// [`Error::LengthMismatch`] unless `owner` and `data` have one entry per root of the model,
 /// [`Error::RankOutOfRange`] for an entry `≥ P`; [`Error::Invalid`] if the simulation stops
-/// making progress (a bug guard: far more events than the level can need).
+/// making progress (a bug guard: far more events than the level can need) or its pending
+/// events outgrow an eighth of the available memory.
 pub fn sbn_level(
     shared: &Shared,
     machine: &Machine,
@@ -460,12 +483,25 @@ pub fn sbn_level(
         .saturating_mul(nprocs as u64)
         .saturating_mul(1_000)
         .saturating_add(1_000_000);
+    let most_pending = most_pending_events();
+    let mut compacted = COMPACT_AT;
     while let Some((now, event)) = run.events.pop() {
         if run.events.created() > limit {
             return Err(Error::Invalid(format!(
                 "SBN simulation made no progress after {limit} events ({} of {n} roots done)",
                 run.done
             )));
+        }
+        if run.events.len() > compacted {
+            let clocks = &run.clocks;
+            run.events.retain(|e| match e {
+                Event::Free { p, version } => *version == clocks[*p as usize].version,
+                _ => true,
+            });
+            if run.events.len() > most_pending {
+                return Err(too_many_pending(run.events.len(), run.done, n));
+            }
+            compacted = (2 * run.events.len()).max(COMPACT_AT);
         }
         match event {
             Event::Arrive { from, to, msg } => {

@@ -50,7 +50,8 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 }
 
 /// The constants `name` stands for: the SP2 model, this machine measured on 2 thread ranks,
-/// or a file's (every field of [`Machine`], checked by [`Machine::validated`]).
+/// or a file's (every field of [`Machine`], checked by [`Machine::validated`]; at most
+/// [`MACHINE_FILE_BYTES`]).
 ///
 /// # Errors
 /// A file that cannot be read, is not a machine's constants or holds a bad value
@@ -65,10 +66,17 @@ pub(super) fn machine(name: &MachineName) -> CliResult<Machine> {
     }
 }
 
-/// The constants in the JSON file at `path`.
+/// The largest machine file read, in bytes (its constants take a few hundred).
+const MACHINE_FILE_BYTES: u64 = 1 << 20;
+
+/// The constants in the JSON file at `path` (at most [`MACHINE_FILE_BYTES`]; a UTF-8
+/// byte-order mark before them is skipped).
 fn read_machine(path: &Path) -> CliResult<Machine> {
     let at = |m: String| Failure::Error(format!("{}: {m}", path.display()));
-    let text = std::fs::read_to_string(path).map_err(|e| at(format!("cannot read: {e}")))?;
+    let text = plume::io::read_json_text(path, MACHINE_FILE_BYTES).map_err(|e| match e {
+        plume::Error::Io { message, .. } => at(format!("cannot read: {message}")),
+        other => Failure::from(other),
+    })?;
     let machine: Machine = serde_json::from_str(&text)
         .map_err(|e| at(format!("not the constants of a machine: {e}")))?;
     machine.validated().map_err(|e| at(e.to_string()))

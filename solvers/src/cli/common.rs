@@ -23,6 +23,29 @@ pub fn levels(text: &str) -> Result<u8, String> {
     }
 }
 
+/// Parses a number from `lo` to `hi` (bounds included): the value parser of an option with a
+/// physical range. Infinity and NaN never pass; the error gives the range in short numbers.
+pub fn number_in(text: &str, lo: f64, hi: f64) -> Result<f64, String> {
+    let short = plume::numbers::short;
+    match text.trim().parse::<f64>() {
+        Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "must be a number from {} to {}",
+            short(lo),
+            short(hi)
+        )),
+    }
+}
+
+/// Parses a finite number (the value parser of options whose range the run checks later).
+pub fn finite(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err("must be a finite number".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// How `.vtu` files store their data (`--vtk-compression`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VtkCompression {

@@ -138,10 +138,7 @@ pub(super) fn finish(
     // σ± exist at balances only: their average over every iteration would mislead.
     report.summary.remove("sigma_minus");
     report.summary.remove("sigma_plus");
-    let summary = serde_json::to_value(&main.summary).expect("summary serializes");
-    if let serde_json::Value::Object(fields) = summary {
-        report.summary.extend(fields);
-    }
+    report.extend_summary(&main.summary);
     let report = report.with_provenance(Provenance::of_this_process(None));
     let table = summary_table(main);
     say(&table)?;

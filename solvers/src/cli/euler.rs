@@ -11,15 +11,19 @@ use plume::mesh::{geometry, Mesh};
 use plume::partition::Metis;
 use plume::remap::TotalVOptimal;
 
-use super::common::{levels, load_mesh, VtkCompression};
+use super::common::{finite, levels, load_mesh, VtkCompression};
 use super::names::{SbnPolicyName, VtkLevels};
-use super::run::{BackendName, BalancerName, VariantName};
+use super::run::{balancer_word, sbn_option_given, BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
 use crate::euler::{
     Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
     TimeScheme,
 };
 use crate::provenance::MeshSource;
+
+/// SBN's choices when `--sbn-policy` is left out: the seed's, with no work sent back with a
+/// balance request.
+const DEFAULT_SBN_POLICY: &[SbnPolicyName] = &[SbnPolicyName::Seed, SbnPolicyName::NoFirstHalf];
 
 /// The flow cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -66,22 +70,19 @@ pub struct EulerArgs {
     /// none.
     #[arg(long, value_enum, default_value_t = BalancerName::Plum)]
     pub balancer: BalancerName,
-    /// SBN's algorithm (with --balancer sbn).
-    #[arg(long, value_enum, default_value_t = VariantName::Basic)]
-    pub variant: VariantName,
+    /// SBN's algorithm (with --balancer sbn) [default: basic].
+    #[arg(long, value_enum)]
+    pub variant: Option<VariantName>,
     /// SBN's choices where seed 004 is explicit, comma-separated, applied in order (as for
-    /// `plume run shock`). The default sends no work back with a balance request: a stage's
-    /// level is short, and §5.4.1's first half, given at the end of every level, kept moving
-    /// hundreds of trees back and forth each iteration.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "seed,no-first-half"
-    )]
+    /// `plume run shock`; with --balancer sbn) [default: seed,no-first-half]. The default sends
+    /// no work back with a balance request: a stage's level is short, and §5.4.1's first half,
+    /// given at the end of every level, kept moving hundreds of trees back and forth each
+    /// iteration.
+    #[arg(long, value_enum, value_delimiter = ',')]
     pub sbn_policy: Vec<SbnPolicyName>,
     /// Run SBN's pre-partitioner (seed 004 §5.6) before each stage's level: roots queued away
-    /// from their data by their costs, the data moving when they are processed.
+    /// from their data by their costs, the data moving when they are processed (with
+    /// --balancer sbn).
     #[arg(long)]
     pub prepartition: bool,
     /// Initial mesh (.msh or .vtu; boundary groups `wall`, `outflow`, `inflow`, untagged =
@@ -114,10 +115,10 @@ pub struct EulerArgs {
     #[arg(long, value_enum, default_value_t = TimeName::Euler)]
     pub time: TimeName,
     /// Refine leaves whose density jump |ρa − ρb| / min(ρa, ρb) across a face exceeds this.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = finite)]
     pub refine_above: f64,
     /// Coarsen families whose leaves' jumps are all below this.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.02, value_parser = finite)]
     pub coarsen_below: f64,
     /// Deepest refinement level.
     #[arg(long, default_value_t = 2, value_parser = levels)]
@@ -218,6 +219,14 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
     if args.output_every == 0 {
         return usage("--output-every must be at least 1".into());
     }
+    if args.balancer != BalancerName::Sbn {
+        if let Some(option) = sbn_option_given(args.variant, args.prepartition, &args.sbn_policy) {
+            return usage(format!(
+                "{option} applies to --balancer sbn only, not {}",
+                balancer_word(args.balancer)
+            ));
+        }
+    }
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let case = match args.case {
         CaseName::Sod => {
@@ -280,11 +289,15 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
         },
         sbn: (args.balancer == BalancerName::Sbn).then(|| {
             let mut sbn = SbnOptions {
-                variant: args.variant.into(),
+                variant: args.variant.unwrap_or(VariantName::Basic).into(),
                 prepartition: args.prepartition,
                 ..SbnOptions::default()
             };
-            for word in &args.sbn_policy {
+            let words = match args.sbn_policy.as_slice() {
+                [] => DEFAULT_SBN_POLICY,
+                given => given,
+            };
+            for word in words {
                 word.apply(&mut sbn.policies);
             }
             sbn

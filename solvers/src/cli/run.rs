@@ -115,10 +115,10 @@ impl From<AcceptName> for Accept {
 /// The shock case's options shared by `plume run shock` and `plume compare shock`.
 #[derive(Debug, Args)]
 pub struct ShockCaseArgs {
-    /// SBN's algorithm (with --balancer sbn).
-    #[arg(long, value_enum, default_value_t = VariantName::Basic)]
-    pub variant: VariantName,
-    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level.
+    /// SBN's algorithm (with --balancer sbn) [default: basic].
+    #[arg(long, value_enum)]
+    pub variant: Option<VariantName>,
+    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level (with --balancer sbn).
     #[arg(long)]
     pub prepartition: bool,
     /// Adaptation levels.
@@ -133,8 +133,8 @@ pub struct ShockCaseArgs {
     pub seed: u64,
     /// SBN's choices where seed 004 is explicit, comma-separated, applied in order: seed (all
     /// as the seed describes them, costs in machine seconds), plume (all as plume first made
-    /// them), or one alternative each.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "seed")]
+    /// them), or one alternative each (with --balancer sbn) [default: seed].
+    #[arg(long, value_enum, value_delimiter = ',')]
     pub sbn_policy: Vec<SbnPolicyName>,
 }
 
@@ -150,7 +150,7 @@ impl ShockCaseArgs {
         cfg.levels = self.levels;
         cfg.seed = self.seed;
         cfg.sbn.seed = self.seed;
-        cfg.sbn.variant = self.variant.into();
+        cfg.sbn.variant = self.variant.unwrap_or(VariantName::Basic).into();
         cfg.sbn.prepartition = self.prepartition;
         for word in &self.sbn_policy {
             word.apply(&mut cfg.sbn.policies);
@@ -159,10 +159,40 @@ impl ShockCaseArgs {
         Ok(())
     }
 
+    /// The first of SBN's options given on the command line (`--variant`, `--prepartition`,
+    /// `--sbn-policy`), to refuse with another balancer.
+    pub(super) fn sbn_option_given(&self) -> Option<&'static str> {
+        sbn_option_given(self.variant, self.prepartition, &self.sbn_policy)
+    }
+
     /// The case's initial mesh and where it comes from.
     pub(super) fn mesh(&self) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
         shock_mesh(self.mesh.as_deref())
     }
+}
+
+/// The first of SBN's options given: `--variant`, `--prepartition` or `--sbn-policy` (an
+/// option left out is `None`, `false` or empty).
+pub(super) fn sbn_option_given(
+    variant: Option<VariantName>,
+    prepartition: bool,
+    sbn_policy: &[SbnPolicyName],
+) -> Option<&'static str> {
+    [
+        (variant.is_some(), "--variant"),
+        (prepartition, "--prepartition"),
+        (!sbn_policy.is_empty(), "--sbn-policy"),
+    ]
+    .into_iter()
+    .find_map(|(given, option)| given.then_some(option))
+}
+
+/// `balancer` as the command line spells it.
+pub(super) fn balancer_word(balancer: BalancerName) -> String {
+    let word = balancer
+        .to_possible_value()
+        .expect("no balancer is skipped");
+    format!("--balancer {}", word.get_name())
 }
 
 /// How `plume run shock` runs its ranks.
@@ -381,6 +411,14 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     }
     if args.parts_per_proc == 0 {
         return Err(usage("--parts-per-proc must be at least 1".into()));
+    }
+    if args.balancer != BalancerName::Sbn {
+        if let Some(option) = args.case.sbn_option_given() {
+            return Err(usage(format!(
+                "{option} applies to --balancer sbn only, not {}",
+                balancer_word(args.balancer)
+            )));
+        }
     }
     let mut cfg = ShockConfig::new(procs);
     cfg.balancer = args.balancer.into();

@@ -12,6 +12,11 @@
 //!
 //! Once `main` has its outcome, [`settle`] lets a late signal wait for the process to end, so
 //! the exit code and the last line on stderr are always those of one outcome.
+//!
+//! Under `mpirun` every rank gets a signal (Open MPI ends an interrupted job by sending each
+//! rank SIGTERM): each stops the same way, but only rank 0 prints the line, so an interrupted
+//! job says it once. The rank is read from the launcher's environment (`OMPI_COMM_WORLD_RANK`,
+//! `PMI_RANK`), not from MPI, which the signal thread must not call.
 
 use std::io::IsTerminal;
 use std::sync::{Mutex, PoisonError};
@@ -46,9 +51,10 @@ pub fn install() {
     if !mask(libc::SIG_BLOCK, &set) {
         return;
     }
+    let says = !is_other_rank(&|name| std::env::var(name).ok());
     let started = std::thread::Builder::new()
         .name("signals".into())
-        .spawn(move || stop(wait(&set)));
+        .spawn(move || stop(wait(&set), says));
     if started.is_err() {
         mask(libc::SIG_UNBLOCK, &set);
     }
@@ -65,8 +71,21 @@ fn wait(set: &libc::sigset_t) -> libc::c_int {
     }
 }
 
-/// Ends the process on `signal`: removes the temporary files, prints the line, exits.
-fn stop(signal: libc::c_int) -> ! {
+/// The environment variables in which MPI launchers give a process its rank (Open MPI, then
+/// MPICH and Intel MPI).
+const RANK_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_RANK", "PMI_RANK"];
+
+/// True when the environment `var` reads says this process is an MPI rank other than 0.
+fn is_other_rank(var: &dyn Fn(&str) -> Option<String>) -> bool {
+    RANK_VARIABLES
+        .iter()
+        .find_map(|name| var(name))
+        .is_some_and(|rank| rank.trim() != "0")
+}
+
+/// Ends the process on `signal`: removes the temporary files, prints the line if it `says` it
+/// (not on MPI ranks other than 0), exits.
+fn stop(signal: libc::c_int, says: bool) -> ! {
     let _ending = ENDING.lock().unwrap_or_else(PoisonError::into_inner);
     plume::io::atomic::remove_temp_files();
     crate::folder_lock::remove_lock_files();
@@ -81,7 +100,9 @@ fn stop(signal: libc::c_int) -> ! {
     } else {
         ""
     };
-    eprintln!("{clear}plume: interrupted by {name}");
+    if says {
+        eprintln!("{clear}plume: interrupted by {name}");
+    }
     std::process::exit(128 + signal)
 }
 
@@ -92,4 +113,25 @@ fn stop(signal: libc::c_int) -> ! {
 pub fn settle() {
     static SETTLED: std::sync::Once = std::sync::Once::new();
     SETTLED.call_once(|| std::mem::forget(ENDING.lock().unwrap_or_else(PoisonError::into_inner)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_other_rank;
+
+    #[test]
+    fn only_ranks_other_than_0_keep_quiet() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(!is_other_rank(&env(&[])), "not under mpirun");
+        assert!(!is_other_rank(&env(&[("OMPI_COMM_WORLD_RANK", "0")])));
+        assert!(is_other_rank(&env(&[("OMPI_COMM_WORLD_RANK", "1")])));
+        assert!(is_other_rank(&env(&[("PMI_RANK", "3")])));
+    }
 }

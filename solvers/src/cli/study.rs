@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
-use super::common::say;
+use super::common::{finite, number_in, say};
 use super::progress::Progress;
 use super::{CliResult, Failure};
 use crate::budget::Budget;
@@ -51,14 +51,14 @@ pub struct Erosion2dArgs {
     )]
     pub alphas: Vec<f64>,
     /// z-score above which a PE's workload increase rate marks it overloading.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, value_parser = finite)]
     pub z_threshold: f64,
     /// Iterations per run.
     #[arg(long, default_value_t = 500)]
     pub iterations: usize,
-    /// Fixed costs added to every balance, milliseconds, comma-separated: each is a study
-    /// of its own on the same erosion.
-    #[arg(long, value_delimiter = ',', default_value = "0")]
+    /// Fixed costs added to every balance, milliseconds (0 to 1e6), comma-separated: each is
+    /// a study of its own on the same erosion.
+    #[arg(long, value_delimiter = ',', default_value = "0", value_parser = lb_fixed_ms)]
     pub lb_fixed_ms: Vec<f64>,
     /// Columns per initial stripe.
     #[arg(long, default_value_t = 1000)]
@@ -69,11 +69,11 @@ pub struct Erosion2dArgs {
     /// Radius of the rocks, cells.
     #[arg(long, default_value_t = 250)]
     pub radius: usize,
-    /// Modelled time of one cell update, nanoseconds.
-    #[arg(long, default_value_t = 100.0)]
+    /// Modelled time of one cell update, nanoseconds (0.001 to 1e9).
+    #[arg(long, default_value_t = 100.0, value_parser = cell_ns)]
     pub cell_ns: f64,
-    /// Modelled link bandwidth, GB/s.
-    #[arg(long, default_value_t = 1.0)]
+    /// Modelled link bandwidth, GB/s (1e-6 to 1e4: 1 kB/s to 10 TB/s).
+    #[arg(long, default_value_t = 1.0, value_parser = bandwidth_gbs)]
     pub bandwidth_gbs: f64,
     /// Output folder.
     #[arg(long, default_value = "out/erosion2d")]
@@ -121,14 +121,20 @@ pub fn run(cmd: StudyCommand) -> CliResult {
     ))
 }
 
-fn positive(option: &str, x: f64) -> CliResult<f64> {
-    if x.is_finite() && x > 0.0 {
-        Ok(x)
-    } else {
-        Err(Failure::Usage(format!(
-            "{option} {x} must be a positive number"
-        )))
-    }
+/// `--lb-fixed-ms`: from 0 to 1e6 ms (a balance fixed at over 16 minutes models nothing).
+fn lb_fixed_ms(text: &str) -> Result<f64, String> {
+    number_in(text, 0.0, 1e6)
+}
+
+/// `--cell-ns`: from a picosecond to a second per cell update.
+fn cell_ns(text: &str) -> Result<f64, String> {
+    number_in(text, 1e-3, 1e9)
+}
+
+/// `--bandwidth-gbs`: the range of the simulated machine's bandwidth (`plume::sim::RANGES`),
+/// 1 kB/s to 10 TB/s.
+fn bandwidth_gbs(text: &str) -> Result<f64, String> {
+    number_in(text, 1e-6, 1e4)
 }
 
 fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
@@ -145,8 +151,8 @@ fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
     cfg.stripe_width = args.stripe_width;
     cfg.height = args.height;
     cfg.radius = args.radius;
-    cfg.machine.seconds_per_work = positive("--cell-ns", args.cell_ns)? / 1e9;
-    cfg.machine.bandwidth = positive("--bandwidth-gbs", args.bandwidth_gbs)? * 1e9;
+    cfg.machine.seconds_per_work = args.cell_ns / 1e9;
+    cfg.machine.bandwidth = args.bandwidth_gbs * 1e9;
     // The size first: the list of seeds is made only once it is known to fit.
     let size = cfg.size(args.seeds, rayon::current_num_threads());
     let largest = [size.iterations, size.records, size.seeds, size.grid]

@@ -80,7 +80,7 @@ impl Machine {
             self.latency * 1e6,
             self.cell_bytes,
             self.bandwidth / 1e9,
-            self.balance_fixed * 1e3
+            plume::numbers::short(self.balance_fixed * 1e3)
         )
     }
 }

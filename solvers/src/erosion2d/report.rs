@@ -1,6 +1,7 @@
 //! The files of `plume study erosion2d`: `erosion2d.json` (the whole [`Study`]),
 //! `erosion2d.md` (the constants and the tables of figures 4a, 5 and 4b) and the charts, for
-//! every fixed-cost level `X` ms (a `_fixedXms` suffix unless `X` is 0): `fig4a_time.svg`,
+//! every fixed-cost level `X` ms (a `_fixedXms` suffix unless `X` is 0, `X` in at most 6
+//! significant digits, `plume::numbers::short`): `fig4a_time.svg`,
 //! `fig4a_calls.svg`, `fig4a_gain.svg`, `fig4b_usage.svg`, `fig5_alpha.svg`.
 
 use std::fmt::Write as _;
@@ -39,7 +40,11 @@ impl Study {
             m = c.machine.describe(),
         );
         for &level in self.levels() {
-            let _ = writeln!(t, "## Fixed cost {} ms per balance\n", level * 1e3);
+            let _ = writeln!(
+                t,
+                "## Fixed cost {} ms per balance\n",
+                plume::numbers::short(level * 1e3)
+            );
             t += &self.fig4a_table(level);
             t += &self.fig5_table(level);
             t += &self.fig4b_text(level);
@@ -172,7 +177,7 @@ impl Study {
         let suffix = if level == 0.0 {
             String::new()
         } else {
-            format!("_fixed{ms}ms")
+            format!("_fixed{}ms", plume::numbers::short(ms))
         };
         // Each chart is a line chart of `series`, drawn when it has a point.
         let mut chart = |name: &str, title: &str, x: &str, y: &str, series: &[Series]| {
@@ -185,7 +190,7 @@ impl Study {
             notes.extend(note);
             Ok::<(), String>(())
         };
-        let cost = format!("balance + {ms} ms");
+        let cost = format!("balance + {} ms", plume::numbers::short(ms));
         let per_strong = |value: &dyn Fn(&Case) -> (f64, f64)| -> Vec<Series> {
             let mut out = Vec::new();
             for &s in &self.config.strong {

@@ -104,7 +104,8 @@ impl StudyConfig {
             .find(|c| !(c.is_finite() && **c >= 0.0))
         {
             return Err(format!(
-                "the fixed balancing cost {c} must be a non-negative number"
+                "the fixed balancing cost {} must be a non-negative number",
+                plume::numbers::short(*c)
             ));
         }
         for &p in &self.procs {
@@ -118,7 +119,10 @@ impl StudyConfig {
             .chain(&self.alphas)
             .find(|a| !unit(**a))
         {
-            return Err(format!("α = {a} must lie in [0, 1]"));
+            return Err(format!(
+                "α = {} must lie in [0, 1]",
+                plume::numbers::short(*a)
+            ));
         }
         if !(self.z_threshold.is_finite() && self.z_threshold >= 0.0) {
             return Err(format!(

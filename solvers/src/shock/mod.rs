@@ -236,8 +236,7 @@ impl ShockRun {
     pub fn report(&self) -> crate::report::Report {
         let mut report = crate::report::Report::new(&self.config, "levels", &self.levels);
         if let Some(b) = self.time_balance() {
-            let json = serde_json::to_value(b).expect("a time balance serializes");
-            report.summary.insert("time_balance".into(), json);
+            report.insert_summary("time_balance", &b);
         }
         report
     }
