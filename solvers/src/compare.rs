@@ -128,7 +128,10 @@ pub fn compare(
 impl Comparison {
     /// `compare.json`: the per-method level averages for each P. Wall-clock readings
     /// (`time_ms`, `balance_pct`) are left out so that the file depends on the seed only.
-    pub fn json(&self) -> String {
+    ///
+    /// # Errors
+    /// A one-line message naming the first number that is not finite.
+    pub fn json(&self) -> Result<String, String> {
         let summaries = |runs: &[ShockRun]| {
             Value::Array(
                 runs.iter()
@@ -152,7 +155,7 @@ impl Comparison {
         top.insert("machine".into(), self.machine_json());
         top.insert("plum".into(), summaries(&self.plum));
         top.insert("sbn".into(), summaries(&self.sbn));
-        serde_json::to_string_pretty(&Value::Object(top)).expect("json") + "\n"
+        crate::report::finite::pretty_json("compare", &Value::Object(top))
     }
 
     /// `compare.md`: seed 004 tables 8 and 9 laid out with our values and the published ones.
@@ -297,6 +300,8 @@ impl Comparison {
     /// # Errors
     /// A message naming the file that could not be written.
     pub fn write(&self, folder: &mut RunFolder) -> std::result::Result<(), String> {
+        // Checked before any file is written: the record, written last, must be writable.
+        let json = self.json()?;
         folder
             .write("compare.md", &self.markdown())
             .map_err(|e| e.to_string())?;
@@ -313,7 +318,7 @@ impl Comparison {
             )?;
         }
         folder
-            .write("compare.json", &self.json())
+            .write("compare.json", &json)
             .map_err(|e| e.to_string())
     }
 

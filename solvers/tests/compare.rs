@@ -35,7 +35,7 @@ fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
         };
         assert_eq!(leaves(&a.plum[i]), leaves(&a.sbn[i]));
     }
-    let json: serde_json::Value = serde_json::from_str(&a.json()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&a.json().unwrap()).unwrap();
     assert_eq!(json["procs"], serde_json::json!([3, 8]));
     for method in ["plum", "sbn"] {
         let summaries = json[method].as_array().unwrap();
@@ -48,7 +48,7 @@ fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
         }
     }
     assert!(json["sbn"][0]["qwgt_load_imb"].is_number());
-    assert_eq!(a.json(), run().json());
+    assert_eq!(a.json().unwrap(), run().json().unwrap());
 }
 
 #[test]

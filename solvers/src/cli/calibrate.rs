@@ -137,7 +137,8 @@ fn report(args: &CalibrateArgs, m: &Measurements) -> CliResult {
     ))?;
     if let Some(out) = &args.out {
         create_parent(out)?;
-        let json = serde_json::to_string_pretty(&machine).expect("a machine serializes") + "\n";
+        let json =
+            crate::report::finite::pretty_json("machine", &machine).map_err(Failure::Error)?;
         write_atomically(out, |w| w.write_all(json.as_bytes()))?;
         say(format!("wrote {}", out.display()))?;
     }

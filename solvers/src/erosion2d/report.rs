@@ -155,6 +155,8 @@ impl Study {
     /// A one-line message naming the file that cannot be written.
     pub fn write(&self, folder: &mut RunFolder) -> Result<Vec<String>, String> {
         let error = |e: plume::Error| e.to_string();
+        // Checked before any file is written: the record, written last, must be writable.
+        let json = crate::report::finite::pretty_json("erosion2d", self)?;
         folder
             .write("erosion2d.md", &self.markdown())
             .map_err(error)?;
@@ -162,7 +164,6 @@ impl Study {
         for &level in self.levels() {
             self.charts(folder, level, &mut notes)?;
         }
-        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
         folder.write("erosion2d.json", &json).map_err(error)?;
         Ok(notes)
     }

@@ -120,6 +120,9 @@ impl ModelStudy {
         let f = &self.fig2;
         let balanced = f.balanced_gains();
         let row = |g: &[f64]| {
+            if g.is_empty() {
+                return "| 0 | – | – | – | – | – | – | 0 |\n".to_string();
+            }
             let q = quartiles(g);
             let mean = g.iter().sum::<f64>() / g.len().max(1) as f64;
             let within = g.iter().filter(|x| **x >= -1.0).count();
@@ -162,6 +165,8 @@ impl ModelStudy {
     /// A one-line message naming the file that cannot be written.
     pub fn write(&self, folder: &mut RunFolder) -> Result<Vec<String>, String> {
         let error = |e: plume::Error| e.to_string();
+        // Checked before any file is written: the record, written last, must be writable.
+        let json = crate::report::finite::pretty_json("model", self)?;
         folder.write("model.md", &self.markdown()).map_err(error)?;
         let boxes: Vec<BoxStats> = self
             .fig3
@@ -244,7 +249,6 @@ impl ModelStudy {
                 )
             },
         )?);
-        let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
         folder.write("model.json", &json).map_err(error)?;
         Ok(notes)
     }

@@ -20,6 +20,23 @@ pub fn first_non_finite<T: Serialize + ?Sized>(root: &str, value: &T) -> Option<
     }
 }
 
+/// `value` as pretty JSON ending in a newline, once every number in it is finite.
+///
+/// # Errors
+/// A one-line message naming the first number that is not finite (its path from `root`):
+/// nothing should then be written.
+pub fn pretty_json<T: Serialize + ?Sized>(root: &str, value: &T) -> Result<String, String> {
+    if let Some(at) = first_non_finite(root, value) {
+        return Err(format!(
+            "the results would hold a number that is not finite ({at}), which JSON cannot \
+             write: nothing was written"
+        ));
+    }
+    serde_json::to_string_pretty(value)
+        .map(|json| json + "\n")
+        .map_err(|e| e.to_string())
+}
+
 /// Where the walk is.
 struct Walk {
     path: String,
@@ -306,7 +323,7 @@ impl ser::SerializeStructVariant for Seq<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::first_non_finite;
+    use super::{first_non_finite, pretty_json};
     use std::collections::BTreeMap;
 
     #[derive(serde::Serialize)]
@@ -361,5 +378,14 @@ mod tests {
                 Some(expected)
             );
         }
+    }
+
+    #[test]
+    fn pretty_json_writes_finite_values_and_refuses_the_rest_naming_them() {
+        let json = pretty_json("study", &level(2.5, 0.5, 1.0, 3.0)).unwrap();
+        assert!(json.ends_with("}\n") && json.contains("\"time_s\": 2.5"));
+        let e = pretty_json("study", &level(2.5, 0.5, f64::NAN, 3.0)).unwrap_err();
+        assert!(e.contains("study.loads[1] is NaN"), "{e}");
+        assert!(e.contains("nothing was written"), "{e}");
     }
 }
