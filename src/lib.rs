@@ -13,6 +13,7 @@
 //! | [`metrics`] | every reported metric: LoadImb / λ / LB, Cut%, TotalV / MaxV / MaxSR, SBN's QWgt and WSysLL, time-based LB / μLB / Transfer / η |
 //! | [`remap`] | processor reassignment: the similarity matrix and the TotalV / MaxV / MaxSR remappers |
 //! | [`sim`] | the simulated machine: P processors in virtual time running a level under SBN or PLUM |
+//! | [`solver_model`] | the solver a processing level stands for: iterations per level, bytes per cut face (what `sim` and `dist` both read) |
 //! | [`comm`] | ranks that talk: the transport trait `Comm` over threads or MPI (feature `mpi`), and the launcher |
 //! | [`rng`] | the seeded random stream behind every random choice |
 //! | [`memory`] | the memory still available, for the guards that refuse input or work too large for it |
@@ -51,5 +52,6 @@ pub mod partition;
 pub mod remap;
 pub mod rng;
 pub mod sim;
+pub mod solver_model;
 
 pub use error::{Error, Result};

@@ -37,6 +37,7 @@
 
 mod adjacency;
 mod check;
+mod closure;
 mod coarsen;
 mod edges;
 mod export;
@@ -46,7 +47,7 @@ pub mod locate;
 mod migrate;
 mod overlap;
 pub mod pattern;
-mod refine;
+mod subdivide;
 mod transfer;
 mod tree;
 mod vertices;

@@ -93,7 +93,7 @@ impl RootWork for Kernel {
 
     /// The simulated machine's bytes per cut leaf face and level.
     fn cut_face_bytes(&self) -> u64 {
-        crate::sim::LEVEL_FACE_BYTES as u64
+        crate::solver_model::LEVEL_FACE_BYTES as u64
     }
 }
 

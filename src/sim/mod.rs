@@ -27,18 +27,9 @@ pub use plum_level::{plum_level, PlumLevel};
 
 use crate::graph::DualGraph;
 use crate::metrics::{CostModel, CostScales};
+pub use crate::solver_model::{FACE_BYTES, ITERATIONS, LEVEL_FACE_BYTES};
 use crate::{Error, Result};
 pub use sbn_level::{sbn_level, SbnLevel};
-
-/// Solver iterations per level (`N_adapt`) in the SP2 model's `t_leaf` and `t_face`.
-pub const ITERATIONS: f64 = 20.0;
-
-/// Bytes a cut leaf face exchanges per solver iteration.
-pub const FACE_BYTES: f64 = 40.0;
-
-/// Bytes a cut leaf face exchanges in one level ([`ITERATIONS`] iterations of [`FACE_BYTES`]):
-/// what `t_face` costs, and what a real rank sends per cut face of a root it processed.
-pub const LEVEL_FACE_BYTES: f64 = FACE_BYTES * ITERATIONS;
 
 /// The simulated machine's constants. In JSON (`plume calibrate` writes it, `--machine FILE`
 /// reads it) an object with exactly these fields.

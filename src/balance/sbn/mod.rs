@@ -9,7 +9,7 @@
 //! | `costs.rs` | a root's `Wgt`, `Comm`, `Remap` and `ΔCut` as a processor sees them |
 //! | `select.rs` | the choice of roots to give away: smallest `ΔCut` of a sample, grown breadth-first |
 //! | `queue.rs` | a processor's job queue: processing heap, migration heaps by data location |
-//! | `protocol.rs` | one processor's decisions: messages, balance, distribution, lazy fetches |
+//! | `protocol/` | one processor's decisions: messages, balance, distribution, lazy fetches |
 //! | `policy.rs` | the seed's explicit choices and plume's named alternatives |
 //! | `prepartition.rs` | the optional diffusive pre-partitioner on `QWgt` (§5.6) |
 //!
