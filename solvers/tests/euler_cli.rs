@@ -230,3 +230,67 @@ fn bad_options_are_one_line_usage_errors() {
         fails(&all, 2, &[needle]);
     }
 }
+
+/// Two tetrahedra sharing the face x + y + z = 1, and a triangle of the group `outflow` lying
+/// on that shared (interior) face.
+const OUTFLOW_INSIDE: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n\
+    2 2 \"outflow\"\n$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n\
+    5 1 1 1\n$EndNodes\n$Elements\n3\n1 2 2 2 2 2 3 4\n2 4 2 0 0 1 2 3 4\n\
+    3 4 2 0 0 2 3 4 5\n$EndElements\n";
+
+#[test]
+fn input_that_cannot_apply_is_refused_not_ignored() {
+    let dir = TempDir::new("euler-ignored");
+    let out = dir.arg("out");
+    let run = |args: &[&'static str]| -> Vec<String> {
+        let head = ["run", "euler", "--out", out.as_str()];
+        head.iter().chain(args).map(|a| a.to_string()).collect()
+    };
+    // One case's options with the other case.
+    for (args, needle) in [
+        (
+            &["--case", "blast", "--left", "1,0,1"][..],
+            "--left applies to --case sod",
+        ),
+        (
+            &["--case", "blast", "--right", "1,0,1"],
+            "--right applies to --case sod",
+        ),
+        (
+            &["--case", "blast", "--interface", "0.5"],
+            "--interface applies",
+        ),
+        (&["--radius", "0.1"], "--radius applies to --case blast"),
+    ] {
+        fails(&refs(&run(args)), 2, &[needle]);
+    }
+    // A sphere or an interface that leaves every leaf in one state.
+    fails(
+        &refs(&run(&["--case", "blast", "--radius", "0.01"])),
+        2,
+        &["--radius 0.01", "outside the sphere", "stay at rest"],
+    );
+    fails(
+        &refs(&run(&["--case", "blast", "--radius", "5"])),
+        2,
+        &["--radius 5", "inside the sphere"],
+    );
+    fails(
+        &refs(&run(&["--interface", "0.01"])),
+        2,
+        &["--interface 0.01", "right side", "stay uniform"],
+    );
+    // A boundary group on interior faces.
+    let mesh = dir.path("inside.msh");
+    std::fs::write(&mesh, OUTFLOW_INSIDE).unwrap();
+    let mut with_mesh = run(&["--procs", "1", "--mesh"]);
+    with_mesh.push(mesh.to_str().unwrap().to_string());
+    let failed = fails(&refs(&with_mesh), 1, &["'outflow'", "no boundary face"]);
+    assert!(failed.stdout.is_empty(), "{}", failed.stdout);
+    assert!(!dir.path("out").exists(), "a refused run writes nothing");
+}
+
+/// `args` as the `&str`s the helpers take.
+fn refs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}

@@ -15,6 +15,9 @@ use super::common::{levels, load_mesh, VtkCompression};
 use super::names::{SbnPolicyName, VtkLevels};
 use super::run::{BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
+use crate::euler::cases::{SOD_LEFT, SOD_RIGHT};
+use crate::euler::messages::short;
+use crate::euler::scheme::Boundaries;
 use crate::euler::{
     Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
     TimeScheme,
@@ -89,12 +92,12 @@ pub struct EulerArgs {
     /// for blast].
     #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
-    /// Sod: the state left of the interface.
-    #[arg(long, value_name = "ρ,u,p", value_parser = state, default_value = "1,0,1")]
-    pub left: State1d,
-    /// Sod: the state right of the interface.
-    #[arg(long, value_name = "ρ,u,p", value_parser = state, default_value = "0.125,0,0.1")]
-    pub right: State1d,
+    /// Sod: the state left of the interface [default: 1,0,1].
+    #[arg(long, value_name = "ρ,u,p", value_parser = state)]
+    pub left: Option<State1d>,
+    /// Sod: the state right of the interface [default: 0.125,0,0.1].
+    #[arg(long, value_name = "ρ,u,p", value_parser = state)]
+    pub right: Option<State1d>,
     /// Sod: x of the interface [default: the middle of the mesh along x].
     #[arg(long, value_name = "X")]
     pub interface: Option<f64>,
@@ -218,9 +221,14 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
     if args.output_every == 0 {
         return usage("--output-every must be at least 1".into());
     }
+    check_case_options(args)?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let case = match args.case {
         CaseName::Sod => {
+            let (left, right) = (
+                args.left.unwrap_or(SOD_LEFT),
+                args.right.unwrap_or(SOD_RIGHT),
+            );
             let interface = args.interface.unwrap_or(0.5 * (lo[0] + hi[0]));
             if !(interface > lo[0] && interface < hi[0]) {
                 return usage(format!(
@@ -228,11 +236,11 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
                     lo[0], hi[0]
                 ));
             }
-            crate::euler::riemann::ExactRiemann::solve(args.left, args.right)
+            crate::euler::riemann::ExactRiemann::solve(left, right)
                 .map_err(|e| Failure::Usage(format!("--left and --right: {e}")))?;
             Case::Sod {
-                left: args.left,
-                right: args.right,
+                left,
+                right,
                 interface,
             }
         }
@@ -245,6 +253,9 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), radius)
         }
     };
+    check_not_uniform(&case, mesh)?;
+    // The run reads the groups again; checked here, a bad group fails before any output.
+    Boundaries::from_tags(&mesh.tags, case.inflow())?;
     let euler = EulerConfig {
         case,
         scheme: SchemeOptions {
@@ -292,6 +303,74 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
         output_every: args.output_every,
         euler,
     })
+}
+
+/// Refuses the options of one case given with the other: `--left`, `--right` and
+/// `--interface` apply to the Sod case only, `--radius` to the blast only.
+fn check_case_options(args: &EulerArgs) -> CliResult {
+    let (given, case) = match args.case {
+        CaseName::Sod => (vec![("--radius", args.radius.is_some())], "blast"),
+        CaseName::Blast => (
+            vec![
+                ("--left", args.left.is_some()),
+                ("--right", args.right.is_some()),
+                ("--interface", args.interface.is_some()),
+            ],
+            "sod",
+        ),
+    };
+    match given.into_iter().find(|&(_, set)| set) {
+        Some((option, _)) => Err(Failure::Usage(format!(
+            "{option} applies to --case {case} only"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a case whose initial state is the same at every root's centroid although its two
+/// states differ: the initial refinement (by density jumps) would divide nothing, every leaf
+/// would start in one state and the flow would stay uniform. Names the option at fault:
+/// `--radius` (no centroid inside the sphere, or all of them) or `--interface`.
+fn check_not_uniform(case: &Case, mesh: &Mesh) -> CliResult {
+    let states_differ = match *case {
+        Case::Sod { left, right, .. } => left != right,
+        Case::Blast {
+            inside, outside, ..
+        } => inside != outside,
+    };
+    let first = case.state_at(geometry::centroid(&mesh.corners(0)));
+    let uniform =
+        (1..mesh.nelems()).all(|e| case.state_at(geometry::centroid(&mesh.corners(e))) == first);
+    if !(states_differ && uniform) {
+        return Ok(());
+    }
+    let side = |inner: bool| if inner { "inside" } else { "outside" };
+    Err(Failure::Usage(match *case {
+        Case::Blast {
+            radius,
+            centre,
+            inside,
+            ..
+        } => format!(
+            "--radius {}: every leaf's centroid lies {} the sphere of that radius around \
+             ({}, {}, {}), so the flow would stay at rest",
+            short(radius),
+            side(first.p == inside),
+            short(centre[0]),
+            short(centre[1]),
+            short(centre[2])
+        ),
+        Case::Sod { interface, .. } => format!(
+            "--interface {}: every leaf's centroid lies on its {} side, so the flow would \
+             stay uniform",
+            short(interface),
+            if first == case.state_at([f64::NEG_INFINITY; 3]) {
+                "left"
+            } else {
+                "right"
+            }
+        ),
+    }))
 }
 
 /// The balancer of `cfg`: PLUM (METIS, optimal TotalV remap, LoadImb threshold 1.05), or the

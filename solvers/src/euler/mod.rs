@@ -13,6 +13,7 @@
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
 //! - [`cases`]: the Sod tube and the blast;
 //! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
+//! - [`messages`]: numbers in errors and notes, in short scientific form;
 //! - [`driver`]: one rank's run, which ties them to [`plume::dist::Run`]'s adaptation, PLUM
 //!   balancing and migration.
 //!
@@ -28,6 +29,7 @@ pub mod flux;
 pub mod gas;
 pub mod indicator;
 pub mod mesh;
+pub mod messages;
 pub mod riemann;
 pub mod scheme;
 pub mod totals;

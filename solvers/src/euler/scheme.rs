@@ -41,7 +41,8 @@ impl Boundaries {
     /// inflow faces.
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming a surface group that is none of the three.
+    /// [`Error::Invalid`] naming a surface group that is none of the three, or one that tags
+    /// no boundary face (its triangles lie on interior faces, where no condition applies).
     pub fn from_tags(tags: &PhysicalTags, inflow: Primitive) -> Result<Boundaries> {
         let mut kinds = Vec::new();
         for name in tags.names.iter().filter(|n| n.dim == 2) {
@@ -56,6 +57,14 @@ impl Boundaries {
                     )))
                 }
             };
+            let on_boundary = |t: u32| tags.boundary.iter().any(|faces| faces.contains(&t));
+            if name.tag != 0 && !on_boundary(name.tag) {
+                return Err(Error::Invalid(format!(
+                    "boundary group '{}' (tag {}) lies on no boundary face of the mesh: its \
+                     triangles are interior faces (or it has none), where no condition applies",
+                    name.name, name.tag
+                )));
+            }
             let t = name.tag as usize;
             if kinds.len() <= t {
                 kinds.resize(t + 1, BoundaryKind::Wall);
@@ -332,8 +341,10 @@ mod tests {
     use super::*;
     use plume::mesh::PhysicalName;
 
+    /// Tags whose groups are `groups`, each on a face of one element.
     fn named(groups: &[(u32, &str)]) -> PhysicalTags {
         PhysicalTags {
+            boundary: vec![std::array::from_fn(|k| groups.get(k).map_or(0, |g| g.0))],
             names: groups
                 .iter()
                 .map(|&(tag, name)| PhysicalName {
@@ -360,5 +371,13 @@ mod tests {
         assert_eq!(b.kind(99), BoundaryKind::Wall);
         let e = Boundaries::from_tags(&named(&[(2, "farfield")]), Primitive::at_rest(1.0, 1.0));
         assert!(e.unwrap_err().to_string().contains("'farfield'"));
+    }
+
+    #[test]
+    fn a_group_on_no_boundary_face_is_an_error_naming_it() {
+        let mut tags = named(&[(3, "inflow")]);
+        tags.names.extend(named(&[(7, "outflow")]).names);
+        let e = Boundaries::from_tags(&tags, Primitive::at_rest(1.0, 1.0)).unwrap_err();
+        assert!(e.to_string().contains("'outflow' (tag 7)"), "{e}");
     }
 }
