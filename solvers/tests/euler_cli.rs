@@ -294,3 +294,65 @@ fn input_that_cannot_apply_is_refused_not_ignored() {
 fn refs(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
+
+#[test]
+fn the_density_error_is_left_out_once_a_wave_reaches_an_end_of_the_tube() {
+    // The interface at 0.9: Sod's shock (speed 1.7522) reaches x = 1 at t = 0.0571.
+    let dir = TempDir::new("euler-walls");
+    let out = dir.arg("sod");
+    let run = ok(&[
+        "run",
+        "euler",
+        "--interface",
+        "0.9",
+        "--t-end",
+        "0.08",
+        "--max-depth",
+        "1",
+        "--output-every",
+        "20",
+        "--vtk",
+        "none",
+        "--out",
+        &out,
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("sod/metrics.json")).unwrap())
+            .unwrap();
+    let records = json["iterations"].as_array().unwrap();
+    let reached = 0.1 / 1.7522;
+    let (before, after): (Vec<_>, Vec<_>) = records
+        .iter()
+        .partition(|r| r["time"].as_f64().unwrap() < reached - 1e-3);
+    assert!(before.len() >= 3 && after.len() >= 3, "{records:?}");
+    assert!(
+        before.iter().all(|r| r["density_l1"].is_f64()),
+        "{before:?}"
+    );
+    assert!(
+        after.iter().all(|r| r.get("density_l1").is_none()),
+        "{after:?}"
+    );
+    // The summary's mean is over the records that have an error.
+    let mean = before
+        .iter()
+        .map(|r| r["density_l1"].as_f64().unwrap())
+        .sum::<f64>()
+        / before.len() as f64;
+    let summary = json["summary"]["density_l1"].as_f64().unwrap();
+    assert!(
+        (summary - mean).abs() < 1e-12 * mean.max(1.0),
+        "{summary} {mean}"
+    );
+    let rows: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    assert!(rows.last().unwrap().contains("| – |"), "{rows:?}");
+    assert!(
+        run.stdout.contains("From t = 0.05707 on a wave"),
+        "{}",
+        run.stdout
+    );
+    let summary_md = std::fs::read_to_string(dir.path("sod/summary.md")).unwrap();
+    assert!(summary_md.contains("density L1 error is left out"));
+    let svg = std::fs::read_to_string(dir.path("sod/density.svg")).unwrap();
+    assert!(svg.contains("exact curve left out") && !svg.contains("exact solution"));
+}

@@ -405,8 +405,9 @@ pub struct EulerRecord {
     /// Largest relative change of mass, momentum or energy across one adaptation step since
     /// the last output (round-off when the transfer is conservative).
     pub adapt_conservation: f64,
-    /// Sod: the volume-weighted L1 error of the density against the exact solution
-    /// (absent for the blast).
+    /// Sod: the volume-weighted L1 error of the density against the exact solution (absent
+    /// for the blast, and once a wave of the exact solution has reached an end of the mesh
+    /// along x, where that solution no longer applies).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub density_l1: Option<f64>,
     /// Largest leaves on a rank over the mean.
