@@ -356,3 +356,21 @@ fn the_density_error_is_left_out_once_a_wave_reaches_an_end_of_the_tube() {
     let svg = std::fs::read_to_string(dir.path("sod/density.svg")).unwrap();
     assert!(svg.contains("exact curve left out") && !svg.contains("exact solution"));
 }
+
+#[test]
+fn states_that_would_overflow_are_usage_errors_naming_the_option() {
+    let dir = TempDir::new("euler-overflow");
+    let out = dir.arg("out");
+    for (side, state, needle) in [
+        ("--left", "1,0,1e300", "--left 1,0,1e300: "),
+        ("--right", "1,1e200,1", "--right 1,1e200,1: "),
+        ("--left", "1e-300,0,1", "--left 1e-300,0,1: "),
+    ] {
+        let run = fails(
+            &["run", "euler", "--out", &out, side, state],
+            2,
+            &[needle, "overflowing"],
+        );
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+    }
+}

@@ -16,7 +16,7 @@ use super::names::{SbnPolicyName, VtkLevels};
 use super::run::{BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
 use crate::euler::cases::{SOD_LEFT, SOD_RIGHT};
-use crate::euler::messages::short;
+use crate::euler::messages::{check_state, short};
 use crate::euler::scheme::Boundaries;
 use crate::euler::{
     Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
@@ -236,6 +236,8 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
                     lo[0], hi[0]
                 ));
             }
+            check_state("--left", left).map_err(Failure::Usage)?;
+            check_state("--right", right).map_err(Failure::Usage)?;
             crate::euler::riemann::ExactRiemann::solve(left, right)
                 .map_err(|e| Failure::Usage(format!("--left and --right: {e}")))?;
             Case::Sod {

@@ -19,6 +19,7 @@ use super::cases::Case;
 use super::gas::NVARS;
 use super::indicator::{marks, IndicatorOptions};
 use super::mesh::FlowMesh;
+use super::messages::short;
 use super::scheme::{Boundaries, Scheme, SchemeOptions, Stage};
 use super::totals::{TotalSums, Totals};
 
@@ -215,7 +216,15 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         let moving_before = self.times.balancing + self.times.migration;
         let dt = self
             .scheme
-            .time_step(&self.run, &self.mesh, self.cfg.t_end - self.time)?;
+            .time_step(&self.run, &self.mesh, self.cfg.t_end - self.time)
+            .map_err(|e| match e {
+                Error::Invalid(m) => Error::Invalid(format!(
+                    "at iteration {}, t = {}: {m}",
+                    self.iteration,
+                    short(self.time)
+                )),
+                e => e,
+            })?;
         self.flux_evaluations += match self.sbn {
             None => self.scheme.advance(&mut self.run, &mut self.mesh, dt)?,
             Some(sbn) => self.advance_balanced(sbn, dt)?,

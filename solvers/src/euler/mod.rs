@@ -13,7 +13,8 @@
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
 //! - [`cases`]: the Sod tube and the blast;
 //! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
-//! - [`messages`]: numbers in errors and notes, in short scientific form;
+//! - [`messages`]: errors a user can act on (input states that would overflow, a flow no
+//!   longer physical), numbers in short form;
 //! - [`driver`]: one rank's run, which ties them to [`plume::dist::Run`]'s adaptation, PLUM
 //!   balancing and migration.
 //!

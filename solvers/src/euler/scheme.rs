@@ -12,6 +12,7 @@ use plume::{Error, Result};
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
 use super::mesh::{FlowMesh, LeafGeometry};
+use super::messages::unphysical;
 use plume::adapt::Across;
 
 /// What a boundary face does to the flow.
@@ -138,11 +139,8 @@ impl Scheme {
         for (i, (u, g)) in mesh.state.iter().zip(&mesh.geometry).enumerate() {
             let w = Primitive::of(u);
             if !w.is_physical() {
-                return Err(Error::Invalid(format!(
-                    "the flow is no longer physical at leaf {:?} (density {}, pressure {}): \
-                     lower --cfl",
-                    mesh.halo.adjacency.leaves[i], w.rho, w.p
-                )));
+                let leaf = mesh.halo.adjacency.leaves[i];
+                return Err(Error::Invalid(unphysical(leaf, &w, self.opts.flux)));
             }
             let speed = norm(w.vel) + w.sound_speed();
             dt = dt.min(g.volume / (g.surface() * speed));
