@@ -374,3 +374,40 @@ fn states_that_would_overflow_are_usage_errors_naming_the_option() {
         assert!(run.stdout.is_empty(), "{}", run.stdout);
     }
 }
+
+#[test]
+fn runs_that_would_never_finish_are_refused_before_they_start() {
+    let dir = TempDir::new("euler-endless");
+    let out = dir.arg("out");
+    let base = ["run", "euler", "--out", out.as_str(), "--vtk", "none"];
+    let with = |args: &[&'static str]| [&base[..], args].concat();
+    let run = fails(
+        &with(&["--cfl", "1e-300"]),
+        2,
+        &["--cfl 1e-300 must be from 0.001"],
+    );
+    assert!(run.stderr.len() < 200, "{}", run.stderr);
+    fails(
+        &with(&["--t-end", "1e308"]),
+        2,
+        &[
+            "--t-end 1e308 would take more than 1e308 iterations",
+            "--max-iterations 1000000",
+        ],
+    );
+    // Pressures 1e10 and 1e-10: sound at 1.2e5, steps of about 3.6e-9.
+    fails(
+        &with(&["--left", "1,0,1e10", "--right", "1,0,1e-10"]),
+        2,
+        &["about 5.485e7 iterations", "signals of speed 118322"],
+    );
+    // The estimate of a short run on the unrefined tube: steps of 1.46e-3, 7 iterations.
+    let short = ["--t-end", "0.01", "--max-depth", "0"];
+    fails(
+        &with(&[&short[..], &["--max-iterations", "6"]].concat()),
+        2,
+        &["about 7 iterations", "more than --max-iterations 6"],
+    );
+    ok(&with(&[&short[..], &["--max-iterations", "7"]].concat()));
+    assert!(dir.path("out/metrics.json").exists());
+}

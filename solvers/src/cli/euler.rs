@@ -19,10 +19,15 @@ use crate::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use crate::euler::messages::{check_state, short};
 use crate::euler::scheme::Boundaries;
 use crate::euler::{
-    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
-    TimeScheme,
+    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, Primitive, SchemeOptions,
+    State1d, TimeScheme,
 };
 use crate::provenance::MeshSource;
+
+/// The iterations a run may be estimated to need unless `--max-iterations` says otherwise:
+/// about 17 minutes of the default Sod tube's iterations on the project's 2-core machine
+/// (its default run takes 1,182 in 1.2 s; the estimate says 549).
+pub const DEFAULT_MAX_ITERATIONS: u64 = 1_000_000;
 
 /// The flow cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -125,6 +130,10 @@ pub struct EulerArgs {
     /// Deepest refinement level.
     #[arg(long, default_value_t = 2, value_parser = levels)]
     pub max_depth: u8,
+    /// Refuse a run estimated to need more iterations than this (the estimate: --t-end over
+    /// the step of the initial states' fastest signal on the smallest leaf at --max-depth).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ITERATIONS)]
+    pub max_iterations: u64,
     /// Adapt every this many iterations (0: only the initial refinement).
     #[arg(long, default_value_t = 2)]
     pub adapt_every: usize,
@@ -255,7 +264,10 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), radius)
         }
     };
-    check_not_uniform(&case, mesh)?;
+    let states: Vec<Primitive> = (0..mesh.nelems())
+        .map(|e| case.state_at(geometry::centroid(&mesh.corners(e))))
+        .collect();
+    check_not_uniform(&case, &states)?;
     // The run reads the groups again; checked here, a bad group fails before any output.
     Boundaries::from_tags(&mesh.tags, case.inflow())?;
     let euler = EulerConfig {
@@ -284,6 +296,7 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
         }),
     };
     euler.check().map_err(|e| Failure::Usage(e.to_string()))?;
+    check_iterations(&euler, mesh, &states, args.max_iterations)?;
     Ok(EulerRunConfig {
         procs,
         balancer: match args.balancer {
@@ -329,20 +342,60 @@ fn check_case_options(args: &EulerArgs) -> CliResult {
     }
 }
 
+/// Refuses a run estimated to need more than `max` iterations: `t_end` over the step
+/// `cfl · min V / (Σ A · s)` ([`crate::euler::scheme::Scheme::local_time_step`]) of the
+/// smallest root divided to the maximum depth (each level halves `V / Σ A`) under the fastest
+/// signal `s = |u| + c` of the roots' initial `states`. The flow may speed up, and leaves
+/// reach the maximum depth only near the waves: an estimate, not a bound.
+fn check_iterations(cfg: &EulerConfig, mesh: &Mesh, states: &[Primitive], max: u64) -> CliResult {
+    let speed = states
+        .iter()
+        .map(|w| geometry::norm(w.vel) + w.sound_speed())
+        .fold(0.0, f64::max);
+    let smallest = (0..mesh.nelems())
+        .map(|e| {
+            let p = mesh.corners(e);
+            let area: f64 = (0..4)
+                .map(|k| geometry::norm(geometry::face_area_vector(&p, k)))
+                .sum();
+            geometry::volume(&p).abs() / area
+        })
+        .fold(f64::INFINITY, f64::min);
+    let depth = f64::from(cfg.indicator.max_depth);
+    let dt = cfg.scheme.cfl * smallest * 0.5f64.powf(depth) / speed;
+    let iterations = (cfg.t_end / dt).ceil();
+    if iterations <= max as f64 {
+        return Ok(());
+    }
+    let about = match iterations.is_finite() {
+        true => format!("about {}", short(iterations)),
+        false => "more than 1e308".into(),
+    };
+    Err(Failure::Usage(format!(
+        "--t-end {} would take {about} iterations (steps of about {} on the smallest leaf \
+         at --max-depth {} with --cfl {}, signals of speed {}), more than --max-iterations \
+         {max}: lower --t-end or --max-depth, or raise --max-iterations",
+        short(cfg.t_end),
+        short(dt),
+        cfg.indicator.max_depth,
+        short(cfg.scheme.cfl),
+        short(speed)
+    )))
+}
+
 /// Refuses a case whose initial state is the same at every root's centroid although its two
 /// states differ: the initial refinement (by density jumps) would divide nothing, every leaf
 /// would start in one state and the flow would stay uniform. Names the option at fault:
 /// `--radius` (no centroid inside the sphere, or all of them) or `--interface`.
-fn check_not_uniform(case: &Case, mesh: &Mesh) -> CliResult {
+fn check_not_uniform(case: &Case, states: &[Primitive]) -> CliResult {
     let states_differ = match *case {
         Case::Sod { left, right, .. } => left != right,
         Case::Blast {
             inside, outside, ..
         } => inside != outside,
     };
-    let first = case.state_at(geometry::centroid(&mesh.corners(0)));
-    let uniform =
-        (1..mesh.nelems()).all(|e| case.state_at(geometry::centroid(&mesh.corners(e))) == first);
+    let first = states[0];
+    let uniform = states.iter().all(|&w| w == first);
     if !(states_differ && uniform) {
         return Ok(());
     }

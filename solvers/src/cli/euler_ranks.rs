@@ -23,6 +23,7 @@ use super::euler::{
     EulerRunConfig,
 };
 use super::names::VtkLevels;
+use super::progress::Progress;
 use super::run::BackendName;
 use super::shock_ranks::{index_name, piece_name};
 use super::stream::Streamed;
@@ -44,6 +45,9 @@ const STEP: &str = "step";
 
 /// The collection of the outputs.
 const PVD: &str = "euler.pvd";
+
+/// Steps of the progress bar over the run's physical time.
+const PROGRESS_STEPS: u64 = 1000;
 
 /// Slabs of x the density chart averages the leaves over.
 const PROFILE_SLABS: usize = 100;
@@ -112,10 +116,12 @@ fn mpi(_: &EulerArgs) -> CliResult {
     Err(super::shock_ranks::no_mpi("euler"))
 }
 
-/// What rank 0 keeps: the output folder, the table, the records and the written outputs.
+/// What rank 0 keeps: the output folder, the table, the records and the written outputs, and
+/// the progress bar (on a terminal: the physical time reached, in thousandths of `t_end`).
 struct Rank0 {
     folder: RunFolder,
     printed: Streamed<std::io::Stdout>,
+    progress: Progress,
     source: Option<MeshSource>,
     records: Vec<EulerRecord>,
     /// `(physical time, .pvtu name)` of each written output.
@@ -138,6 +144,7 @@ impl Rank0 {
         Ok(Rank0 {
             folder: RunFolder::open(&args.out)?,
             printed,
+            progress: Progress::bar(PROGRESS_STEPS, "euler"),
             source,
             records: Vec::new(),
             indices: Vec::new(),
@@ -147,8 +154,9 @@ impl Rank0 {
 
     /// Prints the row of `record` and keeps it.
     fn row(&mut self, record: EulerRecord) -> plume::Result<()> {
-        self.printed
-            .print(&table_row(&record))
+        let printed = &mut self.printed;
+        self.progress
+            .suspend(|| printed.print(&table_row(&record)))
             .map_err(|e| plume::Error::io("stdout", &e))?;
         self.records.push(record);
         Ok(())
@@ -215,6 +223,7 @@ impl Rank0 {
         exact: Option<&Reference>,
         t: f64,
     ) -> plume::Result<()> {
+        drop(self.progress);
         if let Some(until) = exact.map(|e| e.until).filter(|&until| t >= until) {
             self.printed
                 .print(&format!(
@@ -317,6 +326,12 @@ fn on_rank<C: Comm + ?Sized>(
         step += 1;
         loop {
             euler.iterate()?;
+            if let Some(out) = &mine {
+                let done = euler.time / cfg.euler.t_end * PROGRESS_STEPS as f64;
+                out.progress.set_position(done as u64);
+                out.progress
+                    .set_message(format!("euler iteration {}", euler.iteration));
+            }
             if euler.finished() || euler.iteration.is_multiple_of(cfg.output_every) {
                 break;
             }
