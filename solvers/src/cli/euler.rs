@@ -11,16 +11,17 @@ use plume::mesh::{geometry, Mesh};
 use plume::partition::Metis;
 use plume::remap::TotalVOptimal;
 
-use super::common::{levels, load_mesh, VtkCompression};
+use super::common::{check_memory, levels, load_mesh, VtkCompression};
 use super::names::{SbnPolicyName, VtkLevels};
 use super::run::{BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
+use crate::budget::{euler_bytes, Budget};
 use crate::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use crate::euler::messages::{check_state, short};
 use crate::euler::scheme::Boundaries;
 use crate::euler::{
-    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, Primitive, SchemeOptions,
-    State1d, TimeScheme,
+    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, MemoryBudget, Primitive,
+    SchemeOptions, State1d, TimeScheme,
 };
 use crate::provenance::MeshSource;
 
@@ -294,8 +295,22 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             CaseName::Sod => 0.2,
             CaseName::Blast => 0.1,
         }),
+        memory: MemoryBudget {
+            budget: Budget::of_system(),
+            ranks_here: match args.backend {
+                BackendName::Threads => procs,
+                BackendName::Mpi => 1,
+            },
+        },
     };
     euler.check().map_err(|e| Failure::Usage(e.to_string()))?;
+    let roots = mesh.nelems();
+    check_memory(
+        &euler.memory.budget,
+        &format!("the euler case on {roots} roots"),
+        euler_bytes(roots as u128, roots as u128),
+        "use a smaller mesh",
+    )?;
     check_iterations(&euler, mesh, &states, args.max_iterations)?;
     Ok(EulerRunConfig {
         procs,

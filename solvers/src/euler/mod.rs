@@ -37,7 +37,7 @@ pub mod totals;
 pub mod validation;
 
 pub use cases::Case;
-pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement};
+pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudget};
 pub use flux::FluxScheme;
 pub use gas::{Conserved, Primitive, GAMMA, NVARS};
 pub use indicator::IndicatorOptions;
