@@ -18,7 +18,7 @@ use plume_solvers::euler::mesh::FlowMesh;
 use plume_solvers::euler::scheme::{Boundaries, Scheme};
 use plume_solvers::euler::{
     Case, EulerConfig, EulerRun, FlowTimes, FluxScheme, IndicatorOptions, InitialRefinement,
-    Primitive, SchemeOptions,
+    MemoryBudget, Primitive, SchemeOptions,
 };
 
 /// A Sod tube refined uniformly twice, on one rank.
@@ -46,6 +46,7 @@ fn config(initial: InitialRefinement, adapt_every: usize) -> EulerConfig {
         initial,
         adapt_every,
         t_end: 1.0,
+        memory: MemoryBudget::UNLIMITED,
     }
 }
 

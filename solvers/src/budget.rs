@@ -30,6 +30,15 @@ pub const REFINE_BYTES_PER_LEAF: u64 = 400;
 /// per leaf plus 377 per root.
 pub const RUN_BYTES_PER_LEAF: u64 = 512;
 
+/// Peak bytes per leaf of `plume run euler` (forest with five fields a leaf, flow mesh with
+/// each leaf's geometry and adjacency, halo, the stage's rates and primitive states, balancer,
+/// `.vtu` pieces), with [`RUN_BYTES_PER_ROOT`]: whole runs' maximum resident set over their
+/// most leaves, the process's few MB included: Sod at depth 5, 6 and 7 (40k, 166k and 2.1
+/// million leaves, P = 1 and 2) 1,080, 940 and 980; the blast at depth 3 (127k leaves) 1,070
+/// with PLUM, 1,090 writing every tenth output as VTK, 1,150 with SBN at P = 2 and 1,250 at
+/// P = 4. 1,536 leaves a margin of 23 % over the largest.
+pub const EULER_BYTES_PER_LEAF: u64 = 1536;
+
 /// Peak bytes per root of the runs besides their leaves' (see [`RUN_BYTES_PER_LEAF`]).
 pub const RUN_BYTES_PER_ROOT: u64 = 512;
 
@@ -58,6 +67,12 @@ pub fn remap_bytes_per_entry(objective: ObjectiveName) -> u64 {
 /// leaves, at [`RUN_BYTES_PER_ROOT`] and [`RUN_BYTES_PER_LEAF`].
 pub fn run_bytes(roots: u128, leaves: u128) -> u128 {
     bytes(roots, RUN_BYTES_PER_ROOT).saturating_add(bytes(leaves, RUN_BYTES_PER_LEAF))
+}
+
+/// Bytes of `plume run euler` over `roots` roots and `leaves` leaves, at
+/// [`RUN_BYTES_PER_ROOT`] and [`EULER_BYTES_PER_LEAF`].
+pub fn euler_bytes(roots: u128, leaves: u128) -> u128 {
+    bytes(roots, RUN_BYTES_PER_ROOT).saturating_add(bytes(leaves, EULER_BYTES_PER_LEAF))
 }
 
 /// The leaves after an adaptation step that divides `divided` of `nleaves` leaves 1:8 (the

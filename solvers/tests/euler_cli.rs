@@ -230,3 +230,184 @@ fn bad_options_are_one_line_usage_errors() {
         fails(&all, 2, &[needle]);
     }
 }
+
+/// Two tetrahedra sharing the face x + y + z = 1, and a triangle of the group `outflow` lying
+/// on that shared (interior) face.
+const OUTFLOW_INSIDE: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n\
+    2 2 \"outflow\"\n$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n\
+    5 1 1 1\n$EndNodes\n$Elements\n3\n1 2 2 2 2 2 3 4\n2 4 2 0 0 1 2 3 4\n\
+    3 4 2 0 0 2 3 4 5\n$EndElements\n";
+
+#[test]
+fn input_that_cannot_apply_is_refused_not_ignored() {
+    let dir = TempDir::new("euler-ignored");
+    let out = dir.arg("out");
+    let run = |args: &[&'static str]| -> Vec<String> {
+        let head = ["run", "euler", "--out", out.as_str()];
+        head.iter().chain(args).map(|a| a.to_string()).collect()
+    };
+    // One case's options with the other case.
+    for (args, needle) in [
+        (
+            &["--case", "blast", "--left", "1,0,1"][..],
+            "--left applies to --case sod",
+        ),
+        (
+            &["--case", "blast", "--right", "1,0,1"],
+            "--right applies to --case sod",
+        ),
+        (
+            &["--case", "blast", "--interface", "0.5"],
+            "--interface applies",
+        ),
+        (&["--radius", "0.1"], "--radius applies to --case blast"),
+    ] {
+        fails(&refs(&run(args)), 2, &[needle]);
+    }
+    // A sphere or an interface that leaves every leaf in one state.
+    fails(
+        &refs(&run(&["--case", "blast", "--radius", "0.01"])),
+        2,
+        &["--radius 0.01", "outside the sphere", "stay at rest"],
+    );
+    fails(
+        &refs(&run(&["--case", "blast", "--radius", "5"])),
+        2,
+        &["--radius 5", "inside the sphere"],
+    );
+    fails(
+        &refs(&run(&["--interface", "0.01"])),
+        2,
+        &["--interface 0.01", "right side", "stay uniform"],
+    );
+    // A boundary group on interior faces.
+    let mesh = dir.path("inside.msh");
+    std::fs::write(&mesh, OUTFLOW_INSIDE).unwrap();
+    let mut with_mesh = run(&["--procs", "1", "--mesh"]);
+    with_mesh.push(mesh.to_str().unwrap().to_string());
+    let failed = fails(&refs(&with_mesh), 1, &["'outflow'", "no boundary face"]);
+    assert!(failed.stdout.is_empty(), "{}", failed.stdout);
+    assert!(!dir.path("out").exists(), "a refused run writes nothing");
+}
+
+/// `args` as the `&str`s the helpers take.
+fn refs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn the_density_error_is_left_out_once_a_wave_reaches_an_end_of_the_tube() {
+    // The interface at 0.9: Sod's shock (speed 1.7522) reaches x = 1 at t = 0.0571.
+    let dir = TempDir::new("euler-walls");
+    let out = dir.arg("sod");
+    let run = ok(&[
+        "run",
+        "euler",
+        "--interface",
+        "0.9",
+        "--t-end",
+        "0.08",
+        "--max-depth",
+        "1",
+        "--output-every",
+        "20",
+        "--vtk",
+        "none",
+        "--out",
+        &out,
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("sod/metrics.json")).unwrap())
+            .unwrap();
+    let records = json["iterations"].as_array().unwrap();
+    let reached = 0.1 / 1.7522;
+    let (before, after): (Vec<_>, Vec<_>) = records
+        .iter()
+        .partition(|r| r["time"].as_f64().unwrap() < reached - 1e-3);
+    assert!(before.len() >= 3 && after.len() >= 3, "{records:?}");
+    assert!(
+        before.iter().all(|r| r["density_l1"].is_f64()),
+        "{before:?}"
+    );
+    assert!(
+        after.iter().all(|r| r.get("density_l1").is_none()),
+        "{after:?}"
+    );
+    // The summary's mean is over the records that have an error.
+    let mean = before
+        .iter()
+        .map(|r| r["density_l1"].as_f64().unwrap())
+        .sum::<f64>()
+        / before.len() as f64;
+    let summary = json["summary"]["density_l1"].as_f64().unwrap();
+    assert!(
+        (summary - mean).abs() < 1e-12 * mean.max(1.0),
+        "{summary} {mean}"
+    );
+    let rows: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    assert!(rows.last().unwrap().contains("| – |"), "{rows:?}");
+    assert!(
+        run.stdout.contains("From t = 0.0570726 on a wave"),
+        "{}",
+        run.stdout
+    );
+    let summary_md = std::fs::read_to_string(dir.path("sod/summary.md")).unwrap();
+    assert!(summary_md.contains("density L1 error is left out"));
+    let svg = std::fs::read_to_string(dir.path("sod/density.svg")).unwrap();
+    assert!(svg.contains("exact curve left out") && !svg.contains("exact solution"));
+}
+
+#[test]
+fn states_that_would_overflow_are_usage_errors_naming_the_option() {
+    let dir = TempDir::new("euler-overflow");
+    let out = dir.arg("out");
+    for (side, state, needle) in [
+        ("--left", "1,0,1e300", "--left 1,0,1e300: "),
+        ("--right", "1,1e200,1", "--right 1,1e200,1: "),
+        ("--left", "1e-300,0,1", "--left 1e-300,0,1: "),
+    ] {
+        let run = fails(
+            &["run", "euler", "--out", &out, side, state],
+            2,
+            &[needle, "overflowing"],
+        );
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn runs_that_would_never_finish_are_refused_before_they_start() {
+    let dir = TempDir::new("euler-endless");
+    let out = dir.arg("out");
+    let base = ["run", "euler", "--out", out.as_str(), "--vtk", "none"];
+    let with = |args: &[&'static str]| [&base[..], args].concat();
+    let run = fails(
+        &with(&["--cfl", "1e-300"]),
+        2,
+        &["--cfl 1e-300 must be from 0.001"],
+    );
+    assert!(run.stderr.len() < 200, "{}", run.stderr);
+    fails(
+        &with(&["--t-end", "1e308"]),
+        2,
+        &[
+            "--t-end 1e308 would take more than 1e308 iterations",
+            "--max-iterations 1000000",
+        ],
+    );
+    // Pressures 1e10 and 1e-10: sound at 1.2e5, steps of about 3.6e-9.
+    fails(
+        &with(&["--left", "1,0,1e10", "--right", "1,0,1e-10"]),
+        2,
+        &["about 5.48455e7 iterations", "signals of speed 118322"],
+    );
+    // The estimate of a short run on the unrefined tube: steps of 1.46e-3, 7 iterations.
+    let short = ["--t-end", "0.01", "--max-depth", "0"];
+    fails(
+        &with(&[&short[..], &["--max-iterations", "6"]].concat()),
+        2,
+        &["about 7 iterations", "more than --max-iterations 6"],
+    );
+    ok(&with(&[&short[..], &["--max-iterations", "7"]].concat()));
+    assert!(dir.path("out/metrics.json").exists());
+}

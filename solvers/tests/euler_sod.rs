@@ -9,7 +9,8 @@ use euler_common::{density_l1, run, sod_states, LeafSample};
 use plume::adapt::InitialMesh;
 use plume::mesh::generate_box;
 use plume_solvers::euler::{
-    Case, EulerConfig, ExactRiemann, IndicatorOptions, InitialRefinement, SchemeOptions,
+    Case, EulerConfig, ExactRiemann, IndicatorOptions, InitialRefinement, MemoryBudget,
+    SchemeOptions,
 };
 
 const T_END: f64 = 0.2;
@@ -28,6 +29,7 @@ fn config(initial: InitialRefinement, indicator: IndicatorOptions, t_end: f64) -
         initial,
         adapt_every: 2,
         t_end,
+        memory: MemoryBudget::UNLIMITED,
     }
 }
 

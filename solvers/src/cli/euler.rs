@@ -11,19 +11,29 @@ use plume::mesh::{geometry, Mesh};
 use plume::partition::Metis;
 use plume::remap::TotalVOptimal;
 
-use super::common::{finite, levels, load_mesh, VtkCompression};
+use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::names::{SbnPolicyName, VtkLevels};
 use super::run::{balancer_word, sbn_option_given, BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
+use crate::budget::{euler_bytes, Budget};
+use crate::euler::cases::{SOD_LEFT, SOD_RIGHT};
+use crate::euler::messages::check_state;
+use crate::euler::scheme::Boundaries;
 use crate::euler::{
-    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, SchemeOptions, State1d,
-    TimeScheme,
+    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, MemoryBudget, Primitive,
+    SchemeOptions, State1d, TimeScheme,
 };
 use crate::provenance::MeshSource;
+use plume::numbers::short;
 
 /// SBN's choices when `--sbn-policy` is left out: the seed's, with no work sent back with a
 /// balance request.
 const DEFAULT_SBN_POLICY: &[SbnPolicyName] = &[SbnPolicyName::Seed, SbnPolicyName::NoFirstHalf];
+
+/// The iterations a run may be estimated to need unless `--max-iterations` says otherwise:
+/// about 17 minutes of the default Sod tube's iterations on the project's 2-core machine
+/// (its default run takes 1,182 in 1.2 s; the estimate says 549).
+pub const DEFAULT_MAX_ITERATIONS: u64 = 1_000_000;
 
 /// The flow cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -90,12 +100,12 @@ pub struct EulerArgs {
     /// for blast].
     #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
-    /// Sod: the state left of the interface.
-    #[arg(long, value_name = "ρ,u,p", value_parser = state, default_value = "1,0,1")]
-    pub left: State1d,
-    /// Sod: the state right of the interface.
-    #[arg(long, value_name = "ρ,u,p", value_parser = state, default_value = "0.125,0,0.1")]
-    pub right: State1d,
+    /// Sod: the state left of the interface [default: 1,0,1].
+    #[arg(long, value_name = "ρ,u,p", value_parser = state)]
+    pub left: Option<State1d>,
+    /// Sod: the state right of the interface [default: 0.125,0,0.1].
+    #[arg(long, value_name = "ρ,u,p", value_parser = state)]
+    pub right: Option<State1d>,
     /// Sod: x of the interface [default: the middle of the mesh along x].
     #[arg(long, value_name = "X")]
     pub interface: Option<f64>,
@@ -123,6 +133,10 @@ pub struct EulerArgs {
     /// Deepest refinement level.
     #[arg(long, default_value_t = 2, value_parser = levels)]
     pub max_depth: u8,
+    /// Refuse a run estimated to need more iterations than this (the estimate: --t-end over
+    /// the step of the initial states' fastest signal on the smallest leaf at --max-depth).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ITERATIONS)]
+    pub max_iterations: u64,
     /// Adapt every this many iterations (0: only the initial refinement).
     #[arg(long, default_value_t = 2)]
     pub adapt_every: usize,
@@ -227,9 +241,14 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             ));
         }
     }
+    check_case_options(args)?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let case = match args.case {
         CaseName::Sod => {
+            let (left, right) = (
+                args.left.unwrap_or(SOD_LEFT),
+                args.right.unwrap_or(SOD_RIGHT),
+            );
             let interface = args.interface.unwrap_or(0.5 * (lo[0] + hi[0]));
             if !(interface > lo[0] && interface < hi[0]) {
                 return usage(format!(
@@ -237,11 +256,13 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
                     lo[0], hi[0]
                 ));
             }
-            crate::euler::riemann::ExactRiemann::solve(args.left, args.right)
+            check_state("--left", left).map_err(Failure::Usage)?;
+            check_state("--right", right).map_err(Failure::Usage)?;
+            crate::euler::riemann::ExactRiemann::solve(left, right)
                 .map_err(|e| Failure::Usage(format!("--left and --right: {e}")))?;
             Case::Sod {
-                left: args.left,
-                right: args.right,
+                left,
+                right,
                 interface,
             }
         }
@@ -254,6 +275,12 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), radius)
         }
     };
+    let states: Vec<Primitive> = (0..mesh.nelems())
+        .map(|e| case.state_at(geometry::centroid(&mesh.corners(e))))
+        .collect();
+    check_not_uniform(&case, &states)?;
+    // The run reads the groups again; checked here, a bad group fails before any output.
+    Boundaries::from_tags(&mesh.tags, case.inflow())?;
     let euler = EulerConfig {
         case,
         scheme: SchemeOptions {
@@ -278,8 +305,23 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
             CaseName::Sod => 0.2,
             CaseName::Blast => 0.1,
         }),
+        memory: MemoryBudget {
+            budget: Budget::of_system(),
+            ranks_here: match args.backend {
+                BackendName::Threads => procs,
+                BackendName::Mpi => 1,
+            },
+        },
     };
     euler.check().map_err(|e| Failure::Usage(e.to_string()))?;
+    let roots = mesh.nelems();
+    check_memory(
+        &euler.memory.budget,
+        &format!("the euler case on {roots} roots"),
+        euler_bytes(roots as u128, roots as u128),
+        "use a smaller mesh",
+    )?;
+    check_iterations(&euler, mesh, &states, args.max_iterations)?;
     Ok(EulerRunConfig {
         procs,
         balancer: match args.balancer {
@@ -305,6 +347,114 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
         output_every: args.output_every,
         euler,
     })
+}
+
+/// Refuses the options of one case given with the other: `--left`, `--right` and
+/// `--interface` apply to the Sod case only, `--radius` to the blast only.
+fn check_case_options(args: &EulerArgs) -> CliResult {
+    let (given, case) = match args.case {
+        CaseName::Sod => (vec![("--radius", args.radius.is_some())], "blast"),
+        CaseName::Blast => (
+            vec![
+                ("--left", args.left.is_some()),
+                ("--right", args.right.is_some()),
+                ("--interface", args.interface.is_some()),
+            ],
+            "sod",
+        ),
+    };
+    match given.into_iter().find(|&(_, set)| set) {
+        Some((option, _)) => Err(Failure::Usage(format!(
+            "{option} applies to --case {case} only"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a run estimated to need more than `max` iterations: `t_end` over the step
+/// `cfl · min V / (Σ A · s)` ([`crate::euler::scheme::Scheme::local_time_step`]) of the
+/// smallest root divided to the maximum depth (each level halves `V / Σ A`) under the fastest
+/// signal `s = |u| + c` of the roots' initial `states`. The flow may speed up, and leaves
+/// reach the maximum depth only near the waves: an estimate, not a bound.
+fn check_iterations(cfg: &EulerConfig, mesh: &Mesh, states: &[Primitive], max: u64) -> CliResult {
+    let speed = states
+        .iter()
+        .map(|w| geometry::norm(w.vel) + w.sound_speed())
+        .fold(0.0, f64::max);
+    let smallest = (0..mesh.nelems())
+        .map(|e| {
+            let p = mesh.corners(e);
+            let area: f64 = (0..4)
+                .map(|k| geometry::norm(geometry::face_area_vector(&p, k)))
+                .sum();
+            geometry::volume(&p).abs() / area
+        })
+        .fold(f64::INFINITY, f64::min);
+    let depth = f64::from(cfg.indicator.max_depth);
+    let dt = cfg.scheme.cfl * smallest * 0.5f64.powf(depth) / speed;
+    let iterations = (cfg.t_end / dt).ceil();
+    if iterations <= max as f64 {
+        return Ok(());
+    }
+    let about = match iterations.is_finite() {
+        true => format!("about {}", short(iterations)),
+        false => "more than 1e308".into(),
+    };
+    Err(Failure::Usage(format!(
+        "--t-end {} would take {about} iterations (steps of about {} on the smallest leaf \
+         at --max-depth {} with --cfl {}, signals of speed {}), more than --max-iterations \
+         {max}: lower --t-end or --max-depth, or raise --max-iterations",
+        short(cfg.t_end),
+        short(dt),
+        cfg.indicator.max_depth,
+        short(cfg.scheme.cfl),
+        short(speed)
+    )))
+}
+
+/// Refuses a case whose initial state is the same at every root's centroid although its two
+/// states differ: the initial refinement (by density jumps) would divide nothing, every leaf
+/// would start in one state and the flow would stay uniform. Names the option at fault:
+/// `--radius` (no centroid inside the sphere, or all of them) or `--interface`.
+fn check_not_uniform(case: &Case, states: &[Primitive]) -> CliResult {
+    let states_differ = match *case {
+        Case::Sod { left, right, .. } => left != right,
+        Case::Blast {
+            inside, outside, ..
+        } => inside != outside,
+    };
+    let first = states[0];
+    let uniform = states.iter().all(|&w| w == first);
+    if !(states_differ && uniform) {
+        return Ok(());
+    }
+    let side = |inner: bool| if inner { "inside" } else { "outside" };
+    Err(Failure::Usage(match *case {
+        Case::Blast {
+            radius,
+            centre,
+            inside,
+            ..
+        } => format!(
+            "--radius {}: every leaf's centroid lies {} the sphere of that radius around \
+             ({}, {}, {}), so the flow would stay at rest",
+            short(radius),
+            side(first.p == inside),
+            short(centre[0]),
+            short(centre[1]),
+            short(centre[2])
+        ),
+        Case::Sod { interface, .. } => format!(
+            "--interface {}: every leaf's centroid lies on its {} side, so the flow would \
+             stay uniform",
+            short(interface),
+            if first == case.state_at([f64::NEG_INFINITY; 3]) {
+                "left"
+            } else {
+                "right"
+            }
+        ),
+    }))
 }
 
 /// The balancer of `cfg`: PLUM (METIS, optimal TotalV remap, LoadImb threshold 1.05), or the
@@ -339,8 +489,9 @@ pub struct EulerRecord {
     /// Largest relative change of mass, momentum or energy across one adaptation step since
     /// the last output (round-off when the transfer is conservative).
     pub adapt_conservation: f64,
-    /// Sod: the volume-weighted L1 error of the density against the exact solution
-    /// (absent for the blast).
+    /// Sod: the volume-weighted L1 error of the density against the exact solution (absent
+    /// for the blast, and once a wave of the exact solution has reached an end of the mesh
+    /// along x, where that solution no longer applies).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub density_l1: Option<f64>,
     /// Largest leaves on a rank over the mean.

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use plume::adapt::InitialMesh;
 use plume::comm::{launch_threads, Comm, CommExt, ReduceOp};
 use plume::io::{rank_cells, write_pvd, write_pvtu, CellArray, VtuOptions, VtuPiece};
-use plume::mesh::geometry;
+use plume::mesh::{geometry, Mesh};
 
 use super::common::say;
 use super::euler::{
@@ -23,6 +23,7 @@ use super::euler::{
     EulerRunConfig,
 };
 use super::names::VtkLevels;
+use super::progress::Progress;
 use super::run::BackendName;
 use super::shock_ranks::{index_name, piece_name};
 use super::stream::Streamed;
@@ -34,6 +35,7 @@ use crate::probes::ProbeLog;
 use crate::provenance::{MeshSource, Provenance};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
+use plume::numbers::short;
 
 /// The threads backend's P: `--procs`, or 2.
 const DEFAULT_PROCS: usize = 2;
@@ -43,6 +45,9 @@ const STEP: &str = "step";
 
 /// The collection of the outputs.
 const PVD: &str = "euler.pvd";
+
+/// Steps of the progress bar over the run's physical time.
+const PROGRESS_STEPS: u64 = 1000;
 
 /// Slabs of x the density chart averages the leaves over.
 const PROFILE_SLABS: usize = 100;
@@ -111,10 +116,12 @@ fn mpi(_: &EulerArgs) -> CliResult {
     Err(super::shock_ranks::no_mpi("euler"))
 }
 
-/// What rank 0 keeps: the output folder, the table, the records and the written outputs.
+/// What rank 0 keeps: the output folder, the table, the records and the written outputs, and
+/// the progress bar (on a terminal: the physical time reached, in thousandths of `t_end`).
 struct Rank0 {
     folder: RunFolder,
     printed: Streamed<std::io::Stdout>,
+    progress: Progress,
     source: Option<MeshSource>,
     records: Vec<EulerRecord>,
     /// `(physical time, .pvtu name)` of each written output.
@@ -139,6 +146,7 @@ impl Rank0 {
         Ok(Rank0 {
             folder,
             printed,
+            progress: Progress::bar(PROGRESS_STEPS, "euler"),
             source,
             records: Vec::new(),
             indices: Vec::new(),
@@ -148,8 +156,9 @@ impl Rank0 {
 
     /// Prints the row of `record` and keeps it.
     fn row(&mut self, record: EulerRecord) -> plume::Result<()> {
-        self.printed
-            .print(&table_row(&record))
+        let printed = &mut self.printed;
+        self.progress
+            .suspend(|| printed.print(&table_row(&record)))
             .map_err(|e| plume::Error::io("stdout", &e))?;
         self.records.push(record);
         Ok(())
@@ -175,10 +184,10 @@ impl Rank0 {
     }
 
     /// Writes `density.svg`: the computed density along x at time `t` (`profile`) against
-    /// the exact solution.
+    /// the exact solution while it applies (`t` before `exact.until`), alone after.
     fn density_chart(
         &mut self,
-        exact: &RiemannReference,
+        exact: &Reference,
         profile: &[(f64, f64)],
         t: f64,
     ) -> plume::Result<()> {
@@ -187,32 +196,80 @@ impl Rank0 {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
                 (lo.min(p.0), hi.max(p.0))
             });
-        let exact_points = (0..=EXACT_POINTS)
-            .map(|i| {
-                let x = lo + (hi - lo) * i as f64 / EXACT_POINTS as f64;
-                (x, exact.density(x, t))
-            })
-            .collect();
+        let mut series = vec![Series::new(
+            "plume (mean over slabs of x)",
+            profile.to_vec(),
+        )];
+        let mut title = format!("Density along x at t = {t:.4}");
+        match exact.at(t) {
+            Some(exact) => {
+                let exact_points = (0..=EXACT_POINTS)
+                    .map(|i| {
+                        let x = lo + (hi - lo) * i as f64 / EXACT_POINTS as f64;
+                        (x, exact.density(x, t))
+                    })
+                    .collect();
+                series.push(Series::published("exact solution", exact_points).with_colour(0));
+            }
+            None => title += " (exact curve left out: the waves reached the ends)",
+        }
         let path = self.folder.file("density.svg")?;
-        line_chart(
-            &path,
-            &format!("Density along x at t = {t:.4}"),
-            "x",
-            "density",
-            &[
-                Series::new("plume (mean over slabs of x)", profile.to_vec()),
-                Series::published("exact solution", exact_points).with_colour(0),
-            ],
-        )
-        .map_err(plume::Error::Invalid)
+        line_chart(&path, &title, "x", "density", &series).map_err(plume::Error::Invalid)
     }
 
-    /// Writes the reports.
-    fn finish(mut self, cfg: &EulerRunConfig) -> plume::Result<()> {
+    /// Writes the reports, after a note on the printed table when the exact solution stopped
+    /// applying before the run's end at `t`.
+    fn finish(
+        mut self,
+        cfg: &EulerRunConfig,
+        exact: Option<&Reference>,
+        t: f64,
+    ) -> plume::Result<()> {
+        drop(self.progress);
+        if let Some(until) = exact.map(|e| e.until).filter(|&until| t >= until) {
+            self.printed
+                .print(&format!(
+                    "\nFrom t = {} on a wave of the exact solution has reached an end of the \
+                     mesh along x, where the unbounded Riemann solution no longer applies: the \
+                     density L1 error is left out (–) and density.svg draws no exact curve.\n",
+                    short(until)
+                ))
+                .map_err(|e| plume::Error::io("stdout", &e))?;
+        }
         Report::new(cfg, "iterations", &self.records)
             .with_provenance(Provenance::of_this_process(self.source.take()))
             .write(&mut self.folder, self.printed.text())
     }
+}
+
+/// A Sod case's exact solution and the time until which it applies: when its first wave
+/// reaches an end of the mesh along x ([`RiemannReference::unbounded_until`]).
+#[derive(Clone, Copy)]
+struct Reference {
+    exact: RiemannReference,
+    until: f64,
+}
+
+impl Reference {
+    /// The reference of `cfg`'s case on `mesh` (none for the blast).
+    fn of(cfg: &EulerRunConfig, mesh: &Mesh) -> Option<Reference> {
+        let (lo, hi) = x_range(mesh);
+        cfg.euler.case.reference().map(|exact| Reference {
+            exact,
+            until: exact.unbounded_until(lo, hi),
+        })
+    }
+
+    /// The exact solution, if it still applies at time `t`.
+    fn at(&self, t: f64) -> Option<&RiemannReference> {
+        (t < self.until).then_some(&self.exact)
+    }
+}
+
+/// The extent of `mesh` along x.
+fn x_range(mesh: &Mesh) -> (f64, f64) {
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    (lo[0], hi[0])
 }
 
 /// The counters at the last output, to report what happened since.
@@ -241,11 +298,12 @@ fn on_rank<C: Comm + ?Sized>(
         None => EulerRun::new(comm, initial, cfg.euler, plum)?,
     };
     let start = euler.totals()?;
+    let exact = Reference::of(cfg, initial.mesh());
     let mut since = Since::default();
     let options = VtuOptions::from(args.vtk_compression);
     let mut step = 0;
     loop {
-        let record = record(comm, &mut euler, &start, &mut since)?;
+        let record = record(comm, &mut euler, exact.as_ref(), &start, &mut since)?;
         comm.agree(mine.as_mut().map_or(Ok(()), |out| out.row(record)))?;
         if !args.probes.is_empty() {
             let readings = euler.run.probe(&args.probes)?;
@@ -270,12 +328,18 @@ fn on_rank<C: Comm + ?Sized>(
         step += 1;
         loop {
             euler.iterate()?;
+            if let Some(out) = &mine {
+                let done = euler.time / cfg.euler.t_end * PROGRESS_STEPS as f64;
+                out.progress.set_position(done as u64);
+                out.progress
+                    .set_message(format!("euler iteration {}", euler.iteration));
+            }
             if euler.finished() || euler.iteration.is_multiple_of(cfg.output_every) {
                 break;
             }
         }
     }
-    let profile = match cfg.euler.case.reference() {
+    let profile = match exact {
         Some(exact) => Some((exact, sod_profile(&euler)?)),
         None => None,
     };
@@ -283,19 +347,17 @@ fn on_rank<C: Comm + ?Sized>(
         if let Some((exact, profile)) = &profile {
             out.density_chart(exact, profile, euler.time)?;
         }
-        out.finish(cfg)
+        out.finish(cfg, exact.as_ref(), euler.time)
     });
     comm.agree(finished)
 }
 
 /// The density along x in [`PROFILE_SLABS`] slabs over the mesh's extent (a collective).
 fn sod_profile<C: Comm + ?Sized>(euler: &EulerRun<C>) -> plume::Result<Vec<(f64, f64)>> {
-    let mesh = euler.run.forest().mesh();
-    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     density_profile(
         euler.run.comm(),
         euler.run.forest(),
-        (lo[0], hi[0]),
+        x_range(euler.run.forest().mesh()),
         PROFILE_SLABS,
     )
 }
@@ -307,16 +369,18 @@ fn probe_values(data: &[f64]) -> Vec<f64> {
     vec![w.rho, w.vel[0], w.vel[1], w.vel[2], w.p]
 }
 
-/// The record of the run as it is now, with what happened since the last (a collective).
+/// The record of the run as it is now, with what happened since the last (a collective); the
+/// density's error against `exact` while it applies.
 fn record<C: Comm + ?Sized>(
     comm: &C,
     euler: &mut EulerRun<C>,
+    exact: Option<&Reference>,
     start: &Totals,
     since: &mut Since,
 ) -> plume::Result<EulerRecord> {
     let totals = euler.totals()?;
     let change = totals.change_from(start);
-    let density_l1 = match euler.config().case.reference() {
+    let density_l1 = match exact.and_then(|e| e.at(euler.time)) {
         Some(exact) => Some(exact.density_l1(comm, euler.run.forest(), euler.time)?),
         None => None,
     };

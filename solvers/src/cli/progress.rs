@@ -63,6 +63,13 @@ impl Progress {
         }
     }
 
+    /// Moves to step `pos`.
+    pub fn set_position(&self, pos: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_position(pos);
+        }
+    }
+
     /// Runs `f` with the bar hidden (to print on stdout or stderr).
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         match &self.0 {

@@ -5,6 +5,20 @@ use super::gas::Primitive;
 use super::riemann::State1d;
 use super::validation::RiemannReference;
 
+/// Sod's left state (Toro's test 1).
+pub const SOD_LEFT: State1d = State1d {
+    rho: 1.0,
+    u: 0.0,
+    p: 1.0,
+};
+
+/// Sod's right state (Toro's test 1).
+pub const SOD_RIGHT: State1d = State1d {
+    rho: 0.125,
+    u: 0.0,
+    p: 0.1,
+};
+
 /// A flow case: its initial state everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 #[serde(tag = "name", rename_all = "lowercase")]
@@ -37,16 +51,8 @@ impl Case {
     /// Sod's problem (Toro's test 1) with its interface at `interface`.
     pub fn sod(interface: f64) -> Case {
         Case::Sod {
-            left: State1d {
-                rho: 1.0,
-                u: 0.0,
-                p: 1.0,
-            },
-            right: State1d {
-                rho: 0.125,
-                u: 0.0,
-                p: 0.1,
-            },
+            left: SOD_LEFT,
+            right: SOD_RIGHT,
             interface,
         }
     }

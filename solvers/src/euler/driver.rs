@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
 use plume::balance::{Plum, SbnOptions};
-use plume::comm::Comm;
+use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{BalanceAt, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport};
 use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
@@ -21,6 +21,12 @@ use super::indicator::{marks, IndicatorOptions};
 use super::mesh::FlowMesh;
 use super::scheme::{Boundaries, Scheme, SchemeOptions, Stage};
 use super::totals::{TotalSums, Totals};
+use crate::budget::{self, Budget};
+use plume::numbers::short;
+
+/// The smallest CFL number a run takes: a thousandth of the stable step is already far below
+/// what first-order accuracy asks for, and smaller ones only multiply the iterations.
+pub const MIN_CFL: f64 = 1e-3;
 
 /// How the mesh is refined before the flow starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -47,6 +53,44 @@ pub struct EulerConfig {
     pub adapt_every: usize,
     /// Physical time to reach.
     pub t_end: f64,
+    /// The memory the run may use (unlimited by default; the command line reads the
+    /// system's). Not part of the case: never written to the reports.
+    #[serde(skip)]
+    pub memory: MemoryBudget,
+}
+
+/// The memory an Euler run may use in this process, checked before each adaptation step (the
+/// initial refinement's included) against the leaves the step would make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryBudget {
+    /// What the process may still allocate.
+    pub budget: Budget,
+    /// The run's ranks this process holds: all of them on threads (their leaves add up), one
+    /// under MPI.
+    pub ranks_here: usize,
+}
+
+impl MemoryBudget {
+    /// No limit (library callers that guard nothing).
+    pub const UNLIMITED: MemoryBudget = MemoryBudget {
+        budget: Budget::UNLIMITED,
+        ranks_here: 1,
+    };
+
+    /// Refuses a step that would leave `leaves` leaves in this process (`all` on every rank,
+    /// for the message) over `roots` roots, at [`budget::euler_bytes`].
+    ///
+    /// # Errors
+    /// [`Error::Invalid`]: what the step would need and what is available.
+    pub fn check(&self, roots: usize, (leaves, all): (u128, u64), what: &str) -> Result<()> {
+        self.budget
+            .check(
+                &format!("{what} (about {all} leaves)"),
+                budget::euler_bytes(roots as u128, leaves),
+                "lower --max-depth or use a smaller mesh",
+            )
+            .map_err(Error::Invalid)
+    }
 }
 
 impl EulerConfig {
@@ -57,8 +101,12 @@ impl EulerConfig {
     pub fn check(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Invalid(m));
         let cfl = self.scheme.cfl;
-        if !(cfl > 0.0 && cfl <= 1.0) {
-            return bad(format!("--cfl {cfl} must be in (0, 1]"));
+        if !(MIN_CFL..=1.0).contains(&cfl) {
+            return bad(format!(
+                "--cfl {} must be from {MIN_CFL} to 1 (smaller steps only multiply the \
+                 iterations)",
+                short(cfl)
+            ));
         }
         if !(self.t_end > 0.0 && self.t_end.is_finite()) {
             return bad(format!("--t-end {} must be positive", self.t_end));
@@ -215,7 +263,15 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         let moving_before = self.times.balancing + self.times.migration;
         let dt = self
             .scheme
-            .time_step(&self.run, &self.mesh, self.cfg.t_end - self.time)?;
+            .time_step(&self.run, &self.mesh, self.cfg.t_end - self.time)
+            .map_err(|e| match e {
+                Error::Invalid(m) => Error::Invalid(format!(
+                    "at iteration {}, t = {}: {m}",
+                    self.iteration,
+                    short(self.time)
+                )),
+                e => e,
+            })?;
         self.flux_evaluations += match self.sbn {
             None => self.scheme.advance(&mut self.run, &mut self.mesh, dt)?,
             Some(sbn) => self.advance_balanced(sbn, dt)?,
@@ -277,6 +333,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         coarsen: Vec<plume::adapt::LeafId>,
     ) -> Result<StepReport> {
         let start = Instant::now();
+        self.check_memory(refine.len())?;
         // The flow mesh holds the forest's volumes and states: the totals before and after
         // the step come from it, gathered in one collective.
         let before = TotalSums::of_mesh(&self.mesh);
@@ -298,6 +355,26 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         self.moved.elements += m.elements;
         self.moved.bytes += m.bytes;
         Ok(report)
+    }
+
+    /// Refuses (on every rank: a collective) an adaptation step whose marks divide `divided`
+    /// of the leaves held here when the leaves it would make do not fit this process's memory:
+    /// every rank's on threads, this rank's under MPI.
+    fn check_memory(&self, divided: usize) -> Result<()> {
+        let comm = self.run.comm();
+        let own = budget::leaves_after(self.run.forest().nleaves(), divided);
+        let all = comm.reduce_u64(own.min(u128::from(u64::MAX)) as u64, ReduceOp::Sum)?;
+        let memory = &self.cfg.memory;
+        let here = if memory.ranks_here > 1 {
+            u128::from(all)
+        } else {
+            own
+        };
+        let what = match self.iteration {
+            0 => "the initial refinement".to_string(),
+            i => format!("the adaptation step at iteration {i}"),
+        };
+        comm.agree(memory.check(self.run.owner().len(), (here, all), &what))
     }
 
     /// One iteration's stages as processing levels balanced by SBN (a collective; see

@@ -13,6 +13,8 @@
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
 //! - [`cases`]: the Sod tube and the blast;
 //! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
+//! - [`messages`]: errors a user can act on (input states that would overflow, a flow no
+//!   longer physical), numbers in short form;
 //! - [`driver`]: one rank's run, which ties them to [`plume::dist::Run`]'s adaptation, PLUM
 //!   balancing and migration.
 //!
@@ -28,13 +30,14 @@ pub mod flux;
 pub mod gas;
 pub mod indicator;
 pub mod mesh;
+pub mod messages;
 pub mod riemann;
 pub mod scheme;
 pub mod totals;
 pub mod validation;
 
 pub use cases::Case;
-pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement};
+pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudget};
 pub use flux::FluxScheme;
 pub use gas::{Conserved, Primitive, GAMMA, NVARS};
 pub use indicator::IndicatorOptions;

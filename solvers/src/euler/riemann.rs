@@ -104,9 +104,7 @@ impl ExactRiemann {
             if ps > w.p {
                 // Left shock (eq. 4.52).
                 let ratio = ps / w.p;
-                let speed =
-                    w.u - c * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt();
-                if s <= speed {
+                if s <= shock_speed(&w, ratio, -1.0) {
                     w
                 } else {
                     State1d {
@@ -137,9 +135,7 @@ impl ExactRiemann {
             if ps > w.p {
                 // Right shock (eq. 4.57).
                 let ratio = ps / w.p;
-                let speed =
-                    w.u + c * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt();
-                if s >= speed {
+                if s >= shock_speed(&w, ratio, 1.0) {
                     w
                 } else {
                     State1d {
@@ -170,12 +166,25 @@ impl ExactRiemann {
     /// The speed of the right-going shock, when the right wave is one.
     pub fn right_shock_speed(&self) -> Option<f64> {
         let w = self.right;
-        let g = GAMMA;
-        (self.p_star > w.p).then(|| {
-            let ratio = self.p_star / w.p;
-            w.u + w.sound_speed() * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt()
-        })
+        (self.p_star > w.p).then(|| shock_speed(&w, self.p_star / w.p, 1.0))
     }
+
+    /// The speeds of the outermost signals `(leftmost, rightmost)`: each side's shock, or the
+    /// head of its rarefaction. Outside them the initial states are untouched.
+    pub fn wave_speeds(&self) -> (f64, f64) {
+        let outer = |w: &State1d, side: f64| match self.p_star > w.p {
+            true => shock_speed(w, self.p_star / w.p, side),
+            false => w.u + side * w.sound_speed(),
+        };
+        (outer(&self.left, -1.0), outer(&self.right, 1.0))
+    }
+}
+
+/// The speed of the shock that multiplies the pressure of `w` by `ratio` (`side` −1 left,
+/// 1 right; Toro eq. 4.52 and 4.59).
+fn shock_speed(w: &State1d, ratio: f64, side: f64) -> f64 {
+    let g = GAMMA;
+    w.u + side * (w.sound_speed() * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt())
 }
 
 /// Toro's pressure function `f_K(p)` and its derivative (eq. 4.6–4.7, 4.37).
@@ -278,6 +287,26 @@ mod tests {
         let head = -(1.4f64).sqrt();
         assert!((e.sample(head + 1e-9).rho - 1.0).abs() < 1e-6);
         assert!(e.right_shock_speed().unwrap() > e.u_star);
+    }
+
+    #[test]
+    fn the_outermost_waves_are_the_rarefaction_heads_or_the_shocks() {
+        // Sod: the left rarefaction's head at −c_L, the right shock at 1.7522 (Toro §4.3.3).
+        let (left, right) = solve([1.0, 0.0, 1.0], [0.125, 0.0, 0.1]).wave_speeds();
+        assert_eq!(left, -(1.4f64).sqrt());
+        assert!((right - 1.7522).abs() < 1e-4, "{right}");
+        // Toro's test 2: two rarefactions, heads at u ∓ c.
+        let (left, right) = solve([1.0, -2.0, 0.4], [1.0, 2.0, 0.4]).wave_speeds();
+        let c = (1.4f64 * 0.4).sqrt();
+        assert_eq!((left, right), (-2.0 - c, 2.0 + c));
+        // Toro's test 5: two shocks, both moving right.
+        let e = solve([5.99924, 19.5975, 460.894], [5.99242, -6.19633, 46.0950]);
+        let (left, right) = e.wave_speeds();
+        assert!(
+            0.0 < left && left < e.u_star && e.u_star < right,
+            "{left} {right}"
+        );
+        assert_eq!(Some(right), e.right_shock_speed());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use plume::{Error, Result};
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
 use super::mesh::{FlowMesh, LeafGeometry};
+use super::messages::unphysical;
 use plume::adapt::Across;
 
 /// What a boundary face does to the flow.
@@ -41,7 +42,8 @@ impl Boundaries {
     /// inflow faces.
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming a surface group that is none of the three.
+    /// [`Error::Invalid`] naming a surface group that is none of the three, or one that tags
+    /// no boundary face (its triangles lie on interior faces, where no condition applies).
     pub fn from_tags(tags: &PhysicalTags, inflow: Primitive) -> Result<Boundaries> {
         let mut kinds = Vec::new();
         for name in tags.names.iter().filter(|n| n.dim == 2) {
@@ -56,6 +58,14 @@ impl Boundaries {
                     )))
                 }
             };
+            let on_boundary = |t: u32| tags.boundary.iter().any(|faces| faces.contains(&t));
+            if name.tag != 0 && !on_boundary(name.tag) {
+                return Err(Error::Invalid(format!(
+                    "boundary group '{}' (tag {}) lies on no boundary face of the mesh: its \
+                     triangles are interior faces (or it has none), where no condition applies",
+                    name.name, name.tag
+                )));
+            }
             let t = name.tag as usize;
             if kinds.len() <= t {
                 kinds.resize(t + 1, BoundaryKind::Wall);
@@ -129,11 +139,8 @@ impl Scheme {
         for (i, (u, g)) in mesh.state.iter().zip(&mesh.geometry).enumerate() {
             let w = Primitive::of(u);
             if !w.is_physical() {
-                return Err(Error::Invalid(format!(
-                    "the flow is no longer physical at leaf {:?} (density {}, pressure {}): \
-                     lower --cfl",
-                    mesh.halo.adjacency.leaves[i], w.rho, w.p
-                )));
+                let leaf = mesh.halo.adjacency.leaves[i];
+                return Err(Error::Invalid(unphysical(leaf, &w, self.opts.flux)));
             }
             let speed = norm(w.vel) + w.sound_speed();
             dt = dt.min(g.volume / (g.surface() * speed));
@@ -332,8 +339,10 @@ mod tests {
     use super::*;
     use plume::mesh::PhysicalName;
 
+    /// Tags whose groups are `groups`, each on a face of one element.
     fn named(groups: &[(u32, &str)]) -> PhysicalTags {
         PhysicalTags {
+            boundary: vec![std::array::from_fn(|k| groups.get(k).map_or(0, |g| g.0))],
             names: groups
                 .iter()
                 .map(|&(tag, name)| PhysicalName {
@@ -360,5 +369,13 @@ mod tests {
         assert_eq!(b.kind(99), BoundaryKind::Wall);
         let e = Boundaries::from_tags(&named(&[(2, "farfield")]), Primitive::at_rest(1.0, 1.0));
         assert!(e.unwrap_err().to_string().contains("'farfield'"));
+    }
+
+    #[test]
+    fn a_group_on_no_boundary_face_is_an_error_naming_it() {
+        let mut tags = named(&[(3, "inflow")]);
+        tags.names.extend(named(&[(7, "outflow")]).names);
+        let e = Boundaries::from_tags(&tags, Primitive::at_rest(1.0, 1.0)).unwrap_err();
+        assert!(e.to_string().contains("'outflow' (tag 7)"), "{e}");
     }
 }

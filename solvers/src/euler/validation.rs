@@ -48,6 +48,19 @@ impl RiemannReference {
         }
     }
 
+    /// The time at which the first wave of the exact solution reaches `x = lo` or `x = hi`
+    /// (the ends of a tube). From then on the
+    /// solution in the tube depends on what its ends do, and the unbounded one is no
+    /// reference.
+    pub fn unbounded_until(&self, lo: f64, hi: f64) -> f64 {
+        let (left, right) = self.exact.wave_speeds();
+        let reach = |distance: f64, speed: f64| match speed > 0.0 {
+            true => distance / speed,
+            false => f64::INFINITY,
+        };
+        reach(self.interface - lo, -left).min(reach(hi - self.interface, right))
+    }
+
     /// The volume-weighted L1 error of the density at time `t` over the leaves of every
     /// rank's `forest` (a collective): `Σ V·|ρ − ρ_exact(x_c)| / Σ V`, `x_c` a leaf's
     /// centroid.
@@ -144,6 +157,33 @@ mod tests {
         assert_eq!(profile.len(), 8, "every slab holds a centroid");
         assert!(profile.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(profile.iter().all(|&(_, rho)| rho == 2.0), "{profile:?}");
+    }
+
+    #[test]
+    fn the_reference_holds_until_a_wave_reaches_an_end() {
+        let sod = |interface| {
+            RiemannReference::new(
+                crate::euler::cases::SOD_LEFT,
+                crate::euler::cases::SOD_RIGHT,
+                interface,
+            )
+            .unwrap()
+        };
+        // The right shock (1.7522) reaches x = 1 at t = 0.5 / 1.7522 = 0.2854; the left
+        // rarefaction's head (−1.1832) x = 0 at 0.4226.
+        let t = sod(0.5).unbounded_until(0.0, 1.0);
+        assert!((t - 0.2854).abs() < 1e-4, "{t}");
+        let t = sod(0.9).unbounded_until(0.0, 10.0);
+        assert!((t - 0.9 / 1.4f64.sqrt()).abs() < 1e-12, "{t}");
+        // Equal states at rest: the outermost signals still travel at ∓c.
+        let still = RiemannReference::new(
+            crate::euler::cases::SOD_LEFT,
+            crate::euler::cases::SOD_LEFT,
+            0.5,
+        )
+        .unwrap();
+        let t = still.unbounded_until(0.0, 1.0);
+        assert!((t - 0.5 / 1.4f64.sqrt()).abs() < 1e-12, "{t}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use plume::comm::launch_threads;
 use plume::mesh::geometry;
 use plume_solvers::euler::{
     Case, Conserved, EulerConfig, EulerRun, FluxScheme, IndicatorOptions, InitialRefinement,
-    RiemannReference, SchemeOptions, State1d, TimeScheme,
+    MemoryBudget, RiemannReference, SchemeOptions, State1d, TimeScheme,
 };
 
 /// One leaf at the end of a run, named by its sorted vertex keys.
@@ -147,5 +147,6 @@ pub fn adaptive(case: Case, flux: FluxScheme, time: TimeScheme, adapt_every: usi
         initial: InitialRefinement::Adaptive,
         adapt_every,
         t_end: 1.0,
+        memory: MemoryBudget::UNLIMITED,
     }
 }

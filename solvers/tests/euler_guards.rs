@@ -1,0 +1,95 @@
+//! What a failing Euler run says: a leaf whose state is no longer physical is named readably,
+//! with short numbers and advice that fits the flux; a run that would outgrow its memory is
+//! refused before the adaptation step that would, not aborted by the allocator.
+
+mod common;
+mod euler_common;
+
+use common::TempDir;
+
+use plume::adapt::InitialMesh;
+use plume::balance::{Plum, PlumOptions};
+use plume::comm::launch_threads;
+use plume::mesh::generate_box;
+use plume_solvers::euler::EulerRun;
+use plume_solvers::euler::{Case, FluxScheme, Primitive, TimeScheme};
+
+/// The error of a run whose leaf `i` is set to a negative pressure before its first iteration.
+fn error_with(flux: FluxScheme) -> String {
+    let initial = InitialMesh::new(generate_box([2, 1, 1], [1.0; 3]).unwrap()).unwrap();
+    let cfg = euler_common::adaptive(Case::blast([0.5; 3], 0.3), flux, TimeScheme::Euler, 0);
+    let err = launch_threads(1, |comm| {
+        let plum = Plum::new(PlumOptions::new(1))?;
+        let mut euler = EulerRun::new(comm, &initial, cfg, plum)?;
+        let broken = Primitive {
+            rho: 0.9781992861908897,
+            vel: [0.0; 3],
+            p: -1e-300,
+        };
+        euler.mesh.state[3] = broken.conserved();
+        euler.iterate().map(|_| ())
+    })
+    .unwrap_err();
+    err.to_string()
+}
+
+#[test]
+fn an_unphysical_leaf_is_named_with_short_numbers_and_advice_that_fits_the_flux() {
+    let hllc = error_with(FluxScheme::Hllc);
+    assert!(hllc.contains("at iteration 0, t = 0:"), "{hllc}");
+    assert!(
+        hllc.contains(" of root ") && !hllc.contains("LeafId"),
+        "{hllc}"
+    );
+    assert!(
+        hllc.contains("density 0.9782") && hllc.contains("pressure -1e-300"),
+        "{hllc}"
+    );
+    assert!(
+        hllc.contains("--flux rusanov") && !hllc.contains("--cfl"),
+        "{hllc}"
+    );
+    let rusanov = error_with(FluxScheme::Rusanov);
+    assert!(
+        !rusanov.contains("--flux") && !rusanov.contains("--cfl"),
+        "{rusanov}"
+    );
+}
+
+/// Runs `plume run euler args…` with its address space limited to `kb` kilobytes (`ulimit -v`);
+/// returns its exit code and stderr, failing the test if a signal killed it.
+fn euler_within(kb: u64, args: &str) -> (i32, String) {
+    let line = format!(
+        "ulimit -v {kb} && exec {} run euler {args}",
+        env!("CARGO_BIN_EXE_plume")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &line])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out.status.code();
+    (code.unwrap_or_else(|| panic!("killed: {stderr}")), stderr)
+}
+
+#[test]
+fn a_run_that_would_outgrow_its_memory_is_refused_before_the_step() {
+    let dir = TempDir::new("euler-memory");
+    let out = dir.arg("out");
+    // Under 300 MB of address space (about 100 MB the estimates may take), the initial
+    // refinement to depth 8 and the blast's adaptation steps to depth 4 outgrow it.
+    for (args, needle) in [
+        ("--max-depth 8", "plume: the initial refinement (about "),
+        (
+            "--case blast --max-depth 4",
+            "plume: the adaptation step at iteration ",
+        ),
+    ] {
+        let (code, stderr) = euler_within(300_000, &format!("{args} --vtk none --out {out}"));
+        assert_eq!(code, 1, "{args}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{args}: {stderr}");
+        assert!(lines[0].starts_with(needle), "{args}: {stderr}");
+        assert!(lines[0].contains("lower --max-depth"), "{stderr}");
+    }
+}
