@@ -227,49 +227,29 @@ impl<'a> Seq<'a> {
     }
 }
 
-impl ser::SerializeSeq for Seq<'_> {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
+/// The compound serializers whose parts are numbered elements: each walks its part as the next
+/// element, `[i]`.
+macro_rules! numbered {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Seq<'_> {
+            type Ok = ();
+            type Error = Found;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Found> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Seq<'_> {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Seq<'_> {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Seq<'_> {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
+numbered!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Seq<'_> {
     type Ok = ();
@@ -291,35 +271,27 @@ impl ser::SerializeMap for Seq<'_> {
     }
 }
 
-impl ser::SerializeStruct for Seq<'_> {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> Result<(), Found> {
-        self.field(name, value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
+/// The compound serializers whose parts are named fields: each walks its part as `.name`.
+macro_rules! named {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Seq<'_> {
+            type Ok = ();
+            type Error = Found;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                name: &'static str,
+                value: &T,
+            ) -> Result<(), Found> {
+                self.field(name, value)
+            }
+            fn end(self) -> Result<(), Found> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Seq<'_> {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> Result<(), Found> {
-        self.field(name, value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
+named!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,8 @@
 //! Helpers shared by the command's integration tests.
 #![allow(dead_code)]
 
+pub mod limited;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
