@@ -19,11 +19,10 @@ use plume::mesh::geometry;
 use plume::metrics::Movement;
 use plume::{Error, Result};
 
+use super::front::{front_marks, FrontAt};
+use super::memory::{balancer_name, balancing_bytes, fits};
 use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
-use super::{
-    balancer_name, balancing_bytes, fits, front_marks, BalanceAt, Balancer, FrontAt, LevelRecord,
-    ShockConfig, ShockRun, Stage, StageTimes,
-};
+use super::{BalanceAt, Balancer, LevelRecord, ShockConfig, ShockRun, Stage, StageTimes};
 use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on

@@ -6,7 +6,8 @@ use plume::comm::Comm;
 use plume::dist::{ProcessedLevel, Run, StepReport};
 use plume::metrics::SysLoad;
 
-use super::{loads_and_cut, LevelRecord, MeasuredRecord, SbnRecord, ShockConfig, SimRecord, Stage};
+use super::record::loads_and_cut;
+use super::{LevelRecord, MeasuredRecord, SbnRecord, ShockConfig, SimRecord, Stage};
 
 /// A processing level as measured: what the ranks did, the kernel's seconds per leaf, and the
 /// simulated machine's predicted time for the same level (seconds).
