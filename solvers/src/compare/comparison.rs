@@ -1,15 +1,12 @@
 //! The comparison itself: [`compare`] runs the shock case once and balances it with PLUM and
-//! SBN for every P into a [`Comparison`], which [`Comparison::write`] writes out (the files'
-//! contents are made in `json.rs`, `markdown.rs` and `charts.rs`).
+//! SBN for every P into a [`Comparison`] (its files are made in `json.rs`, `markdown.rs` and
+//! `charts.rs`, and written by `write.rs`).
 
 use plume::mesh::Mesh;
 use plume::sim::Machine;
 use plume::Result;
 
-use super::charts::P_LABEL;
-use crate::charts::line_chart_with;
 use crate::provenance::Provenance;
-use crate::run_folder::RunFolder;
 use crate::shock::{self, Balancer, ShockConfig, ShockRun};
 
 /// The two methods' runs for every P.
@@ -60,33 +57,4 @@ pub fn compare(
         machine: base.machine,
         machine_name: None,
     })
-}
-
-impl Comparison {
-    /// Writes `compare.md`, the charts and, last, `compare.json` into `folder`.
-    ///
-    /// # Errors
-    /// A message naming the file that could not be written.
-    pub fn write(&self, folder: &mut RunFolder) -> std::result::Result<(), String> {
-        // Checked before any file is written: the record, written last, must be writable.
-        let json = self.json()?;
-        folder
-            .write("compare.md", &self.markdown())
-            .map_err(|e| e.to_string())?;
-        for chart in self.charts() {
-            let path = folder.file(chart.file).map_err(|e| e.to_string())?;
-            let title = chart.title;
-            line_chart_with(
-                &path,
-                &title,
-                P_LABEL,
-                chart.y_label,
-                &chart.series,
-                &chart.options,
-            )?;
-        }
-        folder
-            .write("compare.json", &json)
-            .map_err(|e| e.to_string())
-    }
 }

@@ -14,12 +14,13 @@
 //!
 //! | file | owns |
 //! | --- | --- |
-//! | `comparison.rs` | running the comparison ([`compare`], [`Comparison`]) and writing its files |
+//! | `comparison.rs` | running the comparison ([`compare`], [`Comparison`]) |
 //! | `published.rs` | seed 004's published table 8 ([`SEED_TABLE_8`]) |
 //! | `rows.rs` | one P's averages of both methods, read from the runs' summaries |
 //! | `json.rs` | `compare.json` |
 //! | `markdown.rs` | `compare.md` and the machine's table ([`machine_table`]) |
 //! | `charts.rs` | the SVG charts against P |
+//! | `write.rs` | writing the files into the run folder ([`Comparison::write`]) |
 
 mod charts;
 mod comparison;
@@ -27,6 +28,7 @@ mod json;
 mod markdown;
 mod published;
 mod rows;
+mod write;
 
 pub use comparison::{compare, Comparison};
 pub use markdown::machine_table;

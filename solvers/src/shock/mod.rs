@@ -23,7 +23,8 @@
 //! | --- | --- |
 //! | `config.rs` | the run's configuration ([`ShockConfig`], [`Balancer`], [`BalanceAt`]) and its options' words in the reports |
 //! | `front.rs` | the moving front ([`Front`]), where it stands at a level and the leaves it marks |
-//! | `serial.rs` | the case in one process ([`run`], [`run_many`]), the [`Track`] each balancer follows it with, a finished [`ShockRun`] |
+//! | `serial.rs` | the case in one process ([`run`], [`run_many`]), the [`track`] each balancer follows it with, a finished [`ShockRun`] |
+//! | `track.rs` | what a balancer's track is to the serial driver ([`Track`]) |
 //! | `memory.rs` | the memory checks before the run and before each level ([`check_memory`]) |
 //! | `plum_track.rs`, `sbn_track.rs` | PLUM's (and no balancing's) and SBN's tracks on the simulated machine |
 //! | `ranks.rs`, `sbn_ranks.rs` | the case on real ranks and the records of a level processed there |
@@ -41,11 +42,13 @@ mod sbn_ranks;
 mod sbn_track;
 mod serial;
 mod stage;
+mod track;
 
 pub use config::{accept_word, variant_word, BalanceAt, Balancer, ShockConfig};
 pub use front::Front;
 pub use memory::check_memory;
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 pub use record::{error_pct, LevelRecord, MeasuredRecord, SbnRecord, SimRecord, Traffic};
-pub use serial::{run, run_many, track, ShockRun, Track};
+pub use serial::{run, run_many, track, ShockRun};
 pub use stage::{balancer_ms, Stage, StageTimes};
+pub use track::Track;

@@ -13,7 +13,8 @@ use plume::sim::{processing_times, sbn_level};
 use plume::Result;
 
 use super::record::loads_and_cut;
-use super::{LevelRecord, SbnRecord, ShockConfig, SimRecord, Stage, StageTimes, Track};
+use super::track::Track;
+use super::{LevelRecord, SbnRecord, ShockConfig, SimRecord, Stage, StageTimes};
 
 /// SBN on its assignment.
 pub(super) struct SbnTrack {

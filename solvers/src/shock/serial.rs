@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use plume::adapt::{AdaptOptions, Forest, Locator};
-use plume::graph::{DualGraph, Weights};
+use plume::graph::DualGraph;
 use plume::mesh::{geometry, Mesh};
 use plume::Result;
 
@@ -15,6 +15,7 @@ use crate::budget;
 use super::config::{Balancer, ShockConfig};
 use super::front::{mark_front, FrontAt};
 use super::memory::{balancing_bytes, check_memory, fits};
+use super::track::Track;
 use super::{plum_track, sbn_track};
 use super::{LevelRecord, Stage, StageTimes};
 
@@ -52,28 +53,6 @@ impl ShockRun {
         }
         report
     }
-}
-
-/// A balancer following the adaptation level by level on its own assignment.
-pub trait Track {
-    /// The rank owning every root (after the last level: where it was processed).
-    fn owner(&self) -> &[u32];
-    /// After closure, before subdivision, with the predicted weights.
-    fn before_subdivision(
-        &mut self,
-        forest: &Forest,
-        graph: &DualGraph,
-        predicted: &Weights,
-    ) -> Result<()>;
-    /// After subdivision and the weight update: finish balancing, process the level on the
-    /// simulated machine, and return its record (`adapt_ms`: the adaptation's stage times).
-    fn after_subdivision(
-        &mut self,
-        level: usize,
-        forest: &Forest,
-        graph: &DualGraph,
-        adapt_ms: &StageTimes,
-    ) -> Result<LevelRecord>;
 }
 
 /// The track `cfg` asks for, starting from the initial partition of `graph`.
