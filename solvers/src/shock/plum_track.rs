@@ -12,10 +12,9 @@ use plume::Result;
 
 use crate::cli::names::{PolicyName, PolicySettings};
 
-use super::{
-    loads_and_cut, BalanceAt, Balancer, LevelRecord, ShockConfig, SimRecord, Stage, StageTimes,
-    Track,
-};
+use super::record::loads_and_cut;
+use super::track::Track;
+use super::{BalanceAt, Balancer, LevelRecord, ShockConfig, SimRecord, Stage, StageTimes};
 
 /// PLUM on its assignment; with [`Balancer::None`] it never balances.
 pub(super) struct PlumTrack {

@@ -19,11 +19,11 @@ use plume::mesh::geometry;
 use plume::metrics::Movement;
 use plume::{Error, Result};
 
+use super::front::{front_marks, FrontAt};
+use super::memory::{balancer_name, balancing_bytes, fits};
 use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
-use super::{
-    balancer_name, balancing_bytes, fits, front_marks, BalanceAt, Balancer, FrontAt, LevelRecord,
-    ShockConfig, ShockRun, Stage, StageTimes,
-};
+use super::stage::adaptation_times_ms;
+use super::{BalanceAt, Balancer, LevelRecord, ShockConfig, ShockRun};
 use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
@@ -264,18 +264,4 @@ fn record<C: Comm + ?Sized>(
             time_ms,
         },
     )
-}
-
-/// The adaptation stages' times of a step on this rank, in milliseconds (balancing and
-/// migration are the balancer's to add).
-pub(super) fn adaptation_times_ms(t: &dist::StepTimes) -> StageTimes {
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    StageTimes::from([
-        (Stage::Mark, ms(t.mark)),
-        (Stage::Coarsen, ms(t.coarsen)),
-        (Stage::Closure, ms(t.close)),
-        (Stage::Predict, ms(t.predict)),
-        (Stage::Subdivision, ms(t.subdivide)),
-        (Stage::Weights, ms(t.weights)),
-    ])
 }

@@ -1,10 +1,13 @@
 //! What a shock-wave run records per level: the metrics every balancer shares (seed 004
 //! tables 8, 9, 12), the simulated machine's time split, and SBN's own columns (tables 6, 7,
-//! 10, 11).
+//! 10, 11), and the loads and Cut% of an assignment the records are made from
+//! ([`loads_and_cut`]).
 
 use plume::dist::{LevelTimes, ProcessedLevel, WireKind};
 use plume::metrics::{Moments, TimeBalance};
 use plume::sim::{sbn_level::MessageCounts, SbnLevel, TimeSplit};
+
+use plume::graph::DualGraph;
 
 use super::StageTimes;
 
@@ -289,6 +292,32 @@ pub fn error_pct(predicted: f64, measured: f64) -> f64 {
     } else {
         0.0
     }
+}
+
+/// The loads of the assignment `owner` on the current weights: their imbalance, moments and
+/// largest value, and the assignment's Cut%.
+pub(crate) fn loads_and_cut(graph: &DualGraph, owner: &[u32], procs: usize) -> LevelLoads {
+    let w = &graph.weights;
+    let loads = plume::metrics::rank_loads(&w.pwgt, owner, procs);
+    let cut = plume::metrics::Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, owner);
+    LevelLoads {
+        imbalance: plume::metrics::Imbalance::from_u64(&loads),
+        moments: plume::metrics::Moments::from_u64(&loads),
+        max: loads.iter().copied().max().unwrap_or(0),
+        cut_pct: cut.percent(),
+    }
+}
+
+/// What [`loads_and_cut`] finds.
+pub(crate) struct LevelLoads {
+    /// LoadImb, λ and LB of the ranks' leaves.
+    pub imbalance: plume::metrics::Imbalance,
+    /// Their σ, skewness and kurtosis.
+    pub moments: plume::metrics::Moments,
+    /// The largest.
+    pub max: u64,
+    /// Cut% of the assignment.
+    pub cut_pct: f64,
 }
 
 #[cfg(test)]

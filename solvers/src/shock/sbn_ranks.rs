@@ -6,7 +6,9 @@ use plume::comm::Comm;
 use plume::dist::{ProcessedLevel, Run, StepReport};
 use plume::metrics::SysLoad;
 
-use super::{loads_and_cut, LevelRecord, MeasuredRecord, SbnRecord, ShockConfig, SimRecord, Stage};
+use super::record::loads_and_cut;
+use super::stage::adaptation_times_ms;
+use super::{LevelRecord, MeasuredRecord, SbnRecord, ShockConfig, SimRecord, Stage};
 
 /// A processing level as measured: what the ranks did, the kernel's seconds per leaf, and the
 /// simulated machine's predicted time for the same level (seconds).
@@ -44,7 +46,7 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
     let movement = processed.movement();
     let measured = MeasuredRecord::new(processed, s_per_leaf, predicted_s);
     let rank0 = &processed.ranks[0].times;
-    let mut time_ms = super::ranks::adaptation_times_ms(&report.times);
+    let mut time_ms = adaptation_times_ms(&report.times);
     time_ms.extend([
         (Stage::Balancing, rank0.balancing * 1e3),
         (Stage::Migration, rank0.migration * 1e3),

@@ -12,9 +12,9 @@ use plume::metrics::SysLoad;
 use plume::sim::{processing_times, sbn_level};
 use plume::Result;
 
-use super::{
-    loads_and_cut, LevelRecord, SbnRecord, ShockConfig, SimRecord, Stage, StageTimes, Track,
-};
+use super::record::loads_and_cut;
+use super::track::Track;
+use super::{LevelRecord, SbnRecord, ShockConfig, SimRecord, Stage, StageTimes};
 
 /// SBN on its assignment.
 pub(super) struct SbnTrack {

@@ -1,7 +1,10 @@
 //! The stages a shock-wave level is timed in: the keys of a level record's `time_ms`, each
-//! written under one fixed name.
+//! written under one fixed name, and a step's adaptation times on the ranks under them
+//! ([`adaptation_times_ms`]).
 
 use std::collections::BTreeMap;
+
+use plume::dist::StepTimes;
 
 /// A timed stage of a level: the adaptation's, then PLUM's or SBN's.
 ///
@@ -81,6 +84,20 @@ impl serde::Serialize for Stage {
 /// Milliseconds the balancer took in a level's stage times ([`Stage::BALANCER`]).
 pub fn balancer_ms(time_ms: &StageTimes) -> f64 {
     Stage::BALANCER.iter().filter_map(|s| time_ms.get(s)).sum()
+}
+
+/// The adaptation stages' times of a step on this rank, in milliseconds (balancing and
+/// migration are the balancer's to add).
+pub(super) fn adaptation_times_ms(t: &StepTimes) -> StageTimes {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    StageTimes::from([
+        (Stage::Mark, ms(t.mark)),
+        (Stage::Coarsen, ms(t.coarsen)),
+        (Stage::Closure, ms(t.close)),
+        (Stage::Predict, ms(t.predict)),
+        (Stage::Subdivision, ms(t.subdivide)),
+        (Stage::Weights, ms(t.weights)),
+    ])
 }
 
 #[cfg(test)]
