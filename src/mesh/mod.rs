@@ -5,6 +5,7 @@
 //! ordered so that its signed volume is positive; local vertex `i` of an element faces local face
 //! `i` (the face made of the other three vertices).
 
+mod apart;
 mod box_gen;
 mod duplicates;
 pub mod geometry;
@@ -39,7 +40,8 @@ impl Mesh {
     /// coordinates, zero-volume elements and elements too large for double precision,
     /// elements listed twice, faces shared by more than two elements, cracks (faces lying on
     /// each other through coincident vertices), overlapping elements (two on the same side of
-    /// their face, more than one turn around an edge), a boundary that is not a closed manifold
+    /// their face, more than one turn around an edge, an element's centroid inside another), a
+    /// boundary that is not a closed manifold
     /// surface and tangled meshes (some elements inverted, others not); re-orients a mesh whose
     /// elements are all inverted and reports them (callers print the warning), counts unused and
     /// coincident vertices.

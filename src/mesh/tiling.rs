@@ -11,9 +11,9 @@
 //!   along it sum to at most 2π); more, and they overlap near the edge.
 //!
 //! Each check is linear once the faces are sorted ([`super::Topology`]), the turns being summed
-//! per vertex over its ring of elements. What these local checks cannot see is two parts of the
+//! per vertex over its ring of elements. What these local checks cannot see, two parts of the
 //! mesh that overlap without sharing a vertex (two cubes listed in one file, one through the
-//! other).
+//! other), [`super::apart`] checks last.
 
 use super::geometry::{self, EDGES};
 use super::topology::FACE_VERTS;
@@ -35,7 +35,15 @@ pub(super) fn check_tiling(
 ) -> Result<(), String> {
     check_sides(tets, &topology.faces)?;
     check_boundary(tets, &topology.faces)?;
-    check_turns(coords, tets, topology)
+    check_turns(coords, tets, topology)?;
+    match super::apart::overlapping_pair(coords, tets) {
+        None => Ok(()),
+        Some((e, f)) => Err(format!(
+            "the centroid of {} lies inside {}: they overlap",
+            element(e),
+            element(f)
+        )),
+    }
 }
 
 /// The vertices of local face `local` of element `e`, in the order that makes its normal point

@@ -8,7 +8,7 @@
 //! to the longest edge); a finite total volume; no face held by more than two elements; no two
 //! faces lying on each other through coincident vertices (a crack or an overlap); elements
 //! that tile their region once (no fold, a closed manifold boundary, one turn around every
-//! edge: see `tiling.rs`). Inverted elements among positive ones make a tangled mesh, refused;
+//! edge, no element's centroid inside another: see `tiling.rs` and `apart.rs`). Inverted elements among positive ones make a tangled mesh, refused;
 //! a mesh inverted throughout is re-oriented (two vertices swapped in every element) and its
 //! elements listed in the [`ValidationReport`]; unused vertices and coincident vertices that
 //! split no face are kept and counted.
