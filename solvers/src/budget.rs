@@ -106,7 +106,7 @@ impl Budget {
     /// The memory this process can still get: the least of the system's `MemAvailable`, the
     /// room left under the memory limit of its cgroup and of every parent cgroup (v2
     /// `memory.max`, v1 `memory.limit_in_bytes`), and half the room left in its address-space
-    /// limit (`ulimit -v`, [`ADDRESS_SPACE_PER_BYTE`]). Unlimited where none of them can be
+    /// limit (`ulimit -v`, `ADDRESS_SPACE_PER_BYTE`). Unlimited where none of them can be
     /// read (no `/proc`).
     pub fn of_system() -> Budget {
         let limits = [mem_available(), cgroup_room(), address_space_room()];

@@ -1,5 +1,5 @@
 //! The scheme balanced by SBN: each stage of an iteration is a processing level on the ranks
-//! ([`Run::process`]), the leaves of one root one job ([`StageJobs`]). SBN balances while the
+//! ([`Run::process`](plume::dist::Run::process)), the leaves of one root one job ([`StageJobs`]). SBN balances while the
 //! ranks work, and a root's tree moves lazily to the rank about to process it.
 //!
 //! A job reads the states the stage starts from (its leaves', and beyond their faces the
