@@ -188,9 +188,12 @@ pub fn measure<C: Comm + ?Sized>(
     let bandwidth = (opts.large_bytes - opts.small_bytes) as f64 / (large - small);
     let measured = match comm.rank() {
         0 if !(bandwidth.is_finite() && bandwidth > 0.0) => Err(Error::Invalid(format!(
-            "the bandwidth cannot be measured: a {} B message took {large:e} s one way, a {} B \
-             one {small:e} s",
-            opts.large_bytes, opts.small_bytes
+            "the bandwidth cannot be measured: a {} B message took {} s one way, a {} B one {} \
+             s (is the machine busy?)",
+            opts.large_bytes,
+            crate::numbers::short(large),
+            opts.small_bytes,
+            crate::numbers::short(small)
         ))),
         0 => Ok(Some(Measurements {
             sweeps: opts.sweeps,
@@ -247,8 +250,8 @@ fn local_costs<C: Comm + ?Sized>(
     Ok([per_leaf, t_handle, element_bytes, t_pack])
 }
 
-/// Median seconds of `trials` runs of `f` (at least one).
-fn median_seconds(trials: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+/// Seconds of each of `trials` runs of `f` (at least one), fastest first.
+fn sorted_seconds(trials: usize, mut f: impl FnMut() -> Result<()>) -> Result<Vec<f64>> {
     let mut times = Vec::with_capacity(trials.max(1));
     for _ in 0..trials.max(1) {
         let start = Instant::now();
@@ -256,6 +259,12 @@ fn median_seconds(trials: usize, mut f: impl FnMut() -> Result<()>) -> Result<f6
         times.push(start.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
+    Ok(times)
+}
+
+/// Median seconds of `trials` runs of `f` (at least one).
+fn median_seconds(trials: usize, f: impl FnMut() -> Result<()>) -> Result<f64> {
+    let times = sorted_seconds(trials, f)?;
     Ok(times[times.len() / 2])
 }
 
@@ -297,9 +306,12 @@ fn pack_costs(forest: &mut Forest, trials: usize) -> Result<(f64, f64)> {
     Ok((bytes as f64 / elements as f64, seconds / elements as f64))
 }
 
-/// One-way seconds of a `bytes`-byte message between ranks 0 and 1: half the median round trip
-/// over [`CalibrationOptions::batches`] batches (after one untimed), on rank 0; 0 elsewhere.
-/// Every rank calls it (the other ranks wait at its barriers).
+/// One-way seconds of a `bytes`-byte message between ranks 0 and 1: half the round trip of the
+/// fastest of [`CalibrationOptions::batches`] batches (after one untimed), on rank 0; 0
+/// elsewhere. The fastest, not the median: a rank woken late (another program, or other ranks,
+/// on the cores) only adds time, and on a loaded 2-core machine the median of a 64 B exchange
+/// came out slower than a 256 KiB one. Every rank calls it (the other ranks wait at its
+/// barriers).
 fn ping_pong<C: Comm + ?Sized>(comm: &C, bytes: usize, opts: &CalibrationOptions) -> Result<f64> {
     comm.barrier()?;
     let round_trips = |n: usize| -> Result<()> {
@@ -320,7 +332,7 @@ fn ping_pong<C: Comm + ?Sized>(comm: &C, bytes: usize, opts: &CalibrationOptions
         Ok(())
     };
     round_trips(opts.round_trips)?;
-    let batch = median_seconds(opts.batches, || round_trips(opts.round_trips))?;
+    let batch = sorted_seconds(opts.batches, || round_trips(opts.round_trips))?[0];
     comm.barrier()?;
     Ok(match comm.rank() {
         0 => batch / (2 * opts.round_trips) as f64,
