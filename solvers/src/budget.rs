@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use plume::comm::{Comm, CommExt, ReduceOp};
+
 use crate::cli::names::ObjectiveName;
 
 /// Most leaves the command line lets a refinement create (leaf and vertex numbers are 32-bit).
@@ -79,6 +81,24 @@ pub fn euler_bytes(roots: u128, leaves: u128) -> u128 {
 /// closure's green splits around them are left to the margin of the bytes per leaf).
 pub fn leaves_after(nleaves: usize, divided: usize) -> u128 {
     nleaves as u128 + 7 * divided as u128
+}
+
+/// The leaves an adaptation step dividing `divided` of the `nleaves` leaves of this rank would
+/// leave in this process, and on all ranks (a collective): every rank's when `ranks_here` > 1
+/// (thread ranks share the process), this rank's under MPI.
+///
+/// # Errors
+/// The reduction's failure.
+pub fn leaves_after_step<C: Comm + ?Sized>(
+    comm: &C,
+    nleaves: usize,
+    divided: usize,
+    ranks_here: usize,
+) -> plume::Result<(u128, u64)> {
+    let own = leaves_after(nleaves, divided);
+    let all = comm.reduce_u64(own.min(u128::from(u64::MAX)) as u64, ReduceOp::Sum)?;
+    let here = if ranks_here > 1 { u128::from(all) } else { own };
+    Ok((here, all))
 }
 
 /// `count × each` bytes, saturating instead of overflowing.

@@ -13,7 +13,7 @@ use plume::remap::TotalVOptimal;
 
 use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::names::{SbnPolicyName, VtkLevels};
-use super::run::{balancer_word, sbn_option_given, BackendName, BalancerName, VariantName};
+use super::run::{refuse_sbn_options, BackendName, BalancerName, VariantName};
 use super::{CliResult, Failure};
 use crate::budget::{euler_bytes, Budget};
 use crate::euler::cases::{SOD_LEFT, SOD_RIGHT};
@@ -233,14 +233,12 @@ pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<E
     if args.output_every == 0 {
         return usage("--output-every must be at least 1".into());
     }
-    if args.balancer != BalancerName::Sbn {
-        if let Some(option) = sbn_option_given(args.variant, args.prepartition, &args.sbn_policy) {
-            return usage(format!(
-                "{option} applies to --balancer sbn only, not {}",
-                balancer_word(args.balancer)
-            ));
-        }
-    }
+    refuse_sbn_options(
+        args.balancer,
+        args.variant,
+        args.prepartition,
+        &args.sbn_policy,
+    )?;
     check_case_options(args)?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let case = match args.case {

@@ -159,36 +159,41 @@ impl ShockCaseArgs {
         Ok(())
     }
 
-    /// The first of SBN's options given on the command line (`--variant`, `--prepartition`,
-    /// `--sbn-policy`), to refuse with another balancer.
-    pub(super) fn sbn_option_given(&self) -> Option<&'static str> {
-        sbn_option_given(self.variant, self.prepartition, &self.sbn_policy)
-    }
-
     /// The case's initial mesh and where it comes from.
     pub(super) fn mesh(&self) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
         shock_mesh(self.mesh.as_deref())
     }
 }
 
-/// The first of SBN's options given: `--variant`, `--prepartition` or `--sbn-policy` (an
-/// option left out is `None`, `false` or empty).
-pub(super) fn sbn_option_given(
+/// Refuses SBN's options (`--variant`, `--prepartition`, `--sbn-policy`; an option left out
+/// is `None`, `false` or empty) given with a `balancer` other than SBN, naming the first.
+pub(super) fn refuse_sbn_options(
+    balancer: BalancerName,
     variant: Option<VariantName>,
     prepartition: bool,
     sbn_policy: &[SbnPolicyName],
-) -> Option<&'static str> {
-    [
+) -> CliResult {
+    if balancer == BalancerName::Sbn {
+        return Ok(());
+    }
+    let given = [
         (variant.is_some(), "--variant"),
         (prepartition, "--prepartition"),
         (!sbn_policy.is_empty(), "--sbn-policy"),
     ]
     .into_iter()
-    .find_map(|(given, option)| given.then_some(option))
+    .find_map(|(given, option)| given.then_some(option));
+    match given {
+        Some(option) => Err(Failure::Usage(format!(
+            "{option} applies to --balancer sbn only, not {}",
+            balancer_word(balancer)
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `balancer` as the command line spells it.
-pub(super) fn balancer_word(balancer: BalancerName) -> String {
+fn balancer_word(balancer: BalancerName) -> String {
     let word = balancer
         .to_possible_value()
         .expect("no balancer is skipped");
@@ -412,14 +417,13 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     if args.parts_per_proc == 0 {
         return Err(usage("--parts-per-proc must be at least 1".into()));
     }
-    if args.balancer != BalancerName::Sbn {
-        if let Some(option) = args.case.sbn_option_given() {
-            return Err(usage(format!(
-                "{option} applies to --balancer sbn only, not {}",
-                balancer_word(args.balancer)
-            )));
-        }
-    }
+    let case = &args.case;
+    refuse_sbn_options(
+        args.balancer,
+        case.variant,
+        case.prepartition,
+        &case.sbn_policy,
+    )?;
     let mut cfg = ShockConfig::new(procs);
     cfg.balancer = args.balancer.into();
     args.case.apply(&mut cfg)?;

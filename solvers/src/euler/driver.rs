@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
 use plume::balance::{Plum, SbnOptions};
-use plume::comm::{Comm, CommExt, ReduceOp};
+use plume::comm::{Comm, CommExt};
 use plume::dist::{BalanceAt, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport};
 use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
@@ -362,14 +362,13 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// every rank's on threads, this rank's under MPI.
     fn check_memory(&self, divided: usize) -> Result<()> {
         let comm = self.run.comm();
-        let own = budget::leaves_after(self.run.forest().nleaves(), divided);
-        let all = comm.reduce_u64(own.min(u128::from(u64::MAX)) as u64, ReduceOp::Sum)?;
         let memory = &self.cfg.memory;
-        let here = if memory.ranks_here > 1 {
-            u128::from(all)
-        } else {
-            own
-        };
+        let (here, all) = budget::leaves_after_step(
+            comm,
+            self.run.forest().nleaves(),
+            divided,
+            memory.ranks_here,
+        )?;
         let what = match self.iteration {
             0 => "the initial refinement".to_string(),
             i => format!("the adaptation step at iteration {i}"),

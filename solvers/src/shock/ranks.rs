@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
-use plume::comm::{Comm, CommExt, ReduceOp};
+use plume::comm::{Comm, CommExt};
 use plume::dist::{self, Run, StepReport};
 use plume::mesh::geometry;
 use plume::metrics::Movement;
@@ -209,10 +209,8 @@ fn check_level_memory<C: Comm + ?Sized>(
     ranks_here: usize,
 ) -> Result<()> {
     let comm = run.comm();
-    let own = budget::leaves_after(run.forest().nleaves(), divided);
-    let all = comm.reduce_u64(own.min(u128::from(u64::MAX)) as u64, ReduceOp::Sum)?;
+    let (here, all) = budget::leaves_after_step(comm, run.forest().nleaves(), divided, ranks_here)?;
     let roots = run.owner().len() as u128;
-    let here = if ranks_here > 1 { u128::from(all) } else { own };
     let balancing = balancing_bytes(std::slice::from_ref(cfg), run.owner().len()).0;
     comm.agree(fits(
         &cfg.budget,
