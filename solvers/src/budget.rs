@@ -129,7 +129,11 @@ impl Budget {
     /// limit (`ulimit -v`, `ADDRESS_SPACE_PER_BYTE`). Unlimited where none of them can be
     /// read (no `/proc`).
     pub fn of_system() -> Budget {
-        let limits = [mem_available(), cgroup_room(), address_space_room()];
+        let limits = [
+            plume::memory::available(),
+            cgroup_room(),
+            address_space_room(),
+        ];
         Budget {
             available: limits.into_iter().flatten().min(),
         }
@@ -173,12 +177,6 @@ fn human(bytes: u128) -> String {
 fn field(text: &str, key: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(key))?;
     line[key.len()..].split_whitespace().next()?.parse().ok()
-}
-
-/// `MemAvailable` of `/proc/meminfo`, in bytes.
-fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    field(&text, "MemAvailable:")?.checked_mul(1024)
 }
 
 /// Bytes of address space a byte of the estimates takes. The estimates count resident
