@@ -23,6 +23,7 @@
 //! (METIS graph files are written by [`crate::graph`].)
 
 mod appended_raw;
+mod cell_array;
 pub mod atomic;
 mod file_bytes;
 mod forest_vtu;

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::atomic::write_atomically;
-use super::vtu::{xml_escape, CellArray, CellValues};
+use super::cell_array::{xml_escape, CellArray, CellValues};
 use crate::{Error, Result};
 
 /// Writes the `.pvtu` index `path` naming `pieces` (paths relative to `path`'s folder, e.g.

@@ -11,7 +11,9 @@
 use super::atomic::write_atomically;
 use super::file_bytes::{max_input_bytes, may_start_with, read_input};
 use super::vtu_check::check_compressed_arrays;
+use super::cell_array::xml_escape;
 use super::vtu_stream::{VtuOptions, VtuPiece};
+pub use super::cell_array::{CellArray, CellValues};
 use super::{appended_raw, count_skipped, RawMesh};
 use crate::panic_guard::catch_quietly;
 use crate::{Error, Result};
@@ -19,69 +21,6 @@ use std::path::Path;
 use vtkio::model::{
     Attribute, CellType, Cells, DataArray, DataSet, IOBuffer, UnstructuredGridPiece, Vtk,
 };
-
-/// A named array with one value per cell.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CellArray {
-    /// Array name as shown in ParaView (`root`, `level`, `rank`, …).
-    pub name: String,
-    /// One value per cell.
-    pub values: CellValues,
-}
-
-/// Values of a [`CellArray`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum CellValues {
-    /// Integers, written as Int32.
-    Int(Vec<i32>),
-    /// Reals, written as Float64.
-    Float(Vec<f64>),
-    /// Vectors of three reals, written as Float64 with three components (read back by
-    /// [`read_vtu`] only as far as it keeps single-component arrays: not at all).
-    Vector(Vec<[f64; 3]>),
-}
-
-impl CellValues {
-    /// Number of values.
-    pub fn len(&self) -> usize {
-        match self {
-            CellValues::Int(v) => v.len(),
-            CellValues::Float(v) => v.len(),
-            CellValues::Vector(v) => v.len(),
-        }
-    }
-
-    /// True when there are no values.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl CellArray {
-    /// An integer array.
-    pub fn int(name: impl Into<String>, values: Vec<i32>) -> Self {
-        CellArray {
-            name: name.into(),
-            values: CellValues::Int(values),
-        }
-    }
-
-    /// A real array.
-    pub fn float(name: impl Into<String>, values: Vec<f64>) -> Self {
-        CellArray {
-            name: name.into(),
-            values: CellValues::Float(values),
-        }
-    }
-
-    /// An array of 3-vectors (e.g. a velocity).
-    pub fn vector(name: impl Into<String>, values: Vec<[f64; 3]>) -> Self {
-        CellArray {
-            name: name.into(),
-            values: CellValues::Vector(values),
-        }
-    }
-}
 
 /// What a `.vtu` file holds for plume: the raw mesh and the cell arrays of its tetrahedra.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -379,14 +318,6 @@ pub fn write_pvd<S: AsRef<str>>(path: &Path, entries: &[(f64, S)]) -> Result<()>
     write_atomically(path, |out| out.write_all(text.as_bytes()))
 }
 
-/// Escapes the XML special characters of an attribute value.
-pub(crate) fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,10 +333,5 @@ mod tests {
             let err = parse_vtu("g.vtu", text.as_bytes(), 1 << 20).unwrap_err();
             assert!(err.to_string().starts_with("g.vtu: "), "{err}");
         }
-    }
-
-    #[test]
-    fn escapes_file_names() {
-        assert_eq!(xml_escape("a&b\"<c>"), "a&amp;b&quot;&lt;c&gt;");
     }
 }

@@ -25,7 +25,7 @@
 //! Blocks are compressed in parallel (rayon), each on its own, so the bytes do not depend on
 //! the number of threads.
 
-use super::vtu::{xml_escape, CellArray, CellValues};
+use super::cell_array::{xml_escape, CellArray, CellValues};
 use crate::{Error, Result};
 use flate2::{Compress, FlushCompress, Status};
 use rayon::prelude::*;

@@ -10,6 +10,7 @@ mod box_gen;
 mod duplicates;
 pub mod geometry;
 mod info;
+mod naming;
 pub mod physical;
 mod tiling;
 pub mod topology;

@@ -17,7 +17,7 @@
 
 use super::geometry::{self, EDGES};
 use super::topology::FACE_VERTS;
-use super::validate::{element, elements};
+use super::naming::{element, elements};
 use super::{Face, Topology};
 use rayon::prelude::*;
 use std::f64::consts::TAU;

@@ -14,6 +14,7 @@
 //! split no face are kept and counted.
 
 use super::duplicates::{coincident_vertices, duplicate_tets, find_crack, Crack};
+use super::naming::{element, elements};
 use super::tiling::check_tiling;
 use super::{geometry, Mesh, Topology};
 use crate::{Error, Result};
@@ -212,32 +213,6 @@ fn count_unused(nverts: usize, tets: &[[u32; 4]]) -> usize {
     }
     used.iter().filter(|&&u| !u).count()
 }
-
-/// How messages name element `e`: its 0-based index and its rank among the tetrahedra.
-pub(super) fn element(e: usize) -> String {
-    format!("element {e} (tetrahedron #{} of the input)", e + 1)
-}
-
-/// How messages name several elements (at most [`SHOWN`] of them, then "…"), as [`element`]
-/// names one: "elements 1, 5 (tetrahedra #2, #6 of the input)".
-pub(super) fn elements(list: &[usize]) -> String {
-    if let [e] = list {
-        return element(*e);
-    }
-    let more = if list.len() > SHOWN { ", …" } else { "" };
-    let shown = &list[..list.len().min(SHOWN)];
-    let indices: Vec<String> = shown.iter().map(|e| e.to_string()).collect();
-    let ranks: Vec<String> = shown.iter().map(|e| format!("#{}", e + 1)).collect();
-    format!(
-        "{} elements {}{more} (tetrahedra {}{more} of the input)",
-        list.len(),
-        indices.join(", "),
-        ranks.join(", ")
-    )
-}
-
-/// How many elements a message lists.
-const SHOWN: usize = 10;
 
 #[cfg(test)]
 mod tests {

@@ -11,20 +11,10 @@
 //! below `MinTh` returns half its queue to it at once.
 
 use super::message::{Message, OpId, Outbox, Tag};
-use super::processor::Processor;
+use super::processor::{Gather, Processor};
 use super::shared::Shared;
 use crate::balance::sbn::network::Template;
 use crate::balance::sbn::policy::{BasicDistribution, FirstHalf};
-
-/// Basic: this processor's part in a balance operation being gathered.
-#[derive(Debug, Clone)]
-pub(super) struct Gather {
-    op: OpId,
-    parent: Option<u32>,
-    own: f64,
-    pending: usize,
-    children: Vec<(u32, f64, u32)>,
-}
 
 impl Processor {
     /// Basic: a balancing message reached this processor (or it initiates one).

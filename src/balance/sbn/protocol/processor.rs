@@ -9,7 +9,6 @@
 //! (`Comm_p^v`), and the exact location of the data of the roots queued here (a root changes
 //! hands with the location of its data).
 
-use super::basic::Gather;
 use super::message::{Message, OpId, Outbox, Tag};
 use super::shared::{Shared, Variant};
 use crate::balance::sbn::costs::Located;
@@ -21,6 +20,16 @@ use crate::balance::sbn::thresholds::{
     heuristic_receive_distribution, heuristic_source_distribution,
 };
 use crate::rng::Rng;
+
+/// Basic: this processor's part in a balance operation being gathered.
+#[derive(Debug, Clone)]
+pub(super) struct Gather {
+    pub(super) op: OpId,
+    pub(super) parent: Option<u32>,
+    pub(super) own: f64,
+    pub(super) pending: usize,
+    pub(super) children: Vec<(u32, f64, u32)>,
+}
 
 /// One SBN processor.
 #[derive(Debug, Clone)]
