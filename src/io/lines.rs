@@ -70,6 +70,19 @@ impl<'a> LineReader<'a> {
         Ok(line)
     }
 
+    /// The next line, which must be `end_tag`: anything else means `section` holds more
+    /// entries than its header says.
+    pub fn expect_end(&mut self, section: &str, end_tag: &str) -> Result<()> {
+        let line = self.expect_line(section, end_tag)?;
+        if line.text != end_tag {
+            return Err(line.error(format!(
+                "expected {end_tag}, found '{}': {section} has more entries than its header says",
+                line.text
+            )));
+        }
+        Ok(())
+    }
+
     /// An error at the current line.
     pub fn error(&self, message: impl Into<String>) -> Error {
         Error::parse(self.path, self.line_no, message)

@@ -106,7 +106,7 @@ fn read_format(lines: &mut LineReader) -> Result<Version> {
         return Err(line
             .error("binary MSH is not supported; re-save as ASCII (gmsh option Mesh.Binary = 0)"));
     }
-    expect_end(lines, "$MeshFormat", "$EndMeshFormat")?;
+    lines.expect_end("$MeshFormat", "$EndMeshFormat")?;
     Ok(version)
 }
 
@@ -172,7 +172,7 @@ fn read_nodes(version: Version, lines: &mut LineReader, nodes: &mut Nodes) -> Re
             }
         }
     }
-    expect_end(lines, SECTION.0, SECTION.1)
+    lines.expect_end(SECTION.0, SECTION.1)
 }
 
 fn read_elements(
@@ -220,7 +220,7 @@ fn read_elements(
             }
         }
     }
-    expect_end(lines, SECTION.0, SECTION.1)
+    lines.expect_end(SECTION.0, SECTION.1)
 }
 
 /// An element of Gmsh type `kind` in physical group `tag` (0: none) whose node tags are the
@@ -279,18 +279,6 @@ fn element_name(kind: u32) -> String {
         _ => return format!("elements of Gmsh type {kind}"),
     };
     name.to_string()
-}
-
-/// The next line must be `end_tag`.
-pub(super) fn expect_end(lines: &mut LineReader, section: &str, end_tag: &str) -> Result<()> {
-    let line = lines.expect_line(section, end_tag)?;
-    if line.text != end_tag {
-        return Err(line.error(format!(
-            "expected {end_tag}, found '{}': {section} has more entries than its header says",
-            line.text
-        )));
-    }
-    Ok(())
 }
 
 /// Skips an unused section `$Name` up to its `$EndName`.

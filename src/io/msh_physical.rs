@@ -65,7 +65,7 @@ pub(super) fn read_names(lines: &mut LineReader, physical: &mut Physical) -> Res
             });
         }
     }
-    super::msh::expect_end(lines, SECTION.0, SECTION.1)
+    lines.expect_end(SECTION.0, SECTION.1)
 }
 
 /// The text between the first and the last double quote of `text`.
@@ -111,5 +111,5 @@ pub(super) fn read_entities(lines: &mut LineReader, physical: &mut Physical) -> 
             }
         }
     }
-    super::msh::expect_end(lines, SECTION.0, SECTION.1)
+    lines.expect_end(SECTION.0, SECTION.1)
 }
