@@ -6,51 +6,11 @@ use std::time::Duration;
 use super::edges::Edges;
 use super::initial::InitialMesh;
 use super::pattern::{Split, EDGES};
-use super::transfer::Transfer;
+use super::options::AdaptOptions;
 use super::tree::{Tree, COARSEN, NO_ELEM, REFINE};
 use super::vertices::{support_len, union, Support, Vertices};
 use crate::mesh::{geometry, Mesh, Topology};
 use crate::{Error, Result};
-
-/// Options of the engine.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AdaptOptions {
-    /// Refinement requests on leaves at this depth are ignored (roots are at depth 0).
-    pub max_depth: u8,
-    /// Number of `f64` solution values attached to every element.
-    pub nfields: usize,
-    /// How each field moves through refinement, coarsening and green upgrades: field `f`
-    /// by `transfer[f]`, [`Transfer::Conservative`] for the fields past the end (so an empty
-    /// list makes every field conservative). At most `nfields` entries.
-    pub transfer: Vec<Transfer>,
-}
-
-impl Default for AdaptOptions {
-    fn default() -> Self {
-        AdaptOptions {
-            max_depth: 8,
-            nfields: 0,
-            transfer: Vec::new(),
-        }
-    }
-}
-
-impl AdaptOptions {
-    /// Checks that the options describe the fields consistently.
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] when `transfer` has more entries than `nfields`.
-    pub fn check(&self) -> Result<()> {
-        if self.transfer.len() > self.nfields {
-            return Err(Error::Invalid(format!(
-                "{} transfer policies for {} fields",
-                self.transfer.len(),
-                self.nfields
-            )));
-        }
-        Ok(())
-    }
-}
 
 /// Names one leaf: its root and its index in the root's tree. Valid until the next adaptation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

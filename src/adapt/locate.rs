@@ -9,15 +9,15 @@
 //!   (in pattern order) holding the point. The answer is therefore the first leaf, in canonical
 //!   order (roots ascending, each tree depth first), holding the point: a point on a face, edge
 //!   or vertex shared by several leaves gets the same leaf whatever the history of the mesh, the
-//!   thread or the rank count. A forest holding only some roots answers [`Location::NotHeld`]
-//!   for a point whose root lies elsewhere, distinct from [`Location::Outside`] the mesh;
+//!   thread or the rank count. A forest holding only some roots answers [`Location::NotHeld`](super::Location::NotHeld)
+//!   for a point whose root lies elsewhere, distinct from [`Location::Outside`](super::Location::Outside) the mesh;
 //! - **region queries** ([`Locator::roots_meeting`], [`Locator::leaves_meeting`]): the roots or
 //!   leaves whose bounding boxes meet a [`Region`] (sphere, box, infinite cylinder);
 //! - **geometric marking** ([`Locator::roots_reaching`]): the only roots that may hold a leaf
 //!   whose bounding ball (centroid and reach, the largest centroid–corner distance, as the
 //!   `refine --sphere` and shock-front indicators test it) meets a region, so that marking costs
-//!   follow the region, not the mesh ([`Forest::for_each_leaf_in`],
-//!   [`Forest::mark_refine_where_in`]).
+//!   follow the region, not the mesh ([`Forest::for_each_leaf_in`](super::Forest::for_each_leaf_in),
+//!   [`Forest::mark_refine_where_in`](super::Forest::mark_refine_where_in)).
 //!
 //! Vocabulary: a point is *in* a tetrahedron when its distance to the closed tetrahedron is at
 //! most the locator's tolerance ([`Locator::tolerance`]); this relation is inherited by
@@ -26,7 +26,6 @@
 
 use rstar::{RTree, RTreeObject, SelectionFunction, AABB};
 
-use super::forest::{Forest, LeafId};
 use crate::mesh::geometry::{self, cross, dot, sub};
 use crate::mesh::Mesh;
 
@@ -34,32 +33,6 @@ use crate::mesh::Mesh;
 /// bounding box's diagonal and its largest coordinate): absorbs the rounding of midpoints and
 /// of points computed on faces, far below any leaf's size.
 pub const RELATIVE_TOLERANCE: f64 = 1e-10;
-
-/// Where a point lies in a forest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    /// In this leaf (the first in canonical order holding the point).
-    Leaf(LeafId),
-    /// In this root, whose tree the forest does not hold (held by another rank).
-    NotHeld {
-        /// The lowest root holding the point.
-        root: u32,
-    },
-    /// Outside the mesh: farther than the tolerance from every root.
-    Outside,
-}
-
-/// What a probe reads at a point ([`Locator::probe`]): the leaf holding it, its depth and its
-/// solution values.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Probe<'f> {
-    /// The leaf ([`Location::Leaf`]).
-    pub leaf: LeafId,
-    /// Its depth below its root.
-    pub level: u8,
-    /// Its solution values ([`Forest::leaf_data`]).
-    pub data: &'f [f64],
-}
 
 /// A region of space for region queries and geometric marking.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -183,7 +156,7 @@ pub struct Locator {
     /// Each root's longest edge: a bound on the reach of any leaf of its tree.
     diameter: Vec<f64>,
     max_diameter: f64,
-    tol: f64,
+    pub(super) tol: f64,
 }
 
 impl Locator {
@@ -244,104 +217,9 @@ impl Locator {
             })
     }
 
-    /// Where `p` lies in `forest` (see the [module doc](self)). Call it between adaptation
-    /// steps.
-    ///
-    /// # Panics
-    /// When `forest` was not grown from this locator's mesh (a different number of roots).
-    #[track_caller]
-    pub fn locate(&self, forest: &Forest, p: [f64; 3]) -> Location {
-        self.check(forest);
-        let Some(root) = self.locate_root(p) else {
-            return Location::Outside;
-        };
-        if !forest.holds(root) {
-            return Location::NotHeld { root };
-        }
-        let tree = &forest.trees[root as usize];
-        let mut i = 0;
-        loop {
-            let children = tree.elems[i].children();
-            if children.is_empty() {
-                return Location::Leaf(LeafId {
-                    root,
-                    elem: i as u32,
-                });
-            }
-            // The first child holding `p`; the nearest when rounding leaves none (its
-            // parent holds `p`, so one of them does up to rounding).
-            let mut nearest = (f64::INFINITY, children.start);
-            for c in children {
-                let corners = tree.elems[c].verts.map(|v| forest.verts[v].pos);
-                let d = distance(&corners, p, self.tol);
-                if d < nearest.0 {
-                    nearest = (d, c);
-                }
-                if d <= self.tol {
-                    break;
-                }
-            }
-            i = nearest.1;
-        }
-    }
-
-    /// The leaf holding `p` in `forest`, its depth and its solution values: a probe's reading
-    /// between adaptation steps. `None` outside the mesh or when the leaf's tree is held
-    /// elsewhere ([`Locator::locate`] tells which): on ranks, exactly one rank reads a point
-    /// of the mesh.
-    ///
-    /// # Panics
-    /// When `forest` was not grown from this locator's mesh (a different number of roots).
-    #[track_caller]
-    pub fn probe<'f>(&self, forest: &'f Forest, p: [f64; 3]) -> Option<Probe<'f>> {
-        match self.locate(forest, p) {
-            Location::Leaf(leaf) => Some(Probe {
-                leaf,
-                level: forest.trees[leaf.root as usize].elems[leaf.elem as usize].level,
-                data: forest.leaf_data(leaf),
-            }),
-            Location::NotHeld { .. } | Location::Outside => None,
-        }
-    }
-
     /// The roots whose bounding boxes meet `region`, ascending.
     pub fn roots_meeting(&self, region: &Region) -> Vec<u32> {
         self.select(region, 0.0, |_| 0.0)
-    }
-
-    /// The leaves of the trees `forest` holds whose bounding boxes meet `region`, in canonical
-    /// order (roots ascending, each tree depth first).
-    ///
-    /// # Panics
-    /// When `forest` was not grown from this locator's mesh (a different number of roots).
-    #[track_caller]
-    pub fn leaves_meeting(&self, forest: &Forest, region: &Region) -> Vec<LeafId> {
-        self.check(forest);
-        let mut out = Vec::new();
-        let mut stack = Vec::new();
-        for root in self.roots_meeting(region) {
-            if !forest.holds(root) {
-                continue;
-            }
-            let tree = &forest.trees[root as usize];
-            stack.push(0usize);
-            while let Some(i) = stack.pop() {
-                let e = &tree.elems[i];
-                let (lo, hi) = geometry::bounding_box(e.verts.map(|v| forest.verts[v].pos));
-                if !region.within(lo, hi, 0.0) {
-                    continue;
-                }
-                let children = e.children();
-                if children.is_empty() {
-                    out.push(LeafId {
-                        root,
-                        elem: i as u32,
-                    });
-                }
-                stack.extend(children.rev());
-            }
-        }
-        out
     }
 
     /// The roots that may hold a leaf whose bounding ball (its centroid, and its reach: the
@@ -374,19 +252,11 @@ impl Locator {
         out
     }
 
-    #[track_caller]
-    fn check(&self, forest: &Forest) {
-        assert_eq!(
-            forest.nroots(),
-            self.nroots(),
-            "the forest was not grown from the locator's mesh"
-        );
-    }
 }
 
 /// Distance from `p` to the closed tetrahedron `c` (positively oriented) when it is at most
 /// about `tol`; otherwise a lower bound above `tol` (the distance to a face's plane).
-fn distance(c: &[[f64; 3]; 4], p: [f64; 3], tol: f64) -> f64 {
+pub(super) fn distance(c: &[[f64; 3]; 4], p: [f64; 3], tol: f64) -> f64 {
     // 6 × the signed volume of `c` with `p` for corner i: not negative for every i inside.
     let volume6: [f64; 4] = std::array::from_fn(|i| {
         let mut with_p = *c;

@@ -2,55 +2,10 @@
 //! [`Transfer`]'s doc), one step per function: [`Forest::restrict_to_parent`] for coarsening,
 //! [`Forest::upgrade_values`] for green upgrades; refinement copies (`Forest::split_elem`).
 
-use super::forest::{AdaptOptions, Forest};
+use super::forest::Forest;
+use super::options::Transfer;
 use super::overlap::{holder, overlap_fraction};
 use super::pattern::Split;
-
-/// Solution values through adaptation: every element carries [`AdaptOptions::nfields`] `f64`
-/// values (`Tree::data`), and each field moves by its own policy
-/// ([`AdaptOptions::transfer`]) when the leaves change:
-///
-/// | step | [`Transfer::Conservative`] | [`Transfer::Inherit`] |
-/// |---|---|---|
-/// | refinement | children copy the parent | children copy the parent |
-/// | coarsening | volume-weighted mean of the children | the value covering most of the parent |
-/// | green upgrade to 1:8 | volume-weighted mean of the green children it overlaps | the value of the green child holding its centroid |
-/// | migration | carried bit for bit | carried bit for bit |
-///
-/// Conservative fields keep `Σ u·V` over the leaves to round-off through every step: a 1:8
-/// child `o_c` of an upgrade gets `Σ_j u_j · vol(g_j ∩ o_c) / vol(o_c)` over the green children
-/// `g_j`, with the overlap volumes computed exactly once on the reference tetrahedron (an
-/// affine map keeps volume ratios). Inherit fields (material flags) only ever take values that some
-/// element had before: a piecewise-constant field stays one. On coarsening the children of a
-/// split all have the same volume, so the value covering most of the parent is the one most
-/// children hold; ties go to the value of the lowest-numbered child among them. (The value of
-/// the largest child would always be child 0's, an arbitrary corner; the majority keeps a flag
-/// where most of the parent has it.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Transfer {
-    /// A density (mass, momentum, energy per volume): `Σ u·V` over the leaves is conserved.
-    #[default]
-    Conservative,
-    /// A label (a material flag): elements only take values that existed before.
-    Inherit,
-}
-
-impl AdaptOptions {
-    /// Options with one field per entry of `transfer`, moved by that policy, and the default
-    /// maximum depth: `AdaptOptions { max_depth: 5, ..AdaptOptions::with_fields(vec![...]) }`.
-    pub fn with_fields(transfer: Vec<Transfer>) -> AdaptOptions {
-        AdaptOptions {
-            nfields: transfer.len(),
-            transfer,
-            ..AdaptOptions::default()
-        }
-    }
-
-    /// The policy of field `f`: `transfer[f]`, [`Transfer::Conservative`] past its end.
-    pub fn transfer_of(&self, f: usize) -> Transfer {
-        self.transfer.get(f).copied().unwrap_or_default()
-    }
-}
 
 impl Forest {
     /// Sets the values of element `p` of tree `r` from its children's, field by field.
