@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use super::edges::Edges;
 use super::initial::InitialMesh;
-use super::pattern::{Split, EDGES};
 use super::options::AdaptOptions;
+use super::pattern::{Split, EDGES};
 use super::tree::{Tree, COARSEN, NO_ELEM, REFINE};
 use super::vertices::{support_len, union, Support, Vertices};
 use crate::mesh::{geometry, Mesh, Topology};

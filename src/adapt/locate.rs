@@ -251,7 +251,6 @@ impl Locator {
         out.sort_unstable();
         out
     }
-
 }
 
 /// Distance from `p` to the closed tetrahedron `c` (positively oriented) when it is at most

@@ -33,7 +33,7 @@ pub struct Probe<'f> {
 }
 
 impl Locator {
-    /// Where `p` lies in `forest` (see the [module doc](self)). Call it between adaptation
+    /// Where `p` lies in `forest` (see the [module doc](super::locate)). Call it between adaptation
     /// steps.
     ///
     /// # Panics

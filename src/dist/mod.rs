@@ -53,6 +53,7 @@ mod kernel;
 mod level;
 mod migration;
 mod probe;
+mod process;
 mod sbn;
 
 pub use halo::{GhostLeaf, Halo};
@@ -184,7 +185,7 @@ pub struct Run<'c, C: Comm + ?Sized> {
     level: usize,
     /// The dual graph every rank of a processing level balances on, as rank 0 last
     /// broadcast it (until a step changes its weights).
-    level_graph: Option<level::SharedGraph>,
+    level_graph: Option<process::SharedGraph>,
 }
 
 impl<'c, C: Comm + ?Sized> Run<'c, C> {

@@ -18,7 +18,7 @@ pub enum CellValues {
     /// Reals, written as Float64.
     Float(Vec<f64>),
     /// Vectors of three reals, written as Float64 with three components (read back by
-    /// [`read_vtu`] only as far as it keeps single-component arrays: not at all).
+    /// [`read_vtu`](super::read_vtu) only as far as it keeps single-component arrays: not at all).
     Vector(Vec<[f64; 3]>),
 }
 

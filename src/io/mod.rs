@@ -23,8 +23,8 @@
 //! (METIS graph files are written by [`crate::graph`].)
 
 mod appended_raw;
-mod cell_array;
 pub mod atomic;
+mod cell_array;
 mod file_bytes;
 mod forest_vtu;
 mod lines;

@@ -9,11 +9,11 @@
 //! [`VtuMesh::cell_data`]; point data and multi-component arrays are ignored.
 
 use super::atomic::write_atomically;
+use super::cell_array::xml_escape;
+pub use super::cell_array::{CellArray, CellValues};
 use super::file_bytes::{max_input_bytes, may_start_with, read_input};
 use super::vtu_check::check_compressed_arrays;
-use super::cell_array::xml_escape;
 use super::vtu_stream::{VtuOptions, VtuPiece};
-pub use super::cell_array::{CellArray, CellValues};
 use super::{appended_raw, count_skipped, RawMesh};
 use crate::panic_guard::catch_quietly;
 use crate::{Error, Result};

@@ -16,8 +16,8 @@
 //! other), [`super::apart`] checks last.
 
 use super::geometry::{self, EDGES};
-use super::topology::FACE_VERTS;
 use super::naming::{element, elements};
+use super::topology::FACE_VERTS;
 use super::{Face, Topology};
 use rayon::prelude::*;
 use std::f64::consts::TAU;
