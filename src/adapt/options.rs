@@ -88,3 +88,22 @@ impl AdaptOptions {
         self.transfer.get(f).copied().unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_past_the_list_are_conservative() {
+        let opts = AdaptOptions {
+            nfields: 3,
+            ..AdaptOptions::with_fields(vec![Transfer::Inherit])
+        };
+        assert_eq!(opts.transfer_of(0), Transfer::Inherit);
+        assert_eq!(opts.transfer_of(2), Transfer::Conservative);
+        assert_eq!(
+            AdaptOptions::with_fields(vec![Transfer::Inherit; 2]).nfields,
+            2
+        );
+    }
+}

@@ -109,18 +109,4 @@ mod tests {
             0.0f64.to_bits()
         );
     }
-
-    #[test]
-    fn fields_past_the_list_are_conservative() {
-        let opts = AdaptOptions {
-            nfields: 3,
-            ..AdaptOptions::with_fields(vec![Transfer::Inherit])
-        };
-        assert_eq!(opts.transfer_of(0), Transfer::Inherit);
-        assert_eq!(opts.transfer_of(2), Transfer::Conservative);
-        assert_eq!(
-            AdaptOptions::with_fields(vec![Transfer::Inherit; 2]).nfields,
-            2
-        );
-    }
 }
