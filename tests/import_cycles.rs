@@ -26,7 +26,7 @@ fn no_source_file_imports_itself_through_others() {
         let graph = import_graph(src);
         assert!(graph.len() > 1, "{}: no modules found", src.display());
         for cycle in strongly_connected(&graph) {
-            let names: Vec<String> = cycle.iter().map(|m| display(m)).collect();
+            let names: Vec<String> = cycle.iter().map(display).collect();
             cycles.push(format!("{}: {}", src.display(), names.join(" <-> ")));
         }
     }
