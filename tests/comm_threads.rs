@@ -62,6 +62,11 @@ fn agree_returns_the_lowest_failing_ranks_error() {
 }
 
 #[test]
+fn every_rank_agrees_on_the_failing_ranks_typed_error() {
+    on_every_size(comm_checks::typed_agreement);
+}
+
+#[test]
 fn the_checks_pass_in_sequence() {
     on_every_size(comm_checks::all);
 }
