@@ -1,11 +1,20 @@
-//! The one error type of plume: bad input (files, meshes, options) is reported as a value
+//! The one error type of plume: bad input (files, meshes, arguments) is reported as a value
 //! saying *what* is wrong and *where*; broken internal contracts panic instead.
+//!
+//! Errors travel between ranks: [`crate::comm::CommExt::agree`] sends the error value itself
+//! (serde), so every rank of a failed collective returns an equal [`Error`].
 
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::Mutex;
 
-/// Everything that can go wrong with data a user gave plume. Variants a caller can act on carry
-/// the numbers involved; new variants may come, so matches need a `_` arm.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything that can go wrong with data a user gave plume, or between ranks. Variants a caller
+/// can act on carry the numbers involved; new variants may come, so matches need a `_` arm.
+///
+/// Two errors are equal when they encode to the same bytes: numbers compare bit for bit, so an
+/// error holding a NaN equals itself (every rank of a failed collective holds an equal value).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum Error {
     /// A file could not be read or written (`path`, the system's message).
@@ -35,7 +44,8 @@ pub enum Error {
     /// A slice argument has the wrong number of entries, e.g. an owner per vertex.
     LengthMismatch {
         /// The argument, e.g. `"owner"` or `"vertex weights"`.
-        what: &'static str,
+        #[serde(deserialize_with = "static_str")]
+        what: StaticStr,
         /// Entries it must have.
         expected: usize,
         /// Entries it has.
@@ -69,7 +79,8 @@ pub enum Error {
     /// A count that must be at least 1 is 0 (parts, ranks, parts per rank).
     Zero {
         /// What was counted, e.g. `"parts per processor"`.
-        what: &'static str,
+        #[serde(deserialize_with = "static_str")]
+        what: StaticStr,
     },
     /// A target share is negative or not finite, or all shares are 0.
     InvalidShare {
@@ -88,12 +99,85 @@ pub enum Error {
     /// A consistency check (of a forest, its vertex keys…) found a broken invariant.
     Inconsistent {
         /// What was checked, e.g. `"forest structure"`.
-        check: &'static str,
+        #[serde(deserialize_with = "static_str")]
+        check: StaticStr,
         /// The first violation found.
         message: String,
     },
-    /// An option or argument value is out of its domain.
+    /// A number that must be finite is NaN or infinite.
+    NotFinite {
+        /// The argument or quantity, e.g. `"time of rank 2 in iteration 0"`.
+        what: String,
+        /// Its value.
+        value: f64,
+    },
+    /// A root named by the caller does not exist or its tree is not held by this forest (on
+    /// this rank).
+    RootNotHeld {
+        /// The root (element of the initial mesh).
+        root: u32,
+    },
+    /// An element named as a leaf is not a leaf held by this rank (out of range, not held
+    /// here, or refined).
+    NotALeaf {
+        /// Root whose tree was named.
+        root: u32,
+        /// Index named in that tree.
+        elem: u32,
+        /// The rank that does not hold it as a leaf.
+        rank: usize,
+    },
+    /// The transport between ranks failed: a rank could not be reached or stopped, or this
+    /// rank could not hold what arrived.
+    Transport {
+        /// The rank that could not be reached or stopped (this rank for a local failure).
+        rank: usize,
+        /// What happened.
+        message: String,
+    },
+    /// Another rank sent what this rank's protocol does not allow: a message that does not
+    /// decode, an unexpected tag or kind, a root not asked for, another collective than this
+    /// rank's.
+    Protocol {
+        /// The rank that sent it.
+        from: usize,
+        /// What was wrong with it.
+        message: String,
+    },
+    /// A rank panicked (threads backend): the others stop with this error.
+    RankPanicked {
+        /// The rank.
+        rank: usize,
+        /// The panic's message.
+        message: String,
+    },
+    /// An argument value is out of its domain (the input-error class of what has no variant
+    /// of its own); the message names the argument.
     Invalid(String),
+}
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        bincode::serialize(self).ok() == bincode::serialize(other).ok()
+    }
+}
+
+/// A `&'static str` field, named so that serde's derive does not try to borrow it from the
+/// bytes it decodes.
+type StaticStr = &'static str;
+
+/// A `&'static str` field decoded from another rank's bytes: the few distinct texts (argument
+/// names) are interned, each leaked once per process.
+fn static_str<'de, D: Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
+    static INTERNED: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let text = String::deserialize(deserializer)?;
+    let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&known) = interned.get(text.as_str()) {
+        return Ok(known);
+    }
+    let leaked: &'static str = Box::leak(text.into_boxed_str());
+    interned.insert(leaked);
+    Ok(leaked)
 }
 
 impl Error {
@@ -188,6 +272,21 @@ impl fmt::Display for Error {
             Error::Inconsistent { check, message } => {
                 write!(f, "{check} check failed: {message}")
             }
+            Error::NotFinite { what, value } => {
+                write!(f, "{what} is {value}: it must be a finite number")
+            }
+            Error::RootNotHeld { root } => write!(f, "root {root}'s tree is not held here"),
+            Error::NotALeaf { root, elem, rank } => write!(
+                f,
+                "element {elem} of root {root} is not a leaf held on rank {rank}"
+            ),
+            Error::Transport { rank, message } => {
+                write!(f, "transport failure at rank {rank}: {message}")
+            }
+            Error::Protocol { from, message } => {
+                write!(f, "protocol error from rank {from}: {message}")
+            }
+            Error::RankPanicked { rank, message } => write!(f, "rank {rank} panicked: {message}"),
             Error::Invalid(message) => f.write_str(message),
         }
     }

@@ -62,6 +62,11 @@ fn agree_returns_the_lowest_failing_ranks_error() {
 }
 
 #[test]
+fn every_rank_agrees_on_the_failing_ranks_typed_error() {
+    on_every_size(comm_checks::typed_agreement);
+}
+
+#[test]
 fn the_checks_pass_in_sequence() {
     on_every_size(comm_checks::all);
 }
@@ -110,7 +115,10 @@ fn a_panicking_rank_ends_every_rank_with_one_message() {
         }
         comm.all_to_all_bytes(vec![vec![7]; 4]).map(drop)
     });
-    let expected = Error::Invalid("rank 1 panicked: boom".into());
+    let expected = Error::RankPanicked {
+        rank: 1,
+        message: "boom".into(),
+    };
     // Rank 1 itself records nothing: its panic is the launcher's error.
     for rank in [0, 2, 3] {
         assert_eq!(seen[rank], Err(expected.clone()), "rank {rank}");
@@ -199,9 +207,10 @@ fn mismatched_reduction_lengths_fail_alike_on_every_rank() {
         Ok(comm.all_reduce_u64(&values, ReduceOp::Sum))
     })
     .unwrap();
-    let expected = Err(Error::Invalid(
-        "all-reduce: rank 1 passed 2 values but rank 0 passed 1".into(),
-    ));
+    let expected = Err(Error::Protocol {
+        from: 1,
+        message: "all-reduce of 2 values where rank 0 passed 1".into(),
+    });
     assert_eq!(outcomes, vec![expected; 3]);
 }
 

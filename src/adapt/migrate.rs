@@ -81,7 +81,7 @@ impl Forest {
     /// closure and subdivision, by the subdivision when no leaf here divides with them).
     ///
     /// # Errors
-    /// [`Error::Invalid`] when a root is out of range or not held here (nothing is taken).
+    /// [`Error::RootNotHeld`] when a root is out of range or not held here (nothing is taken).
     pub fn take_trees(&mut self, roots: &[u32]) -> Result<Vec<TreePacket>> {
         let mut out = Vec::with_capacity(roots.len());
         self.take_trees_with(roots, |p| out.push(p.clone()))?;
@@ -100,9 +100,7 @@ impl Forest {
             .iter()
             .find(|&&r| r as usize >= self.nroots() || !self.held[r as usize])
         {
-            return Err(Error::Invalid(format!(
-                "take_trees: root {r} is not held by this forest"
-            )));
+            return Err(Error::RootNotHeld { root: r });
         }
         let mut packet = TreePacket::empty();
         for &r in roots {

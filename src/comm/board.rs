@@ -147,10 +147,13 @@ impl Board {
                 .map(|d| (rank, d.name()))
         });
         let result = match other {
-            Some((rank, other)) => Err(Error::Invalid(format!(
-                "rank {rank} called {other} while rank {me} called {name} \
-                 (every rank must call the same collectives in the same order)"
-            ))),
+            Some((rank, other)) => Err(Error::Protocol {
+                from: rank,
+                message: format!(
+                    "rank {rank} called {other} while rank {me} called {name} \
+                     (every rank must call the same collectives in the same order)"
+                ),
+            }),
             None => take(&mut round.deposits),
         };
         round.taken += 1;
@@ -171,11 +174,12 @@ fn missing_rank_error(state: &State, slot: usize, me: usize) -> Option<Error> {
         .enumerate()
         .find_map(|(rank, departed)| match departed {
             Some(failure) if deposits[rank].is_none() => {
-                Some(failure.clone().unwrap_or_else(|| {
-                    Error::Invalid(format!(
+                Some(failure.clone().unwrap_or_else(|| Error::Transport {
+                    rank,
+                    message: format!(
                         "rank {rank} finished while rank {me} waited for it in a collective \
                          (every rank must call the same collectives in the same order)"
-                    ))
+                    ),
                 }))
             }
             _ => None,

@@ -54,16 +54,14 @@ where
 ///
 /// `rank_main` may borrow from the caller (the threads are scoped), e.g. a mesh every rank
 /// reads. A rank that returns an error or panics makes the ranks waiting for it fail too
-/// instead of blocking: a panic becomes the error `rank R panicked: …`.
+/// instead of blocking: a panic becomes [`Error::RankPanicked`] (`rank R panicked: …`).
 pub fn launch_threads<T, F>(procs: usize, rank_main: F) -> Result<Vec<T>>
 where
     T: Send,
     F: Fn(&ThreadComm) -> Result<T> + Sync,
 {
     if procs == 0 {
-        return Err(Error::Invalid(
-            "the number of ranks must be at least 1".into(),
-        ));
+        return Err(Error::Zero { what: "ranks" });
     }
     let rank_main = &rank_main;
     let outcomes: Vec<Result<T>> = thread::scope(|scope| {
@@ -83,12 +81,13 @@ where
         running
             .into_iter()
             .map(|(rank, started)| match started {
-                Ok(handle) => handle.join().unwrap_or_else(|payload| {
-                    Err(Error::Invalid(panic_message(rank, payload.as_ref())))
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|payload| Err(panicked(rank, payload.as_ref()))),
+                Err(e) => Err(Error::Transport {
+                    rank,
+                    message: format!("cannot start the thread of rank {rank}: {e}"),
                 }),
-                Err(e) => Err(Error::Invalid(format!(
-                    "cannot start the thread of rank {rank}: {e}"
-                ))),
             })
             .collect()
     });
@@ -101,21 +100,20 @@ fn run_rank<T, F>(comm: ThreadComm, rank_main: &F) -> Result<T>
 where
     F: Fn(&ThreadComm) -> Result<T>,
 {
-    let outcome = catch_unwind(AssertUnwindSafe(|| rank_main(&comm))).unwrap_or_else(|payload| {
-        Err(Error::Invalid(panic_message(comm.rank(), payload.as_ref())))
-    });
+    let outcome = catch_unwind(AssertUnwindSafe(|| rank_main(&comm)))
+        .unwrap_or_else(|payload| Err(panicked(comm.rank(), payload.as_ref())));
     comm.set_outcome(outcome.as_ref().err().cloned());
     outcome
 }
 
-/// `rank R panicked: <message>` for a panic's payload.
-fn panic_message(rank: usize, payload: &(dyn Any + Send)) -> String {
-    let text = payload
+/// [`Error::RankPanicked`] for a panic's payload.
+fn panicked(rank: usize, payload: &(dyn Any + Send)) -> Error {
+    let message = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "(no message)".into());
-    format!("rank {rank} panicked: {text}")
+    Error::RankPanicked { rank, message }
 }
 
 /// Runs `rank_main` as this process's rank of the `mpirun` job (the size is the number of

@@ -78,8 +78,8 @@ pub struct Message {
 impl Message {
     /// The content decoded as a `T` (bincode, as [`CommExt::send_serde`] encodes it).
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T> {
-        decode(&self.bytes, || {
-            format!("message from rank {} with tag {}", self.source, self.tag)
+        decode(&self.bytes, self.source, || {
+            format!("a message with tag {}", self.tag)
         })
     }
 }
@@ -127,7 +127,8 @@ pub trait Comm {
     }
 
     /// A collective failure check: `Err` on every rank when any rank passes `Some(error)`, with
-    /// the error of the lowest such rank (the same value on every rank), else `Ok(())`.
+    /// the error of the lowest such rank (an equal value on every rank, that rank included:
+    /// the error itself travels, not its text), else `Ok(())`.
     /// [`CommExt::agree`] is the convenient form.
     fn agree_on_failure(&self, failure: Option<&Error>) -> Result<()> {
         agree_by_gather(self, failure)
@@ -145,44 +146,42 @@ pub trait Comm {
     fn receive(&self) -> Result<Message>;
 }
 
-/// [`Comm::agree_on_failure`] through an all-gather of every rank's failure message. The
-/// lowest failing rank returns its own error; the others return [`Error::Invalid`] with the same
-/// one-line message (what a rank prints is the same everywhere).
+/// [`Comm::agree_on_failure`] through an all-gather of every rank's error (the value itself,
+/// encoded): every rank, the failing one included, returns the decoded error of the lowest
+/// failing rank, so the value is equal (`==`) on every rank, whatever its variant.
 fn agree_by_gather<C: Comm + ?Sized>(comm: &C, failure: Option<&Error>) -> Result<()> {
-    let gathered = comm.all_gather_bytes(encode(&failure.map(Error::to_string))?)?;
+    let gathered = comm.all_gather_bytes(encode(&failure)?)?;
     for (rank, bytes) in gathered.iter().enumerate() {
-        let message: Option<String> = decode(bytes, || format!("failure flag of rank {rank}"))?;
-        match (message, failure) {
-            (Some(_), Some(own)) if rank == comm.rank() => return Err(own.clone()),
-            (Some(message), _) => return Err(Error::Invalid(message)),
-            (None, _) => {}
+        let failure: Option<Error> = decode(bytes, rank, || "its failure flag".into())?;
+        if let Some(error) = failure {
+            return Err(error);
         }
     }
     Ok(())
 }
 
-/// `Err` unless `rank` is one of `size` ranks.
-fn check_rank(rank: usize, size: usize) -> Result<()> {
+/// `Err` unless `rank` (the argument `what`) is one of `size` ranks.
+fn check_rank(what: &str, rank: usize, size: usize) -> Result<()> {
     if rank < size {
         Ok(())
     } else {
         Err(Error::Invalid(format!(
-            "rank {rank} does not exist: there are {size} ranks"
+            "{what}: rank {rank} does not exist: there are {size} ranks"
         )))
     }
 }
 
 /// `Err` unless a point-to-point message to `dest` with `tag` and `len` bytes is valid.
 fn check_send(dest: usize, size: usize, tag: Tag, len: usize) -> Result<()> {
-    check_rank(dest, size)?;
+    check_rank("dest", dest, size)?;
     if tag > MAX_TAG {
         return Err(Error::Invalid(format!(
-            "message tag {tag} is above the largest tag {MAX_TAG}"
+            "tag: {tag} is above the largest tag {MAX_TAG}"
         )));
     }
     if len > MAX_MESSAGE_BYTES {
         return Err(Error::Invalid(format!(
-            "a message of {len} bytes is above the limit of {MAX_MESSAGE_BYTES} bytes"
+            "bytes: a message of {len} bytes is above the limit of {MAX_MESSAGE_BYTES} bytes"
         )));
     }
     Ok(())
@@ -194,19 +193,25 @@ fn check_outgoing<B>(outgoing: &[B], size: usize) -> Result<()> {
         Ok(())
     } else {
         Err(Error::Invalid(format!(
-            "all-to-all needs one buffer per rank: got {} for {size} ranks",
+            "outgoing: all-to-all needs one buffer per rank: got {} for {size} ranks",
             outgoing.len()
         )))
     }
 }
 
-/// `value` encoded with bincode.
+/// `value` encoded with bincode (a caller's `Serialize` may refuse).
 fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    bincode::serialize(value).map_err(|e| Error::Invalid(format!("cannot encode a message: {e}")))
+    bincode::serialize(value).map_err(|e| Error::Invalid(format!("value: cannot encode: {e}")))
 }
 
-/// `bytes` decoded with bincode; `what` names them in the error.
-fn decode<T: DeserializeOwned>(bytes: &[u8], what: impl FnOnce() -> String) -> Result<T> {
-    bincode::deserialize(bytes)
-        .map_err(|e| Error::Invalid(format!("{} does not decode: {e}", what())))
+/// `bytes` from rank `from` decoded with bincode; `what` names them in the error.
+fn decode<T: DeserializeOwned>(
+    bytes: &[u8],
+    from: usize,
+    what: impl FnOnce() -> String,
+) -> Result<T> {
+    bincode::deserialize(bytes).map_err(|e| Error::Protocol {
+        from,
+        message: format!("{} does not decode: {e}", what()),
+    })
 }

@@ -100,7 +100,10 @@ impl MpiComm {
             .iter()
             .map(|&n| usize::try_from(n).map(|n| vec![0u8; n]))
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|_| Error::Invalid("a collective buffer exceeds this machine".into()))?;
+            .map_err(|_| Error::Transport {
+                rank: self.rank,
+                message: "a collective buffer exceeds this machine".into(),
+            })?;
         incoming[self.rank].copy_from_slice(outgoing[self.rank]);
         let pieces = |n: usize| n.div_ceil(MAX_PIECE_BYTES);
         let requests = outgoing.iter().map(|b| pieces(b.len())).sum::<usize>()
@@ -160,13 +163,15 @@ impl Comm for MpiComm {
     }
 
     fn broadcast_bytes(&self, root: usize, mut bytes: Vec<u8>) -> Result<Vec<u8>> {
-        check_rank(root, self.size)?;
+        check_rank("root", root, self.size)?;
         let root_process = self.collectives.process_at_rank(root as i32);
         let mut len = bytes.len() as u64;
         root_process.broadcast_into(&mut len);
         if self.rank != root {
-            let len = usize::try_from(len)
-                .map_err(|_| Error::Invalid("a broadcast buffer exceeds this machine".into()))?;
+            let len = usize::try_from(len).map_err(|_| Error::Transport {
+                rank: self.rank,
+                message: "a broadcast buffer exceeds this machine".into(),
+            })?;
             bytes = vec![0u8; len];
         }
         for piece in bytes.chunks_mut(MAX_PIECE_BYTES) {

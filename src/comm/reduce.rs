@@ -74,11 +74,14 @@ where
     let gathered = comm.all_gather_bytes(bytes)?;
     // Compared with rank 0 so that every rank reports the same mismatch.
     if let Some(rank) = gathered.iter().position(|b| b.len() != gathered[0].len()) {
-        return Err(Error::Invalid(format!(
-            "all-reduce: rank {rank} passed {} values but rank 0 passed {}",
-            gathered[rank].len() / T::BYTES,
-            gathered[0].len() / T::BYTES
-        )));
+        return Err(Error::Protocol {
+            from: rank,
+            message: format!(
+                "all-reduce of {} values where rank 0 passed {}",
+                gathered[rank].len() / T::BYTES,
+                gathered[0].len() / T::BYTES
+            ),
+        });
     }
     let mut ranks = gathered.iter();
     let first = ranks.next().expect("at least one rank");

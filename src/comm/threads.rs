@@ -100,10 +100,13 @@ impl ThreadComm {
                 Err(TryRecvError::Empty) if !wait => return Ok(None),
                 Err(TryRecvError::Empty) => {
                     if self.notices.borrow().left + 1 == self.size() {
-                        return Err(Error::Invalid(format!(
-                            "rank {} waits for a message but every other rank has finished",
-                            self.rank
-                        )));
+                        return Err(Error::Transport {
+                            rank: self.rank,
+                            message: format!(
+                                "rank {} waits for a message but every other rank has finished",
+                                self.rank
+                            ),
+                        });
                     }
                     self.inbox
                         .recv()
@@ -172,17 +175,20 @@ impl Comm for ThreadComm {
     }
 
     fn broadcast_bytes(&self, root: usize, bytes: Vec<u8>) -> Result<Vec<u8>> {
-        check_rank(root, self.size())?;
+        check_rank("root", root, self.size())?;
         let bytes = (self.rank == root).then(|| Arc::new(bytes));
         let shared = self.collective(Deposit::Broadcast { root, bytes }, |deposits| {
             let same_root = |d: &Option<Deposit>| {
                 matches!(d, Some(Deposit::Broadcast { root: r, .. }) if *r == root)
             };
             match deposits.iter().position(|d| !same_root(d)) {
-                Some(rank) => Err(Error::Invalid(format!(
-                    "broadcast: rank {rank} named another root than rank {}, which named {root}",
-                    self.rank
-                ))),
+                Some(rank) => Err(Error::Protocol {
+                    from: rank,
+                    message: format!(
+                        "broadcast from another root than rank {}'s root {root}",
+                        self.rank
+                    ),
+                }),
                 None => Ok(shared_bytes(&deposits[root])),
             }
         })?;
@@ -200,12 +206,17 @@ impl Comm for ThreadComm {
             return Ok(());
         }
         // `dest` has dropped its channel, after recording how it left on the board.
-        Err(self.board.departure(dest).flatten().unwrap_or_else(|| {
-            Error::Invalid(format!(
-                "rank {dest} has finished: rank {} cannot send to it",
-                self.rank
-            ))
-        }))
+        Err(self
+            .board
+            .departure(dest)
+            .flatten()
+            .unwrap_or_else(|| Error::Transport {
+                rank: dest,
+                message: format!(
+                    "rank {dest} has finished: rank {} cannot send to it",
+                    self.rank
+                ),
+            }))
     }
 
     fn try_receive(&self) -> Result<Option<Message>> {
@@ -223,10 +234,10 @@ impl Drop for ThreadComm {
     /// dropped before the launcher recorded its outcome counts as failed).
     fn drop(&mut self) {
         let failure = self.outcome.borrow_mut().take().unwrap_or_else(|| {
-            Some(Error::Invalid(format!(
-                "rank {} stopped before its work ended",
-                self.rank
-            )))
+            Some(Error::Transport {
+                rank: self.rank,
+                message: format!("rank {} stopped before its work ended", self.rank),
+            })
         });
         self.board.depart(self.rank, failure.clone());
         for (rank, peer) in self.peers.iter().enumerate() {

@@ -13,7 +13,7 @@ pub trait CommExt: Comm {
         self.all_gather_bytes(encode(value)?)?
             .iter()
             .enumerate()
-            .map(|(rank, bytes)| decode(bytes, || format!("all-gathered value of rank {rank}")))
+            .map(|(rank, bytes)| decode(bytes, rank, || "its all-gathered value".into()))
             .collect()
     }
 
@@ -25,7 +25,7 @@ pub trait CommExt: Comm {
         self.all_to_all_bytes(encoded)?
             .iter()
             .enumerate()
-            .map(|(rank, bytes)| decode(bytes, || format!("all-to-all value from rank {rank}")))
+            .map(|(rank, bytes)| decode(bytes, rank, || "its all-to-all value".into()))
             .collect()
     }
 
@@ -42,8 +42,11 @@ pub trait CommExt: Comm {
             Vec::new()
         };
         let received = self.broadcast_bytes(root, bytes)?;
-        let value: Option<T> = decode(&received, || format!("broadcast from rank {root}"))?;
-        value.ok_or_else(|| Error::Invalid(format!("broadcast: root rank {root} had no value")))
+        let value: Option<T> = decode(&received, root, || "its broadcast".into())?;
+        value.ok_or_else(|| Error::Protocol {
+            from: root,
+            message: "the root of a broadcast had no value".into(),
+        })
     }
 
     /// Sends `value` to rank `dest` with `tag` ([`super::Message::decode`] reads it).
@@ -67,7 +70,8 @@ pub trait CommExt: Comm {
     }
 
     /// `local` if it is `Ok` on every rank; otherwise the error of the lowest failing rank, on
-    /// every rank (the same value everywhere, so one rank can print it for all). Call it at a
+    /// every rank, that rank included (an equal value everywhere, of the variant that rank
+    /// returned, so one rank can print it for all and every rank can match on it). Call it at a
     /// synchronisation point after each step that can fail on some ranks only.
     fn agree<T>(&self, local: Result<T>) -> Result<T> {
         match local {

@@ -114,12 +114,10 @@ impl Kernel {
     /// Processes every leaf of root `r`'s tree.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when `r` is not a root of `forest` or its tree is not held here.
+    /// [`Error::RootNotHeld`] when `r` is not a root of `forest` or its tree is not held here.
     pub fn process(&self, forest: &Forest, r: u32) -> Result<Processed> {
         if r as usize >= forest.nroots() || !forest.holds(r) {
-            return Err(Error::Invalid(format!(
-                "root {r} cannot be processed: its tree is not held here"
-            )));
+            return Err(Error::RootNotHeld { root: r });
         }
         let tree = &forest.trees()[r as usize];
         let verts = forest.vertices();
@@ -178,7 +176,7 @@ impl Kernel {
         }
         if leaves == 0 {
             return Err(Error::Invalid(
-                "the kernel cannot be timed on a forest with no leaf".into(),
+                "forest: the kernel cannot be timed on a forest with no leaf".into(),
             ));
         }
         times.sort_by(f64::total_cmp);

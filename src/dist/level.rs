@@ -1,6 +1,6 @@
 //! A processing level on real ranks (`sbn.md`'s execution model, issue 13): every root is one
-//! job, processed once by a [`RootWork`](super::RootWork) (the synthetic [`Kernel`](super::Kernel), or a
-//! solver's stage); processing a root pays the communication of its cut faces as real
+//! job, processed once by a [`RootWork`](super::RootWork) (the synthetic
+//! [`Kernel`](super::Kernel), or a solver's stage); processing a root pays the communication of its cut faces as real
 //! messages to the ranks holding the neighbouring roots, when the work models it. Two ways to
 //! run it:
 //!
@@ -11,8 +11,8 @@
 //!
 //! Either way the level ends with a distributed termination (no job left, no message in
 //! flight); then every root is owned by the rank that processed it, which holds its tree, and
-//! [`Run::step`](super::Run::step) goes on from there. [`ProcessedLevel`] is every rank's account of the level,
-//! the same on every rank.
+//! [`Run::step`](super::Run::step) goes on from there. [`ProcessedLevel`] is every rank's
+//! account of the level, the same on every rank.
 //!
 //! [`Processor`]: crate::balance::sbn::Processor
 

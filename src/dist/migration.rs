@@ -63,18 +63,17 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
         // Each tree is unpacked as it is decoded, into one reused packet.
         let (mut at, mut p) = (Unpacking::default(), TreePacket::empty());
         for (source, bytes) in incoming.iter().enumerate() {
-            let undecodable = |e: String| {
-                Error::Invalid(format!(
-                    "tree packets from rank {source} do not decode: {e}"
-                ))
+            let undecodable = |e: String| Error::Protocol {
+                from: source,
+                message: format!("its tree packets do not decode: {e}"),
             };
             let mut reader = codec::PacketReader::new(bytes).map_err(undecodable)?;
             while reader.next_into(&mut p).map_err(undecodable)? {
                 if new_owner.get(p.root as usize).map(|&o| o as usize) != Some(rank) {
-                    return Err(Error::Invalid(format!(
-                        "rank {source} sent root {} to the wrong rank",
-                        p.root
-                    )));
+                    return Err(Error::Protocol {
+                        from: source,
+                        message: format!("root {} sent to the wrong rank ({rank})", p.root),
+                    });
                 }
                 forest.put_packet(&p, &mut at)?;
             }

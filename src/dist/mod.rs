@@ -211,7 +211,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         let nprocs = comm.size();
         if plum.opts.nprocs != nprocs {
             return comm.agree(Err(Error::Invalid(format!(
-                "the balancer is set for {} processors but the run has {nprocs} ranks",
+                "plum: the balancer is set for {} processors but the run has {nprocs} ranks",
                 plum.opts.nprocs
             ))));
         }
@@ -321,8 +321,8 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// near a region). The same leaves in the same order make the same step as [`Run::step`].
     ///
     /// # Errors
-    /// [`Error::Invalid`] when an id is not a leaf held here (on every rank); any rank's
-    /// error, on every rank.
+    /// [`Error::NotALeaf`] when an id is not a leaf held here (the lowest such rank's, on every
+    /// rank); any rank's error, on every rank.
     pub fn step_marked(&mut self, refine: Vec<LeafId>, coarsen: Vec<LeafId>) -> Result<StepReport> {
         let start = Instant::now();
         let forest = &self.forest;
@@ -335,10 +335,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
                     .is_none_or(|e| !e.is_leaf())
         });
         let checked = match bad {
-            Some(id) => Err(Error::Invalid(format!(
-                "step_marked: {id:?} is not a leaf held on rank {}",
-                self.comm.rank()
-            ))),
+            Some(id) => Err(Error::NotALeaf {
+                root: id.root,
+                elem: id.elem,
+                rank: self.comm.rank(),
+            }),
             None => Ok(()),
         };
         self.comm.agree(checked)?;

@@ -21,8 +21,10 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     ///
     /// # Errors
     /// [`Error::Invalid`](crate::Error::Invalid) when SBN's options are not for this run's
-    /// ranks, or when a root was processed twice or never (a bug guard); any rank's work,
-    /// transport or decoding error, on every rank, never a hang.
+    /// ranks; any rank's work, transport or protocol error, on every rank, never a hang.
+    ///
+    /// # Panics
+    /// When a root was processed twice or never (a bug guard: only a plume bug reaches it).
     pub fn process(
         &mut self,
         opts: &LevelOptions,

@@ -251,7 +251,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                     return Ok(());
                 }
             } else if self.reported != Some(done) {
-                self.send(0, TAG_DONE, WireKind::Termination, encode(&done)?)?;
+                self.send(0, TAG_DONE, WireKind::Termination, encode(&done))?;
                 self.reported = Some(done);
             }
             let clock = Instant::now();
@@ -295,12 +295,12 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             TAG_BALANCE | TAG_DISTRIBUTION | TAG_LOCATE => self.protocol(&msg)?,
             TAG_REQUEST => {
                 let clock = Instant::now();
-                self.serve(msg.decode()?)?;
+                self.serve(msg.source, msg.decode()?)?;
                 self.report.times.migration += clock.elapsed().as_secs_f64();
             }
             TAG_DATA => {
                 let clock = Instant::now();
-                self.unpack(msg.decode()?)?;
+                self.unpack(msg.source, msg.decode()?)?;
                 self.report.times.migration += clock.elapsed().as_secs_f64();
             }
             TAG_FACES => {}
@@ -308,13 +308,16 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             TAG_STOP => self.stopped = true,
             TAG_FAIL => {
                 self.remote_failure = true;
-                return Err(Error::Invalid(msg.decode()?));
+                return Err(msg.decode()?);
             }
             tag => {
-                return Err(Error::Invalid(format!(
-                    "rank {} sent rank {} an unexpected message (tag {tag})",
-                    msg.source, self.me
-                )))
+                return Err(Error::Protocol {
+                    from: msg.source,
+                    message: format!(
+                        "rank {} received an unexpected message (tag {tag})",
+                        self.me
+                    ),
+                })
             }
         }
         Ok(())
@@ -325,10 +328,13 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         let clock = Instant::now();
         let decoded: SbnMessage = msg.decode()?;
         let Some((shared, p)) = &mut self.sbn else {
-            return Err(Error::Invalid(format!(
-                "rank {} sent a balancing message to a level without SBN",
-                msg.source
-            )));
+            return Err(Error::Protocol {
+                from: msg.source,
+                message: format!(
+                    "rank {} received a balancing message in a level without SBN",
+                    self.me
+                ),
+            });
         };
         if let SbnMessage::Distribute { jobs, .. } = &decoded {
             self.report.roots_transferred += jobs.len() as u64;
@@ -356,14 +362,10 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 Kind::Balance => (TAG_BALANCE, WireKind::Balance),
                 Kind::Distribution => (TAG_DISTRIBUTION, WireKind::Distribution),
                 // Data moves are this loop's own messages, never the processor's.
-                Kind::Migration => {
-                    return Err(Error::Invalid(
-                        "SBN's processor sent a data move as a message".into(),
-                    ))
-                }
+                Kind::Migration => unreachable!("SBN's processor sent a data move as a message"),
                 Kind::Locate => (TAG_LOCATE, WireKind::Locate),
             };
-            self.send(to, tag, kind, encode(&msg)?)?;
+            self.send(to, tag, kind, encode(&msg))?;
         }
         Ok(())
     }
@@ -396,7 +398,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 self.awaiting.extend(group.iter().copied());
                 self.requests += 1;
                 let request: Request = (self.me, group);
-                self.send(src, TAG_REQUEST, WireKind::Migration, encode(&request)?)?;
+                self.send(src, TAG_REQUEST, WireKind::Migration, encode(&request))?;
             }
         }
         self.report.times.migration += clock.elapsed().as_secs_f64();
@@ -405,7 +407,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
 
     /// Another rank asks for trees: sends those held here in one message, and forwards the
     /// request for the others to where they went.
-    fn serve(&mut self, (requester, roots): Request) -> Result<()> {
+    /// `source` sent the request (the requester or a rank that forwarded it).
+    fn serve(&mut self, source: usize, (requester, roots): Request) -> Result<()> {
         let (here, gone): (Vec<u32>, Vec<u32>) =
             roots.into_iter().partition(|&r| self.forest.holds(r));
         if !here.is_empty() {
@@ -417,42 +420,52 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 inputs.push(self.work.pack(p.root)?);
             }
             let data: Data = (packets, inputs);
-            self.send(requester, TAG_DATA, WireKind::Migration, encode(&data)?)?;
+            self.send(requester, TAG_DATA, WireKind::Migration, encode(&data))?;
         }
         let mut onwards: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         for r in gone {
             let Some(&to) = self.gone_to.get(&r) else {
-                return Err(Error::Invalid(format!(
-                    "rank {requester} asked rank {} for root {r}'s tree, which was never here",
-                    self.me
-                )));
+                return Err(Error::Protocol {
+                    from: source,
+                    message: format!(
+                        "rank {} was asked for root {r}'s tree (for rank {requester}), which was \
+                         never there",
+                        self.me
+                    ),
+                });
             };
             onwards.entry(to).or_default().push(r);
         }
         for (to, roots) in onwards {
             let request: Request = (requester, roots);
-            self.send(to, TAG_REQUEST, WireKind::Migration, encode(&request)?)?;
+            self.send(to, TAG_REQUEST, WireKind::Migration, encode(&request))?;
         }
         Ok(())
     }
 
     /// Trees asked for arrived with their work's inputs: into the forest and the work, and the
     /// processor tells everyone.
-    fn unpack(&mut self, (packets, inputs): Data) -> Result<()> {
+    fn unpack(&mut self, source: usize, (packets, inputs): Data) -> Result<()> {
         let unexpected = packets.iter().find(|p| !self.awaiting.contains(&p.root));
         if let Some(p) = unexpected {
-            return Err(Error::Invalid(format!(
-                "rank {} received root {}'s tree, which it did not ask for",
-                self.me, p.root
-            )));
+            return Err(Error::Protocol {
+                from: source,
+                message: format!(
+                    "rank {} received root {}'s tree, which it did not ask for",
+                    self.me, p.root
+                ),
+            });
         }
         if inputs.len() != packets.len() {
-            return Err(Error::Invalid(format!(
-                "rank {} received {} trees with {} inputs",
-                self.me,
-                packets.len(),
-                inputs.len()
-            )));
+            return Err(Error::Protocol {
+                from: source,
+                message: format!(
+                    "rank {} received {} trees with {} inputs",
+                    self.me,
+                    packets.len(),
+                    inputs.len()
+                ),
+            });
         }
         self.forest.put_trees(&packets)?;
         for (p, bytes) in packets.iter().zip(inputs) {
@@ -525,12 +538,9 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// Tells every other rank that this one failed with `error` (best effort: a rank that
     /// has gone hears it from the agreement).
     fn tell_failure(&mut self, error: &Error) {
-        let text = error.to_string();
         let me = self.me;
         for q in (0..self.comm.size() as u32).filter(|&q| q != me) {
-            if let Ok(bytes) = encode(&text) {
-                let _ = self.send(q, TAG_FAIL, WireKind::Termination, bytes);
-            }
+            let _ = self.send(q, TAG_FAIL, WireKind::Termination, encode(error));
         }
     }
 
@@ -545,7 +555,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 .all_reduce_u64(&[self.sent, self.received, failed], ReduceOp::Sum)?;
             if sums[2] > 0 {
                 self.comm.agree(drained)?;
-                return Err(Error::Invalid("a rank failed while the level ended".into()));
+                unreachable!("a rank failed while the level ended, yet every rank agreed");
             }
             if sums[0] == sums[1] {
                 return Ok(());
@@ -570,28 +580,26 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         for (rank, (processed, _)) in all.iter().enumerate() {
             for &r in processed {
                 if std::mem::replace(&mut owner[r as usize], rank as u32) != u32::MAX {
-                    return Err(Error::Invalid(format!("root {r} was processed twice")));
+                    panic!("root {r} was processed twice");
                 }
             }
         }
         if let Some(r) = owner.iter().position(|&o| o == u32::MAX) {
-            return Err(Error::Invalid(format!("root {r} was never processed")));
+            panic!("root {r} was never processed");
         }
         for (rank, (_, held)) in all.iter().enumerate() {
             let count = held.len();
             if count != owner.iter().filter(|&&o| o as usize == rank).count()
                 || held.iter().any(|&r| owner[r as usize] as usize != rank)
             {
-                return Err(Error::Invalid(format!(
-                    "rank {rank} does not hold exactly the trees of the roots it processed"
-                )));
+                panic!("rank {rank} does not hold exactly the trees of the roots it processed");
             }
         }
         Ok(owner)
     }
 }
 
-/// `value` in bincode, as [`Message::decode`] reads it.
-fn encode<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    bincode::serialize(value).map_err(|e| Error::Invalid(format!("cannot encode a message: {e}")))
+/// `value` in bincode, as [`Message::decode`] reads it (plume's own messages always encode).
+fn encode<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    bincode::serialize(value).expect("plume's messages encode")
 }

@@ -24,7 +24,7 @@ pub fn box_size(cells: [usize; 3]) -> Result<(usize, usize)> {
     let [nx, ny, nz] = cells;
     if cells.contains(&0) {
         return Err(Error::Invalid(format!(
-            "box: --cells must be at least 1 in every direction, got {nx} {ny} {nz}"
+            "box: cells must be at least 1 in every direction, got {nx} {ny} {nz}"
         )));
     }
     let product = |factors: [u128; 4]| {
@@ -86,7 +86,7 @@ pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
 /// The checks [`generate_box`] makes before generating: at least one cell in every direction;
 /// positive, finite sizes; vertex and element counts within 32-bit indices; and elements that
 /// mesh validation accepts ([`Mesh::from_parts`]): neither too large for double precision nor
-/// flat (`--size 1e300 1 1` overflows, `--size 1e-300 1 1` gives zero volumes). Every cube has
+/// flat (a size of `[1e300, 1, 1]` overflows, `[1e-300, 1, 1]` gives zero volumes). Every cube has
 /// the same shape, so the first and the last cube stand for all of them.
 pub fn check_box(cells: [usize; 3], size: [f64; 3]) -> Result<()> {
     let [nx, ny, nz] = cells;
@@ -94,12 +94,12 @@ pub fn check_box(cells: [usize; 3], size: [f64; 3]) -> Result<()> {
     box_size(cells)?;
     if size.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
         return Err(Error::Invalid(format!(
-            "box: --size must be positive and finite, got {lx} {ly} {lz}"
+            "box: size must be positive and finite, got {lx} {ly} {lz}"
         )));
     }
     let refuse = |why: String| {
         Err(Error::Invalid(format!(
-            "box: --size {lx:?} {ly:?} {lz:?} with --cells {nx} {ny} {nz} gives {why}"
+            "box: size [{lx:?}, {ly:?}, {lz:?}] with cells [{nx}, {ny}, {nz}] gives {why}"
         )))
     };
     for cube in [[0, 0, 0], [nx - 1, ny - 1, nz - 1]] {
@@ -173,7 +173,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("--size 1e300 1.0 1.0") && err.contains("too large"),
+            err.contains("size [1e300, 1.0, 1.0]") && err.contains("too large"),
             "{err}"
         );
         let err = generate_box([1, 1, 1], [1e-300, 1.0, 1.0])

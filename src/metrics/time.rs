@@ -44,15 +44,18 @@ impl TimeBalance {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Invalid`] when there is no rank or no iteration, the ranks have different
-    /// numbers of iterations, or a time is negative or not finite, or `T` is not positive.
+    /// [`Error::NotFinite`] naming the first time that is not finite; [`Error::Invalid`]
+    /// when there is no rank or no iteration, the ranks have different numbers of iterations,
+    /// a time is negative, or `T` is not positive.
     pub fn new<R: AsRef<[f64]>>(times: &[R], elapsed: f64) -> Result<TimeBalance> {
         let Some(first) = times.first() else {
-            return Err(Error::Invalid("time balance of zero ranks".into()));
+            return Err(Error::Invalid("times: time balance of zero ranks".into()));
         };
         let niter = first.as_ref().len();
         if niter == 0 {
-            return Err(Error::Invalid("time balance of zero iterations".into()));
+            return Err(Error::Invalid(
+                "times: time balance of zero iterations".into(),
+            ));
         }
         let mut totals = Vec::with_capacity(times.len());
         let mut iter_max = vec![0.0f64; niter];
@@ -60,15 +63,15 @@ impl TimeBalance {
             let row = row.as_ref();
             if row.len() != niter {
                 return Err(Error::Invalid(format!(
-                    "rank {p} has {} iteration times, rank 0 has {niter}",
+                    "times: rank {p} has {} iteration times, rank 0 has {niter}",
                     row.len()
                 )));
             }
             if let Some(i) = row.iter().position(|t| !t.is_finite() || *t < 0.0) {
-                return Err(Error::Invalid(format!(
-                    "time of rank {p} in iteration {i} is {}",
-                    row[i]
-                )));
+                return Err(non_negative(
+                    format!("times: time of rank {p} in iteration {i}"),
+                    row[i],
+                ));
             }
             for (m, &t) in iter_max.iter_mut().zip(row) {
                 *m = m.max(t);
@@ -82,20 +85,26 @@ impl TimeBalance {
     /// published tables).
     ///
     /// # Errors
-    /// [`Error::Invalid`] when `totals` is empty, a value is negative or not finite, or
-    /// `T_ideal` or `T` is not positive.
+    /// [`Error::NotFinite`] naming the first value that is not finite; [`Error::Invalid`]
+    /// when `totals` is empty, a value is negative, or `T_ideal` or `T` is not positive.
     pub fn from_totals(totals: &[f64], t_ideal: f64, elapsed: f64) -> Result<TimeBalance> {
         if totals.is_empty() {
-            return Err(Error::Invalid("time balance of zero ranks".into()));
+            return Err(Error::Invalid("totals: time balance of zero ranks".into()));
         }
         if let Some(p) = totals.iter().position(|t| !t.is_finite() || *t < 0.0) {
-            return Err(Error::Invalid(format!(
-                "total time of rank {p} is {}",
-                totals[p]
-            )));
+            return Err(non_negative(
+                format!("totals: total time of rank {p}"),
+                totals[p],
+            ));
         }
         for (name, x) in [("T_ideal", t_ideal), ("elapsed time T", elapsed)] {
-            if !(x.is_finite() && x > 0.0) {
+            if !x.is_finite() {
+                return Err(Error::NotFinite {
+                    what: name.into(),
+                    value: x,
+                });
+            }
+            if x <= 0.0 {
                 return Err(Error::Invalid(format!("{name} must be positive, got {x}")));
             }
         }
@@ -114,5 +123,14 @@ impl TimeBalance {
             transfer,
             eta: lb * mu_lb * transfer,
         })
+    }
+}
+
+/// The error for a time `what` that is not finite or is negative.
+fn non_negative(what: String, value: f64) -> Error {
+    if value.is_finite() {
+        Error::Invalid(format!("{what} is {value}: it must not be negative"))
+    } else {
+        Error::NotFinite { what, value }
     }
 }

@@ -291,16 +291,15 @@ fn pack_costs(forest: &mut Forest, trials: usize) -> Result<(f64, f64)> {
     let seconds = median_seconds(trials, || {
         let packets = forest.take_trees(&roots)?;
         elements = packets.iter().map(|p| p.nelems()).sum();
-        let encoded = bincode::serialize(&packets)
-            .map_err(|e| Error::Invalid(format!("cannot encode packed trees: {e}")))?;
+        let encoded = bincode::serialize(&packets).expect("tree packets encode");
         bytes = encoded.len();
         let packets: Vec<TreePacket> = bincode::deserialize(std::hint::black_box(&encoded))
-            .map_err(|e| Error::Invalid(format!("packed trees do not decode: {e}")))?;
+            .expect("tree packets decode as they were encoded");
         forest.put_trees(&packets)
     })?;
     if elements == 0 {
         return Err(Error::Invalid(
-            "packing cannot be timed on a forest with no tree".into(),
+            "forest: packing cannot be timed on a forest with no tree".into(),
         ));
     }
     Ok((bytes as f64 / elements as f64, seconds / elements as f64))

@@ -438,9 +438,12 @@ fn too_many_pending(pending: usize, done: usize, n: usize) -> Error {
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] unless `owner` and `data` have one entry per root of the model,
-/// [`Error::RankOutOfRange`] for an entry `≥ P`; [`Error::Invalid`] if the simulation stops
-/// making progress (a bug guard: far more events than the level can need) or its pending
-/// events outgrow an eighth of the available memory.
+/// [`Error::RankOutOfRange`] for an entry `≥ P`; [`Error::Invalid`] if its pending events
+/// outgrow an eighth of the available memory.
+///
+/// # Panics
+/// If the simulation stops making progress (far more events than the level can need) or
+/// ends with roots unprocessed: bug guards, which only a plume bug reaches.
 pub fn sbn_level(
     shared: &Shared,
     machine: &Machine,
@@ -487,10 +490,10 @@ pub fn sbn_level(
     let mut compacted = COMPACT_AT;
     while let Some((now, event)) = run.events.pop() {
         if run.events.created() > limit {
-            return Err(Error::Invalid(format!(
+            panic!(
                 "SBN simulation made no progress after {limit} events ({} of {n} roots done)",
                 run.done
-            )));
+            );
         }
         if run.events.len() > compacted {
             let clocks = &run.clocks;
@@ -526,10 +529,10 @@ pub fn sbn_level(
         }
     }
     if run.done < n {
-        return Err(Error::Invalid(format!(
+        panic!(
             "SBN simulation ended with {} of {n} roots unprocessed",
             n - run.done
-        )));
+        );
     }
     let makespan = run.clocks.iter().map(|c| c.finish).fold(0.0, f64::max);
     let mut split = run.split;

@@ -13,7 +13,7 @@ type Check<C> = fn(&C) -> Result<()>;
 /// Every check, in one fixed order, each followed by an agreement so that every rank stops at
 /// the first failure with the same message.
 pub fn all<C: Comm + ?Sized>(comm: &C) -> Result<()> {
-    let checks: [(&str, Check<C>); 8] = [
+    let checks: [(&str, Check<C>); 9] = [
         ("reductions", reductions),
         ("gathers", gathers),
         ("all-to-all", all_to_all),
@@ -22,6 +22,7 @@ pub fn all<C: Comm + ?Sized>(comm: &C) -> Result<()> {
         ("messages", messages),
         ("crossing sends", crossing_sends),
         ("agreement", agreement),
+        ("typed agreement", typed_agreement),
     ];
     for (name, check) in checks {
         comm.agree(check(comm).map_err(|e| Error::Invalid(format!("{name}: {e}"))))?;
@@ -250,4 +251,37 @@ pub fn agreement<C: Comm + ?Sized>(comm: &C) -> Result<()> {
     ensure(comm.agree(local) == Err(failure(lowest)), || {
         "several failing ranks".into()
     })
+}
+
+/// Every rank of a failed agreement returns an equal error of the failing rank's variant, the
+/// failing rank included: a structured error (a `&'static str` field, a NaN) travels whole.
+pub fn typed_agreement<C: Comm + ?Sized>(comm: &C) -> Result<()> {
+    let (rank, last) = (comm.rank(), comm.size() - 1);
+    let failures = [
+        Error::LengthMismatch {
+            what: "owner",
+            expected: 24,
+            actual: 23,
+        },
+        Error::NotFinite {
+            what: "time of rank 0 in iteration 1".into(),
+            value: f64::NAN,
+        },
+        Error::Protocol {
+            from: last,
+            message: "an unexpected message (tag 9)".into(),
+        },
+    ];
+    for failure in failures {
+        let local = if rank == last {
+            Err(failure.clone())
+        } else {
+            Ok(())
+        };
+        let agreed = comm.agree(local);
+        ensure(agreed == Err(failure.clone()), || {
+            format!("rank {rank} agreed on {agreed:?}, not on {failure:?}")
+        })?;
+    }
+    Ok(())
 }

@@ -73,7 +73,10 @@ fn run_box(args: BoxArgs) -> CliResult {
         Some(s) => [s[0], s[1], s[2]],
         None => cells.map(|n| n as f64),
     };
-    check_box(cells, size).map_err(|e| Failure::Usage(e.to_string()))?;
+    check_box(cells, size).map_err(|e| {
+        let [lx, ly, lz] = size;
+        Failure::Usage(format!("--size {lx:?} {ly:?} {lz:?}: {e}"))
+    })?;
     let progress = Progress::spinner(format!("meshing {}", args.output.display()));
     let mesh = generate_box(cells, size)?;
     create_parent(&args.output)?;
