@@ -16,6 +16,7 @@
 //! | --- | --- | --- |
 //! | [`Metis`] | multilevel k-way graph partitioning (METIS 5), balances `PWgt`, minimises the cut `CWgt` | the PLUM default: low cut, balance within `ufactor` |
 //! | [`Rcb`] | recursive coordinate bisection of the root centroids, weighted by `PWgt` | fast, geometric, ignores `CWgt`; a baseline |
+//! | [`Sfc`] | the root centroids sorted along a 3-D Hilbert curve, cut into runs of the target shares of `PWgt` | the start-up partition on ranks: each rank keys its own roots; ignores `CWgt` |
 //! | [`Stripes`] | consecutive columns along x cut into stripes of the target shares of `PWgt` | the erosion case's centralized method |
 //!
 //! Every partitioner here guarantees: ids below `nparts`, **no empty part** (see
@@ -39,11 +40,13 @@
 mod metis;
 mod rcb;
 mod repair;
+mod sfc;
 mod stripes;
 
 pub use self::metis::Metis;
 pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
+pub use sfc::{curve_order, cut_sorted, hilbert_key, hilbert_keys, Sfc};
 pub use stripes::{stripe_ends, Stripes};
 
 use crate::graph::GraphView;
