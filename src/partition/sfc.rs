@@ -34,9 +34,9 @@ pub const BITS: u32 = 21;
 /// ```
 /// use plume::graph::GraphView;
 /// use plume::partition::{Partitioner, Sfc, Targets};
-/// // Four points along x, a path graph of unit weights.
+/// // Four points along x, joined as a path 1 – 3 – 2 – 0, unit weights.
 /// let c = vec![[3.0, 0.0, 0.0], [0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
-/// let (xadj, adjncy) = ([0, 1, 3, 5, 6], [3, 3, 2, 0, 1, 2]);
+/// let (xadj, adjncy) = ([0, 1, 2, 4, 6], [2, 3, 0, 3, 1, 2]);
 /// let g = GraphView::new(&xadj, &adjncy, &[1; 6], &[1; 4]).unwrap();
 /// let mut part = vec![0; 4];
 /// Sfc::new(c).partition(&g, Targets::Equal(2), &mut part).unwrap();
