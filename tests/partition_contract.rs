@@ -5,17 +5,18 @@ use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{generate_box, Mesh};
 use plume::metrics::{rank_loads, Cut};
-use plume::partition::{root_centroids, Metis, PartitionInfo, Partitioner, Rcb, Targets};
+use plume::partition::{root_centroids, Metis, PartitionInfo, Partitioner, Rcb, Sfc, Targets};
 use plume::Error;
 
 /// The partitioners whose contract is checked.
-const PARTITIONER_NAMES: [&str; 2] = ["metis", "rcb"];
+const PARTITIONER_NAMES: [&str; 3] = ["metis", "rcb", "sfc"];
 
-/// The partitioner `name` with default options; RCB cuts `centroids`.
+/// The partitioner `name` with default options; RCB and SFC cut `centroids`.
 fn partitioner(name: &str, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
     let p: Box<dyn Partitioner> = match name {
         "metis" => Box::new(Metis::default()),
         "rcb" => Box::new(Rcb::new(centroids.to_vec())),
+        "sfc" => Box::new(Sfc::new(centroids.to_vec())),
         _ => unreachable!("not in PARTITIONER_NAMES: {name}"),
     };
     assert_eq!(p.name(), name);

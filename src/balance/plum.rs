@@ -325,7 +325,14 @@ impl Plum {
 
         let start = Instant::now();
         let mut part = vec![0u32; graph.nvertices()];
-        let partition = self.partitioner.partition(graph, targets, &mut part)?;
+        // With one part per processor, parts are processors: a repartitioner may start from
+        // the current owners.
+        let partition = match f {
+            1 => self
+                .partitioner
+                .repartition(graph, targets, owner, &mut part)?,
+            _ => self.partitioner.partition(graph, targets, &mut part)?,
+        };
         times.partition = start.elapsed();
 
         let start = Instant::now();

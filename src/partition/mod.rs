@@ -16,6 +16,8 @@
 //! | --- | --- | --- |
 //! | [`Metis`] | multilevel k-way graph partitioning (METIS 5), balances `PWgt`, minimises the cut `CWgt` | the PLUM default: low cut, balance within `ufactor` |
 //! | [`Rcb`] | recursive coordinate bisection of the root centroids, weighted by `PWgt` | fast, geometric, ignores `CWgt`; a baseline |
+//! | [`Sfc`] | the root centroids sorted along a 3-D Hilbert curve, cut into runs of the target shares of `PWgt` | the start-up partition on ranks: each rank keys its own roots; ignores `CWgt` |
+//! | [`Diffusion`] | diffusion of the parts' loads over the quotient graph, then each part gives away roots by `ΔCut` | rebalancing from the current owners without gathering the graph (parts are ranks: the remap is the identity) |
 //! | [`Stripes`] | consecutive columns along x cut into stripes of the target shares of `PWgt` | the erosion case's centralized method |
 //!
 //! Every partitioner here guarantees: ids below `nparts`, **no empty part** (see
@@ -36,14 +38,21 @@
 //!
 //! [`DualGraph::predict`]: crate::graph::DualGraph::predict
 
+mod diffusion;
 mod metis;
 mod rcb;
 mod repair;
+mod sfc;
 mod stripes;
 
 pub use self::metis::Metis;
+pub use diffusion::{
+    check_diffusion, diffuse, give_away, lambda_pct, simulate, sweep, Diffused, Diffusion,
+    DiffusionReport, Flow, Quotient, RankDiffusion, Rows, Simulation, Sweeps,
+};
 pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
+pub use sfc::{curve_order, cut_sorted, hilbert_key, hilbert_keys, Sfc};
 pub use stripes::{stripe_ends, Stripes};
 
 use crate::graph::GraphView;
@@ -161,6 +170,23 @@ pub trait Partitioner: Send + Sync {
         targets: Targets<'_>,
         part: &mut [u32],
     ) -> Result<PartitionInfo>;
+
+    /// [`Partitioner::partition`] of a graph whose vertices already have parts:
+    /// `current[v]` in `0..targets.nparts()`. Repartitioners that start from the current
+    /// assignment ([`Diffusion`]) use it; the others ignore it (this default).
+    ///
+    /// # Errors
+    /// As [`Partitioner::partition`]; those that read `current` also refuse a bad one.
+    fn repartition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        current: &[u32],
+        part: &mut [u32],
+    ) -> Result<PartitionInfo> {
+        let _ = current;
+        self.partition(graph, targets, part)
+    }
 }
 
 /// Checks the arguments every partitioner shares: valid targets, `1 <= nparts <= nvertices`,

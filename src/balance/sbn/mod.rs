@@ -22,7 +22,7 @@
 //! The clock and the transport are not here: `crate::sim` runs these processors on a simulated
 //! machine; real ranks can run the same [`protocol::Processor`].
 
-mod costs;
+pub(crate) mod costs;
 pub mod network;
 pub mod policy;
 pub mod prepartition;

@@ -1,0 +1,177 @@
+//! Which roots a rank gives away to realise its outgoing flows (`diffusion.md` C.2(a) step
+//! 3). Needs only the rank's own rows of the dual graph: its roots, their weights, their
+//! neighbours and those neighbours' owners.
+//!
+//! For each flow `F_kj > 0` out of rank k, largest first: the candidates are k's roots with a
+//! neighbour on j, taken in order of smallest `ΔCut` for the move k → j
+//! ([`RootCosts::delta_cut`], owners as data locations; ties by root); from each, a
+//! breadth-first search through k's roots moves a root when that brings the moved `PWgt`
+//! closer to `F_kj` (moved + half the root's weight below `F_kj`) and skips it otherwise,
+//! until no root of weight 1 or more could still do so. A root moves at most once per call.
+//! The rank sees its own moves as it makes them; other ranks' roots keep their owners from
+//! before the call, so ranks can choose at the same time.
+
+use std::collections::VecDeque;
+
+use super::sweep::Flow;
+use crate::balance::sbn::costs::RootCosts;
+use crate::{Error, Result};
+
+/// A rank's rows of the dual graph, in the manner of ParMETIS's `xadj`/`adjncy` on one rank:
+/// row `i` is root `roots[i]`; its neighbours are `adjncy[xadj[i]..xadj[i + 1]]` (global
+/// root ids) with edge weights `cwgt` and current owners `owner` (both aligned with
+/// `adjncy`).
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'a> {
+    /// The rank's roots, global ids, ascending.
+    pub roots: &'a [u32],
+    /// `PWgt` of each row's root.
+    pub pwgt: &'a [u64],
+    /// `RWgt` of each row's root.
+    pub rwgt: &'a [u64],
+    /// CSR offsets into `adjncy`, one more than the rows.
+    pub xadj: &'a [u32],
+    /// Neighbours, global root ids.
+    pub adjncy: &'a [u32],
+    /// `CWgt` of each neighbour entry.
+    pub cwgt: &'a [u64],
+    /// The owner of each neighbour entry's root.
+    pub owner: &'a [u32],
+}
+
+impl Rows<'_> {
+    /// Checks the shapes: one weight per root, `xadj` from 0 to `adjncy.len()` never
+    /// decreasing, one edge weight and owner per entry, roots ascending.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] or [`Error::Invalid`] saying which array is wrong.
+    pub fn check(&self) -> Result<()> {
+        let n = self.roots.len();
+        Error::check_len("row PWgt", n, self.pwgt.len())?;
+        Error::check_len("row RWgt", n, self.rwgt.len())?;
+        Error::check_len("row offsets", n + 1, self.xadj.len())?;
+        Error::check_len("row edge weights", self.adjncy.len(), self.cwgt.len())?;
+        Error::check_len("row neighbour owners", self.adjncy.len(), self.owner.len())?;
+        let offsets_ok = self.xadj[0] == 0
+            && self.xadj.windows(2).all(|x| x[0] <= x[1])
+            && self.xadj[n] as usize == self.adjncy.len();
+        if !offsets_ok || !self.roots.windows(2).all(|x| x[0] < x[1]) {
+            return Err(Error::Invalid(
+                "diffusion: a rank's rows need offsets from 0 to the neighbour count and roots ascending".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn row(&self, i: usize) -> std::ops::Range<usize> {
+        self.xadj[i] as usize..self.xadj[i + 1] as usize
+    }
+}
+
+/// The rank's view while it chooses: the owners of its own roots change as it moves them.
+struct Choosing<'a> {
+    rows: Rows<'a>,
+    rank: u32,
+    /// The current owner of each row's root.
+    mine: Vec<u32>,
+    /// For each neighbour entry, the row of its root when the rank holds it.
+    local: Vec<Option<u32>>,
+}
+
+impl Choosing<'_> {
+    fn owner_of_entry(&self, e: usize) -> u32 {
+        match self.local[e] {
+            Some(i) => self.mine[i as usize],
+            None => self.rows.owner[e],
+        }
+    }
+}
+
+/// The costs of the rank's own roots (`v` is a row), with owners as data locations: the data
+/// of every root still on the rank is there.
+impl RootCosts for Choosing<'_> {
+    fn wgt(&self, v: u32) -> f64 {
+        self.rows.pwgt[v as usize] as f64
+    }
+    fn comm(&self, v: u32, p: u32) -> f64 {
+        self.rows
+            .row(v as usize)
+            .filter(|&e| self.owner_of_entry(e) != p)
+            .map(|e| self.rows.cwgt[e] as f64)
+            .sum()
+    }
+    fn remap(&self, v: u32, p: u32) -> f64 {
+        if p == self.rank {
+            0.0
+        } else {
+            self.rows.rwgt[v as usize] as f64
+        }
+    }
+}
+
+/// The roots rank `rank` gives away for its outgoing `flows` (those with `from == rank`; any
+/// others are ignored), as `(root, new owner)` in the order chosen (see the module doc).
+///
+/// # Errors
+/// As [`Rows::check`].
+pub fn give_away(rows: Rows<'_>, rank: u32, flows: &[Flow]) -> Result<Vec<(u32, u32)>> {
+    rows.check()?;
+    let local = rows
+        .adjncy
+        .iter()
+        .map(|w| rows.roots.binary_search(w).ok().map(|i| i as u32))
+        .collect();
+    let mut c = Choosing {
+        rows,
+        rank,
+        mine: vec![rank; rows.roots.len()],
+        local,
+    };
+    let mut mine: Vec<&Flow> = flows.iter().filter(|f| f.from == rank).collect();
+    mine.sort_by(|x, y| y.amount.total_cmp(&x.amount).then(x.to.cmp(&y.to)));
+    let mut moves = Vec::new();
+    for flow in mine {
+        realise(&mut c, flow, &mut moves);
+    }
+    Ok(moves)
+}
+
+/// Moves the rank's roots to `flow.to` until the moved `PWgt` is as close to `flow.amount`
+/// as whole roots get, appending the moves.
+fn realise(c: &mut Choosing<'_>, flow: &Flow, moves: &mut Vec<(u32, u32)>) {
+    let (k, j, amount) = (c.rank, flow.to, flow.amount);
+    let rows = c.rows;
+    let on_k = |c: &Choosing, i: usize| c.mine[i] == k;
+    let mut seeds: Vec<(f64, u32)> = (0..rows.roots.len())
+        .filter(|&i| on_k(c, i) && rows.row(i).any(|e| c.owner_of_entry(e) == j))
+        .map(|i| (c.delta_cut(i as u32, k, j), i as u32))
+        .collect();
+    seeds.sort_by(|a, b| {
+        a.0.total_cmp(&b.0)
+            .then(rows.roots[a.1 as usize].cmp(&rows.roots[b.1 as usize]))
+    });
+    let mut visited = vec![false; rows.roots.len()];
+    let mut moved = 0.0;
+    let mut frontier = VecDeque::new();
+    for (_, seed) in seeds {
+        frontier.push_back(seed as usize);
+        while let Some(i) = frontier.pop_front() {
+            if moved + 0.5 >= amount {
+                return;
+            }
+            if visited[i] || !on_k(c, i) {
+                continue;
+            }
+            visited[i] = true;
+            let w = rows.pwgt[i] as f64;
+            if moved + w / 2.0 >= amount {
+                continue;
+            }
+            moved += w;
+            c.mine[i] = j;
+            moves.push((rows.roots[i], j));
+            let next = rows.row(i).filter_map(|e| c.local[e]).map(|r| r as usize);
+            frontier.extend(next.filter(|&r| !visited[r] && on_k(c, r)));
+        }
+    }
+}

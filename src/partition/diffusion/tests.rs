@@ -1,0 +1,281 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::comm::{launch_threads, Comm};
+use crate::graph::GraphView;
+use crate::metrics::rank_loads;
+
+/// CSR of an undirected graph on `n` vertices from its edges.
+fn csr(n: usize, edges: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut rows = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        if a != b && !rows[a as usize].contains(&b) {
+            rows[a as usize].push(b);
+            rows[b as usize].push(a);
+        }
+    }
+    let mut xadj = vec![0u32];
+    let mut adjncy = Vec::new();
+    for mut row in rows {
+        row.sort_unstable();
+        adjncy.extend(row);
+        xadj.push(adjncy.len() as u32);
+    }
+    (xadj, adjncy)
+}
+
+fn path(n: u32) -> (Vec<u32>, Vec<u32>) {
+    csr(n as usize, &(1..n).map(|v| (v - 1, v)).collect::<Vec<_>>())
+}
+
+const C7_OWNERS: [u32; 12] = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2];
+
+#[test]
+fn c7_test3_one_sweep_moves_root_5() {
+    let (xadj, adjncy) = path(12);
+    let g = GraphView::new(&xadj, &adjncy, &[1; 22], &[1; 12]).unwrap();
+    let one = Diffusion {
+        sweeps: Sweeps::Fixed(1),
+        gamma: None,
+    };
+    let (new, r) = one.rebalance(&g, &C7_OWNERS, 3).unwrap();
+    assert_eq!(new, [0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2]);
+    assert_eq!(
+        r.flows,
+        [Flow {
+            from: 0,
+            to: 1,
+            amount: 1.0
+        }]
+    );
+    assert_eq!(
+        (r.gamma, r.sweeps, r.roots_moved, r.weight_moved),
+        (1.0 / 3.0, 1, 1, 1)
+    );
+    assert_eq!((r.lambda_before, r.lambda_after), (50.0, 25.0));
+    assert_eq!((r.movement.total_v, r.movement.max_sr), (1, 2));
+    assert!(!r.withdrawn);
+}
+
+#[test]
+fn c7_test3_to_convergence_gives_four_roots_each() {
+    let (xadj, adjncy) = path(12);
+    let g = GraphView::new(&xadj, &adjncy, &[1; 22], &[1; 12]).unwrap();
+    let (new, r) = Diffusion::default().rebalance(&g, &C7_OWNERS, 3).unwrap();
+    assert_eq!(new, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    // F₀₁ → 2, F₁₂ → 1: roots 5 then 4 to part 1, root 8 to part 2.
+    assert_eq!((r.flows[0].from, r.flows[0].to, r.flows[1].from), (0, 1, 1));
+    assert!((r.flows[0].amount - 2.0).abs() < 0.05 && (r.flows[1].amount - 1.0).abs() < 0.05);
+    assert_eq!((r.roots_moved, r.lambda_after), (3, 0.0));
+    assert!(r.lambda_diffused <= DEFAULT_LAMBDA_PCT);
+}
+
+#[test]
+fn moves_that_would_raise_the_maximum_are_withdrawn() {
+    // A star of parts: four leaves of 10 unit roots around a centre of 7. Each leaf's flow to
+    // the centre is 0.6, so each gives one root, and the centre would end at 11 > 10.
+    let mut edges = Vec::new();
+    let mut owners = vec![4u32; 7];
+    for leaf in 0..4u32 {
+        let first = owners.len() as u32;
+        owners.extend([leaf; 10]);
+        edges.extend((first + 1..first + 10).map(|v| (v - 1, v)));
+        edges.push((leaf, first)); // the centre's root `leaf` touches the leaf's first root
+    }
+    edges.extend((1..7).map(|v| (v - 1, v)));
+    let (xadj, adjncy) = csr(owners.len(), &edges);
+    let w = vec![1; owners.len()];
+    let ew = vec![1; adjncy.len()];
+    let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
+    let one = Diffusion {
+        sweeps: Sweeps::Fixed(1),
+        gamma: None,
+    };
+    let (new, r) = one.rebalance(&g, &owners, 5).unwrap();
+    assert!(r.withdrawn && r.roots_moved == 4 && r.lambda_after > r.lambda_before);
+    assert_eq!(new, owners);
+}
+
+#[test]
+fn a_first_partition_is_refused_and_bad_owners_are_named() {
+    let (xadj, adjncy) = path(4);
+    let g = GraphView::new(&xadj, &adjncy, &[1; 6], &[1; 4]).unwrap();
+    let mut part = vec![0; 4];
+    let d = Diffusion::default();
+    assert!(matches!(
+        d.partition(&g, Targets::Equal(2), &mut part),
+        Err(Error::Invalid(_))
+    ));
+    assert!(matches!(
+        d.repartition(&g, Targets::Equal(2), &[0, 0, 2, 1], &mut part),
+        Err(Error::RankOutOfRange {
+            vertex: 2,
+            rank: 2,
+            nranks: 2
+        })
+    ));
+    let info = d
+        .repartition(&g, Targets::Equal(2), &[0, 0, 0, 1], &mut part)
+        .unwrap();
+    assert_eq!((part, info.algorithm), (vec![0, 0, 1, 1], "diffusion"));
+}
+
+/// A connected graph: a random spanning tree plus extra edges, weights 1..=8, owners < P.
+/// Vertices, edges, weights, owners and parts of a test graph.
+type Instance = (usize, Vec<(u32, u32)>, Vec<u64>, Vec<u32>, usize);
+
+fn instance() -> impl Strategy<Value = Instance> {
+    (4usize..40, 2usize..6).prop_flat_map(|(n, p)| {
+        let parents: Vec<_> = (1..n).map(|v| 0..v as u32).collect();
+        let extra = prop::collection::vec((0..n as u32, 0..n as u32), 0..2 * n);
+        let w = prop::collection::vec(1u64..=8, n);
+        let owners = prop::collection::vec(0..p as u32, n);
+        (parents, extra, w, owners).prop_map(move |(parents, extra, w, owners)| {
+            let mut edges: Vec<(u32, u32)> = parents.into_iter().zip(1u32..).collect();
+            edges.extend(extra);
+            (n, edges, w, owners, p)
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn every_root_once_total_kept_lambda_not_raised((n, edges, w, owners, p) in instance(),
+                                                   one_sweep in any::<bool>()) {
+        let (xadj, adjncy) = csr(n, &edges);
+        let ew = vec![1; adjncy.len()];
+        let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
+        let d = Diffusion {
+            sweeps: if one_sweep { Sweeps::Fixed(1) } else { Diffusion::default().sweeps },
+            gamma: None,
+        };
+        let (new, r) = d.rebalance(&g, &owners, p).unwrap();
+        prop_assert_eq!(new.len(), n);
+        prop_assert!(new.iter().all(|&o| (o as usize) < p));
+        let (before, after) = (rank_loads(&w, &owners, p), rank_loads(&w, &new, p));
+        prop_assert_eq!(before.iter().sum::<u64>(), after.iter().sum::<u64>());
+        prop_assert!(lambda_pct(&after.iter().map(|&l| l as f64).collect::<Vec<_>>())
+            <= r.lambda_before);
+        // Each root moves at most once, along a flow out of its part.
+        let moved = (0..n).filter(|&v| new[v] != owners[v]).count();
+        prop_assert!(r.withdrawn || moved == r.roots_moved);
+        for v in (0..n).filter(|&v| new[v] != owners[v]) {
+            prop_assert!(r.flows.iter().any(|f| f.from == owners[v] && f.to == new[v]));
+        }
+        // Deterministic.
+        prop_assert_eq!(d.rebalance(&g, &owners, p).unwrap(), (new, r));
+    }
+}
+
+/// Rank `k`'s rows of `(xadj, adjncy)` under `owners`, unit edge weights, as a rank holds them.
+struct Held {
+    roots: Vec<u32>,
+    pwgt: Vec<u64>,
+    xadj: Vec<u32>,
+    adjncy: Vec<u32>,
+    cwgt: Vec<u64>,
+    owner: Vec<u32>,
+}
+
+impl Held {
+    fn of(k: u32, xadj: &[u32], adjncy: &[u32], w: &[u64], owners: &[u32]) -> Held {
+        let roots: Vec<u32> = (0..owners.len() as u32)
+            .filter(|&v| owners[v as usize] == k)
+            .collect();
+        let mut h = Held {
+            pwgt: roots.iter().map(|&v| w[v as usize]).collect(),
+            roots,
+            xadj: vec![0],
+            adjncy: Vec::new(),
+            cwgt: Vec::new(),
+            owner: Vec::new(),
+        };
+        for &v in &h.roots {
+            let row = &adjncy[xadj[v as usize] as usize..xadj[v as usize + 1] as usize];
+            h.adjncy.extend_from_slice(row);
+            h.owner.extend(row.iter().map(|&x| owners[x as usize]));
+            h.xadj.push(h.adjncy.len() as u32);
+        }
+        h.cwgt = vec![1; h.adjncy.len()];
+        h
+    }
+
+    fn rows(&self) -> Rows<'_> {
+        Rows {
+            roots: &self.roots,
+            pwgt: &self.pwgt,
+            rwgt: &self.pwgt,
+            xadj: &self.xadj,
+            adjncy: &self.adjncy,
+            cwgt: &self.cwgt,
+            owner: &self.owner,
+        }
+    }
+}
+
+#[test]
+fn thread_ranks_holding_their_rows_move_what_the_serial_call_moves() {
+    // A 12 × 5 grid, weights 1..=4, owners in vertical bands of uneven width.
+    let (nx, ny) = (12u32, 5u32);
+    let id = |i: u32, j: u32| i + nx * j;
+    let mut edges = Vec::new();
+    for j in 0..ny {
+        for i in 0..nx {
+            if i + 1 < nx {
+                edges.push((id(i, j), id(i + 1, j)));
+            }
+            if j + 1 < ny {
+                edges.push((id(i, j), id(i, j + 1)));
+            }
+        }
+    }
+    let n = (nx * ny) as usize;
+    let (xadj, adjncy) = csr(n, &edges);
+    let w: Vec<u64> = (0..n as u64).map(|v| 1 + (v * 7) % 4).collect();
+    let ew = vec![1; adjncy.len()];
+    let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
+    for p in [2u32, 3, 4] {
+        let owners: Vec<u32> = (0..n as u32)
+            .map(|v| ((v % nx) * (v % nx) * p / (nx * nx)).min(p - 1))
+            .collect();
+        for d in [
+            Diffusion::default(),
+            Diffusion {
+                sweeps: Sweeps::Fixed(1),
+                gamma: None,
+            },
+        ] {
+            let (serial, report) = d.rebalance(&g, &owners, p as usize).unwrap();
+            let ranks = launch_threads(p as usize, |comm| {
+                let held = Held::of(comm.rank() as u32, &xadj, &adjncy, &w, &owners);
+                d.on_rank(comm, held.rows())
+            })
+            .unwrap();
+            let mut union = owners.clone();
+            for r in &ranks {
+                r.given.iter().for_each(|&(v, to)| union[v as usize] = to);
+                assert_eq!(r.report, report, "P = {p}");
+            }
+            assert_eq!(union, serial, "P = {p}");
+            assert!(report.roots_moved > 0, "P = {p}: the bands are uneven");
+            // Each rank heard of every move of a root next to one of its rows, or to it.
+            for (k, r) in ranks.iter().enumerate() {
+                let held = Held::of(k as u32, &xadj, &adjncy, &w, &owners);
+                for (v, _) in (0..n)
+                    .map(|v| (v as u32, serial[v]))
+                    .filter(|&(v, o)| o != owners[v as usize])
+                {
+                    let near = held.adjncy.contains(&v) || serial[v as usize] == k as u32;
+                    let mine = owners[v as usize] == k as u32;
+                    assert_eq!(
+                        r.heard.iter().any(|h| h.0 == v),
+                        near && !mine,
+                        "P = {p}, rank {k}, root {v}"
+                    );
+                }
+            }
+        }
+    }
+}
