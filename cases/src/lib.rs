@@ -7,13 +7,18 @@
 //! vocabulary ([`words`]), parsed with `FromStr` and written back with `Display` and serde.
 #![warn(missing_docs)]
 
+pub use error::{Error, Result};
+
 pub mod budget;
 pub mod charts;
 pub mod erosion;
+pub mod error;
 pub mod euler;
 pub mod folder_lock;
 pub mod probes;
+pub mod progress;
 pub mod provenance;
+pub mod rank_job;
 pub mod report;
 pub mod run_folder;
 pub mod shock;

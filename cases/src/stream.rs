@@ -5,6 +5,16 @@
 
 use std::io::Write;
 
+use crate::error::{Error, Result};
+
+/// Writes `text` and a newline on stdout. A closed pipe (`plume info … | head -1`) is not an
+/// error: the rest of the report is dropped and the work goes on.
+pub fn say(text: impl AsRef<str>) -> Result {
+    print_line(&mut std::io::stdout().lock(), text.as_ref())
+        .map(|_| ())
+        .map_err(Error::Stdout)
+}
+
 /// Writes `text` and a newline to `out` and flushes it. A closed pipe is not an error: it
 /// returns `Ok(false)`, and the caller prints no more.
 pub fn print_line(out: &mut impl Write, text: &str) -> std::io::Result<bool> {

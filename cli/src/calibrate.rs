@@ -94,16 +94,17 @@ fn on_threads(opts: &CalibrationOptions) -> CliResult<Measurements> {
 /// `plume calibrate --backend mpi`: this process's rank of the `mpirun` job; rank 0 reports.
 #[cfg(feature = "mpi")]
 fn mpi(args: &CalibrateArgs, opts: &CalibrationOptions) -> CliResult {
-    use super::shock_ranks::{agree, mpi_job};
     use plume::comm::Comm;
-    mpi_job(|comm| {
+    use plume_cases::rank_job::{agree, mpi_job};
+    let job = mpi_job(&super::progress::Terminal, |comm| {
         let measured = measure(comm, &mut sample_forest(opts.refinements)?, opts)?;
         let reported = match comm.rank() {
-            0 => report(args, &measured),
+            0 => report(args, &measured).map_err(plume_cases::Error::from),
             _ => Ok(()),
         };
         agree(comm, reported)
-    })
+    });
+    Ok(job?)
 }
 
 /// Without MPI built in, `--backend mpi` is a usage error saying how to get it.

@@ -8,7 +8,6 @@ use plume::adapt::{Forest, LeafView};
 use plume::io::{Compression, VtuOptions};
 use plume::mesh::Mesh;
 use plume_cases::budget::{bytes, leaves_after, Budget, MAX_LEAVES, REFINE_BYTES_PER_LEAF};
-use plume_cases::stream::print_line;
 use std::path::Path;
 use std::time::Instant;
 
@@ -69,14 +68,7 @@ impl From<VtkCompression> for VtuOptions {
 /// Writes `text` and a newline on stdout. A closed pipe (`plume info … | head -1`) is not an
 /// error: the rest of the report is dropped and the work goes on.
 pub fn say(text: impl AsRef<str>) -> CliResult {
-    print_line(&mut std::io::stdout().lock(), text.as_ref())
-        .map(|_| ())
-        .map_err(stdout_failure)
-}
-
-/// The failure of a write to stdout.
-pub fn stdout_failure(e: std::io::Error) -> Failure {
-    Failure::Error(format!("cannot write to stdout: {e}"))
+    Ok(plume_cases::stream::say(text)?)
 }
 
 /// Reads and validates a mesh, printing the reader's notes on stderr: skipped element types,
@@ -102,7 +94,6 @@ pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
 }
 
 /// [`load_mesh`] without the reader's notes (for the MPI ranks that do not print).
-#[cfg(feature = "mpi")]
 pub fn read_mesh_quietly(path: &Path) -> CliResult<Mesh> {
     check_extension(path, "a mesh file", &["msh", "vtu"])?;
     Ok(plume::io::read_mesh(path)?.0)

@@ -5,14 +5,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use plume::adapt::InitialMesh;
-use plume::balance::{Never, Plum, PlumOptions, SbnOptions};
+use plume::balance::SbnOptions;
+use plume::io::VtuOptions;
 use plume::mesh::{geometry, Mesh};
-use plume::partition::Metis;
-use plume::remap::TotalVOptimal;
 
 use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::options::words;
+use super::progress::Terminal;
 use super::run::{refuse_sbn_options, BackendName};
 use super::{CliResult, Failure};
 use plume::balance::Variant;
@@ -20,6 +19,8 @@ use plume::numbers::short;
 use plume_cases::budget::{euler_bytes, Budget};
 use plume_cases::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use plume_cases::euler::messages::check_state;
+use plume_cases::euler::record::EulerRunConfig;
+use plume_cases::euler::run_ranks;
 use plume_cases::euler::scheme::Boundaries;
 use plume_cases::euler::{
     Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, MemoryBudget, Primitive,
@@ -162,22 +163,6 @@ pub struct EulerArgs {
     pub vtk_compression: VtkCompression,
 }
 
-/// The whole configuration of a run, as `metrics.json` records it.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct EulerRunConfig {
-    /// Ranks.
-    pub procs: usize,
-    /// The balancer.
-    pub balancer: Balancer,
-    /// SBN's options (with the SBN balancer).
-    pub sbn: Option<SbnOptions>,
-    /// Iterations between outputs.
-    pub output_every: usize,
-    /// The solver's settings.
-    #[serde(flatten)]
-    pub euler: EulerConfig,
-}
-
 /// Parses `ρ,u,p`.
 fn state(text: &str) -> Result<State1d, String> {
     let v: Vec<f64> = text
@@ -197,7 +182,7 @@ fn state(text: &str) -> Result<State1d, String> {
 }
 
 /// The initial mesh `args` ask for and its source.
-pub(super) fn euler_mesh(args: &EulerArgs) -> CliResult<(Mesh, Option<MeshSource>)> {
+fn euler_mesh(args: &EulerArgs) -> CliResult<(Mesh, Option<MeshSource>)> {
     match &args.mesh {
         Some(path) => Ok((load_mesh(path)?, Some(MeshSource::of_file(path)?))),
         None => {
@@ -213,7 +198,7 @@ pub(super) fn euler_mesh(args: &EulerArgs) -> CliResult<(Mesh, Option<MeshSource
 }
 
 /// The run `args` ask for on `procs` ranks over `mesh`.
-pub(super) fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConfig> {
+fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConfig> {
     let usage = |m: String| Err(Failure::Usage(m));
     if procs == 0 || procs > mesh.nelems() {
         return usage(format!(
@@ -442,111 +427,23 @@ fn check_not_uniform(case: &Case, states: &[Primitive]) -> CliResult {
     }))
 }
 
-/// The balancer of `cfg`: PLUM (METIS, optimal TotalV remap, LoadImb threshold 1.05), or the
-/// same never asked to balance (no balancer, or SBN: PLUM's partitioner only splits the roots
-/// at the start).
-pub(super) fn balancer(cfg: &EulerRunConfig) -> plume::Result<Plum> {
-    let opts = PlumOptions::new(cfg.procs);
-    match cfg.balancer {
-        Balancer::None | Balancer::Sbn => Plum::with(
-            opts,
-            Box::new(Metis::default()),
-            Box::new(TotalVOptimal),
-            Box::new(Never),
-        ),
-        Balancer::Plum => Plum::new(opts),
-    }
-}
-
-/// One output's record (`metrics.json` `iterations`, a table row).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct EulerRecord {
-    /// Iterations done.
-    pub iteration: usize,
-    /// Physical time reached.
-    pub time: f64,
-    /// Leaves.
-    pub leaves: u64,
-    /// Relative change of total mass since the start (`|Δ Σ V ρ| / Σ V ρ`).
-    pub mass_change: f64,
-    /// Relative change of total energy since the start.
-    pub energy_change: f64,
-    /// Largest relative change of mass, momentum or energy across one adaptation step since
-    /// the last output (round-off when the transfer is conservative).
-    pub adapt_conservation: f64,
-    /// Sod: the volume-weighted L1 error of the density against the exact solution (absent
-    /// for the blast, and once a wave of the exact solution has reached an end of the mesh
-    /// along x, where that solution no longer applies).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub density_l1: Option<f64>,
-    /// Largest leaves on a rank over the mean.
-    pub load_imb: f64,
-    /// Trees moved between ranks since the last output.
-    pub moved_trees: u64,
-    /// Their bytes.
-    pub moved_bytes: u64,
-    /// Leaf-face flux evaluations per second per rank since the last output (flow time).
-    pub flux_rate: f64,
-    /// Milliseconds since the last output, summed over ranks: `flow`, `adaptation`,
-    /// `balancing`, `migration`.
-    pub time_ms: std::collections::BTreeMap<&'static str, f64>,
-}
-
-/// The table's header.
-pub(super) fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
-    let e = &cfg.euler;
-    format!(
-        "euler {}: {roots} roots, P = {}, balancer {:?}, flux {:?}, CFL {}, max depth {}, \
-         adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
-         conservation | density L1 error | LoadImb | moved trees | moved KB | flux M/s/rank | \
-         flow ms | adapt ms | balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | \
-         ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-        e.case.name(),
-        cfg.procs,
-        cfg.balancer,
-        e.scheme.flux,
-        e.scheme.cfl,
-        e.indicator.max_depth,
-        e.adapt_every
-    )
-}
-
-/// The table's row of `r`.
-pub(super) fn table_row(r: &EulerRecord) -> String {
-    let ms = |k: &str| r.time_ms.get(k).copied().unwrap_or(0.0);
-    format!(
-        "| {} | {:.5} | {} | {:.1e} | {:.1e} | {:.1e} | {} | {:.3} | {} | {:.1} | {:.1} | \
-         {:.1} | {:.1} | {:.1} | {:.1} |\n",
-        r.iteration,
-        r.time,
-        r.leaves,
-        r.mass_change,
-        r.energy_change,
-        r.adapt_conservation,
-        r.density_l1.map_or("–".into(), |e| format!("{e:.5}")),
-        r.load_imb,
-        r.moved_trees,
-        r.moved_bytes as f64 / 1e3,
-        r.flux_rate / 1e6,
-        ms("flow"),
-        ms("adaptation"),
-        ms("balancing"),
-        ms("migration")
-    )
-}
-
-/// Refuses a `--probe` point outside the mesh (located with the initial mesh's own locator,
-/// which the run then uses).
-pub(super) fn check_probes(probes: &[[f64; 3]], initial: &InitialMesh) -> CliResult {
-    let locator = initial.locator();
-    match probes.iter().find(|&&p| locator.locate_root(p).is_none()) {
-        Some(p) => {
-            let (lo, hi) = geometry::bounding_box(initial.mesh().coords.iter().copied());
-            Err(Failure::Usage(format!(
-                "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
-                p[0], p[1], p[2]
-            )))
-        }
-        None => Ok(()),
-    }
+/// Runs `plume run euler`.
+pub fn run(args: &EulerArgs) -> CliResult {
+    let mesh = || -> plume_cases::Result<_> { Ok(euler_mesh(args)?) };
+    let on_procs =
+        |procs, mesh: &Mesh| -> plume_cases::Result<_> { Ok(config(args, procs, mesh)?) };
+    let request = run_ranks::Request {
+        procs: args.procs,
+        mesh: &mesh,
+        config: &on_procs,
+        probes: &args.probes,
+        out: &args.out,
+        vtk: args.vtk,
+        vtk_options: VtuOptions::from(args.vtk_compression),
+        host: &Terminal,
+    };
+    Ok(match args.backend {
+        BackendName::Threads => run_ranks::threads(&request),
+        BackendName::Mpi => run_ranks::mpi(&request),
+    }?)
 }

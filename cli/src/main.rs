@@ -9,11 +9,9 @@
 //! | `refine.rs` | `plume refine` |
 //! | `graph.rs` | `plume graph` |
 //! | `run.rs` | `plume run shock` |
-//! | `shock_ranks.rs` | `plume run shock` on thread or MPI ranks |
 //! | `compare.rs` | `plume compare shock` |
 //! | `calibrate.rs` | `plume calibrate`, and the constants `--machine` names |
 //! | `erosion.rs` | `plume run erosion` |
-//! | `erosion_ranks.rs` | `plume run erosion` on thread or MPI ranks |
 //! | `study.rs` | `plume study erosion2d`, `plume study model` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
@@ -28,9 +26,7 @@ mod calibrate;
 mod common;
 mod compare;
 mod erosion;
-mod erosion_ranks;
 mod euler;
-mod euler_ranks;
 mod graph;
 mod info;
 mod mesh;
@@ -38,7 +34,6 @@ mod options;
 mod progress;
 mod refine;
 mod run;
-mod shock_ranks;
 mod signals;
 mod study;
 
@@ -137,6 +132,62 @@ pub fn printable(text: &str) -> String {
 impl From<plume::Error> for Failure {
     fn from(e: plume::Error) -> Self {
         Failure::Error(e.to_string())
+    }
+}
+
+impl From<plume_cases::Error> for Failure {
+    fn from(e: plume_cases::Error) -> Self {
+        Failure::of_case(&e)
+    }
+}
+
+impl Failure {
+    /// The failure a case's error is on the command line: its settings' refusals are usage
+    /// errors naming the options that gave them.
+    pub fn of_case(e: &plume_cases::Error) -> Failure {
+        use plume_cases::Error;
+        match e {
+            Error::Setting(m) => Failure::Usage(m.clone()),
+            Error::RanksExceedRoots { procs, roots } => Failure::Usage(format!(
+                "--procs {procs} must be between 1 and the number of roots ({roots})"
+            )),
+            Error::PartsExceedRoots {
+                procs,
+                parts_per_proc,
+                roots,
+            } => Failure::Usage(format!(
+                "--procs {procs} × --parts-per-proc {parts_per_proc} = {} parts, more than the \
+                 {roots} roots",
+                *procs as u128 * *parts_per_proc as u128
+            )),
+            Error::RanksConflict { asked, started } => Failure::Usage(format!(
+                "--procs {asked} conflicts with the {started} processes mpirun started: leave \
+                 --procs out with --backend mpi"
+            )),
+            Error::NoMpi { case } => Failure::Usage(format!(
+                "--backend mpi needs a plume built with MPI: `cargo build --release --features mpi` \
+                 (with Open MPI's libopenmpi-dev), then `mpirun -n P plume run {case} --backend mpi`"
+            )),
+            Error::ProbeOutside { point, lo, hi } => Failure::Usage(format!(
+                "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
+                point[0], point[1], point[2]
+            )),
+            Error::Reported(inner) => Failure::Silent(Failure::of_case(inner).code()),
+            other => Failure::Error(other.to_string()),
+        }
+    }
+}
+
+impl From<Failure> for plume_cases::Error {
+    /// A check of the command line's inside a case's run (its configuration, its mesh): a
+    /// usage error is a setting refused, anything else an input that cannot be used.
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Usage(m) => plume_cases::Error::Setting(m),
+            Failure::Error(m) => plume_cases::Error::Input(m),
+            // Only a case's MPI job reports for its ranks, and it returns `Reported`.
+            Failure::Silent(code) => plume_cases::Error::Input(format!("exit code {code}")),
+        }
     }
 }
 

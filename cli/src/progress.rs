@@ -86,3 +86,41 @@ impl Drop for Progress {
         }
     }
 }
+
+impl plume_cases::progress::Progress for Progress {
+    fn inc(&self) {
+        Progress::inc(self)
+    }
+
+    fn set_position(&self, pos: u64) {
+        Progress::set_position(self, pos)
+    }
+
+    fn set_message(&self, message: String) {
+        Progress::set_message(self, message)
+    }
+
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        Progress::suspend(self, print)
+    }
+}
+
+/// The command's side of a case's run: progress bars on a terminal, the signal handling and
+/// rank 0's `plume:` line under MPI.
+pub struct Terminal;
+
+impl plume_cases::progress::Host for Terminal {
+    fn bar(&self, len: u64, message: String) -> Box<dyn plume_cases::progress::Progress> {
+        Box::new(Progress::bar(len, message))
+    }
+
+    fn settle(&self) {
+        super::signals::settle();
+    }
+
+    fn report_failure(&self, error: &plume_cases::Error) {
+        // One write, so that `mpirun` forwards the line whole.
+        let line = format!("plume: {}\n", super::Failure::of_case(error).message());
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+    }
+}

@@ -17,7 +17,9 @@ pub mod domain;
 pub mod front;
 pub mod layout;
 pub mod machine;
+mod output;
 pub mod ranks;
+pub mod run_ranks;
 
 use plume::balance::{
     migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,

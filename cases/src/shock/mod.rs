@@ -38,10 +38,12 @@ mod mesh;
 mod plum_track;
 pub mod ranks;
 mod record;
+pub mod run_ranks;
 mod sbn_ranks;
 mod sbn_track;
 mod serial;
 mod stage;
+mod table;
 mod track;
 
 pub use crate::words::Balancer;

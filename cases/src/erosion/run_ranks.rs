@@ -1,54 +1,81 @@
-//! `plume run erosion` on real ranks: P threads of this process (`--backend threads`) or the
-//! processes of an `mpirun` job (`--backend mpi`), each running its part of the case
-//! ([`plume_cases::erosion::ranks`]). Every rank writes its own piece of each written iteration,
+//! The erosion case run whole on real ranks: P threads of this process ([`threads`]) or the
+//! processes of an `mpirun` job ([`mpi`]), each running its part of the case
+//! ([`super::ranks`]). Every rank writes its own piece of each written iteration,
 //! `iter_XXXX/rRRRR.vtu`, and rank 0 the iteration's index `iter_XXXX.pvtu`, `erosion.pvd`
-//! listing the indices at the modelled time, the table and the reports (`--compare`'s other
+//! listing the indices at the modelled time, the table and the reports (`compare`'s other
 //! runs are single-process runs on rank 0: their records are what ranks would give).
 
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use plume::comm::{launch_threads, Comm};
 use plume::io::{write_pvtu, CellArray, VtuOptions};
 
-use super::erosion::{config, finish, records_kept, write_vtu, ErosionArgs};
-use super::progress::Progress;
-use super::run::DEFAULT_PROCS;
-use super::shock_ranks::{index_name, list_pieces, piece_name};
-use super::CliResult;
-use plume_cases::erosion::{self, ErosionConfig, ErosionRun};
-use plume_cases::run_folder::RunFolder;
+use super::output::{finish, records_kept, write_vtu};
+use super::{ErosionConfig, ErosionRun};
+use crate::error::Result;
+use crate::progress::{Host, Progress};
+use crate::rank_job::{index_name, list_pieces, piece_name};
+use crate::run_folder::RunFolder;
+use crate::words::VtkLevels;
+
+/// The threads backend's P when the request names none.
+pub const DEFAULT_PROCS: usize = 8;
+
+/// A run of the erosion case as its caller asks for it.
+pub struct Request<'a> {
+    /// Ranks [default: [`DEFAULT_PROCS`] on threads; under MPI the job's size, which this
+    /// must equal when given].
+    pub procs: Option<usize>,
+    /// The run's configuration on P ranks (the caller's checks of its settings).
+    pub config: &'a (dyn Fn(usize) -> Result<ErosionConfig> + Sync),
+    /// Also run never / periodic / standard / ULBA and the α sweep on the same case.
+    pub compare: bool,
+    /// The period of the compared periodic policy.
+    pub period: usize,
+    /// The α of the compared ULBA runs.
+    pub alphas: &'a [f64],
+    /// The output folder.
+    pub out: &'a Path,
+    /// Which iterations get VTK files.
+    pub vtk: VtkLevels,
+    /// How the `.vtu` files store their data.
+    pub vtk_options: VtuOptions,
+    /// Progress bars and the outcome under MPI.
+    pub host: &'a dyn Host,
+}
 
 /// What the erosion case's written steps are called.
 const ITER: &str = "iter";
 
 /// `plume run erosion` on P threads.
-pub(super) fn threads(args: &ErosionArgs) -> CliResult {
-    let procs = args.procs.unwrap_or(DEFAULT_PROCS);
-    let cfg = config(args, procs)?;
-    erosion::ranks::check_memory(&cfg, records_kept(args), procs)?;
-    let rank0 = Mutex::new(Some(Rank0::open(args, &cfg)?));
-    let mut runs = launch_threads(procs, |comm| on_rank(comm, args, &cfg, &rank0))?;
+pub fn threads(req: &Request) -> Result {
+    let procs = req.procs.unwrap_or(DEFAULT_PROCS);
+    let cfg = (req.config)(procs)?;
+    super::ranks::check_memory(&cfg, records_kept(req), procs)?;
+    let rank0 = Mutex::new(Some(Rank0::open(req, &cfg)?));
+    let mut runs = launch_threads(procs, |comm| on_rank(comm, req, &cfg, &rank0))?;
     let (run, out) = runs.swap_remove(0).expect("rank 0 returns the run");
-    finish(args, &cfg, &run, out)
+    finish(req, &cfg, &run, out)
 }
 
 /// `plume run erosion --backend mpi`: this process's rank of the `mpirun` job.
 #[cfg(feature = "mpi")]
-pub(super) fn mpi(args: &ErosionArgs) -> CliResult {
-    use super::shock_ranks::{agree, mpi_job, mpi_procs};
-    mpi_job(|comm| {
-        let size = mpi_procs(args.procs, comm.size())?;
-        let cfg = config(args, size)?;
-        let checked = erosion::ranks::check_memory(&cfg, records_kept(args), 1);
+pub fn mpi(req: &Request) -> Result {
+    use crate::rank_job::{agree, mpi_job, mpi_procs};
+    mpi_job(req.host, |comm| {
+        let size = mpi_procs(req.procs, comm.size())?;
+        let cfg = (req.config)(size)?;
+        let checked = super::ranks::check_memory(&cfg, records_kept(req), 1);
         agree(comm, checked.map_err(Into::into))?;
         let rank0 = match comm.rank() {
-            0 => Rank0::open(args, &cfg).map(Some),
+            0 => Rank0::open(req, &cfg).map(Some),
             _ => Ok(None),
         };
         let rank0 = Mutex::new(agree(comm, rank0)?);
-        match on_rank(comm, args, &cfg, &rank0)? {
-            Some((run, out)) => finish(args, &cfg, &run, out),
+        match on_rank(comm, req, &cfg, &rank0)? {
+            Some((run, out)) => finish(req, &cfg, &run, out),
             None => Ok(()),
         }
     })
@@ -56,17 +83,17 @@ pub(super) fn mpi(args: &ErosionArgs) -> CliResult {
 
 /// Without MPI built in, `--backend mpi` is a usage error saying how to get it.
 #[cfg(not(feature = "mpi"))]
-pub(super) fn mpi(_: &ErosionArgs) -> CliResult {
-    Err(super::shock_ranks::no_mpi("erosion"))
+pub fn mpi(_: &Request) -> Result {
+    Err(crate::rank_job::no_mpi("erosion"))
 }
 
 /// What rank 0 keeps while the ranks run: the output folder, the progress bar, the written
 /// iterations' indices and when the run started.
-pub(super) struct Rank0 {
+pub struct Rank0 {
     /// The output folder.
     pub folder: RunFolder,
     /// One tick per iteration.
-    pub progress: Progress,
+    pub progress: Box<dyn Progress>,
     /// `(modelled time, .pvtu name)` of each written iteration.
     pub indices: Vec<(f64, String)>,
     /// When the ranks started.
@@ -76,11 +103,11 @@ pub(super) struct Rank0 {
 impl Rank0 {
     /// Takes the output folder over and lists every file the run's ranks will write there:
     /// the pieces are written by every rank, so rank 0 lists them before any rank can.
-    fn open(args: &ErosionArgs, cfg: &ErosionConfig) -> CliResult<Self> {
-        let mut folder = RunFolder::open(&args.out)?;
+    fn open(req: &Request, cfg: &ErosionConfig) -> Result<Self> {
+        let mut folder = RunFolder::open(req.out)?;
         list_pieces(
             &mut folder,
-            args.vtk,
+            req.vtk,
             ITER,
             cfg.iterations,
             cfg.procs,
@@ -88,7 +115,9 @@ impl Rank0 {
         )?;
         Ok(Rank0 {
             folder,
-            progress: Progress::bar(cfg.iterations as u64, format!("erosion {}", cfg.policy)),
+            progress: req
+                .host
+                .bar(cfg.iterations as u64, format!("erosion {}", cfg.policy)),
             indices: Vec::new(),
             start: Instant::now(),
         })
@@ -112,7 +141,7 @@ impl Rank0 {
 /// and the indices. Returns the run and what rank 0 kept on rank 0, `None` on the others.
 fn on_rank<C: Comm + ?Sized>(
     comm: &C,
-    args: &ErosionArgs,
+    req: &Request,
     cfg: &ErosionConfig,
     rank0: &Mutex<Option<Rank0>>,
 ) -> plume::Result<Option<(ErosionRun, Rank0)>> {
@@ -120,15 +149,14 @@ fn on_rank<C: Comm + ?Sized>(
         0 => rank0.lock().map_or(None, |mut r| r.take()),
         _ => None,
     };
-    let options = VtuOptions::from(args.vtk_compression);
-    let run = erosion::ranks::run_rank(comm, cfg, |moment, forest, owner| {
+    let run = super::ranks::run_rank(comm, cfg, |moment, forest, owner| {
         let done = moment.iterations;
         if let Some(out) = mine.as_ref().filter(|_| done > 0) {
             out.progress.inc();
         }
-        if args.vtk.writes(done, cfg.iterations) {
-            let path = args.out.join(piece_name(ITER, done, comm.rank()));
-            write_vtu(&path, forest, owner, &options)?;
+        if req.vtk.writes(done, cfg.iterations) {
+            let path = req.out.join(piece_name(ITER, done, comm.rank()));
+            write_vtu(&path, forest, owner, &req.vtk_options)?;
             if let Some(out) = mine.as_mut() {
                 out.index(done, moment.time, cfg.procs)?;
             }

@@ -1,44 +1,62 @@
-//! `plume run euler` on real ranks: P threads of this process (`--backend threads`) or the
-//! processes of an `mpirun` job (`--backend mpi`), each running its part of the flow
-//! ([`plume_cases::euler::EulerRun`]). Every `--output-every` iterations (and at the start and the
-//! end) the ranks agree on a record (rank 0 prints its row) and, as `--vtk` says, each rank
+//! The Euler case run whole on real ranks: P threads of this process ([`threads`]) or the
+//! processes of an `mpirun` job ([`mpi`]), each running its part of the flow
+//! ([`super::EulerRun`]). Every `output_every` iterations (and at the start and the
+//! end) the ranks agree on a record (rank 0 prints its row) and, as `vtk` says, each rank
 //! writes its piece `step_XXXX/rRRRR.vtu` with the cell data `rank`, `density`, `velocity`
 //! and `pressure`; rank 0 writes the output's index `step_XXXX.pvtu` and `euler.pvd`, whose
 //! times are physical times. At the end rank 0 writes `metrics.json`, `metrics.csv` and
 //! `summary.md`, and for a Sod case `density.svg`, the density along x against the exact
-//! solution (each record also holds the density's L1 error). Each `--probe` point's state at
-//! every output goes into `probe_N.csv` ([`plume_cases::probes`]).
+//! solution (each record also holds the density's L1 error). Each probe point's state at
+//! every output goes into `probe_N.csv` ([`crate::probes`]).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Mutex;
 
 use plume::adapt::InitialMesh;
 use plume::comm::{launch_threads, Comm, CommExt, ReduceOp};
 use plume::io::{rank_cells, write_pvd, write_pvtu, CellArray, VtuOptions, VtuPiece};
 use plume::mesh::{geometry, Mesh};
-
-use super::common::say;
-use super::euler::{
-    balancer, check_probes, config, euler_mesh, table_head, table_row, EulerArgs, EulerRecord,
-    EulerRunConfig,
-};
-use super::progress::Progress;
-use super::run::BackendName;
-use super::shock_ranks::{index_name, piece_name};
-use super::CliResult;
 use plume::numbers::short;
-use plume_cases::charts::{line_chart, Series};
-use plume_cases::euler::validation::density_profile;
-use plume_cases::euler::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals};
-use plume_cases::probes::ProbeLog;
-use plume_cases::provenance::{MeshSource, Provenance};
-use plume_cases::report::Report;
-use plume_cases::run_folder::RunFolder;
-use plume_cases::stream::Streamed;
-use plume_cases::words::VtkLevels;
 
-/// The threads backend's P: `--procs`, or 2.
-const DEFAULT_PROCS: usize = 2;
+use super::record::{balancer, table_head, table_row, EulerRecord, EulerRunConfig};
+use super::validation::density_profile;
+use super::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals};
+use crate::charts::{line_chart, Series};
+use crate::error::{Error, Result};
+use crate::probes::ProbeLog;
+use crate::progress::{Host, Progress};
+use crate::provenance::{MeshSource, Provenance};
+use crate::rank_job::{index_name, piece_name};
+use crate::report::Report;
+use crate::run_folder::RunFolder;
+use crate::stream::{say, Streamed};
+use crate::words::VtkLevels;
+
+/// The threads backend's P when the request names none.
+pub const DEFAULT_PROCS: usize = 2;
+
+/// A run of the Euler case as its caller asks for it.
+pub struct Request<'a> {
+    /// Ranks [default: [`DEFAULT_PROCS`] on threads; under MPI the job's size, which this
+    /// must equal when given].
+    pub procs: Option<usize>,
+    /// Makes the initial mesh and its source (`None`: a generated box).
+    pub mesh: &'a (dyn Fn() -> Result<(Mesh, Option<MeshSource>)> + Sync),
+    /// The run's configuration on P ranks over the initial mesh (the caller's checks of its
+    /// settings).
+    pub config: &'a (dyn Fn(usize, &Mesh) -> Result<EulerRunConfig> + Sync),
+    /// Points whose state every output records (`probe_N.csv`).
+    pub probes: &'a [[f64; 3]],
+    /// The output folder.
+    pub out: &'a Path,
+    /// Which outputs get VTK files.
+    pub vtk: VtkLevels,
+    /// How the `.vtu` files store their data.
+    pub vtk_options: VtuOptions,
+    /// Progress bars and the outcome under MPI.
+    pub host: &'a dyn Host,
+}
 
 /// What the outputs are called.
 const STEP: &str = "step";
@@ -64,56 +82,46 @@ const PROBE_COLUMNS: [&str; 5] = [
     "pressure",
 ];
 
-/// Runs `plume run euler`.
-pub(super) fn run(args: &EulerArgs) -> CliResult {
-    match args.backend {
-        BackendName::Threads => threads(args),
-        BackendName::Mpi => mpi(args),
-    }
-}
-
-/// `plume run euler` on P threads.
-fn threads(args: &EulerArgs) -> CliResult {
-    let (mesh, source) = euler_mesh(args)?;
-    let cfg = config(args, args.procs.unwrap_or(DEFAULT_PROCS), &mesh)?;
+/// The Euler case on P threads.
+pub fn threads(req: &Request) -> Result {
+    let (mesh, source) = (req.mesh)()?;
+    let cfg = (req.config)(req.procs.unwrap_or(DEFAULT_PROCS), &mesh)?;
     // The ranks share one copy of the initial mesh and its topology.
     let initial = InitialMesh::new(mesh)?;
-    check_probes(&args.probes, &initial)?;
-    let rank0 = Mutex::new(Some(Rank0::open(args, &cfg, initial.nroots(), source)?));
-    launch_threads(cfg.procs, |comm| {
-        on_rank(comm, args, &cfg, &initial, &rank0)
-    })?;
-    say(format!("\nwrote {}", args.out.display()))
+    check_probes(req.probes, &initial)?;
+    let rank0 = Mutex::new(Some(Rank0::open(req, &cfg, initial.nroots(), source)?));
+    launch_threads(cfg.procs, |comm| on_rank(comm, req, &cfg, &initial, &rank0))?;
+    say(format!("\nwrote {}", req.out.display()))
 }
 
-/// `plume run euler --backend mpi`: this process's rank of the `mpirun` job.
+/// The Euler case as this process's rank of the `mpirun` job.
 #[cfg(feature = "mpi")]
-fn mpi(args: &EulerArgs) -> CliResult {
-    use super::shock_ranks::{agree, mpi_job, mpi_procs};
-    mpi_job(|comm| {
-        let size = mpi_procs(args.procs, comm.size())?;
+pub fn mpi(req: &Request) -> Result {
+    use crate::rank_job::{agree, mpi_job, mpi_procs};
+    mpi_job(req.host, |comm| {
+        let size = mpi_procs(req.procs, comm.size())?;
         let root = comm.rank() == 0;
-        let (mesh, source) = agree(comm, euler_mesh(args))?;
-        let cfg = agree(comm, config(args, size, &mesh))?;
+        let (mesh, source) = agree(comm, (req.mesh)())?;
+        let cfg = agree(comm, (req.config)(size, &mesh))?;
         let initial = agree(comm, InitialMesh::new(mesh).map_err(Into::into))?;
-        agree(comm, check_probes(&args.probes, &initial))?;
+        agree(comm, check_probes(req.probes, &initial))?;
         let rank0 = match root {
-            true => Rank0::open(args, &cfg, initial.nroots(), source).map(Some),
+            true => Rank0::open(req, &cfg, initial.nroots(), source).map(Some),
             false => Ok(None),
         };
         let rank0 = Mutex::new(agree(comm, rank0)?);
-        on_rank(comm, args, &cfg, &initial, &rank0)?;
+        on_rank(comm, req, &cfg, &initial, &rank0)?;
         if root {
-            say(format!("\nwrote {}", args.out.display()))?;
+            say(format!("\nwrote {}", req.out.display()))?;
         }
         Ok(())
     })
 }
 
-/// Without MPI built in, `--backend mpi` is a usage error saying how to get it.
+/// Without MPI built in, the MPI backend is refused.
 #[cfg(not(feature = "mpi"))]
-fn mpi(_: &EulerArgs) -> CliResult {
-    Err(super::shock_ranks::no_mpi("euler"))
+pub fn mpi(_: &Request) -> Result {
+    Err(crate::rank_job::no_mpi("euler"))
 }
 
 /// What rank 0 keeps: the output folder, the table, the records and the written outputs, and
@@ -121,7 +129,7 @@ fn mpi(_: &EulerArgs) -> CliResult {
 struct Rank0 {
     folder: RunFolder,
     printed: Streamed<std::io::Stdout>,
-    progress: Progress,
+    progress: Box<dyn Progress>,
     source: Option<MeshSource>,
     records: Vec<EulerRecord>,
     /// `(physical time, .pvtu name)` of each written output.
@@ -132,34 +140,35 @@ struct Rank0 {
 
 impl Rank0 {
     fn open(
-        args: &EulerArgs,
+        req: &Request,
         cfg: &EulerRunConfig,
         roots: usize,
         source: Option<MeshSource>,
-    ) -> CliResult<Self> {
+    ) -> Result<Self> {
         // The folder first: one that cannot be written fails before the table starts.
-        let folder = RunFolder::open(&args.out)?;
+        let folder = RunFolder::open(req.out)?;
         let mut printed = Streamed::stdout();
         printed
             .print(&table_head(cfg, roots))
-            .map_err(super::common::stdout_failure)?;
+            .map_err(Error::Stdout)?;
         Ok(Rank0 {
             folder,
             printed,
-            progress: Progress::bar(PROGRESS_STEPS, "euler"),
+            progress: req.host.bar(PROGRESS_STEPS, "euler".into()),
             source,
             records: Vec::new(),
             indices: Vec::new(),
-            probes: ProbeLog::new(args.probes.clone(), &PROBE_COLUMNS),
+            probes: ProbeLog::new(req.probes.to_vec(), &PROBE_COLUMNS),
         })
     }
 
     /// Prints the row of `record` and keeps it.
     fn row(&mut self, record: EulerRecord) -> plume::Result<()> {
         let printed = &mut self.printed;
+        let mut outcome = Ok(());
         self.progress
-            .suspend(|| printed.print(&table_row(&record)))
-            .map_err(|e| plume::Error::io("stdout", &e))?;
+            .suspend(&mut || outcome = printed.print(&table_row(&record)));
+        outcome.map_err(|e| plume::Error::io("stdout", &e))?;
         self.records.push(record);
         Ok(())
     }
@@ -283,7 +292,7 @@ struct Since {
 /// indices and the reports.
 fn on_rank<C: Comm + ?Sized>(
     comm: &C,
-    args: &EulerArgs,
+    req: &Request,
     cfg: &EulerRunConfig,
     initial: &InitialMesh,
     rank0: &Mutex<Option<Rank0>>,
@@ -300,13 +309,13 @@ fn on_rank<C: Comm + ?Sized>(
     let start = euler.totals()?;
     let exact = Reference::of(cfg, initial.mesh());
     let mut since = Since::default();
-    let options = VtuOptions::from(args.vtk_compression);
+    let options = req.vtk_options;
     let mut step = 0;
     loop {
         let record = record(comm, &mut euler, exact.as_ref(), &start, &mut since)?;
         comm.agree(mine.as_mut().map_or(Ok(()), |out| out.row(record)))?;
-        if !args.probes.is_empty() {
-            let readings = euler.run.probe(&args.probes)?;
+        if !req.probes.is_empty() {
+            let readings = euler.run.probe(req.probes)?;
             let logged = mine.as_mut().map_or(Ok(()), |out| {
                 out.probes
                     .record(euler.time, euler.iteration as u64, &readings, probe_values);
@@ -314,13 +323,13 @@ fn on_rank<C: Comm + ?Sized>(
             });
             comm.agree(logged)?;
         }
-        let writes = match args.vtk {
+        let writes = match req.vtk {
             VtkLevels::All => true,
             VtkLevels::Last => step == 0 || euler.finished(),
             VtkLevels::None => false,
         };
         if writes {
-            write_output(&euler, cfg, step, &options, args, mine.as_mut())?;
+            write_output(&euler, cfg, step, &options, req, mine.as_mut())?;
         }
         if euler.finished() {
             break;
@@ -437,7 +446,7 @@ fn write_output<C: Comm + ?Sized>(
     cfg: &EulerRunConfig,
     step: usize,
     options: &VtuOptions,
-    args: &EulerArgs,
+    req: &Request,
     rank0: Option<&mut Rank0>,
 ) -> plume::Result<()> {
     let comm = euler.run.comm();
@@ -461,7 +470,7 @@ fn write_output<C: Comm + ?Sized>(
         CellArray::vector("velocity", states.iter().map(|w| w.vel).collect()),
         CellArray::float("pressure", states.iter().map(|w| w.p).collect()),
     ];
-    let path = args.out.join(piece_name(STEP, step, comm.rank()));
+    let path = req.out.join(piece_name(STEP, step, comm.rank()));
     let written = VtuPiece::forest(forest, &arrays).and_then(|piece| piece.write(&path, options));
     comm.agree(written)?;
     let indexed = match rank0 {
@@ -469,4 +478,17 @@ fn write_output<C: Comm + ?Sized>(
         None => Ok(()),
     };
     comm.agree(indexed)
+}
+
+/// Refuses a probe point outside the mesh (located with the initial mesh's own locator,
+/// which the run then uses).
+fn check_probes(probes: &[[f64; 3]], initial: &InitialMesh) -> Result {
+    let locator = initial.locator();
+    match probes.iter().find(|&&p| locator.locate_root(p).is_none()) {
+        Some(p) => {
+            let (lo, hi) = geometry::bounding_box(initial.mesh().coords.iter().copied());
+            Err(Error::ProbeOutside { point: *p, lo, hi })
+        }
+        None => Ok(()),
+    }
 }
