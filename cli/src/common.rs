@@ -1,8 +1,8 @@
 //! What the subcommands share: reading a mesh with its notes, checking output paths, the
 //! level limits and the per-level adaptation loop with its table, writing on stdout.
 
+use super::failure::{CliResult, Failure};
 use super::progress::Progress;
-use super::{CliResult, Failure};
 use clap::ValueEnum;
 use plume::adapt::{Forest, LeafView};
 use plume::io::{Compression, VtuOptions};
@@ -88,7 +88,7 @@ pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
             "note"
         };
         let line = format!("{kind}: {}: {note}", path.display());
-        eprintln!("plume: {}", super::printable(&line));
+        eprintln!("plume: {}", super::failure::printable(&line));
     }
     Ok(mesh)
 }

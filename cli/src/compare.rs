@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::calibrate::machine;
 use super::common::say;
+use super::failure::{CliResult, Failure};
+use super::machine::machine;
+use super::options::ShockCaseArgs;
 use super::progress::Progress;
-use super::run::ShockCaseArgs;
-use super::{CliResult, Failure};
 use plume_cases::error::check_procs;
 use plume_cases::provenance::Provenance;
 use plume_cases::run_folder::RunFolder;

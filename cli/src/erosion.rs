@@ -11,10 +11,10 @@ use clap::Args;
 use plume::io::VtuOptions;
 
 use super::common::VtkCompression;
+use super::failure::{CliResult, Failure};
 use super::options::words;
+use super::options::BackendName;
 use super::progress::Terminal;
-use super::run::BackendName;
-use super::{CliResult, Failure};
 use plume_cases::budget::Budget;
 use plume_cases::erosion::{self, run_ranks, ErosionConfig};
 use plume_cases::words::{PartitionKind, PolicyName, StepTimeName, VtkLevels};

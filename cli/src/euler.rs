@@ -1,6 +1,6 @@
 //! `plume run euler`: the finite-volume Euler solver of [`plume_cases::euler`] driving the
 //! adaptation, on P thread ranks or the processes of an `mpirun` job
-//! ([`super::euler_ranks`]); options, the run's settings and its per-output records.
+//! (`plume_cases::euler::run_ranks`); its options and the run's settings.
 
 use std::path::PathBuf;
 
@@ -10,10 +10,10 @@ use plume::io::VtuOptions;
 use plume::mesh::{geometry, Mesh};
 
 use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
+use super::failure::{CliResult, Failure};
 use super::options::words;
+use super::options::{refuse_sbn_options, BackendName};
 use super::progress::Terminal;
-use super::run::{refuse_sbn_options, BackendName};
-use super::{CliResult, Failure};
 use plume::balance::Variant;
 use plume::numbers::short;
 use plume_cases::budget::{euler_bytes, Budget};

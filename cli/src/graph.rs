@@ -1,7 +1,7 @@
 //! `plume graph FILE -o GRAPH [--uniform L]`: the dual graph in METIS format.
 
 use super::common::{check_uniform_size, create_parent, levels, load_mesh, refine_levels, say};
-use super::CliResult;
+use super::failure::CliResult;
 use clap::Args;
 use plume::adapt::{AdaptOptions, Forest};
 use plume::graph::DualGraph;

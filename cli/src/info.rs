@@ -1,7 +1,7 @@
 //! `plume info FILE`: validate a mesh and print its summary.
 
 use super::common::{load_mesh, say};
-use super::CliResult;
+use super::failure::CliResult;
 use clap::Args;
 use plume::mesh::MeshInfo;
 use std::path::PathBuf;

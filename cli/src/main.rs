@@ -3,15 +3,19 @@
 //!
 //! | file | owns |
 //! | --- | --- |
-//! | `mod.rs` | [`Cli`], [`main`], [`Failure`] and the exit codes |
+//! | `main.rs` | [`Cli`], [`main`] and the exit codes |
+//! | `failure.rs` | [`Failure`]: why a command failed, its message and exit code |
 //! | `mesh.rs` | `plume mesh box` |
 //! | `info.rs` | `plume info` |
 //! | `refine.rs` | `plume refine` |
 //! | `graph.rs` | `plume graph` |
-//! | `run.rs` | `plume run shock` |
+//! | `shock.rs` | `plume run shock` |
 //! | `compare.rs` | `plume compare shock` |
-//! | `calibrate.rs` | `plume calibrate`, and the constants `--machine` names |
+//! | `calibrate.rs` | `plume calibrate` |
+//! | `machine.rs` | the constants `--machine` names |
+//! | `options.rs` | what several subcommands' options share: the cases' words, `--backend`, the shock case's options |
 //! | `erosion.rs` | `plume run erosion` |
+//! | `euler.rs` | `plume run euler` |
 //! | `study.rs` | `plume study erosion2d`, `plume study model` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
@@ -27,17 +31,20 @@ mod common;
 mod compare;
 mod erosion;
 mod euler;
+mod failure;
 mod graph;
 mod info;
+mod machine;
 mod mesh;
 mod options;
 mod progress;
 mod refine;
-mod run;
+mod shock;
 mod signals;
 mod study;
 
 use clap::{Parser, Subcommand};
+use failure::{CliResult, Failure};
 use std::process::ExitCode;
 
 /// Adaptive unstructured tetrahedral meshes and their load balancing.
@@ -64,7 +71,7 @@ pub enum Command {
     Graph(graph::GraphArgs),
     /// Run a test case on P ranks with a balancer and report per-level metrics.
     #[command(subcommand)]
-    Run(run::RunCommand),
+    Run(RunCommand),
     /// Run a test case with PLUM and SBN side by side for several P.
     #[command(subcommand)]
     Compare(compare::CompareCommand),
@@ -78,121 +85,17 @@ pub enum Command {
     Study(study::StudyCommand),
 }
 
-/// Why a command failed.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Failure {
-    /// An option value is wrong in a way clap could not see (exit code 2).
-    Usage(String),
-    /// Anything else: unreadable or invalid input, a file that cannot be written (exit code 1).
-    Error(String),
-    /// A failure another process reports (under MPI rank 0 prints for every rank): exit with
-    /// this code and print nothing.
-    Silent(u8),
+/// The test cases `plume run` knows.
+#[derive(Debug, Subcommand)]
+pub enum RunCommand {
+    /// The moving shock wave (seed 004 §5.3) balanced the PLUM way, on P thread or MPI ranks.
+    Shock(shock::ShockArgs),
+    /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
+    Erosion(erosion::ErosionArgs),
+    /// A finite-volume Euler flow (Sod tube, blast) driving the adaptation, balanced by PLUM
+    /// on P thread or MPI ranks.
+    Euler(euler::EulerArgs),
 }
-
-impl Failure {
-    /// The process exit code: 2 for usage errors, 1 otherwise.
-    pub fn code(&self) -> u8 {
-        match self {
-            Failure::Usage(_) => 2,
-            Failure::Error(_) => 1,
-            Failure::Silent(code) => *code,
-        }
-    }
-
-    /// The message, on one line, safe to print (see [`printable`]).
-    pub fn message(&self) -> String {
-        match self {
-            Failure::Usage(m) | Failure::Error(m) => {
-                printable(&m.split_whitespace().collect::<Vec<_>>().join(" "))
-            }
-            Failure::Silent(_) => String::new(),
-        }
-    }
-}
-
-/// `text` with its control characters (which a file quoted in a message could use to retitle
-/// or clear the terminal) and bidirectional overrides written as escapes: `\x1b` for an ASCII
-/// one, `\u{202e}` for the others. Every `plume:` line goes through it.
-pub fn printable(text: &str) -> String {
-    let bidi = |c: char| matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii_control() {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        } else if c.is_control() || bidi(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-impl From<plume::Error> for Failure {
-    fn from(e: plume::Error) -> Self {
-        Failure::Error(e.to_string())
-    }
-}
-
-impl From<plume_cases::Error> for Failure {
-    fn from(e: plume_cases::Error) -> Self {
-        Failure::of_case(&e)
-    }
-}
-
-impl Failure {
-    /// The failure a case's error is on the command line: its settings' refusals are usage
-    /// errors naming the options that gave them.
-    pub fn of_case(e: &plume_cases::Error) -> Failure {
-        use plume_cases::Error;
-        match e {
-            Error::Setting(m) => Failure::Usage(m.clone()),
-            Error::RanksExceedRoots { procs, roots } => Failure::Usage(format!(
-                "--procs {procs} must be between 1 and the number of roots ({roots})"
-            )),
-            Error::PartsExceedRoots {
-                procs,
-                parts_per_proc,
-                roots,
-            } => Failure::Usage(format!(
-                "--procs {procs} × --parts-per-proc {parts_per_proc} = {} parts, more than the \
-                 {roots} roots",
-                *procs as u128 * *parts_per_proc as u128
-            )),
-            Error::RanksConflict { asked, started } => Failure::Usage(format!(
-                "--procs {asked} conflicts with the {started} processes mpirun started: leave \
-                 --procs out with --backend mpi"
-            )),
-            Error::NoMpi { case } => Failure::Usage(format!(
-                "--backend mpi needs a plume built with MPI: `cargo build --release --features mpi` \
-                 (with Open MPI's libopenmpi-dev), then `mpirun -n P plume run {case} --backend mpi`"
-            )),
-            Error::ProbeOutside { point, lo, hi } => Failure::Usage(format!(
-                "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
-                point[0], point[1], point[2]
-            )),
-            Error::Reported(inner) => Failure::Silent(Failure::of_case(inner).code()),
-            other => Failure::Error(other.to_string()),
-        }
-    }
-}
-
-impl From<Failure> for plume_cases::Error {
-    /// A check of the command line's inside a case's run (its configuration, its mesh): a
-    /// usage error is a setting refused, anything else an input that cannot be used.
-    fn from(f: Failure) -> Self {
-        match f {
-            Failure::Usage(m) => plume_cases::Error::Setting(m),
-            Failure::Error(m) => plume_cases::Error::Input(m),
-            // Only a case's MPI job reports for its ranks, and it returns `Reported`.
-            Failure::Silent(code) => plume_cases::Error::Input(format!("exit code {code}")),
-        }
-    }
-}
-
-/// Result of a subcommand.
-pub type CliResult<T = ()> = Result<T, Failure>;
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> CliResult {
@@ -201,7 +104,9 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Info(args) => info::run(args),
         Command::Refine(args) => refine::run(args),
         Command::Graph(args) => graph::run(args),
-        Command::Run(cmd) => run::run(cmd),
+        Command::Run(RunCommand::Shock(args)) => shock::run(args),
+        Command::Run(RunCommand::Erosion(args)) => erosion::run(args),
+        Command::Run(RunCommand::Euler(args)) => euler::run(&args),
         Command::Compare(cmd) => compare::run(cmd),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Study(cmd) => study::run(cmd),
@@ -249,6 +154,7 @@ fn usage_line(e: &clap::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::failure::printable;
     use super::*;
     use clap::CommandFactory;
 
@@ -273,13 +179,13 @@ mod tests {
         let args = [&["plume"], command, &[option, word]].concat();
         let cli = Cli::try_parse_from(args).map_err(|e| (usage_line(&e), e.exit_code()))?;
         Ok(match cli.command {
-            Command::Run(run::RunCommand::Shock(a)) => match option {
+            Command::Run(RunCommand::Shock(a)) => match option {
                 "--partitioner" => a.partitioner.to_string(),
                 "--objective" => a.objective.to_string(),
                 "--policy" => a.policy.to_string(),
                 _ => a.vtk.to_string(),
             },
-            Command::Run(run::RunCommand::Erosion(a)) => match option {
+            Command::Run(RunCommand::Erosion(a)) => match option {
                 "--partition" => a.partition.to_string(),
                 "--policy" => a.policy.to_string(),
                 _ => a.vtk.to_string(),

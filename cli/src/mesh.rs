@@ -1,8 +1,8 @@
 //! `plume mesh box`: a box of cubes, each cut into six tetrahedra.
 
 use super::common::{check_extension, check_memory, create_parent, say};
+use super::failure::{CliResult, Failure};
 use super::progress::Progress;
-use super::{CliResult, Failure};
 use clap::{Args, Subcommand};
 use plume::mesh::{box_size, check_box, generate_box, MeshInfo};
 use plume_cases::budget::{bytes, Budget, BOX_BYTES_PER_ELEMENT};

@@ -120,7 +120,10 @@ impl plume_cases::progress::Host for Terminal {
 
     fn report_failure(&self, error: &plume_cases::Error) {
         // One write, so that `mpirun` forwards the line whole.
-        let line = format!("plume: {}\n", super::Failure::of_case(error).message());
+        let line = format!(
+            "plume: {}\n",
+            super::failure::Failure::of_case(error).message()
+        );
         let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     }
 }

@@ -4,8 +4,8 @@ use super::common::{
     check_extension, check_uniform_size, create_parent, levels, load_mesh, refine_levels, say,
     VtkCompression,
 };
+use super::failure::{CliResult, Failure};
 use super::progress::Progress;
-use super::{CliResult, Failure};
 use clap::{ArgGroup, Args};
 use plume::adapt::{AdaptOptions, Forest, LeafView, Locator, Region};
 use plume::mesh::geometry::{bounding_box, dist2};

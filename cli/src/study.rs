@@ -8,8 +8,8 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::common::{finite, number_in, say};
+use super::failure::{CliResult, Failure};
 use super::progress::Progress;
-use super::{CliResult, Failure};
 use plume_cases::budget::Budget;
 use plume_cases::run_folder::RunFolder;
 use plume_studies::erosion2d::study::{self, StudyConfig};

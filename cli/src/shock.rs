@@ -4,130 +4,21 @@
 //! simulated machine, or on real ranks with `--backend`, balancing while the ranks process
 //! each level.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use clap::{Args, Subcommand, ValueEnum};
-use plume::balance::{Accept, Variant};
+use clap::Args;
+use plume::balance::Accept;
 use plume::dist::BalanceAt;
 use plume::io::VtuOptions;
 
-use super::common::{load_mesh, read_mesh_quietly, VtkCompression};
-use super::options::words;
+use super::common::{read_mesh_quietly, VtkCompression};
+use super::failure::{CliResult, Failure};
+use super::options::{refuse_sbn_options, words, BackendName, ShockCaseArgs};
 use super::progress::Terminal;
-use super::{CliResult, Failure};
-use plume_cases::budget::Budget;
-use plume_cases::provenance::MeshSource;
-use plume_cases::shock::{self, run_ranks, ShockConfig};
+use plume_cases::shock::{run_ranks, ShockConfig};
 use plume_cases::words::{
-    Balancer, MachineName, ObjectiveName, PartitionerName, PolicyName, SbnPolicyName, VtkLevels,
+    Balancer, MachineName, ObjectiveName, PartitionerName, PolicyName, VtkLevels,
 };
-
-/// The test cases `plume run` knows.
-#[derive(Debug, Subcommand)]
-pub enum RunCommand {
-    /// The moving shock wave (seed 004 §5.3) balanced the PLUM way, on P thread or MPI ranks.
-    Shock(ShockArgs),
-    /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
-    Erosion(super::erosion::ErosionArgs),
-    /// A finite-volume Euler flow (Sod tube, blast) driving the adaptation, balanced by PLUM
-    /// on P thread or MPI ranks.
-    Euler(super::euler::EulerArgs),
-}
-
-/// The shock case's options shared by `plume run shock` and `plume compare shock`.
-#[derive(Debug, Args)]
-pub struct ShockCaseArgs {
-    /// SBN's algorithm (with --balancer sbn) [default: basic].
-    #[arg(long, value_parser = words::<Variant>())]
-    pub variant: Option<Variant>,
-    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level (with --balancer sbn).
-    #[arg(long)]
-    pub prepartition: bool,
-    /// Adaptation levels.
-    #[arg(long, default_value_t = 9)]
-    pub levels: usize,
-    /// Initial mesh [default: the shipped meshes/shock_box.msh, built into plume, so the
-    /// published case runs the same from any folder].
-    #[arg(long, value_name = "FILE")]
-    pub mesh: Option<PathBuf>,
-    /// Seed of the partitioner and of SBN's random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order: seed (all
-    /// as the seed describes them, costs in machine seconds), plume (all as plume first made
-    /// them), or one alternative each (with --balancer sbn) [default: seed].
-    #[arg(long, value_parser = words::<SbnPolicyName>(), value_delimiter = ',')]
-    pub sbn_policy: Vec<SbnPolicyName>,
-}
-
-impl ShockCaseArgs {
-    /// Checks the options and writes them into `cfg`, with the memory the system can give.
-    pub(super) fn apply(&self, cfg: &mut ShockConfig) -> CliResult {
-        if self.levels == 0 || self.levels > 64 {
-            return Err(Failure::Usage(format!(
-                "--levels {} must be from 1 to 64",
-                self.levels
-            )));
-        }
-        cfg.levels = self.levels;
-        cfg.seed = self.seed;
-        cfg.sbn.seed = self.seed;
-        cfg.sbn.variant = self.variant.unwrap_or(Variant::Basic);
-        cfg.sbn.prepartition = self.prepartition;
-        for word in &self.sbn_policy {
-            word.apply(&mut cfg.sbn.policies);
-        }
-        cfg.budget = Budget::of_system();
-        Ok(())
-    }
-
-    /// The case's initial mesh and where it comes from.
-    pub(super) fn mesh(&self) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
-        shock_mesh(self.mesh.as_deref())
-    }
-}
-
-/// Refuses SBN's options (`--variant`, `--prepartition`, `--sbn-policy`; an option left out
-/// is `None`, `false` or empty) given with a `balancer` other than SBN, naming the first.
-pub(super) fn refuse_sbn_options(
-    balancer: Balancer,
-    variant: Option<Variant>,
-    prepartition: bool,
-    sbn_policy: &[SbnPolicyName],
-) -> CliResult {
-    if balancer == Balancer::Sbn {
-        return Ok(());
-    }
-    let given = [
-        (variant.is_some(), "--variant"),
-        (prepartition, "--prepartition"),
-        (!sbn_policy.is_empty(), "--sbn-policy"),
-    ]
-    .into_iter()
-    .find_map(|(given, option)| given.then_some(option));
-    match given {
-        Some(option) => Err(Failure::Usage(format!(
-            "{option} applies to --balancer sbn only, not {}",
-            balancer_word(balancer)
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// `balancer` as the command line spells it.
-fn balancer_word(balancer: Balancer) -> String {
-    format!("--balancer {balancer}")
-}
-
-/// How `plume run shock` runs its ranks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BackendName {
-    /// P threads of this process.
-    Threads,
-    /// One MPI process per rank: `mpirun -n P plume run shock --backend mpi` (a plume built
-    /// with `--features mpi`).
-    Mpi,
-}
 
 /// Arguments of `plume run shock`.
 #[derive(Debug, Args)]
@@ -192,16 +83,8 @@ pub struct ShockArgs {
     pub vtk_compression: VtkCompression,
 }
 
-/// Runs `plume run …`.
-pub fn run(cmd: RunCommand) -> CliResult {
-    match cmd {
-        RunCommand::Shock(args) => shock_cmd(args),
-        RunCommand::Erosion(args) => super::erosion::run(args),
-        RunCommand::Euler(args) => super::euler::run(&args),
-    }
-}
-
-fn shock_cmd(args: ShockArgs) -> CliResult {
+/// Runs `plume run shock`.
+pub fn run(args: ShockArgs) -> CliResult {
     if let (None, Balancer::Sbn, true) = (args.backend, args.balancer, args.process) {
         return Err(Failure::Usage(
             "--process runs on ranks: add --backend threads or --backend mpi".into(),
@@ -232,15 +115,6 @@ fn shock_cmd(args: ShockArgs) -> CliResult {
         (Some(BackendName::Mpi), _) => run_ranks::mpi(&request),
         (Some(BackendName::Threads) | None, _) => run_ranks::threads(&request),
     }?)
-}
-
-/// The shock case's initial mesh and its source: `path`, or the shipped mesh built into
-/// plume.
-pub(super) fn shock_mesh(path: Option<&Path>) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
-    Ok(match path {
-        Some(path) => (load_mesh(path)?, MeshSource::of_file(path)?),
-        None => shock::published_mesh_and_source()?,
-    })
 }
 
 /// The run `args` ask for on `procs` ranks.
@@ -274,7 +148,7 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     }
     // Measured on ranks: the ranks calibrate themselves when they start (`measured_on`).
     if !(on_ranks && args.machine == MachineName::Measured) {
-        cfg.machine = super::calibrate::machine(&args.machine)?;
+        cfg.machine = super::machine::machine(&args.machine)?;
     }
     Ok(cfg)
 }
