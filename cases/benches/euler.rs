@@ -1,4 +1,4 @@
-//! The Euler solver (criterion). Run with `cargo bench -p plume-solvers --bench euler`.
+//! The Euler solver (criterion). Run with `cargo bench -p plume-cases --bench euler`.
 //!
 //! - `residual/hllc`, `residual/rusanov`: one residual (every leaf's four face fluxes, summed)
 //!   on a Sod tube of ~25,000 leaves on one rank; the throughput is leaf-face flux

@@ -136,3 +136,41 @@ pub fn check_procs(procs: usize, parts_per_proc: usize, roots: usize) -> Result 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_procs_refuses_more_ranks_or_parts_than_roots_and_takes_the_bounds() {
+        assert!(check_procs(8, 2, 16).is_ok());
+        assert!(matches!(
+            check_procs(9, 1, 8),
+            Err(Error::RanksExceedRoots { procs: 9, roots: 8 })
+        ));
+        assert!(matches!(
+            check_procs(4, 3, 8),
+            Err(Error::PartsExceedRoots {
+                procs: 4,
+                parts_per_proc: 3,
+                roots: 8
+            })
+        ));
+        // P · F overflowing is more parts than any mesh has roots.
+        assert!(matches!(
+            check_procs(2, usize::MAX, 8),
+            Err(Error::PartsExceedRoots { .. })
+        ));
+    }
+
+    #[test]
+    fn the_library_error_is_wrapped_and_kept_as_the_source() {
+        let e = Error::from(plume::Error::Invalid("bad".into()));
+        assert!(matches!(e, Error::Plume(_)));
+        assert_eq!(
+            e.to_string(),
+            plume::Error::Invalid("bad".into()).to_string()
+        );
+        assert!(std::error::Error::source(&e).is_some());
+    }
+}

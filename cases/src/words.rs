@@ -580,6 +580,26 @@ mod tests {
             words_round_trip::<StepTimeName>(),
             ["median-of-three", "last"]
         );
+        assert_eq!(words_round_trip::<Balancer>(), ["plum", "sbn", "none"]);
+    }
+
+    #[test]
+    fn the_library_enums_have_the_command_lines_words() {
+        fn words<T: Words>() -> Vec<&'static str> {
+            T::ALL.iter().map(|(_, w, _)| *w).collect()
+        }
+        assert_eq!(words::<Variant>(), ["basic", "heuristic"]);
+        assert_eq!(words::<BalanceAt>(), ["before", "after"]);
+        assert_eq!(words::<Accept>(), ["cost", "always", "never"]);
+        for (value, word, _) in BalanceAt::ALL {
+            assert_eq!(BalanceAt::from_word(word), Ok(*value));
+            assert_eq!(value.word(), *word);
+        }
+        let e = BalanceAt::from_word("never").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown balance moment \"never\": expected before, after"
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@ use std::process::Command;
 
 /// The names of the packages `package` depends on through normal edges (not dev or build).
 fn normal_dependencies(package: &str) -> Vec<String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
+    // The cargo that builds this test.
+    let out = Command::new(env!("CARGO"))
         .args([
             "tree",
             "--offline",

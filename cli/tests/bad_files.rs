@@ -273,7 +273,7 @@ fn option_values_found_wrong_after_parsing_exit_2() {
     );
 }
 
-/// A fixture file of `solvers/tests/fixtures/`.
+/// A fixture file of `cli/tests/fixtures/`.
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")

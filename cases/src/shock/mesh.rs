@@ -1,6 +1,6 @@
 //! The published case's initial mesh, built into the binary: `meshes/shock_box.msh` (50,136
 //! tetrahedra of [0, 4] × [0, 1]², made by `meshes/shock_box.geo`), gzip-compressed by
-//! `solvers/build.rs`. `plume run shock` without `--mesh` uses it wherever it is run from.
+//! `cases/build.rs`. `plume run shock` without `--mesh` uses it wherever it is run from.
 
 use flate2::read::GzDecoder;
 
