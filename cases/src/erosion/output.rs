@@ -1,66 +1,20 @@
-//! What rank 0 makes of an erosion run: the summary table, the reports, the processor-usage
-//! chart, and with `compare` the other policies' runs, `compare.md`, `usage.svg` (standard
+//! What rank 0 makes of an erosion run: the summary table, the processor-usage chart, and
+//! with `compare` the other policies' runs, `compare.md`, `usage.svg` (standard
 //! against ULBA, the seed's figure 4b) and `alpha.svg` (total time against α, figure 5); and
 //! each rank's VTK piece.
 
 use std::path::Path;
 
 use plume::adapt::Forest;
-use plume::io::{rank_cells, write_pvd, CellArray, VtuOptions, VtuPiece};
+use plume::io::{rank_cells, CellArray, VtuOptions, VtuPiece};
 
-use super::run_ranks::{Rank0, Request};
 use super::{ErosionConfig, ErosionRun};
 use crate::charts::{line_chart_with, ChartOptions, Series};
 use crate::error::{Error, Result};
-use crate::provenance::Provenance;
-use crate::report::Report;
+use crate::progress::Host;
 use crate::run_folder::RunFolder;
-use crate::stream::{say, Streamed};
+use crate::stream::Streamed;
 use crate::words::PolicyName;
-
-/// The runs whose records the command keeps: `--compare` keeps every policy's run and the α
-/// sweep's.
-pub fn records_kept(req: &Request) -> usize {
-    if req.compare {
-        1 + COMPARED_POLICIES + req.alphas.len()
-    } else {
-        1
-    }
-}
-
-/// Rank 0's end of the run `main`: the series' `.pvd`, the table, `--compare`'s runs, the
-/// charts and the reports.
-pub fn finish(req: &Request, cfg: &ErosionConfig, main: &ErosionRun, out: Rank0) -> Result {
-    let wall = out.start.elapsed().as_secs_f64();
-    drop(out.progress);
-    let mut folder = out.folder;
-    if !out.indices.is_empty() {
-        write_pvd(&folder.dir().join("erosion.pvd"), &out.indices)?;
-    }
-    let mut report = Report::new(&main.config, "iterations", &main.iterations);
-    // σ± exist at balances only: their average over every iteration would mislead.
-    report.summary.remove("sigma_minus");
-    report.summary.remove("sigma_plus");
-    report.extend_summary(&main.summary);
-    let report = report.with_provenance(Provenance::of_this_process(None));
-    let table = summary_table(main);
-    say(&table)?;
-    say(format!(
-        "run: {wall:.1} s wall for {} iterations",
-        cfg.iterations
-    ))?;
-    if req.compare {
-        compare(req, cfg, main, &mut folder)?;
-    } else {
-        usage_chart(
-            &folder.file("usage.svg")?,
-            "Processor usage per iteration",
-            &[usage_series(main)],
-        )?;
-    }
-    report.write(&mut folder, &table)?;
-    say(format!("wrote {}", req.out.display()))
-}
 
 /// Writes the leaves `forest` holds, with their material and rank, to the piece `path`.
 pub fn write_vtu(
@@ -80,7 +34,7 @@ pub fn write_vtu(
 }
 
 /// The summary of one run, as printed and in `summary.md`.
-fn summary_table(run: &ErosionRun) -> String {
+pub fn summary_table(run: &ErosionRun) -> String {
     let c = &run.config;
     let s = &run.summary;
     let opt = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
@@ -109,26 +63,26 @@ fn summary_table(run: &ErosionRun) -> String {
     t
 }
 
-/// The policies `--compare` runs besides the α sweep.
-const COMPARED_POLICIES: usize = 4;
+/// The policies `compare` runs besides the α sweep.
+pub const COMPARED_POLICIES: usize = 4;
 
 /// Runs the policies and the α sweep next to `main`, writes `compare.md`, `usage.svg` and
 /// `alpha.svg` into `folder`, and prints the tables.
-fn compare(
-    req: &Request,
+pub fn compare(
+    (period, alphas, host): (usize, &[f64], &dyn Host),
     cfg: &ErosionConfig,
     main: &ErosionRun,
     folder: &mut RunFolder,
 ) -> Result {
     let policies: [PolicyName; COMPARED_POLICIES] = [
         PolicyName::Never,
-        PolicyName::Periodic(req.period),
+        PolicyName::Periodic(period),
         PolicyName::Standard,
         PolicyName::Ulba,
     ];
-    let runs_needed = policies.len() + req.alphas.len();
+    let runs_needed = policies.len() + alphas.len();
     let steps = (runs_needed as u64).saturating_mul(cfg.iterations as u64);
-    let progress = req.host.bar(steps, "erosion --compare".into());
+    let progress = host.bar(steps, "erosion --compare".into());
     let run_with = |policy: PolicyName, alpha: f64| -> Result<ErosionRun> {
         let same = cfg.policy == policy && (policy != PolicyName::Ulba || cfg.alpha == alpha);
         if same {
@@ -197,7 +151,7 @@ fn compare(
          | ---: | ---: | ---: | ---: | ---: |",
     )?;
     let mut sweep = Vec::new();
-    for &alpha in req.alphas {
+    for &alpha in alphas {
         let r = run_with(PolicyName::Ulba, alpha)?;
         print(
             &mut t,
@@ -246,7 +200,7 @@ fn compare(
 }
 
 /// A chart of processor usage (0 to 1) against the iteration.
-fn usage_chart(path: &Path, title: &str, series: &[Series]) -> Result {
+pub fn usage_chart(path: &Path, title: &str, series: &[Series]) -> Result {
     let options = ChartOptions {
         y_includes: vec![0.0, 1.0],
         ..ChartOptions::default()
@@ -263,7 +217,7 @@ fn usage_chart(path: &Path, title: &str, series: &[Series]) -> Result {
 }
 
 /// The usage of every iteration of a run, named after its policy.
-fn usage_series(run: &ErosionRun) -> Series {
+pub fn usage_series(run: &ErosionRun) -> Series {
     let name = match run.config.policy {
         PolicyName::Ulba => format!("ULBA α = {}", run.config.alpha),
         p => p.to_string(),

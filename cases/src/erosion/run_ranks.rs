@@ -10,14 +10,19 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use plume::comm::{launch_threads, Comm};
-use plume::io::{write_pvtu, CellArray, VtuOptions};
+use plume::io::{write_pvd, write_pvtu, CellArray, VtuOptions};
 
-use super::output::{finish, records_kept, write_vtu};
+use super::output::{
+    compare, summary_table, usage_chart, usage_series, write_vtu, COMPARED_POLICIES,
+};
 use super::{ErosionConfig, ErosionRun};
 use crate::error::Result;
 use crate::progress::{Host, Progress};
+use crate::provenance::Provenance;
 use crate::rank_job::{index_name, list_pieces, piece_name};
+use crate::report::Report;
 use crate::run_folder::RunFolder;
+use crate::stream::say;
 use crate::words::VtkLevels;
 
 /// The threads backend's P when the request names none.
@@ -44,6 +49,50 @@ pub struct Request<'a> {
     pub vtk_options: VtuOptions,
     /// Progress bars and the outcome under MPI.
     pub host: &'a dyn Host,
+}
+
+/// The runs whose records the command keeps: `--compare` keeps every policy's run and the α
+/// sweep's.
+fn records_kept(req: &Request) -> usize {
+    if req.compare {
+        1 + COMPARED_POLICIES + req.alphas.len()
+    } else {
+        1
+    }
+}
+
+/// Rank 0's end of the run `main`: the series' `.pvd`, the table, `--compare`'s runs, the
+/// charts and the reports.
+fn finish(req: &Request, cfg: &ErosionConfig, main: &ErosionRun, out: Rank0) -> Result {
+    let wall = out.start.elapsed().as_secs_f64();
+    drop(out.progress);
+    let mut folder = out.folder;
+    if !out.indices.is_empty() {
+        write_pvd(&folder.dir().join("erosion.pvd"), &out.indices)?;
+    }
+    let mut report = Report::new(&main.config, "iterations", &main.iterations);
+    // σ± exist at balances only: their average over every iteration would mislead.
+    report.summary.remove("sigma_minus");
+    report.summary.remove("sigma_plus");
+    report.extend_summary(&main.summary);
+    let report = report.with_provenance(Provenance::of_this_process(None));
+    let table = summary_table(main);
+    say(&table)?;
+    say(format!(
+        "run: {wall:.1} s wall for {} iterations",
+        cfg.iterations
+    ))?;
+    if req.compare {
+        compare((req.period, req.alphas, req.host), cfg, main, &mut folder)?;
+    } else {
+        usage_chart(
+            &folder.file("usage.svg")?,
+            "Processor usage per iteration",
+            &[usage_series(main)],
+        )?;
+    }
+    report.write(&mut folder, &table)?;
+    say(format!("wrote {}", req.out.display()))
 }
 
 /// What the erosion case's written steps are called.
