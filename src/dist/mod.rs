@@ -84,16 +84,19 @@ pub enum Mark {
     Coarsen,
 }
 
-/// When PLUM balances within a step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// When PLUM balances within a step; serialised as `before`, `after` and `never`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub enum BalanceAt {
     /// After closure, on the predicted weights; trees move before they grow (PLUM's way).
     #[default]
+    #[serde(rename = "before")]
     Predicted,
     /// After subdivision, on the new weights.
+    #[serde(rename = "after")]
     AfterSubdivision,
     /// Never: the roots stay where they are in a step (SBN balances while processing,
     /// [`Run::process`]).
+    #[serde(rename = "never")]
     Never,
 }
 

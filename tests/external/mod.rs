@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `.ci/programs`, found from the crate that includes this module (the repository root or
-/// `solvers/`).
+/// `cli/`).
 fn programs_file() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     [here, here.parent().unwrap_or(here)]

@@ -1,0 +1,176 @@
+//! The cases' errors: the library's, and what a case refuses or meets itself.
+
+use std::fmt;
+
+/// Why a case could not run, or stopped.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The library failed: reading, writing, a collective, a balancer.
+    Plume(plume::Error),
+    /// A setting the caller gave is out of range or conflicts with another; the message names
+    /// it as the caller did (the command line's usage error).
+    Setting(String),
+    /// An input the caller gave cannot be used: a file that cannot be read, or is not what it
+    /// should be; the message names it.
+    Input(String),
+    /// More ranks than the mesh has roots (every rank needs one).
+    RanksExceedRoots {
+        /// Ranks asked for.
+        procs: usize,
+        /// Roots of the mesh.
+        roots: usize,
+    },
+    /// More parts (ranks × parts per rank) than the mesh has roots.
+    PartsExceedRoots {
+        /// Ranks asked for.
+        procs: usize,
+        /// Parts per rank.
+        parts_per_proc: usize,
+        /// Roots of the mesh.
+        roots: usize,
+    },
+    /// A number of ranks asked for that is not the number the MPI job started.
+    RanksConflict {
+        /// Ranks asked for.
+        asked: usize,
+        /// Processes `mpirun` started.
+        started: usize,
+    },
+    /// The MPI backend asked for from a build without it.
+    NoMpi {
+        /// The case (`shock`, `erosion`, `euler`).
+        case: &'static str,
+    },
+    /// A probe point outside the mesh.
+    ProbeOutside {
+        /// The point.
+        point: [f64; 3],
+        /// The lowest corner of the mesh's bounding box.
+        lo: [f64; 3],
+        /// Its highest corner.
+        hi: [f64; 3],
+    },
+    /// A chart could not be drawn (the message says which and why).
+    Chart(String),
+    /// Writing on stdout failed (other than by a closed pipe).
+    Stdout(std::io::Error),
+    /// A failure rank 0 has already reported for every rank of an MPI job: the process ends
+    /// with the inner error's exit status and prints nothing more.
+    Reported(Box<Error>),
+}
+
+/// A case's result.
+pub type Result<T = ()> = std::result::Result<T, Error>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Plume(e) => write!(f, "{e}"),
+            Error::Setting(m) | Error::Input(m) | Error::Chart(m) => f.write_str(m),
+            Error::RanksExceedRoots { procs, roots } => write!(
+                f,
+                "{procs} ranks: there must be between 1 and the number of roots ({roots})"
+            ),
+            Error::PartsExceedRoots {
+                procs,
+                parts_per_proc,
+                roots,
+            } => write!(
+                f,
+                "{procs} ranks × {parts_per_proc} parts per rank = {} parts, more than the \
+                 {roots} roots",
+                *procs as u128 * *parts_per_proc as u128
+            ),
+            Error::RanksConflict { asked, started } => write!(
+                f,
+                "{asked} ranks asked for, but mpirun started {started} processes"
+            ),
+            Error::NoMpi { case } => write!(
+                f,
+                "the MPI backend of the {case} case needs a plume built with MPI"
+            ),
+            Error::ProbeOutside { point, lo, hi } => write!(
+                f,
+                "probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
+                point[0], point[1], point[2]
+            ),
+            Error::Stdout(e) => write!(f, "cannot write to stdout: {e}"),
+            Error::Reported(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Plume(e) => Some(e),
+            Error::Stdout(e) => Some(e),
+            Error::Reported(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+impl From<plume::Error> for Error {
+    fn from(e: plume::Error) -> Self {
+        Error::Plume(e)
+    }
+}
+
+/// Refuses `procs` ranks with `parts_per_proc` parts each on a mesh of `roots` roots when
+/// there are more ranks or parts than roots.
+pub fn check_procs(procs: usize, parts_per_proc: usize, roots: usize) -> Result {
+    if procs > roots {
+        return Err(Error::RanksExceedRoots { procs, roots });
+    }
+    if procs
+        .checked_mul(parts_per_proc)
+        .is_none_or(|parts| parts > roots)
+    {
+        return Err(Error::PartsExceedRoots {
+            procs,
+            parts_per_proc,
+            roots,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_procs_refuses_more_ranks_or_parts_than_roots_and_takes_the_bounds() {
+        assert!(check_procs(8, 2, 16).is_ok());
+        assert!(matches!(
+            check_procs(9, 1, 8),
+            Err(Error::RanksExceedRoots { procs: 9, roots: 8 })
+        ));
+        assert!(matches!(
+            check_procs(4, 3, 8),
+            Err(Error::PartsExceedRoots {
+                procs: 4,
+                parts_per_proc: 3,
+                roots: 8
+            })
+        ));
+        // P · F overflowing is more parts than any mesh has roots.
+        assert!(matches!(
+            check_procs(2, usize::MAX, 8),
+            Err(Error::PartsExceedRoots { .. })
+        ));
+    }
+
+    #[test]
+    fn the_library_error_is_wrapped_and_kept_as_the_source() {
+        let e = Error::from(plume::Error::Invalid("bad".into()));
+        assert!(matches!(e, Error::Plume(_)));
+        assert_eq!(
+            e.to_string(),
+            plume::Error::Invalid("bad".into()).to_string()
+        );
+        assert!(std::error::Error::source(&e).is_some());
+    }
+}

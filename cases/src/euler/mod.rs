@@ -1,0 +1,49 @@
+//! A finite-volume solver of the compressible Euler equations on the leaves of the adaptive
+//! forest, on P ranks (`flow-solver.md`): the computed flow drives the adaptation.
+//!
+//! The stages, each in its own module:
+//! - [`gas`]: the ideal gas (γ = 1.4), conserved and primitive states, the physical flux;
+//! - [`flux`]: HLLC and Rusanov numerical fluxes across a face;
+//! - [`riemann`]: the exact Riemann solver, the reference of the Sod tests;
+//! - [`mesh`]: a rank's leaves as finite volumes (geometry in a canonical orientation, states,
+//!   halo of the other ranks' leaves);
+//! - [`scheme`]: boundaries, residual, CFL time step, explicit Euler or SSP-RK2;
+//! - [`balanced`]: the scheme's stages as SBN's root jobs, balanced while the ranks work;
+//! - [`indicator`]: the density-jump indicator and its marks;
+//! - [`totals`]: mass, momentum and energy summed in an order independent of P;
+//! - [`cases`]: the Sod tube and the blast;
+//! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
+//! - [`messages`]: errors a user can act on (input states that would overflow, a flow no
+//!   longer physical), numbers in short form;
+//! - [`driver`]: one rank's run, which ties them to [`plume::dist::Run`]'s adaptation, PLUM
+//!   balancing and migration.
+//!
+//! Vocabulary: a leaf's *state* is its conserved variables `(ρ, ρu, ρv, ρw, E)` (the forest's
+//! 5 fields per leaf); the *left* side of a face is the leaf its canonical normal points out
+//! of; a *leaf-face flux evaluation* is one numerical flux computed for one face of one leaf
+//! (each face between two leaves is evaluated once from each side, with the same bits).
+
+pub mod balanced;
+pub mod cases;
+pub mod driver;
+pub mod flux;
+pub mod gas;
+pub mod indicator;
+pub mod mesh;
+pub mod messages;
+pub mod record;
+pub mod riemann;
+pub mod run_ranks;
+pub mod scheme;
+pub mod totals;
+pub mod validation;
+
+pub use cases::Case;
+pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudget};
+pub use flux::FluxScheme;
+pub use gas::{Conserved, Primitive, GAMMA, NVARS};
+pub use indicator::IndicatorOptions;
+pub use riemann::{ExactRiemann, State1d};
+pub use scheme::{SchemeOptions, TimeScheme};
+pub use totals::{RootSums, TotalSums, Totals};
+pub use validation::RiemannReference;

@@ -1,0 +1,119 @@
+//! What an Euler run records: its whole configuration ([`EulerRunConfig`], as `metrics.json`
+//! holds it), one record per output ([`EulerRecord`]) and the table rank 0 prints of them; and
+//! the balancer the configuration names.
+
+use plume::balance::{Never, Plum, PlumOptions, SbnOptions};
+use plume::partition::Metis;
+use plume::remap::TotalVOptimal;
+
+use super::EulerConfig;
+use crate::words::Balancer;
+
+/// The whole configuration of a run, as `metrics.json` records it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct EulerRunConfig {
+    /// Ranks.
+    pub procs: usize,
+    /// The balancer.
+    pub balancer: Balancer,
+    /// SBN's options (with the SBN balancer).
+    pub sbn: Option<SbnOptions>,
+    /// Iterations between outputs.
+    pub output_every: usize,
+    /// The solver's settings.
+    #[serde(flatten)]
+    pub euler: EulerConfig,
+}
+
+/// The balancer of `cfg`: PLUM (METIS, optimal TotalV remap, LoadImb threshold 1.05), or the
+/// same never asked to balance (no balancer, or SBN: PLUM's partitioner only splits the roots
+/// at the start).
+pub fn balancer(cfg: &EulerRunConfig) -> plume::Result<Plum> {
+    let opts = PlumOptions::new(cfg.procs);
+    match cfg.balancer {
+        Balancer::None | Balancer::Sbn => Plum::with(
+            opts,
+            Box::new(Metis::default()),
+            Box::new(TotalVOptimal),
+            Box::new(Never),
+        ),
+        Balancer::Plum => Plum::new(opts),
+    }
+}
+
+/// One output's record (`metrics.json` `iterations`, a table row).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct EulerRecord {
+    /// Iterations done.
+    pub iteration: usize,
+    /// Physical time reached.
+    pub time: f64,
+    /// Leaves.
+    pub leaves: u64,
+    /// Relative change of total mass since the start (`|Δ Σ V ρ| / Σ V ρ`).
+    pub mass_change: f64,
+    /// Relative change of total energy since the start.
+    pub energy_change: f64,
+    /// Largest relative change of mass, momentum or energy across one adaptation step since
+    /// the last output (round-off when the transfer is conservative).
+    pub adapt_conservation: f64,
+    /// Sod: the volume-weighted L1 error of the density against the exact solution (absent
+    /// for the blast, and once a wave of the exact solution has reached an end of the mesh
+    /// along x, where that solution no longer applies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub density_l1: Option<f64>,
+    /// Largest leaves on a rank over the mean.
+    pub load_imb: f64,
+    /// Trees moved between ranks since the last output.
+    pub moved_trees: u64,
+    /// Their bytes.
+    pub moved_bytes: u64,
+    /// Leaf-face flux evaluations per second per rank since the last output (flow time).
+    pub flux_rate: f64,
+    /// Milliseconds since the last output, summed over ranks: `flow`, `adaptation`,
+    /// `balancing`, `migration`.
+    pub time_ms: std::collections::BTreeMap<&'static str, f64>,
+}
+
+/// The table's header.
+pub fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
+    let e = &cfg.euler;
+    format!(
+        "euler {}: {roots} roots, P = {}, balancer {:?}, flux {:?}, CFL {}, max depth {}, \
+         adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
+         conservation | density L1 error | LoadImb | moved trees | moved KB | flux M/s/rank | \
+         flow ms | adapt ms | balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | \
+         ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        e.case.name(),
+        cfg.procs,
+        cfg.balancer,
+        e.scheme.flux,
+        e.scheme.cfl,
+        e.indicator.max_depth,
+        e.adapt_every
+    )
+}
+
+/// The table's row of `r`.
+pub fn table_row(r: &EulerRecord) -> String {
+    let ms = |k: &str| r.time_ms.get(k).copied().unwrap_or(0.0);
+    format!(
+        "| {} | {:.5} | {} | {:.1e} | {:.1e} | {:.1e} | {} | {:.3} | {} | {:.1} | {:.1} | \
+         {:.1} | {:.1} | {:.1} | {:.1} |\n",
+        r.iteration,
+        r.time,
+        r.leaves,
+        r.mass_change,
+        r.energy_change,
+        r.adapt_conservation,
+        r.density_l1.map_or("–".into(), |e| format!("{e:.5}")),
+        r.load_imb,
+        r.moved_trees,
+        r.moved_bytes as f64 / 1e3,
+        r.flux_rate / 1e6,
+        ms("flow"),
+        ms("adaptation"),
+        ms("balancing"),
+        ms("migration")
+    )
+}

@@ -1,0 +1,151 @@
+//! What a shock-wave run is asked to do: [`ShockConfig`] (ranks, balancer, PLUM's and SBN's
+//! options, the machine, the front, levels, the memory budget); its options are written in the
+//! reports with the cases' words ([`crate::words`]).
+
+use plume::balance::{PlumOptions, SbnOptions};
+use plume::dist::BalanceAt;
+use plume::sim::Machine;
+use serde::Serialize;
+
+use crate::budget::Budget;
+use crate::words::{Balancer, ObjectiveName, PartitionerName, PolicyName, Words};
+
+use super::front::Front;
+
+/// A shock-wave run's configuration.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ShockConfig {
+    /// Number of ranks.
+    pub procs: usize,
+    /// The balancer.
+    pub balancer: Balancer,
+    /// PLUM's reassignment objective.
+    pub objective: ObjectiveName,
+    /// PLUM's partitioner; also makes the initial partition.
+    pub partitioner: PartitionerName,
+    /// PLUM's when-to-balance policy (no assumed first cost, ULBA with α 0.4 and z 3).
+    pub policy: PolicyName,
+    /// PLUM's parts per processor.
+    pub parts_per_proc: usize,
+    /// Adaptation levels.
+    pub levels: usize,
+    /// Seed of the partitioner.
+    pub seed: u64,
+    /// When PLUM balances.
+    pub balance_at: BalanceAt,
+    /// PLUM's accept rule and cost model.
+    #[serde(serialize_with = "plum_options_json")]
+    pub plum: PlumOptions,
+    /// SBN's options.
+    #[serde(serialize_with = "sbn_options_json")]
+    pub sbn: SbnOptions,
+    /// The simulated machine both are timed on.
+    pub machine: Machine,
+    /// The front.
+    pub front: Front,
+    /// On ranks: process every level with this kernel after its step (SBN balancing while
+    /// the ranks process; PLUM and no balancing processing statically). `None`: no processing
+    /// level (the simulated machine times the levels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processing: Option<plume::dist::Kernel>,
+    /// The memory the run may use, checked before it starts and before each level's
+    /// subdivision (unlimited by default; the command line reads the system's). Not part of
+    /// the case: never written to the reports.
+    #[serde(skip)]
+    pub budget: Budget,
+}
+
+impl ShockConfig {
+    /// The published case's shape on `procs` ranks: PLUM with METIS, optimal TotalV, threshold
+    /// 1.05, balancing before subdivision, 9 levels; SBN Basic when chosen.
+    pub fn new(procs: usize) -> Self {
+        ShockConfig {
+            procs,
+            balancer: Balancer::Plum,
+            objective: ObjectiveName::TotalV,
+            partitioner: PartitionerName::Metis,
+            policy: PolicyName::Threshold(None),
+            parts_per_proc: 1,
+            levels: 9,
+            seed: 1,
+            balance_at: BalanceAt::Predicted,
+            plum: PlumOptions::new(procs),
+            sbn: SbnOptions::default(),
+            machine: Machine::default(),
+            front: Front::default(),
+            processing: None,
+            budget: Budget::UNLIMITED,
+        }
+    }
+}
+
+/// `options` as JSON with `accept` spelled as the cases' words.
+fn plum_options_json<S: serde::Serializer>(
+    options: &PlumOptions,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    let spelled = [("accept", options.accept.word())];
+    with_words(options, &spelled).serialize(s)
+}
+
+/// `options` as JSON with `variant` spelled as the cases' words.
+fn sbn_options_json<S: serde::Serializer>(
+    options: &SbnOptions,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    let spelled = [("variant", options.variant.word())];
+    with_words(options, &spelled).serialize(s)
+}
+
+/// `value` as a JSON object whose fields named in `words` hold the given words instead.
+fn with_words(value: &impl serde::Serialize, words: &[(&str, &str)]) -> serde_json::Value {
+    let mut json = serde_json::to_value(value).expect("options serialize");
+    for (field, word) in words {
+        json[*field] = serde_json::Value::from(*word);
+    }
+    json
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plume::balance::{Accept, Variant};
+
+    /// The JSON of `value`, a string.
+    fn json(value: impl serde::Serialize) -> String {
+        serde_json::to_value(value)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .into()
+    }
+
+    #[test]
+    fn the_json_config_spells_options_as_the_command_line_does() {
+        for (b, word, _) in Balancer::ALL {
+            assert_eq!(json(b), *word);
+        }
+        for (b, word, _) in BalanceAt::ALL {
+            assert_eq!(json(b), *word);
+        }
+        for (a, word, _) in Accept::ALL {
+            let mut cfg = ShockConfig::new(4);
+            cfg.plum.accept = *a;
+            assert_eq!(serde_json::to_value(&cfg).unwrap()["plum"]["accept"], *word);
+        }
+        for (v, word, _) in Variant::ALL {
+            let mut cfg = ShockConfig::new(4);
+            cfg.sbn.variant = *v;
+            assert_eq!(serde_json::to_value(&cfg).unwrap()["sbn"]["variant"], *word);
+        }
+        let mut cfg = ShockConfig::new(4);
+        cfg.plum.accept = Accept::Always;
+        cfg.sbn.variant = Variant::Heuristic;
+        let cfg = serde_json::to_value(&cfg).unwrap();
+        assert_eq!(
+            (&cfg["plum"]["accept"], &cfg["sbn"]["variant"]),
+            (&"always".into(), &"heuristic".into())
+        );
+        assert_eq!(cfg["balance_at"], "before");
+    }
+}

@@ -1,0 +1,241 @@
+//! The PLUM track (and the no-balancing baseline): balance before subdivision on predicted
+//! weights (or after it), migrate the trees, then process the level with the static
+//! assignment on the simulated machine.
+
+use plume::adapt::Forest;
+use plume::balance::{migrate_counted, Balance, Migration, Plum};
+use plume::graph::{DualGraph, Weights};
+use plume::mesh::{geometry, Mesh};
+use plume::metrics::{Cut, Movement};
+use plume::sim::{plum_level, processing_times};
+use plume::Result;
+
+use crate::words::{PolicyName, PolicySettings};
+
+use super::record::loads_and_cut;
+use super::track::Track;
+use super::{BalanceAt, Balancer, LevelRecord, ShockConfig, SimRecord, Stage, StageTimes};
+
+/// PLUM on its assignment; with [`Balancer::None`] it never balances.
+pub(super) struct PlumTrack {
+    cfg: ShockConfig,
+    plum: Plum,
+    owner: Vec<u32>,
+    balance: Option<Balance>,
+    /// The owners at the start of the level, before balancing.
+    start: Vec<u32>,
+    moved: Migration,
+    /// The flows of what moved (elements of the trees as packed).
+    flows: Movement,
+    times: StageTimes,
+}
+
+impl PlumTrack {
+    /// The track of `cfg`, starting from the partitioner's initial partition.
+    pub(super) fn new(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Self> {
+        let plum = make_plum(cfg, forest.mesh())?;
+        let owner = plum.initial_assignment(&graph.view(&graph.weights)?)?;
+        Ok(PlumTrack {
+            cfg: cfg.clone(),
+            plum,
+            start: owner.clone(),
+            owner,
+            balance: None,
+            moved: Migration::default(),
+            flows: Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]),
+            times: StageTimes::new(),
+        })
+    }
+
+    fn balance_and_migrate(
+        &mut self,
+        graph: &DualGraph,
+        weights: &Weights,
+        forest: &Forest,
+    ) -> Result<()> {
+        let clock = std::time::Instant::now();
+        // The trees move as they are now: before subdivision, smaller than predicted.
+        let moving: Vec<u64> = forest.trees().iter().map(|t| t.nelems() as u64).collect();
+        let b = self
+            .plum
+            .balance_moving(&graph.view(weights)?, &self.owner, &moving)?;
+        if let Some(new_owner) = &b.new_owner {
+            (self.moved, self.flows) =
+                migrate_counted(forest, &mut self.owner, new_owner, self.cfg.procs);
+        }
+        self.times = balancer_times(&b, clock.elapsed());
+        self.balance = Some(b);
+        Ok(())
+    }
+
+    fn balances(&self, at: BalanceAt) -> bool {
+        self.cfg.balancer == Balancer::Plum && self.cfg.balance_at == at
+    }
+}
+
+impl Track for PlumTrack {
+    fn owner(&self) -> &[u32] {
+        &self.owner
+    }
+
+    fn before_subdivision(
+        &mut self,
+        forest: &Forest,
+        graph: &DualGraph,
+        predicted: &Weights,
+    ) -> Result<()> {
+        self.balance = None;
+        self.start.clone_from(&self.owner);
+        self.moved = Migration::default();
+        self.flows = Movement::from_flows(vec![0; self.cfg.procs], vec![0; self.cfg.procs]);
+        self.times.clear();
+        if self.balances(BalanceAt::Predicted) {
+            self.balance_and_migrate(graph, predicted, forest)?;
+        }
+        Ok(())
+    }
+
+    fn after_subdivision(
+        &mut self,
+        level: usize,
+        forest: &Forest,
+        graph: &DualGraph,
+        adapt_ms: &StageTimes,
+    ) -> Result<LevelRecord> {
+        if self.balances(BalanceAt::AfterSubdivision) {
+            self.balance_and_migrate(graph, &graph.weights.clone(), forest)?;
+        }
+        let mut time_ms = adapt_ms.clone();
+        time_ms.extend(&self.times);
+        Ok(plum_record(
+            &self.cfg,
+            PlumLevel {
+                level,
+                leaves: forest.nleaves(),
+                graph,
+                owner: &self.owner,
+                start: &self.start,
+                balance: self.balance.as_ref(),
+                flows: &self.flows,
+                moved: self.moved,
+                time_ms,
+            },
+        ))
+    }
+}
+
+/// PLUM's stage times of a balancing step that took `total` with the migration it asked for:
+/// partition, similarity matrix and reassignment as PLUM timed them, the rest as migration.
+pub(super) fn balancer_times(b: &Balance, total: std::time::Duration) -> StageTimes {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let stages = ms(b.times.partition) + ms(b.times.similarity) + ms(b.times.reassign);
+    StageTimes::from([
+        (Stage::Partition, ms(b.times.partition)),
+        (Stage::Similarity, ms(b.times.similarity)),
+        (Stage::Reassignment, ms(b.times.reassign)),
+        (Stage::Migration, (ms(total) - stages).max(0.0)),
+    ])
+}
+
+/// What a level balanced by PLUM (or by nothing) ended with, for its record.
+pub(super) struct PlumLevel<'a> {
+    /// The level, from 1.
+    pub level: usize,
+    /// Leaves after the level.
+    pub leaves: usize,
+    /// The dual graph with the level's weights.
+    pub graph: &'a DualGraph,
+    /// The owners the level was processed with.
+    pub owner: &'a [u32],
+    /// The owners at the start of the level, before balancing.
+    pub start: &'a [u32],
+    /// PLUM's decision (none without balancing).
+    pub balance: Option<&'a Balance>,
+    /// The flows of what moved.
+    pub flows: &'a Movement,
+    /// What moved.
+    pub moved: Migration,
+    /// The level's stage times.
+    pub time_ms: StageTimes,
+}
+
+/// The record of a level balanced by PLUM (or by nothing) on `cfg`'s simulated machine.
+pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
+    let PlumLevel {
+        graph,
+        owner,
+        balance,
+        ..
+    } = at;
+    let now = loads_and_cut(graph, owner, cfg.procs);
+    let imb = now.imbalance;
+    let w = &graph.weights;
+    let pre_cut = Cut::new(graph.xadj(), graph.adjncy(), &w.cwgt, at.start);
+    let accepted = balance.is_some_and(|b| b.accepted);
+    let (planned, identity) = match balance {
+        Some(b) if b.accepted => (b.planned.clone(), b.identity.total_v),
+        _ => (at.flows.clone(), 0),
+    };
+    let overhead = cfg.plum.model.overhead;
+    let costs = cfg.machine.cost_model(graph);
+    let sim = plum_level(&costs, &cfg.machine, owner, cfg.procs, at.flows, overhead);
+    let processing = processing_times(&costs, owner, cfg.procs);
+    let model = &cfg.plum.model;
+    let time_ms = at.time_ms;
+    LevelRecord {
+        level: at.level,
+        leaves: at.leaves,
+        load_imb: imb.load_imb,
+        lambda_pct: imb.lambda_pct,
+        lb: imb.lb,
+        load_imb_before: balance.map_or(imb.load_imb, |b| b.load_imb_before),
+        load_moments: now.moments,
+        pre_cut_pct: pre_cut.percent(),
+        cut_pct: now.cut_pct,
+        total_v: at.flows.total_v,
+        max_v: at.flows.max_v,
+        max_sr: at.flows.max_sr,
+        predicted_total_v: planned.total_v,
+        predicted_max_v: planned.max_v,
+        predicted_max_sr: planned.max_sr,
+        identity_total_v: identity,
+        comm_mb: at.moved.bytes as f64 / 1e6,
+        trees_moved: at.moved.trees,
+        balance_triggered: balance.is_some_and(|b| b.triggered),
+        remap_accepted: accepted,
+        gain_s: balance.map_or(0.0, |b| b.gain),
+        cost_s: balance.map_or(0.0, |b| b.cost),
+        remapper: balance
+            .and_then(|b| b.remap.as_ref())
+            .map_or(String::new(), |r| r.solver.to_string()),
+        solver_s: now.max as f64 * model.time_per_load * model.iterations as f64,
+        balance_pct: 100.0 * super::balancer_ms(&time_ms) / time_ms.values().sum::<f64>().max(1e-9),
+        sim: SimRecord::new(sim.makespan, &sim.split, &processing),
+        sbn: None,
+        measured: None,
+        rank_times: Vec::new(),
+        time_ms,
+        processing_s: processing,
+    }
+}
+
+/// PLUM as `cfg` sets it for `mesh`'s roots (the partitioner may use their centroids); with
+/// [`Balancer::None`] its policy never balances.
+pub(super) fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> Result<Plum> {
+    let centroids: Vec<[f64; 3]> = (0..mesh.nelems())
+        .map(|e| geometry::centroid(&mesh.corners(e)))
+        .collect();
+    let mut opts = cfg.plum.clone();
+    opts.nprocs = cfg.procs;
+    opts.parts_per_proc = cfg.parts_per_proc;
+    let policy = match cfg.balancer {
+        Balancer::None => PolicyName::Never,
+        Balancer::Plum | Balancer::Sbn => cfg.policy,
+    };
+    Plum::with(
+        opts,
+        cfg.partitioner.build(cfg.seed, &centroids),
+        cfg.objective.build(),
+        policy.build(PolicySettings::default()),
+    )
+}

@@ -1,0 +1,264 @@
+//! The shock case on real ranks (`distributed.md`): one rank's part of a run through
+//! [`plume::dist::Run`], which marks with the front, adapts, balances with PLUM (rank 0
+//! decides and broadcasts) and migrates the trees. Rank 0 holds the gathered weights and
+//! owners and makes each level's record as the single-process track does
+//! (`plum_record`), the simulated machine's figures included: a run's records are the
+//! simulated run's for every P and backend, and the threads backend at P = 1 is the serial
+//! program. With a processing kernel (`ShockConfig::processing`) every step is followed by a
+//! processing level on the ranks (`Run::process`): SBN balances in it and moves trees lazily
+//! (`sbn_ranks`), PLUM and no balancing process statically; the records then hold what was
+//! measured.
+
+use std::time::Instant;
+
+use plume::adapt::{AdaptOptions, Forest, InitialMesh};
+use plume::balance::Migration;
+use plume::comm::{Comm, CommExt};
+use plume::dist::{self, Run, StepReport};
+use plume::mesh::geometry;
+use plume::metrics::Movement;
+use plume::{Error, Result};
+
+use super::front::{front_marks, FrontAt};
+use super::memory::{balancer_name, balancing_bytes, fits};
+use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
+use super::stage::adaptation_times_ms;
+use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
+use crate::budget;
+
+/// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
+/// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
+/// SBN balances in it, the others process statically) on `initial` (every rank passes the
+/// same mesh; thread ranks may share one); `all_ranks_here` says whether
+/// this process holds every rank (threads) or only this one (MPI), for the memory checks.
+/// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
+/// initial mesh and partition), this rank's forest and the owners, at level 0 and after every
+/// level; its errors end every rank. Returns the run on rank 0, `None` on the others.
+///
+/// # Errors
+/// [`Error::Invalid`] when `cfg` is not for `comm.size()` ranks, or asks for SBN without a
+/// processing kernel; any rank's error, on every rank.
+pub fn run_rank<C: Comm + ?Sized>(
+    comm: &C,
+    cfg: &ShockConfig,
+    initial: &InitialMesh,
+    all_ranks_here: bool,
+    mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
+) -> Result<Option<ShockRun>> {
+    if cfg.procs != comm.size() {
+        return Err(Error::Invalid(format!(
+            "the run is set for {} ranks but has {}",
+            cfg.procs,
+            comm.size()
+        )));
+    }
+    if cfg.balancer == Balancer::Sbn && cfg.processing.is_none() {
+        return Err(Error::Invalid(
+            "SBN on ranks balances while the ranks process the levels: it needs a kernel".into(),
+        ));
+    }
+    let mesh = initial.mesh();
+    let roots = mesh.nelems();
+    let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
+    comm.agree(check_memory(cfg, roots, ranks_here))?;
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    let locator = initial.locator();
+    let plum = comm.agree(make_plum(cfg, mesh))?;
+    let opts = AdaptOptions {
+        max_depth: cfg.front.max_depth,
+        nfields: 0,
+        ..AdaptOptions::default()
+    };
+    let at = match cfg.balancer {
+        Balancer::Sbn => dist::BalanceAt::Never,
+        _ => cfg.balance_at,
+    };
+    let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
+    let s_per_leaf = kernel_cost(&run, cfg)?;
+    comm.agree(each_level(0, None, run.forest(), run.owner()))?;
+    let mut levels = Vec::with_capacity(cfg.levels);
+    for level in 1..=cfg.levels {
+        let front = FrontAt::new(&cfg.front, level, lo, hi);
+        let marking = Instant::now();
+        let marks = front_marks(run.forest(), locator, &front);
+        let marking = marking.elapsed();
+        check_level_memory(cfg, &run, marks.divided, level, ranks_here)?;
+        let start = (comm.rank() == 0).then(|| run.owner().to_vec());
+        let mut report = run.step_marked(marks.refine, marks.coarsen)?;
+        report.times.mark += marking;
+        let record = match cfg.processing {
+            None => start.map(|start| record(cfg, &run, &report, &start)),
+            Some(kernel) => process(cfg, &mut run, kernel, level, (&report, start), s_per_leaf)?,
+        };
+        comm.agree(each_level(
+            level,
+            record.as_ref(),
+            run.forest(),
+            run.owner(),
+        ))?;
+        levels.extend(record);
+    }
+    Ok((comm.rank() == 0).then(|| ShockRun {
+        config: cfg.clone(),
+        roots,
+        levels,
+    }))
+}
+
+/// The kernel's measured seconds per leaf on rank 0's initial trees (0 elsewhere, and
+/// without a processing level); a collective.
+fn kernel_cost<C: Comm + ?Sized>(run: &Run<C>, cfg: &ShockConfig) -> Result<f64> {
+    let measured = match cfg.processing {
+        Some(kernel) if run.comm().rank() == 0 => kernel.seconds_per_leaf(run.forest(), 3),
+        _ => Ok(0.0),
+    };
+    run.comm().agree(measured)
+}
+
+/// The processing level after step `level` (`report`; `start`: the owners before it, on rank
+/// 0): SBN balancing while the ranks process, or each rank processing its own roots. Returns
+/// rank 0's record of the level.
+fn process<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &mut Run<C>,
+    kernel: plume::dist::Kernel,
+    level: usize,
+    (report, start): (&StepReport, Option<Vec<u32>>),
+    s_per_leaf: f64,
+) -> Result<Option<LevelRecord>> {
+    let sbn = (cfg.balancer == Balancer::Sbn).then_some(plume::balance::SbnOptions {
+        seed: cfg.sbn.seed ^ level as u64,
+        ..cfg.sbn
+    });
+    let processing = sbn.map_or(dist::Processing::Static, dist::Processing::Sbn);
+    let opts = dist::LevelOptions {
+        scales: cfg.machine.scales(),
+        ..dist::LevelOptions::new(processing)
+    };
+    // The owners the level starts from: after the step's balance (none under SBN).
+    let from = (run.comm().rank() == 0).then(|| run.owner().to_vec());
+    let processed = run.process(&opts, &mut { kernel })?;
+    // Rank 0 predicts; a failure there ends every rank.
+    let predicted = match (&from, run.graph()) {
+        (Some(from), Some(graph)) => predicted(cfg, graph, from, sbn),
+        _ => Ok(0.0),
+    };
+    let predicted = run.comm().agree(predicted)?;
+    let Some(start) = start else {
+        return Ok(None);
+    };
+    let measured = (&processed, s_per_leaf, predicted);
+    Ok(Some(match sbn {
+        Some(_) => super::sbn_ranks::sbn_record(cfg, run, report, &start, measured),
+        None => super::sbn_ranks::with_measured(record(cfg, run, report, &start), measured),
+    }))
+}
+
+/// The simulated machine's time for a processing level of `graph`'s weights starting from
+/// `from`, statically or balanced by SBN with `sbn`, as the ranks process it: the level the
+/// ranks measured, predicted (seconds; the remap is the step's, not the level's).
+fn predicted(
+    cfg: &ShockConfig,
+    graph: &plume::graph::DualGraph,
+    from: &[u32],
+    sbn: Option<plume::balance::SbnOptions>,
+) -> Result<f64> {
+    let model = cfg.machine.cost_model(graph);
+    Ok(match sbn {
+        Some(opts) => {
+            let shared = plume::balance::sbn::Shared::new(model, cfg.procs, opts);
+            plume::sim::sbn_level(&shared, &cfg.machine, from, from)?.makespan
+        }
+        None => {
+            let none = Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]);
+            plume::sim::plum_level(&model, &cfg.machine, from, cfg.procs, &none, 0.0).makespan
+        }
+    })
+}
+
+/// Checks, before a run on ranks starts, that this process can hold its ranks' copies of the
+/// initial mesh and graph of `roots` roots (`ranks_here` of them) and rank 0's balancer.
+///
+/// # Errors
+/// When the budget is too small.
+pub fn check_memory(cfg: &ShockConfig, roots: usize, ranks_here: usize) -> Result<()> {
+    let balancing = balancing_bytes(std::slice::from_ref(cfg), roots).0;
+    let copies = (roots as u128).saturating_mul(ranks_here as u128);
+    fits(
+        &cfg.budget,
+        [copies, roots as u128, balancing],
+        &format!(
+            "the shock case on {roots} roots with {} on P = {} ranks ({ranks_here} in this \
+             process)",
+            balancer_name(cfg.balancer),
+            cfg.procs
+        ),
+        "use fewer ranks or a smaller mesh",
+    )
+}
+
+/// Refuses a level whose leaves (when the front's marks divide `divided` of the leaves held
+/// here) would not fit this process: every rank's leaves on threads, this rank's under MPI (a
+/// collective).
+fn check_level_memory<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &Run<C>,
+    divided: usize,
+    level: usize,
+    ranks_here: usize,
+) -> Result<()> {
+    let comm = run.comm();
+    let (here, all) = budget::leaves_after_step(comm, run.forest().nleaves(), divided, ranks_here)?;
+    let roots = run.owner().len() as u128;
+    let balancing = balancing_bytes(std::slice::from_ref(cfg), run.owner().len()).0;
+    comm.agree(fits(
+        &cfg.budget,
+        [roots.saturating_mul(ranks_here as u128), here, balancing],
+        &format!("level {level} of {}: about {all} leaves", cfg.levels),
+        "use fewer levels",
+    ))
+}
+
+/// Rank 0's record of the level `report` ended (`start`: the owners before it).
+fn record<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &Run<C>,
+    report: &StepReport,
+    start: &[u32],
+) -> LevelRecord {
+    let graph = run.graph().expect("rank 0 keeps the dual graph");
+    let balance = run.balance().filter(|_| cfg.balancer == Balancer::Plum);
+    let flows = match balance {
+        // The accept rule's movement is in the sizes of what moved.
+        Some(b) if b.accepted => b.movement.clone(),
+        _ => Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]),
+    };
+    let moved = report.metrics.moved;
+    debug_assert_eq!(
+        moved.elements, flows.total_v,
+        "what moved is what PLUM costed"
+    );
+    let t = &report.times;
+    let mut time_ms = adaptation_times_ms(t);
+    if let Some(b) = balance {
+        time_ms.extend(balancer_times(b, t.balance + t.migrate));
+    }
+    plum_record(
+        cfg,
+        PlumLevel {
+            level: report.metrics.level,
+            leaves: report.metrics.leaves as usize,
+            graph,
+            owner: run.owner(),
+            start,
+            balance,
+            flows: &flows,
+            moved: Migration {
+                trees: moved.trees as usize,
+                elements: moved.elements,
+                bytes: moved.bytes,
+            },
+            time_ms,
+        },
+    )
+}

@@ -1,0 +1,449 @@
+//! `plume run euler`: the finite-volume Euler solver of [`plume_cases::euler`] driving the
+//! adaptation, on P thread ranks or the processes of an `mpirun` job
+//! (`plume_cases::euler::run_ranks`); its options and the run's settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use plume::balance::SbnOptions;
+use plume::io::VtuOptions;
+use plume::mesh::{geometry, Mesh};
+
+use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
+use super::failure::{CliResult, Failure};
+use super::options::words;
+use super::options::{refuse_sbn_options, BackendName};
+use super::progress::Terminal;
+use plume::balance::Variant;
+use plume::numbers::short;
+use plume_cases::budget::{euler_bytes, Budget};
+use plume_cases::euler::cases::{SOD_LEFT, SOD_RIGHT};
+use plume_cases::euler::messages::check_state;
+use plume_cases::euler::record::EulerRunConfig;
+use plume_cases::euler::run_ranks;
+use plume_cases::euler::scheme::Boundaries;
+use plume_cases::euler::{
+    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, MemoryBudget, Primitive,
+    SchemeOptions, State1d, TimeScheme,
+};
+use plume_cases::provenance::MeshSource;
+use plume_cases::words::Balancer;
+use plume_cases::words::{SbnPolicyName, VtkLevels};
+
+/// SBN's choices when `--sbn-policy` is left out: the seed's, with no work sent back with a
+/// balance request.
+const DEFAULT_SBN_POLICY: &[SbnPolicyName] = &[SbnPolicyName::Seed, SbnPolicyName::NoFirstHalf];
+
+/// The iterations a run may be estimated to need unless `--max-iterations` says otherwise:
+/// about 17 minutes of the default Sod tube's iterations on the project's 2-core machine
+/// (its default run takes 1,182 in 1.2 s; the estimate says 549).
+pub const DEFAULT_MAX_ITERATIONS: u64 = 1_000_000;
+
+/// The flow cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CaseName {
+    /// A shock tube along x (Sod's states unless --left / --right say otherwise).
+    Sod,
+    /// A sphere of high pressure bursting in gas at rest: a moving spherical shock.
+    Blast,
+}
+
+/// Numerical fluxes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FluxName {
+    /// HLLC (Toro ch. 10).
+    Hllc,
+    /// Rusanov (local Lax–Friedrichs), more diffusive.
+    Rusanov,
+}
+
+/// Time integrations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimeName {
+    /// Explicit Euler.
+    Euler,
+    /// Two-stage SSP Runge–Kutta.
+    SspRk2,
+}
+
+/// Arguments of `plume run euler`.
+#[derive(Debug, Args)]
+pub struct EulerArgs {
+    /// The flow case.
+    #[arg(long, value_enum, default_value_t = CaseName::Sod)]
+    pub case: CaseName,
+    /// Number of ranks P [default: 2; with --backend mpi: the number of processes mpirun
+    /// starts].
+    #[arg(long)]
+    pub procs: Option<usize>,
+    /// How the ranks run.
+    #[arg(long, value_enum, default_value_t = BackendName::Threads)]
+    pub backend: BackendName,
+    /// Balancer: plum (repartition, remap and migrate in each adaptation step), sbn (the
+    /// ranks balance while they compute each stage of an iteration, trees move lazily) or
+    /// none.
+    #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
+    pub balancer: Balancer,
+    /// SBN's algorithm (with --balancer sbn) [default: basic].
+    #[arg(long, value_parser = words::<Variant>())]
+    pub variant: Option<Variant>,
+    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order (as for
+    /// `plume run shock`; with --balancer sbn) [default: seed,no-first-half]. The default sends
+    /// no work back with a balance request: a stage's level is short, and §5.4.1's first half,
+    /// given at the end of every level, kept moving hundreds of trees back and forth each
+    /// iteration.
+    #[arg(long, value_parser = words::<SbnPolicyName>(), value_delimiter = ',')]
+    pub sbn_policy: Vec<SbnPolicyName>,
+    /// Run SBN's pre-partitioner (seed 004 §5.6) before each stage's level: roots queued away
+    /// from their data by their costs, the data moving when they are processed (with
+    /// --balancer sbn).
+    #[arg(long)]
+    pub prepartition: bool,
+    /// Initial mesh (.msh or .vtu; boundary groups `wall`, `outflow`, `inflow`, untagged =
+    /// wall) [default: a generated box: 16×1×1 cubes of edge 1/16 for sod, 6×6×6 of edge 1/6
+    /// for blast].
+    #[arg(long, value_name = "FILE")]
+    pub mesh: Option<PathBuf>,
+    /// Sod: the state left of the interface [default: 1,0,1].
+    #[arg(long, value_name = "ρ,u,p", value_parser = state)]
+    pub left: Option<State1d>,
+    /// Sod: the state right of the interface [default: 0.125,0,0.1].
+    #[arg(long, value_name = "ρ,u,p", value_parser = state)]
+    pub right: Option<State1d>,
+    /// Sod: x of the interface [default: the middle of the mesh along x].
+    #[arg(long, value_name = "X")]
+    pub interface: Option<f64>,
+    /// Blast: the sphere's radius [default: a fifth of the mesh's smallest extent].
+    #[arg(long, value_name = "R")]
+    pub radius: Option<f64>,
+    /// Physical time to reach [default: 0.2 for sod, 0.1 for blast].
+    #[arg(long, value_name = "T")]
+    pub t_end: Option<f64>,
+    /// CFL number.
+    #[arg(long, default_value_t = 0.4)]
+    pub cfl: f64,
+    /// Numerical flux.
+    #[arg(long, value_enum, default_value_t = FluxName::Hllc)]
+    pub flux: FluxName,
+    /// Time integration.
+    #[arg(long, value_enum, default_value_t = TimeName::Euler)]
+    pub time: TimeName,
+    /// Refine leaves whose density jump |ρa − ρb| / min(ρa, ρb) across a face exceeds this.
+    #[arg(long, default_value_t = 0.1, value_parser = finite)]
+    pub refine_above: f64,
+    /// Coarsen families whose leaves' jumps are all below this.
+    #[arg(long, default_value_t = 0.02, value_parser = finite)]
+    pub coarsen_below: f64,
+    /// Deepest refinement level.
+    #[arg(long, default_value_t = 2, value_parser = levels)]
+    pub max_depth: u8,
+    /// Refuse a run estimated to need more iterations than this (the estimate: --t-end over
+    /// the step of the initial states' fastest signal on the smallest leaf at --max-depth).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ITERATIONS)]
+    pub max_iterations: u64,
+    /// Adapt every this many iterations (0: only the initial refinement).
+    #[arg(long, default_value_t = 2)]
+    pub adapt_every: usize,
+    /// Report (a table row, and VTK with --vtk all) every this many iterations; the start and
+    /// the end are always reported.
+    #[arg(long, default_value_t = 50)]
+    pub output_every: usize,
+    /// A point whose state is written at every output as a time series, `probe_N.csv` (N
+    /// counts the --probe options from 0); repeatable.
+    #[arg(long = "probe", value_name = "X,Y,Z", value_parser = plume_cases::probes::parse_point)]
+    pub probes: Vec<[f64; 3]>,
+    /// Output folder.
+    #[arg(long, default_value = "out/euler")]
+    pub out: PathBuf,
+    /// Which outputs to write as VTK: all, last (the start and the end) or none.
+    #[arg(long, value_parser = words::<VtkLevels>(), default_value_t = VtkLevels::All)]
+    pub vtk: VtkLevels,
+    /// How the .vtu files store their data.
+    #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
+    pub vtk_compression: VtkCompression,
+}
+
+/// Parses `ρ,u,p`.
+fn state(text: &str) -> Result<State1d, String> {
+    let v: Vec<f64> = text
+        .split(',')
+        .map(|w| w.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| "must be three numbers ρ,u,p".to_string())?;
+    match v[..] {
+        [rho, u, p]
+            if rho > 0.0 && p > 0.0 && rho.is_finite() && p.is_finite() && u.is_finite() =>
+        {
+            Ok(State1d { rho, u, p })
+        }
+        [_, _, _] => Err("density and pressure must be positive and finite".into()),
+        _ => Err("must be three numbers ρ,u,p".into()),
+    }
+}
+
+/// The initial mesh `args` ask for and its source.
+fn euler_mesh(args: &EulerArgs) -> CliResult<(Mesh, Option<MeshSource>)> {
+    match &args.mesh {
+        Some(path) => Ok((load_mesh(path)?, Some(MeshSource::of_file(path)?))),
+        None => {
+            let mesh = match args.case {
+                CaseName::Sod => {
+                    plume::mesh::generate_box([16, 1, 1], [1.0, 1.0 / 16.0, 1.0 / 16.0])
+                }
+                CaseName::Blast => plume::mesh::generate_box([6, 6, 6], [1.0; 3]),
+            };
+            Ok((mesh?, None))
+        }
+    }
+}
+
+/// The run `args` ask for on `procs` ranks over `mesh`.
+fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConfig> {
+    let usage = |m: String| Err(Failure::Usage(m));
+    if procs == 0 || procs > mesh.nelems() {
+        return usage(format!(
+            "--procs {procs} must be between 1 and the number of roots ({})",
+            mesh.nelems()
+        ));
+    }
+    if args.output_every == 0 {
+        return usage("--output-every must be at least 1".into());
+    }
+    refuse_sbn_options(
+        args.balancer,
+        args.variant,
+        args.prepartition,
+        &args.sbn_policy,
+    )?;
+    check_case_options(args)?;
+    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    let case = match args.case {
+        CaseName::Sod => {
+            let (left, right) = (
+                args.left.unwrap_or(SOD_LEFT),
+                args.right.unwrap_or(SOD_RIGHT),
+            );
+            let interface = args.interface.unwrap_or(0.5 * (lo[0] + hi[0]));
+            if !(interface > lo[0] && interface < hi[0]) {
+                return usage(format!(
+                    "--interface {interface} must lie inside the mesh along x ({} to {})",
+                    lo[0], hi[0]
+                ));
+            }
+            check_state("--left", left).map_err(Failure::Usage)?;
+            check_state("--right", right).map_err(Failure::Usage)?;
+            plume_cases::euler::riemann::ExactRiemann::solve(left, right)
+                .map_err(|e| Failure::Usage(format!("--left and --right: {e}")))?;
+            Case::Sod {
+                left,
+                right,
+                interface,
+            }
+        }
+        CaseName::Blast => {
+            let extent = (0..3).map(|d| hi[d] - lo[d]).fold(f64::INFINITY, f64::min);
+            let radius = args.radius.unwrap_or(0.2 * extent);
+            if !(radius > 0.0 && radius.is_finite()) {
+                return usage(format!("--radius {radius} must be positive"));
+            }
+            Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), radius)
+        }
+    };
+    let states: Vec<Primitive> = (0..mesh.nelems())
+        .map(|e| case.state_at(geometry::centroid(&mesh.corners(e))))
+        .collect();
+    check_not_uniform(&case, &states)?;
+    // The run reads the groups again; checked here, a bad group fails before any output.
+    Boundaries::from_tags(&mesh.tags, case.inflow())?;
+    let euler = EulerConfig {
+        case,
+        scheme: SchemeOptions {
+            flux: match args.flux {
+                FluxName::Hllc => FluxScheme::Hllc,
+                FluxName::Rusanov => FluxScheme::Rusanov,
+            },
+            time: match args.time {
+                TimeName::Euler => TimeScheme::Euler,
+                TimeName::SspRk2 => TimeScheme::SspRk2,
+            },
+            cfl: args.cfl,
+        },
+        indicator: IndicatorOptions {
+            refine_above: args.refine_above,
+            coarsen_below: args.coarsen_below,
+            max_depth: args.max_depth,
+        },
+        initial: InitialRefinement::Adaptive,
+        adapt_every: args.adapt_every,
+        t_end: args.t_end.unwrap_or(match args.case {
+            CaseName::Sod => 0.2,
+            CaseName::Blast => 0.1,
+        }),
+        memory: MemoryBudget {
+            budget: Budget::of_system(),
+            ranks_here: match args.backend {
+                BackendName::Threads => procs,
+                BackendName::Mpi => 1,
+            },
+        },
+    };
+    euler.check().map_err(|e| Failure::Usage(e.to_string()))?;
+    let roots = mesh.nelems();
+    check_memory(
+        &euler.memory.budget,
+        &format!("the euler case on {roots} roots"),
+        euler_bytes(roots as u128, roots as u128),
+        "use a smaller mesh",
+    )?;
+    check_iterations(&euler, mesh, &states, args.max_iterations)?;
+    Ok(EulerRunConfig {
+        procs,
+        balancer: args.balancer,
+        sbn: (args.balancer == Balancer::Sbn).then(|| {
+            let mut sbn = SbnOptions {
+                variant: args.variant.unwrap_or(Variant::Basic),
+                prepartition: args.prepartition,
+                ..SbnOptions::default()
+            };
+            let words = match args.sbn_policy.as_slice() {
+                [] => DEFAULT_SBN_POLICY,
+                given => given,
+            };
+            for word in words {
+                word.apply(&mut sbn.policies);
+            }
+            sbn
+        }),
+        output_every: args.output_every,
+        euler,
+    })
+}
+
+/// Refuses the options of one case given with the other: `--left`, `--right` and
+/// `--interface` apply to the Sod case only, `--radius` to the blast only.
+fn check_case_options(args: &EulerArgs) -> CliResult {
+    let (given, case) = match args.case {
+        CaseName::Sod => (vec![("--radius", args.radius.is_some())], "blast"),
+        CaseName::Blast => (
+            vec![
+                ("--left", args.left.is_some()),
+                ("--right", args.right.is_some()),
+                ("--interface", args.interface.is_some()),
+            ],
+            "sod",
+        ),
+    };
+    match given.into_iter().find(|&(_, set)| set) {
+        Some((option, _)) => Err(Failure::Usage(format!(
+            "{option} applies to --case {case} only"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a run estimated to need more than `max` iterations: `t_end` over the step
+/// `cfl · min V / (Σ A · s)` ([`plume_cases::euler::scheme::Scheme::local_time_step`]) of the
+/// smallest root divided to the maximum depth (each level halves `V / Σ A`) under the fastest
+/// signal `s = |u| + c` of the roots' initial `states`. The flow may speed up, and leaves
+/// reach the maximum depth only near the waves: an estimate, not a bound.
+fn check_iterations(cfg: &EulerConfig, mesh: &Mesh, states: &[Primitive], max: u64) -> CliResult {
+    let speed = states
+        .iter()
+        .map(|w| geometry::norm(w.vel) + w.sound_speed())
+        .fold(0.0, f64::max);
+    let smallest = (0..mesh.nelems())
+        .map(|e| {
+            let p = mesh.corners(e);
+            let area: f64 = (0..4)
+                .map(|k| geometry::norm(geometry::face_area_vector(&p, k)))
+                .sum();
+            geometry::volume(&p).abs() / area
+        })
+        .fold(f64::INFINITY, f64::min);
+    let depth = f64::from(cfg.indicator.max_depth);
+    let dt = cfg.scheme.cfl * smallest * 0.5f64.powf(depth) / speed;
+    let iterations = (cfg.t_end / dt).ceil();
+    if iterations <= max as f64 {
+        return Ok(());
+    }
+    let about = match iterations.is_finite() {
+        true => format!("about {}", short(iterations)),
+        false => "more than 1e308".into(),
+    };
+    Err(Failure::Usage(format!(
+        "--t-end {} would take {about} iterations (steps of about {} on the smallest leaf \
+         at --max-depth {} with --cfl {}, signals of speed {}), more than --max-iterations \
+         {max}: lower --t-end or --max-depth, or raise --max-iterations",
+        short(cfg.t_end),
+        short(dt),
+        cfg.indicator.max_depth,
+        short(cfg.scheme.cfl),
+        short(speed)
+    )))
+}
+
+/// Refuses a case whose initial state is the same at every root's centroid although its two
+/// states differ: the initial refinement (by density jumps) would divide nothing, every leaf
+/// would start in one state and the flow would stay uniform. Names the option at fault:
+/// `--radius` (no centroid inside the sphere, or all of them) or `--interface`.
+fn check_not_uniform(case: &Case, states: &[Primitive]) -> CliResult {
+    let states_differ = match *case {
+        Case::Sod { left, right, .. } => left != right,
+        Case::Blast {
+            inside, outside, ..
+        } => inside != outside,
+    };
+    let first = states[0];
+    let uniform = states.iter().all(|&w| w == first);
+    if !(states_differ && uniform) {
+        return Ok(());
+    }
+    let side = |inner: bool| if inner { "inside" } else { "outside" };
+    Err(Failure::Usage(match *case {
+        Case::Blast {
+            radius,
+            centre,
+            inside,
+            ..
+        } => format!(
+            "--radius {}: every leaf's centroid lies {} the sphere of that radius around \
+             ({}, {}, {}), so the flow would stay at rest",
+            short(radius),
+            side(first.p == inside),
+            short(centre[0]),
+            short(centre[1]),
+            short(centre[2])
+        ),
+        Case::Sod { interface, .. } => format!(
+            "--interface {}: every leaf's centroid lies on its {} side, so the flow would \
+             stay uniform",
+            short(interface),
+            if first == case.state_at([f64::NEG_INFINITY; 3]) {
+                "left"
+            } else {
+                "right"
+            }
+        ),
+    }))
+}
+
+/// Runs `plume run euler`.
+pub fn run(args: &EulerArgs) -> CliResult {
+    let mesh = || -> plume_cases::Result<_> { Ok(euler_mesh(args)?) };
+    let on_procs =
+        |procs, mesh: &Mesh| -> plume_cases::Result<_> { Ok(config(args, procs, mesh)?) };
+    let request = run_ranks::Request {
+        procs: args.procs,
+        mesh: &mesh,
+        config: &on_procs,
+        probes: &args.probes,
+        out: &args.out,
+        vtk: args.vtk,
+        vtk_options: VtuOptions::from(args.vtk_compression),
+        host: &Terminal,
+    };
+    Ok(match args.backend {
+        BackendName::Threads => run_ranks::threads(&request),
+        BackendName::Mpi => run_ranks::mpi(&request),
+    }?)
+}

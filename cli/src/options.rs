@@ -1,0 +1,133 @@
+//! What several subcommands' options share: the clap glue that parses the cases' words
+//! ([`words`]), how the ranks run ([`BackendName`]), the shock case's options of `run shock`
+//! and `compare shock` ([`ShockCaseArgs`]) and the refusal of SBN's options with another
+//! balancer ([`refuse_sbn_options`]).
+
+use std::path::{Path, PathBuf};
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, ValueEnum};
+use plume::balance::Variant;
+
+use super::common::load_mesh;
+use super::failure::{CliResult, Failure};
+use plume_cases::budget::Budget;
+use plume_cases::provenance::MeshSource;
+use plume_cases::shock::{self, ShockConfig};
+use plume_cases::words::{Balancer, SbnPolicyName, Words};
+
+/// The value parser of an option that takes one of `T`'s words: clap lists the words (with
+/// their help) in `--help` and in the usage error of a wrong word, as for a `ValueEnum`.
+pub fn words<T: Words + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    let values = T::ALL.iter().map(|(_, word, help)| {
+        // As clap shows a doc comment: on one line, without its closing period.
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        PossibleValue::new(*word).help(help.strip_suffix('.').unwrap_or(&help).to_string())
+    });
+    PossibleValuesParser::new(values)
+        .map(|word| T::from_word(&word).expect("clap lets only the listed words through"))
+}
+
+/// How `plume run shock` runs its ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendName {
+    /// P threads of this process.
+    Threads,
+    /// One MPI process per rank: `mpirun -n P plume run shock --backend mpi` (a plume built
+    /// with `--features mpi`).
+    Mpi,
+}
+
+/// The shock case's options shared by `plume run shock` and `plume compare shock`.
+#[derive(Debug, Args)]
+pub struct ShockCaseArgs {
+    /// SBN's algorithm (with --balancer sbn) [default: basic].
+    #[arg(long, value_parser = words::<Variant>())]
+    pub variant: Option<Variant>,
+    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level (with --balancer sbn).
+    #[arg(long)]
+    pub prepartition: bool,
+    /// Adaptation levels.
+    #[arg(long, default_value_t = 9)]
+    pub levels: usize,
+    /// Initial mesh [default: the shipped meshes/shock_box.msh, built into plume, so the
+    /// published case runs the same from any folder].
+    #[arg(long, value_name = "FILE")]
+    pub mesh: Option<PathBuf>,
+    /// Seed of the partitioner and of SBN's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order: seed (all
+    /// as the seed describes them, costs in machine seconds), plume (all as plume first made
+    /// them), or one alternative each (with --balancer sbn) [default: seed].
+    #[arg(long, value_parser = words::<SbnPolicyName>(), value_delimiter = ',')]
+    pub sbn_policy: Vec<SbnPolicyName>,
+}
+
+impl ShockCaseArgs {
+    /// Checks the options and writes them into `cfg`, with the memory the system can give.
+    pub fn apply(&self, cfg: &mut ShockConfig) -> CliResult {
+        if self.levels == 0 || self.levels > 64 {
+            return Err(Failure::Usage(format!(
+                "--levels {} must be from 1 to 64",
+                self.levels
+            )));
+        }
+        cfg.levels = self.levels;
+        cfg.seed = self.seed;
+        cfg.sbn.seed = self.seed;
+        cfg.sbn.variant = self.variant.unwrap_or(Variant::Basic);
+        cfg.sbn.prepartition = self.prepartition;
+        for word in &self.sbn_policy {
+            word.apply(&mut cfg.sbn.policies);
+        }
+        cfg.budget = Budget::of_system();
+        Ok(())
+    }
+
+    /// The case's initial mesh and where it comes from.
+    pub fn mesh(&self) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
+        shock_mesh(self.mesh.as_deref())
+    }
+}
+
+/// Refuses SBN's options (`--variant`, `--prepartition`, `--sbn-policy`; an option left out
+/// is `None`, `false` or empty) given with a `balancer` other than SBN, naming the first.
+pub fn refuse_sbn_options(
+    balancer: Balancer,
+    variant: Option<Variant>,
+    prepartition: bool,
+    sbn_policy: &[SbnPolicyName],
+) -> CliResult {
+    if balancer == Balancer::Sbn {
+        return Ok(());
+    }
+    let given = [
+        (variant.is_some(), "--variant"),
+        (prepartition, "--prepartition"),
+        (!sbn_policy.is_empty(), "--sbn-policy"),
+    ]
+    .into_iter()
+    .find_map(|(given, option)| given.then_some(option));
+    match given {
+        Some(option) => Err(Failure::Usage(format!(
+            "{option} applies to --balancer sbn only, not {}",
+            balancer_word(balancer)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `balancer` as the command line spells it.
+fn balancer_word(balancer: Balancer) -> String {
+    format!("--balancer {balancer}")
+}
+
+/// The shock case's initial mesh and its source: `path`, or the shipped mesh built into
+/// plume.
+pub fn shock_mesh(path: Option<&Path>) -> CliResult<(plume::mesh::Mesh, MeshSource)> {
+    Ok(match path {
+        Some(path) => (load_mesh(path)?, MeshSource::of_file(path)?),
+        None => shock::published_mesh_and_source()?,
+    })
+}

@@ -1,0 +1,283 @@
+//! `plume study erosion2d` and `plume study model`: seed 001's own erosion experiment on a 2-D
+//! cellular grid (figures 4a, 4b, 5) and its model-only studies (figures 2, 3); each prints
+//! its markdown tables and writes them with a JSON file and SVG charts into `--out`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+
+use super::common::{finite, number_in, say};
+use super::failure::{CliResult, Failure};
+use super::progress::Progress;
+use plume_cases::budget::Budget;
+use plume_cases::run_folder::RunFolder;
+use plume_studies::erosion2d::study::{self, StudyConfig};
+use plume_studies::model_study::anneal::Annealing;
+use plume_studies::model_study::report::{ModelConfig, ModelStudy, MAX_EVALUATIONS};
+
+/// The studies `plume study` runs.
+#[derive(Debug, Subcommand)]
+pub enum StudyCommand {
+    /// Seed 001's erosion experiment at its scale on a 2-D cellular grid, the standard method
+    /// against ULBA (figures 4a, 4b and 5).
+    Erosion2d(Erosion2dArgs),
+    /// Seed 001's analytic model on random instances of its table II: ULBA against the
+    /// standard method by share of overloading PEs (figure 3), balancing every σ+ against
+    /// simulated annealing (figure 2).
+    Model(ModelArgs),
+}
+
+/// Arguments of `plume study erosion2d`.
+#[derive(Debug, Args)]
+pub struct Erosion2dArgs {
+    /// Numbers of PEs, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "32,64,128,256")]
+    pub procs: Vec<usize>,
+    /// Numbers of strongly erodible rocks, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    pub strong: Vec<usize>,
+    /// Seeds 1 to N; results are medians over them.
+    #[arg(long, default_value_t = 5)]
+    pub seeds: u64,
+    /// ULBA's α for figures 4a and 4b.
+    #[arg(long, default_value_t = 0.4)]
+    pub alpha: f64,
+    /// The α values of figure 5, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8"
+    )]
+    pub alphas: Vec<f64>,
+    /// z-score above which a PE's workload increase rate marks it overloading.
+    #[arg(long, default_value_t = 3.0, value_parser = finite)]
+    pub z_threshold: f64,
+    /// Iterations per run.
+    #[arg(long, default_value_t = 500)]
+    pub iterations: usize,
+    /// Fixed costs added to every balance, milliseconds (0 to 1e6), comma-separated: each is
+    /// a study of its own on the same erosion.
+    #[arg(long, value_delimiter = ',', default_value = "0", value_parser = lb_fixed_ms)]
+    pub lb_fixed_ms: Vec<f64>,
+    /// Columns per initial stripe.
+    #[arg(long, default_value_t = 1000)]
+    pub stripe_width: usize,
+    /// Rows of the grid.
+    #[arg(long, default_value_t = 1000)]
+    pub height: usize,
+    /// Radius of the rocks, cells.
+    #[arg(long, default_value_t = 250)]
+    pub radius: usize,
+    /// Modelled time of one cell update, nanoseconds (0.001 to 1e9).
+    #[arg(long, default_value_t = 100.0, value_parser = cell_ns)]
+    pub cell_ns: f64,
+    /// Modelled link bandwidth, GB/s (1e-6 to 1e4: 1 kB/s to 10 TB/s).
+    #[arg(long, default_value_t = 1.0, value_parser = bandwidth_gbs)]
+    pub bandwidth_gbs: f64,
+    /// Output folder.
+    #[arg(long, default_value = "out/erosion2d")]
+    pub out: PathBuf,
+}
+
+/// Arguments of `plume study model`.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Random instances of table II per share (figure 3) and in all (figure 2).
+    #[arg(long, default_value_t = 1000)]
+    pub instances: usize,
+    /// Shares of overloading PEs of figure 3, percent, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+    )]
+    pub shares: Vec<f64>,
+    /// Values of α tried per instance in figure 3, evenly spaced over [0, 1].
+    #[arg(long, default_value_t = 100)]
+    pub alpha_steps: usize,
+    /// Moves of the simulated annealing of figure 2.
+    #[arg(long, default_value_t = 20_000)]
+    pub anneal_moves: usize,
+    /// Seed of the instances.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output folder.
+    #[arg(long, default_value = "out/model")]
+    pub out: PathBuf,
+}
+
+/// Runs `plume study …`.
+pub fn run(cmd: StudyCommand) -> CliResult {
+    let start = Instant::now();
+    let out = match cmd {
+        StudyCommand::Erosion2d(args) => erosion2d(args)?,
+        StudyCommand::Model(args) => model(args)?,
+    };
+    say(format!(
+        "wrote {} ({:.1} s wall)",
+        out.display(),
+        start.elapsed().as_secs_f64()
+    ))
+}
+
+/// `--lb-fixed-ms`: from 0 to 1e6 ms (a balance fixed at over 16 minutes models nothing).
+fn lb_fixed_ms(text: &str) -> Result<f64, String> {
+    number_in(text, 0.0, 1e6)
+}
+
+/// `--cell-ns`: from a picosecond to a second per cell update.
+fn cell_ns(text: &str) -> Result<f64, String> {
+    number_in(text, 1e-3, 1e9)
+}
+
+/// `--bandwidth-gbs`: the range of the simulated machine's bandwidth (`plume::sim::RANGES`),
+/// 1 kB/s to 10 TB/s.
+fn bandwidth_gbs(text: &str) -> Result<f64, String> {
+    number_in(text, 1e-6, 1e4)
+}
+
+fn erosion2d(args: Erosion2dArgs) -> CliResult<PathBuf> {
+    if args.seeds == 0 {
+        return Err(Failure::Usage("--seeds must be at least 1".into()));
+    }
+    let mut cfg = StudyConfig::seed_study(args.iterations);
+    cfg.procs = args.procs;
+    cfg.strong = args.strong;
+    cfg.alpha = args.alpha;
+    cfg.alphas = args.alphas;
+    cfg.z_threshold = args.z_threshold;
+    cfg.lb_fixed = args.lb_fixed_ms.iter().map(|ms| ms * 1e-3).collect();
+    cfg.stripe_width = args.stripe_width;
+    cfg.height = args.height;
+    cfg.radius = args.radius;
+    cfg.machine.seconds_per_work = args.cell_ns / 1e9;
+    cfg.machine.bandwidth = args.bandwidth_gbs * 1e9;
+    // The size first: the list of seeds is made only once it is known to fit.
+    let size = cfg.size(args.seeds, rayon::current_num_threads());
+    let largest = [size.iterations, size.records, size.seeds, size.grid]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    let (what, hint) = if size.iterations == largest {
+        (
+            format!("--iterations {}", args.iterations),
+            "use fewer --iterations",
+        )
+    } else if size.records == largest {
+        (
+            format!(
+                "--seeds {} with --iterations {}",
+                args.seeds, args.iterations
+            ),
+            "use fewer --seeds or --iterations",
+        )
+    } else if size.seeds == largest {
+        (format!("--seeds {}", args.seeds), "use fewer --seeds")
+    } else {
+        (
+            format!(
+                "--stripe-width {} and --radius {}",
+                args.stripe_width, args.radius
+            ),
+            "use a smaller grid or fewer --procs",
+        )
+    };
+    check_size(&what, size.total(), hint)?;
+    cfg.seeds = (1..=args.seeds).collect();
+    cfg.check().map_err(Failure::Usage)?;
+    let mut folder = RunFolder::open(&args.out)?;
+    let groups = (cfg.procs.len() * cfg.strong.len()) as u64;
+    let progress = Progress::bar(groups, "erosion2d");
+    let result = study::run(&cfg, |p, strong| {
+        progress.set_message(format!("erosion2d: P = {p}, {strong} strong done"));
+        progress.inc();
+    })
+    .map_err(Failure::Error)?;
+    drop(progress);
+    finish(result.write(&mut folder), &result.markdown(), args.out)
+}
+
+fn model(args: ModelArgs) -> CliResult<PathBuf> {
+    let usage = |m: String| Failure::Usage(m);
+    if args.instances == 0 {
+        return Err(usage("--instances must be at least 1".into()));
+    }
+    if args.alpha_steps < 2 {
+        return Err(usage(
+            "--alpha-steps must be at least 2 (α = 0 and 1)".into(),
+        ));
+    }
+    if args.shares.is_empty() {
+        return Err(usage("--shares must list at least one share".into()));
+    }
+    if let Some(s) = args
+        .shares
+        .iter()
+        .find(|s| !(s.is_finite() && **s > 0.0 && **s < 50.0))
+    {
+        return Err(usage(format!(
+            "--shares: {s} must be a percentage above 0 and below 50"
+        )));
+    }
+    let config = ModelConfig {
+        instances: args.instances,
+        shares: args.shares.iter().map(|s| s / 100.0).collect(),
+        alpha_steps: args.alpha_steps,
+        annealing: Annealing {
+            moves: args.anneal_moves,
+            ..Annealing::default()
+        },
+        seed: args.seed,
+    };
+    let (for_instances, for_alphas) = config.size();
+    let (what, hint) = if for_instances >= for_alphas {
+        (
+            format!("--instances {}", args.instances),
+            "use fewer --instances",
+        )
+    } else {
+        (
+            format!("--alpha-steps {}", args.alpha_steps),
+            "use fewer --alpha-steps",
+        )
+    };
+    check_size(&what, for_instances.saturating_add(for_alphas), hint)?;
+    let evaluations = config.evaluations();
+    if evaluations > MAX_EVALUATIONS {
+        return Err(usage(format!(
+            "--instances {} with --alpha-steps {} on {} shares and --anneal-moves {}: about \
+             {evaluations:.1e} model evaluations, more than the limit of {MAX_EVALUATIONS:.0e} \
+             (about half a day of CPU); use fewer",
+            args.instances,
+            args.alpha_steps,
+            args.shares.len(),
+            args.anneal_moves
+        )));
+    }
+    let mut folder = RunFolder::open(&args.out)?;
+    let progress = Progress::spinner("model studies");
+    let result = ModelStudy::run(config);
+    drop(progress);
+    finish(result.write(&mut folder), &result.markdown(), args.out)
+}
+
+/// Prints the notes of a study's written files (the charts skipped) and its tables; returns
+/// the folder.
+fn finish(written: Result<Vec<String>, String>, tables: &str, out: PathBuf) -> CliResult<PathBuf> {
+    for note in written.map_err(Failure::Error)? {
+        eprintln!("plume: note: {note}");
+    }
+    say(tables)?;
+    Ok(out)
+}
+
+/// Refuses (a usage error naming `what`, the option at fault, with `hint`) a study whose estimate `need`
+/// exceeds the memory this process can still get, or what it could address at all.
+fn check_size(what: &str, need: u128, hint: &str) -> CliResult {
+    let what = format!("{what}: the study");
+    Budget::bytes(isize::MAX as u64)
+        .check(&what, need, hint)
+        .and_then(|()| Budget::of_system().check(&what, need, hint))
+        .map_err(Failure::Usage)
+}

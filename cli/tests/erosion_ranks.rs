@@ -1,0 +1,188 @@
+//! The erosion case on real ranks (issue 12.4): P thread ranks give the records of the
+//! single-process run, bit for bit, for every P, policy and partitioning, through the library
+//! and `plume run erosion`; the pieces each rank writes open in VTK's parallel reader as one
+//! grid with every leaf once.
+
+mod common;
+#[path = "../../tests/external/mod.rs"]
+mod external;
+#[path = "common/vtk.rs"]
+mod vtk;
+
+use std::path::Path;
+
+use common::{ok, TempDir};
+use plume::comm::launch_threads;
+use plume_cases::erosion::{self, ranks, ErosionConfig};
+use plume_cases::words::{PartitionKind, PolicyName};
+use serde_json::Value;
+use vtk::{field, vtk_read};
+
+/// A small case at P ranks (six by six cubes per stripe, two levels of refinement) that erodes
+/// and balances within its iterations.
+fn small(procs: usize, policy: PolicyName, partition: PartitionKind) -> ErosionConfig {
+    let mut cfg = ErosionConfig::new(procs);
+    cfg.cells = [6, 6, 1];
+    cfg.iterations = 24;
+    cfg.policy = policy;
+    cfg.partition = partition;
+    cfg.max_depth = 2;
+    cfg
+}
+
+#[test]
+fn thread_ranks_give_the_single_process_records() {
+    for (policy, partition) in [
+        (PolicyName::Periodic(5), PartitionKind::Stripes),
+        (PolicyName::Ulba, PartitionKind::Stripes),
+        (PolicyName::Periodic(4), PartitionKind::Graph),
+    ] {
+        for procs in 1..=3 {
+            let cfg = small(procs, policy, partition);
+            let reference = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
+            assert!(reference.summary.lb_calls > 0, "the case balances");
+            assert!(
+                reference.iterations.iter().any(|r| r.eroded > 0),
+                "the case erodes"
+            );
+            let runs = launch_threads(procs, |comm| ranks::run_rank(comm, &cfg, |_, _, _| Ok(())))
+                .unwrap();
+            let run = runs[0].as_ref().expect("rank 0's run");
+            assert!(runs[1..].iter().all(Option::is_none));
+            assert_eq!(
+                run.iterations, reference.iterations,
+                "{policy} {partition} P = {procs}"
+            );
+            assert_eq!(run.summary, reference.summary);
+            assert_eq!(run.strong, reference.strong);
+        }
+    }
+}
+
+#[test]
+fn thread_ranks_follow_ulba_uneven_shares() {
+    // 16 ranks, so that the strong rock's rank can pass the z-score of 3; seed 2 sees it
+    // overloading at a balance.
+    let mut cfg = small(16, PolicyName::Ulba, PartitionKind::Stripes);
+    cfg.seed = 2;
+    cfg.max_depth = 1;
+    cfg.iterations = 30;
+    let reference = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
+    assert!(
+        reference
+            .iterations
+            .iter()
+            .any(|r| r.balanced && r.overloading > 0),
+        "ULBA's shares are uneven at some balance"
+    );
+    let runs = launch_threads(16, |comm| ranks::run_rank(comm, &cfg, |_, _, _| Ok(()))).unwrap();
+    let run = runs[0].as_ref().expect("rank 0's run");
+    assert_eq!(run.iterations, reference.iterations);
+    assert_eq!(run.summary, reference.summary);
+}
+
+/// The `metrics.json` of the run folder `dir`.
+fn metrics(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `value` as written to a file and read back (floats read back the same way).
+fn as_written<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::from_str(&serde_json::to_string(value).unwrap()).unwrap()
+}
+
+#[test]
+fn run_erosion_on_p_thread_ranks_writes_the_single_process_records() {
+    let dir = TempDir::new("erosion-ranks");
+    for procs in 1..=3 {
+        let out = dir.arg(&format!("p{procs}"));
+        let p = procs.to_string();
+        ok(&[
+            "run",
+            "erosion",
+            "--procs",
+            &p,
+            "--cells",
+            "6",
+            "6",
+            "1",
+            "--max-depth",
+            "2",
+            "--iterations",
+            "24",
+            "--policy",
+            "periodic:5",
+            "--partition",
+            "graph",
+            "--vtk",
+            "none",
+            "--out",
+            &out,
+        ]);
+        let mut cfg = small(procs, PolicyName::Periodic(5), PartitionKind::Graph);
+        cfg.iterations = 24;
+        let reference = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
+        let written = metrics(Path::new(&out));
+        assert_eq!(
+            written["iterations"],
+            as_written(&reference.iterations),
+            "P = {procs}"
+        );
+        let summary = as_written(&reference.summary);
+        for (key, value) in summary.as_object().unwrap() {
+            assert_eq!(&written["summary"][key], value, "P = {procs}: {key}");
+        }
+    }
+}
+
+#[test]
+fn each_iterations_pieces_open_in_vtk_as_one_grid_of_the_reported_leaves() {
+    let dir = TempDir::new("erosion-pieces");
+    let out = dir.path("out");
+    ok(&[
+        "run",
+        "erosion",
+        "--procs",
+        "3",
+        "--cells",
+        "4",
+        "4",
+        "1",
+        "--iterations",
+        "6",
+        "--policy",
+        "periodic:2",
+        "--vtk",
+        "all",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let json = metrics(&out);
+    let records = json["iterations"].as_array().unwrap();
+    let pvd = std::fs::read_to_string(out.join("erosion.pvd")).unwrap();
+    for done in 0..=6usize {
+        let index = format!("iter_{done:04}.pvtu");
+        assert!(pvd.contains(&format!("file=\"{index}\"")), "{pvd}");
+        let report = vtk_read(&out.join(&index));
+        // The leaves after `done` iterations: those the next one starts with, or the final.
+        let leaves = match records.get(done) {
+            Some(r) => r["leaves"].as_u64().unwrap() as usize,
+            None => json["summary"]["final_leaves"].as_u64().unwrap() as usize,
+        };
+        assert_eq!(field(&report, "cells"), leaves.to_string(), "{index}");
+        assert_eq!(field(&report, "arrays"), "root,level,pattern,material,rank");
+        assert_eq!(
+            field(&report, "array rank"),
+            "int 0 2",
+            "every rank's piece"
+        );
+        let pieces: usize = (0..3)
+            .map(|rank| {
+                let piece = out.join(format!("iter_{done:04}/r{rank:04}.vtu"));
+                field(&vtk_read(&piece), "cells").parse::<usize>().unwrap()
+            })
+            .sum();
+        assert_eq!(pieces, leaves, "{index}: the pieces' cells");
+    }
+}

@@ -1,0 +1,111 @@
+//! The SVG charts against P: LoadImb, Cut% and MaxSR of both methods beside the published
+//! values (seed 004 figure 21), and SBN's simulated time relative to PLUM's.
+
+use plume_cases::charts::{ChartOptions, Series};
+
+use super::published::SEED_TABLE_8;
+use super::rows::Row;
+use super::Comparison;
+
+impl Comparison {
+    /// The charts against P: LoadImb, Cut% and MaxSR of both methods beside the published
+    /// values, and SBN's simulated time relative to PLUM's.
+    pub(super) fn charts(&self) -> Vec<Chart> {
+        let rows = self.rows();
+        let ours = |pick: fn(&Row) -> f64| {
+            rows.iter()
+                .map(|r| (r.procs as f64, pick(r)))
+                .collect::<Vec<_>>()
+        };
+        let published = |k: usize, sbn: bool| {
+            SEED_TABLE_8
+                .iter()
+                .map(|(p, v)| (*p as f64, if sbn { v[k].1 } else { v[k].0 }))
+                .collect::<Vec<_>>()
+        };
+        let seed = |method: &str, k: usize, sbn: bool, colour: usize| {
+            Series::published(format!("{method}, {PUBLISHED}"), published(k, sbn))
+                .with_colour(colour)
+        };
+        let against_p = |includes: f64| ChartOptions {
+            x_log2: true,
+            y_includes: vec![includes],
+            reference: None,
+        };
+        vec![
+            Chart {
+                file: "loadimb.svg",
+                title: "LoadImb against P, shock wave".into(),
+                y_label: "LoadImb (max / mean processor leaves)",
+                series: vec![
+                    Series::new("PLUM", ours(|r| r.load_imb.0)).with_colour(PLUM),
+                    Series::new("SBN", ours(|r| r.load_imb.1)).with_colour(SBN),
+                    Series::new("SBN, QWgt LoadImb", ours(|r| r.qwgt_load_imb))
+                        .with_colour(SBN_QWGT),
+                    seed("PLUM", 0, false, PLUM),
+                    seed("SBN QWgt", 0, true, SBN_QWGT),
+                ],
+                options: against_p(1.0),
+            },
+            Chart {
+                file: "cut.svg",
+                title: "Cut% against P, shock wave (SBN: Post-Exec)".into(),
+                y_label: "Cut% (percent of the communication weight)",
+                series: vec![
+                    Series::new("PLUM", ours(|r| r.cut_pct.0)).with_colour(PLUM),
+                    Series::new("SBN", ours(|r| r.cut_pct.1)).with_colour(SBN),
+                    seed("PLUM", 1, false, PLUM),
+                    seed("SBN", 1, true, SBN),
+                ],
+                options: against_p(0.0),
+            },
+            Chart {
+                file: "maxsr.svg",
+                title: "MaxSR against P, shock wave (elements as they moved)".into(),
+                y_label: "MaxSR (elements)",
+                series: vec![
+                    Series::new("PLUM, what moved", ours(|r| r.max_sr.0)).with_colour(PLUM),
+                    Series::new("SBN, what moved", ours(|r| r.max_sr.1)).with_colour(SBN),
+                    Series::new("PLUM, predicted", ours(|r| r.plum_predicted_max_sr))
+                        .with_colour(SBN_QWGT),
+                    seed("PLUM", 2, false, PLUM),
+                    seed("SBN", 2, true, SBN),
+                ],
+                options: against_p(0.0),
+            },
+            Chart {
+                file: "time.svg",
+                title: "SBN's simulated time relative to PLUM's, shock wave".into(),
+                y_label: "SBN / PLUM simulated time (below 1: SBN faster)",
+                series: vec![
+                    Series::new("SBN / PLUM", ours(|r| r.sim_s.1 / r.sim_s.0)).with_colour(SBN)
+                ],
+                options: ChartOptions {
+                    x_log2: true,
+                    y_includes: Vec::new(),
+                    reference: Some((1.0, "equal time".into())),
+                },
+            },
+        ]
+    }
+}
+
+/// The x axis of the charts.
+pub(super) const P_LABEL: &str = "P (processors, log₂ scale)";
+
+/// How the published values are named in the charts' legends.
+const PUBLISHED: &str = "seed 004, published";
+
+/// Palette colours of the methods in the charts.
+const PLUM: usize = 0;
+const SBN: usize = 1;
+const SBN_QWGT: usize = 2;
+
+/// A chart of [`Comparison::write`].
+pub(super) struct Chart {
+    pub(super) file: &'static str,
+    pub(super) title: String,
+    pub(super) y_label: &'static str,
+    pub(super) series: Vec<Series>,
+    pub(super) options: ChartOptions,
+}
