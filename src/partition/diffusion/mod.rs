@@ -195,15 +195,42 @@ impl Tally {
     }
 }
 
+/// The flows one round realises: a part passing load along may have to send on more than it
+/// holds (it receives in the same round); its outgoing flows are scaled down so that it keeps
+/// at least half of the smaller of its load and the mean, and the next round sends on the
+/// rest. A part that gave everything away would leave the quotient graph for good.
+/// Largest first, as [`Diffused::flows`].
+fn within_reach(mut flows: Vec<Flow>, loads: &[f64]) -> Vec<Flow> {
+    let mean = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
+    let mut out = vec![0.0; loads.len()];
+    flows.iter().for_each(|f| out[f.from as usize] += f.amount);
+    for f in &mut flows {
+        let k = f.from as usize;
+        let reach = loads[k] - loads[k].min(mean) / 2.0;
+        if out[k] > reach {
+            f.amount *= reach / out[k];
+        }
+    }
+    flows.sort_by(|x, y| {
+        y.amount
+            .total_cmp(&x.amount)
+            .then((x.from, x.to).cmp(&(y.from, y.to)))
+    });
+    flows
+}
+
 fn as_f64(loads: &[u64]) -> Vec<f64> {
     loads.iter().map(|&l| l as f64).collect()
 }
 
 impl Diffusion {
-    /// The diffusion constant for `q` and the flows from the parts' `loads`.
-    fn plan(&self, q: &Quotient, loads: &[f64]) -> Result<(f64, Diffused)> {
+    /// The diffusion constant for `q`, the sweeps from the parts' `loads`, and the flows a
+    /// round realises ([`within_reach`]).
+    fn plan(&self, q: &Quotient, loads: &[f64]) -> Result<(f64, Diffused, Vec<Flow>)> {
         let gamma = self.gamma.unwrap_or_else(|| q.safe_gamma());
-        Ok((gamma, diffuse(q, loads, gamma, self.sweeps)?))
+        let diffused = diffuse(q, loads, gamma, self.sweeps)?;
+        let flows = within_reach(diffused.flows(q), loads);
+        Ok((gamma, diffused, flows))
     }
 
     /// The new owner of every vertex of `graph` from `owner` (a part `< nparts` per vertex),
@@ -227,8 +254,7 @@ impl Diffusion {
         let mut tally = Tally::new(rank_loads(pwgt, owner, nparts));
         for _ in 0..self.rounds {
             let q = Quotient::of_partition(graph.xadj(), graph.adjncy(), &new, nparts);
-            let (gamma, diffused) = self.plan(&q, &as_f64(&tally.loads))?;
-            let flows = diffused.flows(&q);
+            let (gamma, diffused, flows) = self.plan(&q, &as_f64(&tally.loads))?;
             let mut members = vec![Vec::new(); nparts];
             (0..new.len() as u32).for_each(|v| members[new[v as usize] as usize].push(v));
             let mut next = new.clone();

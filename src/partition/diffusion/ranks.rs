@@ -54,8 +54,7 @@ impl Diffusion {
                 .enumerate()
                 .flat_map(|(k, adj)| adj.iter().map(move |&j| (k as u32, j)));
             let q = Quotient::from_edges(size, edges);
-            let (gamma, diffused) = comm.agree(self.plan(&q, &as_f64(&tally.loads)))?;
-            let flows = diffused.flows(&q);
+            let (gamma, diffused, flows) = comm.agree(self.plan(&q, &as_f64(&tally.loads)))?;
             let mut given = give_away(Flat::of(&held).rows(), rank as u32, &flows)?;
             let mut change = vec![0u64; 2 * size]; // PWgt sent, then received
             for &(v, to) in &given {
