@@ -182,9 +182,9 @@ fn realise(c: &mut Choosing<'_>, flow: &Flow, moves: &mut Vec<(u32, u32)>) {
     };
     let mut depth = vec![u32::MAX; rows.roots.len()];
     let mut heap = BinaryHeap::new();
-    for i in 0..rows.roots.len() {
+    for (i, d) in depth.iter_mut().enumerate() {
         if on_k(c, i) && rows.row(i).any(|e| c.owner_of_entry(e) == j) {
-            depth[i] = 0;
+            *d = 0;
             heap.push(key(c, i, 0));
         }
     }
