@@ -4,7 +4,8 @@
 //! counts, refines once the leaves near a planar front at 30 % of the box along x, and
 //! rebalances the refined weights twice: PLUM with METIS and the TotalV-optimal remap (the
 //! seed's method), and PLUM with the diffusive repartitioner (parts are ranks: the identity
-//! remap). Prints LoadImb, Cut% and TotalV of each, for P = 8 and 32.
+//! remap). Prints LoadImb, Cut%, TotalV and MaxV of each, the time of PLUM's call, and the
+//! diffusion's sweeps and rounds, for P = 8, 16 and 32.
 //!
 //! ```text
 //! cargo run --release --example diffusion_vs_metis [-- MESH.msh]
@@ -18,6 +19,7 @@ use plume::metrics::Cut;
 use plume::partition::{root_centroids, Diffusion, Metis, Partitioner, Sfc};
 use plume::remap::{Identity, Remapper, TotalVOptimal};
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// A repartitioner and the remap PLUM runs after it, with a name for the table.
 type Rebalancer = (&'static str, Box<dyn Partitioner>, Box<dyn Remapper>);
@@ -42,9 +44,11 @@ fn main() -> plume::Result<()> {
         forest.nroots(),
         forest.nleaves()
     );
-    println!("| P | start | repartitioner | LoadImb | Cut% | TotalV | roots moved |");
-    println!("| ---: | --- | --- | ---: | ---: | ---: | ---: |");
-    for p in [8, 32] {
+    println!(
+        "| P | start | repartitioner | LoadImb | Cut% | TotalV | MaxV | roots moved | sweeps | rounds | time (ms) |"
+    );
+    println!("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for p in [8, 16, 32] {
         let starts: [(&str, Box<dyn Partitioner>); 2] = [
             ("metis", Box::new(Metis::default())),
             ("sfc", Box::new(Sfc::new(centroids.clone()))),
@@ -71,16 +75,27 @@ fn main() -> plume::Result<()> {
                 ),
             ];
             for (name, part, remap) in runs {
-                let b = balancer(part, remap)?.propose(&view, &owner, None)?;
+                let plum = balancer(part, remap)?;
+                let clock = Instant::now();
+                let b = plum.propose(&view, &owner, None)?;
+                let ms = clock.elapsed().as_secs_f64() * 1e3;
+                let (sweeps, rounds) = match name {
+                    "diffusion" => {
+                        let (_, r) = Diffusion::default().rebalance(&view, &owner, p)?;
+                        (r.sweeps.to_string(), r.rounds.to_string())
+                    }
+                    _ => ("–".into(), "–".into()),
+                };
                 let new = b.new_owner.as_ref().expect("accepted");
                 let moved = new.iter().zip(&owner).filter(|(a, b)| a != b).count();
                 let cut = Cut::new(view.xadj(), view.adjncy(), view.edge_weights(), new);
                 println!(
-                    "| {p} | {start_name} | {name} | {:.3} (from {:.3}) | {:.2} | {} | {moved} |",
+                    "| {p} | {start_name} | {name} | {:.3} (from {:.3}) | {:.2} | {} | {} | {moved} | {sweeps} | {rounds} | {ms:.1} |",
                     b.load_imb_after,
                     b.load_imb_before,
                     cut.percent(),
                     b.movement.total_v,
+                    b.movement.max_v,
                 );
             }
         }

@@ -3,15 +3,17 @@
 //! neighbours and those neighbours' owners.
 //!
 //! For each flow `F_kj > 0` out of rank k, largest first: the candidates are k's roots with a
-//! neighbour on j, taken in order of smallest `ΔCut` for the move k → j
-//! ([`RootCosts::delta_cut`], owners as data locations; ties by root); from each, a
-//! breadth-first search through k's roots moves a root when that brings the moved `PWgt`
-//! closer to `F_kj` (moved + half the root's weight below `F_kj`) and skips it otherwise,
-//! until no root of weight 1 or more could still do so. A root moves at most once per call.
+//! neighbour on j, the region growing from them as roots move; the next root moved is the
+//! candidate of smallest `ΔCut` for the move k → j ([`RootCosts::delta_cut`], owners as data
+//! locations, with the moves made so far), ties to the one nearest k's boundary with j
+//! (breadth-first), then by root. A root moves when that brings the moved `PWgt` closer to
+//! `F_kj` (moved + half the root's weight below `F_kj`) and is skipped otherwise, until no
+//! root of weight 1 or more could still do so. A root moves at most once per call.
 //! The rank sees its own moves as it makes them; other ranks' roots keep their owners from
 //! before the call, so ranks can choose at the same time.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use super::sweep::Flow;
 use crate::balance::sbn::costs::RootCosts;
@@ -136,42 +138,78 @@ pub fn give_away(rows: Rows<'_>, rank: u32, flows: &[Flow]) -> Result<Vec<(u32, 
     Ok(moves)
 }
 
+/// The order in which a rank gives its roots to one receiver: smallest `ΔCut` first, then
+/// nearest the first boundary (breadth-first), then by row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Key {
+    delta_cut: f64,
+    depth: u32,
+    row: u32,
+}
+
+impl Eq for Key {}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.delta_cut
+            .total_cmp(&other.delta_cut)
+            .then(self.depth.cmp(&other.depth))
+            .then(self.row.cmp(&other.row))
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// Moves the rank's roots to `flow.to` until the moved `PWgt` is as close to `flow.amount`
-/// as whole roots get, appending the moves.
+/// as whole roots get, appending the moves. The candidates are the roots still on the rank
+/// next to one on `flow.to`: first its boundary (depth 0), then the neighbours of each root
+/// moved (one deeper); the next root moved is the candidate of smallest [`Key`], its `ΔCut`
+/// taken with the moves made so far (a root next to moved ones costs less to move).
 fn realise(c: &mut Choosing<'_>, flow: &Flow, moves: &mut Vec<(u32, u32)>) {
     let (k, j, amount) = (c.rank, flow.to, flow.amount);
     let rows = c.rows;
     let on_k = |c: &Choosing, i: usize| c.mine[i] == k;
-    let mut seeds: Vec<(f64, u32)> = (0..rows.roots.len())
-        .filter(|&i| on_k(c, i) && rows.row(i).any(|e| c.owner_of_entry(e) == j))
-        .map(|i| (c.delta_cut(i as u32, k, j), i as u32))
-        .collect();
-    seeds.sort_by(|a, b| {
-        a.0.total_cmp(&b.0)
-            .then(rows.roots[a.1 as usize].cmp(&rows.roots[b.1 as usize]))
-    });
-    let mut visited = vec![false; rows.roots.len()];
+    let key = |c: &Choosing, i: usize, depth: u32| {
+        Reverse(Key {
+            delta_cut: c.delta_cut(i as u32, k, j),
+            depth,
+            row: i as u32,
+        })
+    };
+    let mut depth = vec![u32::MAX; rows.roots.len()];
+    let mut heap = BinaryHeap::new();
+    for (i, d) in depth.iter_mut().enumerate() {
+        if on_k(c, i) && rows.row(i).any(|e| c.owner_of_entry(e) == j) {
+            *d = 0;
+            heap.push(key(c, i, 0));
+        }
+    }
     let mut moved = 0.0;
-    let mut frontier = VecDeque::new();
-    for (_, seed) in seeds {
-        frontier.push_back(seed as usize);
-        while let Some(i) = frontier.pop_front() {
-            if moved + 0.5 >= amount {
-                return;
+    while let Some(Reverse(top)) = heap.pop() {
+        if moved + 0.5 >= amount {
+            return;
+        }
+        let i = top.row as usize;
+        // A root's key only falls as roots move: an entry above its current key is stale.
+        if !on_k(c, i) || key(c, i, depth[i]).0 != top {
+            continue;
+        }
+        let w = rows.pwgt[i] as f64;
+        if moved + w / 2.0 >= amount {
+            continue;
+        }
+        moved += w;
+        c.mine[i] = j;
+        moves.push((rows.roots[i], j));
+        for r in rows.row(i).filter_map(|e| c.local[e]).map(|r| r as usize) {
+            if on_k(c, r) {
+                depth[r] = depth[r].min(top.depth + 1);
+                heap.push(key(c, r, depth[r]));
             }
-            if visited[i] || !on_k(c, i) {
-                continue;
-            }
-            visited[i] = true;
-            let w = rows.pwgt[i] as f64;
-            if moved + w / 2.0 >= amount {
-                continue;
-            }
-            moved += w;
-            c.mine[i] = j;
-            moves.push((rows.roots[i], j));
-            let next = rows.row(i).filter_map(|e| c.local[e]).map(|r| r as usize);
-            frontier.extend(next.filter(|&r| !visited[r] && on_k(c, r)));
         }
     }
 }

@@ -5,7 +5,11 @@
 //!    `F_kj` across every edge of `Q` ([`diffuse`]);
 //! 3. each part gives away roots to realise its outgoing flows, largest first, choosing by
 //!    `ΔCut` and growing breadth-first ([`give_away`]);
-//! 4. the new owners and a [`DiffusionReport`].
+//! 4. rounds: 1–3 again from the new owners, until a round moves nothing, does not lower `λ`
+//!    (its moves are then withdrawn) or [`Diffusion::rounds`] have run. A part passing load
+//!    along (a flow out larger than what it holds near the receiver) gives in the next round
+//!    what it received in this one; a root moves at most once per round;
+//! 5. the new owners and a [`DiffusionReport`].
 //!
 //! Steps 1–2 need only `Q` and the P loads, which ranks can all-gather; step 3 needs only a
 //! rank's own rows of the dual graph ([`Rows`]). So no rank needs the whole graph:
@@ -25,13 +29,14 @@
 //!     .collect();
 //! let g = GraphView::new(&xadj, &adjncy, &[1; 22], &[1; 12]).unwrap();
 //! let owners = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2];
-//! let one = Diffusion { sweeps: Sweeps::Fixed(1), ..Default::default() };
+//! let one = Diffusion { sweeps: Sweeps::Fixed(1), rounds: 1, ..Default::default() };
 //! let (new, report) = one.rebalance(&g, &owners, 3).unwrap();
 //! assert_eq!(new, [0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2]); // root 5 moves to part 1
 //! assert_eq!(report.roots_moved, 1);
 //! ```
 
 mod give;
+mod held;
 mod quotient;
 mod ranks;
 mod sweep;
@@ -47,6 +52,7 @@ use super::{check_arguments, finish, PartitionInfo, Partitioner, Targets};
 use crate::graph::GraphView;
 use crate::metrics::{rank_loads, Movement};
 use crate::{Error, Result};
+use held::Flat;
 
 /// `λ*` of [`Diffusion::default`], percent: diffusion runs until the diffused loads are within
 /// 1 % of the mean, below PLUM's trigger (`LoadImb` 1.05), so that rounding to whole roots
@@ -57,6 +63,11 @@ pub const DEFAULT_LAMBDA_PCT: f64 = 1.0;
 /// costs one pass over `Q`'s edges.
 pub const DEFAULT_MAX_SWEEPS: usize = 100_000;
 
+/// Most rounds of [`Diffusion::default`]. Each round after the first realises what whole
+/// roots and parts passing load along left of the previous round's flows; on the shock case
+/// (P = 8 … 32) the rounds stop by themselves well before this.
+pub const DEFAULT_MAX_ROUNDS: usize = 64;
+
 /// The diffusive repartitioner's options.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Diffusion {
@@ -65,10 +76,15 @@ pub struct Diffusion {
     pub sweeps: Sweeps,
     /// The diffusion constant; `None`: `1 / (1 + Δ)` ([`Quotient::safe_gamma`]).
     pub gamma: Option<f64>,
+    /// Most rounds of quotient graph → flows → choice (`1`: the flows of the first owners
+    /// only, as `diffusion.md` C.7 test 3 states them). Rounds stop earlier when one moves
+    /// nothing or does not lower `λ`.
+    pub rounds: usize,
 }
 
 impl Default for Diffusion {
-    /// Until `λ ≤ 1 %` ([`DEFAULT_LAMBDA_PCT`]), `γ = 1 / (1 + Δ)`.
+    /// Until `λ ≤ 1 %` ([`DEFAULT_LAMBDA_PCT`]), `γ = 1 / (1 + Δ)`, up to
+    /// [`DEFAULT_MAX_ROUNDS`] rounds.
     fn default() -> Self {
         Diffusion {
             sweeps: Sweeps::UntilBalanced {
@@ -76,6 +92,7 @@ impl Default for Diffusion {
                 max: DEFAULT_MAX_SWEEPS,
             },
             gamma: None,
+            rounds: DEFAULT_MAX_ROUNDS,
         }
     }
 }
@@ -83,137 +100,196 @@ impl Default for Diffusion {
 /// What the diffusive repartitioner did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffusionReport {
-    /// The diffusion constant used.
+    /// The diffusion constant of the first round.
     pub gamma: f64,
-    /// Sweeps run.
+    /// Sweeps run, over all rounds.
     pub sweeps: usize,
-    /// The net flows `F_kj > 0`, largest first.
+    /// Rounds whose moves stand.
+    pub rounds: usize,
+    /// The net flows `F_kj > 0` of the first round, largest first.
     pub flows: Vec<Flow>,
-    /// Roots that changed owner.
+    /// Roots whose owner at the end differs from their owner at the start.
     pub roots_moved: usize,
     /// Their `PWgt`.
     pub weight_moved: u64,
     /// `λ` of the parts' `PWgt` before, percent.
     pub lambda_before: f64,
-    /// `λ` of the diffused loads (before rounding to whole roots), percent.
+    /// `λ` of the first round's diffused loads (before rounding to whole roots), percent.
     pub lambda_diffused: f64,
     /// `λ` of the parts' `PWgt` after, percent.
     pub lambda_after: f64,
-    /// TotalV, MaxV, MaxSR of the move in the graph's sizes (`RWgt`).
+    /// TotalV, MaxV, MaxSR from the first owners to the last, in the graph's sizes (`RWgt`).
     pub movement: Movement,
-    /// True when the chosen moves would have raised `λ` (whole roots rounding several flows
-    /// into one part the same way) and were withdrawn: the owners are then unchanged and the
-    /// other fields describe the withdrawn moves.
+    /// True when the last round's moves would not have lowered `λ` (whole roots rounding
+    /// several flows into one part the same way) and were withdrawn; the other fields
+    /// describe the rounds that stand.
     pub withdrawn: bool,
 }
 
+/// The rounds of one call so far, the same on every rank.
+struct Tally {
+    /// γ, the flows and the diffused `λ` of the first round.
+    first: Option<(f64, Vec<Flow>, f64)>,
+    sweeps: usize,
+    rounds: usize,
+    withdrawn: bool,
+    /// The parts' `PWgt` before the call and after the rounds that stand.
+    start: Vec<u64>,
+    loads: Vec<u64>,
+}
+
+impl Tally {
+    fn new(loads: Vec<u64>) -> Tally {
+        Tally {
+            first: None,
+            sweeps: 0,
+            rounds: 0,
+            withdrawn: false,
+            start: loads.clone(),
+            loads,
+        }
+    }
+
+    /// Records a round (its γ, sweeps, flows, whether it moved a root, the loads it leaves)
+    /// and says whether its moves stand: they moved something and lowered `λ`.
+    fn round(
+        &mut self,
+        gamma: f64,
+        diffused: &Diffused,
+        flows: Vec<Flow>,
+        moved: bool,
+        after: Vec<u64>,
+    ) -> bool {
+        if self.first.is_none() {
+            self.first = Some((gamma, flows, lambda_pct(&diffused.loads)));
+        }
+        self.sweeps += diffused.sweeps;
+        if !moved {
+            return false;
+        }
+        if lambda_pct(&as_f64(&after)) >= lambda_pct(&as_f64(&self.loads)) {
+            self.withdrawn = true;
+            return false;
+        }
+        self.rounds += 1;
+        self.loads = after;
+        true
+    }
+
+    /// The report, with what moved from the first owners to the last.
+    fn report(self, roots_moved: usize, weight_moved: u64, movement: Movement) -> DiffusionReport {
+        let (gamma, flows, lambda_diffused) = self.first.expect("at least one round");
+        DiffusionReport {
+            gamma,
+            sweeps: self.sweeps,
+            rounds: self.rounds,
+            flows,
+            roots_moved,
+            weight_moved,
+            lambda_before: lambda_pct(&as_f64(&self.start)),
+            lambda_diffused,
+            lambda_after: lambda_pct(&as_f64(&self.loads)),
+            movement,
+            withdrawn: self.withdrawn,
+        }
+    }
+}
+
+/// The flows one round realises: a part passing load along may have to send on more than it
+/// holds (it receives in the same round); its outgoing flows are scaled down so that it keeps
+/// at least half of the smaller of its load and the mean, and the next round sends on the
+/// rest. A part that gave everything away would leave the quotient graph for good.
+/// Largest first, as [`Diffused::flows`].
+fn within_reach(mut flows: Vec<Flow>, loads: &[f64]) -> Vec<Flow> {
+    let mean = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
+    let mut out = vec![0.0; loads.len()];
+    flows.iter().for_each(|f| out[f.from as usize] += f.amount);
+    for f in &mut flows {
+        let k = f.from as usize;
+        let reach = loads[k] - loads[k].min(mean) / 2.0;
+        if out[k] > reach {
+            f.amount *= reach / out[k];
+        }
+    }
+    flows.sort_by(|x, y| {
+        y.amount
+            .total_cmp(&x.amount)
+            .then((x.from, x.to).cmp(&(y.from, y.to)))
+    });
+    flows
+}
+
+fn as_f64(loads: &[u64]) -> Vec<f64> {
+    loads.iter().map(|&l| l as f64).collect()
+}
+
 impl Diffusion {
-    /// The diffusion constant for `q` and the flows from the parts' `loads`.
-    fn plan(&self, q: &Quotient, loads: &[f64]) -> Result<(f64, Diffused)> {
+    /// The diffusion constant for `q`, the sweeps from the parts' `loads`, and the flows a
+    /// round realises ([`within_reach`]).
+    fn plan(&self, q: &Quotient, loads: &[f64]) -> Result<(f64, Diffused, Vec<Flow>)> {
         let gamma = self.gamma.unwrap_or_else(|| q.safe_gamma());
-        Ok((gamma, diffuse(q, loads, gamma, self.sweeps)?))
+        let diffused = diffuse(q, loads, gamma, self.sweeps)?;
+        let flows = within_reach(diffused.flows(q), loads);
+        Ok((gamma, diffused, flows))
     }
 
     /// The new owner of every vertex of `graph` from `owner` (a part `< nparts` per vertex),
     /// with the report. Each part's choice reads only its own rows, as on ranks. Never raises
-    /// `λ`: moves that would are withdrawn ([`DiffusionReport::withdrawn`]).
+    /// `λ`: a round whose moves would not lower it is withdrawn
+    /// ([`DiffusionReport::withdrawn`]) and ends the call.
     ///
     /// # Errors
-    /// [`Error::Zero`] for no parts, [`Error::LengthMismatch`] and [`Error::RankOutOfRange`]
-    /// for a bad `owner`, [`Error::Invalid`] for a bad γ.
+    /// [`Error::Zero`] for no parts or rounds, [`Error::LengthMismatch`] and
+    /// [`Error::RankOutOfRange`] for a bad `owner`, [`Error::Invalid`] for a bad γ.
     pub fn rebalance(
         &self,
         graph: &GraphView<'_>,
         owner: &[u32],
         nparts: usize,
     ) -> Result<(Vec<u32>, DiffusionReport)> {
+        self.check(nparts)?;
+        crate::balance::ranks::check_assignment("owner", owner, graph.nvertices(), nparts)?;
+        let pwgt = graph.vertex_weights();
+        let mut new = owner.to_vec();
+        let mut tally = Tally::new(rank_loads(pwgt, owner, nparts));
+        for _ in 0..self.rounds {
+            let q = Quotient::of_partition(graph.xadj(), graph.adjncy(), &new, nparts);
+            let (gamma, diffused, flows) = self.plan(&q, &as_f64(&tally.loads))?;
+            let mut members = vec![Vec::new(); nparts];
+            (0..new.len() as u32).for_each(|v| members[new[v as usize] as usize].push(v));
+            let mut next = new.clone();
+            for (k, roots) in members.iter().enumerate() {
+                let rows = Flat::of(&held::rows_of_graph(graph, &new, roots));
+                for (v, to) in give_away(rows.rows(), k as u32, &flows)? {
+                    next[v as usize] = to;
+                }
+            }
+            let after = rank_loads(pwgt, &next, nparts);
+            if !tally.round(gamma, &diffused, flows, next != new, after) {
+                break;
+            }
+            new = next;
+        }
+        let moved: Vec<usize> = (0..new.len()).filter(|&v| new[v] != owner[v]).collect();
+        let report = tally.report(
+            moved.len(),
+            moved.iter().map(|&v| pwgt[v]).sum(),
+            Movement::new(owner, &new, graph.sizes(), nparts),
+        );
+        Ok((new, report))
+    }
+
+    /// Parts and rounds are not zero.
+    fn check(&self, nparts: usize) -> Result<()> {
         if nparts == 0 {
             return Err(Error::Zero { what: "parts" });
         }
-        crate::balance::ranks::check_assignment("owner", owner, graph.nvertices(), nparts)?;
-        let pwgt = graph.vertex_weights();
-        let before = rank_loads(pwgt, owner, nparts);
-        let loads: Vec<f64> = before.iter().map(|&l| l as f64).collect();
-        let q = Quotient::of_partition(graph.xadj(), graph.adjncy(), owner, nparts);
-        let (gamma, diffused) = self.plan(&q, &loads)?;
-        let flows = diffused.flows(&q);
-        let mut new = owner.to_vec();
-        let mut members = vec![Vec::new(); nparts];
-        (0..owner.len() as u32).for_each(|v| members[owner[v as usize] as usize].push(v));
-        for (k, roots) in members.iter().enumerate() {
-            let rows = OwnedRows::of(graph, owner, roots);
-            for (v, to) in give_away(rows.rows(), k as u32, &flows)? {
-                new[v as usize] = to;
-            }
+        if self.rounds == 0 {
+            return Err(Error::Zero {
+                what: "diffusion rounds",
+            });
         }
-        let after = rank_loads(pwgt, &new, nparts);
-        let moved: Vec<usize> = (0..new.len()).filter(|&v| new[v] != owner[v]).collect();
-        let lambda_after = lambda_pct(&after.iter().map(|&l| l as f64).collect::<Vec<_>>());
-        let report = DiffusionReport {
-            gamma,
-            sweeps: diffused.sweeps,
-            flows,
-            roots_moved: moved.len(),
-            weight_moved: moved.iter().map(|&v| pwgt[v]).sum(),
-            lambda_before: lambda_pct(&loads),
-            lambda_diffused: lambda_pct(&diffused.loads),
-            lambda_after,
-            movement: Movement::new(owner, &new, graph.sizes(), nparts),
-            withdrawn: lambda_after > lambda_pct(&loads),
-        };
-        if report.withdrawn {
-            new.copy_from_slice(owner);
-        }
-        Ok((new, report))
-    }
-}
-
-/// A part's rows copied out of the whole graph (what a rank would hold).
-struct OwnedRows<'a> {
-    roots: &'a [u32],
-    pwgt: Vec<u64>,
-    rwgt: Vec<u64>,
-    xadj: Vec<u32>,
-    adjncy: Vec<u32>,
-    cwgt: Vec<u64>,
-    owner: Vec<u32>,
-}
-
-impl<'a> OwnedRows<'a> {
-    fn of(graph: &GraphView<'_>, owner: &[u32], roots: &'a [u32]) -> OwnedRows<'a> {
-        let mut r = OwnedRows {
-            roots,
-            pwgt: roots
-                .iter()
-                .map(|&v| graph.vertex_weights()[v as usize])
-                .collect(),
-            rwgt: roots.iter().map(|&v| graph.sizes()[v as usize]).collect(),
-            xadj: vec![0],
-            adjncy: Vec::new(),
-            cwgt: Vec::new(),
-            owner: Vec::new(),
-        };
-        for &v in roots {
-            let row = graph.xadj()[v as usize] as usize..graph.xadj()[v as usize + 1] as usize;
-            r.adjncy.extend_from_slice(&graph.adjncy()[row.clone()]);
-            r.cwgt.extend_from_slice(&graph.edge_weights()[row.clone()]);
-            r.owner
-                .extend(graph.adjncy()[row].iter().map(|&w| owner[w as usize]));
-            r.xadj.push(r.adjncy.len() as u32);
-        }
-        r
-    }
-
-    fn rows(&self) -> Rows<'_> {
-        Rows {
-            roots: self.roots,
-            pwgt: &self.pwgt,
-            rwgt: &self.rwgt,
-            xadj: &self.xadj,
-            adjncy: &self.adjncy,
-            cwgt: &self.cwgt,
-            owner: &self.owner,
-        }
+        Ok(())
     }
 }
 

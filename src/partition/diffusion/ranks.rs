@@ -1,10 +1,13 @@
-//! The diffusive repartitioner on ranks, each holding only its rows of the dual graph: the P
-//! loads and each rank's neighbouring ranks are all-gathered (the quotient graph), every rank
-//! computes the same flows, each rank chooses the roots it gives away from its own rows, and
-//! the moves go to the ranks that hold a neighbour of a moved root (and to its new owner).
-//! Nothing a rank holds or sends grows with the whole graph, only with its rows and with P.
+//! The diffusive repartitioner on ranks, each holding only its rows of the dual graph. Each
+//! round: the P loads and each rank's neighbouring ranks are all-gathered (the quotient
+//! graph), every rank computes the same flows, each rank chooses the roots it gives away from
+//! the rows it holds, the moves go to the ranks that hold a neighbour of a moved root (and to
+//! its new owner), and the moved rows go to their new owners. At the end each root's first
+//! owner learns where it went, and tells the ranks next to it. Nothing a rank holds or sends
+//! grows with the whole graph, only with its rows and with P.
 
-use super::{give_away, lambda_pct, Diffusion, DiffusionReport, Quotient, Rows};
+use super::held::{self, Flat, Row};
+use super::{as_f64, give_away, Diffusion, DiffusionReport, Quotient, Rows, Tally};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::metrics::Movement;
 use crate::{Error, Result};
@@ -12,8 +15,8 @@ use crate::{Error, Result};
 /// One rank's outcome of [`Diffusion::on_rank`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankDiffusion {
-    /// The rank's roots it gives away, `(root, new owner)`, in the order chosen (none when
-    /// the moves were withdrawn, [`DiffusionReport::withdrawn`]).
+    /// The rank's roots (of the `rows` it was called with) that end on another rank,
+    /// `(root, new owner)`, ascending.
     pub given: Vec<(u32, u32)>,
     /// Moves by other ranks of roots this rank must know about: those it receives and those
     /// neighbouring one of its rows, `(root, new owner)`, ascending (to update `Rows::owner`).
@@ -29,79 +32,124 @@ impl Diffusion {
     ///
     /// # Errors
     /// On every rank, the lowest failing rank's: bad rows ([`Rows::check`]), a neighbour owner
-    /// that is not a rank ([`Error::RankOutOfRange`]), a bad γ; and the transport's.
+    /// that is not a rank ([`Error::RankOutOfRange`]), a bad γ, no rounds; and the
+    /// transport's.
     pub fn on_rank(&self, comm: &dyn Comm, rows: Rows<'_>) -> Result<RankDiffusion> {
         let (rank, size) = (comm.rank(), comm.size());
-        comm.agree(check_rows(rows, size))?;
+        comm.agree(self.check(size).and_then(|()| check_rows(rows, size)))?;
+        let mut held = held::rows_of_rank(rows, rank as u32);
         let loads: Vec<u64> = comm.all_gather_serde(&rows.pwgt.iter().sum::<u64>())?;
-        let mut adjacent: Vec<u32> = rows
-            .owner
-            .iter()
-            .copied()
-            .filter(|&o| o as usize != rank)
-            .collect();
-        adjacent.sort_unstable();
-        adjacent.dedup();
-        let adjacency: Vec<Vec<u32>> = comm.all_gather_serde(&adjacent)?;
-        let edges = adjacency
-            .iter()
-            .enumerate()
-            .flat_map(|(k, adj)| adj.iter().map(move |&j| (k as u32, j)));
-        let q = Quotient::from_edges(size, edges);
-        let loads_f: Vec<f64> = loads.iter().map(|&l| l as f64).collect();
-        let (gamma, diffused) = comm.agree(self.plan(&q, &loads_f))?;
-        let flows = diffused.flows(&q);
-        let mut given = give_away(rows, rank as u32, &flows)?;
-
-        let mut outgoing = vec![Vec::<(u32, u32)>::new(); size];
-        let mut sums = vec![0u64; 4 * size]; // sent and received PWgt, then RWgt
-        for &(v, to) in &given {
-            let i = rows.roots.binary_search(&v).expect("a root of the rows");
-            let row = rows.xadj[i] as usize..rows.xadj[i + 1] as usize;
-            let mut told: Vec<u32> = rows.owner[row].iter().copied().chain([to]).collect();
-            told.sort_unstable();
-            told.dedup();
-            told.iter()
-                .filter(|&&r| r as usize != rank)
-                .for_each(|&r| outgoing[r as usize].push((v, to)));
-            sums[rank] += rows.pwgt[i];
-            sums[size + to as usize] += rows.pwgt[i];
-            sums[2 * size + rank] += rows.rwgt[i];
-            sums[3 * size + to as usize] += rows.rwgt[i];
+        let mut tally = Tally::new(loads);
+        for _ in 0..self.rounds {
+            let mut adjacent: Vec<u32> = held
+                .iter()
+                .flat_map(|r| r.owner.iter().copied())
+                .filter(|&o| o as usize != rank)
+                .collect();
+            adjacent.sort_unstable();
+            adjacent.dedup();
+            let adjacency: Vec<Vec<u32>> = comm.all_gather_serde(&adjacent)?;
+            let edges = adjacency
+                .iter()
+                .enumerate()
+                .flat_map(|(k, adj)| adj.iter().map(move |&j| (k as u32, j)));
+            let q = Quotient::from_edges(size, edges);
+            let (gamma, diffused, flows) = comm.agree(self.plan(&q, &as_f64(&tally.loads)))?;
+            let mut given = give_away(Flat::of(&held).rows(), rank as u32, &flows)?;
+            let mut change = vec![0u64; 2 * size]; // PWgt sent, then received
+            for &(v, to) in &given {
+                let w = held[row_of(&held, v)].pwgt;
+                change[rank] += w;
+                change[size + to as usize] += w;
+            }
+            let change = comm.all_reduce_u64(&change, ReduceOp::Sum)?;
+            let after = (0..size)
+                .map(|k| tally.loads[k] - change[k] + change[size + k])
+                .collect();
+            let moved = change[..size].iter().any(|&w| w > 0);
+            if !tally.round(gamma, &diffused, flows, moved, after) {
+                break;
+            }
+            given.sort_unstable();
+            let heard = comm.all_to_all_serde(&announce(&held, &given, rank, size))?;
+            let mut heard = heard.concat();
+            heard.extend_from_slice(&given);
+            heard.sort_unstable();
+            held::hear(&mut held, &heard);
+            let mut shipped = vec![Vec::<Row>::new(); size];
+            held.retain(|r| match given.binary_search_by_key(&r.root, |&(v, _)| v) {
+                Ok(m) => {
+                    shipped[given[m].1 as usize].push(r.clone());
+                    false
+                }
+                Err(_) => true,
+            });
+            held.extend(comm.all_to_all_serde(&shipped)?.into_iter().flatten());
+            held.sort_unstable_by_key(|r| r.root);
         }
-        let mut heard: Vec<(u32, u32)> = comm.all_to_all_serde(&outgoing)?.concat();
+        self.finish(comm, rows, &held, tally)
+    }
+
+    /// Tells each root's first owner where it ended, that owner the ranks next to it, and
+    /// sums what moved into the report.
+    fn finish(
+        &self,
+        comm: &dyn Comm,
+        rows: Rows<'_>,
+        held: &[Row],
+        tally: Tally,
+    ) -> Result<RankDiffusion> {
+        let (rank, size) = (comm.rank(), comm.size());
+        let mut ended = vec![Vec::<(u32, u32)>::new(); size];
+        let mut sums = vec![0u64; 2 * size + 2]; // RWgt sent, received; roots; PWgt
+        for r in held.iter().filter(|r| r.first_owner as usize != rank) {
+            ended[r.first_owner as usize].push((r.root, rank as u32));
+            sums[r.first_owner as usize] += r.rwgt;
+            sums[size + rank] += r.rwgt;
+            sums[2 * size] += 1;
+            sums[2 * size + 1] += r.pwgt;
+        }
+        let mut given = comm.all_to_all_serde(&ended)?.concat();
+        given.sort_unstable();
+        let first = held::rows_of_rank(rows, rank as u32);
+        let heard = comm.all_to_all_serde(&announce(&first, &given, rank, size))?;
+        let mut heard = heard.concat();
         heard.sort_unstable();
         let sums = comm.all_reduce_u64(&sums, ReduceOp::Sum)?;
-        let roots_moved = comm.reduce_u64(given.len() as u64, ReduceOp::Sum)? as usize;
-        let after: Vec<f64> = (0..size)
-            .map(|k| (loads[k] - sums[k] + sums[size + k]) as f64)
-            .collect();
-        let lambda_after = lambda_pct(&after);
-        let report = DiffusionReport {
-            gamma,
-            sweeps: diffused.sweeps,
-            flows,
-            roots_moved,
-            weight_moved: sums[..size].iter().sum(),
-            lambda_before: lambda_pct(&loads_f),
-            lambda_diffused: lambda_pct(&diffused.loads),
-            lambda_after,
-            movement: Movement::from_flows(
-                sums[2 * size..3 * size].to_vec(),
-                sums[3 * size..].to_vec(),
-            ),
-            withdrawn: lambda_after > lambda_pct(&loads_f),
-        };
-        if report.withdrawn {
-            given.clear();
-            heard.clear();
-        }
+        let movement = Movement::from_flows(sums[..size].to_vec(), sums[size..2 * size].to_vec());
+        let report = tally.report(sums[2 * size] as usize, sums[2 * size + 1], movement);
         Ok(RankDiffusion {
             given,
             heard,
             report,
         })
     }
+}
+
+/// The index of `root`'s row in `held` (ascending by root).
+fn row_of(held: &[Row], root: u32) -> usize {
+    held.binary_search_by_key(&root, |r| r.root)
+        .expect("a root the rank holds")
+}
+
+/// For each rank, the moves of `given` (roots of `held`) it must hear of: those of roots next
+/// to one it holds, or coming to it.
+fn announce(held: &[Row], given: &[(u32, u32)], rank: usize, size: usize) -> Vec<Vec<(u32, u32)>> {
+    let mut outgoing = vec![Vec::new(); size];
+    for &(v, to) in given {
+        let mut told: Vec<u32> = held[row_of(held, v)]
+            .owner
+            .iter()
+            .copied()
+            .chain([to])
+            .collect();
+        told.sort_unstable();
+        told.dedup();
+        told.iter()
+            .filter(|&&r| r as usize != rank)
+            .for_each(|&r| outgoing[r as usize].push((v, to)));
+    }
+    outgoing
 }
 
 /// The rows' shapes, and every neighbour owner a rank of `size`.

@@ -97,8 +97,8 @@ pub fn sweep(q: &Quotient, gamma: f64, x: &mut [f64], flow: &mut [f64]) {
     }
 }
 
-/// Runs sweeps from `loads` (one per part) until `sweeps` says stop, accumulating the net
-/// flows. Deterministic: the same input gives the same flows bit for bit on every rank.
+/// Runs sweeps from `loads` (one per part) until `sweeps` says stop or a sweep moves no more
+/// than 10⁻⁹ of the mean load across any edge, accumulating the net flows. Deterministic: the same input gives the same flows bit for bit on every rank.
 ///
 /// # Errors
 /// As [`check_diffusion`].
@@ -107,6 +107,7 @@ pub fn diffuse(q: &Quotient, loads: &[f64], gamma: f64, sweeps: Sweeps) -> Resul
     let mut x = loads.to_vec();
     let mut net = vec![0.0; q.edges().len()];
     let mut flow = vec![0.0; q.edges().len()];
+    let settled = 1e-9 * loads.iter().sum::<f64>() / loads.len().max(1) as f64;
     let (mut done, max) = match sweeps {
         Sweeps::Fixed(k) => (0, k),
         Sweeps::UntilBalanced { max, .. } => (0, max),
@@ -123,6 +124,11 @@ pub fn diffuse(q: &Quotient, loads: &[f64], gamma: f64, sweeps: Sweeps) -> Resul
         sweep(q, gamma, &mut x, &mut flow);
         net.iter_mut().zip(&flow).for_each(|(n, f)| *n += f);
         done += 1;
+        // A quotient graph in pieces (a part without neighbours) never reaches λ*: stop when
+        // the sweeps no longer move anything.
+        if flow.iter().all(|f| f.abs() <= settled) {
+            break;
+        }
     }
     Ok(Diffused {
         loads: x,

@@ -37,6 +37,7 @@ fn c7_test3_one_sweep_moves_root_5() {
     let one = Diffusion {
         sweeps: Sweeps::Fixed(1),
         gamma: None,
+        rounds: 1,
     };
     let (new, r) = one.rebalance(&g, &C7_OWNERS, 3).unwrap();
     assert_eq!(new, [0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2]);
@@ -90,10 +91,11 @@ fn moves_that_would_raise_the_maximum_are_withdrawn() {
     let one = Diffusion {
         sweeps: Sweeps::Fixed(1),
         gamma: None,
+        rounds: 1,
     };
     let (new, r) = one.rebalance(&g, &owners, 5).unwrap();
-    assert!(r.withdrawn && r.roots_moved == 4 && r.lambda_after > r.lambda_before);
-    assert_eq!(new, owners);
+    assert!(r.withdrawn && r.roots_moved == 0 && r.lambda_after == r.lambda_before);
+    assert_eq!((new, r.rounds), (owners, 0));
 }
 
 #[test]
@@ -143,12 +145,14 @@ proptest! {
 
     #[test]
     fn every_root_once_total_kept_lambda_not_raised((n, edges, w, owners, p) in instance(),
-                                                   one_sweep in any::<bool>()) {
+                                                   one_sweep in any::<bool>(),
+                                                   one_round in any::<bool>()) {
         let (xadj, adjncy) = csr(n, &edges);
         let ew = vec![1; adjncy.len()];
         let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
         let d = Diffusion {
             sweeps: if one_sweep { Sweeps::Fixed(1) } else { Diffusion::default().sweeps },
+            rounds: if one_round { 1 } else { DEFAULT_MAX_ROUNDS },
             gamma: None,
         };
         let (new, r) = d.rebalance(&g, &owners, p).unwrap();
@@ -158,14 +162,39 @@ proptest! {
         prop_assert_eq!(before.iter().sum::<u64>(), after.iter().sum::<u64>());
         prop_assert!(lambda_pct(&after.iter().map(|&l| l as f64).collect::<Vec<_>>())
             <= r.lambda_before);
-        // Each root moves at most once, along a flow out of its part.
         let moved = (0..n).filter(|&v| new[v] != owners[v]).count();
-        prop_assert!(r.withdrawn || moved == r.roots_moved);
-        for v in (0..n).filter(|&v| new[v] != owners[v]) {
+        prop_assert_eq!(moved, r.roots_moved);
+        prop_assert!(r.rounds <= d.rounds);
+        // After one round, each root moved once, along a flow out of its part.
+        for v in (0..n).filter(|&v| new[v] != owners[v] && r.rounds == 1) {
             prop_assert!(r.flows.iter().any(|f| f.from == owners[v] && f.to == new[v]));
         }
         // Deterministic.
         prop_assert_eq!(d.rebalance(&g, &owners, p).unwrap(), (new, r));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Rounds run until the loads are within `λ*` or the owners are a fixed point: another
+    /// call moves nothing.
+    #[test]
+    fn rounds_end_balanced_or_at_a_fixed_point((n, edges, w, owners, p) in instance(),
+                                              one_sweep in any::<bool>()) {
+        let (xadj, adjncy) = csr(n, &edges);
+        let ew = vec![1; adjncy.len()];
+        let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
+        let d = Diffusion {
+            sweeps: if one_sweep { Sweeps::Fixed(1) } else { Diffusion::default().sweeps },
+            ..Diffusion::default()
+        };
+        let (new, r) = d.rebalance(&g, &owners, p).unwrap();
+        prop_assert!(r.rounds < d.rounds);
+        let (again, r2) = d.rebalance(&g, &new, p).unwrap();
+        prop_assert!(r.lambda_after <= DEFAULT_LAMBDA_PCT || (again == new && r2.roots_moved == 0),
+            "λ {} after {} rounds, and another call moves {} roots", r.lambda_after, r.rounds,
+            r2.roots_moved);
     }
 }
 
@@ -245,6 +274,11 @@ fn thread_ranks_holding_their_rows_move_what_the_serial_call_moves() {
             Diffusion {
                 sweeps: Sweeps::Fixed(1),
                 gamma: None,
+                rounds: 1,
+            },
+            Diffusion {
+                sweeps: Sweeps::Fixed(1),
+                ..Diffusion::default()
             },
         ] {
             let (serial, report) = d.rebalance(&g, &owners, p as usize).unwrap();

@@ -1,0 +1,116 @@
+//! The rows a part holds between rounds, owned: built from the whole graph (the serial call)
+//! or from a rank's [`Rows`], updated with the moves other parts announce, and shipped with a
+//! root to its new owner, so that a part that received roots in one round can give them on
+//! in the next.
+
+use super::give::Rows;
+use crate::graph::GraphView;
+
+/// One root's row: its weights, its neighbours, their edge weights and current owners, and
+/// the part that held it when the call began.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(super) struct Row {
+    pub root: u32,
+    pub first_owner: u32,
+    pub pwgt: u64,
+    pub rwgt: u64,
+    pub adjncy: Vec<u32>,
+    pub cwgt: Vec<u64>,
+    pub owner: Vec<u32>,
+}
+
+/// The rows of `roots` (ascending) of `graph`, each held by `owner[root]`.
+pub(super) fn rows_of_graph(graph: &GraphView<'_>, owner: &[u32], roots: &[u32]) -> Vec<Row> {
+    roots
+        .iter()
+        .map(|&v| {
+            let row = graph.xadj()[v as usize] as usize..graph.xadj()[v as usize + 1] as usize;
+            let adjncy = graph.adjncy()[row.clone()].to_vec();
+            Row {
+                root: v,
+                first_owner: owner[v as usize],
+                pwgt: graph.vertex_weights()[v as usize],
+                rwgt: graph.sizes()[v as usize],
+                owner: adjncy.iter().map(|&w| owner[w as usize]).collect(),
+                cwgt: graph.edge_weights()[row].to_vec(),
+                adjncy,
+            }
+        })
+        .collect()
+}
+
+/// The rows of a rank's `rows`, all of them held by `rank` when the call begins.
+pub(super) fn rows_of_rank(rows: Rows<'_>, rank: u32) -> Vec<Row> {
+    (0..rows.roots.len())
+        .map(|i| {
+            let row = rows.xadj[i] as usize..rows.xadj[i + 1] as usize;
+            Row {
+                root: rows.roots[i],
+                first_owner: rank,
+                pwgt: rows.pwgt[i],
+                rwgt: rows.rwgt[i],
+                adjncy: rows.adjncy[row.clone()].to_vec(),
+                cwgt: rows.cwgt[row.clone()].to_vec(),
+                owner: rows.owner[row].to_vec(),
+            }
+        })
+        .collect()
+}
+
+/// Sets the owner of every neighbour entry that `moves` (`(root, new owner)`, ascending by
+/// root) names.
+pub(super) fn hear(rows: &mut [Row], moves: &[(u32, u32)]) {
+    for row in rows {
+        for (w, o) in row.adjncy.iter().zip(&mut row.owner) {
+            if let Ok(m) = moves.binary_search_by_key(w, |&(v, _)| v) {
+                *o = moves[m].1;
+            }
+        }
+    }
+}
+
+/// Rows in the flat layout of [`Rows`].
+pub(super) struct Flat {
+    roots: Vec<u32>,
+    pwgt: Vec<u64>,
+    rwgt: Vec<u64>,
+    xadj: Vec<u32>,
+    adjncy: Vec<u32>,
+    cwgt: Vec<u64>,
+    owner: Vec<u32>,
+}
+
+impl Flat {
+    /// `rows` (ascending by root) laid out flat.
+    pub fn of(rows: &[Row]) -> Flat {
+        let mut f = Flat {
+            roots: rows.iter().map(|r| r.root).collect(),
+            pwgt: rows.iter().map(|r| r.pwgt).collect(),
+            rwgt: rows.iter().map(|r| r.rwgt).collect(),
+            xadj: vec![0],
+            adjncy: Vec::new(),
+            cwgt: Vec::new(),
+            owner: Vec::new(),
+        };
+        for r in rows {
+            f.adjncy.extend_from_slice(&r.adjncy);
+            f.cwgt.extend_from_slice(&r.cwgt);
+            f.owner.extend_from_slice(&r.owner);
+            f.xadj.push(f.adjncy.len() as u32);
+        }
+        f
+    }
+
+    /// The borrowed view.
+    pub fn rows(&self) -> Rows<'_> {
+        Rows {
+            roots: &self.roots,
+            pwgt: &self.pwgt,
+            rwgt: &self.rwgt,
+            xadj: &self.xadj,
+            adjncy: &self.adjncy,
+            cwgt: &self.cwgt,
+            owner: &self.owner,
+        }
+    }
+}
