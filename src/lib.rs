@@ -23,7 +23,7 @@
 //! computational mesh; *root* = element of the initial mesh; *tree* = a root with all its
 //! descendants; *rank* = one of the P processing elements.
 //!
-//! A typical adaptive loop (see `solvers/` for complete drivers):
+//! A typical adaptive loop (the `plume-cases` crate, `cases/`, holds complete drivers):
 //!
 //! ```
 //! use plume::{adapt::Forest, mesh::generate_box};
