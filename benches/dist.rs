@@ -27,7 +27,7 @@ mod migration_case;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
 use plume::balance::{Plum, PlumOptions};
-use plume::comm::launch_threads;
+use plume::comm::{launch_threads, CpuClock};
 use plume::dist::{BalanceAt, Mark, Run};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::geometry;
@@ -62,18 +62,6 @@ fn options() -> AdaptOptions {
     }
 }
 
-/// The CPU time this thread has used.
-fn thread_cpu() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(status, 0, "clock_gettime");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
 /// What one run of the shock case took.
 struct ShockTimes {
     /// Wall-clock time from the launch of the ranks to the end of the last step.
@@ -88,11 +76,11 @@ fn shock_run(initial: &InitialMesh, procs: usize, levels: usize) -> ShockTimes {
     let cpu = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
         let mut run = Run::on(comm, initial, options(), plum)?;
-        let cpu = thread_cpu();
+        let cpu = CpuClock::Thread.now();
         for level in 1..=levels {
             run.step(|leaf| shock_mark(leaf, level))?;
         }
-        Ok(thread_cpu() - cpu)
+        Ok(CpuClock::Thread.now() - cpu)
     })
     .expect("the ranks run");
     ShockTimes {

@@ -51,14 +51,7 @@ fn extra_bytes(f: impl FnOnce()) -> usize {
 
 /// The CPU time the process has used, all threads.
 fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
-    assert_eq!(status, 0, "clock_gettime");
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    plume::comm::CpuClock::Process.now().as_secs_f64()
 }
 
 fn forest() -> Forest {

@@ -33,6 +33,7 @@
 //! ```
 
 mod board;
+mod clock;
 mod launch;
 #[cfg(feature = "mpi")]
 mod mpi;
@@ -40,6 +41,7 @@ mod reduce;
 mod threads;
 mod typed;
 
+pub use clock::CpuClock;
 #[cfg(feature = "mpi")]
 pub use launch::with_mpi;
 pub use launch::{launch, launch_threads, Backend};
@@ -144,6 +146,12 @@ pub trait Comm {
 
     /// The next message for this rank, waiting for one to arrive.
     fn receive(&self) -> Result<Message>;
+
+    /// The CPU clock that measures this rank's own work: its thread's on thread ranks (the
+    /// default), its process's where a rank is a process (MPI).
+    fn cpu_clock(&self) -> CpuClock {
+        CpuClock::Thread
+    }
 }
 
 /// [`Comm::agree_on_failure`] through an all-gather of every rank's error (the value itself,

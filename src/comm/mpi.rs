@@ -136,6 +136,11 @@ impl Comm for MpiComm {
         self.rank
     }
 
+    fn cpu_clock(&self) -> super::CpuClock {
+        // One process is one rank: its helper threads' work is the rank's too.
+        super::CpuClock::Process
+    }
+
     fn size(&self) -> usize {
         self.size
     }

@@ -73,7 +73,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
 
     /// The halo around `adjacency`, this rank's leaf adjacency (or its error).
     fn halo_of(&self, adjacency: Result<LeafAdjacency>) -> Result<Halo> {
-        let comm = self.comm;
+        let comm = self.comm.inner();
         let mut adjacency = comm.agree(adjacency)?;
         let sends = self.halo_sends(&adjacency);
         let forest = &self.forest;

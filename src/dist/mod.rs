@@ -46,6 +46,7 @@
 //! assert!(leaves[0] > 162);
 //! ```
 
+mod accounting;
 mod codec;
 mod exchange;
 mod halo;
@@ -56,6 +57,7 @@ mod probe;
 mod process;
 mod sbn;
 
+pub use accounting::gather_cpu;
 pub use halo::{GhostLeaf, Halo};
 pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{
@@ -71,6 +73,7 @@ use crate::balance::{Balance, Plum};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::{DualGraph, TreeWeights, Weights};
 use crate::mesh::Mesh;
+use crate::metrics::{Phase, RankCpu};
 use crate::{Error, Result};
 
 /// What the caller's indicator asks for one leaf.
@@ -172,11 +175,17 @@ pub struct StepReport {
     pub metrics: LevelMetrics,
     /// This rank's stage times.
     pub times: StepTimes,
+    /// This rank's CPU seconds per phase, segment by segment ([`gather_cpu`] gathers every
+    /// rank's into a [`CpuAccount`](crate::metrics::CpuAccount)).
+    pub cpu: RankCpu,
 }
 
 /// One rank's part of a distributed adaptive run (see the module doc).
 pub struct Run<'c, C: Comm + ?Sized> {
-    comm: &'c C,
+    /// The transport, accounting this rank's CPU time in start-up and steps.
+    comm: accounting::Accounted<'c, C>,
+    /// This rank's CPU seconds in start-up.
+    startup_cpu: RankCpu,
     forest: Forest,
     /// The dual graph with the gathered weights, on rank 0 (which balances).
     graph: Option<DualGraph>,
@@ -199,8 +208,10 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// # Errors
     /// The mesh's errors ([`InitialMesh::new`]) and [`Run::on`]'s, on every rank.
     pub fn new(comm: &'c C, mesh: Mesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+        let comm = accounting::Accounted::new(comm);
+        comm.start(Phase::Topology);
         let initial = comm.agree(InitialMesh::new(mesh))?;
-        Run::on(comm, &initial, opts, plum)
+        Run::start(comm, &initial, opts, plum)
     }
 
     /// [`Run::new`] on an initial mesh built once: thread ranks share one copy of it.
@@ -210,6 +221,19 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// [`AdaptOptions::check`]'s errors; the partitioner's errors (on every rank, through
     /// [`CommExt::agree`]).
     pub fn on(comm: &'c C, initial: &InitialMesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+        let comm = accounting::Accounted::new(comm);
+        comm.start(Phase::FirstPartition);
+        Run::start(comm, initial, opts, plum)
+    }
+
+    /// [`Run::on`] on the accounting transport, recording since start-up began.
+    fn start(
+        comm: accounting::Accounted<'c, C>,
+        initial: &InitialMesh,
+        opts: AdaptOptions,
+        plum: Plum,
+    ) -> Result<Self> {
+        comm.enter(Phase::FirstPartition);
         comm.agree(opts.check())?;
         let nprocs = comm.size();
         if plum.opts.nprocs != nprocs {
@@ -231,9 +255,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         let (graph, owner) = comm.agree(initial_split)?.unzip();
         let owner: Vec<u32> = comm.broadcast_serde(0, owner.as_ref())?;
         let held = owner.iter().map(|&o| o as usize == comm.rank()).collect();
+        comm.enter(Phase::Forest);
+        let forest = Forest::holding(initial, opts, held);
+        let startup_cpu = comm.take();
         Ok(Run {
             comm,
-            forest: Forest::holding(initial, opts, held),
+            startup_cpu,
+            forest,
             graph,
             owner,
             plum,
@@ -281,7 +309,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
     /// The transport.
     pub fn comm(&self) -> &C {
-        self.comm
+        self.comm.inner()
+    }
+
+    /// This rank's CPU seconds in start-up, from the call of [`Run::new`] (or [`Run::on`]) to
+    /// its return, per phase ([`gather_cpu`] gathers every rank's).
+    pub fn startup_cpu(&self) -> &RankCpu {
+        &self.startup_cpu
     }
 
     /// Steps done.
@@ -309,6 +343,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// # Errors
     /// Any rank's error, on every rank.
     pub fn step(&mut self, mut mark: impl FnMut(&LeafView) -> Mark) -> Result<StepReport> {
+        self.comm.start(Phase::Mark);
         let start = Instant::now();
         let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
         self.forest.for_each_leaf(|leaf| match mark(leaf) {
@@ -327,6 +362,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// [`Error::NotALeaf`] when an id is not a leaf held here (the lowest such rank's, on every
     /// rank); any rank's error, on every rank.
     pub fn step_marked(&mut self, refine: Vec<LeafId>, coarsen: Vec<LeafId>) -> Result<StepReport> {
+        self.comm.start(Phase::Mark);
         let start = Instant::now();
         let forest = &self.forest;
         let bad = refine.iter().chain(&coarsen).find(|id| {
@@ -358,7 +394,6 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         coarsen: Vec<LeafId>,
     ) -> Result<StepReport> {
         let mut times = StepTimes::default();
-        let comm = self.comm;
         self.level_graph = None;
         refine
             .into_iter()
@@ -368,18 +403,21 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             .for_each(|id| self.forest.mark_coarsen(id));
         times.mark = start.elapsed();
 
+        self.comm.enter(Phase::Coarsen);
         let start = Instant::now();
-        let mut sync = exchange::CoarsenExchange::new(comm, &self.owner);
+        let mut sync = exchange::CoarsenExchange::new(&self.comm, &self.owner);
         self.forest.coarsen_with(&mut sync)?;
         times.coarsen = start.elapsed();
 
+        self.comm.enter(Phase::Close);
         let start = Instant::now();
-        let closure_rounds = exchange::close(comm, &mut self.forest, &self.owner)?;
+        let closure_rounds = exchange::close(&self.comm, &mut self.forest, &self.owner)?;
         times.close = start.elapsed();
 
         let mut balance = None;
         let mut moved = Moved::default();
         if self.at == BalanceAt::Predicted {
+            self.comm.enter(Phase::Predict);
             let start = Instant::now();
             let roots = self.forest.pending_roots();
             let predicted = self.gather_weights(&roots, true)?;
@@ -402,10 +440,12 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             (balance, moved) = self.balance_and_migrate(moving, &mut times)?;
         }
 
+        self.comm.enter(Phase::Subdivide);
         let start = Instant::now();
         let report = self.forest.subdivide();
         times.subdivide = start.elapsed();
 
+        self.comm.enter(Phase::Weights);
         let start = Instant::now();
         if self.at != BalanceAt::Predicted {
             self.update_weights(&report.changed_roots)?;
@@ -417,7 +457,8 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         }
 
         self.level += 1;
-        let sums = comm.all_reduce_u64(
+        self.comm.enter(Phase::Sums);
+        let sums = self.comm.all_reduce_u64(
             &[
                 self.held_leaves(),
                 report.coarsened as u64,
@@ -438,6 +479,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
                 moved,
             },
             times,
+            cpu: self.comm.take(),
         })
     }
 
@@ -456,7 +498,12 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             self.comm.size(),
         )?;
         // A tree's weights do not depend on where it is.
-        migration::migrate(self.comm, &mut self.forest, &mut self.owner, new_owner)
+        migration::migrate(
+            self.comm.inner(),
+            &mut self.forest,
+            &mut self.owner,
+            new_owner,
+        )
     }
 
     /// A checksum of every tree of the run (a collective): the same whichever rank holds
@@ -530,6 +577,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         moving: Option<Vec<u64>>,
         times: &mut StepTimes,
     ) -> Result<(Option<BalanceOutcome>, Moved)> {
+        self.comm.enter(Phase::Balance);
         let start = Instant::now();
         self.last = None;
         let decided = if let Some(moving) = &moving {
@@ -558,10 +606,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         let (outcome, new_owner): (BalanceOutcome, Option<Vec<u32>>) =
             self.comm.broadcast_serde(0, decided.as_ref())?;
         times.balance += start.elapsed();
+        self.comm.enter(Phase::Migrate);
         let start = Instant::now();
         let (moved, phases) = match new_owner {
             Some(new_owner) => {
-                migration::migrate(self.comm, &mut self.forest, &mut self.owner, &new_owner)?
+                migration::migrate(&self.comm, &mut self.forest, &mut self.owner, &new_owner)?
             }
             None => Default::default(),
         };

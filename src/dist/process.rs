@@ -30,7 +30,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         opts: &LevelOptions,
         work: &mut dyn RootWork,
     ) -> Result<ProcessedLevel> {
-        let comm = self.comm;
+        let comm = self.comm.inner();
         if self.level_graph.is_none() {
             self.level_graph = Some(self.shared_graph()?);
         }

@@ -8,6 +8,7 @@
 //! | `cut` | [`Cut`]: `Cut%` of an assignment, each dual edge once | 004 §5.3.1 |
 //! | `movement` | [`Movement`]: `sent`, `recv`, `TotalV`, `MaxV`, `MaxSR` between two assignments | 004 §5.1.3, §5.3.1 |
 //! | `cost` | [`CostModel`]: SBN's `Wgt`, `Comm`, `Remap`, `QWgt`, and [`SysLoad`] (`WSysLL`) | 004 §4.2, §5.4.1 |
+//! | `cpu` | [`CpuAccount`], [`RunCpu`]: ranks' CPU seconds per phase, critical path, speed-up, work inflation | `scale.md` |
 //! | `time` | [`TimeBalance`]: `LB`, `μLB`, `Transfer`, `η` from measured times | 003 eq. 1–6 |
 //!
 //! Vocabulary: an *assignment* is a slice with one rank per root (`assignment[v] = p`);
@@ -30,6 +31,7 @@
 //! ```
 
 mod cost;
+mod cpu;
 mod cut;
 mod imbalance;
 mod moments;
@@ -37,6 +39,7 @@ mod movement;
 mod time;
 
 pub use cost::{CostModel, CostScales, Slowdowns, SysLoad};
+pub use cpu::{CpuAccount, Phase, PhaseCpu, RankCpu, RunCpu};
 pub use cut::Cut;
 pub use imbalance::{rank_loads, Imbalance};
 pub use moments::Moments;
