@@ -23,44 +23,19 @@
 
 #[path = "common/migration_case.rs"]
 mod migration_case;
+#[path = "common/shock_case.rs"]
+mod shock_case;
+
+use shock_case::{options, shock_mark};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
+use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, CpuClock};
-use plume::dist::{BalanceAt, Mark, Run};
+use plume::dist::{BalanceAt, Run};
 use plume::graph::{DualGraph, Weights};
-use plume::mesh::geometry;
 use plume::partition::{Metis, Partitioner, Targets};
 use std::time::{Duration, Instant};
-
-/// The shock case's front at `level` (1-based) on the [0, 4] × [0, 1]² box: refine the leaves
-/// the cylinder touches, coarsen refined leaves it left.
-fn shock_mark(leaf: &LeafView, level: usize) -> Mark {
-    let centre = [4.0 * (0.075 + 0.075 * (level - 1) as f64), 0.5];
-    let radius = 0.16 * 1.135f64.powi(level as i32 - 1);
-    let reach = leaf
-        .corners
-        .iter()
-        .map(|&p| geometry::dist2(p, leaf.centroid).sqrt())
-        .fold(0.0, f64::max);
-    let c = leaf.centroid;
-    if ((c[0] - centre[0]).powi(2) + (c[1] - centre[1]).powi(2)).sqrt() <= radius + reach {
-        Mark::Refine
-    } else if leaf.level > 0 {
-        Mark::Coarsen
-    } else {
-        Mark::Keep
-    }
-}
-
-fn options() -> AdaptOptions {
-    AdaptOptions {
-        max_depth: 3,
-        nfields: 1,
-        ..AdaptOptions::default()
-    }
-}
 
 /// What one run of the shock case took.
 struct ShockTimes {
@@ -91,9 +66,7 @@ fn shock_run(initial: &InitialMesh, procs: usize, levels: usize) -> ShockTimes {
 
 /// The shipped shock mesh with its topology.
 fn shock_mesh() -> InitialMesh {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/meshes/shock_box.msh");
-    let (mesh, _) = plume::io::read_mesh(std::path::Path::new(path)).expect("shipped mesh");
-    InitialMesh::new(mesh).expect("a valid mesh")
+    InitialMesh::new(shock_case::read_shock_mesh()).expect("a valid mesh")
 }
 
 fn shock_levels(c: &mut Criterion) {
