@@ -22,6 +22,10 @@
 //! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
 //! lazily as real messages (`level`, `sbn`).
 //!
+//! Every rank accounts its CPU time in start-up and in each step, phase by phase, cut at every
+//! collective (`accounting`): [`Run::startup_cpu`], [`StepReport::cpu`], and [`gather_cpu`]
+//! for every rank's ([`crate::metrics::CpuAccount`]: critical path, maxima and sums).
+//!
 //! For a solver on the leaves, [`Run::halo`] gives this rank's leaf adjacency with ghosts of
 //! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data;
 //! [`Run::probe`] reads the solution at given points wherever their leaves are held.
