@@ -53,7 +53,7 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 fn mpi(args: &CalibrateArgs, opts: &CalibrationOptions) -> CliResult {
     use plume::comm::Comm;
     use plume::sim::calibrate::{measure, sample_forest};
-    use plume_cases::rank_job::{agree, mpi_job};
+    use plume_cases::ranks::{agree, mpi_job};
     let job = mpi_job(&super::progress::Terminal, |comm| {
         let measured = measure(comm, &mut sample_forest(opts.refinements)?, opts)?;
         let reported = match comm.rank() {

@@ -109,10 +109,7 @@ pub fn run(args: ErosionArgs) -> CliResult {
         vtk_options: VtuOptions::from(args.vtk_compression),
         host: &Terminal,
     };
-    Ok(match args.backend {
-        BackendName::Threads => run_ranks::threads(&request),
-        BackendName::Mpi => run_ranks::mpi(&request),
-    }?)
+    Ok(run_ranks::run(&request, args.backend == BackendName::Mpi)?)
 }
 
 /// The configuration of `args` on `procs` ranks.

@@ -442,8 +442,5 @@ pub fn run(args: &EulerArgs) -> CliResult {
         vtk_options: VtuOptions::from(args.vtk_compression),
         host: &Terminal,
     };
-    Ok(match args.backend {
-        BackendName::Threads => run_ranks::threads(&request),
-        BackendName::Mpi => run_ranks::mpi(&request),
-    }?)
+    Ok(run_ranks::run(&request, args.backend == BackendName::Mpi)?)
 }

@@ -112,8 +112,7 @@ pub fn run(args: ShockArgs) -> CliResult {
     };
     Ok(match (args.backend, args.balancer) {
         (None, Balancer::Sbn) => run_ranks::simulated(&request),
-        (Some(BackendName::Mpi), _) => run_ranks::mpi(&request),
-        (Some(BackendName::Threads) | None, _) => run_ranks::threads(&request),
+        (backend, _) => run_ranks::run(&request, backend == Some(BackendName::Mpi)),
     }?)
 }
 
