@@ -51,7 +51,6 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 /// `plume calibrate --backend mpi`: this process's rank of the `mpirun` job; rank 0 reports.
 #[cfg(feature = "mpi")]
 fn mpi(args: &CalibrateArgs, opts: &CalibrationOptions) -> CliResult {
-    use plume::comm::Comm;
     use plume::sim::calibrate::{measure, sample_forest};
     use plume_cases::ranks::{agree, mpi_job};
     let job = mpi_job(&super::progress::Terminal, |comm| {
