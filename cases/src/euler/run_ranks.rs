@@ -227,7 +227,7 @@ impl Rank0 {
         exact: &Reference,
         profile: &[(f64, f64)],
         t: f64,
-    ) -> plume::Result<()> {
+    ) -> Result {
         let (lo, hi) = profile
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
@@ -251,7 +251,7 @@ impl Rank0 {
             None => title += " (exact curve left out: the waves reached the ends)",
         }
         let path = folder.file("density.svg")?;
-        line_chart(&path, &title, "x", "density", &series).map_err(plume::Error::Invalid)
+        line_chart(&path, &title, "x", "density", &series).map_err(Error::Chart)
     }
 
     /// Writes the reports, after a note on the printed table when the exact solution stopped

@@ -15,7 +15,7 @@ pub use series::{Indices, Series, SeriesSpec};
 use std::path::Path;
 use std::sync::Mutex;
 
-use plume::comm::{launch, Backend, Comm};
+use plume::comm::{launch, Backend, Comm, CommExt};
 
 use crate::error::{Error, Result};
 use crate::progress::Host;
@@ -211,7 +211,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The case as this process's rank of the `mpirun` job.
 fn mpi<C: RankCase>(start: &Start, case: &C) -> Result {
     if !cfg!(feature = "mpi") {
-        return Err(Error::NoMpi { case: start.case });
+        return Err(Error::NoMpi {
+            case: start.case.into(),
+        });
     }
     mpi_job(start.host, |comm| mpi_rank(comm, start, case))
 }
@@ -271,24 +273,8 @@ fn mpi_procs(procs: Option<usize>, size: usize) -> Result<usize> {
     }
 }
 
-/// `local` if it holds on every rank; this rank's own failure, or the message of the lowest
-/// failing rank.
+/// `local` if it holds on every rank; otherwise the error of the lowest failing rank, on
+/// every rank (an equal value: the error travels, not its text).
 pub fn agree<T>(comm: &dyn Comm, local: Result<T>) -> Result<T> {
-    match local {
-        Ok(value) => comm
-            .agree_on_failure(None)
-            .map(|()| value)
-            .map_err(Error::from),
-        Err(Error::Plume(failure)) => Err(Error::Plume(
-            comm.agree_on_failure(Some(&failure))
-                .err()
-                .unwrap_or(failure),
-        )),
-        Err(failure) => {
-            // The other ranks receive the message (the library's collectives carry its errors).
-            let error = plume::Error::Invalid(failure.to_string());
-            let _ = comm.agree_on_failure(Some(&error));
-            Err(failure)
-        }
-    }
+    comm.agree_as(local)
 }
