@@ -11,7 +11,7 @@ use plume::comm::{launch_threads, Comm};
 use plume::io::{CellArray, VtuOptions};
 use plume::mesh::generate_box;
 use plume_cases::progress::{Host, NoProgress, Progress};
-use plume_cases::ranks::{self, agree, Process, Rank, RankCase, Reporter, SeriesSpec, Start};
+use plume_cases::ranks::{self, agree, Process, Rank, RankCase, Ranks, Reporter};
 use plume_cases::run_folder::{RunFolder, MANIFEST};
 use plume_cases::words::VtkLevels;
 use plume_cases::{Error, Result};
@@ -30,13 +30,16 @@ impl Host for Quiet {
 const LAST: usize = 2;
 
 /// The tiny case: `fail_at` = `Some((rank, step))` makes that rank fail at that step.
-struct Tiny {
+struct Tiny<'a> {
+    ranks: Ranks<'a>,
     fail_at: Option<(usize, usize)>,
     /// What each rank returned from its body.
     returned: Mutex<Vec<(usize, Option<Error>)>>,
 }
 
-impl RankCase for Tiny {
+impl RankCase for Tiny<'_> {
+    const NAMES: [&'static str; 3] = ["tiny", "step", "tiny.pvd"];
+    const DEFAULT_PROCS: usize = 1;
     type Setup = usize;
     type Report = Vec<usize>;
     type Run = ();
@@ -45,14 +48,8 @@ impl RankCase for Tiny {
         Ok(process.procs)
     }
 
-    fn series(&self, _: &usize) -> (SeriesSpec, Option<usize>) {
-        let spec = SeriesSpec {
-            kind: "step",
-            pvd: "tiny.pvd",
-            vtk: VtkLevels::All,
-            options: VtuOptions::default(),
-        };
-        (spec, Some(LAST))
+    fn last_step(&self, _: &usize) -> Option<usize> {
+        Some(LAST)
     }
 
     fn report(&self, _: &mut usize, _: &mut RunFolder) -> Result<Vec<usize>> {
@@ -113,20 +110,20 @@ fn out(name: &str) -> PathBuf {
     dir
 }
 
-fn run(dir: &Path, fail_at: Option<(usize, usize)>) -> (Result, Tiny) {
+fn run(dir: &Path, fail_at: Option<(usize, usize)>) -> (Result, Tiny<'_>) {
     let case = Tiny {
+        ranks: Ranks {
+            procs: Some(3),
+            mpi: false,
+            out: dir,
+            vtk: VtkLevels::All,
+            vtk_options: VtuOptions::default(),
+            host: &Quiet,
+        },
         fail_at,
         returned: Mutex::new(Vec::new()),
     };
-    let start = Start {
-        case: "tiny",
-        mpi: false,
-        procs: Some(3),
-        default_procs: 1,
-        out: dir,
-        host: &Quiet,
-    };
-    (ranks::run(&start, &case), case)
+    (ranks::run(&case.ranks, &case), case)
 }
 
 #[test]

@@ -5,30 +5,23 @@
 //! listing the indices at the modelled time, the table and the reports (`compare`'s other
 //! runs are single-process runs on rank 0: their records are what ranks would give).
 
-use std::path::Path;
 use std::time::Instant;
-
-use plume::io::VtuOptions;
 
 use super::output::{cells, compare, summary_table, usage_chart, usage_series, COMPARED_POLICIES};
 use super::{ErosionConfig, ErosionRun};
 use crate::error::Result;
-use crate::progress::{Host, Progress};
+use crate::progress::Progress;
 use crate::provenance::Provenance;
-use crate::ranks::{self, Process, Rank, RankCase, Reporter, SeriesSpec, Start};
+use crate::ranks::{self, Process, Rank, RankCase, Ranks, Reporter};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::stream::say;
-use crate::words::VtkLevels;
 
 /// The threads backend's P when the request names none.
 pub const DEFAULT_PROCS: usize = 8;
 
 /// A run of the erosion case as its caller asks for it.
 pub struct Request<'a> {
-    /// Ranks [default: [`DEFAULT_PROCS`] on threads; under MPI the job's size, which this
-    /// must equal when given].
-    pub procs: Option<usize>,
     /// The run's configuration on P ranks (the caller's checks of its settings).
     pub config: &'a (dyn Fn(usize) -> Result<ErosionConfig> + Sync),
     /// Also run never / periodic / standard / ULBA and the α sweep on the same case.
@@ -37,14 +30,8 @@ pub struct Request<'a> {
     pub period: usize,
     /// The α of the compared ULBA runs.
     pub alphas: &'a [f64],
-    /// The output folder.
-    pub out: &'a Path,
-    /// Which iterations get VTK files.
-    pub vtk: VtkLevels,
-    /// How the `.vtu` files store their data.
-    pub vtk_options: VtuOptions,
-    /// Progress bars and the outcome under MPI.
-    pub host: &'a dyn Host,
+    /// The ranks, the output folder, the VTK files and the host.
+    pub ranks: Ranks<'a>,
 }
 
 /// The runs whose records the command keeps: `--compare` keeps every policy's run and the α
@@ -76,7 +63,12 @@ fn finish(req: &Request, cfg: &ErosionConfig, main: &ErosionRun, out: Reporter<R
         cfg.iterations
     ))?;
     if req.compare {
-        compare((req.period, req.alphas, req.host), cfg, main, &mut folder)?;
+        compare(
+            (req.period, req.alphas, req.ranks.host),
+            cfg,
+            main,
+            &mut folder,
+        )?;
     } else {
         usage_chart(
             &folder.file("usage.svg")?,
@@ -85,21 +77,13 @@ fn finish(req: &Request, cfg: &ErosionConfig, main: &ErosionRun, out: Reporter<R
         )?;
     }
     report.write(&mut folder, &table)?;
-    say(format!("wrote {}", req.out.display()))
+    say(format!("wrote {}", req.ranks.out.display()))
 }
 
 /// `plume run erosion` on real ranks: P threads of this process, or (`mpi`) this process's
 /// rank of the `mpirun` job.
-pub fn run(req: &Request, mpi: bool) -> Result {
-    let start = Start {
-        case: "erosion",
-        mpi,
-        procs: req.procs,
-        default_procs: DEFAULT_PROCS,
-        out: req.out,
-        host: req.host,
-    };
-    ranks::run(&start, &OnRanks(req))
+pub fn run(req: &Request) -> Result {
+    ranks::run(&req.ranks, &OnRanks(req))
 }
 
 /// The erosion case through the rank driver.
@@ -114,6 +98,8 @@ struct Rank0 {
 }
 
 impl RankCase for OnRanks<'_, '_> {
+    const NAMES: [&'static str; 3] = ["erosion", "iter", "erosion.pvd"];
+    const DEFAULT_PROCS: usize = DEFAULT_PROCS;
     type Setup = ErosionConfig;
     type Report = Rank0;
     type Run = ErosionRun;
@@ -124,20 +110,15 @@ impl RankCase for OnRanks<'_, '_> {
         Ok(cfg)
     }
 
-    fn series(&self, cfg: &ErosionConfig) -> (SeriesSpec, Option<usize>) {
-        let spec = SeriesSpec {
-            kind: "iter",
-            pvd: "erosion.pvd",
-            vtk: self.0.vtk,
-            options: self.0.vtk_options,
-        };
-        (spec, Some(cfg.iterations))
+    fn last_step(&self, cfg: &ErosionConfig) -> Option<usize> {
+        Some(cfg.iterations)
     }
 
     fn report(&self, cfg: &mut ErosionConfig, _: &mut RunFolder) -> Result<Rank0> {
         Ok(Rank0 {
             progress: self
                 .0
+                .ranks
                 .host
                 .bar(cfg.iterations as u64, format!("erosion {}", cfg.policy)),
             start: Instant::now(),

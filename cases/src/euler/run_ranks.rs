@@ -10,11 +10,10 @@
 //! every output goes into `probe_N.csv` ([`crate::probes`]).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use plume::adapt::InitialMesh;
 use plume::comm::{Comm, CommExt, ReduceOp};
-use plume::io::{rank_cells, CellArray, VtuOptions};
+use plume::io::{rank_cells, CellArray};
 use plume::mesh::{geometry, Mesh};
 use plume::numbers::short;
 
@@ -24,9 +23,9 @@ use super::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals}
 use crate::charts::{line_chart, Series};
 use crate::error::{Error, Result};
 use crate::probes::ProbeLog;
-use crate::progress::{Host, Progress};
+use crate::progress::Progress;
 use crate::provenance::{MeshSource, Provenance};
-use crate::ranks::{self, Process, Rank, RankCase, Reporter, SeriesSpec, Start};
+use crate::ranks::{self, Process, Rank, RankCase, Ranks, Reporter};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::stream::{say, Streamed};
@@ -37,9 +36,6 @@ pub const DEFAULT_PROCS: usize = 2;
 
 /// A run of the Euler case as its caller asks for it.
 pub struct Request<'a> {
-    /// Ranks [default: [`DEFAULT_PROCS`] on threads; under MPI the job's size, which this
-    /// must equal when given].
-    pub procs: Option<usize>,
     /// Makes the initial mesh and its source (`None`: a generated box).
     pub mesh: &'a (dyn Fn() -> Result<(Mesh, Option<MeshSource>)> + Sync),
     /// The run's configuration on P ranks over the initial mesh (the caller's checks of its
@@ -47,14 +43,8 @@ pub struct Request<'a> {
     pub config: &'a (dyn Fn(usize, &Mesh) -> Result<EulerRunConfig> + Sync),
     /// Points whose state every output records (`probe_N.csv`).
     pub probes: &'a [[f64; 3]],
-    /// The output folder.
-    pub out: &'a Path,
-    /// Which outputs get VTK files.
-    pub vtk: VtkLevels,
-    /// How the `.vtu` files store their data.
-    pub vtk_options: VtuOptions,
-    /// Progress bars and the outcome under MPI.
-    pub host: &'a dyn Host,
+    /// The ranks, the output folder, the VTK files and the host.
+    pub ranks: Ranks<'a>,
 }
 
 /// Steps of the progress bar over the run's physical time.
@@ -77,16 +67,8 @@ const PROBE_COLUMNS: [&str; 5] = [
 
 /// The Euler case on real ranks: P threads of this process, or (`mpi`) this process's rank
 /// of the `mpirun` job.
-pub fn run(req: &Request, mpi: bool) -> Result {
-    let start = Start {
-        case: "euler",
-        mpi,
-        procs: req.procs,
-        default_procs: DEFAULT_PROCS,
-        out: req.out,
-        host: req.host,
-    };
-    ranks::run(&start, &OnRanks(req))
+pub fn run(req: &Request) -> Result {
+    ranks::run(&req.ranks, &OnRanks(req))
 }
 
 /// The Euler case through the rank driver.
@@ -109,6 +91,8 @@ struct Ended {
 }
 
 impl RankCase for OnRanks<'_, '_> {
+    const NAMES: [&'static str; 3] = ["euler", "step", "euler.pvd"];
+    const DEFAULT_PROCS: usize = DEFAULT_PROCS;
     type Setup = Setup;
     type Report = Rank0;
     type Run = Ended;
@@ -125,15 +109,9 @@ impl RankCase for OnRanks<'_, '_> {
         })
     }
 
-    fn series(&self, _: &Setup) -> (SeriesSpec, Option<usize>) {
-        let spec = SeriesSpec {
-            kind: "step",
-            pvd: "euler.pvd",
-            vtk: self.0.vtk,
-            options: self.0.vtk_options,
-        };
+    fn last_step(&self, _: &Setup) -> Option<usize> {
         // The number of outputs is known at the end only: each is listed when written.
-        (spec, None)
+        None
     }
 
     fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Rank0> {
@@ -171,7 +149,7 @@ impl RankCase for OnRanks<'_, '_> {
             ended.exact.as_ref(),
             ended.time,
         )?;
-        say(format!("\nwrote {}", self.0.out.display()))
+        say(format!("\nwrote {}", self.0.ranks.out.display()))
     }
 }
 
@@ -201,7 +179,7 @@ impl Rank0 {
             .map_err(Error::Stdout)?;
         Ok(Rank0 {
             printed,
-            progress: req.host.bar(PROGRESS_STEPS, "euler".into()),
+            progress: req.ranks.host.bar(PROGRESS_STEPS, "euler".into()),
             source,
             records: Vec::new(),
             probes: ProbeLog::new(req.probes.to_vec(), &PROBE_COLUMNS),
@@ -348,7 +326,7 @@ fn on_rank(
             });
             comm.agree(logged)?;
         }
-        let writes = match req.vtk {
+        let writes = match req.ranks.vtk {
             VtkLevels::All => true,
             VtkLevels::Last => step == 0 || euler.finished(),
             VtkLevels::None => false,

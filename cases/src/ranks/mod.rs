@@ -20,22 +20,23 @@ use plume::comm::{launch, Backend, Comm, CommExt};
 use crate::error::{Error, Result};
 use crate::progress::Host;
 use crate::run_folder::RunFolder;
+use crate::words::VtkLevels;
+use plume::io::VtuOptions;
 
-/// How a case's run starts its ranks.
+/// What a run on ranks is asked for, alike for every case.
 #[derive(Clone, Copy)]
-pub struct Start<'a> {
-    /// The case's name (`shock`, `erosion`, `euler`), for the refusal of MPI in a build
-    /// without it.
-    pub case: &'static str,
+pub struct Ranks<'a> {
+    /// Ranks asked for: on threads P [default: the case's [`RankCase::DEFAULT_PROCS`]]; under
+    /// MPI the job's size, which this must equal when given.
+    pub procs: Option<usize>,
     /// Under `mpirun` (`true`) or on threads.
     pub mpi: bool,
-    /// Ranks asked for: on threads P, [default: `default_procs`]; under MPI the job's size,
-    /// which this must equal when given.
-    pub procs: Option<usize>,
-    /// The threads backend's P when `procs` is `None`.
-    pub default_procs: usize,
     /// The output folder.
     pub out: &'a Path,
+    /// Which steps of the series get VTK files.
+    pub vtk: VtkLevels,
+    /// How the pieces store their data.
+    pub vtk_options: VtuOptions,
     /// Progress bars and the outcome under MPI.
     pub host: &'a dyn Host,
 }
@@ -73,6 +74,12 @@ pub struct Rank<'a> {
 
 /// A case run through [`run`].
 pub trait RankCase: Sync {
+    /// The case's name (`shock`, for the refusal of MPI in a build without it), what its
+    /// series' steps are called (`level`: `level_XXXX.pvtu`) and the series' collection
+    /// (`shock.pvd`).
+    const NAMES: [&'static str; 3];
+    /// The threads backend's P when the run names none.
+    const DEFAULT_PROCS: usize;
     /// What a process prepares once for all its ranks (configuration, initial mesh).
     type Setup: Sync;
     /// The case's part of rank 0's [`Reporter`].
@@ -83,9 +90,10 @@ pub trait RankCase: Sync {
     /// The setup of `process` (under MPI every process's outcome is agreed).
     fn setup(&self, process: Process) -> Result<Self::Setup>;
 
-    /// The run's series of pieces (on every rank) and its last step, when the steps it writes
-    /// are known before the run (rank 0 lists them in the folder before any rank writes).
-    fn series(&self, setup: &Self::Setup) -> (SeriesSpec, Option<usize>);
+    /// The series' last step, when the steps it writes are known before the run (rank 0 lists
+    /// them in the folder before any rank writes); `None`: each step is listed as it is
+    /// written ([`Series::write_agreed`]).
+    fn last_step(&self, setup: &Self::Setup) -> Option<usize>;
 
     /// Rank 0's report, once the run folder is open and the known steps listed; may take from
     /// `setup` what only rank 0 needs.
@@ -109,11 +117,11 @@ pub trait RankCase: Sync {
 }
 
 /// Runs `case` on the ranks `start` asks for.
-pub fn run<C: RankCase>(start: &Start, case: &C) -> Result {
+pub fn run<C: RankCase>(start: &Ranks, case: &C) -> Result {
     if start.mpi {
         return mpi(start, case);
     }
-    let procs = start.procs.unwrap_or(start.default_procs);
+    let procs = start.procs.unwrap_or(C::DEFAULT_PROCS);
     let process = Process {
         procs,
         ranks_here: procs,
@@ -125,7 +133,7 @@ pub fn run<C: RankCase>(start: &Start, case: &C) -> Result {
         setup: &setup,
         process,
         reporter: Mutex::new(Some(reporter)),
-        series: Series::new(case.series(&setup).0, start.out.to_path_buf(), procs),
+        series: series::<C>(start, procs),
     };
     // The typed error of each failing rank: the ranks' outcomes carry the library's.
     let failures: Vec<Mutex<Option<Error>>> = (0..procs).map(|_| Mutex::new(None)).collect();
@@ -154,16 +162,28 @@ struct Shared<'s, C: RankCase> {
     series: Series,
 }
 
+/// The series of `case` on `procs` ranks.
+fn series<C: RankCase>(ranks: &Ranks, procs: usize) -> Series {
+    let [_, kind, pvd] = C::NAMES;
+    let spec = SeriesSpec {
+        kind,
+        pvd,
+        vtk: ranks.vtk,
+        options: ranks.vtk_options,
+    };
+    Series::new(spec, ranks.out.to_path_buf(), procs)
+}
+
 /// Opens the run folder, lists the series' known steps and opens the case's report.
 fn open<C: RankCase>(
-    start: &Start,
+    start: &Ranks,
     case: &C,
     setup: &mut C::Setup,
     procs: usize,
 ) -> Result<Reporter<C::Report>> {
     let mut folder = RunFolder::open(start.out)?;
-    if let (spec, Some(last)) = case.series(setup) {
-        Series::new(spec, start.out.to_path_buf(), procs).list_all(&mut folder, last)?;
+    if let Some(last) = case.last_step(setup) {
+        series::<C>(start, procs).list_all(&mut folder, last)?;
     }
     let report = case.report(setup, &mut folder)?;
     Ok(Reporter {
@@ -209,10 +229,10 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The case as this process's rank of the `mpirun` job.
-fn mpi<C: RankCase>(start: &Start, case: &C) -> Result {
+fn mpi<C: RankCase>(start: &Ranks, case: &C) -> Result {
     if !cfg!(feature = "mpi") {
         return Err(Error::NoMpi {
-            case: start.case.into(),
+            case: C::NAMES[0].into(),
         });
     }
     mpi_job(start.host, |comm| mpi_rank(comm, start, case))
@@ -239,7 +259,7 @@ pub fn mpi_job(host: &dyn Host, rank_main: impl Fn(&dyn Comm) -> Result + Sync) 
 }
 
 /// One process's rank under MPI: P is the communicator's size.
-fn mpi_rank<C: RankCase>(comm: &dyn Comm, start: &Start, case: &C) -> Result {
+fn mpi_rank<C: RankCase>(comm: &dyn Comm, start: &Ranks, case: &C) -> Result {
     let procs = mpi_procs(start.procs, comm.size())?;
     let reports = comm.rank() == 0;
     let process = Process {
@@ -257,7 +277,7 @@ fn mpi_rank<C: RankCase>(comm: &dyn Comm, start: &Start, case: &C) -> Result {
         setup: &setup,
         process,
         reporter: Mutex::new(reporter),
-        series: Series::new(case.series(&setup).0, start.out.to_path_buf(), procs),
+        series: series::<C>(start, procs),
     };
     on_rank(comm, case, &shared)
 }

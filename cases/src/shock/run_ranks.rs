@@ -19,21 +19,16 @@ use plume::sim::Machine;
 use super::table::Table;
 use super::{ShockConfig, ShockRun};
 use crate::error::{check_procs, Result};
-use crate::progress::Host;
 use crate::provenance::MeshSource;
-use crate::ranks::{self, Process, Rank, RankCase, Reporter, SeriesSpec, Start};
+use crate::ranks::{self, Process, Rank, RankCase, Ranks, Reporter};
 use crate::run_folder::RunFolder;
 use crate::stream::say;
-use crate::words::VtkLevels;
 
 /// The threads backend's P when the request names none.
 pub const DEFAULT_PROCS: usize = 8;
 
 /// A run of the shock case as its caller asks for it.
 pub struct Request<'a> {
-    /// Ranks [default: [`DEFAULT_PROCS`] on threads; under MPI the job's size, which this
-    /// must equal when given].
-    pub procs: Option<usize>,
     /// The run's configuration on P ranks (the caller's checks of its settings).
     pub config: &'a (dyn Fn(usize) -> Result<ShockConfig> + Sync),
     /// Reads the initial mesh and its source; `quiet`: without the reader's notes and
@@ -41,48 +36,34 @@ pub struct Request<'a> {
     pub mesh: &'a (dyn Fn(bool) -> Result<(Mesh, Option<MeshSource>)> + Sync),
     /// On ranks: calibrate the simulated machine on the run's own ranks first.
     pub measured: bool,
-    /// The output folder.
-    pub out: &'a Path,
-    /// Which levels get VTK files.
-    pub vtk: VtkLevels,
-    /// How the `.vtu` files store their data.
-    pub vtk_options: VtuOptions,
-    /// Progress bars and the outcome under MPI.
-    pub host: &'a dyn Host,
+    /// The ranks, the output folder, the VTK files and the host.
+    pub ranks: Ranks<'a>,
 }
 
 /// The shock case on real ranks: P threads of this process, or (`mpi`) this process's rank
 /// of the `mpirun` job.
-pub fn run(req: &Request, mpi: bool) -> Result {
-    let start = Start {
-        case: "shock",
-        mpi,
-        procs: req.procs,
-        default_procs: DEFAULT_PROCS,
-        out: req.out,
-        host: req.host,
-    };
-    ranks::run(&start, &OnRanks(req))
+pub fn run(req: &Request) -> Result {
+    ranks::run(&req.ranks, &OnRanks(req))
 }
 
 /// SBN on the simulated machine: one process times the ranks' levels.
 pub fn simulated(req: &Request) -> Result {
-    let cfg = (req.config)(req.procs.unwrap_or(DEFAULT_PROCS))?;
+    let cfg = (req.config)(req.ranks.procs.unwrap_or(DEFAULT_PROCS))?;
     let (mesh, source) = (req.mesh)(false)?;
     let source = source.expect("a loud read gives the source");
     check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
     super::check_memory(std::slice::from_ref(&cfg), mesh.nelems())?;
-    let mut folder = RunFolder::open(req.out)?;
-    let mut table = Table::new(&cfg, mesh.nelems(), req.host);
+    let mut folder = RunFolder::open(req.ranks.out)?;
+    let mut table = Table::new(&cfg, mesh.nelems(), req.ranks.host);
     let mut written: Vec<(f64, String)> = Vec::new();
     let run = super::run(&cfg, mesh, |level, record, forest, owner| {
         if let Some(record) = record {
             table.row(record)?;
         }
-        if req.vtk.writes(level, cfg.levels) {
+        if req.ranks.vtk.writes(level, cfg.levels) {
             // The case has no physical time: the level is the time step.
             let name = format!("level_{level:04}.vtu");
-            write_level_vtu(&folder.file(&name)?, forest, owner, &req.vtk_options)?;
+            write_level_vtu(&folder.file(&name)?, forest, owner, &req.ranks.vtk_options)?;
             written.push((level as f64, name));
         }
         Ok(())
@@ -91,7 +72,7 @@ pub fn simulated(req: &Request) -> Result {
         write_pvd(&folder.file("shock.pvd")?, &written)?;
     }
     table.finish(&run, &mut folder, source)?;
-    say(format!("\nwrote {}", req.out.display()))
+    say(format!("\nwrote {}", req.ranks.out.display()))
 }
 
 /// The shock case through the rank driver.
@@ -112,6 +93,8 @@ struct Report {
 }
 
 impl RankCase for OnRanks<'_, '_> {
+    const NAMES: [&'static str; 3] = ["shock", "level", "shock.pvd"];
+    const DEFAULT_PROCS: usize = DEFAULT_PROCS;
     type Setup = Setup;
     type Report = Report;
     type Run = ShockRun;
@@ -131,19 +114,13 @@ impl RankCase for OnRanks<'_, '_> {
         })
     }
 
-    fn series(&self, setup: &Setup) -> (SeriesSpec, Option<usize>) {
-        let spec = SeriesSpec {
-            kind: "level",
-            pvd: "shock.pvd",
-            vtk: self.0.vtk,
-            options: self.0.vtk_options,
-        };
-        (spec, Some(setup.cfg.levels))
+    fn last_step(&self, setup: &Setup) -> Option<usize> {
+        Some(setup.cfg.levels)
     }
 
     fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Report> {
         Ok(Report {
-            table: Table::new(&setup.cfg, setup.initial.nroots(), self.0.host),
+            table: Table::new(&setup.cfg, setup.initial.nroots(), self.0.ranks.host),
             source: setup.source.take().expect("rank 0 reads the mesh's source"),
         })
     }
@@ -184,7 +161,7 @@ impl RankCase for OnRanks<'_, '_> {
     fn finish(&self, _: &Setup, run: ShockRun, out: Reporter<Report>) -> Result {
         let mut folder = out.folder;
         out.case.table.finish(&run, &mut folder, out.case.source)?;
-        say(format!("\nwrote {}", self.0.out.display()))
+        say(format!("\nwrote {}", self.0.ranks.out.display()))
     }
 }
 
