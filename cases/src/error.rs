@@ -1,9 +1,13 @@
 //! The cases' errors: the library's, and what a case refuses or meets itself.
 
+use std::borrow::Cow;
 use std::fmt;
 
-/// Why a case could not run, or stopped.
-#[derive(Debug)]
+use serde::{Deserialize, Serialize};
+
+/// Why a case could not run, or stopped. It travels between ranks whole (serde), so that every
+/// rank of a failed agreement ([`crate::ranks::agree`]) holds an equal value.
+#[derive(Debug, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum Error {
     /// The library failed: reading, writing, a collective, a balancer.
@@ -40,7 +44,7 @@ pub enum Error {
     /// The MPI backend asked for from a build without it.
     NoMpi {
         /// The case (`shock`, `erosion`, `euler`).
-        case: &'static str,
+        case: Cow<'static, str>,
     },
     /// A probe point outside the mesh.
     ProbeOutside {
@@ -53,11 +57,36 @@ pub enum Error {
     },
     /// A chart could not be drawn (the message says which and why).
     Chart(String),
-    /// Writing on stdout failed (other than by a closed pipe).
-    Stdout(std::io::Error),
+    /// Writing on stdout failed (other than by a closed pipe); another rank receives the
+    /// error's message.
+    Stdout(#[serde(with = "io_error_text")] std::io::Error),
     /// A failure rank 0 has already reported for every rank of an MPI job: the process ends
     /// with the inner error's exit status and prints nothing more.
     Reported(Box<Error>),
+}
+
+/// Errors compare as the values ranks exchange: variant and fields (an I/O error by its
+/// message).
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        match (bincode::serialize(self), bincode::serialize(other)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// An I/O error as its message, which is what another rank can show of it.
+mod io_error_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(error: &std::io::Error, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&error.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<std::io::Error, D::Error> {
+        String::deserialize(d).map(std::io::Error::other)
+    }
 }
 
 /// A case's result.

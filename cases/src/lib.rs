@@ -18,7 +18,7 @@ pub mod folder_lock;
 pub mod probes;
 pub mod progress;
 pub mod provenance;
-pub mod rank_job;
+pub mod ranks;
 pub mod report;
 pub mod run_folder;
 pub mod shock;

@@ -51,9 +51,8 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 /// `plume calibrate --backend mpi`: this process's rank of the `mpirun` job; rank 0 reports.
 #[cfg(feature = "mpi")]
 fn mpi(args: &CalibrateArgs, opts: &CalibrationOptions) -> CliResult {
-    use plume::comm::Comm;
     use plume::sim::calibrate::{measure, sample_forest};
-    use plume_cases::rank_job::{agree, mpi_job};
+    use plume_cases::ranks::{agree, mpi_job};
     let job = mpi_job(&super::progress::Terminal, |comm| {
         let measured = measure(comm, &mut sample_forest(opts.refinements)?, opts)?;
         let reported = match comm.rank() {

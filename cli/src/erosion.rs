@@ -8,13 +8,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use plume::io::VtuOptions;
 
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
-use super::options::words;
 use super::options::BackendName;
-use super::progress::Terminal;
+use super::options::{ranks, words};
 use plume_cases::budget::Budget;
 use plume_cases::erosion::{self, run_ranks, ErosionConfig};
 use plume_cases::words::{PartitionKind, PolicyName, StepTimeName, VtkLevels};
@@ -98,21 +96,15 @@ pub struct ErosionArgs {
 /// Runs `plume run erosion`.
 pub fn run(args: ErosionArgs) -> CliResult {
     let on_procs = |procs| -> plume_cases::Result<ErosionConfig> { Ok(config(&args, procs)?) };
+    let mpi = args.backend == BackendName::Mpi;
     let request = run_ranks::Request {
-        procs: args.procs,
         config: &on_procs,
         compare: args.compare,
         period: args.period,
         alphas: &args.alphas,
-        out: &args.out,
-        vtk: args.vtk,
-        vtk_options: VtuOptions::from(args.vtk_compression),
-        host: &Terminal,
+        ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
     };
-    Ok(match args.backend {
-        BackendName::Threads => run_ranks::threads(&request),
-        BackendName::Mpi => run_ranks::mpi(&request),
-    }?)
+    Ok(run_ranks::run(&request)?)
 }
 
 /// The configuration of `args` on `procs` ranks.

@@ -6,14 +6,12 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use plume::balance::SbnOptions;
-use plume::io::VtuOptions;
 use plume::mesh::{geometry, Mesh};
 
 use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::failure::{CliResult, Failure};
-use super::options::words;
+use super::options::{ranks, words};
 use super::options::{refuse_sbn_options, BackendName};
-use super::progress::Terminal;
 use plume::balance::Variant;
 use plume::numbers::short;
 use plume_cases::budget::{euler_bytes, Budget};
@@ -432,18 +430,12 @@ pub fn run(args: &EulerArgs) -> CliResult {
     let mesh = || -> plume_cases::Result<_> { Ok(euler_mesh(args)?) };
     let on_procs =
         |procs, mesh: &Mesh| -> plume_cases::Result<_> { Ok(config(args, procs, mesh)?) };
+    let mpi = args.backend == BackendName::Mpi;
     let request = run_ranks::Request {
-        procs: args.procs,
         mesh: &mesh,
         config: &on_procs,
         probes: &args.probes,
-        out: &args.out,
-        vtk: args.vtk,
-        vtk_options: VtuOptions::from(args.vtk_compression),
-        host: &Terminal,
+        ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
     };
-    Ok(match args.backend {
-        BackendName::Threads => run_ranks::threads(&request),
-        BackendName::Mpi => run_ranks::mpi(&request),
-    }?)
+    Ok(run_ranks::run(&request)?)
 }

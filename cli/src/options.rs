@@ -9,12 +9,33 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use plume::balance::Variant;
 
-use super::common::load_mesh;
+use super::common::{load_mesh, VtkCompression};
 use super::failure::{CliResult, Failure};
+use plume::io::VtuOptions;
 use plume_cases::budget::Budget;
 use plume_cases::provenance::MeshSource;
+use plume_cases::ranks::Ranks;
 use plume_cases::shock::{self, ShockConfig};
-use plume_cases::words::{Balancer, SbnPolicyName, Words};
+use plume_cases::words::{Balancer, SbnPolicyName, VtkLevels, Words};
+
+/// How a case runs its ranks from `run`'s options: `procs` ranks (`--procs`), under `mpirun`
+/// when `mpi` (`--backend mpi`), output into `out` (`--out`) with `vtk`'s VTK files
+/// (`--vtk`, `--vtk-compression`), progress on the terminal.
+pub fn ranks(
+    procs: Option<usize>,
+    mpi: bool,
+    out: &Path,
+    (vtk, compression): (VtkLevels, VtkCompression),
+) -> Ranks<'_> {
+    Ranks {
+        procs,
+        mpi,
+        out,
+        vtk,
+        vtk_options: VtuOptions::from(compression),
+        host: &super::progress::Terminal,
+    }
+}
 
 /// The value parser of an option that takes one of `T`'s words: clap lists the words (with
 /// their help) in `--help` and in the usage error of a wrong word, as for a `ValueEnum`.

@@ -9,12 +9,10 @@ use std::path::PathBuf;
 use clap::Args;
 use plume::balance::Accept;
 use plume::dist::BalanceAt;
-use plume::io::VtuOptions;
 
 use super::common::{read_mesh_quietly, VtkCompression};
 use super::failure::{CliResult, Failure};
-use super::options::{refuse_sbn_options, words, BackendName, ShockCaseArgs};
-use super::progress::Terminal;
+use super::options::{ranks, refuse_sbn_options, words, BackendName, ShockCaseArgs};
 use plume_cases::shock::{run_ranks, ShockConfig};
 use plume_cases::words::{
     Balancer, MachineName, ObjectiveName, PartitionerName, PolicyName, VtkLevels,
@@ -100,20 +98,16 @@ pub fn run(args: ShockArgs) -> CliResult {
                 .map(|(mesh, source)| (mesh, Some(source)))?,
         })
     };
+    let mpi = args.backend == Some(BackendName::Mpi);
     let request = run_ranks::Request {
-        procs: args.procs,
         config: &on_procs,
         mesh: &mesh,
         measured: args.machine == MachineName::Measured,
-        out: &args.out,
-        vtk: args.vtk,
-        vtk_options: VtuOptions::from(args.vtk_compression),
-        host: &Terminal,
+        ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
     };
     Ok(match (args.backend, args.balancer) {
         (None, Balancer::Sbn) => run_ranks::simulated(&request),
-        (Some(BackendName::Mpi), _) => run_ranks::mpi(&request),
-        (Some(BackendName::Threads) | None, _) => run_ranks::threads(&request),
+        _ => run_ranks::run(&request),
     }?)
 }
 

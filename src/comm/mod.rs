@@ -156,11 +156,17 @@ pub trait Comm {
 
 /// [`Comm::agree_on_failure`] through an all-gather of every rank's error (the value itself,
 /// encoded): every rank, the failing one included, returns the decoded error of the lowest
-/// failing rank, so the value is equal (`==`) on every rank, whatever its variant.
-fn agree_by_gather<C: Comm + ?Sized>(comm: &C, failure: Option<&Error>) -> Result<()> {
+/// failing rank, so the value is equal (`==`) on every rank, whatever its variant. `E` is the
+/// library's error or a caller's ([`CommExt::agree_as`]); the transport's own failures come
+/// as the library's.
+fn agree_by_gather<C, E>(comm: &C, failure: Option<&E>) -> std::result::Result<(), E>
+where
+    C: Comm + ?Sized,
+    E: Serialize + DeserializeOwned + From<Error>,
+{
     let gathered = comm.all_gather_bytes(encode(&failure)?)?;
     for (rank, bytes) in gathered.iter().enumerate() {
-        let failure: Option<Error> = decode(bytes, rank, || "its failure flag".into())?;
+        let failure: Option<E> = decode(bytes, rank, || "its failure flag".into())?;
         if let Some(error) = failure {
             return Err(error);
         }

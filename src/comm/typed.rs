@@ -79,6 +79,23 @@ pub trait CommExt: Comm {
             Err(error) => Err(self.agree_on_failure(Some(&error)).err().unwrap_or(error)),
         }
     }
+
+    /// [`CommExt::agree`] for a caller's own error type `E` (a case's), which travels whole:
+    /// every rank, the failing ones included, returns the error of the lowest failing rank, an
+    /// equal value on every rank. A failure of the agreement itself comes as `E::from` the
+    /// library's error. Under MPI an `E` is not the library's agreed error: a rank must not
+    /// return it from `with_mpi` as one (which aborts the job on an error not agreed).
+    fn agree_as<T, E>(&self, local: std::result::Result<T, E>) -> std::result::Result<T, E>
+    where
+        E: Serialize + DeserializeOwned + From<crate::Error>,
+    {
+        match local {
+            Ok(value) => super::agree_by_gather::<_, E>(self, None).map(|()| value),
+            Err(error) => Err(super::agree_by_gather(self, Some(&error))
+                .err()
+                .unwrap_or(error)),
+        }
+    }
 }
 
 impl<C: Comm + ?Sized> CommExt for C {}

@@ -5,11 +5,30 @@
 //! The leaves are streamed from the trees (see [`VtuPiece`]): the only copies are the point
 //! numbering, 8 bytes per point, instead of the whole [`Forest::leaf_mesh`].
 
-use super::vtu::{named, CellArray};
+use super::vtu::{named, CellArray, CellValues};
 use super::vtu_stream::{check_cell_arrays, Array, VtuOptions, VtuPiece};
 use crate::adapt::{Elem, Forest, Tree};
 use crate::Result;
 use std::path::Path;
+
+/// The cell arrays [`VtuPiece::forest`] gives every leaf, in order, before the caller's.
+pub const FOREST_CELL_ARRAYS: [&str; 3] = ["root", "level", "pattern"];
+
+/// The arrays of a `.pvtu` index (see [`write_pvtu`](super::write_pvtu)) over pieces that
+/// [`VtuPiece::forest`] wrote with the arrays `extra`: [`FOREST_CELL_ARRAYS`] (Int32), then
+/// `extra`'s names and kinds, without values.
+pub fn forest_pvtu_layout(extra: &[CellArray]) -> Vec<CellArray> {
+    let forest = FOREST_CELL_ARRAYS.map(|name| CellArray::int(name, vec![]));
+    let extra = extra.iter().map(|a| CellArray {
+        name: a.name.clone(),
+        values: match a.values {
+            CellValues::Int(_) => CellValues::Int(vec![]),
+            CellValues::Float(_) => CellValues::Float(vec![]),
+            CellValues::Vector(_) => CellValues::Vector(vec![]),
+        },
+    });
+    forest.into_iter().chain(extra).collect()
+}
 
 /// The cell array `rank`: the rank owning each leaf's root (`owner[root]`), in the leaf order
 /// [`write_forest_vtu`] expects.
@@ -60,16 +79,17 @@ impl<'a> VtuPiece<'a> {
         let nleaves = forest.nleaves();
         let verts = forest.vertices();
         let (level, pattern, connectivity) = (leaves.clone(), leaves.clone(), leaves.clone());
+        let [root, level_name, pattern_name] = FOREST_CELL_ARRAYS;
         let mut cell_data = vec![
-            Array::new::<i32>("root", 1, nleaves, move |s| {
+            Array::new::<i32>(root, 1, nleaves, move |s| {
                 for (r, tree) in held(forest) {
                     (0..tree.nleaves).for_each(|_| s.push(r as i32));
                 }
             }),
-            Array::new::<i32>("level", 1, nleaves, move |s| {
+            Array::new::<i32>(level_name, 1, nleaves, move |s| {
                 level.each(forest, |_, _, e| s.push(i32::from(e.level)))
             }),
-            Array::new::<i32>("pattern", 1, nleaves, move |s| {
+            Array::new::<i32>(pattern_name, 1, nleaves, move |s| {
                 pattern.each(forest, |r, i, _| {
                     s.push(forest.created_by(r, i).nchildren() as i32)
                 })

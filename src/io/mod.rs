@@ -37,7 +37,7 @@ mod vtu_stream;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use file_bytes::read_json_text;
-pub use forest_vtu::{rank_cells, write_forest_vtu};
+pub use forest_vtu::{forest_pvtu_layout, rank_cells, write_forest_vtu, FOREST_CELL_ARRAYS};
 pub use msh::{read_msh, write_msh};
 pub use pvtu::write_pvtu;
 pub use vtu::{read_vtu, write_pvd, write_vtu, CellArray, CellValues, VtuMesh};

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use plume::adapt::Forest;
-use plume::io::{rank_cells, CellArray, VtuOptions, VtuPiece};
+use plume::io::{rank_cells, CellArray};
 
 use super::{ErosionConfig, ErosionRun};
 use crate::charts::{line_chart_with, ChartOptions, Series};
@@ -16,21 +16,15 @@ use crate::run_folder::RunFolder;
 use crate::stream::Streamed;
 use crate::words::PolicyName;
 
-/// Writes the leaves `forest` holds, with their material and rank, to the piece `path`.
-pub fn write_vtu(
-    path: &Path,
-    forest: &Forest,
-    owner: &[u32],
-    options: &VtuOptions,
-) -> plume::Result<()> {
+/// The cell arrays of the leaves `forest` holds beside the forest's own: their material and
+/// the rank owning their root.
+pub fn cells(forest: &Forest, owner: &[u32]) -> [CellArray; 2] {
     let mut material = Vec::with_capacity(forest.nleaves());
     forest.for_each_leaf(|l| material.push(l.data[0] as i32));
-    let extra = [
+    [
         CellArray::int("material", material),
         rank_cells(forest, owner),
-    ];
-    let piece = VtuPiece::forest(forest, &extra)?;
-    piece.write(path, options)
+    ]
 }
 
 /// The summary of one run, as printed and in `summary.md`.

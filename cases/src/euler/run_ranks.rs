@@ -10,12 +10,10 @@
 //! every output goes into `probe_N.csv` ([`crate::probes`]).
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::Mutex;
 
 use plume::adapt::InitialMesh;
-use plume::comm::{launch_threads, Comm, CommExt, ReduceOp};
-use plume::io::{rank_cells, write_pvd, write_pvtu, CellArray, VtuOptions, VtuPiece};
+use plume::comm::{Comm, CommExt, ReduceOp};
+use plume::io::{rank_cells, CellArray};
 use plume::mesh::{geometry, Mesh};
 use plume::numbers::short;
 
@@ -25,9 +23,9 @@ use super::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals}
 use crate::charts::{line_chart, Series};
 use crate::error::{Error, Result};
 use crate::probes::ProbeLog;
-use crate::progress::{Host, Progress};
+use crate::progress::Progress;
 use crate::provenance::{MeshSource, Provenance};
-use crate::rank_job::{index_name, piece_name};
+use crate::ranks::{self, Process, Rank, RankCase, Ranks, Reporter};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::stream::{say, Streamed};
@@ -38,9 +36,6 @@ pub const DEFAULT_PROCS: usize = 2;
 
 /// A run of the Euler case as its caller asks for it.
 pub struct Request<'a> {
-    /// Ranks [default: [`DEFAULT_PROCS`] on threads; under MPI the job's size, which this
-    /// must equal when given].
-    pub procs: Option<usize>,
     /// Makes the initial mesh and its source (`None`: a generated box).
     pub mesh: &'a (dyn Fn() -> Result<(Mesh, Option<MeshSource>)> + Sync),
     /// The run's configuration on P ranks over the initial mesh (the caller's checks of its
@@ -48,21 +43,9 @@ pub struct Request<'a> {
     pub config: &'a (dyn Fn(usize, &Mesh) -> Result<EulerRunConfig> + Sync),
     /// Points whose state every output records (`probe_N.csv`).
     pub probes: &'a [[f64; 3]],
-    /// The output folder.
-    pub out: &'a Path,
-    /// Which outputs get VTK files.
-    pub vtk: VtkLevels,
-    /// How the `.vtu` files store their data.
-    pub vtk_options: VtuOptions,
-    /// Progress bars and the outcome under MPI.
-    pub host: &'a dyn Host,
+    /// The ranks, the output folder, the VTK files and the host.
+    pub ranks: Ranks<'a>,
 }
-
-/// What the outputs are called.
-const STEP: &str = "step";
-
-/// The collection of the outputs.
-const PVD: &str = "euler.pvd";
 
 /// Steps of the progress bar over the run's physical time.
 const PROGRESS_STEPS: u64 = 1000;
@@ -82,58 +65,101 @@ const PROBE_COLUMNS: [&str; 5] = [
     "pressure",
 ];
 
-/// The Euler case on P threads.
-pub fn threads(req: &Request) -> Result {
-    let (mesh, source) = (req.mesh)()?;
-    let cfg = (req.config)(req.procs.unwrap_or(DEFAULT_PROCS), &mesh)?;
-    // The ranks share one copy of the initial mesh and its topology.
-    let initial = InitialMesh::new(mesh)?;
-    check_probes(req.probes, &initial)?;
-    let rank0 = Mutex::new(Some(Rank0::open(req, &cfg, initial.nroots(), source)?));
-    launch_threads(cfg.procs, |comm| on_rank(comm, req, &cfg, &initial, &rank0))?;
-    say(format!("\nwrote {}", req.out.display()))
+/// The Euler case on real ranks: P threads of this process, or (`mpi`) this process's rank
+/// of the `mpirun` job.
+pub fn run(req: &Request) -> Result {
+    ranks::run(&req.ranks, &OnRanks(req))
 }
 
-/// The Euler case as this process's rank of the `mpirun` job.
-#[cfg(feature = "mpi")]
-pub fn mpi(req: &Request) -> Result {
-    use crate::rank_job::{agree, mpi_job, mpi_procs};
-    mpi_job(req.host, |comm| {
-        let size = mpi_procs(req.procs, comm.size())?;
-        let root = comm.rank() == 0;
-        let (mesh, source) = agree(comm, (req.mesh)())?;
-        let cfg = agree(comm, (req.config)(size, &mesh))?;
-        let initial = agree(comm, InitialMesh::new(mesh).map_err(Into::into))?;
-        agree(comm, check_probes(req.probes, &initial))?;
-        let rank0 = match root {
-            true => Rank0::open(req, &cfg, initial.nroots(), source).map(Some),
-            false => Ok(None),
-        };
-        let rank0 = Mutex::new(agree(comm, rank0)?);
-        on_rank(comm, req, &cfg, &initial, &rank0)?;
-        if root {
-            say(format!("\nwrote {}", req.out.display()))?;
+/// The Euler case through the rank driver.
+struct OnRanks<'r, 'a>(&'r Request<'a>);
+
+/// What a process prepares: the configuration, the initial mesh (its ranks share one copy)
+/// and the mesh's provenance (rank 0's report takes it).
+struct Setup {
+    cfg: EulerRunConfig,
+    initial: InitialMesh,
+    source: Option<MeshSource>,
+}
+
+/// What rank 0's body ends with: the Sod case's reference and density profile, and the
+/// physical time reached.
+struct Ended {
+    profile: Option<(Reference, Vec<(f64, f64)>)>,
+    exact: Option<Reference>,
+    time: f64,
+}
+
+impl RankCase for OnRanks<'_, '_> {
+    const NAMES: [&'static str; 3] = ["euler", "step", "euler.pvd"];
+    const DEFAULT_PROCS: usize = DEFAULT_PROCS;
+    type Setup = Setup;
+    type Report = Rank0;
+    type Run = Ended;
+
+    fn setup(&self, process: Process) -> Result<Setup> {
+        let (mesh, source) = (self.0.mesh)()?;
+        let cfg = (self.0.config)(process.procs, &mesh)?;
+        let initial = InitialMesh::new(mesh)?;
+        check_probes(self.0.probes, &initial)?;
+        Ok(Setup {
+            cfg,
+            initial,
+            source,
+        })
+    }
+
+    fn last_step(&self, _: &Setup) -> Option<usize> {
+        // The number of outputs is known at the end only: each is listed when written.
+        None
+    }
+
+    fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Rank0> {
+        Rank0::open(
+            self.0,
+            &setup.cfg,
+            setup.initial.nroots(),
+            setup.source.take(),
+        )
+    }
+
+    fn rank(
+        &self,
+        rank: &Rank,
+        setup: &Setup,
+        reporter: Option<&mut Reporter<Rank0>>,
+    ) -> Result<Option<Ended>> {
+        Ok(Some(on_rank(
+            rank,
+            self.0,
+            &setup.cfg,
+            &setup.initial,
+            reporter,
+        )?))
+    }
+
+    fn finish(&self, setup: &Setup, ended: Ended, mut out: Reporter<Rank0>) -> Result {
+        if let Some((exact, profile)) = &ended.profile {
+            out.case
+                .density_chart(&mut out.folder, exact, profile, ended.time)?;
         }
-        Ok(())
-    })
+        out.case.finish(
+            &mut out.folder,
+            &setup.cfg,
+            ended.exact.as_ref(),
+            ended.time,
+        )?;
+        say(format!("\nwrote {}", self.0.ranks.out.display()))
+    }
 }
 
-/// Without MPI built in, the MPI backend is refused.
-#[cfg(not(feature = "mpi"))]
-pub fn mpi(_: &Request) -> Result {
-    Err(crate::rank_job::no_mpi("euler"))
-}
-
-/// What rank 0 keeps: the output folder, the table, the records and the written outputs, and
-/// the progress bar (on a terminal: the physical time reached, in thousandths of `t_end`).
+/// What rank 0 keeps: the table, the records, and the progress bar (on a terminal: the
+/// physical time reached, in thousandths of `t_end`).
 struct Rank0 {
-    folder: RunFolder,
     printed: Streamed<std::io::Stdout>,
     progress: Box<dyn Progress>,
     source: Option<MeshSource>,
     records: Vec<EulerRecord>,
-    /// `(physical time, .pvtu name)` of each written output.
-    indices: Vec<(f64, String)>,
     /// The probes' time series.
     probes: ProbeLog,
 }
@@ -145,19 +171,17 @@ impl Rank0 {
         roots: usize,
         source: Option<MeshSource>,
     ) -> Result<Self> {
-        // The folder first: one that cannot be written fails before the table starts.
-        let folder = RunFolder::open(req.out)?;
+        // The driver opened the folder first: one that cannot be written fails before the
+        // table starts.
         let mut printed = Streamed::stdout();
         printed
             .print(&table_head(cfg, roots))
             .map_err(Error::Stdout)?;
         Ok(Rank0 {
-            folder,
             printed,
-            progress: req.host.bar(PROGRESS_STEPS, "euler".into()),
+            progress: req.ranks.host.bar(PROGRESS_STEPS, "euler".into()),
             source,
             records: Vec::new(),
-            indices: Vec::new(),
             probes: ProbeLog::new(req.probes.to_vec(), &PROBE_COLUMNS),
         })
     }
@@ -173,33 +197,15 @@ impl Rank0 {
         Ok(())
     }
 
-    /// Writes the index of output `step` (physical time `time`) of `procs` pieces, and the
-    /// collection so far.
-    fn index(&mut self, step: usize, time: f64, procs: usize) -> plume::Result<()> {
-        let pieces: Vec<String> = (0..procs).map(|r| piece_name(STEP, step, r)).collect();
-        let layout = [
-            CellArray::int("root", vec![]),
-            CellArray::int("level", vec![]),
-            CellArray::int("pattern", vec![]),
-            CellArray::int("rank", vec![]),
-            CellArray::float("density", vec![]),
-            CellArray::vector("velocity", vec![]),
-            CellArray::float("pressure", vec![]),
-        ];
-        let name = index_name(STEP, step);
-        write_pvtu(&self.folder.dir().join(&name), &pieces, &layout)?;
-        self.indices.push((time, name));
-        write_pvd(&self.folder.dir().join(PVD), &self.indices)
-    }
-
     /// Writes `density.svg`: the computed density along x at time `t` (`profile`) against
     /// the exact solution while it applies (`t` before `exact.until`), alone after.
     fn density_chart(
         &mut self,
+        folder: &mut RunFolder,
         exact: &Reference,
         profile: &[(f64, f64)],
         t: f64,
-    ) -> plume::Result<()> {
+    ) -> Result {
         let (lo, hi) = profile
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
@@ -222,14 +228,15 @@ impl Rank0 {
             }
             None => title += " (exact curve left out: the waves reached the ends)",
         }
-        let path = self.folder.file("density.svg")?;
-        line_chart(&path, &title, "x", "density", &series).map_err(plume::Error::Invalid)
+        let path = folder.file("density.svg")?;
+        line_chart(&path, &title, "x", "density", &series).map_err(Error::Chart)
     }
 
     /// Writes the reports, after a note on the printed table when the exact solution stopped
     /// applying before the run's end at `t`.
     fn finish(
         mut self,
+        folder: &mut RunFolder,
         cfg: &EulerRunConfig,
         exact: Option<&Reference>,
         t: f64,
@@ -247,7 +254,7 @@ impl Rank0 {
         }
         Report::new(cfg, "iterations", &self.records)
             .with_provenance(Provenance::of_this_process(self.source.take()))
-            .write(&mut self.folder, self.printed.text())
+            .write(folder, self.printed.text())
     }
 }
 
@@ -290,17 +297,14 @@ struct Since {
 
 /// One rank's part of the run: its pieces, and on rank 0 (which takes `rank0`) the table, the
 /// indices and the reports.
-fn on_rank<C: Comm + ?Sized>(
-    comm: &C,
+fn on_rank(
+    rank: &Rank,
     req: &Request,
     cfg: &EulerRunConfig,
     initial: &InitialMesh,
-    rank0: &Mutex<Option<Rank0>>,
-) -> plume::Result<()> {
-    let mut mine = match comm.rank() {
-        0 => rank0.lock().map_or(None, |mut r| r.take()),
-        _ => None,
-    };
+    mut mine: Option<&mut Reporter<Rank0>>,
+) -> plume::Result<Ended> {
+    let comm = rank.comm;
     let plum = comm.agree(balancer(cfg))?;
     let mut euler = match cfg.sbn {
         Some(sbn) => EulerRun::with_sbn(comm, initial, cfg.euler, (plum, sbn))?,
@@ -309,27 +313,26 @@ fn on_rank<C: Comm + ?Sized>(
     let start = euler.totals()?;
     let exact = Reference::of(cfg, initial.mesh());
     let mut since = Since::default();
-    let options = req.vtk_options;
     let mut step = 0;
     loop {
         let record = record(comm, &mut euler, exact.as_ref(), &start, &mut since)?;
-        comm.agree(mine.as_mut().map_or(Ok(()), |out| out.row(record)))?;
+        comm.agree(mine.as_mut().map_or(Ok(()), |out| out.case.row(record)))?;
         if !req.probes.is_empty() {
             let readings = euler.run.probe(req.probes)?;
             let logged = mine.as_mut().map_or(Ok(()), |out| {
-                out.probes
-                    .record(euler.time, euler.iteration as u64, &readings, probe_values);
-                out.probes.write(&mut out.folder)
+                let probes = &mut out.case.probes;
+                probes.record(euler.time, euler.iteration as u64, &readings, probe_values);
+                probes.write(&mut out.folder)
             });
             comm.agree(logged)?;
         }
-        let writes = match req.vtk {
+        let writes = match req.ranks.vtk {
             VtkLevels::All => true,
             VtkLevels::Last => step == 0 || euler.finished(),
             VtkLevels::None => false,
         };
         if writes {
-            write_output(&euler, cfg, step, &options, req, mine.as_mut())?;
+            write_output(&euler, rank.series, step, mine.as_deref_mut())?;
         }
         if euler.finished() {
             break;
@@ -337,7 +340,7 @@ fn on_rank<C: Comm + ?Sized>(
         step += 1;
         loop {
             euler.iterate()?;
-            if let Some(out) = &mine {
+            if let Some(out) = mine.as_ref().map(|out| &out.case) {
                 let done = euler.time / cfg.euler.t_end * PROGRESS_STEPS as f64;
                 out.progress.set_position(done as u64);
                 out.progress
@@ -352,13 +355,11 @@ fn on_rank<C: Comm + ?Sized>(
         Some(exact) => Some((exact, sod_profile(&euler)?)),
         None => None,
     };
-    let finished = mine.map_or(Ok(()), |mut out| {
-        if let Some((exact, profile)) = &profile {
-            out.density_chart(exact, profile, euler.time)?;
-        }
-        out.finish(cfg, exact.as_ref(), euler.time)
-    });
-    comm.agree(finished)
+    Ok(Ended {
+        profile,
+        exact,
+        time: euler.time,
+    })
 }
 
 /// The density along x in [`PROFILE_SLABS`] slabs over the mesh's extent (a collective).
@@ -443,25 +444,10 @@ fn record<C: Comm + ?Sized>(
 /// before any rank writes, and writes the index and the collection after every rank did.
 fn write_output<C: Comm + ?Sized>(
     euler: &EulerRun<C>,
-    cfg: &EulerRunConfig,
+    series: &ranks::Series,
     step: usize,
-    options: &VtuOptions,
-    req: &Request,
-    rank0: Option<&mut Rank0>,
+    rank0: Option<&mut Reporter<Rank0>>,
 ) -> plume::Result<()> {
-    let comm = euler.run.comm();
-    let mut rank0 = rank0;
-    let listed = match rank0.as_mut() {
-        Some(out) => {
-            let mut names: Vec<String> =
-                (0..cfg.procs).map(|r| piece_name(STEP, step, r)).collect();
-            names.push(index_name(STEP, step));
-            names.push(PVD.to_string());
-            out.folder.list(&names)
-        }
-        None => Ok(()),
-    };
-    comm.agree(listed)?;
     let forest = euler.run.forest();
     let states: Vec<Primitive> = euler.mesh.state.iter().map(Primitive::of).collect();
     let arrays = [
@@ -470,14 +456,12 @@ fn write_output<C: Comm + ?Sized>(
         CellArray::vector("velocity", states.iter().map(|w| w.vel).collect()),
         CellArray::float("pressure", states.iter().map(|w| w.p).collect()),
     ];
-    let path = req.out.join(piece_name(STEP, step, comm.rank()));
-    let written = VtuPiece::forest(forest, &arrays).and_then(|piece| piece.write(&path, options));
-    comm.agree(written)?;
-    let indexed = match rank0 {
-        Some(out) => out.index(step, euler.time, cfg.procs),
-        None => Ok(()),
-    };
-    comm.agree(indexed)
+    series.write_agreed(
+        euler.run.comm(),
+        (step, euler.time),
+        (forest, &arrays),
+        rank0.map(|out| (&mut out.folder, &mut out.indices)),
+    )
 }
 
 /// Refuses a probe point outside the mesh (located with the initial mesh's own locator,

@@ -7,12 +7,11 @@
 //! it as reported).
 
 use std::path::Path;
-use std::sync::Mutex;
 
 use plume::adapt::{Forest, InitialMesh};
-use plume::comm::{launch_threads, Comm};
+use plume::comm::Comm;
 use plume::dist::Kernel;
-use plume::io::{rank_cells, write_pvd, write_pvtu, CellArray, VtuOptions, VtuPiece};
+use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 use plume::mesh::Mesh;
 use plume::sim::calibrate::{measure, sample_forest, CalibrationOptions};
 use plume::sim::Machine;
@@ -20,21 +19,16 @@ use plume::sim::Machine;
 use super::table::Table;
 use super::{ShockConfig, ShockRun};
 use crate::error::{check_procs, Result};
-use crate::progress::Host;
 use crate::provenance::MeshSource;
-use crate::rank_job::{index_name, list_pieces, piece_name};
+use crate::ranks::{self, Process, Rank, RankCase, Ranks, Reporter};
 use crate::run_folder::RunFolder;
 use crate::stream::say;
-use crate::words::VtkLevels;
 
 /// The threads backend's P when the request names none.
 pub const DEFAULT_PROCS: usize = 8;
 
 /// A run of the shock case as its caller asks for it.
 pub struct Request<'a> {
-    /// Ranks [default: [`DEFAULT_PROCS`] on threads; under MPI the job's size, which this
-    /// must equal when given].
-    pub procs: Option<usize>,
     /// The run's configuration on P ranks (the caller's checks of its settings).
     pub config: &'a (dyn Fn(usize) -> Result<ShockConfig> + Sync),
     /// Reads the initial mesh and its source; `quiet`: without the reader's notes and
@@ -42,86 +36,34 @@ pub struct Request<'a> {
     pub mesh: &'a (dyn Fn(bool) -> Result<(Mesh, Option<MeshSource>)> + Sync),
     /// On ranks: calibrate the simulated machine on the run's own ranks first.
     pub measured: bool,
-    /// The output folder.
-    pub out: &'a Path,
-    /// Which levels get VTK files.
-    pub vtk: VtkLevels,
-    /// How the `.vtu` files store their data.
-    pub vtk_options: VtuOptions,
-    /// Progress bars and the outcome under MPI.
-    pub host: &'a dyn Host,
+    /// The ranks, the output folder, the VTK files and the host.
+    pub ranks: Ranks<'a>,
 }
 
-/// The shock case on P threads.
-pub fn threads(req: &Request) -> Result {
-    let procs = req.procs.unwrap_or(DEFAULT_PROCS);
-    let cfg = (req.config)(procs)?;
-    let (mesh, source) = (req.mesh)(false)?;
-    let source = source.expect("a loud read gives the source");
-    check_procs(procs, cfg.parts_per_proc, mesh.nelems())?;
-    super::ranks::check_memory(&cfg, mesh.nelems(), procs)?;
-    let rank0 = Mutex::new(Some(Rank0::open(req, &cfg, mesh.nelems(), source)?));
-    // The ranks share one copy of the initial mesh and its topology.
-    let initial = InitialMesh::new(mesh)?;
-    launch_threads(procs, |comm| {
-        on_rank(comm, req, &cfg, &initial, true, &rank0)
-    })?;
-    say(format!("\nwrote {}", req.out.display()))
-}
-
-/// The shock case as this process's rank of the `mpirun` job.
-#[cfg(feature = "mpi")]
-pub fn mpi(req: &Request) -> Result {
-    crate::rank_job::mpi_job(req.host, |comm| mpi_rank(comm, req))
-}
-
-/// Without MPI built in, the MPI backend is refused.
-#[cfg(not(feature = "mpi"))]
-pub fn mpi(_: &Request) -> Result {
-    Err(crate::rank_job::no_mpi("shock"))
-}
-
-/// One rank of the shock case under MPI: P is the communicator's size.
-#[cfg(feature = "mpi")]
-fn mpi_rank(comm: &plume::comm::MpiComm, req: &Request) -> Result {
-    use crate::rank_job::{agree, mpi_procs};
-    let size = mpi_procs(req.procs, comm.size())?;
-    let cfg = (req.config)(size)?;
-    let root = comm.rank() == 0;
-    // Only rank 0 prints the reader's notes and needs the mesh's provenance.
-    let (mesh, source) = agree(comm, (req.mesh)(!root))?;
-    check_procs(size, cfg.parts_per_proc, mesh.nelems())?;
-    let rank0 = match source {
-        Some(source) if root => Rank0::open(req, &cfg, mesh.nelems(), source).map(Some),
-        _ => Ok(None),
-    };
-    let rank0 = Mutex::new(agree(comm, rank0)?);
-    let initial = agree(comm, InitialMesh::new(mesh).map_err(Into::into))?;
-    on_rank(comm, req, &cfg, &initial, false, &rank0)?;
-    if root {
-        say(format!("\nwrote {}", req.out.display()))?;
-    }
-    Ok(())
+/// The shock case on real ranks: P threads of this process, or (`mpi`) this process's rank
+/// of the `mpirun` job.
+pub fn run(req: &Request) -> Result {
+    ranks::run(&req.ranks, &OnRanks(req))
 }
 
 /// SBN on the simulated machine: one process times the ranks' levels.
 pub fn simulated(req: &Request) -> Result {
-    let cfg = (req.config)(req.procs.unwrap_or(DEFAULT_PROCS))?;
+    let cfg = (req.config)(req.ranks.procs.unwrap_or(DEFAULT_PROCS))?;
     let (mesh, source) = (req.mesh)(false)?;
     let source = source.expect("a loud read gives the source");
     check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
     super::check_memory(std::slice::from_ref(&cfg), mesh.nelems())?;
-    let mut folder = RunFolder::open(req.out)?;
-    let mut table = Table::new(&cfg, mesh.nelems(), req.host);
+    let mut folder = RunFolder::open(req.ranks.out)?;
+    let mut table = Table::new(&cfg, mesh.nelems(), req.ranks.host);
     let mut written: Vec<(f64, String)> = Vec::new();
     let run = super::run(&cfg, mesh, |level, record, forest, owner| {
         if let Some(record) = record {
             table.row(record)?;
         }
-        if req.vtk.writes(level, cfg.levels) {
+        if req.ranks.vtk.writes(level, cfg.levels) {
             // The case has no physical time: the level is the time step.
             let name = format!("level_{level:04}.vtu");
-            write_level_vtu(&folder.file(&name)?, forest, owner, &req.vtk_options)?;
+            write_level_vtu(&folder.file(&name)?, forest, owner, &req.ranks.vtk_options)?;
             written.push((level as f64, name));
         }
         Ok(())
@@ -130,100 +72,97 @@ pub fn simulated(req: &Request) -> Result {
         write_pvd(&folder.file("shock.pvd")?, &written)?;
     }
     table.finish(&run, &mut folder, source)?;
-    say(format!("\nwrote {}", req.out.display()))
+    say(format!("\nwrote {}", req.ranks.out.display()))
 }
 
-/// What rank 0 keeps: the output folder, the table and the written levels' indices.
-struct Rank0 {
-    folder: RunFolder,
+/// The shock case through the rank driver.
+struct OnRanks<'r, 'a>(&'r Request<'a>);
+
+/// What a process prepares: the configuration, the initial mesh (its ranks share one copy)
+/// and, on rank 0's process, the mesh's provenance.
+struct Setup {
+    cfg: ShockConfig,
+    initial: InitialMesh,
+    source: Option<MeshSource>,
+}
+
+/// Rank 0's table and the mesh's provenance.
+struct Report {
     table: Table,
     source: MeshSource,
-    /// `(level, .pvtu name)` of each written level.
-    indices: Vec<(f64, String)>,
 }
 
-impl Rank0 {
-    /// Takes the output folder over and lists every file the run's ranks will write there:
-    /// the pieces are written by every rank, so rank 0 lists them before any rank can.
-    fn open(req: &Request, cfg: &ShockConfig, roots: usize, source: MeshSource) -> Result<Self> {
-        let mut folder = RunFolder::open(req.out)?;
-        list_pieces(
-            &mut folder,
-            req.vtk,
-            LEVEL,
-            cfg.levels,
-            cfg.procs,
-            "shock.pvd",
-        )?;
-        Ok(Rank0 {
-            folder,
-            table: Table::new(cfg, roots, req.host),
+impl RankCase for OnRanks<'_, '_> {
+    const NAMES: [&'static str; 3] = ["shock", "level", "shock.pvd"];
+    const DEFAULT_PROCS: usize = DEFAULT_PROCS;
+    type Setup = Setup;
+    type Report = Report;
+    type Run = ShockRun;
+
+    fn setup(&self, process: Process) -> Result<Setup> {
+        let req = self.0;
+        let cfg = (req.config)(process.procs)?;
+        // Only rank 0 prints the reader's notes and needs the mesh's provenance.
+        let (mesh, source) = (req.mesh)(!process.reports)?;
+        check_procs(process.procs, cfg.parts_per_proc, mesh.nelems())?;
+        super::ranks::check_memory(&cfg, mesh.nelems(), process.ranks_here)?;
+        let initial = InitialMesh::new(mesh)?;
+        Ok(Setup {
+            cfg,
+            initial,
             source,
-            indices: Vec::new(),
         })
     }
 
-    /// Writes the index of `level`'s `procs` pieces.
-    fn index(&mut self, level: usize, procs: usize) -> plume::Result<()> {
-        let pieces: Vec<String> = (0..procs)
-            .map(|rank| piece_name(LEVEL, level, rank))
-            .collect();
-        let layout = ["root", "level", "pattern", "rank"].map(|name| CellArray::int(name, vec![]));
-        let name = index_name(LEVEL, level);
-        write_pvtu(&self.folder.dir().join(&name), &pieces, &layout)?;
-        // The case has no physical time: the level is the time step.
-        self.indices.push((level as f64, name));
-        Ok(())
+    fn last_step(&self, setup: &Setup) -> Option<usize> {
+        Some(setup.cfg.levels)
     }
 
-    /// Writes the series and the reports.
-    fn finish(mut self, run: &ShockRun) -> plume::Result<()> {
-        if !self.indices.is_empty() {
-            write_pvd(&self.folder.dir().join("shock.pvd"), &self.indices)?;
-        }
-        self.table.finish(run, &mut self.folder, self.source)
+    fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Report> {
+        Ok(Report {
+            table: Table::new(&setup.cfg, setup.initial.nroots(), self.0.ranks.host),
+            source: setup.source.take().expect("rank 0 reads the mesh's source"),
+        })
     }
-}
 
-/// One rank's part of the run: its pieces, and on rank 0 (which takes `rank0`) the table,
-/// the indices and the reports.
-fn on_rank<C: Comm + ?Sized>(
-    comm: &C,
-    req: &Request,
-    cfg: &ShockConfig,
-    initial: &InitialMesh,
-    all_ranks_here: bool,
-    rank0: &Mutex<Option<Rank0>>,
-) -> plume::Result<()> {
-    let cfg = &measured_on(comm, req, cfg)?;
-    let mut mine = match comm.rank() {
-        0 => rank0.lock().map_or(None, |mut r| r.take()),
-        _ => None,
-    };
-    let run = super::ranks::run_rank(
-        comm,
-        cfg,
-        initial,
-        all_ranks_here,
-        |level, record, forest, owner| {
-            if let (Some(out), Some(record)) = (mine.as_mut(), record) {
-                out.table.row(record)?;
-            }
-            if req.vtk.writes(level, cfg.levels) {
-                let path = req.out.join(piece_name(LEVEL, level, comm.rank()));
-                write_level_vtu(&path, forest, owner, &req.vtk_options)?;
-                if let Some(out) = mine.as_mut() {
-                    out.index(level, cfg.procs)?;
+    fn rank(
+        &self,
+        rank: &Rank,
+        setup: &Setup,
+        mut reporter: Option<&mut Reporter<Report>>,
+    ) -> Result<Option<ShockRun>> {
+        let comm = rank.comm;
+        let cfg = &measured_on(comm, self.0, &setup.cfg)?;
+        let all_ranks_here = rank.process.ranks_here == rank.process.procs;
+        let run = super::ranks::run_rank(
+            comm,
+            cfg,
+            &setup.initial,
+            all_ranks_here,
+            |level, record, forest, owner| {
+                if let (Some(out), Some(record)) = (reporter.as_mut(), record) {
+                    out.case.table.row(record)?;
                 }
-            }
-            Ok(())
-        },
-    )?;
-    let finished = match (mine, run) {
-        (Some(out), Some(run)) => out.finish(&run),
-        _ => Ok(()),
-    };
-    plume::comm::CommExt::agree(comm, finished)
+                if rank.series.writes(level, cfg.levels) {
+                    // The case has no physical time: the level is the time step.
+                    rank.series.write(
+                        comm.rank(),
+                        (level, level as f64),
+                        (forest, &[rank_cells(forest, owner)]),
+                        reporter.as_mut().map(|out| &mut out.indices),
+                    )?;
+                }
+                Ok(())
+            },
+        )?;
+        Ok(run)
+    }
+
+    fn finish(&self, _: &Setup, run: ShockRun, out: Reporter<Report>) -> Result {
+        let mut folder = out.folder;
+        out.case.table.finish(&run, &mut folder, out.case.source)?;
+        say(format!("\nwrote {}", self.0.ranks.out.display()))
+    }
 }
 
 /// `cfg`, on a machine calibrated on `comm`'s ranks when `req` asks for the measured one, its
@@ -245,9 +184,6 @@ fn measured_on<C: Comm + ?Sized>(
     }
     Ok(cfg)
 }
-
-/// What the shock case's written steps are called.
-const LEVEL: &str = "level";
 
 /// Writes the leaves `forest` holds as `path`, each with its `rank` (`owner` of its root): a
 /// level's file, or one rank's piece of it.
