@@ -306,7 +306,10 @@ impl Partitioner for Diffusion {
         _part: &mut [u32],
     ) -> Result<PartitionInfo> {
         Err(Error::Invalid(
-            "the diffusion repartitioner starts from the current owners: it rebalances, it does not make a first partition (use sfc, rcb or metis for that, and one part per rank)".into(),
+            "the diffusion repartitioner starts from the current owners: it rebalances, it \
+             does not make a first partition (use sfc, rcb or metis for that, and one part per \
+             rank)"
+                .into(),
         ))
     }
 
