@@ -9,7 +9,8 @@
 //!
 //! | setting | words |
 //! | --- | --- |
-//! | partitioner | `metis`, `rcb` |
+//! | partitioner | `metis`, `rcb`, `diffusion` |
+//! | initial (first owners) | `metis`, `sfc` |
 //! | objective | `totalv`, `totalv-greedy`, `maxv`, `maxsr`, `identity` |
 //! | partition (erosion) | `stripes`, `graph` |
 //! | policy | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba` |
@@ -35,7 +36,7 @@ use plume::balance::{
     Variant,
 };
 use plume::dist::BalanceAt;
-use plume::partition::{Metis, Partitioner, Rcb};
+use plume::partition::{Diffusion, Metis, Partitioner, Rcb, Sfc};
 use plume::remap::{Identity, MaxSR, MaxVExact, Remapper, TotalVGreedy, TotalVOptimal};
 
 /// A closed set of values, each named by one word.
@@ -205,6 +206,9 @@ word_enum! {
         Metis = "metis",
         /// Recursive coordinate bisection of the root centroids, weighted by PWgt.
         Rcb = "rcb",
+        /// Diffusion from the current owners (one part per rank, the identity remap): each
+        /// rank gives away roots by ΔCut along the flows of the quotient graph.
+        Diffusion = "diffusion",
     }
 }
 
@@ -218,7 +222,46 @@ impl PartitionerName {
                 ..Default::default()
             }),
             PartitionerName::Rcb => Box::new(Rcb::new(centroids.to_vec())),
+            PartitionerName::Diffusion => Box::new(Diffusion::default()),
         }
+    }
+
+    /// Whether this is the default, `metis` (for serde's `skip_serializing_if`).
+    pub fn is_metis(&self) -> bool {
+        *self == PartitionerName::Metis
+    }
+
+    /// Whether the partitioner starts from the current owners, parts being ranks: it takes one
+    /// part per rank, and PLUM's remap is then the identity.
+    pub fn keeps_parts_on_ranks(self) -> bool {
+        self == PartitionerName::Diffusion
+    }
+}
+
+word_enum! {
+    /// `--initial`: how the roots are first split among the ranks.
+    pub enum InitialName ("initial partition") {
+        /// METIS 5 multilevel k-way on the dual graph of the roots (seed 004's start).
+        Metis = "metis",
+        /// A Hilbert space-filling curve through the root centroids, cut into runs of equal
+        /// PWgt.
+        Sfc = "sfc",
+    }
+}
+
+impl InitialName {
+    /// The partitioner of the first owners; METIS draws from `seed`, the curve runs through
+    /// `centroids` (one per root).
+    pub fn build(self, seed: u64, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
+        match self {
+            InitialName::Metis => PartitionerName::Metis.build(seed, centroids),
+            InitialName::Sfc => Box::new(Sfc::new(centroids.to_vec())),
+        }
+    }
+
+    /// Whether this is the default, `metis` (for serde's `skip_serializing_if`).
+    pub fn is_metis(&self) -> bool {
+        *self == InitialName::Metis
     }
 }
 
@@ -569,7 +612,11 @@ mod tests {
 
     #[test]
     fn value_words_are_the_documented_ones_in_json_too() {
-        assert_eq!(words_round_trip::<PartitionerName>(), ["metis", "rcb"]);
+        assert_eq!(
+            words_round_trip::<PartitionerName>(),
+            ["metis", "rcb", "diffusion"]
+        );
+        assert_eq!(words_round_trip::<InitialName>(), ["metis", "sfc"]);
         assert_eq!(
             words_round_trip::<ObjectiveName>(),
             ["totalv", "totalv-greedy", "maxv", "maxsr", "identity"]
@@ -606,6 +653,9 @@ mod tests {
     fn words_build_the_library_objects_they_name() {
         for (p, _, _) in PartitionerName::ALL {
             assert_eq!(p.build(1, &[]).name(), p.to_string());
+        }
+        for (i, _, _) in InitialName::ALL {
+            assert_eq!(i.build(1, &[]).name(), i.to_string());
         }
         let s = plume::remap::SimilarityMatrix::from_dense(2, 1, &[1, 5, 6, 2]).unwrap();
         let solvers: Vec<&str> = ObjectiveName::ALL

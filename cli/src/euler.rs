@@ -25,7 +25,7 @@ use plume_cases::euler::{
     SchemeOptions, State1d, TimeScheme,
 };
 use plume_cases::provenance::MeshSource;
-use plume_cases::words::Balancer;
+use plume_cases::words::{Balancer, InitialName, PartitionerName};
 use plume_cases::words::{SbnPolicyName, VtkLevels};
 
 /// SBN's choices when `--sbn-policy` is left out: the seed's, with no work sent back with a
@@ -82,6 +82,13 @@ pub struct EulerArgs {
     /// none.
     #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
     pub balancer: Balancer,
+    /// PLUM's partitioner (diffusion: from the current owners, one part per rank, the identity
+    /// remap; with --balancer plum).
+    #[arg(long, value_parser = words::<PartitionerName>(), default_value_t = PartitionerName::Metis)]
+    pub partitioner: PartitionerName,
+    /// What makes the first owners of the roots.
+    #[arg(long, value_parser = words::<InitialName>(), default_value_t = InitialName::Metis)]
+    pub initial: InitialName,
     /// SBN's algorithm (with --balancer sbn) [default: basic].
     #[arg(long, value_parser = words::<Variant>())]
     pub variant: Option<Variant>,
@@ -214,6 +221,12 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
         &args.sbn_policy,
     )?;
     check_case_options(args)?;
+    if args.partitioner != PartitionerName::Metis && args.balancer != Balancer::Plum {
+        return usage(format!(
+            "--partitioner {} is PLUM's: it goes with --balancer plum",
+            args.partitioner
+        ));
+    }
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let case = match args.case {
         CaseName::Sod => {
@@ -297,6 +310,8 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
     Ok(EulerRunConfig {
         procs,
         balancer: args.balancer,
+        partitioner: args.partitioner,
+        initial: args.initial,
         sbn: (args.balancer == Balancer::Sbn).then(|| {
             let mut sbn = SbnOptions {
                 variant: args.variant.unwrap_or(Variant::Basic),

@@ -15,7 +15,7 @@ use super::failure::{CliResult, Failure};
 use super::options::{ranks, refuse_sbn_options, words, BackendName, ShockCaseArgs};
 use plume_cases::shock::{run_ranks, ShockConfig};
 use plume_cases::words::{
-    Balancer, MachineName, ObjectiveName, PartitionerName, PolicyName, VtkLevels,
+    Balancer, InitialName, MachineName, ObjectiveName, PartitionerName, PolicyName, VtkLevels,
 };
 
 /// Arguments of `plume run shock`.
@@ -47,12 +47,16 @@ pub struct ShockArgs {
     /// against its prediction for the same level.
     #[arg(long, default_value = "sp2", value_name = "sp2|measured|FILE.json")]
     pub machine: MachineName,
-    /// Processor reassignment objective.
+    /// Processor reassignment objective (with --partitioner diffusion: identity, the parts
+    /// being the ranks).
     #[arg(long, value_parser = words::<ObjectiveName>(), default_value_t = ObjectiveName::TotalV)]
     pub objective: ObjectiveName,
-    /// Partitioner.
+    /// Partitioner (diffusion: one part per rank).
     #[arg(long, value_parser = words::<PartitionerName>(), default_value_t = PartitionerName::Metis)]
     pub partitioner: PartitionerName,
+    /// What makes the first owners of the roots.
+    #[arg(long, value_parser = words::<InitialName>(), default_value_t = InitialName::Metis)]
+    pub initial: InitialName,
     /// When to balance: never, periodic:K, threshold[:X] (LoadImb ≥ X, default 1.05),
     /// cost-benefit[:C], degradation[:C] (C: seconds assumed per balance before the first is
     /// measured, default 0), standard (= degradation) or ulba (α 0.4, z-score threshold 3).
@@ -130,8 +134,9 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     let mut cfg = ShockConfig::new(procs);
     cfg.balancer = args.balancer;
     args.case.apply(&mut cfg)?;
-    cfg.objective = args.objective;
+    cfg.objective = plum_objective(args.partitioner, args.objective, args.parts_per_proc)?;
     cfg.partitioner = args.partitioner;
+    cfg.initial = args.initial;
     cfg.policy = args.policy;
     cfg.parts_per_proc = args.parts_per_proc;
     cfg.balance_at = args.balance_at;
@@ -145,4 +150,30 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
         cfg.machine = super::machine::machine(&args.machine)?;
     }
     Ok(cfg)
+}
+
+/// PLUM's objective with `partitioner` and `parts_per_proc` parts per processor: `objective`,
+/// or the identity for a partitioner whose parts are the ranks (which takes one part per
+/// rank, and the default objective or `identity` only).
+fn plum_objective(
+    partitioner: PartitionerName,
+    objective: ObjectiveName,
+    parts_per_proc: usize,
+) -> CliResult<ObjectiveName> {
+    if !partitioner.keeps_parts_on_ranks() {
+        return Ok(objective);
+    }
+    if parts_per_proc > 1 {
+        return Err(Failure::Usage(format!(
+            "--partitioner {partitioner} moves roots between the ranks' own parts: it takes one \
+             part per rank, not --parts-per-proc {parts_per_proc}"
+        )));
+    }
+    match objective {
+        ObjectiveName::TotalV | ObjectiveName::Identity => Ok(ObjectiveName::Identity),
+        other => Err(Failure::Usage(format!(
+            "--partitioner {partitioner} keeps each part on its rank: its remap is the \
+             identity, not --objective {other}"
+        ))),
+    }
 }

@@ -167,6 +167,8 @@ pub struct Plum {
     /// Options.
     pub opts: PlumOptions,
     partitioner: Box<dyn Partitioner>,
+    /// Makes the first partition instead of `partitioner` when set ([`Plum::first_by`]).
+    first: Option<Box<dyn Partitioner>>,
     remapper: Box<dyn Remapper>,
     policy: Box<dyn BalancePolicy>,
 }
@@ -199,13 +201,23 @@ impl Plum {
         Ok(Plum {
             opts,
             partitioner,
+            first: None,
             remapper,
             policy,
         })
     }
 
+    /// This PLUM with `first` making the first partition ([`Plum::initial_assignment`]) and
+    /// its own partitioner only rebalancing: a space-filling curve to start, or a start for a
+    /// repartitioner that refuses to make one ([`crate::partition::Diffusion`]).
+    pub fn first_by(mut self, first: Box<dyn Partitioner>) -> Plum {
+        self.first = Some(first);
+        self
+    }
+
     /// The assignment a run starts from: the graph split into `P` parts of equal weight by the
-    /// partitioner, part `p` on rank `p`.
+    /// first partitioner ([`Plum::first_by`]; the partitioner unless set), part `p` on rank
+    /// `p`.
     ///
     /// # Errors
     /// [`Error::TooFewVertices`] when the graph has fewer than `P` vertices, and the
@@ -213,8 +225,11 @@ impl Plum {
     pub fn initial_assignment(&self, graph: &GraphView<'_>) -> Result<Vec<u32>> {
         check_options(&self.opts)?;
         let mut owner = vec![0u32; graph.nvertices()];
-        self.partitioner
-            .partition(graph, Targets::Equal(self.opts.nprocs), &mut owner)?;
+        self.first.as_ref().unwrap_or(&self.partitioner).partition(
+            graph,
+            Targets::Equal(self.opts.nprocs),
+            &mut owner,
+        )?;
         Ok(owner)
     }
 

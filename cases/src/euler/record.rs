@@ -2,12 +2,12 @@
 //! holds it), one record per output ([`EulerRecord`]) and the table rank 0 prints of them; and
 //! the balancer the configuration names.
 
-use plume::balance::{Never, Plum, PlumOptions, SbnOptions};
-use plume::partition::Metis;
-use plume::remap::TotalVOptimal;
+use plume::balance::{Never, Plum, PlumOptions, SbnOptions, Threshold};
+use plume::mesh::Mesh;
+use plume::partition::root_centroids;
 
 use super::EulerConfig;
-use crate::words::Balancer;
+use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName};
 
 /// The whole configuration of a run, as `metrics.json` records it.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -16,6 +16,13 @@ pub struct EulerRunConfig {
     pub procs: usize,
     /// The balancer.
     pub balancer: Balancer,
+    /// PLUM's partitioner (written only when not the default `metis`, as `initial`, so that
+    /// the records of earlier runs stay as they were).
+    #[serde(skip_serializing_if = "PartitionerName::is_metis")]
+    pub partitioner: PartitionerName,
+    /// What makes the first owners.
+    #[serde(skip_serializing_if = "InitialName::is_metis")]
+    pub initial: InitialName,
     /// SBN's options (with the SBN balancer).
     pub sbn: Option<SbnOptions>,
     /// Iterations between outputs.
@@ -25,20 +32,34 @@ pub struct EulerRunConfig {
     pub euler: EulerConfig,
 }
 
-/// The balancer of `cfg`: PLUM (METIS, optimal TotalV remap, LoadImb threshold 1.05), or the
-/// same never asked to balance (no balancer, or SBN: PLUM's partitioner only splits the roots
-/// at the start).
-pub fn balancer(cfg: &EulerRunConfig) -> plume::Result<Plum> {
+/// The balancer of `cfg` on `mesh`: PLUM (the partitioner, the optimal TotalV remap or the
+/// identity for a partitioner whose parts are the ranks, LoadImb threshold 1.05), or the same
+/// never asked to balance (no balancer, or SBN: PLUM then only makes the first owners). The
+/// first owners are `cfg.initial`'s.
+pub fn balancer(cfg: &EulerRunConfig, mesh: &Mesh) -> plume::Result<Plum> {
     let opts = PlumOptions::new(cfg.procs);
-    match cfg.balancer {
+    let centroids = root_centroids(mesh);
+    // METIS's default seed, as the run always had.
+    let seed = 1;
+    let remap = match cfg.partitioner.keeps_parts_on_ranks() {
+        true => ObjectiveName::Identity,
+        false => ObjectiveName::TotalV,
+    };
+    let plum = match cfg.balancer {
         Balancer::None | Balancer::Sbn => Plum::with(
             opts,
-            Box::new(Metis::default()),
-            Box::new(TotalVOptimal),
+            PartitionerName::Metis.build(seed, &centroids),
+            remap.build(),
             Box::new(Never),
         ),
-        Balancer::Plum => Plum::new(opts),
-    }
+        Balancer::Plum => Plum::with(
+            opts,
+            cfg.partitioner.build(seed, &centroids),
+            remap.build(),
+            Box::new(Threshold::default()),
+        ),
+    }?;
+    Ok(plum.first_by(cfg.initial.build(seed, &centroids)))
 }
 
 /// One output's record (`metrics.json` `iterations`, a table row).

@@ -305,7 +305,7 @@ fn on_rank(
     mut mine: Option<&mut Reporter<Rank0>>,
 ) -> plume::Result<Ended> {
     let comm = rank.comm;
-    let plum = comm.agree(balancer(cfg))?;
+    let plum = comm.agree(balancer(cfg, initial.mesh()))?;
     let mut euler = match cfg.sbn {
         Some(sbn) => EulerRun::with_sbn(comm, initial, cfg.euler, (plum, sbn))?,
         None => EulerRun::new(comm, initial, cfg.euler, plum)?,

@@ -8,7 +8,7 @@ use plume::sim::Machine;
 use serde::Serialize;
 
 use crate::budget::Budget;
-use crate::words::{Balancer, ObjectiveName, PartitionerName, PolicyName, Words};
+use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName, PolicyName, Words};
 
 use super::front::Front;
 
@@ -21,8 +21,12 @@ pub struct ShockConfig {
     pub balancer: Balancer,
     /// PLUM's reassignment objective.
     pub objective: ObjectiveName,
-    /// PLUM's partitioner; also makes the initial partition.
+    /// PLUM's partitioner (`diffusion`: one part per rank, with the `identity` objective).
     pub partitioner: PartitionerName,
+    /// What makes the first owners (written only when not the default `metis`, so that the
+    /// records of the published runs stay as they were).
+    #[serde(skip_serializing_if = "InitialName::is_metis")]
+    pub initial: InitialName,
     /// PLUM's when-to-balance policy (no assumed first cost, ULBA with α 0.4 and z 3).
     pub policy: PolicyName,
     /// PLUM's parts per processor.
@@ -64,6 +68,7 @@ impl ShockConfig {
             balancer: Balancer::Plum,
             objective: ObjectiveName::TotalV,
             partitioner: PartitionerName::Metis,
+            initial: InitialName::Metis,
             policy: PolicyName::Threshold(None),
             parts_per_proc: 1,
             levels: 9,

@@ -232,10 +232,11 @@ pub(super) fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> Result<Plum> {
         Balancer::None => PolicyName::Never,
         Balancer::Plum | Balancer::Sbn => cfg.policy,
     };
-    Plum::with(
+    let plum = Plum::with(
         opts,
         cfg.partitioner.build(cfg.seed, &centroids),
         cfg.objective.build(),
         policy.build(PolicySettings::default()),
-    )
+    )?;
+    Ok(plum.first_by(cfg.initial.build(cfg.seed, &centroids)))
 }
