@@ -1,6 +1,7 @@
 //! plume's test cases (the shock wave, the erosion, the finite-volume Euler flow), each with
 //! its configuration, solver, records and table, and their run output: the reports, the
-//! provenance, the output folder and its lock, probes, the memory budget and the charts.
+//! provenance, the output folder and its lock, probes, the memory budget, the charts and the
+//! ranks' CPU account ([`cpu`]).
 //!
 //! No command line here: the `plume` command (package plume-cli) parses the options, builds a
 //! case's typed configuration and calls the case. The words the options take are the cases'
@@ -11,6 +12,7 @@ pub use error::{Error, Result};
 
 pub mod budget;
 pub mod charts;
+pub mod cpu;
 pub mod erosion;
 pub mod error;
 pub mod euler;

@@ -1,5 +1,6 @@
 //! The files a run writes into its output folder (`interface.md`): `metrics.json`
-//! (`{"config", "levels" | "iterations", "summary"}`), `metrics.csv` (one row per record,
+//! (`{"config", "levels" | "iterations", "summary"}`, then the run's own objects such as
+//! `cpu`: [`Report::insert_run`]), `metrics.csv` (one row per record,
 //! nested objects flattened to `outer.inner` columns) and `summary.md` (the table printed on
 //! stdout). Generic over any serializable record, so every solver reports the same way.
 //! Every field is documented in `docs/fields.md`. A number that is not finite, which JSON
@@ -25,6 +26,8 @@ pub struct Report {
     pub records: Vec<Map<String, Value>>,
     /// The summary of the records ([`summarize`]).
     pub summary: Map<String, Value>,
+    /// What the run measured as a whole, written after the summary ([`Report::insert_run`]).
+    pub run: Map<String, Value>,
     /// The first number of the report that is not finite, by its path: the report is then
     /// not written.
     non_finite: Option<String>,
@@ -58,7 +61,17 @@ impl Report {
             non_finite: non_finite.or_else(|| overflowed_mean(&summary)),
             summary,
             records,
+            run: Map::new(),
         }
+    }
+
+    /// Adds `value` to `metrics.json` as the top-level object `name`, after the summary
+    /// (checked as [`Report::new`] checks the records): what the run measured as a whole,
+    /// such as its CPU account (`cpu`).
+    pub fn insert_run(&mut self, name: &str, value: &impl Serialize) {
+        self.check(name, value);
+        let json = serde_json::to_value(value).expect("run objects serialize");
+        self.run.insert(name.into(), json);
     }
 
     /// Adds `value` to the summary as `name` (checked as [`Report::new`] checks the records).
@@ -114,6 +127,7 @@ impl Report {
             Value::Array(self.records.iter().cloned().map(Value::Object).collect()),
         );
         top.insert("summary".into(), Value::Object(self.summary.clone()));
+        top.extend(self.run.clone());
         Ok(serde_json::to_string_pretty(&Value::Object(top)).expect("json") + "\n")
     }
 

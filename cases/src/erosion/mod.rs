@@ -177,6 +177,8 @@ pub struct ErosionRun {
     pub strong: Vec<u32>,
     /// Roots of the mesh.
     pub roots: usize,
+    /// On real ranks: the ranks' CPU account (`metrics.json`'s `cpu`).
+    pub cpu: Option<plume::metrics::RunCpu>,
 }
 
 /// Where [`run`] stands when it calls back: at the start, or after an iteration.
@@ -404,6 +406,7 @@ impl<'a> Ledger<'a> {
             summary,
             strong,
             roots,
+            cpu: None,
         }
     }
 }

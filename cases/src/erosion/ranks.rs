@@ -93,6 +93,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     let initial = forest.initial().clone();
     drop(forest);
     let mut run = Run::on(comm, &initial, opts, plum)?;
+    let mut cpu = crate::cpu::start(comm, run.startup_cpu(), None)?;
     for r in run.held_roots() {
         let material = if rock_of_root[r as usize].is_some() {
             ROCK
@@ -157,6 +158,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             }
         })?;
         leaves = report.metrics.leaves;
+        crate::cpu::add_step(comm, &mut cpu, &report.cpu)?;
         // The trees that grew (the step moved none: the run's own balancer never triggers).
         let mut changed: Vec<u32> = eroded.iter().map(|id| id.root).collect();
         changed.extend(
@@ -193,7 +195,10 @@ pub fn run_rank<C: Comm + ?Sized>(
         }
     }
     let work: u64 = fluid.iter().sum();
-    Ok(ledger.map(|l| l.finish(strong, nroots, leaves as usize, work)))
+    Ok(ledger.map(|l| ErosionRun {
+        cpu: Some(cpu),
+        ..l.finish(strong, nroots, leaves as usize, work)
+    }))
 }
 
 /// Rank 0's `value` on every rank.

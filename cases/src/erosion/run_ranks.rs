@@ -55,8 +55,14 @@ fn finish(req: &Request, cfg: &ErosionConfig, main: &ErosionRun, out: Reporter<R
     report.summary.remove("sigma_minus");
     report.summary.remove("sigma_plus");
     report.extend_summary(&main.summary);
+    if let Some(cpu) = &main.cpu {
+        report.insert_run("cpu", cpu);
+    }
     let report = report.with_provenance(Provenance::of_this_process(None));
-    let table = summary_table(main);
+    let mut table = summary_table(main);
+    if let Some(cpu) = &main.cpu {
+        table += &crate::cpu::summary_line(cpu);
+    }
     say(&table)?;
     say(format!(
         "run: {wall:.1} s wall for {} iterations",

@@ -12,6 +12,7 @@ use plume::balance::{Plum, SbnOptions};
 use plume::comm::{Comm, CommExt};
 use plume::dist::{BalanceAt, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport};
 use plume::hash::{mix64, IntMap};
+use plume::metrics::RankCpu;
 use plume::{Error, Result};
 
 use super::balanced::StageJobs;
@@ -161,6 +162,9 @@ pub struct EulerRun<'c, C: Comm + ?Sized> {
     adapt_change: [f64; 3],
     /// SBN's options when SBN balances the stages (PLUM balances none of the steps then).
     sbn: Option<SbnOptions>,
+    /// This rank's CPU account of each adaptation step since the last
+    /// [`EulerRun::take_step_cpu`].
+    step_cpu: Vec<RankCpu>,
 }
 
 impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
@@ -226,6 +230,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             moved: Moved::default(),
             adapt_change: [0.0; 3],
             sbn,
+            step_cpu: Vec::new(),
         };
         euler.set_initial_state()?;
         let rounds = match cfg.initial {
@@ -310,6 +315,12 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         Totals::gather(self.run.comm(), self.run.forest())
     }
 
+    /// This rank's CPU account of each adaptation step since the last call (the initial
+    /// refinement's included), in order.
+    pub fn take_step_cpu(&mut self) -> Vec<RankCpu> {
+        std::mem::take(&mut self.step_cpu)
+    }
+
     /// What the adaptation steps moved since the last call.
     pub fn take_moved(&mut self) -> Moved {
         std::mem::take(&mut self.moved)
@@ -354,6 +365,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         self.moved.trees += m.trees;
         self.moved.elements += m.elements;
         self.moved.bytes += m.bytes;
+        self.step_cpu.push(report.cpu.clone());
         Ok(report)
     }
 

@@ -15,6 +15,7 @@ use plume::adapt::InitialMesh;
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::io::{rank_cells, CellArray};
 use plume::mesh::{geometry, Mesh};
+use plume::metrics::{Phase, RunCpu};
 use plume::numbers::short;
 
 use super::record::{balancer, table_head, table_row, EulerRecord, EulerRunConfig};
@@ -79,6 +80,8 @@ struct OnRanks<'r, 'a>(&'r Request<'a>);
 struct Setup {
     cfg: EulerRunConfig,
     initial: InitialMesh,
+    /// The CPU spent reading the mesh and building its topology.
+    serial: crate::cpu::Serial,
     source: Option<MeshSource>,
 }
 
@@ -88,6 +91,8 @@ struct Ended {
     profile: Option<(Reference, Vec<(f64, f64)>)>,
     exact: Option<Reference>,
     time: f64,
+    /// The ranks' CPU account.
+    cpu: RunCpu,
 }
 
 impl RankCase for OnRanks<'_, '_> {
@@ -98,13 +103,17 @@ impl RankCase for OnRanks<'_, '_> {
     type Run = Ended;
 
     fn setup(&self, process: Process) -> Result<Setup> {
+        let mut serial = crate::cpu::Serial::start();
         let (mesh, source) = (self.0.mesh)()?;
+        serial.end(Phase::Read);
         let cfg = (self.0.config)(process.procs, &mesh)?;
         let initial = InitialMesh::new(mesh)?;
+        serial.end(Phase::Topology);
         check_probes(self.0.probes, &initial)?;
         Ok(Setup {
             cfg,
             initial,
+            serial,
             source,
         })
     }
@@ -133,7 +142,7 @@ impl RankCase for OnRanks<'_, '_> {
             rank,
             self.0,
             &setup.cfg,
-            &setup.initial,
+            (&setup.initial, &setup.serial),
             reporter,
         )?))
     }
@@ -147,7 +156,7 @@ impl RankCase for OnRanks<'_, '_> {
             &mut out.folder,
             &setup.cfg,
             ended.exact.as_ref(),
-            ended.time,
+            (ended.time, &ended.cpu),
         )?;
         say(format!("\nwrote {}", self.0.ranks.out.display()))
     }
@@ -239,7 +248,7 @@ impl Rank0 {
         folder: &mut RunFolder,
         cfg: &EulerRunConfig,
         exact: Option<&Reference>,
-        t: f64,
+        (t, cpu): (f64, &RunCpu),
     ) -> plume::Result<()> {
         drop(self.progress);
         if let Some(until) = exact.map(|e| e.until).filter(|&until| t >= until) {
@@ -252,7 +261,12 @@ impl Rank0 {
                 ))
                 .map_err(|e| plume::Error::io("stdout", &e))?;
         }
-        Report::new(cfg, "iterations", &self.records)
+        self.printed
+            .print(&crate::cpu::summary_line(cpu))
+            .map_err(|e| plume::Error::io("stdout", &e))?;
+        let mut report = Report::new(cfg, "iterations", &self.records);
+        report.insert_run("cpu", cpu);
+        report
             .with_provenance(Provenance::of_this_process(self.source.take()))
             .write(folder, self.printed.text())
     }
@@ -301,7 +315,7 @@ fn on_rank(
     rank: &Rank,
     req: &Request,
     cfg: &EulerRunConfig,
-    initial: &InitialMesh,
+    (initial, serial): (&InitialMesh, &crate::cpu::Serial),
     mut mine: Option<&mut Reporter<Rank0>>,
 ) -> plume::Result<Ended> {
     let comm = rank.comm;
@@ -310,6 +324,7 @@ fn on_rank(
         Some(sbn) => EulerRun::with_sbn(comm, initial, cfg.euler, (plum, sbn))?,
         None => EulerRun::new(comm, initial, cfg.euler, plum)?,
     };
+    let mut cpu = crate::cpu::start(comm, euler.run.startup_cpu(), Some(serial))?;
     let start = euler.totals()?;
     let exact = Reference::of(cfg, initial.mesh());
     let mut since = Since::default();
@@ -333,6 +348,9 @@ fn on_rank(
         };
         if writes {
             write_output(&euler, rank.series, step, mine.as_deref_mut())?;
+        }
+        for step_cpu in euler.take_step_cpu() {
+            crate::cpu::add_step(comm, &mut cpu, &step_cpu)?;
         }
         if euler.finished() {
             break;
@@ -359,6 +377,7 @@ fn on_rank(
         profile,
         exact,
         time: euler.time,
+        cpu,
     })
 }
 

@@ -29,7 +29,8 @@ use crate::budget;
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
 /// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
 /// SBN balances in it, the others process statically) on `initial` (every rank passes the
-/// same mesh; thread ranks may share one); `all_ranks_here` says whether
+/// same mesh; thread ranks may share one; `serial`: the CPU this process spent reading and
+/// building it, for the run's CPU account); `all_ranks_here` says whether
 /// this process holds every rank (threads) or only this one (MPI), for the memory checks.
 /// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
 /// initial mesh and partition), this rank's forest and the owners, at level 0 and after every
@@ -41,7 +42,7 @@ use crate::budget;
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ShockConfig,
-    initial: &InitialMesh,
+    (initial, serial): (&InitialMesh, &crate::cpu::Serial),
     all_ranks_here: bool,
     mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ShockRun>> {
@@ -74,6 +75,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         _ => cfg.balance_at,
     };
     let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
+    let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
     comm.agree(each_level(0, None, run.forest(), run.owner()))?;
     let mut levels = Vec::with_capacity(cfg.levels);
@@ -86,6 +88,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         let start = (comm.rank() == 0).then(|| run.owner().to_vec());
         let mut report = run.step_marked(marks.refine, marks.coarsen)?;
         report.times.mark += marking;
+        crate::cpu::add_step(comm, &mut cpu, &report.cpu)?;
         let record = match cfg.processing {
             None => start.map(|start| record(cfg, &run, &report, &start)),
             Some(kernel) => process(cfg, &mut run, kernel, level, (&report, start), s_per_leaf)?,
@@ -102,6 +105,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         config: cfg.clone(),
         roots,
         levels,
+        cpu: Some(cpu),
     }))
 }
 

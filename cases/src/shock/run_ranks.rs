@@ -13,6 +13,7 @@ use plume::comm::Comm;
 use plume::dist::Kernel;
 use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
 use plume::mesh::Mesh;
+use plume::metrics::Phase;
 use plume::sim::calibrate::{measure, sample_forest, CalibrationOptions};
 use plume::sim::Machine;
 
@@ -83,6 +84,8 @@ struct OnRanks<'r, 'a>(&'r Request<'a>);
 struct Setup {
     cfg: ShockConfig,
     initial: InitialMesh,
+    /// The CPU spent reading the mesh and building its topology.
+    serial: crate::cpu::Serial,
     source: Option<MeshSource>,
 }
 
@@ -102,14 +105,18 @@ impl RankCase for OnRanks<'_, '_> {
     fn setup(&self, process: Process) -> Result<Setup> {
         let req = self.0;
         let cfg = (req.config)(process.procs)?;
+        let mut serial = crate::cpu::Serial::start();
         // Only rank 0 prints the reader's notes and needs the mesh's provenance.
         let (mesh, source) = (req.mesh)(!process.reports)?;
+        serial.end(Phase::Read);
         check_procs(process.procs, cfg.parts_per_proc, mesh.nelems())?;
         super::ranks::check_memory(&cfg, mesh.nelems(), process.ranks_here)?;
         let initial = InitialMesh::new(mesh)?;
+        serial.end(Phase::Topology);
         Ok(Setup {
             cfg,
             initial,
+            serial,
             source,
         })
     }
@@ -137,7 +144,7 @@ impl RankCase for OnRanks<'_, '_> {
         let run = super::ranks::run_rank(
             comm,
             cfg,
-            &setup.initial,
+            (&setup.initial, &setup.serial),
             all_ranks_here,
             |level, record, forest, owner| {
                 if let (Some(out), Some(record)) = (reporter.as_mut(), record) {

@@ -28,6 +28,8 @@ pub struct ShockRun {
     pub roots: usize,
     /// One record per level.
     pub levels: Vec<LevelRecord>,
+    /// On real ranks: the ranks' CPU account (`metrics.json`'s `cpu`).
+    pub cpu: Option<plume::metrics::RunCpu>,
 }
 
 impl ShockRun {
@@ -45,11 +47,15 @@ impl ShockRun {
     }
 
     /// The run's report: its levels, their summary and, in the summary, the run's
-    /// [`ShockRun::time_balance`] as `time_balance`.
+    /// [`ShockRun::time_balance`] as `time_balance`; on real ranks, their CPU account as
+    /// `cpu`.
     pub fn report(&self) -> crate::report::Report {
         let mut report = crate::report::Report::new(&self.config, "levels", &self.levels);
         if let Some(b) = self.time_balance() {
             report.insert_summary("time_balance", &b);
+        }
+        if let Some(cpu) = &self.cpu {
+            report.insert_run("cpu", cpu);
         }
         report
     }
@@ -165,6 +171,7 @@ pub fn run_many(
             config: cfg.clone(),
             roots,
             levels,
+            cpu: None,
         })
         .collect())
 }

@@ -53,6 +53,9 @@ impl Table {
         if let Some(kernel) = run.config.processing {
             text += &rank_times(&run.levels, kernel.sweeps, run.config.machine.t_leaf);
         }
+        if let Some(cpu) = &run.cpu {
+            text += &crate::cpu::summary_line(cpu);
+        }
         self.printed
             .print(&text)
             .map_err(|e| plume::Error::io("stdout", &e))?;
