@@ -113,9 +113,12 @@ fn runs() -> &'static Runs {
             "--out",
             &out(&runs.compare),
         ]);
-        // The blast balanced by SBN, so that its options are in the report.
-        for (case, folder) in [("sod", "plum"), ("blast", "sbn")].iter().zip(&runs.euler) {
-            plume(&[
+        // The blast balanced by SBN, so that its options are in the report; the tube by PLUM
+        // with the options written only when not the default.
+        let sod = ["--partitioner", "diffusion", "--initial", "sfc"];
+        let runs_euler = [("sod", "plum", &sod[..]), ("blast", "sbn", &[][..])];
+        for (case, folder) in runs_euler.iter().zip(&runs.euler) {
+            let options = [
                 "run",
                 "euler",
                 "--case",
@@ -132,7 +135,8 @@ fn runs() -> &'static Runs {
                 "none",
                 "--out",
                 &out(folder),
-            ]);
+            ];
+            plume(&[&options[..], case.2].concat());
         }
         runs
     })
@@ -192,11 +196,18 @@ fn documented_fields() -> BTreeSet<String> {
     fields
 }
 
-/// True when the doc covers `path`: listed itself, or a summary (`summary.x`, a method's
-/// `plum[].x` / `sbn[].x` in `compare.json`) of a documented record field `x`.
+/// True when the doc covers `path`: listed itself, a phase's field of the CPU account
+/// (`cpu.phases.<phase>.x`), or a summary (`summary.x`, a method's `plum[].x` / `sbn[].x` in
+/// `compare.json`) of a documented record field `x`.
 fn covered(path: &str, doc: &BTreeSet<String>) -> bool {
     if doc.contains(path) {
         return true;
+    }
+    if let Some((_phase, x)) = path
+        .strip_prefix("cpu.phases.")
+        .and_then(|rest| rest.split_once('.'))
+    {
+        return doc.contains(&format!("cpu.phases.<phase>.{x}"));
     }
     let rest = ["summary.", "plum[].", "sbn[]."]
         .iter()

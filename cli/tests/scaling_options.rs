@@ -105,7 +105,10 @@ fn piece_cells(dir: &Path, level: usize, procs: usize) -> Vec<u64> {
             let text = std::fs::read(&piece).unwrap();
             let text = String::from_utf8_lossy(&text);
             let at = text.find("NumberOfCells=\"").expect("a piece header") + 15;
-            let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+            let digits: String = text[at..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
             digits.parse().unwrap()
         })
         .collect()
@@ -161,7 +164,10 @@ fn check_cpu(cpu: &Value, procs: usize) {
         assert!(s("critical_s") <= s("sum_s") + eps, "{name}: {phase}");
         largest = largest.max(s("max_s"));
     }
-    assert!(largest <= total, "largest phase {largest} > critical path {total}");
+    assert!(
+        largest <= total,
+        "largest phase {largest} > critical path {total}"
+    );
 }
 
 #[test]
