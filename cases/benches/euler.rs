@@ -12,7 +12,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use plume::adapt::InitialMesh;
 use plume::balance::sbn::policy::FirstHalf;
 use plume::balance::{Plum, PlumOptions, SbnOptions};
-use plume::comm::launch_threads;
+use plume_cases::ranks::launch_threads;
 use plume::mesh::generate_box;
 use plume_cases::euler::mesh::FlowMesh;
 use plume_cases::euler::scheme::{Boundaries, Scheme};

@@ -96,10 +96,37 @@ impl Failure {
                 "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
                 point[0], point[1], point[2]
             )),
+            Error::SettingOutOfRange { .. } => Failure::Usage(as_options(&e.to_string())),
+            Error::MemoryExceeded { .. } | Error::Unphysical { .. } => {
+                Failure::Error(as_options(&e.to_string()))
+            }
             Error::Reported(inner) => Failure::Silent(Failure::of_case(inner).code()),
             other => Failure::Error(other.to_string()),
         }
     }
+}
+
+/// `text` with the settings a case names as their configuration fields between backticks
+/// (`` `max_depth` ``) written as the options that give them (`--max-depth`).
+fn as_options(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pieces = text.split('`');
+    out.push_str(pieces.next().unwrap_or_default());
+    while let Some(setting) = pieces.next() {
+        match pieces.next() {
+            Some(after) => {
+                out.push_str("--");
+                out.push_str(&setting.replace('_', "-"));
+                out.push_str(after);
+            }
+            // An unpaired backtick is text.
+            None => {
+                out.push('`');
+                out.push_str(setting);
+            }
+        }
+    }
+    out
 }
 
 impl From<Failure> for plume_cases::Error {

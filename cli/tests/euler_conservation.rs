@@ -7,7 +7,7 @@ mod euler_common;
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
-use plume::comm::launch_threads;
+use plume_cases::ranks::launch_threads;
 use plume::mesh::{generate_box, PhysicalName};
 use plume_cases::euler::{
     Case, EulerConfig, EulerRun, InitialRefinement, SchemeOptions, State1d, TimeScheme,

@@ -10,7 +10,7 @@ use common::TempDir;
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
-use plume::comm::launch_threads;
+use plume_cases::ranks::launch_threads;
 use plume::mesh::generate_box;
 use plume_cases::euler::EulerRun;
 use plume_cases::euler::{Case, FluxScheme, Primitive, TimeScheme};

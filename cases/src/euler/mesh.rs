@@ -15,7 +15,7 @@ use plume::comm::Comm;
 use plume::dist::{Halo, Run};
 use plume::mesh::geometry::{self, cross, dot, sub};
 use plume::mesh::topology::{sort3_by_key, FACE_VERTS};
-use plume::{Error, Result};
+use crate::error::{Error, Result};
 
 use super::gas::{Conserved, NVARS};
 
@@ -113,7 +113,7 @@ impl FlowMesh {
     /// collective: builds the halo).
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the run does not carry [`NVARS`] fields; the halo's errors.
+    /// [`Error::Input`] when the run does not carry [`NVARS`] fields; the halo's errors.
     pub fn build<C: Comm + ?Sized>(run: &Run<C>) -> Result<FlowMesh> {
         Self::with_halo(run, run.halo()?, None)
     }
@@ -139,7 +139,7 @@ impl FlowMesh {
         let forest = run.forest();
         let nfields = forest.options().nfields;
         if nfields != NVARS {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Input(format!(
                 "the flow needs {NVARS} fields per leaf, the run has {nfields}"
             )));
         }
@@ -207,7 +207,7 @@ impl FlowMesh {
         for (id, u) in self.halo.adjacency.leaves.iter().zip(&self.state) {
             run.leaf_data_mut(*id).copy_from_slice(u);
         }
-        run.refresh_halo(&mut self.halo)
+        Ok(run.refresh_halo(&mut self.halo)?)
     }
 }
 

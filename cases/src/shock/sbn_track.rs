@@ -10,7 +10,7 @@ use plume::balance::sbn::Shared;
 use plume::graph::{DualGraph, Weights};
 use plume::metrics::SysLoad;
 use plume::sim::{processing_times, sbn_level};
-use plume::Result;
+use crate::error::Result;
 
 use super::record::loads_and_cut;
 use super::track::Track;

@@ -5,7 +5,7 @@
 
 use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
-use plume::Result;
+use crate::error::Result;
 
 use super::{LevelRecord, StageTimes};
 

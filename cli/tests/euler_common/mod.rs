@@ -3,7 +3,7 @@
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions, SbnOptions};
-use plume::comm::launch_threads;
+use plume_cases::ranks::launch_threads;
 use plume::mesh::geometry;
 use plume_cases::euler::{
     Case, Conserved, EulerConfig, EulerRun, FluxScheme, IndicatorOptions, InitialRefinement,
