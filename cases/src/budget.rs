@@ -247,7 +247,10 @@ mod tests {
         assert_eq!(bytes(u128::MAX / 2, 3), u128::MAX);
         let need = bytes(u128::from(u64::MAX) * u128::from(u64::MAX), 256);
         assert_eq!(need, u128::MAX);
-        let err = Budget::bytes(1 << 30).check("x", need, "less").unwrap_err().to_string();
+        let err = Budget::bytes(1 << 30)
+            .check("x", need, "less")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("e29 GB"), "{err}");
     }
 

@@ -98,7 +98,7 @@ pub enum Error {
     Unphysical {
         /// The iteration and the modelled time it was found at, once known.
         at: Option<(usize, f64)>,
-        /// The leaf, its state and advice (settings as their fields between backticks).
+        /// The leaf, its state and advice.
         detail: String,
     },
     /// A chart could not be drawn (the message says which and why).

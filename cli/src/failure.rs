@@ -144,3 +144,38 @@ impl From<Failure> for plume_cases::Error {
 
 /// Result of a subcommand.
 pub type CliResult<T = ()> = Result<T, Failure>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_names_settings_and_the_command_line_words_them_as_options() {
+        let setting = plume_cases::Error::SettingOutOfRange {
+            setting: "coarsen_below".into(),
+            value: "0.5".into(),
+            rule: "must be at least 0 and below `refine_above` 0.25".into(),
+        };
+        let f = Failure::of_case(&setting);
+        assert_eq!(f.code(), 2);
+        assert_eq!(
+            f.message(),
+            "--coarsen-below 0.5 must be at least 0 and below --refine-above 0.25"
+        );
+        let memory = plume_cases::Error::MemoryExceeded {
+            what: "iteration 3: about 80 leaves".into(),
+            need: 2_000_000,
+            available: 1_000_000,
+            hint: "use a smaller `max_depth`, fewer `cells` or fewer iterations".into(),
+        };
+        let f = Failure::of_case(&memory);
+        assert_eq!(f.code(), 1);
+        assert_eq!(
+            f.message(),
+            "iteration 3: about 80 leaves would need about 2 MB of memory, but 1 MB is \
+             available; use a smaller --max-depth, fewer --cells or fewer iterations"
+        );
+        // An unpaired backtick stays text.
+        assert_eq!(as_options("a `b_c` d `e"), "a --b-c d `e");
+    }
+}

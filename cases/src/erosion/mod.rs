@@ -276,10 +276,9 @@ fn check_iteration(
     divided: usize,
 ) -> crate::error::Result<()> {
     let leaves = budget::leaves_after(leaves, divided);
-    cfg.budget
-        .check(
-            &format!("iteration {iteration}: about {leaves} leaves"),
-            budget::run_bytes(roots as u128, leaves),
+    cfg.budget.check(
+        &format!("iteration {iteration}: about {leaves} leaves"),
+        budget::run_bytes(roots as u128, leaves),
         "use a smaller `max_depth`, fewer `cells` or fewer iterations",
     )
 }

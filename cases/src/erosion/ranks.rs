@@ -9,10 +9,10 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use crate::error::{Error, Result};
 use plume::adapt::{Forest, LeafId, NO_ELEM};
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{Mark, Run};
-use crate::error::{Error, Result};
 
 use crate::budget;
 
@@ -28,12 +28,11 @@ use super::{check_iteration, domain, layout, ErosionConfig, ErosionRun, Ledger, 
 pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Result<usize> {
     let roots = super::check_memory(cfg, runs)?;
     let copies = (roots as u128).saturating_mul(ranks_here as u128);
-    cfg.budget
-        .check(
-            &format!("the erosion case's {roots} roots on {ranks_here} ranks in this process"),
-            budget::run_bytes(copies, copies),
-            "use fewer ranks or fewer `cells`",
-        )?;
+    cfg.budget.check(
+        &format!("the erosion case's {roots} roots on {ranks_here} ranks in this process"),
+        budget::run_bytes(copies, copies),
+        "use fewer ranks or fewer `cells`",
+    )?;
     Ok(roots)
 }
 

@@ -7,12 +7,12 @@
 
 use std::time::{Duration, Instant};
 
+use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
 use plume::balance::{Plum, SbnOptions};
 use plume::comm::{Comm, CommExt};
 use plume::dist::{BalanceAt, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport};
 use plume::hash::{mix64, IntMap};
-use crate::error::{Error, Result};
 
 use super::balanced::StageJobs;
 use super::cases::Case;
@@ -109,9 +109,7 @@ impl EulerConfig {
             return bad(
                 "cfl",
                 short(cfl),
-                format!(
-                    "must be from {MIN_CFL} to 1 (smaller steps only multiply the iterations)"
-                ),
+                format!("must be from {MIN_CFL} to 1 (smaller steps only multiply the iterations)"),
             );
         }
         if !(self.t_end > 0.0 && self.t_end.is_finite()) {
@@ -122,7 +120,10 @@ impl EulerConfig {
             return bad(
                 "coarsen_below",
                 i.coarsen_below.to_string(),
-                format!("must be at least 0 and below `refine_above` {}", i.refine_above),
+                format!(
+                    "must be at least 0 and below `refine_above` {}",
+                    i.refine_above
+                ),
             );
         }
         if i.max_depth > 8 {

@@ -10,12 +10,12 @@
 //! get the same bits, and a leaf sums its four faces in local face order: the update of a leaf
 //! does not depend on P, on the backend or on which rank holds its neighbours.
 
+use crate::error::{Error, Result};
 use plume::adapt::{Across, LeafId};
 use plume::comm::Comm;
 use plume::dist::{Halo, Run};
 use plume::mesh::geometry::{self, cross, dot, sub};
 use plume::mesh::topology::{sort3_by_key, FACE_VERTS};
-use crate::error::{Error, Result};
 
 use super::gas::{Conserved, NVARS};
 

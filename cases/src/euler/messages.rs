@@ -50,8 +50,7 @@ pub fn check_state(option: &str, s: State1d) -> Result<(), String> {
 }
 
 /// The error of a leaf whose state `w` is no longer physical (density or pressure not
-/// positive and finite), with advice that holds for `flux` (the setting named as its field
-/// between backticks, as [`crate::Error::Unphysical`] says).
+/// positive and finite), with advice that holds for `flux`.
 pub fn unphysical(leaf: LeafId, w: &Primitive, flux: FluxScheme) -> String {
     let [u, v, x] = w.vel.map(short);
     let state = format!(
@@ -62,7 +61,7 @@ pub fn unphysical(leaf: LeafId, w: &Primitive, flux: FluxScheme) -> String {
     let advice = match flux {
         FluxScheme::Hllc => {
             "HLLC does not keep every strong rarefaction or near-vacuum \
-                             positive: try `flux` rusanov, more diffusive and more robust"
+                             positive: try --flux rusanov, more diffusive and more robust"
         }
         FluxScheme::Rusanov => {
             "the initial states or the mesh are beyond what this \
@@ -112,10 +111,10 @@ mod tests {
             hllc.contains("density 0.978199, velocity (1e-300, 0, -2), pressure -inf"),
             "{hllc}"
         );
-        assert!(hllc.contains("try `flux` rusanov") && !hllc.contains("cfl"));
+        assert!(hllc.contains("try --flux rusanov") && !hllc.contains("--cfl"));
         let rusanov = unphysical(leaf, &w, FluxScheme::Rusanov);
         assert!(
-            !rusanov.contains("flux") && !rusanov.contains("cfl"),
+            !rusanov.contains("--flux") && !rusanov.contains("--cfl"),
             "{rusanov}"
         );
     }

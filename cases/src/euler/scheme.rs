@@ -3,11 +3,11 @@
 //! orientation of [`super::mesh`]), the CFL time step (a global minimum over the ranks), and
 //! explicit Euler or SSP-RK2 (Shu–Osher) in time, the halo exchanged after every stage.
 
+use crate::error::{Error, Result};
 use plume::comm::{Comm, ReduceOp};
 use plume::dist::Run;
 use plume::mesh::geometry::norm;
 use plume::mesh::PhysicalTags;
-use crate::error::{Error, Result};
 
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};

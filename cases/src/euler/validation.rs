@@ -121,8 +121,8 @@ pub fn density_profile<C: Comm + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plume::adapt::{AdaptOptions, Transfer};
     use crate::ranks::launch_threads;
+    use plume::adapt::{AdaptOptions, Transfer};
     use plume::mesh::generate_box;
 
     /// A box refined once, its density `rho(x)` at each leaf's centroid.

@@ -2,13 +2,13 @@
 //! weights (or after it), migrate the trees, then process the level with the static
 //! assignment on the simulated machine.
 
+use crate::error::Result;
 use plume::adapt::Forest;
 use plume::balance::{migrate_counted, Balance, Migration, Plum};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{geometry, Mesh};
 use plume::metrics::{Cut, Movement};
 use plume::sim::{plum_level, processing_times};
-use crate::error::Result;
 
 use crate::words::{PolicyName, PolicySettings};
 

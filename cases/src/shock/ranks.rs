@@ -11,13 +11,13 @@
 
 use std::time::Instant;
 
+use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt};
 use plume::dist::{self, Run, StepReport};
 use plume::mesh::geometry;
 use plume::metrics::Movement;
-use crate::error::{Error, Result};
 
 use super::front::{front_marks, FrontAt};
 use super::memory::{balancer_name, balancing_bytes, fits};

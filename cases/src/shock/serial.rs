@@ -5,10 +5,10 @@
 
 use std::time::Instant;
 
+use crate::error::Result;
 use plume::adapt::{AdaptOptions, Forest, Locator};
 use plume::graph::DualGraph;
 use plume::mesh::{geometry, Mesh};
-use crate::error::Result;
 
 use crate::budget;
 
