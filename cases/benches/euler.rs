@@ -12,7 +12,6 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use plume::adapt::InitialMesh;
 use plume::balance::sbn::policy::FirstHalf;
 use plume::balance::{Plum, PlumOptions, SbnOptions};
-use plume::comm::launch_threads;
 use plume::mesh::generate_box;
 use plume_cases::euler::mesh::FlowMesh;
 use plume_cases::euler::scheme::{Boundaries, Scheme};
@@ -20,6 +19,7 @@ use plume_cases::euler::{
     Case, EulerConfig, EulerRun, FlowTimes, FluxScheme, IndicatorOptions, InitialRefinement,
     MemoryBudget, Primitive, SchemeOptions,
 };
+use plume_cases::ranks::launch_threads;
 
 /// A Sod tube refined uniformly twice, on one rank.
 fn tube() -> (FlowMesh, InitialMesh) {

@@ -7,10 +7,12 @@
 //! `/usr/bin/time -v` (maximum resident set size) on the release build, at two or more sizes,
 //! and rounded up; each constant says where its number comes from.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use plume::comm::{Comm, CommExt, ReduceOp};
 
+use crate::error::{Error, Result};
 use crate::words::ObjectiveName;
 
 /// Most leaves the command line lets a refinement create (leaf and vertex numbers are 32-bit).
@@ -145,24 +147,26 @@ impl Budget {
     }
 
     /// Refuses `need` bytes when they exceed the budget: "`what` would need about 12.3 GB of
-    /// memory, but 8.0 GB is available; `hint`".
+    /// memory, but 8.0 GB is available; `hint`" (settings in `hint` as their configuration
+    /// fields between backticks).
     ///
     /// # Errors
-    /// The message above.
-    pub fn check(&self, what: &str, need: u128, hint: &str) -> Result<(), String> {
+    /// [`Error::MemoryExceeded`].
+    pub fn check(&self, what: &str, need: u128, hint: impl Into<Cow<'static, str>>) -> Result {
         match self.available {
-            Some(have) if need > u128::from(have) => Err(format!(
-                "{what} would need about {} of memory, but {} is available; {hint}",
-                human(need),
-                human(u128::from(have))
-            )),
+            Some(available) if need > u128::from(available) => Err(Error::MemoryExceeded {
+                what: what.to_string(),
+                need,
+                available,
+                hint: hint.into(),
+            }),
             _ => Ok(()),
         }
     }
 }
 
 /// A byte count for a message: "850 MB", "12.3 GB", "3.4e29 GB".
-fn human(bytes: u128) -> String {
+pub(crate) fn human(bytes: u128) -> String {
     let gb = bytes as f64 / 1e9;
     if gb < 1.0 {
         format!("{:.0} MB", gb * 1e3)
@@ -243,7 +247,10 @@ mod tests {
         assert_eq!(bytes(u128::MAX / 2, 3), u128::MAX);
         let need = bytes(u128::from(u64::MAX) * u128::from(u64::MAX), 256);
         assert_eq!(need, u128::MAX);
-        let err = Budget::bytes(1 << 30).check("x", need, "less").unwrap_err();
+        let err = Budget::bytes(1 << 30)
+            .check("x", need, "less")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("e29 GB"), "{err}");
     }
 
@@ -253,11 +260,13 @@ mod tests {
         assert!(budget.check("a", 2_000_000_000, "").is_ok());
         let err = Budget::bytes(96_000_000)
             .check("b", 147_456_000, "")
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("about 147 MB of memory, but 96 MB"), "{err}");
         let err = budget
             .check("level 3", 2_500_000_000, "use fewer levels")
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "level 3 would need about 2.5 GB of memory, but 2.0 GB is available; use fewer levels"

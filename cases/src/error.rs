@@ -16,7 +16,8 @@ pub enum Error {
     /// it as the caller did (the command line's usage error).
     Setting(String),
     /// An input the caller gave cannot be used: a file that cannot be read, or is not what it
-    /// should be; the message names it.
+    /// should be (a mesh's boundary groups, a run without the fields a flow needs); the
+    /// message names it.
     Input(String),
     /// More ranks than the mesh has roots (every rank needs one).
     RanksExceedRoots {
@@ -54,6 +55,51 @@ pub enum Error {
         lo: [f64; 3],
         /// Its highest corner.
         hi: [f64; 3],
+    },
+    /// A setting out of range: `setting` (its configuration field, e.g. `cfl`, `max_depth`)
+    /// with `value` breaks `rule` ("must be at most 8"). Other settings `rule` names are
+    /// written as their fields between backticks (`` `refine_above` 0.3 ``), so that a command
+    /// line can word them as its options.
+    SettingOutOfRange {
+        /// The setting's configuration field.
+        setting: Cow<'static, str>,
+        /// Its value as given.
+        value: String,
+        /// What it must be.
+        rule: String,
+    },
+    /// What a run or one of its steps would allocate exceeds the memory the process can get.
+    MemoryExceeded {
+        /// What needs the memory ("level 3 of 5: about 2100000 leaves").
+        what: String,
+        /// Bytes it would need (estimated).
+        need: u128,
+        /// Bytes available.
+        available: u64,
+        /// What to lower; settings are written as their fields between backticks
+        /// ("use fewer `cells`, ranks or iterations").
+        hint: Cow<'static, str>,
+    },
+    /// A run on ranks started with another number of ranks than its configuration is set for.
+    WrongRanks {
+        /// Ranks the configuration is set for.
+        set_for: usize,
+        /// Ranks the run has.
+        has: usize,
+    },
+    /// A report holds a number that is not finite, which JSON cannot write; nothing was
+    /// written.
+    ReportNotFinite {
+        /// Where in the report (`levels[3].imbalance`).
+        at: String,
+    },
+    /// The flow is no longer physical (a leaf's density or pressure is not positive and
+    /// finite): the run blew up.
+    Unphysical {
+        /// The iteration and the modelled time it was found at, once known.
+        at: Option<(usize, f64)>,
+        /// The leaf, its state and advice.
+        detail: String,
     },
     /// A chart could not be drawn (the message says which and why).
     Chart(String),
@@ -123,6 +169,39 @@ impl fmt::Display for Error {
                 f,
                 "probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
                 point[0], point[1], point[2]
+            ),
+            Error::SettingOutOfRange {
+                setting,
+                value,
+                rule,
+            } => write!(f, "`{setting}` {value} {rule}"),
+            Error::MemoryExceeded {
+                what,
+                need,
+                available,
+                hint,
+            } => write!(
+                f,
+                "{what} would need about {} of memory, but {} is available; {hint}",
+                crate::budget::human(*need),
+                crate::budget::human(u128::from(*available))
+            ),
+            Error::WrongRanks { set_for, has } => {
+                write!(f, "the run is set for {set_for} ranks but has {has}")
+            }
+            Error::ReportNotFinite { at } => write!(
+                f,
+                "the report would hold a number that is not finite ({at}), which JSON cannot \
+                 write: nothing was written"
+            ),
+            Error::Unphysical { at: None, detail } => f.write_str(detail),
+            Error::Unphysical {
+                at: Some((iteration, time)),
+                detail,
+            } => write!(
+                f,
+                "at iteration {iteration}, t = {}: {detail}",
+                plume::numbers::short(*time)
             ),
             Error::Stdout(e) => write!(f, "cannot write to stdout: {e}"),
             Error::Reported(e) => write!(f, "{e}"),

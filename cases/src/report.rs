@@ -11,6 +11,7 @@ pub mod finite;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::error::{Error, Result};
 use crate::provenance::Provenance;
 use crate::run_folder::RunFolder;
 
@@ -106,13 +107,10 @@ impl Report {
     /// `metrics.json`'s content.
     ///
     /// # Errors
-    /// [`plume::Error::Invalid`] naming the first number of the report that is not finite.
-    pub fn json(&self) -> plume::Result<String> {
+    /// [`Error::ReportNotFinite`] naming the first number of the report that is not finite.
+    pub fn json(&self) -> Result<String> {
         if let Some(at) = &self.non_finite {
-            return Err(plume::Error::Invalid(format!(
-                "the report would hold a number that is not finite ({at}), which JSON cannot \
-                 write: nothing was written"
-            )));
+            return Err(Error::ReportNotFinite { at: at.clone() });
         }
         let mut top = Map::new();
         if let Some(p) = &self.provenance {
@@ -163,11 +161,11 @@ impl Report {
     /// # Errors
     /// A report holding a number that is not finite ([`Report::json`]), before anything is
     /// written; a file that cannot be written.
-    pub fn write(&self, folder: &mut RunFolder, table: &str) -> plume::Result<()> {
+    pub fn write(&self, folder: &mut RunFolder, table: &str) -> Result<()> {
         let json = self.json()?;
         folder.write("metrics.csv", &self.csv())?;
         folder.write("summary.md", table)?;
-        folder.write("metrics.json", &json)
+        Ok(folder.write("metrics.json", &json)?)
     }
 }
 

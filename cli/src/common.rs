@@ -163,7 +163,9 @@ pub fn check_leaves(budget: &Budget, what: &str, leaves: u128) -> CliResult {
 
 /// Refuses `need` bytes beyond `budget` (exit code 1), before the work that needs them.
 pub fn check_memory(budget: &Budget, what: &str, need: u128, hint: &str) -> CliResult {
-    budget.check(what, need, hint).map_err(Failure::Error)
+    budget
+        .check(what, need, hint.to_string())
+        .map_err(Failure::from)
 }
 
 /// Rejects uniform refinement of `roots` elements `levels` times that [`check_leaves`] refuses,

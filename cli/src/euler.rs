@@ -298,7 +298,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
             },
         },
     };
-    euler.check().map_err(|e| Failure::Usage(e.to_string()))?;
+    euler.check().map_err(Failure::from)?;
     let roots = mesh.nelems();
     check_memory(
         &euler.memory.budget,

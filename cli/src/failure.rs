@@ -96,10 +96,37 @@ impl Failure {
                 "--probe {},{},{} lies outside the mesh (its bounding box: {lo:?} to {hi:?})",
                 point[0], point[1], point[2]
             )),
+            Error::SettingOutOfRange { .. } => Failure::Usage(as_options(&e.to_string())),
+            Error::MemoryExceeded { .. } | Error::Unphysical { .. } => {
+                Failure::Error(as_options(&e.to_string()))
+            }
             Error::Reported(inner) => Failure::Silent(Failure::of_case(inner).code()),
             other => Failure::Error(other.to_string()),
         }
     }
+}
+
+/// `text` with the settings a case names as their configuration fields between backticks
+/// (`` `max_depth` ``) written as the options that give them (`--max-depth`).
+fn as_options(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pieces = text.split('`');
+    out.push_str(pieces.next().unwrap_or_default());
+    while let Some(setting) = pieces.next() {
+        match pieces.next() {
+            Some(after) => {
+                out.push_str("--");
+                out.push_str(&setting.replace('_', "-"));
+                out.push_str(after);
+            }
+            // An unpaired backtick is text.
+            None => {
+                out.push('`');
+                out.push_str(setting);
+            }
+        }
+    }
+    out
 }
 
 impl From<Failure> for plume_cases::Error {
@@ -117,3 +144,38 @@ impl From<Failure> for plume_cases::Error {
 
 /// Result of a subcommand.
 pub type CliResult<T = ()> = Result<T, Failure>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_names_settings_and_the_command_line_words_them_as_options() {
+        let setting = plume_cases::Error::SettingOutOfRange {
+            setting: "coarsen_below".into(),
+            value: "0.5".into(),
+            rule: "must be at least 0 and below `refine_above` 0.25".into(),
+        };
+        let f = Failure::of_case(&setting);
+        assert_eq!(f.code(), 2);
+        assert_eq!(
+            f.message(),
+            "--coarsen-below 0.5 must be at least 0 and below --refine-above 0.25"
+        );
+        let memory = plume_cases::Error::MemoryExceeded {
+            what: "iteration 3: about 80 leaves".into(),
+            need: 2_000_000,
+            available: 1_000_000,
+            hint: "use a smaller `max_depth`, fewer `cells` or fewer iterations".into(),
+        };
+        let f = Failure::of_case(&memory);
+        assert_eq!(f.code(), 1);
+        assert_eq!(
+            f.message(),
+            "iteration 3: about 80 leaves would need about 2 MB of memory, but 1 MB is \
+             available; use a smaller --max-depth, fewer --cells or fewer iterations"
+        );
+        // An unpaired backtick stays text.
+        assert_eq!(as_options("a `b_c` d `e"), "a --b-c d `e");
+    }
+}

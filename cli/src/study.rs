@@ -277,7 +277,7 @@ fn finish(written: Result<Vec<String>, String>, tables: &str, out: PathBuf) -> C
 fn check_size(what: &str, need: u128, hint: &str) -> CliResult {
     let what = format!("{what}: the study");
     Budget::bytes(isize::MAX as u64)
-        .check(&what, need, hint)
-        .and_then(|()| Budget::of_system().check(&what, need, hint))
-        .map_err(Failure::Usage)
+        .check(&what, need, hint.to_string())
+        .and_then(|()| Budget::of_system().check(&what, need, hint.to_string()))
+        .map_err(|e| Failure::Usage(e.to_string()))
 }

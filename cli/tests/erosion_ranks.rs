@@ -12,8 +12,8 @@ mod vtk;
 use std::path::Path;
 
 use common::{ok, TempDir};
-use plume::comm::launch_threads;
 use plume_cases::erosion::{self, ranks, ErosionConfig};
+use plume_cases::ranks::launch_threads;
 use plume_cases::words::{PartitionKind, PolicyName};
 use serde_json::Value;
 use vtk::{field, vtk_read};

@@ -7,11 +7,11 @@ mod euler_common;
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
-use plume::comm::launch_threads;
 use plume::mesh::{generate_box, PhysicalName};
 use plume_cases::euler::{
     Case, EulerConfig, EulerRun, InitialRefinement, SchemeOptions, State1d, TimeScheme,
 };
+use plume_cases::ranks::launch_threads;
 
 fn blast_config(time: TimeScheme) -> EulerConfig {
     let blast = Case::blast([0.3, 0.5, 0.5], 0.25);

@@ -10,10 +10,10 @@ use common::TempDir;
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
-use plume::comm::launch_threads;
 use plume::mesh::generate_box;
 use plume_cases::euler::EulerRun;
 use plume_cases::euler::{Case, FluxScheme, Primitive, TimeScheme};
+use plume_cases::ranks::launch_threads;
 
 /// The error of a run whose leaf `i` is set to a negative pressure before its first iteration.
 fn error_with(flux: FluxScheme) -> String {

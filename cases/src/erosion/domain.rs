@@ -8,6 +8,8 @@ use plume::adapt::{AdaptOptions, Forest, LeafId, Transfer};
 use plume::mesh::{box_size, generate_box};
 use plume::rng::Rng;
 
+use crate::error::{Error, Result};
+
 use super::front::{FLUID, ROCK};
 
 /// Radius of every rock.
@@ -35,18 +37,20 @@ pub struct Domain {
 /// with `strong` strongly erodible rocks drawn from `seed`.
 ///
 /// # Errors
-/// When the box cannot be generated or `strong > stripes`.
+/// When the box cannot be generated; [`Error::SettingOutOfRange`] when `strong > stripes`.
 pub fn build(
     stripes: usize,
     cells: [usize; 3],
     strong: usize,
     seed: u64,
     max_depth: u8,
-) -> plume::Result<Domain> {
+) -> Result<Domain> {
     if strong > stripes {
-        return Err(plume::Error::Invalid(format!(
-            "{strong} strong rocks among {stripes} rocks"
-        )));
+        return Err(Error::SettingOutOfRange {
+            setting: "strong".into(),
+            value: strong.to_string(),
+            rule: format!("exceeds the {stripes} rocks (one per rank)"),
+        });
     }
     let height = cells[2] as f64 / cells[1] as f64;
     let mesh = generate_box(box_cells(stripes, cells)?, [stripes as f64, 1.0, height])?;
@@ -89,14 +93,14 @@ pub fn build(
 ///
 /// # Errors
 /// When a count is 0 or the box would be too large for 32-bit numbers.
-pub fn roots(stripes: usize, cells: [usize; 3]) -> plume::Result<usize> {
+pub fn roots(stripes: usize, cells: [usize; 3]) -> Result<usize> {
     Ok(box_size(box_cells(stripes, cells)?)?.1)
 }
 
 /// The cubes of the whole box along x, y and z.
-fn box_cells(stripes: usize, cells: [usize; 3]) -> plume::Result<[usize; 3]> {
+fn box_cells(stripes: usize, cells: [usize; 3]) -> Result<[usize; 3]> {
     let nx = cells[0].checked_mul(stripes).ok_or_else(|| {
-        plume::Error::Invalid(format!(
+        Error::Setting(format!(
             "box: {} cubes per stripe × {stripes} stripes is too many cubes along x",
             cells[0]
         ))

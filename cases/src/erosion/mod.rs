@@ -196,7 +196,7 @@ pub struct Moment {
 ///
 /// # Errors
 /// When the box is too large for its numbers or for the budget.
-pub fn check_memory(cfg: &ErosionConfig, runs: usize) -> plume::Result<usize> {
+pub fn check_memory(cfg: &ErosionConfig, runs: usize) -> crate::error::Result<usize> {
     let roots = domain::roots(cfg.procs, cfg.cells)?;
     let records = (cfg.iterations as u128).saturating_mul(runs as u128);
     let record_bytes = budget::bytes(records, std::mem::size_of::<IterationRecord>() as u64);
@@ -206,8 +206,7 @@ pub fn check_memory(cfg: &ErosionConfig, runs: usize) -> plume::Result<usize> {
         cfg.iterations
     );
     cfg.budget
-        .check(&what, need, "use fewer --cells, ranks or iterations")
-        .map_err(plume::Error::Invalid)?;
+        .check(&what, need, "use fewer `cells`, ranks or iterations")?;
     Ok(roots)
 }
 
@@ -219,12 +218,14 @@ pub fn check_memory(cfg: &ErosionConfig, runs: usize) -> plume::Result<usize> {
 /// fails; `each`'s errors are passed on.
 pub fn run(
     cfg: &ErosionConfig,
-    mut each: impl FnMut(Moment, &plume::adapt::Forest, &[u32]) -> plume::Result<()>,
-) -> plume::Result<ErosionRun> {
+    mut each: impl FnMut(Moment, &plume::adapt::Forest, &[u32]) -> crate::error::Result<()>,
+) -> crate::error::Result<ErosionRun> {
     if cfg.procs == 0 {
-        return Err(plume::Error::Invalid(
-            "the erosion case needs a rank".into(),
-        ));
+        return Err(crate::Error::SettingOutOfRange {
+            setting: "procs".into(),
+            value: "0".into(),
+            rule: "must be at least 1: the erosion case needs a rank".into(),
+        });
     }
     let roots = check_memory(cfg, 1)?;
     let domain = domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
@@ -275,15 +276,13 @@ fn check_iteration(
     iteration: usize,
     leaves: usize,
     divided: usize,
-) -> plume::Result<()> {
+) -> crate::error::Result<()> {
     let leaves = budget::leaves_after(leaves, divided);
-    cfg.budget
-        .check(
-            &format!("iteration {iteration}: about {leaves} leaves"),
-            budget::run_bytes(roots as u128, leaves),
-            "use a smaller --max-depth, fewer --cells or fewer iterations",
-        )
-        .map_err(plume::Error::Invalid)
+    cfg.budget.check(
+        &format!("iteration {iteration}: about {leaves} leaves"),
+        budget::run_bytes(roots as u128, leaves),
+        "use a smaller `max_depth`, fewer `cells` or fewer iterations",
+    )
 }
 
 /// What decides and records the run (the one process's, or rank 0's on ranks): the balancer,
@@ -301,7 +300,7 @@ struct Ledger<'a> {
 
 impl<'a> Ledger<'a> {
     /// The ledger of `cfg`'s run on the domain `forest` (whose mesh the stripes cut).
-    fn new(cfg: &'a ErosionConfig, forest: &plume::adapt::Forest) -> plume::Result<Self> {
+    fn new(cfg: &'a ErosionConfig, forest: &plume::adapt::Forest) -> crate::error::Result<Self> {
         let p = cfg.procs;
         Ok(Ledger {
             cfg,
@@ -315,9 +314,9 @@ impl<'a> Ledger<'a> {
     }
 
     /// The initial partition of the roots on their `fluid` work.
-    fn initial_owner(&self, graph: &DualGraph, fluid: &[u64]) -> plume::Result<Vec<u32>> {
+    fn initial_owner(&self, graph: &DualGraph, fluid: &[u64]) -> crate::error::Result<Vec<u32>> {
         let weights = fluid_weights(graph, fluid);
-        self.plum.initial_assignment(&graph.view(&weights)?)
+        Ok(self.plum.initial_assignment(&graph.view(&weights)?)?)
     }
 
     /// The record of iteration `iteration` as it starts (`leaves` leaves, `fluid` work per
@@ -365,7 +364,7 @@ impl<'a> Ledger<'a> {
         graph: &DualGraph,
         fluid: &[u64],
         owner: &[u32],
-    ) -> plume::Result<Option<Vec<u32>>> {
+    ) -> crate::error::Result<Option<Vec<u32>>> {
         let cfg = self.cfg;
         let obs = Observation {
             loads: &self.loads,

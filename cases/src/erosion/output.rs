@@ -86,12 +86,12 @@ pub fn compare(
         let mut c = cfg.clone();
         c.policy = policy;
         c.alpha = alpha;
-        Ok(super::run(&c, |moment, _, _| {
+        super::run(&c, |moment, _, _| {
             if moment.iterations > 0 {
                 progress.inc();
             }
             Ok(())
-        })?)
+        })
     };
     let mut t = Streamed::stdout();
     let print = |t: &mut Streamed<_>, text: &str| {

@@ -9,10 +9,10 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use crate::error::{Error, Result};
 use plume::adapt::{Forest, LeafId, NO_ELEM};
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{Mark, Run};
-use plume::{Error, Result};
 
 use crate::budget;
 
@@ -28,13 +28,11 @@ use super::{check_iteration, domain, layout, ErosionConfig, ErosionRun, Ledger, 
 pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Result<usize> {
     let roots = super::check_memory(cfg, runs)?;
     let copies = (roots as u128).saturating_mul(ranks_here as u128);
-    cfg.budget
-        .check(
-            &format!("the erosion case's {roots} roots on {ranks_here} ranks in this process"),
-            budget::run_bytes(copies, copies),
-            "use fewer ranks or fewer --cells",
-        )
-        .map_err(Error::Invalid)?;
+    cfg.budget.check(
+        &format!("the erosion case's {roots} roots on {ranks_here} ranks in this process"),
+        budget::run_bytes(copies, copies),
+        "use fewer ranks or fewer `cells`",
+    )?;
     Ok(roots)
 }
 
@@ -44,22 +42,21 @@ pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Resu
 /// every rank. Returns the run on rank 0, `None` on the others.
 ///
 /// # Errors
-/// [`Error::Invalid`] when `cfg` is not for `comm.size()` ranks; any rank's error, on every
-/// rank.
+/// [`Error::WrongRanks`] when `cfg` is not for `comm.size()` ranks; any rank's error, on
+/// every rank.
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ErosionConfig,
     mut each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ErosionRun>> {
     if cfg.procs != comm.size() {
-        return Err(Error::Invalid(format!(
-            "the erosion run is set for {} ranks but has {}",
-            cfg.procs,
-            comm.size()
-        )));
+        return Err(Error::WrongRanks {
+            set_for: cfg.procs,
+            has: comm.size(),
+        });
     }
-    let roots = comm.agree(super::check_memory(cfg, 1))?;
-    let domain = comm.agree(domain::build(
+    let roots = comm.agree_as(super::check_memory(cfg, 1))?;
+    let domain = comm.agree_as(domain::build(
         cfg.procs,
         cfg.cells,
         cfg.strong,
@@ -72,13 +69,13 @@ pub fn run_rank<C: Comm + ?Sized>(
         probability,
         strong,
     } = domain;
-    let mut ledger = comm.agree(match comm.rank() {
+    let mut ledger = comm.agree_as(match comm.rank() {
         0 => Ledger::new(cfg, &forest).map(Some),
         _ => Ok(None),
     })?;
     let p = cfg.procs;
     // The run's own balancer never triggers: the policy decides on rank 0.
-    let plum = comm.agree(layout::balancer(
+    let plum = comm.agree_as(layout::balancer(
         cfg.partition,
         &forest,
         p,
@@ -116,14 +113,14 @@ pub fn run_rank<C: Comm + ?Sized>(
         .as_ref()
         .map(|l| l.initial_owner(run.graph().expect("rank 0 keeps the graph"), &fluid))
         .transpose();
-    let initial = comm.agree(initial)?;
+    let initial = comm.agree_as(initial)?;
     let initial: Vec<u32> = comm.broadcast_serde(0, initial.as_ref())?;
     migrate(&mut run, &mut erosion, &initial)?;
     let mut moment = Moment {
         iterations: 0,
         time: 0.0,
     };
-    comm.agree(each(moment, run.forest(), run.owner()))?;
+    comm.agree_as(each(moment, run.forest(), run.owner()))?;
     for iteration in 0..cfg.iterations {
         let mut record = ledger.as_mut().map(|l| {
             let graph = run.graph().expect("rank 0 keeps the graph");
@@ -139,7 +136,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             })
             .collect();
         let divided = comm.reduce_u64(refine.len() as u64, ReduceOp::Sum)?;
-        comm.agree(check_iteration(
+        comm.agree_as(check_iteration(
             cfg,
             roots,
             iteration,
@@ -179,7 +176,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             }
             _ => Ok(None),
         };
-        let decided = comm.agree(decided)?;
+        let decided = comm.agree_as(decided)?;
         let new_owner: Option<Vec<u32>> = comm.broadcast_serde(0, decided.as_ref())?;
         if let Some(new_owner) = new_owner {
             migrate(&mut run, &mut erosion, &new_owner)?;
@@ -189,7 +186,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             moment.time += record.time;
         }
         moment.time = broadcast_f64(comm, moment.time)?;
-        comm.agree(each(moment, run.forest(), run.owner()))?;
+        comm.agree_as(each(moment, run.forest(), run.owner()))?;
         if let (Some(l), Some(record)) = (ledger.as_mut(), record) {
             l.records.push(record);
         }
@@ -203,7 +200,7 @@ pub fn run_rank<C: Comm + ?Sized>(
 
 /// Rank 0's `value` on every rank.
 fn broadcast_f64<C: Comm + ?Sized>(comm: &C, value: f64) -> Result<f64> {
-    comm.broadcast_serde(0, (comm.rank() == 0).then_some(&value))
+    Ok(comm.broadcast_serde(0, (comm.rank() == 0).then_some(&value))?)
 }
 
 /// `(root, leaves)` of every tree held in `forest`, ascending by root.

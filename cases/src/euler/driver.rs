@@ -7,13 +7,13 @@
 
 use std::time::{Duration, Instant};
 
+use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
 use plume::balance::{Plum, SbnOptions};
 use plume::comm::{Comm, CommExt};
 use plume::dist::{BalanceAt, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport};
 use plume::hash::{mix64, IntMap};
 use plume::metrics::RankCpu;
-use plume::{Error, Result};
 
 use super::balanced::StageJobs;
 use super::cases::Case;
@@ -82,15 +82,13 @@ impl MemoryBudget {
     /// for the message) over `roots` roots, at [`budget::euler_bytes`].
     ///
     /// # Errors
-    /// [`Error::Invalid`]: what the step would need and what is available.
+    /// [`Error::MemoryExceeded`]: what the step would need and what is available.
     pub fn check(&self, roots: usize, (leaves, all): (u128, u64), what: &str) -> Result<()> {
-        self.budget
-            .check(
-                &format!("{what} (about {all} leaves)"),
-                budget::euler_bytes(roots as u128, leaves),
-                "lower --max-depth or use a smaller mesh",
-            )
-            .map_err(Error::Invalid)
+        self.budget.check(
+            &format!("{what} (about {all} leaves)"),
+            budget::euler_bytes(roots as u128, leaves),
+            "lower `max_depth` or use a smaller mesh",
+        )
     }
 }
 
@@ -98,29 +96,43 @@ impl EulerConfig {
     /// Checks the settings.
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming the setting at fault.
+    /// [`Error::SettingOutOfRange`] naming the setting at fault.
     pub fn check(&self) -> Result<()> {
-        let bad = |m: String| Err(Error::Invalid(m));
+        let bad = |setting: &'static str, value: String, rule: String| {
+            Err(Error::SettingOutOfRange {
+                setting: setting.into(),
+                value,
+                rule,
+            })
+        };
         let cfl = self.scheme.cfl;
         if !(MIN_CFL..=1.0).contains(&cfl) {
-            return bad(format!(
-                "--cfl {} must be from {MIN_CFL} to 1 (smaller steps only multiply the \
-                 iterations)",
-                short(cfl)
-            ));
+            return bad(
+                "cfl",
+                short(cfl),
+                format!("must be from {MIN_CFL} to 1 (smaller steps only multiply the iterations)"),
+            );
         }
         if !(self.t_end > 0.0 && self.t_end.is_finite()) {
-            return bad(format!("--t-end {} must be positive", self.t_end));
+            return bad("t_end", self.t_end.to_string(), "must be positive".into());
         }
         let i = &self.indicator;
         if !(i.coarsen_below >= 0.0 && i.refine_above > i.coarsen_below) {
-            return bad(format!(
-                "--coarsen-below {} must be at least 0 and below --refine-above {}",
-                i.coarsen_below, i.refine_above
-            ));
+            return bad(
+                "coarsen_below",
+                i.coarsen_below.to_string(),
+                format!(
+                    "must be at least 0 and below `refine_above` {}",
+                    i.refine_above
+                ),
+            );
         }
         if i.max_depth > 8 {
-            return bad(format!("--max-depth {} must be at most 8", i.max_depth));
+            return bad(
+                "max_depth",
+                i.max_depth.to_string(),
+                "must be at most 8".into(),
+            );
         }
         Ok(())
     }
@@ -173,7 +185,8 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// `cfg.initial` says, the state set at every leaf's centroid.
     ///
     /// # Errors
-    /// [`Error::Invalid`] for bad settings or boundary groups; the run's errors.
+    /// [`Error::SettingOutOfRange`] for bad settings, [`Error::Input`] for bad boundary
+    /// groups; the run's errors.
     pub fn new(comm: &'c C, initial: &InitialMesh, cfg: EulerConfig, plum: Plum) -> Result<Self> {
         Self::start(comm, initial, cfg, plum, None)
     }
@@ -270,11 +283,10 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             .scheme
             .time_step(&self.run, &self.mesh, self.cfg.t_end - self.time)
             .map_err(|e| match e {
-                Error::Invalid(m) => Error::Invalid(format!(
-                    "at iteration {}, t = {}: {m}",
-                    self.iteration,
-                    short(self.time)
-                )),
+                Error::Unphysical { at: None, detail } => Error::Unphysical {
+                    at: Some((self.iteration, self.time)),
+                    detail,
+                },
                 e => e,
             })?;
         self.flux_evaluations += match self.sbn {
@@ -312,7 +324,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// # Errors
     /// Transport errors.
     pub fn totals(&self) -> Result<Totals> {
-        Totals::gather(self.run.comm(), self.run.forest())
+        Ok(Totals::gather(self.run.comm(), self.run.forest())?)
     }
 
     /// This rank's CPU account of each adaptation step since the last call (the initial
@@ -385,7 +397,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             0 => "the initial refinement".to_string(),
             i => format!("the adaptation step at iteration {i}"),
         };
-        comm.agree(memory.check(self.run.owner().len(), (here, all), &what))
+        comm.agree_as(memory.check(self.run.owner().len(), (here, all), &what))
     }
 
     /// One iteration's stages as processing levels balanced by SBN (a collective; see

@@ -10,12 +10,12 @@
 //! get the same bits, and a leaf sums its four faces in local face order: the update of a leaf
 //! does not depend on P, on the backend or on which rank holds its neighbours.
 
+use crate::error::{Error, Result};
 use plume::adapt::{Across, LeafId};
 use plume::comm::Comm;
 use plume::dist::{Halo, Run};
 use plume::mesh::geometry::{self, cross, dot, sub};
 use plume::mesh::topology::{sort3_by_key, FACE_VERTS};
-use plume::{Error, Result};
 
 use super::gas::{Conserved, NVARS};
 
@@ -113,7 +113,7 @@ impl FlowMesh {
     /// collective: builds the halo).
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the run does not carry [`NVARS`] fields; the halo's errors.
+    /// [`Error::Input`] when the run does not carry [`NVARS`] fields; the halo's errors.
     pub fn build<C: Comm + ?Sized>(run: &Run<C>) -> Result<FlowMesh> {
         Self::with_halo(run, run.halo()?, None)
     }
@@ -139,7 +139,7 @@ impl FlowMesh {
         let forest = run.forest();
         let nfields = forest.options().nfields;
         if nfields != NVARS {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Input(format!(
                 "the flow needs {NVARS} fields per leaf, the run has {nfields}"
             )));
         }
@@ -207,7 +207,7 @@ impl FlowMesh {
         for (id, u) in self.halo.adjacency.leaves.iter().zip(&self.state) {
             run.leaf_data_mut(*id).copy_from_slice(u);
         }
-        run.refresh_halo(&mut self.halo)
+        Ok(run.refresh_halo(&mut self.halo)?)
     }
 }
 

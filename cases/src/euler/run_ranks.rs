@@ -196,7 +196,7 @@ impl Rank0 {
     }
 
     /// Prints the row of `record` and keeps it.
-    fn row(&mut self, record: EulerRecord) -> plume::Result<()> {
+    fn row(&mut self, record: EulerRecord) -> Result<()> {
         let printed = &mut self.printed;
         let mut outcome = Ok(());
         self.progress
@@ -249,7 +249,7 @@ impl Rank0 {
         cfg: &EulerRunConfig,
         exact: Option<&Reference>,
         (t, cpu): (f64, &RunCpu),
-    ) -> plume::Result<()> {
+    ) -> Result<()> {
         drop(self.progress);
         if let Some(until) = exact.map(|e| e.until).filter(|&until| t >= until) {
             self.printed
@@ -317,7 +317,7 @@ fn on_rank(
     cfg: &EulerRunConfig,
     (initial, serial): (&InitialMesh, &crate::cpu::Serial),
     mut mine: Option<&mut Reporter<Rank0>>,
-) -> plume::Result<Ended> {
+) -> Result<Ended> {
     let comm = rank.comm;
     let plum = comm.agree(balancer(cfg, initial.mesh()))?;
     let mut euler = match cfg.sbn {
@@ -331,7 +331,7 @@ fn on_rank(
     let mut step = 0;
     loop {
         let record = record(comm, &mut euler, exact.as_ref(), &start, &mut since)?;
-        comm.agree(mine.as_mut().map_or(Ok(()), |out| out.case.row(record)))?;
+        comm.agree_as(mine.as_mut().map_or(Ok(()), |out| out.case.row(record)))?;
         if !req.probes.is_empty() {
             let readings = euler.run.probe(req.probes)?;
             let logged = mine.as_mut().map_or(Ok(()), |out| {
@@ -382,7 +382,7 @@ fn on_rank(
 }
 
 /// The density along x in [`PROFILE_SLABS`] slabs over the mesh's extent (a collective).
-fn sod_profile<C: Comm + ?Sized>(euler: &EulerRun<C>) -> plume::Result<Vec<(f64, f64)>> {
+fn sod_profile<C: Comm + ?Sized>(euler: &EulerRun<C>) -> Result<Vec<(f64, f64)>> {
     density_profile(
         euler.run.comm(),
         euler.run.forest(),
@@ -406,7 +406,7 @@ fn record<C: Comm + ?Sized>(
     exact: Option<&Reference>,
     start: &Totals,
     since: &mut Since,
-) -> plume::Result<EulerRecord> {
+) -> Result<EulerRecord> {
     let totals = euler.totals()?;
     let change = totals.change_from(start);
     let density_l1 = match exact.and_then(|e| e.at(euler.time)) {
@@ -466,7 +466,7 @@ fn write_output<C: Comm + ?Sized>(
     series: &ranks::Series,
     step: usize,
     rank0: Option<&mut Reporter<Rank0>>,
-) -> plume::Result<()> {
+) -> Result<()> {
     let forest = euler.run.forest();
     let states: Vec<Primitive> = euler.mesh.state.iter().map(Primitive::of).collect();
     let arrays = [
@@ -475,12 +475,12 @@ fn write_output<C: Comm + ?Sized>(
         CellArray::vector("velocity", states.iter().map(|w| w.vel).collect()),
         CellArray::float("pressure", states.iter().map(|w| w.p).collect()),
     ];
-    series.write_agreed(
+    Ok(series.write_agreed(
         euler.run.comm(),
         (step, euler.time),
         (forest, &arrays),
         rank0.map(|out| (&mut out.folder, &mut out.indices)),
-    )
+    )?)
 }
 
 /// Refuses a probe point outside the mesh (located with the initial mesh's own locator,

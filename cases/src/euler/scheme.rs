@@ -3,11 +3,11 @@
 //! orientation of [`super::mesh`]), the CFL time step (a global minimum over the ranks), and
 //! explicit Euler or SSP-RK2 (Shu–Osher) in time, the halo exchanged after every stage.
 
+use crate::error::{Error, Result};
 use plume::comm::{Comm, ReduceOp};
 use plume::dist::Run;
 use plume::mesh::geometry::norm;
 use plume::mesh::PhysicalTags;
-use plume::{Error, Result};
 
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
@@ -42,7 +42,7 @@ impl Boundaries {
     /// inflow faces.
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming a surface group that is none of the three, or one that tags
+    /// [`Error::Input`] naming a surface group that is none of the three, or one that tags
     /// no boundary face (its triangles lie on interior faces, where no condition applies).
     pub fn from_tags(tags: &PhysicalTags, inflow: Primitive) -> Result<Boundaries> {
         let mut kinds = Vec::new();
@@ -52,7 +52,7 @@ impl Boundaries {
                 "outflow" => BoundaryKind::Outflow,
                 "inflow" => BoundaryKind::Inflow,
                 other => {
-                    return Err(Error::Invalid(format!(
+                    return Err(Error::Input(format!(
                         "boundary group '{other}' (tag {}) is not wall, outflow or inflow",
                         name.tag
                     )))
@@ -60,7 +60,7 @@ impl Boundaries {
             };
             let on_boundary = |t: u32| tags.boundary.iter().any(|faces| faces.contains(&t));
             if name.tag != 0 && !on_boundary(name.tag) {
-                return Err(Error::Invalid(format!(
+                return Err(Error::Input(format!(
                     "boundary group '{}' (tag {}) lies on no boundary face of the mesh: its \
                      triangles are interior faces (or it has none), where no condition applies",
                     name.name, name.tag
@@ -133,14 +133,17 @@ impl Scheme {
     /// (`f64::INFINITY` without leaves).
     ///
     /// # Errors
-    /// [`Error::Invalid`] when a leaf's state is not physical (the flow blew up).
+    /// [`Error::Unphysical`] when a leaf's state is not physical (the flow blew up).
     pub fn local_time_step(&self, mesh: &FlowMesh) -> Result<f64> {
         let mut dt = f64::INFINITY;
         for (i, (u, g)) in mesh.state.iter().zip(&mesh.geometry).enumerate() {
             let w = Primitive::of(u);
             if !w.is_physical() {
                 let leaf = mesh.halo.adjacency.leaves[i];
-                return Err(Error::Invalid(unphysical(leaf, &w, self.opts.flux)));
+                return Err(Error::Unphysical {
+                    at: None,
+                    detail: unphysical(leaf, &w, self.opts.flux),
+                });
             }
             let speed = norm(w.vel) + w.sound_speed();
             dt = dt.min(g.volume / (g.surface() * speed));
@@ -160,7 +163,7 @@ impl Scheme {
         at_most: f64,
     ) -> Result<f64> {
         let comm = run.comm();
-        let local = plume::comm::CommExt::agree(comm, self.local_time_step(mesh))?;
+        let local = plume::comm::CommExt::agree_as(comm, self.local_time_step(mesh))?;
         Ok(comm.all_reduce_f64(&[local], ReduceOp::Min)?[0].min(at_most))
     }
 

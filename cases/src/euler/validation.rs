@@ -83,16 +83,16 @@ impl RiemannReference {
 /// lies in it, at the slab's middle; empty slabs are left out.
 ///
 /// # Errors
-/// [`plume::Error::Invalid`] for no slab or an empty or non-finite range; transport errors.
+/// [`crate::Error::Input`] for no slab or an empty or non-finite range; transport errors.
 pub fn density_profile<C: Comm + ?Sized>(
     comm: &C,
     forest: &Forest,
     (lo, hi): (f64, f64),
     slabs: usize,
-) -> Result<Vec<(f64, f64)>> {
+) -> crate::Result<Vec<(f64, f64)>> {
     let range = hi - lo;
     if slabs == 0 || !(range.is_finite() && range > 0.0) {
-        return Err(plume::Error::Invalid(format!(
+        return Err(crate::Error::Input(format!(
             "a density profile needs slabs (got {slabs}) over a finite range lo < hi (got {lo} to {hi})"
         )));
     }
@@ -121,8 +121,8 @@ pub fn density_profile<C: Comm + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ranks::launch_threads;
     use plume::adapt::{AdaptOptions, Transfer};
-    use plume::comm::launch_threads;
     use plume::mesh::generate_box;
 
     /// A box refined once, its density `rho(x)` at each leaf's centroid.

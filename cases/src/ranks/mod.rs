@@ -15,7 +15,7 @@ pub use series::{Indices, Series, SeriesSpec};
 use std::path::Path;
 use std::sync::Mutex;
 
-use plume::comm::{launch, Backend, Comm, CommExt};
+use plume::comm::{launch, Backend, Comm, CommExt, ThreadComm};
 
 use crate::error::{Error, Result};
 use crate::progress::Host;
@@ -135,22 +135,34 @@ pub fn run<C: RankCase>(start: &Ranks, case: &C) -> Result {
         reporter: Mutex::new(Some(reporter)),
         series: series::<C>(start, procs),
     };
-    // The typed error of each failing rank: the ranks' outcomes carry the library's.
+    launch_threads(procs, |comm| on_rank(comm, case, &shared)).map(drop)
+}
+
+/// [`plume::comm::launch_threads`] for a rank's part of a case: runs `rank_main` on `procs`
+/// thread ranks and returns their values in rank order, or the case's error of the first
+/// failing rank (typed: the library's launcher carries its own error, so each rank keeps its
+/// case's error aside and the others hear its text).
+///
+/// # Errors
+/// The first failing rank's error; the launcher's (no rank, a rank that panicked).
+pub fn launch_threads<T: Send>(
+    procs: usize,
+    rank_main: impl Fn(&ThreadComm) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
     let failures: Vec<Mutex<Option<Error>>> = (0..procs).map(|_| Mutex::new(None)).collect();
-    let launched = launch(Backend::Threads { procs }, |comm| {
-        on_rank(comm, case, &shared).map_err(|error| {
+    let launched = plume::comm::launch_threads(procs, |comm| {
+        rank_main(comm).map_err(|error| {
             let for_others = as_library(&error, comm.rank());
             *lock(&failures[comm.rank()]) = Some(error);
             for_others
         })
     });
-    match launched {
-        Ok(_) => Ok(()),
-        Err(error) => Err(failures
+    launched.map_err(|error| {
+        failures
             .into_iter()
             .find_map(|f| f.into_inner().unwrap_or_else(|p| p.into_inner()))
-            .unwrap_or(Error::Plume(error))),
-    }
+            .unwrap_or(Error::Plume(error))
+    })
 }
 
 /// What the ranks of one process share.

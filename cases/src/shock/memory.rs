@@ -2,7 +2,7 @@
 //! largest balancer's tables) and before each level's subdivision, against the run's
 //! [`Budget`]; refused with what needs the memory and a hint.
 
-use plume::Result;
+use crate::error::Result;
 
 use crate::budget::{self, Budget};
 
@@ -48,9 +48,7 @@ pub(super) fn fits(
     hint: &str,
 ) -> Result<()> {
     let need = budget::run_bytes(roots, leaves).saturating_add(balancing);
-    budget
-        .check(what, need, hint)
-        .map_err(plume::Error::Invalid)
+    budget.check(what, need, hint.to_string())
 }
 
 /// The tracks balance one after the other: the bytes of the largest balancer's tables among

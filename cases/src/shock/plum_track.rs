@@ -2,13 +2,13 @@
 //! weights (or after it), migrate the trees, then process the level with the static
 //! assignment on the simulated machine.
 
+use crate::error::Result;
 use plume::adapt::Forest;
 use plume::balance::{migrate_counted, Balance, Migration, Plum};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{geometry, Mesh};
 use plume::metrics::{Cut, Movement};
 use plume::sim::{plum_level, processing_times};
-use plume::Result;
 
 use crate::words::{PolicyName, PolicySettings};
 
@@ -221,7 +221,7 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
 
 /// PLUM as `cfg` sets it for `mesh`'s roots (the partitioner may use their centroids); with
 /// [`Balancer::None`] its policy never balances.
-pub(super) fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> Result<Plum> {
+pub(super) fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> plume::Result<Plum> {
     let centroids: Vec<[f64; 3]> = (0..mesh.nelems())
         .map(|e| geometry::centroid(&mesh.corners(e)))
         .collect();

@@ -11,13 +11,13 @@
 
 use std::time::Instant;
 
+use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt};
 use plume::dist::{self, Run, StepReport};
 use plume::mesh::geometry;
 use plume::metrics::Movement;
-use plume::{Error, Result};
 
 use super::front::{front_marks, FrontAt};
 use super::memory::{balancer_name, balancing_bytes, fits};
@@ -37,8 +37,9 @@ use crate::budget;
 /// level; its errors end every rank. Returns the run on rank 0, `None` on the others.
 ///
 /// # Errors
-/// [`Error::Invalid`] when `cfg` is not for `comm.size()` ranks, or asks for SBN without a
-/// processing kernel; any rank's error, on every rank.
+/// [`Error::WrongRanks`] when `cfg` is not for `comm.size()` ranks,
+/// [`Error::SettingOutOfRange`] when it asks for SBN without a processing kernel; any rank's
+/// error, on every rank.
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ShockConfig,
@@ -47,24 +48,27 @@ pub fn run_rank<C: Comm + ?Sized>(
     mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ShockRun>> {
     if cfg.procs != comm.size() {
-        return Err(Error::Invalid(format!(
-            "the run is set for {} ranks but has {}",
-            cfg.procs,
-            comm.size()
-        )));
+        return Err(Error::WrongRanks {
+            set_for: cfg.procs,
+            has: comm.size(),
+        });
     }
     if cfg.balancer == Balancer::Sbn && cfg.processing.is_none() {
-        return Err(Error::Invalid(
-            "SBN on ranks balances while the ranks process the levels: it needs a kernel".into(),
-        ));
+        return Err(Error::SettingOutOfRange {
+            setting: "balancer".into(),
+            value: "SBN".into(),
+            rule: "on ranks balances while the ranks process the levels: it needs a \
+                   `processing` kernel"
+                .into(),
+        });
     }
     let mesh = initial.mesh();
     let roots = mesh.nelems();
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
-    comm.agree(check_memory(cfg, roots, ranks_here))?;
+    comm.agree_as(check_memory(cfg, roots, ranks_here))?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let locator = initial.locator();
-    let plum = comm.agree(make_plum(cfg, mesh))?;
+    let plum = comm.agree_as(make_plum(cfg, mesh))?;
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
         nfields: 0,
@@ -77,7 +81,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
-    comm.agree(each_level(0, None, run.forest(), run.owner()))?;
+    comm.agree_as(each_level(0, None, run.forest(), run.owner()))?;
     let mut levels = Vec::with_capacity(cfg.levels);
     for level in 1..=cfg.levels {
         let front = FrontAt::new(&cfg.front, level, lo, hi);
@@ -93,7 +97,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             None => start.map(|start| record(cfg, &run, &report, &start)),
             Some(kernel) => process(cfg, &mut run, kernel, level, (&report, start), s_per_leaf)?,
         };
-        comm.agree(each_level(
+        comm.agree_as(each_level(
             level,
             record.as_ref(),
             run.forest(),
@@ -116,7 +120,7 @@ fn kernel_cost<C: Comm + ?Sized>(run: &Run<C>, cfg: &ShockConfig) -> Result<f64>
         Some(kernel) if run.comm().rank() == 0 => kernel.seconds_per_leaf(run.forest(), 3),
         _ => Ok(0.0),
     };
-    run.comm().agree(measured)
+    Ok(run.comm().agree_as(measured)?)
 }
 
 /// The processing level after step `level` (`report`; `start`: the owners before it, on rank
@@ -147,7 +151,7 @@ fn process<C: Comm + ?Sized>(
         (Some(from), Some(graph)) => predicted(cfg, graph, from, sbn),
         _ => Ok(0.0),
     };
-    let predicted = run.comm().agree(predicted)?;
+    let predicted = run.comm().agree_as(predicted)?;
     let Some(start) = start else {
         return Ok(None);
     };
@@ -215,7 +219,7 @@ fn check_level_memory<C: Comm + ?Sized>(
     let (here, all) = budget::leaves_after_step(comm, run.forest().nleaves(), divided, ranks_here)?;
     let roots = run.owner().len() as u128;
     let balancing = balancing_bytes(std::slice::from_ref(cfg), run.owner().len()).0;
-    comm.agree(fits(
+    comm.agree_as(fits(
         &cfg.budget,
         [roots.saturating_mul(ranks_here as u128), here, balancing],
         &format!("level {level} of {}: about {all} leaves", cfg.levels),

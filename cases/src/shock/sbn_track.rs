@@ -3,6 +3,7 @@
 //! the level before; the trees whose processor changed then really move (serialized packets),
 //! as they would have, lazily, during the level.
 
+use crate::error::Result;
 use plume::adapt::Forest;
 use plume::balance::migrate;
 use plume::balance::sbn::prepartition::prepartition;
@@ -10,7 +11,6 @@ use plume::balance::sbn::Shared;
 use plume::graph::{DualGraph, Weights};
 use plume::metrics::SysLoad;
 use plume::sim::{processing_times, sbn_level};
-use plume::Result;
 
 use super::record::loads_and_cut;
 use super::track::Track;

@@ -5,10 +5,10 @@
 
 use std::time::Instant;
 
+use crate::error::Result;
 use plume::adapt::{AdaptOptions, Forest, Locator};
 use plume::graph::DualGraph;
 use plume::mesh::{geometry, Mesh};
-use plume::Result;
 
 use crate::budget;
 
@@ -64,11 +64,10 @@ impl ShockRun {
 /// The track `cfg` asks for, starting from the initial partition of `graph`.
 pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Box<dyn Track>> {
     if cfg.procs == 0 || cfg.procs > graph.nvertices() {
-        return Err(plume::Error::Invalid(format!(
-            "--procs {} must be between 1 and the number of roots ({})",
-            cfg.procs,
-            graph.nvertices()
-        )));
+        return Err(crate::Error::RanksExceedRoots {
+            procs: cfg.procs,
+            roots: graph.nvertices(),
+        });
     }
     let plum = plum_track::PlumTrack::new(cfg, forest, graph)?;
     Ok(match cfg.balancer {

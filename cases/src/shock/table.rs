@@ -47,7 +47,7 @@ impl Table {
         run: &ShockRun,
         folder: &mut RunFolder,
         source: MeshSource,
-    ) -> plume::Result<()> {
+    ) -> crate::Result<()> {
         drop(self.progress);
         let mut text = table_average(&run.levels, &self.columns);
         if let Some(kernel) = run.config.processing {

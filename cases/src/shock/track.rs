@@ -3,9 +3,9 @@
 //! tracks (`plum_track.rs`, `sbn_track.rs`) and the driver that makes them do not import each
 //! other.
 
+use crate::error::Result;
 use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
-use plume::Result;
 
 use super::{LevelRecord, StageTimes};
 

@@ -3,12 +3,12 @@
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions, SbnOptions};
-use plume::comm::launch_threads;
 use plume::mesh::geometry;
 use plume_cases::euler::{
     Case, Conserved, EulerConfig, EulerRun, FluxScheme, IndicatorOptions, InitialRefinement,
     MemoryBudget, RiemannReference, SchemeOptions, State1d, TimeScheme,
 };
+use plume_cases::ranks::launch_threads;
 
 /// One leaf at the end of a run, named by its sorted vertex keys.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 
 use plume::mesh::Mesh;
 use plume::sim::Machine;
-use plume::Result;
+use plume_cases::Result;
 
 use plume_cases::provenance::Provenance;
 use plume_cases::shock::{self, Balancer, ShockConfig, ShockRun};
