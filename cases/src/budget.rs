@@ -165,18 +165,6 @@ impl Budget {
     }
 }
 
-/// A byte count for a message: "850 MB", "12.3 GB", "3.4e29 GB".
-pub(crate) fn human(bytes: u128) -> String {
-    let gb = bytes as f64 / 1e9;
-    if gb < 1.0 {
-        format!("{:.0} MB", gb * 1e3)
-    } else if gb < 1e4 {
-        format!("{gb:.1} GB")
-    } else {
-        format!("{gb:.1e} GB")
-    }
-}
-
 /// The first whitespace-separated number after `key` on the line of `text` starting with it.
 fn field(text: &str, key: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(key))?;

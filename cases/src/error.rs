@@ -183,8 +183,8 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "{what} would need about {} of memory, but {} is available; {hint}",
-                crate::budget::human(*need),
-                crate::budget::human(u128::from(*available))
+                human(*need),
+                human(u128::from(*available))
             ),
             Error::WrongRanks { set_for, has } => {
                 write!(f, "the run is set for {set_for} ranks but has {has}")
@@ -243,6 +243,18 @@ pub fn check_procs(procs: usize, parts_per_proc: usize, roots: usize) -> Result 
         });
     }
     Ok(())
+}
+
+/// A byte count for a message: "850 MB", "12.3 GB", "3.4e29 GB".
+fn human(bytes: u128) -> String {
+    let gb = bytes as f64 / 1e9;
+    if gb < 1.0 {
+        format!("{:.0} MB", gb * 1e3)
+    } else if gb < 1e4 {
+        format!("{gb:.1} GB")
+    } else {
+        format!("{gb:.1e} GB")
+    }
 }
 
 #[cfg(test)]
