@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{fails, ok, TempDir};
+use common::{calibrate_ok, fails, ok, TempDir};
 use serde_json::Value;
 
 /// The constants of a machine, in the order `plume::sim::Machine` declares them.
@@ -48,7 +48,7 @@ fn compare(dir: &TempDir, out: &str, machine: Option<&str>) -> (Value, String) {
 fn calibrate_writes_constants_that_compare_reads_and_reports() {
     let dir = TempDir::new("calibrate");
     let file = dir.arg("machines/here.json");
-    let run = ok(&["calibrate", "--quick", "--out", &file]);
+    let run = calibrate_ok(&["--quick", "--out", &file]);
     assert!(run.stdout.contains("µs per leaf") && run.stdout.contains("| bandwidth |"));
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let written = written.as_object().unwrap();

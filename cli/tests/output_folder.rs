@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{ok, TempDir};
+use common::{calibrate_ok, ok, TempDir};
 
 /// The names in `dir`, sorted.
 fn names(dir: &Path) -> Vec<String> {
@@ -413,7 +413,7 @@ fn calibrate_replaces_its_file_whole() {
     let out = dir.arg("machine.json");
     std::fs::write(&out, "an earlier machine").unwrap();
     std::fs::hard_link(&out, dir.path("old.json")).unwrap();
-    ok(&["calibrate", "--quick", "--out", &out]);
+    calibrate_ok(&["--quick", "--out", &out]);
     let written = std::fs::read_to_string(&out).unwrap();
     assert!(written.contains("t_leaf"), "{written}");
     assert_eq!(
