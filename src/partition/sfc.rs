@@ -107,8 +107,8 @@ pub fn hilbert_keys(points: &[[f64; 3]], bounds: ([f64; 3], [f64; 3])) -> Result
         .collect())
 }
 
-/// The position of cell `x` (coordinates below 2^[`BITS`]) on the 3-D Hilbert curve of order
-/// [`BITS`]: J. Skilling, "Programming the Hilbert curve", AIP Conf. Proc. 707 (2004), the
+/// The position of cell `x` (coordinates below 2^21) on the 3-D Hilbert curve of order 21, by
+/// J. Skilling, "Programming the Hilbert curve", AIP Conf. Proc. 707 (2004): the
 /// axes-to-transpose transform, then the transposed bits interleaved (x's bit first).
 pub fn hilbert_key(mut x: [u32; 3]) -> u64 {
     let top = 1u32 << (BITS - 1);

@@ -1,9 +1,10 @@
-//! The erosion case run whole on real ranks: P threads of this process ([`threads`]) or the
-//! processes of an `mpirun` job ([`mpi`]), each running its part of the case
-//! ([`super::ranks`]). Every rank writes its own piece of each written iteration,
-//! `iter_XXXX/rRRRR.vtu`, and rank 0 the iteration's index `iter_XXXX.pvtu`, `erosion.pvd`
-//! listing the indices at the modelled time, the table and the reports (`compare`'s other
-//! runs are single-process runs on rank 0: their records are what ranks would give).
+//! The erosion case run whole on real ranks: P threads of this process (the threads backend) or
+//! the processes of an `mpirun` job (the MPI backend), through the one rank driver
+//! ([`crate::ranks::run`]), each running its part of the case ([`super::ranks`]). Every rank
+//! writes its own piece of each written iteration, `iter_XXXX/rRRRR.vtu`, and rank 0 the
+//! iteration's index `iter_XXXX.pvtu`, `erosion.pvd` listing the indices at the modelled time, the
+//! table and the reports (`compare`'s other runs are single-process runs on rank 0: their records
+//! are what ranks would give).
 
 use std::time::Instant;
 

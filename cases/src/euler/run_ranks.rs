@@ -1,13 +1,13 @@
-//! The Euler case run whole on real ranks: P threads of this process ([`threads`]) or the
-//! processes of an `mpirun` job ([`mpi`]), each running its part of the flow
-//! ([`super::EulerRun`]). Every `output_every` iterations (and at the start and the
-//! end) the ranks agree on a record (rank 0 prints its row) and, as `vtk` says, each rank
-//! writes its piece `step_XXXX/rRRRR.vtu` with the cell data `rank`, `density`, `velocity`
-//! and `pressure`; rank 0 writes the output's index `step_XXXX.pvtu` and `euler.pvd`, whose
-//! times are physical times. At the end rank 0 writes `metrics.json`, `metrics.csv` and
-//! `summary.md`, and for a Sod case `density.svg`, the density along x against the exact
-//! solution (each record also holds the density's L1 error). Each probe point's state at
-//! every output goes into `probe_N.csv` ([`crate::probes`]).
+//! The Euler case run whole on real ranks: P threads of this process (the threads backend) or the
+//! processes of an `mpirun` job (the MPI backend), through the one rank driver
+//! ([`crate::ranks::run`]), each running its part of the flow ([`super::EulerRun`]). Every
+//! `output_every` iterations (and at the start and the end) the ranks agree on a record (rank 0
+//! prints its row) and, as `vtk` says, each rank writes its piece `step_XXXX/rRRRR.vtu` with the
+//! cell data `rank`, `density`, `velocity` and `pressure`; rank 0 writes the output's index
+//! `step_XXXX.pvtu` and `euler.pvd`, whose times are physical times. At the end rank 0 writes
+//! `metrics.json`, `metrics.csv` and `summary.md`, and for a Sod case `density.svg`, the density
+//! along x against the exact solution (each record also holds the density's L1 error). Each probe
+//! point's state at every output goes into `probe_N.csv` ([`crate::probes`]).
 
 use std::collections::BTreeMap;
 

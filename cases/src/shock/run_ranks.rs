@@ -1,10 +1,10 @@
-//! The shock case run whole: on real ranks, P threads of this process ([`threads`]) or the
-//! processes of an `mpirun` job ([`mpi`]), each running its part of the case
-//! ([`super::ranks`]), or SBN on the simulated machine ([`simulated`]). Rank 0 prints the
-//! table and writes the reports; every rank writes its own piece of each written level,
-//! `level_XXXX/rRRRR.vtu`, and rank 0 the level's index `level_XXXX.pvtu` and `shock.pvd`
-//! listing the indices. Only rank 0 reports a failure (under MPI the other processes return
-//! it as reported).
+//! The shock case run whole: on real ranks, P threads of this process (the threads backend) or the
+//! processes of an `mpirun` job (the MPI backend), through the one rank driver
+//! ([`crate::ranks::run`]), each running its part of the case ([`super::ranks`]), or SBN on the
+//! simulated machine ([`simulated`]). Rank 0 prints the table and writes the reports; every rank
+//! writes its own piece of each written level, `level_XXXX/rRRRR.vtu`, and rank 0 the level's
+//! index `level_XXXX.pvtu` and `shock.pvd` listing the indices. Only rank 0 reports a failure
+//! (under MPI the other processes return it as reported).
 
 use std::path::Path;
 

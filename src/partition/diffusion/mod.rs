@@ -83,8 +83,8 @@ pub struct Diffusion {
 }
 
 impl Default for Diffusion {
-    /// Until `λ ≤ 1 %` ([`DEFAULT_LAMBDA_PCT`]), `γ = 1 / (1 + Δ)`, up to
-    /// [`DEFAULT_MAX_ROUNDS`] rounds.
+    /// Until `λ ≤ 1 %`, `γ = 1 / (1 + Δ)`, up to
+    /// 64 rounds.
     fn default() -> Self {
         Diffusion {
             sweeps: Sweeps::UntilBalanced {
