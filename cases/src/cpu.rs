@@ -4,38 +4,10 @@
 //! already use `measured` for a processing level's times) and as one line of `summary.md`.
 //! Like `time_ms` it varies from run to run.
 
-use plume::comm::{Comm, CpuClock};
-use plume::dist::gather_cpu;
-use plume::metrics::{Phase, RankCpu, RunCpu};
+use plume::comm::Comm;
+use plume::dist::{gather_cpu, CpuLaps};
+use plume::metrics::{RankCpu, RunCpu};
 use plume::Result;
-
-/// The process's CPU clock since a start: what this process spent reading the mesh and
-/// building its topology before the ranks started.
-pub struct Serial {
-    clock: CpuClock,
-    start: std::time::Duration,
-    phases: Vec<(Phase, f64)>,
-}
-
-impl Serial {
-    /// Starts counting.
-    pub fn start() -> Serial {
-        let clock = CpuClock::Process;
-        Serial {
-            clock,
-            start: clock.now(),
-            phases: Vec::new(),
-        }
-    }
-
-    /// Ends `phase` here: the seconds since the last phase ended (or the start) count for it.
-    pub fn end(&mut self, phase: Phase) {
-        let now = self.clock.now();
-        self.phases
-            .push((phase, now.saturating_sub(self.start).as_secs_f64()));
-        self.start = now;
-    }
-}
 
 /// The run's account from start-up's `startup` (this rank's; a collective) and `serial`, the
 /// work done once before the ranks started, if counted (on the critical path).
@@ -45,10 +17,10 @@ impl Serial {
 pub fn start<C: Comm + ?Sized>(
     comm: &C,
     startup: &RankCpu,
-    serial: Option<&Serial>,
+    serial: Option<&CpuLaps>,
 ) -> Result<RunCpu> {
     let mut account = RunCpu::new(&gather_cpu(comm, startup)?);
-    for &(phase, seconds) in serial.map_or(&[][..], |s| &s.phases) {
+    for &(phase, seconds) in serial.map_or(&[][..], |s| s.segments()) {
         account.add_serial(phase, seconds)?;
     }
     Ok(account)

@@ -10,11 +10,45 @@ use crate::{Error, Result};
 use std::cell::RefCell;
 use std::time::Duration;
 
-/// The segments recorded so far and the open one.
-struct Recording {
-    segments: Vec<(Phase, f64)>,
-    phase: Phase,
+/// A stopwatch on a CPU clock whose laps each count for a phase: the segments a
+/// [`RankCpu`] is made of. The run's transport keeps one per rank; a caller times work done
+/// once before the ranks start (reading a mesh) with one on [`CpuClock::Process`].
+#[derive(Debug, Clone)]
+pub struct CpuLaps {
+    clock: CpuClock,
     since: Duration,
+    segments: Vec<(Phase, f64)>,
+}
+
+impl CpuLaps {
+    /// Starts timing on `clock`.
+    pub fn start(clock: CpuClock) -> CpuLaps {
+        CpuLaps {
+            clock,
+            since: clock.now(),
+            segments: Vec::new(),
+        }
+    }
+
+    /// Ends a lap here (one clock read): the seconds since the last lap (or the start) count
+    /// for `phase`.
+    pub fn lap(&mut self, phase: Phase) {
+        let now = self.clock.now();
+        self.segments
+            .push((phase, now.saturating_sub(self.since).as_secs_f64()));
+        self.since = now;
+    }
+
+    /// The laps so far, in order.
+    pub fn segments(&self) -> &[(Phase, f64)] {
+        &self.segments
+    }
+}
+
+/// The laps recorded so far and the phase of the open one.
+struct Recording {
+    laps: CpuLaps,
+    phase: Phase,
 }
 
 /// A transport that accounts the rank's CPU time between its collectives (see the module doc).
@@ -42,9 +76,8 @@ impl<'c, C: Comm + ?Sized> Accounted<'c, C> {
     /// Starts recording (dropping anything recorded and not taken) with `phase` open.
     pub(crate) fn start(&self, phase: Phase) {
         *self.recording.borrow_mut() = Some(Recording {
-            segments: Vec::new(),
+            laps: CpuLaps::start(self.clock),
             phase,
-            since: self.clock.now(),
         });
     }
 
@@ -57,7 +90,7 @@ impl<'c, C: Comm + ?Sized> Accounted<'c, C> {
     /// [`Accounted::start`] (empty when not recording).
     pub(crate) fn take(&self) -> RankCpu {
         self.cut(None);
-        let segments = self.recording.borrow_mut().take().map(|r| r.segments);
+        let segments = self.recording.borrow_mut().take().map(|r| r.laps.segments);
         RankCpu::from_segments(segments.unwrap_or_default())
     }
 
@@ -65,11 +98,8 @@ impl<'c, C: Comm + ?Sized> Accounted<'c, C> {
     /// phase.
     fn cut(&self, next: Option<Phase>) {
         if let Some(r) = self.recording.borrow_mut().as_mut() {
-            let now = self.clock.now();
-            r.segments
-                .push((r.phase, now.saturating_sub(r.since).as_secs_f64()));
+            r.laps.lap(r.phase);
             r.phase = next.unwrap_or(r.phase);
-            r.since = now;
         }
     }
 }

@@ -61,7 +61,7 @@ mod probe;
 mod process;
 mod sbn;
 
-pub use accounting::gather_cpu;
+pub use accounting::{gather_cpu, CpuLaps};
 pub use halo::{GhostLeaf, Halo};
 pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{

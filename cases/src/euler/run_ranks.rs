@@ -81,7 +81,7 @@ struct Setup {
     cfg: EulerRunConfig,
     initial: InitialMesh,
     /// The CPU spent reading the mesh and building its topology.
-    serial: crate::cpu::Serial,
+    serial: plume::dist::CpuLaps,
     source: Option<MeshSource>,
 }
 
@@ -103,12 +103,12 @@ impl RankCase for OnRanks<'_, '_> {
     type Run = Ended;
 
     fn setup(&self, process: Process) -> Result<Setup> {
-        let mut serial = crate::cpu::Serial::start();
+        let mut serial = plume::dist::CpuLaps::start(plume::comm::CpuClock::Process);
         let (mesh, source) = (self.0.mesh)()?;
-        serial.end(Phase::Read);
+        serial.lap(Phase::Read);
         let cfg = (self.0.config)(process.procs, &mesh)?;
         let initial = InitialMesh::new(mesh)?;
-        serial.end(Phase::Topology);
+        serial.lap(Phase::Topology);
         check_probes(self.0.probes, &initial)?;
         Ok(Setup {
             cfg,
@@ -315,7 +315,7 @@ fn on_rank(
     rank: &Rank,
     req: &Request,
     cfg: &EulerRunConfig,
-    (initial, serial): (&InitialMesh, &crate::cpu::Serial),
+    (initial, serial): (&InitialMesh, &plume::dist::CpuLaps),
     mut mine: Option<&mut Reporter<Rank0>>,
 ) -> Result<Ended> {
     let comm = rank.comm;

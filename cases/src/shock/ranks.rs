@@ -43,7 +43,7 @@ use crate::budget;
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ShockConfig,
-    (initial, serial): (&InitialMesh, &crate::cpu::Serial),
+    (initial, serial): (&InitialMesh, &plume::dist::CpuLaps),
     all_ranks_here: bool,
     mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ShockRun>> {

@@ -85,7 +85,7 @@ struct Setup {
     cfg: ShockConfig,
     initial: InitialMesh,
     /// The CPU spent reading the mesh and building its topology.
-    serial: crate::cpu::Serial,
+    serial: plume::dist::CpuLaps,
     source: Option<MeshSource>,
 }
 
@@ -105,14 +105,14 @@ impl RankCase for OnRanks<'_, '_> {
     fn setup(&self, process: Process) -> Result<Setup> {
         let req = self.0;
         let cfg = (req.config)(process.procs)?;
-        let mut serial = crate::cpu::Serial::start();
+        let mut serial = plume::dist::CpuLaps::start(plume::comm::CpuClock::Process);
         // Only rank 0 prints the reader's notes and needs the mesh's provenance.
         let (mesh, source) = (req.mesh)(!process.reports)?;
-        serial.end(Phase::Read);
+        serial.lap(Phase::Read);
         check_procs(process.procs, cfg.parts_per_proc, mesh.nelems())?;
         super::ranks::check_memory(&cfg, mesh.nelems(), process.ranks_here)?;
         let initial = InitialMesh::new(mesh)?;
-        serial.end(Phase::Topology);
+        serial.lap(Phase::Topology);
         Ok(Setup {
             cfg,
             initial,
