@@ -12,8 +12,8 @@ mod external;
 
 mod common;
 
-use common::{check_ownership, step_serial, without_hang};
-use plume::adapt::{AdaptOptions, Forest, LeafView};
+use common::{check_ownership, check_parts, step_serial, without_hang};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{BalanceAt, LevelMetrics, Mark, Run};
@@ -79,14 +79,14 @@ fn bounds(mesh: &Mesh) -> ([f64; 3], [f64; 3]) {
     (lo, hi)
 }
 
-/// The leaves of the trees `forest` holds, as [`LeafKey`]s.
+/// The leaves of the trees `forest` holds, as [`LeafKey`]s (roots by global id).
 fn leaf_keys(forest: &Forest) -> Vec<LeafKey> {
     let mut out = Vec::with_capacity(forest.nleaves());
     forest.for_each_leaf(|l| {
         let mut keys = l.verts.map(|v| forest.vertices()[v].key);
         keys.sort_unstable();
         out.push((
-            l.id.root,
+            forest.initial().root_gid(l.id.root),
             l.level,
             keys,
             l.data.iter().map(|x| x.to_bits()).collect(),
@@ -105,20 +105,29 @@ fn solve_all(forest: &Forest) -> Vec<(plume::adapt::LeafId, f64)> {
 /// Per level: the union of the ranks' leaves (sorted) and the step's metrics.
 type Levels = Vec<(Vec<LeafKey>, LevelMetrics)>;
 
-/// `LEVELS` steps of the shock marking on `procs` thread ranks.
-fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt) -> Levels {
+/// `LEVELS` steps of the shock marking on `procs` thread ranks, each holding the whole mesh
+/// or (`parts`) only its roots and their ghost layer.
+fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt, parts: bool) -> Levels {
     let (lo, hi) = bounds(mesh);
+    let initial = InitialMesh::new(mesh.clone()).unwrap();
     let per_rank = launch_threads(procs, |comm| {
         let opts = PlumOptions {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         };
-        let mut run =
-            Run::new(comm, mesh.clone(), adapt_options(), Plum::new(opts)?)?.balance_at(at);
+        let plum = Plum::new(opts)?;
+        let run = match parts {
+            false => Run::on(comm, &initial, adapt_options(), plum)?,
+            true => Run::on_parts(comm, &initial, adapt_options(), plum)?,
+        };
+        let mut run = run.balance_at(at);
         let mut levels = Vec::new();
         for level in 0..LEVELS {
             let report = run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
-            check_ownership(&run)?;
+            match parts {
+                false => check_ownership(&run)?,
+                true => check_parts(&run, &initial)?,
+            }
             // Each rank's part keeps the forest's invariants: its edge set is exactly the
             // edges its splits use.
             run.forest().check_structure()?;
@@ -173,8 +182,8 @@ fn run_serial(mesh: &Mesh) -> Vec<Vec<LeafKey>> {
 }
 
 /// Every P gives the serial forest's leaves and data after every level, and the same
-/// adaptation counts.
-fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt) {
+/// adaptation counts, with each rank holding the whole mesh or (`parts`) its part.
+fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt, parts: bool) {
     let serial = run_serial(mesh);
     assert!(
         serial.last().unwrap().len() > 4 * mesh.tets.len(),
@@ -182,7 +191,7 @@ fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt) {
     );
     let one = without_hang({
         let mesh = mesh.clone();
-        move || run_on_ranks(&mesh, 1, at)
+        move || run_on_ranks(&mesh, 1, at, parts)
     });
     for (level, (leaves, _)) in one.iter().enumerate() {
         assert!(
@@ -196,7 +205,7 @@ fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt) {
         let levels = without_hang({
             let mesh = mesh.clone();
             let procs = *procs;
-            move || run_on_ranks(&mesh, procs, at)
+            move || run_on_ranks(&mesh, procs, at, parts)
         });
         let mut moved = 0;
         for (level, ((leaves, m), (leaves1, m1))) in levels.iter().zip(&one).enumerate() {
@@ -213,13 +222,20 @@ fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt) {
 #[test]
 fn a_moving_shock_over_a_box_gives_the_same_mesh_on_every_p() {
     let mesh = generate_box([6, 4, 4], [1.5, 1.0, 1.0]).unwrap();
-    same_mesh_whatever_p(&mesh, BalanceAt::Predicted);
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, false);
+}
+
+#[test]
+fn ranks_holding_only_their_part_of_the_box_give_the_same_mesh_on_every_p() {
+    let mesh = generate_box([6, 4, 4], [1.5, 1.0, 1.0]).unwrap();
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, true);
+    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision, true);
 }
 
 #[test]
 fn balancing_after_subdivision_gives_the_same_mesh_too() {
     let mesh = generate_box([5, 3, 3], [1.2, 0.9, 0.8]).unwrap();
-    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision);
+    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision, false);
 }
 
 /// A mesh no test was tuned on: Gmsh meshes a cylinder with a spherical hole.
@@ -247,7 +263,8 @@ fn gmsh_mesh() -> Mesh {
 fn a_gmsh_mesh_gives_the_same_mesh_on_every_p() {
     let mesh = gmsh_mesh();
     assert!(mesh.tets.len() > 500, "{} tets", mesh.tets.len());
-    same_mesh_whatever_p(&mesh, BalanceAt::Predicted);
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, false);
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, true);
 }
 
 #[test]

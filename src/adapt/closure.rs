@@ -17,7 +17,7 @@ use super::forest::Forest;
 use super::overlap::overlaps;
 use super::pattern::{inner_edges, local_points, Split, ALL_EDGES, EDGES};
 use super::tree::{PENDING, REFINE};
-use super::vertices::{support_len, NO_VERTEX};
+use super::vertices::{support_len, MIDPOINT_BIT, NO_VERTEX};
 use crate::Result;
 
 /// How many elements ahead the closure's scan of a tree prefetches the edges of requested
@@ -203,14 +203,7 @@ impl Forest {
         ka: u64,
         kb: u64,
     ) -> Result<()> {
-        let ninit = self.verts.ninitial() as u64;
-        let id = |k: u64| {
-            if k < ninit {
-                Some(k as u32)
-            } else {
-                by_key.get(&k).copied()
-            }
-        };
+        let id = |k: u64| self.vertex_with_key(k, by_key);
         let inconsistent = |message: String| crate::Error::Inconsistent {
             check: "closure across ranks",
             message,
@@ -246,6 +239,22 @@ impl Forest {
         Ok(())
     }
 
+    /// The vertex here with key `k`: an initial vertex by its global id, a midpoint through
+    /// `by_key` (from [`Forest::midpoints_with_keys`]).
+    pub(crate) fn vertex_with_key(
+        &self,
+        k: u64,
+        by_key: &crate::hash::IntMap<u64, u32>,
+    ) -> Option<u32> {
+        if k & MIDPOINT_BIT == 0 {
+            u32::try_from(k)
+                .ok()
+                .and_then(|gid| self.initial.local_vertex(gid))
+        } else {
+            by_key.get(&k).copied()
+        }
+    }
+
     /// This forest's live midpoints whose keys are among `wanted` (other keys are ignored),
     /// by key; with `on_root_faces`, only those on a root's faces (the only ones another
     /// rank's messages name: shared edges lie there). One pass over the vertices looks each
@@ -258,7 +267,7 @@ impl Forest {
         let first = self.verts.ninitial() as u32;
         let mut by_key: crate::hash::IntMap<u64, u32> = wanted
             .into_iter()
-            .filter(|&k| k >= u64::from(first))
+            .filter(|&k| k & MIDPOINT_BIT != 0)
             .map(|k| (k, NO_VERTEX))
             .collect();
         if by_key.is_empty() {

@@ -13,7 +13,7 @@ pub struct LeafMesh {
     pub keys: Vec<u64>,
     /// Leaves, as point indices.
     pub tets: Vec<[u32; 4]>,
-    /// Root of each leaf.
+    /// Root of each leaf (its global id).
     pub root: Vec<u32>,
     /// Depth of each leaf below its root.
     pub level: Vec<u8>,
@@ -39,7 +39,7 @@ impl Forest {
                     *slot
                 });
                 out.tets.push(tet);
-                out.root.push(r as u32);
+                out.root.push(self.initial.root_gid(r as u32));
                 out.level.push(e.level);
                 out.pattern
                     .push(self.created_by(r as u32, i as usize).nchildren() as u8);
@@ -55,7 +55,10 @@ impl Forest {
         for (r, tree) in self.trees.iter().enumerate() {
             for i in tree.leaves_dfs() {
                 let e = &tree.elems[i as usize];
-                out.push((r as u32, e.verts.map(|v| self.verts[v].key)));
+                out.push((
+                    self.initial.root_gid(r as u32),
+                    e.verts.map(|v| self.verts[v].key),
+                ));
             }
         }
         out

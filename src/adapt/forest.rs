@@ -190,7 +190,7 @@ impl Forest {
             .map(|&t| Tree::new(t, opts.nfields))
             .collect();
         Forest {
-            verts: Vertices::new(&mesh.coords),
+            verts: Vertices::with_keys(&mesh.coords, |v| u64::from(initial.vertex_gid(v))),
             edges: Edges::default(),
             trees,
             queue: RootSet::with_roots(n),

@@ -1,8 +1,13 @@
 //! The initial mesh with what the forest derives from it once: its faces, the vertex →
 //! elements adjacency and the root across each face of each root. None of it changes during a
-//! run, so clones share one copy: the thread ranks of a distributed run hold the replicated
-//! initial mesh once (`distributed.md`), where MPI processes each build their own. The
-//! [`Locator`] over its roots is built on first use and shared the same way.
+//! run, so clones share one copy. The [`Locator`] over its roots is built on first use and
+//! shared the same way.
+//!
+//! **Global ids.** An initial mesh is the whole input mesh ([`InitialMesh::new`]: a root's
+//! global id is its index) or one rank's part of it ([`InitialMesh::part`]: the rank's roots
+//! and their ghost layer, numbered locally in ascending global id, with the global ids of its
+//! roots and vertices). A vertex's key ([`crate::adapt::Vertices`]) is its global id, so keys
+//! do not depend on which part a vertex is in; ranks name roots by global id to each other.
 
 use std::sync::{Arc, OnceLock};
 
@@ -25,6 +30,20 @@ struct Parts {
     face_nbr: Vec<[u32; 4]>,
     /// The R*-tree over the roots, built on first use.
     locator: OnceLock<Locator>,
+    /// Global ids of a part's roots and vertices (`None`: the whole mesh, ids are indices).
+    ids: Option<GlobalIds>,
+}
+
+/// The global ids of a part's roots and vertices, each ascending (local id = rank in it).
+#[derive(Debug)]
+struct GlobalIds {
+    roots: Vec<u32>,
+    verts: Vec<u32>,
+}
+
+/// Local id of `gid` in the ascending `ids`.
+fn local_of(ids: &[u32], gid: u32) -> Option<u32> {
+    ids.binary_search(&gid).ok().map(|i| i as u32)
 }
 
 impl InitialMesh {
@@ -34,7 +53,33 @@ impl InitialMesh {
     /// [`Error::Mesh`](crate::Error) when the mesh has no element, an index out of range or a
     /// face shared by more than two elements.
     pub fn new(mesh: Mesh) -> Result<InitialMesh> {
-        if mesh.tets.is_empty() {
+        InitialMesh::build(mesh, None)
+    }
+
+    /// One rank's part of a mesh: `mesh` holds the part's roots and vertices numbered
+    /// locally, `roots` and `verts` their global ids (both strictly ascending, so that local
+    /// order is global order).
+    ///
+    /// # Errors
+    /// [`InitialMesh::new`]'s (but an empty part is one); [`Error::LengthMismatch`] when there
+    /// is not one id per root and per vertex; [`Error::Invalid`] when the ids are not strictly ascending.
+    pub fn part(mesh: Mesh, roots: Vec<u32>, verts: Vec<u32>) -> Result<InitialMesh> {
+        Error::check_len("part root ids", mesh.nelems(), roots.len())?;
+        Error::check_len("part vertex ids", mesh.coords.len(), verts.len())?;
+        for (what, ids) in [("root", &roots), ("vertex", &verts)] {
+            if !ids.windows(2).all(|w| w[0] < w[1]) {
+                return Err(Error::Invalid(format!(
+                    "part: the {what} ids are not strictly ascending"
+                )));
+            }
+        }
+        InitialMesh::build(mesh, Some(GlobalIds { roots, verts }))
+    }
+
+    /// [`InitialMesh::new`] or [`InitialMesh::part`].
+    fn build(mesh: Mesh, ids: Option<GlobalIds>) -> Result<InitialMesh> {
+        // A rank's part may be empty; the whole mesh may not.
+        if mesh.tets.is_empty() && ids.is_none() {
             return Err(Error::mesh("forest", "no tetrahedra"));
         }
         mesh.check_indices("forest")?;
@@ -50,7 +95,41 @@ impl InitialMesh {
             topo,
             face_nbr,
             locator: OnceLock::new(),
+            ids,
         })))
+    }
+
+    /// True when this is one rank's part of a mesh ([`InitialMesh::part`]).
+    pub fn is_part(&self) -> bool {
+        self.0.ids.is_some()
+    }
+
+    /// Global id of local root `r`.
+    #[inline]
+    pub fn root_gid(&self, r: u32) -> u32 {
+        self.0.ids.as_ref().map_or(r, |ids| ids.roots[r as usize])
+    }
+
+    /// Local id of the root with global id `gid`, if it is in this mesh.
+    pub fn local_root(&self, gid: u32) -> Option<u32> {
+        match &self.0.ids {
+            Some(ids) => local_of(&ids.roots, gid),
+            None => ((gid as usize) < self.nroots()).then_some(gid),
+        }
+    }
+
+    /// Global id of local vertex `v` (its key).
+    #[inline]
+    pub fn vertex_gid(&self, v: u32) -> u32 {
+        self.0.ids.as_ref().map_or(v, |ids| ids.verts[v as usize])
+    }
+
+    /// Local id of the vertex with global id `gid`, if it is in this mesh.
+    pub fn local_vertex(&self, gid: u32) -> Option<u32> {
+        match &self.0.ids {
+            Some(ids) => local_of(&ids.verts, gid),
+            None => ((gid as usize) < self.0.mesh.coords.len()).then_some(gid),
+        }
     }
 
     /// The mesh.

@@ -12,6 +12,7 @@
 //! have.
 
 use super::forest::Forest;
+use super::initial::InitialMesh;
 use super::pattern::{close_mask, local_points, Split, ALL_EDGES, EDGES};
 use super::tree::{Elem, TreePacket, NO_ELEM, PENDING};
 use super::vertices::Vertices;
@@ -27,9 +28,10 @@ fn bad_packet(root: u32, message: impl std::fmt::Display) -> Error {
 /// What an unpacking keeps from tree to tree ([`Forest::put_packet`]).
 #[derive(Default)]
 pub(crate) struct Unpacking {
-    /// The midpoints it created, by key: the vertex and the root whose packet created it.
+    /// The midpoints it created, by key: the vertex and the global id of the root whose
+    /// packet created it.
     created: IntMap<u64, (u32, u32)>,
-    /// The root being unpacked.
+    /// The root being unpacked (local id).
     root: u32,
     /// Scratch for the elements of the packet being unpacked, vertices aside.
     elems: Vec<Elem>,
@@ -61,7 +63,7 @@ impl Forest {
     /// [`Forest::pack_tree`] into `packet` (its buffers reused).
     fn pack_tree_into(&self, r: u32, packet: &mut TreePacket) {
         let tree = &self.trees[r as usize];
-        tree.pack_into(r, packet);
+        tree.pack_into(self.initial.root_gid(r), packet);
         if !self.touched.contains(r) {
             return; // only trees the closure visited have leaves to divide
         }
@@ -155,6 +157,37 @@ impl Forest {
         self.held[r as usize] = false;
     }
 
+    /// A forest on `initial` (another part of the same mesh, [`InitialMesh::part`]) holding
+    /// this forest's trees of the roots it also has — moved over as packets, as a migration
+    /// to itself — with the step in progress carried along (its report so far, and which of
+    /// those trees the step changed). The trees of other ranks join it with
+    /// [`Forest::put_packet`].
+    ///
+    /// # Errors
+    /// As [`Forest::put_trees`].
+    pub(crate) fn moved_onto(&self, initial: &InitialMesh) -> Result<Forest> {
+        let mut next = Forest::holding(initial, self.opts.clone(), vec![false; initial.nroots()]);
+        next.report = self.report.clone();
+        let (mut at, mut packet) = (Unpacking::default(), TreePacket::empty());
+        for r in (0..self.nroots() as u32).filter(|&r| self.held[r as usize]) {
+            let Some(to) = initial.local_root(self.initial.root_gid(r)) else {
+                continue;
+            };
+            self.pack_tree_into(r, &mut packet);
+            next.put_packet(&packet, &mut at)?;
+            for (from, into) in [
+                (&self.touched, &mut next.touched),
+                (&self.coarsened, &mut next.coarsened),
+            ] {
+                if from.contains(r) {
+                    into.insert(to);
+                }
+            }
+        }
+        next.end_unpacking(&at)?;
+        Ok(next)
+    }
+
     /// Rebuilds the packed trees (see the module doc); their roots must not be held here.
     /// Trees packed between closure and subdivision are divided by the next
     /// [`Forest::subdivide`].
@@ -174,8 +207,7 @@ impl Forest {
     /// [`Forest::put_trees`] one packet at a time: every packet of one unpacking `at`, then
     /// [`Forest::end_unpacking`].
     pub(crate) fn put_packet(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
-        self.check_packet(p, &mut at.elems)?;
-        at.root = p.root;
+        at.root = self.check_packet(p, &mut at.elems)?;
         self.put_tree(p, at)
     }
 
@@ -205,13 +237,17 @@ impl Forest {
 
     /// Checks `p`'s root and shape (lengths, split codes, every element but the root a child
     /// of one earlier element, pending leaves) and writes its elements into `elems`, their
-    /// vertices aside.
-    fn check_packet(&self, p: &TreePacket, elems: &mut Vec<Elem>) -> Result<()> {
+    /// vertices aside. Returns the root's local id.
+    fn check_packet(&self, p: &TreePacket, elems: &mut Vec<Elem>) -> Result<u32> {
         let bad = |m: String| Err(bad_packet(p.root, m));
-        let r = p.root as usize;
-        if r >= self.nroots() {
-            return bad(format!("the mesh has {} roots", self.nroots()));
-        }
+        let Some(local) = self.initial.local_root(p.root) else {
+            return bad(if self.initial.is_part() {
+                "the root is not in this rank's part of the mesh".into()
+            } else {
+                format!("the mesh has {} roots", self.nroots())
+            });
+        };
+        let r = local as usize;
         if self.held[r] {
             return bad("this forest holds that root already".into());
         }
@@ -273,13 +309,13 @@ impl Forest {
                 return bad(format!("pending leaf {leaf} with edge mask {mask:#b}"));
             }
         }
-        Ok(())
+        Ok(local)
     }
 
     /// Builds the tree of a packet checked into `at.elems`: splits' midpoints by edge,
     /// children's vertices from their parent's split, from the root down.
     fn put_tree(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
-        let r = p.root;
+        let r = at.root;
         let mut elems = std::mem::take(&mut at.elems);
         elems[0].verts = self.initial.mesh().tets[r as usize];
         let mut nleaves = 0u32;
@@ -351,10 +387,15 @@ impl Forest {
             self.verts[b].on_bisected = true;
             match at.created.entry(self.verts[mid].key) {
                 Entry::Occupied(other) => {
-                    return Err(collision(at.root, &self.verts, mid, other.get().0));
+                    return Err(collision(
+                        self.initial.root_gid(at.root),
+                        &self.verts,
+                        mid,
+                        other.get().0,
+                    ));
                 }
                 Entry::Vacant(slot) => {
-                    slot.insert((mid, at.root));
+                    slot.insert((mid, self.initial.root_gid(at.root)));
                 }
             }
         }

@@ -64,21 +64,31 @@ impl std::ops::IndexMut<u32> for Vertices {
     }
 }
 
+/// The bit set in every midpoint's key and in no initial vertex's.
+pub const MIDPOINT_BIT: u64 = 1 << 63;
+
 /// Key of the midpoint of the edge between vertices with keys `a` and `b`.
 pub fn midpoint_key(a: u64, b: u64) -> u64 {
     let (lo, hi) = (a.min(b), a.max(b));
-    mix64(mix64(lo) ^ hi.rotate_left(17)) | (1 << 63)
+    mix64(mix64(lo) ^ hi.rotate_left(17)) | MIDPOINT_BIT
 }
 
 impl Vertices {
-    /// The store holding the initial vertices.
+    /// The store holding the initial vertices (their keys are their indices).
+    #[cfg(test)]
     pub(crate) fn new(coords: &[[f64; 3]]) -> Vertices {
+        Vertices::with_keys(coords, |v| u64::from(v))
+    }
+
+    /// The store holding the initial vertices `coords`, vertex `v` with key `key(v)` (its
+    /// global id: below [`MIDPOINT_BIT`]).
+    pub(crate) fn with_keys(coords: &[[f64; 3]], key: impl Fn(u32) -> u64) -> Vertices {
         let data = coords
             .iter()
             .enumerate()
             .map(|(v, &pos)| Vertex {
                 pos,
-                key: v as u64,
+                key: key(v as u32),
                 support: [v as u32, NO_VERTEX, NO_VERTEX, NO_VERTEX],
                 parents: [NO_VERTEX; 2],
                 on_bisected: false,

@@ -112,14 +112,7 @@ impl<'a, C: Comm + ?Sized> CoarsenExchange<'a, C> {
         let incoming = self.comm.all_to_all_serde(&keys)?;
         let keys = incoming.iter().flatten().flat_map(|&(ka, kb)| [ka, kb]);
         let by_key = forest.midpoints_with_keys(keys, true);
-        let ninit = forest.vertices().ninitial() as u64;
-        let id = |k: u64| {
-            if k < ninit {
-                Some(k as u32)
-            } else {
-                by_key.get(&k).copied()
-            }
-        };
+        let id = |k: u64| forest.vertex_with_key(k, &by_key);
         self.questions = Some(
             incoming
                 .iter()

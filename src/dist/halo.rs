@@ -149,7 +149,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         for (i, across) in adjacency.across.iter().enumerate() {
             for a in across {
                 if let Across::Remote { root } = *a {
-                    let to = &mut sends[self.owner[root as usize] as usize];
+                    let to = &mut sends[self.owner()[root as usize] as usize];
                     if to.last() != Some(&(i as u32)) {
                         to.push(i as u32);
                     }

@@ -1,7 +1,10 @@
 //! Migration on ranks (`distributed.md` step 6): each rank packs the trees it gives away,
-//! one all-to-all of byte buffers carries them, and each rank unpacks what it receives.
+//! one all-to-all of byte buffers carries them (with the records of the roots around them,
+//! when ranks hold parts of the mesh), each rank's share follows and each rank unpacks what
+//! it receives.
 
 use super::codec;
+use super::share::{RootRecord, Share};
 use crate::adapt::{Forest, TreePacket, Unpacking};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::{Error, Result};
@@ -31,58 +34,87 @@ pub struct MigrationTimes {
     pub unpack: Duration,
 }
 
-/// Moves every tree held here whose owner changes from `owner` to `new_owner` (one rank per
-/// root, the same on every rank), receives the trees coming here, and sets `owner` to
-/// `new_owner`. Returns what moved over all ranks and this rank's times.
+/// Moves the trees of `leaving` (`(root held here, its new owner)`, local ids, each root
+/// once) and receives the trees coming here (a collective); the share follows: every rank's
+/// owners of the whole mesh ([`Share::whole`]), or this rank's part, rebuilt with its new
+/// roots and their ghost layer, the forest moved onto it. Returns what moved over all ranks
+/// and this rank's times.
 pub(crate) fn migrate<C: Comm + ?Sized>(
     comm: &C,
     forest: &mut Forest,
-    owner: &mut [u32],
-    new_owner: &[u32],
+    share: &mut Share,
+    leaving: &[(u32, u32)],
 ) -> Result<(Moved, MigrationTimes)> {
     let start = Instant::now();
     let (rank, nranks) = (comm.rank(), comm.size());
-    let leaving: Vec<u32> = (0..owner.len() as u32)
-        .filter(|&r| owner[r as usize] as usize == rank && new_owner[r as usize] as usize != rank)
-        .collect();
+    let checked = leaving.iter().try_for_each(|&(r, to)| {
+        if to as usize >= nranks {
+            return Err(Error::RankOutOfRange {
+                vertex: r as usize,
+                rank: to,
+                nranks,
+            });
+        }
+        if !forest.holds(r) {
+            return Err(Error::RootNotHeld { root: r });
+        }
+        Ok(())
+    });
+    comm.agree(checked)?;
+    let roots: Vec<u32> = leaving.iter().map(|&(r, _)| r).collect();
     // Each tree is encoded as it is packed, into its destination's buffer.
     let mut outgoing: Vec<codec::PacketWriter> = (0..nranks).map(|_| Default::default()).collect();
     let (mut elements, mut bytes) = (0u64, 0u64);
-    forest.take_trees_with(&leaving, |p| {
+    let mut dests = leaving.iter().map(|&(_, to)| to as usize);
+    // What a receiver of a part needs to hold the roots: their stars' records.
+    let stars: Vec<Vec<RootRecord>> = if share.is_whole() {
+        vec![Vec::new(); nranks]
+    } else {
+        let mut going: Vec<Vec<u32>> = vec![Vec::new(); nranks];
+        for &(r, to) in leaving {
+            going[to as usize].push(r);
+        }
+        going.iter().map(|roots| share.stars(roots)).collect()
+    };
+    forest.take_trees_with(&roots, |p| {
         elements += p.nelems() as u64;
         bytes += codec::packet_len(p) as u64;
-        outgoing[new_owner[p.root as usize] as usize].push(p);
+        outgoing[dests.next().expect("one destination per root")].push(p);
     })?;
     let outgoing: Vec<Vec<u8>> = outgoing.into_iter().map(|w| w.finish()).collect();
     let pack = start.elapsed();
     let start = Instant::now();
     let incoming = comm.all_to_all_bytes(outgoing)?;
+    let records = comm.all_to_all_serde(&stars)?;
     let exchange = start.elapsed();
     let start = Instant::now();
+    let arrived = comm.agree(decode(&incoming))?;
+    let moves = leaving
+        .iter()
+        .map(|&(r, to)| (share.initial().root_gid(r), to));
+    let next = share.after_moves(comm, moves, &roots, &arrived, records)?;
     let unpacked = (|| {
-        // Each tree is unpacked as it is decoded, into one reused packet.
-        let (mut at, mut p) = (Unpacking::default(), TreePacket::empty());
-        for (source, bytes) in incoming.iter().enumerate() {
-            let undecodable = |e: String| Error::Protocol {
-                from: source,
-                message: format!("its tree packets do not decode: {e}"),
-            };
-            let mut reader = codec::PacketReader::new(bytes).map_err(undecodable)?;
-            while reader.next_into(&mut p).map_err(undecodable)? {
-                if new_owner.get(p.root as usize).map(|&o| o as usize) != Some(rank) {
-                    return Err(Error::Protocol {
-                        from: source,
-                        message: format!("root {} sent to the wrong rank ({rank})", p.root),
-                    });
-                }
-                forest.put_packet(&p, &mut at)?;
+        for (source, p) in &arrived {
+            let here = next.initial().local_root(p.root);
+            if here.map(|r| next.owner()[r as usize] as usize) != Some(rank) {
+                return Err(Error::Protocol {
+                    from: *source,
+                    message: format!("root {} sent to the wrong rank ({rank})", p.root),
+                });
             }
+        }
+        if !next.is_whole() {
+            *forest = forest.moved_onto(next.initial())?;
+        }
+        let mut at = Unpacking::default();
+        for (_, p) in &arrived {
+            forest.put_packet(p, &mut at)?;
         }
         forest.end_unpacking(&at)
     })();
-    let unpack = start.elapsed();
     comm.agree(unpacked)?;
-    owner.copy_from_slice(new_owner);
+    *share = next;
+    let unpack = start.elapsed();
     let sums = comm.all_reduce_u64(&[leaving.len() as u64, elements, bytes], ReduceOp::Sum)?;
     let moved = Moved {
         trees: sums[0],
@@ -99,6 +131,23 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
     ))
 }
 
+/// The trees in `incoming` (one buffer per source rank), with their sources.
+fn decode(incoming: &[Vec<u8>]) -> Result<Vec<(usize, TreePacket)>> {
+    let mut out = Vec::new();
+    for (source, bytes) in incoming.iter().enumerate() {
+        let undecodable = |e: String| Error::Protocol {
+            from: source,
+            message: format!("its tree packets do not decode: {e}"),
+        };
+        let mut reader = codec::PacketReader::new(bytes).map_err(undecodable)?;
+        let mut p = TreePacket::empty();
+        while reader.next_into(&mut p).map_err(undecodable)? {
+            out.push((source, std::mem::replace(&mut p, TreePacket::empty())));
+        }
+    }
+    Ok(out)
+}
+
 /// A checksum of the trees held here: the wrapping sum of a hash of each tree's packet, so
 /// that the sum over ranks does not depend on which rank holds which tree.
 pub(crate) fn checksum(forest: &Forest) -> u64 {
@@ -106,7 +155,8 @@ pub(crate) fn checksum(forest: &Forest) -> u64 {
         .filter(|&r| forest.holds(r))
         .map(|r| {
             let bytes = bincode::serialize(&forest.pack_tree(r)).expect("a packet encodes");
-            bytes.chunks(8).fold(u64::from(r), |h, chunk| {
+            let gid = forest.initial().root_gid(r);
+            bytes.chunks(8).fold(u64::from(gid), |h, chunk| {
                 let mut word = [0u8; 8];
                 word[..chunk.len()].copy_from_slice(chunk);
                 crate::hash::mix64(h ^ u64::from_le_bytes(word))

@@ -60,6 +60,7 @@ mod migration;
 mod probe;
 mod process;
 mod sbn;
+mod share;
 
 pub use accounting::{gather_cpu, CpuLaps};
 pub use halo::{GhostLeaf, Halo};
@@ -69,6 +70,7 @@ pub use level::{
 };
 pub use migration::{MigrationTimes, Moved};
 pub use probe::ProbeReading;
+pub use share::Share;
 
 use std::time::{Duration, Instant};
 
@@ -89,6 +91,15 @@ pub enum Mark {
     Refine,
     /// Coarsen it (its family goes when all siblings ask too).
     Coarsen,
+}
+
+/// What each rank holds of the mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holding {
+    /// The whole initial mesh (thread ranks share one copy) and every root's owner.
+    Whole,
+    /// Its part: its roots and their ghost layer ([`Share`]).
+    Parts,
 }
 
 /// When PLUM balances within a step; serialised as `before`, `after` and `never`.
@@ -193,7 +204,12 @@ pub struct Run<'c, C: Comm + ?Sized> {
     forest: Forest,
     /// The dual graph with the gathered weights, on rank 0 (which balances).
     graph: Option<DualGraph>,
-    owner: Vec<u32>,
+    /// The part of the mesh this rank holds, with the owner of each of its roots.
+    share: Share,
+    /// Every root's owner on rank 0 when ranks hold parts of the mesh (rank 0 balances on the
+    /// whole graph: the gathered path, by choice); `None` elsewhere and when every rank holds
+    /// the whole mesh (the share has every owner).
+    owner_gathered: Option<Vec<u32>>,
     plum: Plum,
     /// Rank 0's last balancing decision.
     last: Option<Balance>,
@@ -215,7 +231,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         let comm = accounting::Accounted::new(comm);
         comm.start(Phase::Topology);
         let initial = comm.agree(InitialMesh::new(mesh))?;
-        Run::start(comm, &initial, opts, plum)
+        Run::start(comm, &initial, opts, plum, Holding::Whole)
     }
 
     /// [`Run::new`] on an initial mesh built once: thread ranks share one copy of it.
@@ -227,7 +243,23 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     pub fn on(comm: &'c C, initial: &InitialMesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
         let comm = accounting::Accounted::new(comm);
         comm.start(Phase::FirstPartition);
-        Run::start(comm, initial, opts, plum)
+        Run::start(comm, initial, opts, plum, Holding::Whole)
+    }
+
+    /// [`Run::on`] with each rank holding only its part of the mesh: its roots and their
+    /// ghost layer ([`Share`]); `initial` is dropped by the run once the parts are cut.
+    ///
+    /// # Errors
+    /// As [`Run::on`].
+    pub fn on_parts(
+        comm: &'c C,
+        initial: &InitialMesh,
+        opts: AdaptOptions,
+        plum: Plum,
+    ) -> Result<Self> {
+        let comm = accounting::Accounted::new(comm);
+        comm.start(Phase::FirstPartition);
+        Run::start(comm, initial, opts, plum, Holding::Parts)
     }
 
     /// [`Run::on`] on the accounting transport, recording since start-up began.
@@ -236,6 +268,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         initial: &InitialMesh,
         opts: AdaptOptions,
         plum: Plum,
+        holding: Holding,
     ) -> Result<Self> {
         comm.enter(Phase::FirstPartition);
         comm.agree(opts.check())?;
@@ -258,16 +291,25 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         };
         let (graph, owner) = comm.agree(initial_split)?.unzip();
         let owner: Vec<u32> = comm.broadcast_serde(0, owner.as_ref())?;
-        let held = owner.iter().map(|&o| o as usize == comm.rank()).collect();
         comm.enter(Phase::Forest);
-        let forest = Forest::holding(initial, opts, held);
+        let (share, owner_gathered) = match holding {
+            Holding::Whole => (Share::whole(initial, owner), None),
+            Holding::Parts => {
+                let share = Share::of_rank(initial, &owner, comm.rank() as u32, nprocs);
+                (comm.agree(share)?, graph.is_some().then_some(owner))
+            }
+        };
+        let me = comm.rank() as u32;
+        let held = share.owner().iter().map(|&o| o == me).collect();
+        let forest = Forest::holding(share.initial(), opts, held);
         let startup_cpu = comm.take();
         Ok(Run {
             comm,
             startup_cpu,
             forest,
             graph,
-            owner,
+            share,
+            owner_gathered,
             plum,
             last: None,
             at: BalanceAt::default(),
@@ -288,9 +330,15 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         &self.forest
     }
 
-    /// The owner of every root (the same on every rank).
+    /// The owner of every root of this rank's forest, by local root id (with every rank
+    /// holding the whole mesh, [`Run::on`], every root's, the same on every rank).
     pub fn owner(&self) -> &[u32] {
-        &self.owner
+        self.share.owner()
+    }
+
+    /// The part of the mesh this rank holds.
+    pub fn share(&self) -> &Share {
+        &self.share
     }
 
     /// The dual graph's current weights on rank 0, which gathers them from every rank and
@@ -409,13 +457,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
         self.comm.enter(Phase::Coarsen);
         let start = Instant::now();
-        let mut sync = exchange::CoarsenExchange::new(&self.comm, &self.owner);
+        let mut sync = exchange::CoarsenExchange::new(&self.comm, self.share.owner());
         self.forest.coarsen_with(&mut sync)?;
         times.coarsen = start.elapsed();
 
         self.comm.enter(Phase::Close);
         let start = Instant::now();
-        let closure_rounds = exchange::close(&self.comm, &mut self.forest, &self.owner)?;
+        let closure_rounds = exchange::close(&self.comm, &mut self.forest, self.share.owner())?;
         times.close = start.elapsed();
 
         let mut balance = None;
@@ -498,16 +546,28 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         crate::balance::ranks::check_assignment(
             "new owner",
             new_owner,
-            self.owner.len(),
+            self.share.nroots(),
             self.comm.size(),
         )?;
         // A tree's weights do not depend on where it is.
+        let leaving = self.leaving(new_owner);
         migration::migrate(
             self.comm.inner(),
             &mut self.forest,
-            &mut self.owner,
-            new_owner,
+            &mut self.share,
+            &leaving,
         )
+    }
+
+    /// The roots held here that `new_owner` (every root's) gives to another rank, with it.
+    fn leaving(&self, new_owner: &[u32]) -> Vec<(u32, u32)> {
+        let me = self.comm.rank() as u32;
+        let initial = self.forest.initial();
+        (0..self.forest.nroots() as u32)
+            .filter(|&r| self.forest.holds(r))
+            .map(|r| (r, new_owner[initial.root_gid(r) as usize]))
+            .filter(|&(_, to)| to != me)
+            .collect()
     }
 
     /// A checksum of every tree of the run (a collective): the same whichever rank holds
@@ -545,11 +605,13 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         predict: bool,
     ) -> Result<Option<Vec<(u32, TreeWeights, u64)>>> {
         let mut outgoing: Vec<Vec<(u32, TreeWeights, u64)>> = vec![Vec::new(); self.comm.size()];
+        let initial = self.forest.initial();
         outgoing[0] = roots
             .iter()
             .map(|&r| {
                 let elems = self.forest.trees()[r as usize].nelems() as u64;
-                (r, TreeWeights::of(&self.forest, r, predict), elems)
+                let weights = TreeWeights::of(&self.forest, r, predict);
+                (initial.root_gid(r), weights, elems)
             })
             .collect();
         let incoming = self.comm.all_to_all_serde(&outgoing)?;
@@ -588,7 +650,10 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             let graph = self.graph.as_ref().expect("rank 0 keeps the dual graph");
             graph
                 .view(&graph.weights)
-                .and_then(|g| self.plum.balance_moving(&g, &self.owner, moving))
+                .and_then(|g| {
+                    let owner = self.owner_gathered.as_deref().unwrap_or(self.share.owner());
+                    self.plum.balance_moving(&g, owner, moving)
+                })
                 .map(|b| {
                     let outcome = BalanceOutcome {
                         load_imb_before: b.load_imb_before,
@@ -614,7 +679,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         let start = Instant::now();
         let (moved, phases) = match new_owner {
             Some(new_owner) => {
-                migration::migrate(&self.comm, &mut self.forest, &mut self.owner, &new_owner)?
+                let leaving = self.leaving(&new_owner);
+                if let Some(owner) = &mut self.owner_gathered {
+                    owner.copy_from_slice(&new_owner);
+                }
+                migration::migrate(&self.comm, &mut self.forest, &mut self.share, &leaving)?
             }
             None => Default::default(),
         };

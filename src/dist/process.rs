@@ -31,6 +31,11 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         work: &mut dyn RootWork,
     ) -> Result<ProcessedLevel> {
         let comm = self.comm.inner();
+        if !self.share.is_whole() {
+            return comm.agree(Err(crate::Error::Invalid(
+                "a processing level needs every rank to hold the whole mesh (`Run::on`)".into(),
+            )));
+        }
         if self.level_graph.is_none() {
             self.level_graph = Some(self.shared_graph()?);
         }
@@ -47,8 +52,9 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         // seed); it queues roots away from their data, which moves when they are processed.
         let queued = match opts.processing {
             Processing::Sbn(sbn) if sbn.prepartition => {
-                let mut assigned = self.owner.clone();
-                prepartition(&model, &self.owner, &mut assigned, comm.size(), sbn.seed);
+                let owner = self.share.owner();
+                let mut assigned = owner.to_vec();
+                prepartition(&model, owner, &mut assigned, comm.size(), sbn.seed);
                 Some(assigned)
             }
             _ => None,
@@ -58,11 +64,11 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             &mut self.forest,
             &model,
             shared.as_ref(),
-            (&self.owner, queued.as_deref()),
+            (self.share.owner(), queued.as_deref()),
             (work, hook),
         );
         let (mine, owner) = engine.run()?;
-        self.owner = owner;
+        self.share.set_whole_owner(owner);
         Ok(ProcessedLevel {
             ranks: comm.all_gather_serde(&mine)?,
         })

@@ -3,7 +3,7 @@
 
 pub mod adjacency;
 
-use plume::adapt::{AdaptOptions, Forest, LeafId, LeafView};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
 use plume::comm::{Comm, CommExt};
 use plume::dist::{Mark, Run};
 use plume::hash::mix64;
@@ -112,6 +112,56 @@ pub fn check_ownership<C: Comm + ?Sized>(run: &Run<'_, C>) -> Result<()> {
         if *h != Some(run.owner()[r] as usize) {
             return Err(Error::Invalid(format!(
                 "root {r}: held by {h:?}, owner {}",
+                run.owner()[r]
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Every rank's check, when ranks hold parts of `whole`: each root is held by exactly one
+/// rank; each rank's part is its roots and exactly the roots sharing a vertex with them (the
+/// ghost layer, by brute force over `whole`), each with the owner that holds it.
+pub fn check_parts<C: Comm + ?Sized>(run: &Run<'_, C>, whole: &InitialMesh) -> Result<()> {
+    let part = run.share().initial();
+    let own: Vec<u32> = run.held_roots().iter().map(|&r| part.root_gid(r)).collect();
+    let held = run.comm().all_gather_serde(&own)?;
+    let n = whole.nroots();
+    let mut holder = vec![u32::MAX; n];
+    for (rank, roots) in held.iter().enumerate() {
+        for &g in roots {
+            if std::mem::replace(&mut holder[g as usize], rank as u32) != u32::MAX {
+                return Err(Error::Invalid(format!("root {g} is held twice")));
+            }
+        }
+    }
+    if let Some(g) = holder.iter().position(|&h| h == u32::MAX) {
+        return Err(Error::Invalid(format!("root {g} is held by no rank")));
+    }
+    let (mesh, topo) = (whole.mesh(), whole.topology());
+    let mut ghost_layer: Vec<u32> = own
+        .iter()
+        .flat_map(|&g| mesh.tets[g as usize])
+        .flat_map(|v| topo.elems_around(v).iter().copied())
+        .collect();
+    ghost_layer.sort_unstable();
+    ghost_layer.dedup();
+    let gids: Vec<u32> = (0..part.nroots() as u32)
+        .map(|r| part.root_gid(r))
+        .collect();
+    if gids != ghost_layer {
+        return Err(Error::Invalid(format!(
+            "rank {}: its part has {} roots, its roots and ghost layer {}",
+            run.comm().rank(),
+            gids.len(),
+            ghost_layer.len()
+        )));
+    }
+    for (r, &g) in gids.iter().enumerate() {
+        if run.owner()[r] != holder[g as usize] {
+            return Err(Error::Invalid(format!(
+                "root {g}: held by {}, the part says {}",
+                holder[g as usize],
                 run.owner()[r]
             )));
         }

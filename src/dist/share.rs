@@ -1,0 +1,504 @@
+//! What one rank holds of the mesh (`scale.md`, "What each rank holds"): its own roots and
+//! their **ghost layer** — every root sharing at least a vertex with one of its own — as an
+//! [`InitialMesh::part`] numbered locally in ascending global id, with the owner of each.
+//! That is all coarsening, the closure, the weights, the leaf adjacency and the halo read:
+//! every root around an own root's vertex is in the part, so the roots around any edge or
+//! face of an own root are too.
+//!
+//! A share is cut from the whole mesh once at start-up ([`Share::of_rank`]), then rebuilt after
+//! every migration from what the rank keeps and what arrives ([`Share::rebuilt`]): a tree
+//! travels with the [`RootRecord`]s of the roots around it, and the owners of the new ghosts
+//! come from the [`Directory`]. The [`Share::whole`] mode keeps the whole mesh on every rank
+//! (global ids are local ids), for the processing levels that still need every root's owner.
+
+use crate::adapt::InitialMesh;
+use crate::comm::{Comm, CommExt};
+use crate::mesh::{Mesh, PhysicalName, PhysicalTags};
+use crate::{Error, Result};
+
+/// One root as it travels between ranks: its global id, vertices (global ids, in the root's
+/// order), their positions and its physical tags.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RootRecord {
+    /// Global id.
+    pub(crate) gid: u32,
+    /// Vertices, global ids.
+    pub(crate) tet: [u32; 4],
+    /// Their positions.
+    pub(crate) coords: [[f64; 3]; 4],
+    /// Volume tag (0: untagged).
+    pub(crate) volume: u32,
+    /// Boundary tag of each local face (0: untagged or interior).
+    pub(crate) boundary: [u32; 4],
+}
+
+/// Which physical tables the whole mesh has (an empty table means untagged everywhere), and
+/// its group names: what every part carries whatever roots it holds.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct TagShape {
+    volume: bool,
+    boundary: bool,
+    names: Vec<PhysicalName>,
+}
+
+/// One rank's part of the mesh and the owner of each of its roots (see the module doc).
+#[derive(Debug, Clone)]
+pub struct Share {
+    initial: InitialMesh,
+    /// Owner of each local root.
+    owner: Vec<u32>,
+    /// Roots of the whole mesh.
+    nroots: usize,
+    tags: TagShape,
+    /// This rank's block of the root directory (`None` for the whole mesh: every rank knows
+    /// every owner).
+    directory: Option<Directory>,
+}
+
+impl Share {
+    /// Every rank holds the whole mesh `initial`, with the owners `owner` of all its roots.
+    pub fn whole(initial: &InitialMesh, owner: Vec<u32>) -> Share {
+        Share {
+            nroots: initial.nroots(),
+            tags: TagShape::of(&initial.mesh().tags),
+            initial: initial.clone(),
+            owner,
+            directory: None,
+        }
+    }
+
+    /// Rank `rank`'s share (of `nranks`) of the whole mesh `whole` split by `owner` (one rank
+    /// per root): its roots and their ghost layer, and its block of the root directory.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `owner` has not one entry per root.
+    pub fn of_rank(whole: &InitialMesh, owner: &[u32], rank: u32, nranks: usize) -> Result<Share> {
+        Error::check_len("owners", whole.nroots(), owner.len())?;
+        let mesh = whole.mesh();
+        let topo = whole.topology();
+        let mut local: Vec<u32> = Vec::new();
+        for (r, _) in owner.iter().enumerate().filter(|(_, &o)| o == rank) {
+            for &v in &mesh.tets[r] {
+                local.extend_from_slice(topo.elems_around(v));
+            }
+        }
+        local.sort_unstable();
+        local.dedup();
+        let records: Vec<RootRecord> = local.iter().map(|&r| record(mesh, r, r)).collect();
+        let owners: Vec<u32> = local.iter().map(|&r| owner[r as usize]).collect();
+        let directory = Directory::from_owners(owner, rank as usize, nranks);
+        Share::from_records(&records, owners, whole.nroots(), TagShape::of(&mesh.tags))
+            .map(|share| share.with_directory(directory))
+    }
+
+    /// This share with `directory`.
+    fn with_directory(mut self, directory: Directory) -> Share {
+        self.directory = Some(directory);
+        self
+    }
+
+    /// The share made of `records` (ascending by global id, each once) with the owners
+    /// `owner` (one per record).
+    fn from_records(
+        records: &[RootRecord],
+        owner: Vec<u32>,
+        nroots: usize,
+        tags: TagShape,
+    ) -> Result<Share> {
+        let mut verts: Vec<(u32, [f64; 3])> = records
+            .iter()
+            .flat_map(|r| r.tet.iter().copied().zip(r.coords))
+            .collect();
+        verts.sort_unstable_by_key(|v| v.0);
+        verts.dedup_by_key(|v| v.0);
+        let gids: Vec<u32> = verts.iter().map(|v| v.0).collect();
+        let local = |g: u32| gids.binary_search(&g).expect("a record's vertex") as u32;
+        let mut mesh = Mesh::new(
+            verts.iter().map(|v| v.1).collect(),
+            records.iter().map(|r| r.tet.map(local)).collect(),
+        );
+        mesh.tags = PhysicalTags {
+            volume: if tags.volume {
+                records.iter().map(|r| r.volume).collect()
+            } else {
+                Vec::new()
+            },
+            boundary: if tags.boundary {
+                records.iter().map(|r| r.boundary).collect()
+            } else {
+                Vec::new()
+            },
+            names: tags.names.clone(),
+        };
+        let roots = records.iter().map(|r| r.gid).collect();
+        let initial = InitialMesh::part(mesh, roots, gids)?;
+        Ok(Share {
+            initial,
+            owner,
+            nroots,
+            tags,
+            directory: None,
+        })
+    }
+
+    /// The part of the mesh this rank holds (its roots and their ghosts, numbered locally).
+    pub fn initial(&self) -> &InitialMesh {
+        &self.initial
+    }
+
+    /// The owner of each root of the part (by local id).
+    pub fn owner(&self) -> &[u32] {
+        &self.owner
+    }
+
+    /// Sets every root's owner (the whole mesh's share, after a processing level moved
+    /// trees).
+    ///
+    /// # Panics
+    /// When this is not the whole mesh's share or `owner` has not one entry per root.
+    #[track_caller]
+    pub(crate) fn set_whole_owner(&mut self, owner: Vec<u32>) {
+        assert!(self.is_whole() && owner.len() == self.owner.len());
+        self.owner = owner;
+    }
+
+    /// Roots of the whole mesh.
+    pub fn nroots(&self) -> usize {
+        self.nroots
+    }
+
+    /// True when every rank holds the whole mesh ([`Share::whole`]).
+    pub fn is_whole(&self) -> bool {
+        !self.initial.is_part()
+    }
+
+    /// The roots of the part around root `r`'s vertices (`r` included), local ids, ascending
+    /// and each once.
+    fn star(&self, r: u32) -> Vec<u32> {
+        let topo = self.initial.topology();
+        let mut out: Vec<u32> = self.initial.mesh().tets[r as usize]
+            .iter()
+            .flat_map(|&v| topo.elems_around(v).iter().copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The record of local root `r`.
+    fn record(&self, r: u32) -> RootRecord {
+        let mut rec = record(self.initial.mesh(), r, self.initial.root_gid(r));
+        rec.tet = rec.tet.map(|v| self.initial.vertex_gid(v));
+        rec
+    }
+
+    /// The records of the roots around each of `roots` (local ids, `roots` included): what a
+    /// rank receiving those roots needs to hold them with their ghost layer.
+    pub(crate) fn stars(&self, roots: &[u32]) -> Vec<RootRecord> {
+        let mut around: Vec<u32> = roots.iter().flat_map(|&r| self.star(r)).collect();
+        around.sort_unstable();
+        around.dedup();
+        around.into_iter().map(|r| self.record(r)).collect()
+    }
+
+    /// The share after a migration (a collective): this rank moved its roots `leaving`
+    /// (local ids) as `moves` (`(global id, new owner)`), and the trees `arrived` came with
+    /// the records of the roots around them (`records`, from each rank).
+    ///
+    /// # Errors
+    /// As [`Share::rebuilt`]; the transport's.
+    pub(crate) fn after_moves<C: Comm + ?Sized>(
+        &self,
+        comm: &C,
+        moves: impl Iterator<Item = (u32, u32)>,
+        leaving: &[u32],
+        arrived: &[(usize, crate::adapt::TreePacket)],
+        records: Vec<Vec<RootRecord>>,
+    ) -> Result<Share> {
+        let Some(directory) = &self.directory else {
+            // The whole mesh: every rank learns every move.
+            let moves: Vec<(u32, u32)> = moves.collect();
+            let mut next = self.clone();
+            for (g, to) in comm.all_gather_serde(&moves)?.into_iter().flatten() {
+                next.owner[g as usize] = to;
+            }
+            return Ok(next);
+        };
+        let mut directory = directory.clone();
+        directory.update(comm, moves)?;
+        let mut arrived: Vec<u32> = arrived.iter().map(|(_, p)| p.root).collect();
+        arrived.sort_unstable();
+        let records = records.into_iter().flatten().collect();
+        self.rebuilt(comm, &directory, leaving, &arrived, records)
+            .map(|share| share.with_directory(directory))
+    }
+
+    /// The share of this rank after a migration (a collective): it keeps its roots but
+    /// `leaving` (local ids) and gains the roots of `arrived` (global ids) whose stars came in
+    /// `records`; `directory`, already told every move, gives the new ghosts' owners.
+    ///
+    /// # Errors
+    /// [`Error::Protocol`] when an arrived root or a ghost has no record; the directory's
+    /// and the transport's errors.
+    fn rebuilt<C: Comm + ?Sized>(
+        &self,
+        comm: &C,
+        directory: &Directory,
+        leaving: &[u32],
+        arrived: &[u32],
+        mut records: Vec<RootRecord>,
+    ) -> Result<Share> {
+        let me = comm.rank() as u32;
+        let mut gone = vec![false; self.owner.len()];
+        for &r in leaving {
+            gone[r as usize] = true;
+        }
+        let kept: Vec<u32> = (0..self.owner.len() as u32)
+            .filter(|&r| self.owner[r as usize] == me && !gone[r as usize])
+            .collect();
+        records.extend(self.stars(&kept));
+        records.sort_by_key(|r| r.gid);
+        records.dedup_by_key(|r| r.gid);
+        // The part: the kept and arrived roots with everything around their vertices.
+        let mut own: Vec<u32> = kept.iter().map(|&r| self.initial.root_gid(r)).collect();
+        own.extend_from_slice(arrived);
+        own.sort_unstable();
+        let by_gid = |g: u32| records.binary_search_by_key(&g, |r| r.gid).ok();
+        let mut around_vertex: Vec<(u32, u32)> = records
+            .iter()
+            .flat_map(|r| r.tet.map(|v| (v, r.gid)))
+            .collect();
+        around_vertex.sort_unstable();
+        let mut part: Vec<u32> = Vec::new();
+        for &g in &own {
+            let i = by_gid(g).ok_or_else(|| Error::Protocol {
+                from: comm.rank(),
+                message: format!("root {g} arrived without its record"),
+            })?;
+            for v in records[i].tet {
+                let lo = around_vertex.partition_point(|&(w, _)| w < v);
+                let hi = around_vertex.partition_point(|&(w, _)| w <= v);
+                part.extend(around_vertex[lo..hi].iter().map(|&(_, r)| r));
+            }
+        }
+        part.sort_unstable();
+        part.dedup();
+        let ghosts: Vec<u32> = part
+            .iter()
+            .copied()
+            .filter(|g| own.binary_search(g).is_err())
+            .collect();
+        let ghost_owner = directory.owners_of(comm, &ghosts)?;
+        let owner = part
+            .iter()
+            .map(|g| match ghosts.binary_search(g) {
+                Ok(i) => ghost_owner[i],
+                Err(_) => me,
+            })
+            .collect();
+        let part_records: Vec<RootRecord> = part
+            .iter()
+            .map(|&g| records[by_gid(g).expect("every root of the part has a record")].clone())
+            .collect();
+        Share::from_records(&part_records, owner, self.nroots, self.tags.clone())
+    }
+}
+
+impl TagShape {
+    /// The shape of `tags`.
+    fn of(tags: &PhysicalTags) -> TagShape {
+        TagShape {
+            volume: !tags.volume.is_empty(),
+            boundary: !tags.boundary.is_empty(),
+            names: tags.names.clone(),
+        }
+    }
+}
+
+/// The record of root `r` of `mesh` (vertices as `mesh`'s indices), named `gid`.
+fn record(mesh: &Mesh, r: u32, gid: u32) -> RootRecord {
+    let tet = mesh.tets[r as usize];
+    RootRecord {
+        gid,
+        tet,
+        coords: tet.map(|v| mesh.coords[v as usize]),
+        volume: mesh.tags.volume_tag(r as usize),
+        boundary: std::array::from_fn(|k| mesh.tags.boundary_tag(r as usize, k)),
+    }
+}
+
+/// Where every root is, spread over the ranks by blocks of global ids: rank `k` keeps the
+/// owners of roots `[k·N/P, (k+1)·N/P)` (in the manner of Zoltan's distributed directory).
+/// A rank asks the home of a root for its owner; migrations tell the homes where roots went.
+#[derive(Debug, Clone)]
+pub(crate) struct Directory {
+    /// First root of this rank's block.
+    first: u32,
+    /// Owner of each root of the block.
+    owner: Vec<u32>,
+    /// Roots of the whole mesh.
+    nroots: u32,
+    /// Ranks.
+    nranks: u32,
+}
+
+impl Directory {
+    /// The first root of rank `k`'s block among `n` roots on `p` ranks.
+    fn block_start(k: u32, n: u32, p: u32) -> u32 {
+        (u64::from(k) * u64::from(n) / u64::from(p)) as u32
+    }
+
+    /// The rank whose block holds root `g`.
+    fn home(&self, g: u32) -> usize {
+        (((u64::from(g) + 1) * u64::from(self.nranks) - 1) / u64::from(self.nroots)) as usize
+    }
+
+    /// Rank `rank`'s block of the owners `owner` of every root, on `nranks` ranks.
+    pub(crate) fn from_owners(owner: &[u32], rank: usize, nranks: usize) -> Directory {
+        let (n, p) = (owner.len() as u32, nranks as u32);
+        let first = Directory::block_start(rank as u32, n, p);
+        let end = Directory::block_start(rank as u32 + 1, n, p);
+        Directory {
+            first,
+            owner: owner[first as usize..end as usize].to_vec(),
+            nroots: n,
+            nranks: p,
+        }
+    }
+
+    /// Records the moves `(root, new owner)` made by this rank (a collective: every rank tells
+    /// the homes of the roots it moved).
+    pub(crate) fn update<C: Comm + ?Sized>(
+        &mut self,
+        comm: &C,
+        moves: impl IntoIterator<Item = (u32, u32)>,
+    ) -> Result<()> {
+        let mut outgoing: Vec<Vec<(u32, u32)>> = vec![Vec::new(); comm.size()];
+        for (g, to) in moves {
+            outgoing[self.home(g)].push((g, to));
+        }
+        let incoming = comm.all_to_all_serde(&outgoing)?;
+        let (first, n) = (self.first, self.owner.len() as u32);
+        let mut bad = None;
+        for &(g, to) in incoming.iter().flatten() {
+            match g.checked_sub(first).filter(|&i| i < n) {
+                Some(i) => self.owner[i as usize] = to,
+                None => bad = Some(g),
+            }
+        }
+        comm.agree(bad.map_or(Ok(()), |g| {
+            Err(Error::Inconsistent {
+                check: "root directory",
+                message: format!("root {g} is not in the block of rank {}", comm.rank()),
+            })
+        }))
+    }
+
+    /// The owners of `roots` (global ids), asked of their homes (a collective).
+    pub(crate) fn owners_of<C: Comm + ?Sized>(&self, comm: &C, roots: &[u32]) -> Result<Vec<u32>> {
+        let mut asked: Vec<Vec<u32>> = vec![Vec::new(); comm.size()];
+        for &g in roots {
+            asked[self.home(g)].push(g);
+        }
+        let questions = comm.all_to_all_serde(&asked)?;
+        let (first, n) = (self.first, self.owner.len() as u32);
+        let answers: Vec<Vec<u32>> = questions
+            .iter()
+            .map(|gs| {
+                gs.iter()
+                    .map(|&g| match g.checked_sub(first).filter(|&i| i < n) {
+                        Some(i) => self.owner[i as usize],
+                        None => u32::MAX,
+                    })
+                    .collect()
+            })
+            .collect();
+        let replies = comm.all_to_all_serde(&answers)?;
+        let mut next = vec![0usize; comm.size()];
+        let owners: Vec<u32> = roots
+            .iter()
+            .map(|&g| {
+                let home = self.home(g);
+                let o = replies[home].get(next[home]).copied().unwrap_or(u32::MAX);
+                next[home] += 1;
+                o
+            })
+            .collect();
+        let missing = roots.iter().zip(&owners).find(|(_, &o)| o == u32::MAX);
+        comm.agree(missing.map_or(Ok(()), |(g, _)| {
+            Err(Error::Inconsistent {
+                check: "root directory",
+                message: format!("no owner known for root {g}"),
+            })
+        }))?;
+        Ok(owners)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::launch_threads;
+    use crate::mesh::generate_box;
+
+    /// The ghost layer by brute force: every root sharing a vertex with one of `rank`'s.
+    fn brute_part(mesh: &Mesh, owner: &[u32], rank: u32) -> Vec<u32> {
+        let own: Vec<usize> = (0..owner.len()).filter(|&r| owner[r] == rank).collect();
+        (0..mesh.nelems() as u32)
+            .filter(|&s| {
+                own.iter().any(|&r| {
+                    mesh.tets[r]
+                        .iter()
+                        .any(|v| mesh.tets[s as usize].contains(v))
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_share_is_its_roots_and_every_root_sharing_a_vertex_with_them() {
+        let whole = InitialMesh::new(generate_box([4, 3, 2], [1.0; 3]).unwrap()).unwrap();
+        let n = whole.nroots();
+        let owner: Vec<u32> = (0..n as u32).map(|r| (r * 7 / n as u32) % 3).collect();
+        for rank in 0..3 {
+            let share = Share::of_rank(&whole, &owner, rank, 3).unwrap();
+            let part = share.initial();
+            let gids: Vec<u32> = (0..part.nroots() as u32)
+                .map(|r| part.root_gid(r))
+                .collect();
+            assert_eq!(gids, brute_part(whole.mesh(), &owner, rank));
+            for (r, &g) in gids.iter().enumerate() {
+                assert_eq!(share.owner()[r], owner[g as usize]);
+                let local = part.mesh().tets[r].map(|v| part.vertex_gid(v));
+                assert_eq!(local, whole.mesh().tets[g as usize], "vertex order kept");
+                for (k, &v) in local.iter().enumerate() {
+                    let at = part.mesh().coords[part.mesh().tets[r][k] as usize];
+                    assert_eq!(at, whole.mesh().coords[v as usize]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_directory_answers_the_owners_it_was_told() {
+        let n = 23;
+        let owner: Vec<u32> = (0..n).map(|r| r % 3).collect();
+        let got = launch_threads(3, |comm| {
+            let mut dir = Directory::from_owners(&owner, comm.rank(), 3);
+            // Each rank moves its roots divisible by 5 to rank 0.
+            let moves: Vec<(u32, u32)> = (0..n)
+                .filter(|&r| owner[r as usize] as usize == comm.rank() && r % 5 == 0)
+                .map(|r| (r, 0))
+                .collect();
+            dir.update(comm, moves)?;
+            let all: Vec<u32> = (0..n).rev().collect();
+            dir.owners_of(comm, &all)
+        })
+        .unwrap();
+        let want: Vec<u32> = (0..n)
+            .rev()
+            .map(|r| if r % 5 == 0 { 0 } else { r % 3 })
+            .collect();
+        assert!(got.iter().all(|g| *g == want));
+    }
+}
