@@ -341,6 +341,16 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         &self.share
     }
 
+    /// Every root's owner (by global id) where a rank keeps them all: on every rank when
+    /// every rank holds the whole mesh ([`Run::on`]), on rank 0 alone when ranks hold parts
+    /// (rank 0 balances on the gathered graph); `None` elsewhere.
+    pub fn gathered_owner(&self) -> Option<&[u32]> {
+        match &self.owner_gathered {
+            Some(owner) => Some(owner),
+            None => self.share.is_whole().then(|| self.share.owner()),
+        }
+    }
+
     /// The dual graph's current weights on rank 0, which gathers them from every rank and
     /// balances (`None` on the other ranks).
     pub fn weights(&self) -> Option<&Weights> {

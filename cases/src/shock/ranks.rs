@@ -67,7 +67,6 @@ pub fn run_rank<C: Comm + ?Sized>(
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree_as(check_memory(cfg, roots, ranks_here))?;
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
-    let locator = initial.locator();
     let plum = comm.agree_as(make_plum(cfg, mesh))?;
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
@@ -78,7 +77,13 @@ pub fn run_rank<C: Comm + ?Sized>(
         Balancer::Sbn => dist::BalanceAt::Never,
         _ => cfg.balance_at,
     };
-    let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
+    // A processing level needs every root's owner on every rank; a run without one holds
+    // only its part of the mesh on each rank.
+    let run = match cfg.processing {
+        Some(_) => Run::on(comm, initial, opts, plum)?,
+        None => Run::on_parts(comm, initial, opts, plum)?,
+    };
+    let mut run = run.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
     comm.agree_as(each_level(0, None, run.forest(), run.owner()))?;
@@ -86,10 +91,10 @@ pub fn run_rank<C: Comm + ?Sized>(
     for level in 1..=cfg.levels {
         let front = FrontAt::new(&cfg.front, level, lo, hi);
         let marking = Instant::now();
-        let marks = front_marks(run.forest(), locator, &front);
+        let marks = front_marks(run.forest(), run.forest().initial().locator(), &front);
         let marking = marking.elapsed();
         check_level_memory(cfg, &run, marks.divided, level, ranks_here)?;
-        let start = (comm.rank() == 0).then(|| run.owner().to_vec());
+        let start = (comm.rank() == 0).then(|| gathered_owner(&run).to_vec());
         let mut report = run.step_marked(marks.refine, marks.coarsen)?;
         report.times.mark += marking;
         crate::cpu::add_step(comm, &mut cpu, &report.cpu)?;
@@ -144,7 +149,7 @@ fn process<C: Comm + ?Sized>(
         ..dist::LevelOptions::new(processing)
     };
     // The owners the level starts from: after the step's balance (none under SBN).
-    let from = (run.comm().rank() == 0).then(|| run.owner().to_vec());
+    let from = (run.comm().rank() == 0).then(|| gathered_owner(run).to_vec());
     let processed = run.process(&opts, &mut { kernel })?;
     // Rank 0 predicts; a failure there ends every rank.
     let predicted = match (&from, run.graph()) {
@@ -217,14 +222,24 @@ fn check_level_memory<C: Comm + ?Sized>(
 ) -> Result<()> {
     let comm = run.comm();
     let (here, all) = budget::leaves_after_step(comm, run.forest().nleaves(), divided, ranks_here)?;
-    let roots = run.owner().len() as u128;
-    let balancing = balancing_bytes(std::slice::from_ref(cfg), run.owner().len()).0;
+    let roots = run.share().nroots() as u128;
+    let balancing = balancing_bytes(std::slice::from_ref(cfg), run.share().nroots()).0;
     comm.agree_as(fits(
         &cfg.budget,
         [roots.saturating_mul(ranks_here as u128), here, balancing],
         &format!("level {level} of {}: about {all} leaves", cfg.levels),
         "use fewer levels",
     ))
+}
+
+/// Every root's owner, on rank 0 (which balances on the gathered graph).
+///
+/// # Panics
+/// On another rank.
+#[track_caller]
+fn gathered_owner<'a, C: Comm + ?Sized>(run: &'a Run<C>) -> &'a [u32] {
+    run.gathered_owner()
+        .expect("rank 0 keeps every root's owner")
 }
 
 /// Rank 0's record of the level `report` ended (`start`: the owners before it).
@@ -257,7 +272,7 @@ fn record<C: Comm + ?Sized>(
             level: report.metrics.level,
             leaves: report.metrics.leaves as usize,
             graph,
-            owner: run.owner(),
+            owner: gathered_owner(run),
             start,
             balance,
             flows: &flows,
