@@ -4,8 +4,8 @@
 //!
 //! The run: the shock case with the library alone (`meshes/shock_box.msh`, 9 levels of a
 //! moving cylinder, depth 3, PLUM with METIS balancing on the predicted weights, no output),
-//! the mesh read and its topology built once on the main thread and shared by the ranks
-//! (`Run::on`), as `plume run shock` does. Every rank's CPU clock is read at every collective
+//! the mesh read and its topology built once on the main thread, each rank then holding its
+//! part of it (`Run::on_parts`), as `plume run shock` does. Every rank's CPU clock is read at every collective
 //! of start-up and of each step ([`plume::metrics::RunCpu`]); the read and the topology count
 //! once, on the critical path, by the process's clock (their checks use rayon's pool). The
 //! P = 1 row is the baseline of every speed-up and work inflation.
@@ -40,7 +40,7 @@ fn shock_run(procs: usize) -> RunCpu {
     let topology = clock.now() - start - read;
     let mut runs = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut run = Run::on(comm, &initial, options(), plum)?;
+        let mut run = Run::on_parts(comm, &initial, options(), plum)?;
         let mut account = RunCpu::new(&gather_cpu(comm, run.startup_cpu())?);
         for level in 1..=LEVELS {
             let report = run.step(|leaf| shock_mark(leaf, level))?;

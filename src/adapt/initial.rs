@@ -99,6 +99,11 @@ impl InitialMesh {
         })))
     }
 
+    /// True when `other` is this very mesh (a clone of it), not just an equal one.
+    pub fn same(&self, other: &InitialMesh) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// True when this is one rank's part of a mesh ([`InitialMesh::part`]).
     pub fn is_part(&self) -> bool {
         self.0.ids.is_some()

@@ -103,7 +103,7 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
                 });
             }
         }
-        if !next.is_whole() {
+        if !next.initial().same(share.initial()) {
             *forest = forest.moved_onto(next.initial())?;
         }
         let mut at = Unpacking::default();

@@ -249,58 +249,72 @@ impl Share {
         mut records: Vec<RootRecord>,
     ) -> Result<Share> {
         let me = comm.rank() as u32;
-        let mut gone = vec![false; self.owner.len()];
+        let n = self.owner.len();
+        let ghosts_of = |part: &[u32], own: &[u32]| -> Vec<u32> {
+            part.iter()
+                .copied()
+                .filter(|g| own.binary_search(g).is_err())
+                .collect()
+        };
+        if leaving.is_empty() && arrived.is_empty() {
+            // The same roots: only the ghosts' owners may have changed.
+            let gids: Vec<u32> = (0..n as u32).map(|r| self.initial.root_gid(r)).collect();
+            let own: Vec<u32> = (0..n)
+                .filter(|&r| self.owner[r] == me)
+                .map(|r| gids[r])
+                .collect();
+            let ghosts = ghosts_of(&gids, &own);
+            let mut owners = directory.owners_of(comm, &ghosts)?.into_iter();
+            let mut next = self.clone();
+            for (o, g) in next.owner.iter_mut().zip(&gids) {
+                if own.binary_search(g).is_err() {
+                    *o = owners.next().expect("one owner per ghost");
+                }
+            }
+            return Ok(next);
+        }
+        let mut gone = vec![false; n];
         for &r in leaving {
             gone[r as usize] = true;
         }
-        let kept: Vec<u32> = (0..self.owner.len() as u32)
-            .filter(|&r| self.owner[r as usize] == me && !gone[r as usize])
-            .collect();
-        records.extend(self.stars(&kept));
-        records.sort_by_key(|r| r.gid);
-        records.dedup_by_key(|r| r.gid);
-        // The part: the kept and arrived roots with everything around their vertices.
-        let mut own: Vec<u32> = kept.iter().map(|&r| self.initial.root_gid(r)).collect();
-        own.extend_from_slice(arrived);
-        own.sort_unstable();
-        let by_gid = |g: u32| records.binary_search_by_key(&g, |r| r.gid).ok();
-        let mut around_vertex: Vec<(u32, u32)> = records
-            .iter()
-            .flat_map(|r| r.tet.map(|v| (v, r.gid)))
-            .collect();
-        around_vertex.sort_unstable();
-        let mut part: Vec<u32> = Vec::new();
-        for &g in &own {
-            let i = by_gid(g).ok_or_else(|| Error::Protocol {
-                from: comm.rank(),
-                message: format!("root {g} arrived without its record"),
-            })?;
-            for v in records[i].tet {
-                let lo = around_vertex.partition_point(|&(w, _)| w < v);
-                let hi = around_vertex.partition_point(|&(w, _)| w <= v);
-                part.extend(around_vertex[lo..hi].iter().map(|&(_, r)| r));
+        // The kept roots and the roots around their vertices, all in the part already; the
+        // records that came are the roots around the arrived ones.
+        let (tets, topo) = (&self.initial.mesh().tets, self.initial.topology());
+        let mut in_part = vec![false; n];
+        let mut own: Vec<u32> = arrived.to_vec();
+        for r in (0..n).filter(|&r| self.owner[r] == me && !gone[r]) {
+            own.push(self.initial.root_gid(r as u32));
+            for &v in &tets[r] {
+                for &s in topo.elems_around(v) {
+                    in_part[s as usize] = true;
+                }
             }
         }
-        part.sort_unstable();
-        part.dedup();
-        let ghosts: Vec<u32> = part
-            .iter()
-            .copied()
-            .filter(|g| own.binary_search(g).is_err())
-            .collect();
-        let ghost_owner = directory.owners_of(comm, &ghosts)?;
+        own.sort_unstable();
+        records.extend(
+            (0..n as u32)
+                .filter(|&r| in_part[r as usize])
+                .map(|r| self.record(r)),
+        );
+        records.sort_by_key(|r| r.gid);
+        records.dedup_by_key(|r| r.gid);
+        let part: Vec<u32> = records.iter().map(|r| r.gid).collect();
+        if let Some(g) = arrived.iter().find(|g| part.binary_search(g).is_err()) {
+            return Err(Error::Protocol {
+                from: comm.rank(),
+                message: format!("root {g} arrived without its record"),
+            });
+        }
+        let ghosts = ghosts_of(&part, &own);
+        let mut owners = directory.owners_of(comm, &ghosts)?.into_iter();
         let owner = part
             .iter()
-            .map(|g| match ghosts.binary_search(g) {
-                Ok(i) => ghost_owner[i],
-                Err(_) => me,
+            .map(|g| match own.binary_search(g) {
+                Ok(_) => me,
+                Err(_) => owners.next().expect("one owner per ghost"),
             })
             .collect();
-        let part_records: Vec<RootRecord> = part
-            .iter()
-            .map(|&g| records[by_gid(g).expect("every root of the part has a record")].clone())
-            .collect();
-        Share::from_records(&part_records, owner, self.nroots, self.tags.clone())
+        Share::from_records(&records, owner, self.nroots, self.tags.clone())
     }
 }
 

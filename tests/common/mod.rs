@@ -157,6 +157,16 @@ pub fn check_parts<C: Comm + ?Sized>(run: &Run<'_, C>, whole: &InitialMesh) -> R
             ghost_layer.len()
         )));
     }
+    // The forest's per-root tables are the part's, not the whole mesh's.
+    if run.forest().nroots() != gids.len() || run.owner().len() != gids.len() {
+        return Err(Error::Invalid(format!(
+            "rank {}: {} trees and {} owners for a part of {} roots",
+            run.comm().rank(),
+            run.forest().nroots(),
+            run.owner().len(),
+            gids.len()
+        )));
+    }
     for (r, &g) in gids.iter().enumerate() {
         if run.owner()[r] != holder[g as usize] {
             return Err(Error::Invalid(format!(

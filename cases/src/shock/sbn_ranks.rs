@@ -37,7 +37,9 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
     (processed, s_per_leaf, predicted_s): Measured,
 ) -> LevelRecord {
     let graph = run.graph().expect("rank 0 keeps the dual graph");
-    let owner = run.gathered_owner().expect("a processing level holds every owner");
+    let owner = run
+        .gathered_owner()
+        .expect("a processing level holds every owner");
     let before = loads_and_cut(graph, start, cfg.procs);
     let now = loads_and_cut(graph, owner, cfg.procs);
     let model = cfg.machine.cost_model(graph);
