@@ -7,13 +7,15 @@
 //! rank exits non-zero and one message is printed); one rank failing alone or panicking while
 //! the others wait (the job is aborted); the distributed adaptive loop (`plume::dist::Run`) for
 //! N = 1…4, whose union of leaves is the serial forest's and whose per-level metrics are the
-//! threads backend's; SBN processing levels for N = 2…4 (and with a slow rank), whose roots,
+//! threads backend's; the start-up checks of `tests/startup_checks` (SFC partition on ranks,
+//! spread mesh, generated blocks, vertex directory) for N = 2…4; SBN processing levels for N = 2…4 (and with a slow rank), whose roots,
 //! leaves and digest are the single rank's (the tree checksum unchanged by each level), and a rank failing in one (every
 //! rank exits non-zero with one message). `mpirun --timeout` turns a hang into exit code 110, which the failure
 //! scenarios must not see.
 
 mod comm_checks;
 mod external;
+mod startup_checks;
 
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::SbnOptions;
@@ -38,6 +40,9 @@ fn main() {
     }
     for procs in 1..=4 {
         the_adaptive_loop_matches_the_threads_backend(procs);
+    }
+    for procs in 2..=4 {
+        the_start_up_checks_pass_on(procs);
     }
     for procs in 2..=4 {
         sbn_levels_match_one_rank(procs, "sbn");
@@ -69,6 +74,11 @@ fn run_rank(scenario: &str) -> i32 {
             "checks" => comm_checks::all(comm).map(|()| {
                 if comm.rank() == 0 {
                     println!("checks passed on {} ranks", comm.size());
+                }
+            }),
+            "startup" => startup_checks::all(comm).map(|()| {
+                if comm.rank() == 0 {
+                    println!("start-up checks passed on {} ranks", comm.size());
                 }
             }),
             "agreed-failure" => {
@@ -178,6 +188,23 @@ fn the_checks_pass_on(procs: usize) {
         "checks on {procs} ranks"
     );
     println!("test comm_mpi: checks on {procs} ranks ... ok");
+}
+
+fn the_start_up_checks_pass_on(procs: usize) {
+    let output = mpirun(procs, "startup", 60);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "start-up checks on {procs} ranks: {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stdout.trim(),
+        format!("start-up checks passed on {procs} ranks"),
+        "start-up checks on {procs} ranks"
+    );
+    println!("test comm_mpi: start-up checks on {procs} ranks ... ok");
 }
 
 fn an_agreed_failure_ends_every_rank_with_one_message() {

@@ -2,6 +2,7 @@
 //! (the Kuhn–Freudenthal triangulation). Every cube uses the same diagonal direction, so the
 //! faces of neighbouring cubes match and the mesh is conforming.
 
+use super::chunk::{block, Chunk, Vertices};
 use super::validate::check_shape;
 use super::Mesh;
 use crate::{Error, Result};
@@ -81,6 +82,79 @@ pub fn generate_box(cells: [usize; 3], size: [f64; 3]) -> Result<Mesh> {
         }
     }
     Ok(Mesh::new(coords, tets))
+}
+
+/// Block `rank` of `nranks` of the box [`generate_box`] makes (see [`super::chunk`]): the same
+/// roots, global vertex ids and coordinates, bit for bit, generated without the rest of the
+/// box, so that each rank makes its own part.
+///
+/// ```
+/// use plume::mesh::{generate_box, generate_box_chunk};
+/// let whole = generate_box([2, 1, 1], [2.0, 1.0, 1.0]).unwrap();
+/// let chunk = generate_box_chunk([2, 1, 1], [2.0, 1.0, 1.0], 1, 3).unwrap();
+/// assert_eq!(chunk.roots(), 4..8);
+/// assert_eq!(chunk.tets(), &whole.tets[4..8]);
+/// ```
+///
+/// # Errors
+/// Those of [`check_box`]; [`Error::Zero`] for no ranks, [`Error::Invalid`] when `rank` is not
+/// below `nranks`, [`Error::TooFewVertices`] for more ranks than elements.
+pub fn generate_box_chunk(
+    cells: [usize; 3],
+    size: [f64; 3],
+    rank: usize,
+    nranks: usize,
+) -> Result<Chunk> {
+    check_box(cells, size)?;
+    let (nverts, nelems) = box_size(cells)?;
+    if nranks == 0 {
+        return Err(Error::Zero { what: "ranks" });
+    }
+    if rank >= nranks {
+        return Err(Error::Invalid(format!(
+            "box: rank {rank} does not exist: there are {nranks} ranks"
+        )));
+    }
+    if nranks > nelems {
+        return Err(Error::TooFewVertices {
+            parts: nranks,
+            vertices: nelems,
+        });
+    }
+    let [nx, ny, _] = cells;
+    let vid = |[i, j, k]: [usize; 3]| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
+    let roots = block(nelems, nranks, rank);
+    // Root r is tetrahedron r % 6 of cube r / 6, cubes numbered as generate_box loops.
+    let tets: Vec<[u32; 4]> = roots
+        .clone()
+        .map(|r| {
+            let c = r / 6;
+            let cube = [c % nx, c / nx % ny, c / (nx * ny)];
+            cube_tets(cube)[r % 6].map(vid)
+        })
+        .collect();
+    let mut ids: Vec<u32> = tets.iter().flatten().copied().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let lattice = |v: u32| {
+        let v = v as usize;
+        [
+            v % (nx + 1),
+            v / (nx + 1) % (ny + 1),
+            v / ((nx + 1) * (ny + 1)),
+        ]
+    };
+    let vertices = ids
+        .into_iter()
+        .map(|v| (v, point(cells, size, lattice(v))))
+        .collect();
+    Ok(Chunk::from_parts(
+        roots.start as u32,
+        tets,
+        Vertices::from_pairs(vertices),
+        Default::default(),
+        (nelems, nverts),
+    ))
 }
 
 /// The checks [`generate_box`] makes before generating: at least one cell in every direction;

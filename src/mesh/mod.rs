@@ -7,6 +7,7 @@
 
 mod apart;
 mod box_gen;
+pub mod chunk;
 mod duplicates;
 pub mod geometry;
 mod info;
@@ -16,7 +17,8 @@ mod tiling;
 pub mod topology;
 mod validate;
 
-pub use box_gen::{box_size, check_box, generate_box};
+pub use box_gen::{box_size, check_box, generate_box, generate_box_chunk};
+pub use chunk::Chunk;
 pub use info::MeshInfo;
 pub use physical::{PhysicalName, PhysicalTags};
 pub use topology::{Face, Topology};

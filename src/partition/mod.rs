@@ -16,7 +16,7 @@
 //! | --- | --- | --- |
 //! | [`Metis`] | multilevel k-way graph partitioning (METIS 5), balances `PWgt`, minimises the cut `CWgt` | the PLUM default: low cut, balance within `ufactor` |
 //! | [`Rcb`] | recursive coordinate bisection of the root centroids, weighted by `PWgt` | fast, geometric, ignores `CWgt`; a baseline |
-//! | [`Sfc`] | the root centroids sorted along a 3-D Hilbert curve, cut into runs of the target shares of `PWgt` | the start-up partition on ranks: each rank keys its own roots; ignores `CWgt` |
+//! | [`Sfc`] | the root centroids sorted along a 3-D Hilbert curve, cut into runs of the target shares of `PWgt` | the start-up partition on ranks ([`sfc_first_owners`]: each rank keys its own roots, a sample sort across ranks, the same parts); ignores `CWgt` |
 //! | [`Diffusion`] | diffusion of the parts' loads over the quotient graph, then each part gives away roots by `ΔCut` | rebalancing from the current owners without gathering the graph (parts are ranks: the remap is the identity) |
 //! | [`Stripes`] | consecutive columns along x cut into stripes of the target shares of `PWgt` | the erosion case's centralized method |
 //!
@@ -43,6 +43,7 @@ mod metis;
 mod rcb;
 mod repair;
 mod sfc;
+mod sfc_ranks;
 mod stripes;
 
 pub use self::metis::Metis;
@@ -53,6 +54,7 @@ pub use diffusion::{
 pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
 pub use sfc::{curve_order, cut_sorted, hilbert_key, hilbert_keys, Sfc};
+pub use sfc_ranks::{sfc_first_owners, sfc_parts};
 pub use stripes::{stripe_ends, Stripes};
 
 use crate::graph::GraphView;

@@ -32,25 +32,49 @@ pub fn fill_empty_parts(pwgt: &[u64], nparts: usize, part: &mut [u32]) -> usize 
         count[p as usize] += 1;
         weight[p as usize] += w;
     }
-    let mut moves = 0;
-    while let Some(empty) = count.iter().position(|&c| c == 0) {
-        // Some part has two roots or more, since nparts <= nroots and one part is empty.
-        let heavy = (0..nparts)
-            .filter(|&p| count[p] > 1)
-            .max_by(|&a, &b| weight[a].cmp(&weight[b]).then(b.cmp(&a)))
-            .expect("a part with two roots exists");
+    let outcome = refill(&mut count, &mut weight, |heavy, empty| {
         let v = (0..part.len())
             .filter(|&v| part[v] as usize == heavy)
             .min_by_key(|&v| (pwgt[v], v))
             .expect("the heavy part is not empty");
         part[v] = empty as u32;
+        Ok::<_, std::convert::Infallible>(pwgt[v])
+    });
+    match outcome {
+        Ok(moves) => moves,
+        Err(never) => match never {},
+    }
+}
+
+/// The loop of [`fill_empty_parts`] over the parts' root counts and weights, wherever the
+/// roots are (on one rank, or spread over ranks: [`super::sfc_parts`]): while some part is
+/// empty (lowest id first), `move_lightest(heavy, empty)` moves the lightest root (lowest
+/// index on ties) of `heavy`, the heaviest part holding more than one root (lowest id on
+/// ties), into `empty` and returns its weight. Returns the number of roots moved.
+///
+/// # Panics
+/// If the parts hold fewer roots than there are parts.
+#[track_caller]
+pub(crate) fn refill<E>(
+    count: &mut [usize],
+    weight: &mut [u64],
+    mut move_lightest: impl FnMut(usize, usize) -> Result<u64, E>,
+) -> Result<usize, E> {
+    let mut moves = 0;
+    while let Some(empty) = count.iter().position(|&c| c == 0) {
+        // Some part has two roots or more, since nparts <= nroots and one part is empty.
+        let heavy = (0..count.len())
+            .filter(|&p| count[p] > 1)
+            .max_by(|&a, &b| weight[a].cmp(&weight[b]).then(b.cmp(&a)))
+            .expect("a part with two roots exists");
+        let w = move_lightest(heavy, empty)?;
         count[heavy] -= 1;
-        weight[heavy] -= pwgt[v];
+        weight[heavy] -= w;
         count[empty] += 1;
-        weight[empty] += pwgt[v];
+        weight[empty] += w;
         moves += 1;
     }
-    moves
+    Ok(moves)
 }
 
 #[cfg(test)]

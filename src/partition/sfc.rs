@@ -6,8 +6,9 @@
 //! The three steps are separate so that ranks can run them on their own roots:
 //! 1. [`hilbert_keys`]: a key per root from its centroid and the bounding box of all centroids
 //!    (an all-reduce of six numbers), each key independent of the others;
-//! 2. sorting `(key, root)` pairs: here one sort; across ranks a parallel sample sort, after
-//!    which each rank holds one contiguous run of the global order;
+//! 2. sorting `(key, root)` pairs: here one sort; across ranks a parallel sample sort
+//!    ([`super::sfc_parts`]), after which each rank holds one contiguous run of the global
+//!    order;
 //! 3. [`cut_sorted`]: the part of each root in a run, from the weight before the run (an
 //!    exclusive prefix sum over the ranks) and the total weight (an all-reduce).
 //!
