@@ -77,7 +77,7 @@ impl Vertices {
     /// The store holding the initial vertices (their keys are their indices).
     #[cfg(test)]
     pub(crate) fn new(coords: &[[f64; 3]]) -> Vertices {
-        Vertices::with_keys(coords, |v| u64::from(v))
+        Vertices::with_keys(coords, u64::from)
     }
 
     /// The store holding the initial vertices `coords`, vertex `v` with key `key(v)` (its
