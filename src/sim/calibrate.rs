@@ -29,9 +29,11 @@
 //! shared cores they slow each other down as they would in the run), and the constants are
 //! the means over the ranks; rank 0 times the ping-pong with rank 1 and broadcasts the result,
 //! so every rank returns the same constants. They are readings of a clock: two calibrations differ, but a
-//! simulation given the same constants is deterministic.
+//! simulation given the same constants is deterministic. On a busy machine a calibration can
+//! fail (a ping-pong too noisy to give a bandwidth), so the example below is compiled, not run;
+//! the command's tests run it, trying again while the machine is busy.
 //!
-//! ```
+//! ```no_run
 //! use plume::comm::launch_threads;
 //! use plume::sim::calibrate::{measure, sample_forest, CalibrationOptions};
 //! use plume::sim::Machine;
