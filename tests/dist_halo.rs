@@ -7,7 +7,7 @@ mod common;
 
 use common::adjacency::{named_adjacency, tag_box_sides, LeafName, Named};
 use common::{random_mark, step_serial};
-use plume::adapt::{AdaptOptions, Forest, LeafAdjacency, LeafView};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafAdjacency, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
 use plume::dist::Run;
@@ -67,13 +67,18 @@ struct RankLevel {
     rebuilt_same: bool,
 }
 
-fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
+/// With `parts`, each rank holds only its part of the mesh (`Run::on_parts`).
+fn on_ranks(procs: usize, parts: bool) -> Vec<Vec<RankLevel>> {
     launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         })?;
-        let mut run = Run::new(comm, mesh(), options(), plum)?;
+        let initial = InitialMesh::new(mesh())?;
+        let mut run = match parts {
+            false => Run::on(comm, &initial, options(), plum)?,
+            true => Run::on_parts(comm, &initial, options(), plum)?,
+        };
         let mut levels = Vec::new();
         let mut previous: Option<plume::dist::Halo> = None;
         for level in 0..LEVELS {
@@ -87,7 +92,8 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
             let forest = run.forest();
             let mut own = BTreeMap::new();
             forest.for_each_leaf(|l| {
-                let name = (l.id.root, l.verts.map(|v| forest.vertices()[v].key));
+                let root = forest.initial().root_gid(l.id.root);
+                let name = (root, l.verts.map(|v| forest.vertices()[v].key));
                 own.insert(name, l.data.to_vec());
             });
             let mut halo = run.halo()?;
@@ -97,7 +103,7 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
             };
             let ghost_name = |g: u32| {
                 let ghost = &halo.ghosts[g as usize];
-                (ghost.id.root, ghost.keys)
+                (ghost.root_gid, ghost.keys)
             };
             let adjacency = named_adjacency(run.forest(), &halo.adjacency, ghost_name);
             let ghosts_data = |halo: &plume::dist::Halo| {
@@ -106,7 +112,7 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
                     .enumerate()
                     .map(|(g, ghost)| {
                         let data = halo.ghost_data[2 * g..2 * g + 2].to_vec();
-                        ((ghost.id.root, ghost.keys), data)
+                        ((ghost.root_gid, ghost.keys), data)
                     })
                     .collect::<Vec<_>>()
             };
@@ -133,8 +139,8 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
 #[test]
 fn ranks_with_ghosts_give_the_serial_adjacency() {
     let serial = serial();
-    for procs in [2, 3] {
-        let ranks = on_ranks(procs);
+    for (procs, parts) in [(2, false), (3, false), (2, true), (3, true)] {
+        let ranks = on_ranks(procs, parts);
         for (level, expected) in serial.iter().enumerate() {
             let mut union = Adjacency::new();
             let mut owned = BTreeMap::new();

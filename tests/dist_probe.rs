@@ -5,7 +5,7 @@
 mod common;
 
 use common::{random_mark, step_serial};
-use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
 use plume::dist::{ProbeReading, Run};
@@ -44,13 +44,18 @@ fn values(leaf: &LeafView, level: usize) -> [f64; 2] {
     [c[0] - 3.0 * c[1] + c[2] * level as f64, c[1] * c[2]]
 }
 
-fn on_ranks(procs: usize) -> Vec<Vec<Vec<Option<ProbeReading>>>> {
+/// With `parts`, each rank holds only its part of the mesh (`Run::on_parts`).
+fn on_ranks(procs: usize, parts: bool) -> Vec<Vec<Vec<Option<ProbeReading>>>> {
     launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         })?;
-        let mut run = Run::new(comm, mesh(), options(), plum)?;
+        let initial = InitialMesh::new(mesh())?;
+        let mut run = match parts {
+            false => Run::on(comm, &initial, options(), plum)?,
+            true => Run::on_parts(comm, &initial, options(), plum)?,
+        };
         let mut levels = Vec::new();
         for level in 0..LEVELS {
             run.step(|leaf| random_mark(leaf, level))?;
@@ -110,8 +115,10 @@ fn every_rank_gets_the_serial_readings_at_any_rank_count() {
     // The marks refine somewhere: some readings come from leaves below the roots.
     assert!(serial[LEVELS - 1].iter().flatten().any(|r| r.level > 0));
     for procs in 1..=3 {
-        for (rank, levels) in on_ranks(procs).into_iter().enumerate() {
-            assert_eq!(levels, serial, "P = {procs}, rank {rank}");
+        for parts in [false, true] {
+            for (rank, levels) in on_ranks(procs, parts).into_iter().enumerate() {
+                assert_eq!(levels, serial, "P = {procs}, parts {parts}, rank {rank}");
+            }
         }
     }
 }

@@ -25,6 +25,8 @@ pub struct GhostLeaf {
     pub rank: u32,
     /// The leaf on that rank (valid there until the next adaptation step).
     pub id: LeafId,
+    /// The global id of its root (the same on every rank, whatever part it holds).
+    pub root_gid: u32,
     /// Its vertex keys, in the leaf's vertex order.
     pub keys: [u64; 4],
     /// Its depth below its root.
@@ -43,10 +45,12 @@ pub struct Halo {
     pub ghost_data: Vec<f64>,
     /// Per rank, the indices of the leaves held here that it keeps ghosts of, in order.
     sends: Vec<Vec<u32>>,
+    /// The generation of the rank's part it was built on ([`super::Share::generation`]).
+    generation: u64,
 }
 
-/// A ghost as it travels: `(root, element, vertex keys, level)`.
-type WireGhost = (u32, u32, [u64; 4], u8);
+/// A ghost as it travels: `(root, its global id, element, vertex keys, level)`.
+type WireGhost = (u32, u32, u32, [u64; 4], u8);
 
 impl<C: Comm + ?Sized> Run<'_, C> {
     /// This rank's leaf adjacency with ghosts of the other ranks' leaves across rank
@@ -63,11 +67,15 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// As [`Run::halo`] after an adaptation step or a processing level that moved trees,
     /// `previous` being the halo before it: the same halo, its adjacency rebuilt from
     /// `previous`'s ([`LeafAdjacency::rebuild`]), which copies the trees held here before and
-    /// after, unchanged (a collective).
+    /// after, unchanged (a collective); built anew when a migration rebuilt this rank's part.
     ///
     /// # Errors
     /// As [`Run::halo`].
     pub fn halo_after_step(&self, previous: &Halo) -> Result<Halo> {
+        if previous.generation != self.share.generation() {
+            // The rank's part was rebuilt: local ids changed, nothing can be copied.
+            return self.halo();
+        }
         self.halo_of(previous.adjacency.rebuild(&self.forest))
     }
 
@@ -87,6 +95,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
                         let e = &forest.trees()[id.root as usize].elems[id.elem as usize];
                         (
                             id.root,
+                            forest.initial().root_gid(id.root),
                             id.elem,
                             e.verts.map(|v| forest.vertices()[v].key),
                             e.level,
@@ -100,12 +109,16 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let mut ghosts = Vec::new();
         let mut ghost_data = Vec::new();
         for (rank, (wire, data)) in incoming.into_iter().enumerate() {
-            ghosts.extend(wire.into_iter().map(|(root, elem, keys, level)| GhostLeaf {
-                rank: rank as u32,
-                id: LeafId { root, elem },
-                keys,
-                level,
-            }));
+            ghosts.extend(
+                wire.into_iter()
+                    .map(|(root, root_gid, elem, keys, level)| GhostLeaf {
+                        rank: rank as u32,
+                        id: LeafId { root, elem },
+                        root_gid,
+                        keys,
+                        level,
+                    }),
+            );
             ghost_data.extend_from_slice(&data);
         }
         comm.agree(self.link_ghosts(&mut adjacency, &ghosts))?;
@@ -114,6 +127,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             ghosts,
             ghost_data,
             sends,
+            generation: self.share.generation(),
         })
     }
 

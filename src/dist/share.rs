@@ -53,6 +53,8 @@ pub struct Share {
     /// This rank's block of the root directory (`None` for the whole mesh: every rank knows
     /// every owner).
     directory: Option<Directory>,
+    /// How many times the part was rebuilt (local ids change with it).
+    generation: u64,
 }
 
 impl Share {
@@ -64,6 +66,7 @@ impl Share {
             initial: initial.clone(),
             owner,
             directory: None,
+            generation: 0,
         }
     }
 
@@ -138,6 +141,7 @@ impl Share {
             nroots,
             tags,
             directory: None,
+            generation: 0,
         })
     }
 
@@ -160,6 +164,12 @@ impl Share {
     pub(crate) fn set_whole_owner(&mut self, owner: Vec<u32>) {
         assert!(self.is_whole() && owner.len() == self.owner.len());
         self.owner = owner;
+    }
+
+    /// How many times this rank's part was rebuilt by migrations: local root and vertex ids
+    /// hold within one generation.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Roots of the whole mesh.
@@ -229,8 +239,13 @@ impl Share {
         let mut arrived: Vec<u32> = arrived.iter().map(|(_, p)| p.root).collect();
         arrived.sort_unstable();
         let records = records.into_iter().flatten().collect();
-        self.rebuilt(comm, &directory, leaving, &arrived, records)
-            .map(|share| share.with_directory(directory))
+        let mut next = self
+            .rebuilt(comm, &directory, leaving, &arrived, records)?
+            .with_directory(directory);
+        if !next.initial.same(&self.initial) {
+            next.generation = self.generation + 1;
+        }
+        Ok(next)
     }
 
     /// The share of this rank after a migration (a collective): it keeps its roots but

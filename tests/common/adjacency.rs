@@ -26,7 +26,8 @@ pub fn named_adjacency(
     let name = |i: u32| {
         let id = adj.leaves[i as usize];
         let e = &forest.trees()[id.root as usize].elems[id.elem as usize];
-        (id.root, e.verts.map(|v| forest.vertices()[v].key))
+        let root = forest.initial().root_gid(id.root);
+        (root, e.verts.map(|v| forest.vertices()[v].key))
     };
     let mut out = BTreeMap::new();
     for (i, across) in adj.across.iter().enumerate() {
