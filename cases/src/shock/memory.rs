@@ -40,14 +40,15 @@ pub(super) fn balancer_name(balancer: Balancer) -> &'static str {
     }
 }
 
-/// Refuses `[roots, leaves, balancing bytes]` beyond `budget`.
+/// Refuses `[roots, leaves, balancing bytes]` beyond `budget`, at [`budget::SHOCK`] (`roots`:
+/// the copies of the initial mesh this process holds, one a rank).
 pub(super) fn fits(
     budget: &Budget,
     [roots, leaves, balancing]: [u128; 3],
     what: &str,
     hint: &str,
 ) -> Result<()> {
-    let need = budget::run_bytes(roots, leaves).saturating_add(balancing);
+    let need = budget::SHOCK.bytes(roots, leaves).saturating_add(balancing);
     budget.check(what, need, hint.to_string())
 }
 
