@@ -147,9 +147,9 @@ fn refine_refuses_more_leaves_than_memory_or_numbers_allow() {
         &["--uniform 5", "969 MB"],
     );
     // Around a sphere holding the whole box, level by level: level 4's 1.6 million leaves
-    // (600 MB) are refused under 256 MB, after level 3's 196,608 were made.
+    // (121 MB) are refused under 128 MB, after level 3's 196,608 were made.
     let sphere = refine(&["--sphere", "2", "2", "2", "10", "--levels", "5"]);
-    refuses_args(&sphere, Some(GB / 4), 1, &["--levels 5: level 4", "MB"]);
+    refuses_args(&sphere, Some(GB / 8), 1, &["--levels 5: level 4", "MB"]);
     assert!(!dir.path("out.vtu").exists());
     // What the guard accepts fits: 196,608 leaves (15 MB) under 256 MB.
     let fits = plume(&args_of(&refine(&["--uniform", "3"])), Some(GB / 4));
