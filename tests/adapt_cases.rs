@@ -72,6 +72,34 @@ fn one_tet_refined_1_8_then_coarsened_back() {
     f.check().unwrap();
 }
 
+/// Issue 23 (7): a tree coarsened to less than half of what it held gives the room back, so
+/// that a forest the shock front refined deeply and left behind holds no tables sized by its
+/// past.
+#[test]
+fn coarsened_trees_give_back_their_room() {
+    let mut f = forest(one_tet(), 3, 2);
+    for _ in 0..3 {
+        refine_all(&mut f);
+    }
+    assert_eq!(f.nelems(), 1 + 8 + 64 + 512);
+    for nelems in [1 + 8 + 64, 1 + 8, 1] {
+        coarsen_all(&mut f);
+        let tree = &f.trees()[0];
+        assert_eq!(tree.elems.len(), nelems);
+        assert!(
+            tree.elems.capacity() <= 2 * nelems,
+            "{}",
+            tree.elems.capacity()
+        );
+        assert!(
+            tree.data.capacity() <= 2 * 2 * nelems,
+            "{}",
+            tree.data.capacity()
+        );
+        f.check().unwrap();
+    }
+}
+
 #[test]
 fn shared_face_edge_splits_both_neighbours() {
     let mut f = forest(two_tets(), 4, 0);

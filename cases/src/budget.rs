@@ -5,7 +5,9 @@
 //!
 //! The bytes per element, leaf, root or table entry below were measured with
 //! `/usr/bin/time -v` (maximum resident set size) on the release build, at two or more sizes,
-//! and rounded up; each constant says where its number comes from.
+//! and given a stated margin ([`MARGIN_PERCENT`]); each constant says where its number comes
+//! from and the command that measures it. Each command is checked at the footprint of what it
+//! holds ([`Footprint`]), so that runs that fit are not refused.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -18,33 +20,94 @@ use crate::words::ObjectiveName;
 /// Most leaves the command line lets a refinement create (leaf and vertex numbers are 32-bit).
 pub const MAX_LEAVES: u64 = 1 << 31;
 
-/// Peak bytes per element of `plume mesh box` (the mesh, its `MeshInfo` and the writer):
-/// 211 (`.vtu`) and 163 (`.msh`) at 3.07 million elements, 203 and 162 at 6 million.
-pub const BOX_BYTES_PER_ELEMENT: u64 = 256;
+/// The margin every measured footprint below is given: a run's peak moves with where its
+/// growing tables stand between two growths (the vertex store and the edge table double),
+/// with the shape of the refinement and with the allocator. A run the estimate refuses needs
+/// more than the largest peak measured per leaf and root plus this margin.
+pub const MARGIN_PERCENT: u64 = 25;
 
-/// Peak bytes per leaf of `plume refine` (forest, leaf mesh and `.vtu` output) on uniform
-/// refinements of boxes: 413 at 384,000 leaves, 338 at 3.07 million (6,000 roots × 8³ and
-/// 48,000 × 8²), 321 at 12.3 million (24,000 × 8³).
-pub const REFINE_BYTES_PER_LEAF: u64 = 400;
+/// `measured` bytes plus [`MARGIN_PERCENT`], rounded up.
+pub const fn with_margin(measured: u64) -> u64 {
+    (measured * (100 + MARGIN_PERCENT)).div_ceil(100)
+}
 
-/// Peak bytes per leaf of `plume run shock` and `plume run erosion` (forest, dual graph,
-/// balancer state, `.vtu` of the last level), with [`RUN_BYTES_PER_ROOT`]: the shock case
-/// with PLUM at P = 8 peaked at 426 bytes per leaf at 1.83 million leaves and 448 at 5.1
-/// million; four erosion runs (19k to 480k roots, 114k to 1.25 million leaves) fit 434 bytes
-/// per leaf plus 377 per root.
-pub const RUN_BYTES_PER_LEAF: u64 = 512;
+/// What a command holds at its peak: bytes per root of its initial mesh besides the root's
+/// leaves (the mesh read, its topology, the dual graph and the tables sized by the roots) and
+/// bytes per leaf (the forest, its vertices and bisected edges, the output), each measured
+/// and given the [`MARGIN_PERCENT`] margin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    /// Bytes per root, besides its leaves.
+    pub per_root: u64,
+    /// Bytes per leaf.
+    pub per_leaf: u64,
+}
 
-/// Peak bytes per leaf of `plume run euler` (forest with five fields a leaf, flow mesh with
-/// each leaf's geometry and adjacency, halo, the stage's rates and primitive states, balancer,
-/// `.vtu` pieces), with [`RUN_BYTES_PER_ROOT`]: whole runs' maximum resident set over their
-/// most leaves, the process's few MB included: Sod at depth 5, 6 and 7 (40k, 166k and 2.1
-/// million leaves, P = 1 and 2) 1,080, 940 and 980; the blast at depth 3 (127k leaves) 1,070
-/// with PLUM, 1,090 writing every tenth output as VTK, 1,150 with SBN at P = 2 and 1,250 at
-/// P = 4. 1,536 leaves a margin of 23 % over the largest.
-pub const EULER_BYTES_PER_LEAF: u64 = 1536;
+impl Footprint {
+    /// The footprint of the measured peak bytes per root and per leaf, each with the margin.
+    pub const fn measured(per_root: u64, per_leaf: u64) -> Footprint {
+        Footprint {
+            per_root: with_margin(per_root),
+            per_leaf: with_margin(per_leaf),
+        }
+    }
 
-/// Peak bytes per root of the runs besides their leaves' (see [`RUN_BYTES_PER_LEAF`]).
-pub const RUN_BYTES_PER_ROOT: u64 = 512;
+    /// Bytes of `roots` roots and `leaves` leaves, saturating.
+    pub fn bytes(&self, roots: u128, leaves: u128) -> u128 {
+        bytes(roots, self.per_root).saturating_add(bytes(leaves, self.per_leaf))
+    }
+}
+
+/// Peak bytes per element of `plume mesh box` (the mesh, its `MeshInfo` and the writer),
+/// measured 166 (`.msh`) and 170 (`.vtu`) at 6 million elements (`--cells 100 100 100`),
+/// 168 at 1.3 million (`--cells 60 60 60`), 167 at 1.43 million (`--cells 62 62 62`):
+/// `/usr/bin/time -v plume mesh box --cells 100 100 100 -o box.vtu`, maximum resident set
+/// less the 4.5 MB of `plume --version`, over the elements.
+pub const BOX_BYTES_PER_ELEMENT: u64 = with_margin(170);
+
+/// `plume refine` (the mesh read, the forest, its vertices and bisected edges, the `.vtu`
+/// written from it): 61 bytes per leaf, the slope of uniform refinements of a box between
+/// two depths (60.8 from 384,000 to 3.07 million leaves of 6,000 roots, 60.6 from 3.07 to
+/// 24.6 million of 48,000, 61.4 from 1.3 to 10.4 million of 162,000), and 305 bytes per
+/// root besides its leaf (the mesh read and its topology: 366 a root with its one leaf at
+/// `--uniform 0` on 162,000 roots, 333 on 1.43 million). Measured with
+/// `/usr/bin/time -v plume refine box.msh --uniform L -o out.vtu` on boxes of
+/// `plume mesh box --cells N N N` (N = 10, 20, 30, 62).
+pub const REFINE: Footprint = Footprint::measured(305, 61);
+
+/// `plume graph` (the forest of `--uniform`, the dual graph of the roots and its METIS
+/// text): 49 bytes per leaf (the slope from 384,000 to 3.07 million leaves of 6,000 roots;
+/// 40 from 1.3 to 10.4 million of 162,000) and 500 per root besides its leaf (549 with its
+/// leaf at `--uniform 0`, on 162,000 and 1.43 million roots). Measured as [`REFINE`], with
+/// `plume graph box.msh --uniform L -o box.graph`.
+pub const GRAPH: Footprint = Footprint::measured(500, 49);
+
+/// `plume run shock` and `plume compare shock`, per root and rank held in the process (each
+/// rank's copy of the initial mesh, its topology and locator, the dual graph, the owners) and
+/// per leaf (the forest, its vertices and bisected edges, the weights, the `.vtu` of the last
+/// level). A fit of twelve runs gives 414 a root copy and 104 a leaf; the footprint is the
+/// least that covers every run: 480 and 140, which the 1.43-million-root box on P = 2 for one
+/// level (2.2 million leaves, 1.59 GB: 0.97 of it) and the 162,000-root box at P = 1 for five
+/// levels (15.1 million leaves, 2.13 GB: 0.99; its vertex store and edge table are sized for
+/// the front's marks, most of them at the maximum depth) reach. The published case (50,136
+/// roots, 9 levels, 1.83 million leaves) peaks at 202 MB on P = 1 and 321 MB on P = 8.
+/// Measured with `/usr/bin/time -v plume run shock --procs P --levels L --mesh box.msh`.
+pub const SHOCK: Footprint = Footprint::measured(480, 140);
+
+/// `plume run erosion`, per root and rank held in the process and per leaf: the least that
+/// covers five runs, 660 and 105 (the slope is 100 a leaf from 198,000 to 1.2 million leaves
+/// of 75,264 roots at P = 1, `--max-depth 1` and 2; 1.2 million root copies at P = 8 took 499
+/// each). Measured with `/usr/bin/time -v plume run erosion --procs P --cells NX NY NZ`.
+pub const EROSION: Footprint = Footprint::measured(660, 105);
+
+/// `plume run euler`, per root and rank held in the process and per leaf (the forest with
+/// five fields a leaf, the flow mesh with each leaf's geometry and adjacency, the halo, the
+/// stage's rates and states, the balancer, the `.vtu` pieces): the least that covers seven
+/// runs, 800 and 1,600. The blast at depth 3 on P = 1 writing every iteration (162,651 leaves,
+/// 262 MB) reaches 0.98 of it; Sod across a 48,000-root box at depth 3 (1.08 million leaves)
+/// took 960 a leaf, and the blast on 162,000 unrefined roots 1,780 a root with its leaf.
+/// Measured with `/usr/bin/time -v plume run euler --output-every 1 ...`.
+pub const EULER: Footprint = Footprint::measured(800, 1600);
 
 /// Bytes per processor and root of an SBN level: every simulated processor keeps its own
 /// location table (4 bytes a root) and the index of its job queue (slot, stamp and weight:
@@ -65,18 +128,6 @@ pub fn remap_bytes_per_entry(objective: ObjectiveName) -> u64 {
         ObjectiveName::MaxSR => 48,
         ObjectiveName::TotalVGreedy | ObjectiveName::Identity => 0,
     }
-}
-
-/// Bytes of a run (`plume run shock`, `plume run erosion`) over `roots` roots and `leaves`
-/// leaves, at [`RUN_BYTES_PER_ROOT`] and [`RUN_BYTES_PER_LEAF`].
-pub fn run_bytes(roots: u128, leaves: u128) -> u128 {
-    bytes(roots, RUN_BYTES_PER_ROOT).saturating_add(bytes(leaves, RUN_BYTES_PER_LEAF))
-}
-
-/// Bytes of `plume run euler` over `roots` roots and `leaves` leaves, at
-/// [`RUN_BYTES_PER_ROOT`] and [`EULER_BYTES_PER_LEAF`].
-pub fn euler_bytes(roots: u128, leaves: u128) -> u128 {
-    bytes(roots, RUN_BYTES_PER_ROOT).saturating_add(bytes(leaves, EULER_BYTES_PER_LEAF))
 }
 
 /// The leaves after an adaptation step that divides `divided` of `nleaves` leaves 1:8 (the
@@ -240,6 +291,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("e29 GB"), "{err}");
+    }
+
+    #[test]
+    fn footprints_add_the_margin_to_what_was_measured() {
+        assert_eq!(MARGIN_PERCENT, 25);
+        assert_eq!(
+            (with_margin(61), with_margin(305), with_margin(0)),
+            (77, 382, 0)
+        );
+        let footprint = Footprint::measured(305, 61);
+        assert_eq!(footprint.bytes(2, 10), 2 * 382 + 10 * 77);
+        assert_eq!(footprint.bytes(u128::MAX, 1), u128::MAX);
     }
 
     #[test]

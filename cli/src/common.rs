@@ -7,7 +7,7 @@ use clap::ValueEnum;
 use plume::adapt::{Forest, LeafView};
 use plume::io::{Compression, VtuOptions};
 use plume::mesh::Mesh;
-use plume_cases::budget::{bytes, leaves_after, Budget, MAX_LEAVES, REFINE_BYTES_PER_LEAF};
+use plume_cases::budget::{leaves_after, Budget, Footprint, MAX_LEAVES};
 use std::path::Path;
 use std::time::Instant;
 
@@ -142,10 +142,15 @@ pub fn create_parent(path: &Path) -> CliResult {
     }
 }
 
-/// Refuses a refinement expected to make `leaves` leaves: beyond [`MAX_LEAVES`] as a usage
-/// error, beyond `budget` (at [`REFINE_BYTES_PER_LEAF`]) as an error. `what` says which option
-/// and level asked for it.
-pub fn check_leaves(budget: &Budget, what: &str, leaves: u128) -> CliResult {
+/// Refuses a refinement of `roots` roots expected to make `leaves` leaves: beyond
+/// [`MAX_LEAVES`] as a usage error, beyond `budget` (at the command's `footprint`) as an
+/// error. `what` says which option and level asked for it.
+pub fn check_leaves(
+    (budget, footprint): (&Budget, &Footprint),
+    what: &str,
+    roots: usize,
+    leaves: u128,
+) -> CliResult {
     if leaves > u128::from(MAX_LEAVES) {
         return Err(Failure::Usage(format!(
             "{what} would make about {leaves} leaves, more than the limit of 2^31; use fewer \
@@ -156,7 +161,7 @@ pub fn check_leaves(budget: &Budget, what: &str, leaves: u128) -> CliResult {
     check_memory(
         budget,
         &what,
-        bytes(leaves, REFINE_BYTES_PER_LEAF),
+        footprint.bytes(roots as u128, leaves),
         "use fewer levels",
     )
 }
@@ -168,13 +173,19 @@ pub fn check_memory(budget: &Budget, what: &str, need: u128, hint: &str) -> CliR
         .map_err(Failure::from)
 }
 
-/// Rejects uniform refinement of `roots` elements `levels` times that [`check_leaves`] refuses,
-/// before any work is done.
-pub fn check_uniform_size(budget: &Budget, option: &str, roots: usize, levels: u8) -> CliResult {
+/// Rejects uniform refinement of `roots` elements `levels` times that [`check_leaves`] refuses
+/// (at the command's `footprint`), before any work is done.
+pub fn check_uniform_size(
+    guard: (&Budget, &Footprint),
+    option: &str,
+    roots: usize,
+    levels: u8,
+) -> CliResult {
     let leaves = (roots as u128) << (3 * u32::from(levels));
     check_leaves(
-        budget,
+        guard,
         &format!("{option} {levels}: refining {roots} elements {levels} times"),
+        roots,
         leaves,
     )
 }
@@ -183,10 +194,11 @@ pub fn check_uniform_size(budget: &Budget, option: &str, roots: usize, levels: u
 /// trees of `roots`, ascending, when given: they must hold every leaf `mark` selects), printing
 /// one table row per level (marked leaves, leaves, elements, seconds). Before each level the
 /// leaves it would make (8 for each marked leaf below the maximum depth) are checked against
-/// `budget`; `option` names the option that asked for the levels, for the message.
+/// `budget` at the command's footprint; `option` names the option that asked for the levels,
+/// for the message.
 pub fn refine_levels(
     forest: &mut Forest,
-    budget: &Budget,
+    guard: (&Budget, &Footprint),
     (levels, option): (u8, &str),
     roots: Option<&[u32]>,
     mut mark: impl FnMut(&LeafView) -> bool,
@@ -220,8 +232,9 @@ pub fn refine_levels(
         };
         let estimate = leaves_after(forest.nleaves(), divided);
         check_leaves(
-            budget,
+            guard,
             &format!("{option} {levels}: level {level}"),
+            forest.nroots(),
             estimate,
         )?;
         forest.adapt()?;

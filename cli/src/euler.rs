@@ -14,7 +14,7 @@ use super::options::{ranks, words};
 use super::options::{refuse_sbn_options, BackendName};
 use plume::balance::Variant;
 use plume::numbers::short;
-use plume_cases::budget::{euler_bytes, Budget};
+use plume_cases::budget::{Budget, EULER};
 use plume_cases::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use plume_cases::euler::messages::check_state;
 use plume_cases::euler::record::EulerRunConfig;
@@ -303,7 +303,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
     check_memory(
         &euler.memory.budget,
         &format!("the euler case on {roots} roots"),
-        euler_bytes(roots as u128, roots as u128),
+        EULER.bytes(euler.memory.root_copies(roots), roots as u128),
         "use a smaller mesh",
     )?;
     check_iterations(&euler, mesh, &states, args.max_iterations)?;

@@ -6,7 +6,7 @@ use clap::Args;
 use plume::adapt::{AdaptOptions, Forest};
 use plume::graph::DualGraph;
 use plume::io::write_atomically;
-use plume_cases::budget::Budget;
+use plume_cases::budget::{Budget, GRAPH};
 use std::path::PathBuf;
 
 /// Arguments of `plume graph`.
@@ -28,7 +28,7 @@ pub struct GraphArgs {
 pub fn run(args: GraphArgs) -> CliResult {
     let budget = Budget::of_system();
     let mesh = load_mesh(&args.file)?;
-    check_uniform_size(&budget, "--uniform", mesh.nelems(), args.uniform)?;
+    check_uniform_size((&budget, &GRAPH), "--uniform", mesh.nelems(), args.uniform)?;
     let mut forest = Forest::new(
         mesh,
         AdaptOptions {
@@ -41,7 +41,7 @@ pub fn run(args: GraphArgs) -> CliResult {
     if args.uniform > 0 {
         refine_levels(
             &mut forest,
-            &budget,
+            (&budget, &GRAPH),
             (args.uniform, "--uniform"),
             None,
             |_| true,

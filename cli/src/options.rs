@@ -75,6 +75,10 @@ pub struct ShockCaseArgs {
     /// published case runs the same from any folder].
     #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
+    /// Refine every root L times before level 1 (0 to 3, the front's depth): level 0 is the
+    /// refined mesh, and the front coarsens no leaf above depth L.
+    #[arg(long, value_name = "L", default_value_t = 0)]
+    pub uniform: u8,
     /// Seed of the partitioner and of SBN's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -95,6 +99,13 @@ impl ShockCaseArgs {
             )));
         }
         cfg.levels = self.levels;
+        if self.uniform > cfg.front.max_depth {
+            return Err(Failure::Usage(format!(
+                "--uniform {} must be from 0 to {}, the front's depth",
+                self.uniform, cfg.front.max_depth
+            )));
+        }
+        cfg.front.uniform = self.uniform;
         cfg.seed = self.seed;
         cfg.sbn.seed = self.seed;
         cfg.sbn.variant = self.variant.unwrap_or(Variant::Basic);

@@ -10,7 +10,7 @@ use clap::{ArgGroup, Args};
 use plume::adapt::{AdaptOptions, Forest, LeafView, Locator, Region};
 use plume::mesh::geometry::{bounding_box, dist2};
 use plume::mesh::Mesh;
-use plume_cases::budget::Budget;
+use plume_cases::budget::{Budget, REFINE};
 use std::path::PathBuf;
 
 /// Arguments of `plume refine`.
@@ -132,7 +132,7 @@ pub fn run(args: RefineArgs) -> CliResult {
     let mesh = load_mesh(&args.file)?;
     match &sphere {
         Some(s) => s.check_range(&mesh)?,
-        None => check_uniform_size(&budget, option, mesh.nelems(), nlevels)?,
+        None => check_uniform_size((&budget, &REFINE), option, mesh.nelems(), nlevels)?,
     }
     // The roots that may hold a leaf meeting the sphere (the same for every level: the roots
     // never change); marking visits their trees only.
@@ -150,12 +150,18 @@ pub fn run(args: RefineArgs) -> CliResult {
     match sphere {
         Some(s) => refine_levels(
             &mut forest,
-            &budget,
+            (&budget, &REFINE),
             (nlevels, option),
             near.as_deref(),
             |leaf| s.meets(leaf),
         )?,
-        None => refine_levels(&mut forest, &budget, (nlevels, option), None, |_| true)?,
+        None => refine_levels(
+            &mut forest,
+            (&budget, &REFINE),
+            (nlevels, option),
+            None,
+            |_| true,
+        )?,
     }
     let progress = Progress::spinner(format!("writing {}", args.output.display()));
     plume::io::VtuPiece::forest(&forest, &[])?.write(&args.output, &args.vtk_compression.into())?;

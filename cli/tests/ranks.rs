@@ -71,6 +71,48 @@ fn thread_ranks_give_the_simulated_runs_records_for_every_p() {
     }
 }
 
+/// Issue 23 (7): `--uniform L` refines every root L times before level 1, on ranks as in one
+/// process (the same records), and the front coarsens no leaf above depth L: every level
+/// keeps more than 8^L leaves a root. L above the front's depth is a usage error.
+#[test]
+fn a_uniform_base_is_refined_before_the_levels_and_kept() {
+    let dir = TempDir::new("ranks-uniform");
+    let mesh_file = dir.arg("box.msh");
+    ok(&["mesh", "box", "--cells", "8", "2", "2", "-o", &mesh_file]);
+    let (mesh, _) = plume::io::read_mesh(&dir.path("box.msh")).unwrap();
+    let roots = mesh.nelems() as u64;
+    let mut cfg = ShockConfig::new(2);
+    cfg.levels = 4;
+    cfg.front.uniform = 1;
+    let simulated = shock::run(&cfg, mesh, |_, _, _, _| Ok(())).unwrap();
+    let expected = records_without_times(&as_written(&simulated)["levels"]);
+    let out = dir.arg("out");
+    let args = [
+        "run",
+        "shock",
+        "--procs",
+        "2",
+        "--levels",
+        "4",
+        "--uniform",
+        "1",
+    ];
+    ok(&[
+        &args[..],
+        &["--mesh", &mesh_file, "--vtk", "none", "--out", &out],
+    ]
+    .concat());
+    let written = metrics(&dir.path("out"));
+    assert_eq!(written["config"]["front"]["uniform"], 1);
+    let got = records_without_times(&written["levels"]);
+    assert_eq!(got, expected);
+    for record in &got {
+        assert!(record["leaves"].as_u64().unwrap() > 8 * roots, "{record}");
+    }
+    let too_deep = [&args[..6], &["--uniform", "4", "--out", &out]].concat();
+    fails(&too_deep, 2, &["--uniform 4 must be from 0 to 3"]);
+}
+
 #[test]
 fn without_balancing_the_ranks_keep_their_roots_and_match_the_simulated_run() {
     let mesh = shock::published_mesh().unwrap();

@@ -27,7 +27,7 @@ fn plume(args: &[&str]) -> String {
 struct Runs {
     /// `plume run shock` with PLUM on the built-in mesh, processing the levels on the ranks.
     plum: PathBuf,
-    /// `plume run shock --balancer sbn --mesh meshes/shock_box.msh`.
+    /// `plume run shock --balancer sbn --uniform 1 --mesh meshes/shock_box.msh`.
     sbn: PathBuf,
     /// `plume run erosion`.
     erosion: PathBuf,
@@ -79,6 +79,9 @@ fn runs() -> &'static Runs {
             "--procs",
             "4",
             "--levels",
+            "1",
+            // A base depth, so that it is in the report.
+            "--uniform",
             "1",
             "--vtk",
             "none",

@@ -158,6 +158,7 @@ impl Tree {
             // The dead elements are the last ones (a whole level was removed): no index moves.
             self.elems.truncate(first_dead);
             self.data.truncate(first_dead * nfields);
+            self.release_spare();
             return;
         }
         let mut old2new = vec![NO_ELEM; self.elems.len()];
@@ -190,6 +191,17 @@ impl Tree {
         }
         self.elems.truncate(w);
         self.data.truncate(w * nfields);
+        self.release_spare();
+    }
+
+    /// Gives back the room of elements coarsening removed once the tree holds less than half
+    /// of it: a tree the shock front refined deeply and left behind keeps no tables sized by
+    /// its deepest past (half, so that a tree refined again next step does not reallocate).
+    fn release_spare(&mut self) {
+        if self.elems.capacity() > 2 * self.elems.len() {
+            self.elems.shrink_to_fit();
+            self.data.shrink_to_fit();
+        }
     }
 
     /// A self-contained copy of the tree for migration: its shape (split codes and first

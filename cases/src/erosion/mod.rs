@@ -200,7 +200,9 @@ pub fn check_memory(cfg: &ErosionConfig, runs: usize) -> crate::error::Result<us
     let roots = domain::roots(cfg.procs, cfg.cells)?;
     let records = (cfg.iterations as u128).saturating_mul(runs as u128);
     let record_bytes = budget::bytes(records, std::mem::size_of::<IterationRecord>() as u64);
-    let need = budget::run_bytes(roots as u128, roots as u128).saturating_add(record_bytes);
+    let need = budget::EROSION
+        .bytes(roots as u128, roots as u128)
+        .saturating_add(record_bytes);
     let what = format!(
         "the erosion case on {roots} roots for {} iterations",
         cfg.iterations
@@ -280,7 +282,7 @@ fn check_iteration(
     let leaves = budget::leaves_after(leaves, divided);
     cfg.budget.check(
         &format!("iteration {iteration}: about {leaves} leaves"),
-        budget::run_bytes(roots as u128, leaves),
+        budget::EROSION.bytes(roots as u128, leaves),
         "use a smaller `max_depth`, fewer `cells` or fewer iterations",
     )
 }

@@ -30,7 +30,7 @@ pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Resu
     let copies = (roots as u128).saturating_mul(ranks_here as u128);
     cfg.budget.check(
         &format!("the erosion case's {roots} roots on {ranks_here} ranks in this process"),
-        budget::run_bytes(copies, copies),
+        budget::EROSION.bytes(copies, copies),
         "use fewer ranks or fewer `cells`",
     )?;
     Ok(roots)

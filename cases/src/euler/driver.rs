@@ -79,16 +79,21 @@ impl MemoryBudget {
     };
 
     /// Refuses a step that would leave `leaves` leaves in this process (`all` on every rank,
-    /// for the message) over `roots` roots, at [`budget::euler_bytes`].
+    /// for the message) over `roots` roots (one copy a rank held here), at [`budget::EULER`].
     ///
     /// # Errors
     /// [`Error::MemoryExceeded`]: what the step would need and what is available.
     pub fn check(&self, roots: usize, (leaves, all): (u128, u64), what: &str) -> Result<()> {
         self.budget.check(
             &format!("{what} (about {all} leaves)"),
-            budget::euler_bytes(roots as u128, leaves),
+            budget::EULER.bytes(self.root_copies(roots), leaves),
             "lower `max_depth` or use a smaller mesh",
         )
+    }
+
+    /// The copies of `roots` roots this process holds: one a rank held here.
+    pub fn root_copies(&self, roots: usize) -> u128 {
+        (roots as u128).saturating_mul(self.ranks_here as u128)
     }
 }
 

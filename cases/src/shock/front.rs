@@ -19,6 +19,16 @@ pub struct Front {
     pub growth: f64,
     /// Maximum refinement depth inside the front.
     pub max_depth: u8,
+    /// Times every root is refined uniformly before level 1 (at most `max_depth`): the base
+    /// depth, above which the front coarsens no leaf. Written only when not 0, so that the
+    /// records of the published runs stay as they were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub uniform: u8,
+}
+
+/// True for no uniform refinement (the default, left out of the reports).
+fn is_zero(depth: &u8) -> bool {
+    *depth == 0
 }
 
 impl Default for Front {
@@ -29,6 +39,7 @@ impl Default for Front {
             radius: 0.16,
             growth: 0.135,
             max_depth: 3,
+            uniform: 0,
         }
     }
 }
@@ -39,6 +50,7 @@ pub(crate) struct FrontAt {
     centre: [f64; 2],
     radius: f64,
     max_depth: u8,
+    base_depth: u8,
 }
 
 impl FrontAt {
@@ -53,11 +65,12 @@ impl FrontAt {
             ],
             radius: width * front.radius * (1.0 + front.growth).powi(level as i32 - 1),
             max_depth: front.max_depth,
+            base_depth: front.uniform,
         }
     }
 
     /// What the front asks of `leaf`: refine it when the front touches it, coarsen it when
-    /// refined and untouched.
+    /// refined below the base depth and untouched.
     pub(crate) fn mark(&self, leaf: &LeafView) -> Mark {
         let c = leaf.centroid;
         let reach = leaf
@@ -68,7 +81,7 @@ impl FrontAt {
         let d = ((c[0] - self.centre[0]).powi(2) + (c[1] - self.centre[1]).powi(2)).sqrt();
         if d <= self.radius + reach {
             Mark::Refine
-        } else if leaf.level > 0 {
+        } else if leaf.level > self.base_depth {
             Mark::Coarsen
         } else {
             Mark::Keep
@@ -98,11 +111,13 @@ pub(crate) struct FrontMarks {
 
 /// What [`FrontAt::mark`] asks of the leaves of the trees `forest` holds, visiting only the
 /// roots `locator` finds within reach of the front: the leaves of the others are untouched,
-/// so coarsened when refined, kept when roots.
+/// so coarsened when below the base depth, kept otherwise (a tree refined uniformly to the
+/// base depth has 8^base leaves; only one with more holds deeper leaves).
 pub(crate) fn front_marks(forest: &Forest, locator: &Locator, at: &FrontAt) -> FrontMarks {
     let near = locator.roots_reaching(&at.region());
     let mut marks = FrontMarks::default();
     let mut next_near = near.iter().copied().peekable();
+    let base_leaves = 1u64 << (3 * u32::from(at.base_depth));
     for r in 0..forest.nroots() as u32 {
         if next_near.next_if_eq(&r).is_some() {
             forest.for_each_leaf_in(&[r], |l| match at.mark(l) {
@@ -113,11 +128,15 @@ pub(crate) fn front_marks(forest: &Forest, locator: &Locator, at: &FrontAt) -> F
                 Mark::Coarsen => marks.coarsen.push(l.id),
                 Mark::Keep => {}
             });
-        } else if forest.holds(r) && forest.trees()[r as usize].nleaves > 1 {
-            let leaves = forest.trees()[r as usize].leaves_dfs();
+        } else if forest.holds(r) && u64::from(forest.trees()[r as usize].nleaves) > base_leaves {
+            let tree = &forest.trees()[r as usize];
+            let deeper = tree
+                .leaves_dfs()
+                .into_iter()
+                .filter(|&elem| tree.elems[elem as usize].level > at.base_depth);
             marks
                 .coarsen
-                .extend(leaves.into_iter().map(|elem| LeafId { root: r, elem }));
+                .extend(deeper.map(|elem| LeafId { root: r, elem }));
         }
     }
     marks
@@ -193,5 +212,39 @@ mod tests {
                 < forest.nroots() / 2,
             "the front's region holds a minority of the roots"
         );
+    }
+
+    /// Issue 23 (7): above a base depth the front refines as before and coarsens back to the
+    /// base, never past it; its marks are still a walk's over every leaf.
+    #[test]
+    fn the_front_coarsens_no_leaf_above_the_base_depth() {
+        let mesh = plume::mesh::generate_box([8, 2, 2], [4.0, 1.0, 1.0]).unwrap();
+        let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+        let locator = Locator::new(&mesh);
+        let front = Front {
+            uniform: 1,
+            ..Front::default()
+        };
+        let opts = AdaptOptions {
+            max_depth: front.max_depth,
+            nfields: 0,
+            ..AdaptOptions::default()
+        };
+        let mut forest = Forest::new(mesh, opts).unwrap();
+        forest.mark_refine_where(|_| true);
+        forest.adapt().unwrap();
+        let mut coarsened = 0;
+        for level in 1..=6 {
+            let at = FrontAt::new(&front, level, lo, hi);
+            let marks = front_marks(&forest, &locator, &at);
+            assert_eq!(marks, walk_marks(&forest, &at), "level {level}");
+            coarsened += marks.coarsen.len();
+            mark_front(&mut forest, &locator, &at);
+            forest.adapt().unwrap();
+            let mut shallowest = u8::MAX;
+            forest.for_each_leaf(|l| shallowest = shallowest.min(l.level));
+            assert_eq!(shallowest, 1, "level {level}");
+        }
+        assert!(coarsened > 0, "the front left refined leaves behind");
     }
 }

@@ -28,8 +28,39 @@ pub fn check_memory(cfgs: &[ShockConfig], roots: usize) -> Result<()> {
             cfg.procs
         ),
         "use fewer processors or a smaller mesh",
+    )?;
+    check_uniform(&cfgs[0], [roots as u128, roots as u128], balancing)
+}
+
+/// Refuses, before the run starts, the uniform refinement of `cfg` (`Front::uniform`) of
+/// `roots` roots whose leaves would not fit beside `copies` copies of the roots and
+/// `balancing` bytes of balancer tables.
+pub(super) fn check_uniform(
+    cfg: &ShockConfig,
+    [copies, roots]: [u128; 2],
+    balancing: u128,
+) -> Result<()> {
+    let uniform = cfg.front.uniform;
+    if uniform == 0 {
+        return Ok(());
+    }
+    let leaves = roots.saturating_mul(1 << (3 * u32::from(uniform)));
+    fits(
+        &cfg.budget,
+        [copies, leaves, balancing],
+        &uniform_what(uniform, uniform, leaves),
+        UNIFORM_HINT,
     )
 }
+
+/// What the uniform refinement `time` of `times` (`Front::uniform`), making about `leaves`
+/// leaves, is called in a refusal.
+pub(super) fn uniform_what(time: u8, times: u8, leaves: u128) -> String {
+    format!("`uniform` {times}: refinement {time} of {times} (about {leaves} leaves)")
+}
+
+/// The hint of a refused uniform refinement.
+pub(super) const UNIFORM_HINT: &str = "lower `uniform` or use a smaller mesh";
 
 /// The balancer's name in messages.
 pub(super) fn balancer_name(balancer: Balancer) -> &'static str {
@@ -40,14 +71,15 @@ pub(super) fn balancer_name(balancer: Balancer) -> &'static str {
     }
 }
 
-/// Refuses `[roots, leaves, balancing bytes]` beyond `budget`.
+/// Refuses `[roots, leaves, balancing bytes]` beyond `budget`, at [`budget::SHOCK`] (`roots`:
+/// the copies of the initial mesh this process holds, one a rank).
 pub(super) fn fits(
     budget: &Budget,
     [roots, leaves, balancing]: [u128; 3],
     what: &str,
     hint: &str,
 ) -> Result<()> {
-    let need = budget::run_bytes(roots, leaves).saturating_add(balancing);
+    let need = budget::SHOCK.bytes(roots, leaves).saturating_add(balancing);
     budget.check(what, need, hint.to_string())
 }
 

@@ -20,7 +20,9 @@ use plume::mesh::geometry;
 use plume::metrics::Movement;
 
 use super::front::{front_marks, FrontAt};
-use super::memory::{balancer_name, balancing_bytes, fits};
+use super::memory::{
+    balancer_name, balancing_bytes, check_uniform, fits, uniform_what, UNIFORM_HINT,
+};
 use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
 use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
@@ -85,6 +87,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     };
     let mut run = run.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
+    refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
     comm.agree_as(each_level(0, None, run.forest(), run.owner()))?;
     let mut levels = Vec::with_capacity(cfg.levels);
@@ -97,6 +100,8 @@ pub fn run_rank<C: Comm + ?Sized>(
         let start = (comm.rank() == 0).then(|| gathered_owner(&run).to_vec());
         let mut report = run.step_marked(marks.refine, marks.coarsen)?;
         report.times.mark += marking;
+        // The case's level, not the run's step count: the uniform refinement's steps come first.
+        report.metrics.level = level;
         crate::cpu::add_step(comm, &mut cpu, &report.cpu)?;
         let record = match cfg.processing {
             None => start.map(|start| record(cfg, &run, &report, &start)),
@@ -207,7 +212,37 @@ pub fn check_memory(cfg: &ShockConfig, roots: usize, ranks_here: usize) -> Resul
             cfg.procs
         ),
         "use fewer ranks or a smaller mesh",
-    )
+    )?;
+    check_uniform(cfg, [copies, roots as u128], balancing)
+}
+
+/// Refines every root uniformly `cfg.front.uniform` times before level 1, a step of every
+/// rank each (its CPU accounted as a step's), refusing a step whose leaves would not fit this
+/// process.
+fn refine_to_base<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &mut Run<C>,
+    cpu: &mut plume::metrics::RunCpu,
+    ranks_here: usize,
+) -> Result<()> {
+    let times = cfg.front.uniform;
+    for time in 1..=times {
+        let comm = run.comm();
+        let nleaves = run.forest().nleaves();
+        let (here, all) = budget::leaves_after_step(comm, nleaves, nleaves, ranks_here)?;
+        let roots = run.owner().len();
+        let balancing = balancing_bytes(std::slice::from_ref(cfg), roots).0;
+        let copies = (roots as u128).saturating_mul(ranks_here as u128);
+        comm.agree_as(fits(
+            &cfg.budget,
+            [copies, here, balancing],
+            &uniform_what(time, times, u128::from(all)),
+            UNIFORM_HINT,
+        ))?;
+        let report = run.step(|_| dist::Mark::Refine)?;
+        crate::cpu::add_step(run.comm(), cpu, &report.cpu)?;
+    }
+    Ok(())
 }
 
 /// Refuses a level whose leaves (when the front's marks divide `divided` of the leaves held

@@ -13,7 +13,7 @@ use plume::mesh::{geometry, Mesh};
 use crate::budget;
 
 use super::front::{mark_front, FrontAt};
-use super::memory::{balancing_bytes, check_memory, fits};
+use super::memory::{balancing_bytes, check_memory, fits, uniform_what, UNIFORM_HINT};
 use super::track::Track;
 use super::{plum_track, sbn_track};
 use super::{Balancer, ShockConfig};
@@ -121,6 +121,7 @@ pub fn run_many(
             ..AdaptOptions::default()
         },
     )?;
+    refine_to_base(&mut forest, first, roots, balancing)?;
     let mut graph = DualGraph::new(&forest);
     let mut tracks = cfgs
         .iter()
@@ -173,6 +174,30 @@ pub fn run_many(
             cpu: None,
         })
         .collect())
+}
+
+/// Refines every root of `forest` uniformly `cfg.front.uniform` times (the base depth of the
+/// front), checking each time that the leaves fit the budget of `cfg` on `roots` roots with
+/// `balancing` bytes of balancer tables.
+fn refine_to_base(
+    forest: &mut Forest,
+    cfg: &ShockConfig,
+    roots: usize,
+    balancing: u128,
+) -> Result<()> {
+    let times = cfg.front.uniform;
+    for time in 1..=times {
+        let leaves = budget::leaves_after(forest.nleaves(), forest.nleaves());
+        fits(
+            &cfg.budget,
+            [roots as u128, leaves, balancing],
+            &uniform_what(time, times, leaves),
+            UNIFORM_HINT,
+        )?;
+        forest.mark_refine_where(|_| true);
+        forest.adapt()?;
+    }
+    Ok(())
 }
 
 /// Wall-clock milliseconds per stage of a level.

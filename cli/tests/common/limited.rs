@@ -16,12 +16,16 @@ pub struct Run {
 }
 
 /// Runs `plume args…` in its own process, with its address space limited to `limit` bytes
-/// (`ulimit -v`) when given, and reaps it with `wait4` for its peak memory.
+/// (`ulimit -v`) when given, and reaps it with `wait4` for its peak memory. A limited run
+/// keeps glibc to two malloc arenas: each thread's arena reserves 64 MB of address space, so
+/// that on a many-core machine the thread pool alone would exhaust a few hundred MB before
+/// plume allocates anything (seen: `compare shock` aborting under 512 MB with 8 threads).
 #[allow(clippy::zombie_processes)] // reaped by wait4, which std does not see
 pub fn plume(args: &[&str], limit: Option<u64>) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_plume"));
     cmd.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
     if let Some(bytes) = limit {
+        cmd.env("MALLOC_ARENA_MAX", "2");
         let rlimit = libc::rlimit {
             rlim_cur: bytes,
             rlim_max: bytes,
