@@ -230,7 +230,7 @@ fn refine_to_base<C: Comm + ?Sized>(
         let comm = run.comm();
         let nleaves = run.forest().nleaves();
         let (here, all) = budget::leaves_after_step(comm, nleaves, nleaves, ranks_here)?;
-        let roots = run.owner().len();
+        let roots = run.share().nroots();
         let balancing = balancing_bytes(std::slice::from_ref(cfg), roots).0;
         let copies = (roots as u128).saturating_mul(ranks_here as u128);
         comm.agree_as(fits(
