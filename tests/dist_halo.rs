@@ -10,7 +10,7 @@ use common::{random_mark, step_serial};
 use plume::adapt::{AdaptOptions, Forest, LeafAdjacency, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::Run;
+use plume::dist::{GatheredPlum, Run};
 use plume::mesh::{generate_box, Mesh};
 use std::collections::BTreeMap;
 
@@ -73,7 +73,7 @@ fn on_ranks(procs: usize) -> Vec<Vec<RankLevel>> {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         })?;
-        let mut run = Run::new(comm, mesh(), options(), plum)?;
+        let mut run = Run::new(comm, mesh(), options(), GatheredPlum::new(plum))?;
         let mut levels = Vec::new();
         let mut previous: Option<plume::dist::Halo> = None;
         for level in 0..LEVELS {

@@ -8,7 +8,7 @@ use common::{random_mark, step_serial};
 use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::{ProbeReading, Run};
+use plume::dist::{GatheredPlum, ProbeReading, Run};
 use plume::mesh::{generate_box, Mesh};
 use plume::rng::Rng;
 
@@ -50,7 +50,7 @@ fn on_ranks(procs: usize) -> Vec<Vec<Vec<Option<ProbeReading>>>> {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         })?;
-        let mut run = Run::new(comm, mesh(), options(), plum)?;
+        let mut run = Run::new(comm, mesh(), options(), GatheredPlum::new(plum))?;
         let mut levels = Vec::new();
         for level in 0..LEVELS {
             run.step(|leaf| random_mark(leaf, level))?;

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt};
-use plume::dist::{self, Run, StepReport};
+use plume::dist::{self, GatheredPlum, Run, StepReport};
 use plume::mesh::geometry;
 use plume::metrics::Movement;
 
@@ -78,7 +78,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         Balancer::Sbn => dist::BalanceAt::Never,
         _ => cfg.balance_at,
     };
-    let mut run = Run::on(comm, initial, opts, plum)?.balance_at(at);
+    let mut run = Run::on(comm, initial, opts, GatheredPlum::new(plum))?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
     comm.agree_as(each_level(0, None, run.forest(), run.owner()))?;
