@@ -124,6 +124,9 @@ impl GatheredPlum {
 /// PLUM's whole decision on rank 0, its numbers, and each rank's roots that leave.
 type Decided = (Balance, BalanceOutcome, Vec<Vec<(u32, u32)>>);
 
+/// What rank 0 sends each rank: the decision's numbers and the rank's roots that leave.
+type RankDecision = (BalanceOutcome, Vec<(u32, u32)>);
+
 /// Rank 0 balances before the run made its first owners.
 fn no_graph() -> Error {
     Error::Invalid(
@@ -161,8 +164,7 @@ impl Balancer for GatheredPlum {
             }
             None => (None, vec![None; comm.size()]),
         };
-        let mut incoming: Vec<Option<(BalanceOutcome, Vec<(u32, u32)>)>> =
-            comm.all_to_all_serde(&outgoing)?;
+        let mut incoming: Vec<Option<RankDecision>> = comm.all_to_all_serde(&outgoing)?;
         let (outcome, leaving) = incoming
             .swap_remove(0)
             .ok_or_else(|| Error::Invalid("plum: rank 0 sent no decision".into()))?;
