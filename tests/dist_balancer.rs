@@ -219,6 +219,53 @@ fn diffusion_on_the_ranks_rows_decides_as_plum_with_the_diffusion_partitioner() 
     }
 }
 
+#[test]
+fn rank_0_follows_trees_moved_behind_plums_back() {
+    let mesh = mesh();
+    without_hang(move || {
+        launch_threads(3, |comm| {
+            let plum = GatheredPlum::new(Plum::new(always(3))?);
+            let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?;
+            for step in 0..STEPS {
+                // The caller moves trees between steps, most of them to rank 0: rank 0
+                // learns their owners from their new holders, or its decisions would name
+                // roots not held there.
+                let scattered: Vec<u32> = (0..run.owner().len() as u32)
+                    .map(|r| match r % 5 {
+                        0 => (r / 5 + step as u32) % 3,
+                        _ => 0,
+                    })
+                    .collect();
+                run.migrate_to(&scattered)?;
+                let report = run.step(|leaf| random_mark(leaf, step))?;
+                assert!(report.metrics.balance.is_some_and(|b| b.accepted));
+                check_ownership(&run)?;
+                // Rank 0's graph holds every tree's weights as its holder has them.
+                let held: Vec<(u32, u64, u64)> = run
+                    .held_roots()
+                    .into_iter()
+                    .map(|r| {
+                        let t = &run.forest().trees()[r as usize];
+                        (
+                            r,
+                            u64::from(t.nleaves),
+                            TreeWeights::of(run.forest(), r, false).elems,
+                        )
+                    })
+                    .collect();
+                let held = comm.all_gather_serde(&held)?;
+                if let Some(w) = run.weights() {
+                    for (r, leaves, elems) in held.into_iter().flatten() {
+                        assert_eq!((w.pwgt[r as usize], w.rwgt[r as usize]), (leaves, elems));
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap()
+    });
+}
+
 /// A decision no rank can carry out: rank 1 gives away a root it does not hold.
 struct Foreign(NoBalancing);
 

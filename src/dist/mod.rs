@@ -90,7 +90,7 @@ pub use crate::graph::LeafCost;
 use crate::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
 use crate::balance::Balance;
 use crate::comm::{Comm, CommExt, ReduceOp};
-use crate::graph::{DualGraph, Weights};
+use crate::graph::{DualGraph, TreeWeights, Weights};
 use crate::mesh::Mesh;
 use crate::metrics::{Phase, RankCpu};
 use crate::{Error, Result};
@@ -568,6 +568,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             plum,
         } = self.comm.agree(decided)?;
         self.last = plum;
+        // Every rank keeps every root's owner: the moves go to every rank (O(moved)).
         let moves: Vec<Vec<(u32, u32)>> = self.comm.all_gather_serde(&leaving)?;
         times.balance += start.elapsed();
         self.comm.enter(Phase::Migrate);
@@ -575,13 +576,23 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         let mut moved = Moved::default();
         if moves.iter().any(|m| !m.is_empty()) {
             let mut new_owner = self.owner.clone();
-            for (r, to) in moves.into_iter().flatten() {
+            for &(r, to) in moves.iter().flatten() {
                 new_owner[r as usize] = to;
+            }
+            // Each tree's weights go to its new holder, which need not walk it.
+            let mut weights = vec![Vec::new(); self.comm.size()];
+            for &(r, to) in &leaving {
+                let w = self.weights.get(r).expect("the rows were just taken");
+                weights[to as usize].push((r, w));
             }
             let phases;
             (moved, phases) =
                 migration::migrate(&self.comm, &mut self.forest, &mut self.owner, &new_owner)?;
             times.migration = phases;
+            let arrived: Vec<Vec<(u32, TreeWeights)>> = self.comm.all_to_all_serde(&weights)?;
+            for (r, w) in arrived.into_iter().flatten() {
+                self.weights.arrived(r, w);
+            }
         }
         times.migrate += start.elapsed();
         Ok((outcome, moved))

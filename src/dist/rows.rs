@@ -5,26 +5,110 @@
 //! costs, computed afresh each time (a cost may depend on the leaves' data, which the caller
 //! changes between steps).
 
-use std::collections::BTreeMap;
-
 use super::balancer::HeldRows;
 use crate::adapt::{Forest, NO_ELEM};
 use crate::graph::{LeafCost, TreeWeights};
 use crate::partition::Rows;
 
-/// The weights of the trees held here, by root (see the module doc).
+/// A value for each root a rank holds, read once a step in ascending order of root (as its
+/// rows are built): a list sorted by root read with a cursor, the values put since and the
+/// roots forgotten since merged in on the way. No hashing: a pass reads every list in order.
+#[derive(Debug)]
+pub(super) struct ByRoot<T> {
+    /// The values kept by the last pass, ascending by root.
+    sorted: Vec<(u32, T)>,
+    /// Values put since, which replace the kept ones.
+    put: Vec<(u32, T)>,
+    /// Roots whose values are no longer valid.
+    forgotten: Vec<u32>,
+}
+
+impl<T> Default for ByRoot<T> {
+    fn default() -> Self {
+        ByRoot {
+            sorted: Vec::new(),
+            put: Vec::new(),
+            forgotten: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> ByRoot<T> {
+    /// Sets root `r`'s value for the next pass.
+    pub fn put(&mut self, r: u32, value: T) {
+        self.put.push((r, value));
+    }
+
+    /// Forgets the values of `roots` until they are kept again.
+    pub fn forget(&mut self, roots: &[u32]) {
+        self.forgotten.extend_from_slice(roots);
+    }
+
+    /// The value the last pass kept for root `r`.
+    pub fn get(&self, r: u32) -> Option<T> {
+        let i = self.sorted.binary_search_by_key(&r, |e| e.0).ok()?;
+        Some(self.sorted[i].1)
+    }
+
+    /// Visits `roots` (strictly ascending) with the value each has (`None`: none, or
+    /// forgotten) and keeps what `f` returns as its value: only the visited roots keep one.
+    pub fn pass(
+        &mut self,
+        roots: impl IntoIterator<Item = u32>,
+        mut f: impl FnMut(u32, Option<T>) -> T,
+    ) {
+        // Stable: of two values put for a root, the later one wins.
+        self.put.sort_by_key(|e| e.0);
+        self.forgotten.sort_unstable();
+        let mut next = Vec::with_capacity(self.sorted.len());
+        let (mut i, mut j, mut k) = (0, 0, 0);
+        for r in roots {
+            debug_assert!(next.last().is_none_or(|&(q, _)| q < r), "roots ascending");
+            while self.sorted.get(i).is_some_and(|e| e.0 < r) {
+                i += 1;
+            }
+            let mut value = self.sorted.get(i).filter(|e| e.0 == r).map(|e| e.1);
+            while let Some(&(q, v)) = self.put.get(j).filter(|e| e.0 <= r) {
+                if q == r {
+                    value = Some(v);
+                }
+                j += 1;
+            }
+            while self.forgotten.get(k).is_some_and(|&q| q < r) {
+                k += 1;
+            }
+            if self.forgotten.get(k) == Some(&r) {
+                value = None;
+            }
+            next.push((r, f(r, value)));
+        }
+        self.sorted = next;
+        self.put.clear();
+        self.forgotten.clear();
+    }
+}
+
+/// The weights of the trees held here (see the module doc).
 #[derive(Debug, Default)]
 pub(super) struct HeldWeights {
-    trees: BTreeMap<u32, TreeWeights>,
+    trees: ByRoot<TreeWeights>,
 }
 
 impl HeldWeights {
     /// Forgets the weights of `roots` (trees a step changed): they are walked again when next
     /// asked for.
     pub fn forget(&mut self, roots: &[u32]) {
-        for r in roots {
-            self.trees.remove(r);
-        }
+        self.trees.forget(roots);
+    }
+
+    /// The weights of root `r`, held here when the rows were last taken.
+    pub fn get(&self, r: u32) -> Option<TreeWeights> {
+        self.trees.get(r)
+    }
+
+    /// Takes the weights of a tree that arrived here from its sender, which walked it.
+    pub fn arrived(&mut self, r: u32, w: TreeWeights) {
+        self.trees.put(r, w);
     }
 
     /// The rows of the roots `forest` holds, their neighbours' owners from `owner`; with
@@ -42,18 +126,17 @@ impl HeldWeights {
         } else {
             Vec::new()
         };
-        let mut kept = BTreeMap::new();
         let mut out = OwnRows {
             xadj: vec![0],
             ..OwnRows::default()
         };
-        for r in (0..forest.nroots() as u32).filter(|&r| forest.holds(r)) {
+        let held = (0..forest.nroots() as u32).filter(|&r| forest.holds(r));
+        self.trees.pass(held, |r, kept| {
             let pending = pending.binary_search(&r).is_ok();
-            let w = match (pending, self.trees.remove(&r)) {
+            let w = match (pending, kept) {
                 (false, Some(w)) => w,
                 _ => TreeWeights::of(forest, r, pending),
             };
-            kept.insert(r, w);
             out.roots.push(r);
             out.pwgt.push(match cost {
                 Some(cost) => TreeWeights::leaf_costs(forest, r, pending, cost),
@@ -66,19 +149,17 @@ impl HeldWeights {
                 false => w.elems,
             });
             let nbrs = forest.root_face_neighbours(r);
-            let mut faces: Vec<(u32, usize)> = (0..4)
-                .filter(|&f| nbrs[f] != NO_ELEM)
-                .map(|f| (nbrs[f], f))
-                .collect();
-            faces.sort_unstable();
-            for (s, f) in faces {
-                out.adjncy.push(s);
+            let mut faces = [0, 1, 2, 3];
+            faces.sort_unstable_by_key(|&f| nbrs[f]);
+            // Neighbours ascending; the boundary (`NO_ELEM`, the largest id) comes last.
+            for f in faces.into_iter().filter(|&f| nbrs[f] != NO_ELEM) {
+                out.adjncy.push(nbrs[f]);
                 out.cwgt.push(w.face_leaves[f]);
-                out.owner.push(owner[s as usize]);
+                out.owner.push(owner[nbrs[f] as usize]);
             }
             out.xadj.push(out.adjncy.len() as u32);
-        }
-        self.trees = kept;
+            w
+        });
         out
     }
 }
@@ -117,5 +198,38 @@ impl OwnRows {
             moving: &self.moving,
             nroots,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ByRoot;
+
+    /// The values of `roots` a pass sees, keeping each root's value plus 10.
+    fn pass(cache: &mut ByRoot<u32>, roots: &[u32]) -> Vec<Option<u32>> {
+        let mut seen = Vec::new();
+        cache.pass(roots.iter().copied(), |r, v| {
+            seen.push(v);
+            v.unwrap_or(r) + 10
+        });
+        seen
+    }
+
+    #[test]
+    fn a_pass_sees_what_was_kept_put_or_forgotten() {
+        let mut cache = ByRoot::default();
+        assert_eq!(pass(&mut cache, &[1, 4, 6]), [None, None, None]);
+        assert_eq!((cache.get(4), cache.get(5)), (Some(14), None));
+        // Put values replace kept ones (the later of two wins), forgotten roots have none,
+        // and a root not visited keeps nothing.
+        cache.put(6, 100);
+        cache.put(2, 7);
+        cache.put(6, 200);
+        cache.forget(&[1]);
+        assert_eq!(pass(&mut cache, &[1, 2, 6]), [None, Some(7), Some(200)]);
+        assert_eq!(
+            pass(&mut cache, &[1, 2, 4, 6]),
+            [Some(11), Some(17), None, Some(210)]
+        );
     }
 }

@@ -8,7 +8,7 @@
 //! closure `|leaf: &LeafView| -> u64`): [`TreeWeights::costed`] then sums the leaves' costs.
 
 use crate::adapt::pattern::{close_mask, local_points, Split, EDGES};
-use crate::adapt::{Forest, LeafView, NO_ELEM};
+use crate::adapt::{Edges, Forest, LeafView, NO_ELEM};
 use crate::mesh::topology::FACE_VERTS;
 
 /// The cost of each leaf, which the processing weight `PWgt` of a tree sums instead of counting
@@ -55,6 +55,7 @@ impl TreeWeights {
     /// [`Forest::subdivide`]).
     pub fn of(forest: &Forest, root: u32, predict: bool) -> TreeWeights {
         let tree = &forest.trees()[root as usize];
+        let edges = forest.edges();
         let mut w = TreeWeights::default();
         let mut stack: Vec<(u32, [u8; 4])> = vec![(0, [1, 2, 4, 8])];
         while let Some((i, masks)) = stack.pop() {
@@ -69,7 +70,7 @@ impl TreeWeights {
                 continue;
             }
             let pending = if predict {
-                pending_split(forest, e.verts)
+                pending_split(edges, e.verts)
             } else {
                 None
             };
@@ -109,9 +110,10 @@ impl TreeWeights {
     /// leaves (nothing for a tree `forest` does not hold).
     pub fn leaf_costs(forest: &Forest, root: u32, predict: bool, cost: &dyn LeafCost) -> u64 {
         let mut sum = 0u64;
+        let edges = forest.edges();
         forest.for_each_leaf_in(&[root], |leaf| {
             let split = if predict {
-                pending_split(forest, leaf.verts)
+                pending_split(edges, leaf.verts)
             } else {
                 None
             };
@@ -140,8 +142,8 @@ impl TreeWeights {
 
 /// How the leaf with vertices `verts` will be divided by the subdivision in progress: by the
 /// closure of its bisected edges (`None` when it has none).
-fn pending_split(forest: &Forest, verts: [u32; 4]) -> Option<Split> {
-    let edges = forest.edges();
+#[inline]
+fn pending_split(edges: &Edges, verts: [u32; 4]) -> Option<Split> {
     let mut m = 0u8;
     for (k, &[a, b]) in EDGES.iter().enumerate() {
         if edges.get(verts[a], verts[b]).is_some() {
