@@ -7,43 +7,6 @@
 //! gathers the weights, runs PLUM with any partitioner and sends each rank its moves),
 //! [`Diffusive`](super::Diffusive) (the diffusive repartitioner on the ranks' rows, nothing
 //! gathered) and [`NoBalancing`]; a user brings their own by implementing the trait.
-//!
-//! ```
-//! use plume::adapt::AdaptOptions;
-//! use plume::comm::{launch_threads, Comm};
-//! use plume::dist::{Balancer, Decision, HeldRows, Mark, NoBalancing, Run};
-//! use plume::graph::DualGraph;
-//! use plume::mesh::generate_box;
-//! use plume::partition::Rcb;
-//!
-//! /// Gives this rank's lowest root to the next rank at every step.
-//! struct Pass(NoBalancing);
-//!
-//! impl Balancer for Pass {
-//!     fn first_owners(&mut self, graph: DualGraph, ranks: usize) -> plume::Result<Vec<u32>> {
-//!         self.0.first_owners(graph, ranks)
-//!     }
-//!     fn balance(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> plume::Result<Decision> {
-//!         let next = ((comm.rank() + 1) % comm.size()) as u32;
-//!         let leaving = match held.rows.roots.first() {
-//!             Some(&r) if comm.size() > 1 => vec![(r, next)],
-//!             _ => Vec::new(),
-//!         };
-//!         Ok(Decision { leaving, ..Decision::default() })
-//!     }
-//! }
-//!
-//! let moved = launch_threads(2, |comm| {
-//!     let mesh = generate_box([3, 3, 3], [1.0; 3])?;
-//!     let centroids = plume::partition::root_centroids(&mesh);
-//!     let pass = Pass(NoBalancing::new(Box::new(Rcb::new(centroids))));
-//!     let mut run = Run::new(comm, mesh, AdaptOptions::default(), pass)?;
-//!     let report = run.step(|_| Mark::Keep)?;
-//!     Ok(report.metrics.moved.trees)
-//! })
-//! .unwrap();
-//! assert_eq!(moved, [2, 2]);
-//! ```
 
 use crate::balance::Balance;
 use crate::comm::Comm;
@@ -117,6 +80,45 @@ impl BalanceOutcome {
 
 /// What decides, at each step of a [`Run`](super::Run), which roots move between ranks (see
 /// the module doc). Every method but [`Balancer::first_owners`] is called on every rank.
+///
+/// A user's own, passing each rank's lowest root on at every step:
+///
+/// ```
+/// use plume::adapt::AdaptOptions;
+/// use plume::comm::{launch_threads, Comm};
+/// use plume::dist::{Balancer, Decision, HeldRows, Mark, NoBalancing, Run};
+/// use plume::graph::DualGraph;
+/// use plume::mesh::generate_box;
+/// use plume::partition::Rcb;
+///
+/// /// Gives this rank's lowest root to the next rank at every step.
+/// struct Pass(NoBalancing);
+///
+/// impl Balancer for Pass {
+///     fn first_owners(&mut self, graph: DualGraph, ranks: usize) -> plume::Result<Vec<u32>> {
+///         self.0.first_owners(graph, ranks)
+///     }
+///     fn balance(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> plume::Result<Decision> {
+///         let next = ((comm.rank() + 1) % comm.size()) as u32;
+///         let leaving = match held.rows.roots.first() {
+///             Some(&r) if comm.size() > 1 => vec![(r, next)],
+///             _ => Vec::new(),
+///         };
+///         Ok(Decision { leaving, ..Decision::default() })
+///     }
+/// }
+///
+/// let moved = launch_threads(2, |comm| {
+///     let mesh = generate_box([3, 3, 3], [1.0; 3])?;
+///     let centroids = plume::partition::root_centroids(&mesh);
+///     let pass = Pass(NoBalancing::new(Box::new(Rcb::new(centroids))));
+///     let mut run = Run::new(comm, mesh, AdaptOptions::default(), pass)?;
+///     let report = run.step(|_| Mark::Keep)?;
+///     Ok(report.metrics.moved.trees)
+/// })
+/// .unwrap();
+/// assert_eq!(moved, [2, 2]);
+/// ```
 pub trait Balancer {
     /// Checks, on every rank at start-up, that the balancer is set for a run on `ranks` ranks:
     /// any set-up is fine by default.

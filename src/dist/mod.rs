@@ -294,6 +294,26 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// [`LeafCost::child_cost`] (by default the leaf's own each). `cost` is called on every
     /// leaf held here each time the weights are taken (once a step, and for a processing
     /// level), since it may read what the caller changes between steps (the leaves' data).
+    ///
+    /// ```
+    /// use plume::adapt::{AdaptOptions, LeafView};
+    /// use plume::balance::{Plum, PlumOptions};
+    /// use plume::comm::launch_threads;
+    /// use plume::dist::{GatheredPlum, Mark, Run};
+    /// use plume::mesh::generate_box;
+    /// // Leaves left of x = 0.5 cost 5, the others 1.
+    /// let cost = |leaf: &LeafView| if leaf.centroid[0] < 0.5 { 5 } else { 1 };
+    /// let pwgt = launch_threads(2, |comm| {
+    ///     let mesh = generate_box([4, 2, 2], [1.0; 3])?;
+    ///     let plum = GatheredPlum::new(Plum::new(PlumOptions::new(2))?);
+    ///     let mut run = Run::new(comm, mesh, AdaptOptions::default(), plum)?.leaf_cost(cost);
+    ///     run.step(|_| Mark::Keep)?;
+    ///     Ok(run.weights().map(|w| w.pwgt.iter().sum::<u64>()))
+    /// })
+    /// .unwrap();
+    /// // 96 roots, half of them left of x = 0.5: rank 0's graph weighs 48 × 5 + 48.
+    /// assert_eq!(pwgt[0], Some(288));
+    /// ```
     pub fn leaf_cost(mut self, cost: impl LeafCost + 'c) -> Self {
         self.cost = Some(Box::new(cost));
         self
