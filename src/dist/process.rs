@@ -24,7 +24,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// [`BalanceAt::Never`](super::BalanceAt::Never) so that only SBN balances.
     ///
     /// # Errors
-    /// [`Error::Invalid`](crate::Error::Invalid) when SBN's options are not for this run's
+    /// [`Error::Invalid`] when SBN's options are not for this run's
     /// ranks; any rank's work, transport or protocol error, on every rank, never a hang.
     ///
     /// # Panics
