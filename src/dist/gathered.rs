@@ -179,7 +179,8 @@ impl GatheredPlum {
             }
             whole.owner.clone_from(new_owner);
         }
-        Ok((b.clone(), BalanceOutcome::of(&b), moves))
+        let outcome = BalanceOutcome::of(&b);
+        Ok((b, outcome, moves))
     }
 }
 
