@@ -15,8 +15,9 @@ use crate::partition::Rows;
 /// roots forgotten since merged in on the way. No hashing: a pass reads every list in order.
 #[derive(Debug)]
 pub(super) struct ByRoot<T> {
-    /// The values kept by the last pass, ascending by root.
-    sorted: Vec<(u32, T)>,
+    /// The roots the last pass visited, ascending, and the values it kept for them.
+    roots: Vec<u32>,
+    values: Vec<T>,
     /// Values put since, which replace the kept ones.
     put: Vec<(u32, T)>,
     /// Roots whose values are no longer valid.
@@ -26,7 +27,8 @@ pub(super) struct ByRoot<T> {
 impl<T> Default for ByRoot<T> {
     fn default() -> Self {
         ByRoot {
-            sorted: Vec::new(),
+            roots: Vec::new(),
+            values: Vec::new(),
             put: Vec::new(),
             forgotten: Vec::new(),
         }
@@ -44,10 +46,15 @@ impl<T: Copy> ByRoot<T> {
         self.forgotten.extend_from_slice(roots);
     }
 
+    /// The number of values the last pass kept.
+    pub fn len(&self) -> usize {
+        self.roots.len()
+    }
+
     /// The value the last pass kept for root `r`.
     pub fn get(&self, r: u32) -> Option<T> {
-        let i = self.sorted.binary_search_by_key(&r, |e| e.0).ok()?;
-        Some(self.sorted[i].1)
+        let i = self.roots.binary_search(&r).ok()?;
+        Some(self.values[i])
     }
 
     /// Visits `roots` (strictly ascending) with the value each has (`None`: none, or
@@ -60,14 +67,17 @@ impl<T: Copy> ByRoot<T> {
         // Stable: of two values put for a root, the later one wins.
         self.put.sort_by_key(|e| e.0);
         self.forgotten.sort_unstable();
-        let mut next = Vec::with_capacity(self.sorted.len());
+        let (mut next_roots, mut next_values) = (
+            Vec::with_capacity(self.len()),
+            Vec::with_capacity(self.len()),
+        );
         let (mut i, mut j, mut k) = (0, 0, 0);
         for r in roots {
-            debug_assert!(next.last().is_none_or(|&(q, _)| q < r), "roots ascending");
-            while self.sorted.get(i).is_some_and(|e| e.0 < r) {
+            debug_assert!(next_roots.last().is_none_or(|&q| q < r), "roots ascending");
+            while self.roots.get(i).is_some_and(|&q| q < r) {
                 i += 1;
             }
-            let mut value = self.sorted.get(i).filter(|e| e.0 == r).map(|e| e.1);
+            let mut value = (self.roots.get(i) == Some(&r)).then(|| self.values[i]);
             while let Some(&(q, v)) = self.put.get(j).filter(|e| e.0 <= r) {
                 if q == r {
                     value = Some(v);
@@ -80,9 +90,11 @@ impl<T: Copy> ByRoot<T> {
             if self.forgotten.get(k) == Some(&r) {
                 value = None;
             }
-            next.push((r, f(r, value)));
+            next_roots.push(r);
+            next_values.push(f(r, value));
         }
-        self.sorted = next;
+        self.roots = next_roots;
+        self.values = next_values;
         self.put.clear();
         self.forgotten.clear();
     }
@@ -126,13 +138,25 @@ impl HeldWeights {
         } else {
             Vec::new()
         };
+        // About as many rows as last time, four neighbours each.
+        let n = self.trees.len();
         let mut out = OwnRows {
-            xadj: vec![0],
-            ..OwnRows::default()
+            roots: Vec::with_capacity(n),
+            pwgt: Vec::with_capacity(n),
+            rwgt: Vec::with_capacity(n),
+            moving: Vec::with_capacity(n),
+            xadj: Vec::with_capacity(n + 1),
+            adjncy: Vec::with_capacity(4 * n),
+            cwgt: Vec::with_capacity(4 * n),
+            owner: Vec::with_capacity(4 * n),
         };
+        out.xadj.push(0);
         let held = (0..forest.nroots() as u32).filter(|&r| forest.holds(r));
+        // Both ascending: a cursor finds the pending roots.
+        let mut pending = pending.into_iter().peekable();
         self.trees.pass(held, |r, kept| {
-            let pending = pending.binary_search(&r).is_ok();
+            while pending.next_if(|&p| p < r).is_some() {}
+            let pending = pending.next_if_eq(&r).is_some();
             let w = match (pending, kept) {
                 (false, Some(w)) => w,
                 _ => TreeWeights::of(forest, r, pending),

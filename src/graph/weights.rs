@@ -142,7 +142,7 @@ impl TreeWeights {
 
 /// How the leaf with vertices `verts` will be divided by the subdivision in progress: by the
 /// closure of its bisected edges (`None` when it has none).
-#[inline]
+#[inline(always)]
 fn pending_split(edges: &Edges, verts: [u32; 4]) -> Option<Split> {
     let mut m = 0u8;
     for (k, &[a, b]) in EDGES.iter().enumerate() {
