@@ -3,7 +3,8 @@
 //! rows, none, a user's own) the union of the ranks' leaves is the serial forest's after every
 //! step for P = 1, 2, 4 and every root is held by its owner; the diffusive path gathers nothing
 //! (no rank holds the graph) and decides exactly as PLUM with the diffusion partitioner does;
-//! a bad decision of a user's balancer ends every rank with one error. The per-leaf cost hook
+//! a bad decision of a user's balancer, bad first owners and more ranks than roots end every
+//! rank with one error. The per-leaf cost hook
 //! (`Run::leaf_cost`): with leaves costing 1 or 5, PLUM and diffusion balance the real work
 //! where counting leaves leaves it unbalanced, and the weights sum the hook's costs.
 
@@ -306,6 +307,55 @@ fn a_decision_the_rank_cannot_carry_out_ends_every_rank_with_one_error() {
         "{outcomes:?}"
     );
     assert!(outcomes.iter().all(|o| o == &outcomes[0]), "{outcomes:?}");
+}
+
+/// First owners that are not ranks of the run.
+struct Nowhere;
+
+impl Balancer for Nowhere {
+    fn first_owners(&mut self, graph: DualGraph, _ranks: usize) -> plume::Result<Vec<u32>> {
+        Ok(vec![7; graph.nvertices()])
+    }
+
+    fn balance(&mut self, _comm: &dyn Comm, _held: HeldRows<'_>) -> plume::Result<Decision> {
+        Ok(Decision::default())
+    }
+}
+
+#[test]
+fn bad_first_owners_and_more_ranks_than_roots_end_every_rank_with_one_error() {
+    let outcomes = without_hang(|| {
+        launch_threads(2, |comm| {
+            Ok(Run::new(comm, mesh(), adapt_options(), Nowhere)
+                .err()
+                .map(|e| e.to_string()))
+        })
+        .unwrap()
+    });
+    assert!(
+        outcomes[0].as_deref().is_some_and(|m| m.contains("rank 7")),
+        "{outcomes:?}"
+    );
+    assert_eq!(outcomes[0], outcomes[1]);
+    // Two tetrahedra on three ranks, with each balancer's first partition.
+    for kind in [Kind::Diffusive, Kind::None] {
+        let outcomes = without_hang(move || {
+            launch_threads(3, |comm| {
+                let mesh = common::two_tets();
+                Ok(Run::new(comm, mesh, adapt_options(), balancer(kind, 3)?)
+                    .err()
+                    .map(|e| e.to_string()))
+            })
+            .unwrap()
+        });
+        assert!(
+            outcomes[0]
+                .as_deref()
+                .is_some_and(|m| m.contains("more parts than vertices")),
+            "{kind:?}: {outcomes:?}"
+        );
+        assert!(outcomes.iter().all(|o| o == &outcomes[0]), "{outcomes:?}");
+    }
 }
 
 /// Leaves whose centroid lies below `x` along x cost 5, the others 1 (a chemistry region).
