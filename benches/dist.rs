@@ -32,7 +32,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, CpuClock};
-use plume::dist::{BalanceAt, Run};
+use plume::dist::{BalanceAt, GatheredPlum, Run};
 use plume::graph::{DualGraph, Weights};
 use plume::partition::{Metis, Partitioner, Targets};
 use std::time::{Duration, Instant};
@@ -50,7 +50,7 @@ fn shock_run(initial: &InitialMesh, procs: usize, levels: usize) -> ShockTimes {
     let start = Instant::now();
     let cpu = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut run = Run::on(comm, initial, options(), plum)?;
+        let mut run = Run::on(comm, initial, options(), GatheredPlum::new(plum))?;
         let cpu = CpuClock::Thread.now();
         for level in 1..=levels {
             run.step(|leaf| shock_mark(leaf, level))?;
@@ -140,8 +140,8 @@ fn migration(c: &mut Criterion) {
 fn shock_balancing(initial: &InitialMesh, procs: usize) -> (Duration, Vec<Weights>) {
     let out = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut run =
-            Run::on(comm, initial, options(), plum)?.balance_at(BalanceAt::AfterSubdivision);
+        let mut run = Run::on(comm, initial, options(), GatheredPlum::new(plum))?
+            .balance_at(BalanceAt::AfterSubdivision);
         let (mut balance, mut weights) = (Duration::ZERO, Vec::new());
         for level in 1..=9 {
             let report = run.step(|leaf| shock_mark(leaf, level))?;

@@ -23,7 +23,7 @@ mod shock_case;
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, CpuClock};
-use plume::dist::{gather_cpu, Run};
+use plume::dist::{gather_cpu, GatheredPlum, Run};
 use plume::metrics::{Phase, RunCpu};
 use shock_case::{options, read_shock_mesh, shock_mark};
 
@@ -40,7 +40,7 @@ fn shock_run(procs: usize) -> RunCpu {
     let topology = clock.now() - start - read;
     let mut runs = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut run = Run::on_parts(comm, &initial, options(), plum)?;
+        let mut run = Run::on_parts(comm, &initial, options(), GatheredPlum::new(plum))?;
         let mut account = RunCpu::new(&gather_cpu(comm, run.startup_cpu())?);
         for level in 1..=LEVELS {
             let report = run.step(|leaf| shock_mark(leaf, level))?;

@@ -24,7 +24,7 @@
 use plume::adapt::{AdaptOptions, LeafView, Transfer};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::{Mark, Run};
+use plume::dist::{GatheredPlum, Mark, Run};
 use plume::io::{read_mesh, write_forest_vtu, write_pvd, write_pvtu, CellArray};
 use std::path::{Path, PathBuf};
 
@@ -88,7 +88,7 @@ fn rank_main(
         ..AdaptOptions::with_fields(vec![Transfer::Conservative])
     };
     let plum = Plum::new(PlumOptions::new(case.ranks))?;
-    let mut run = Run::new(comm, mesh, opts, plum)?;
+    let mut run = Run::new(comm, mesh, opts, GatheredPlum::new(plum))?;
     let mut series = Vec::new();
     let mut summaries = Vec::new();
     for level in 0..=case.levels {

@@ -21,7 +21,7 @@ use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::SbnOptions;
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, with_mpi, Comm, CommExt, MpiComm};
-use plume::dist::{BalanceAt, Hook, Kernel, LevelOptions, Mark, Processing, Run};
+use plume::dist::{BalanceAt, GatheredPlum, Hook, Kernel, LevelOptions, Mark, Processing, Run};
 use plume::mesh::generate_box;
 use plume::Error;
 use std::io::Write;
@@ -278,7 +278,12 @@ fn dist_levels<C: Comm + ?Sized>(comm: &C) -> plume::Result<Vec<String>> {
         accept: Accept::Always,
         ..PlumOptions::new(comm.size())
     };
-    let mut run = Run::new(comm, mesh.clone(), opts.clone(), Plum::new(plum_opts)?)?;
+    let mut run = Run::new(
+        comm,
+        mesh.clone(),
+        opts.clone(),
+        GatheredPlum::new(Plum::new(plum_opts)?),
+    )?;
     let mut serial = Forest::new(mesh, opts)?;
     let mut lines = Vec::new();
     for level in 0..DIST_LEVELS {
@@ -338,7 +343,8 @@ fn sbn_levels<C: Comm + ?Sized>(comm: &C, hook: Option<Hook>) -> plume::Result<V
         ..AdaptOptions::default()
     };
     let plum = Plum::new(PlumOptions::new(comm.size()))?;
-    let mut run = Run::new(comm, mesh.clone(), opts.clone(), plum)?.balance_at(BalanceAt::Never);
+    let mut run = Run::new(comm, mesh.clone(), opts.clone(), GatheredPlum::new(plum))?
+        .balance_at(BalanceAt::Never);
     let mut serial = Forest::new(mesh, opts)?;
     let level_opts = LevelOptions {
         hook,

@@ -12,7 +12,7 @@
 use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CpuClock};
-use plume::dist::{gather_cpu, BalanceAt, Mark, Run};
+use plume::dist::{gather_cpu, BalanceAt, GatheredPlum, Mark, Run};
 use plume::mesh::generate_box;
 use plume::metrics::{CpuAccount, Phase, RankCpu, RunCpu};
 
@@ -91,9 +91,9 @@ fn accounted_run(procs: usize, at: BalanceAt, shared: bool) -> Vec<Accounts> {
         let plum = Plum::new(PlumOptions::new(procs))?;
         let before = CpuClock::Thread.now();
         let run = if shared {
-            Run::on(comm, &initial, options(), plum)?
+            Run::on(comm, &initial, options(), GatheredPlum::new(plum))?
         } else {
-            Run::new(comm, mesh.clone(), options(), plum)?
+            Run::new(comm, mesh.clone(), options(), GatheredPlum::new(plum))?
         };
         let mut run = run.balance_at(at);
         let around = (CpuClock::Thread.now() - before).as_secs_f64();

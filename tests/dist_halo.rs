@@ -10,7 +10,7 @@ use common::{random_mark, step_serial};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafAdjacency, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::Run;
+use plume::dist::{GatheredPlum, Run};
 use plume::mesh::{generate_box, Mesh};
 use std::collections::BTreeMap;
 
@@ -74,6 +74,7 @@ fn on_ranks(procs: usize, parts: bool) -> Vec<Vec<RankLevel>> {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         })?;
+        let plum = GatheredPlum::new(plum);
         let initial = InitialMesh::new(mesh())?;
         let mut run = match parts {
             false => Run::on(comm, &initial, options(), plum)?,

@@ -8,7 +8,7 @@ use common::{random_mark, step_serial};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::launch_threads;
-use plume::dist::{ProbeReading, Run};
+use plume::dist::{GatheredPlum, ProbeReading, Run};
 use plume::mesh::{generate_box, Mesh};
 use plume::rng::Rng;
 
@@ -51,6 +51,7 @@ fn on_ranks(procs: usize, parts: bool) -> Vec<Vec<Vec<Option<ProbeReading>>>> {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         })?;
+        let plum = GatheredPlum::new(plum);
         let initial = InitialMesh::new(mesh())?;
         let mut run = match parts {
             false => Run::on(comm, &initial, options(), plum)?,

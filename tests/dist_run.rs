@@ -16,7 +16,7 @@ use common::{check_ownership, check_parts, step_serial, without_hang};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::{BalanceAt, LevelMetrics, Mark, Run};
+use plume::dist::{BalanceAt, GatheredPlum, LevelMetrics, Mark, Run};
 use plume::graph::DualGraph;
 use plume::mesh::{generate_box, Mesh};
 use plume::Error;
@@ -115,7 +115,7 @@ fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt, parts: bool) -> Levels
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         };
-        let plum = Plum::new(opts)?;
+        let plum = GatheredPlum::new(Plum::new(opts)?);
         let run = match parts {
             false => Run::on(comm, &initial, adapt_options(), plum)?,
             true => Run::on_parts(comm, &initial, adapt_options(), plum)?,
@@ -274,7 +274,7 @@ fn migration_keeps_every_tree() {
     let outcome = without_hang(move || {
         launch_threads(3, |comm| {
             let plum = Plum::new(PlumOptions::new(3))?;
-            let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?;
+            let mut run = Run::new(comm, mesh.clone(), adapt_options(), GatheredPlum::new(plum))?;
             for level in 0..3 {
                 run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
             }
@@ -315,7 +315,7 @@ fn migration_keeps_every_tree() {
             comm,
             mesh.clone(),
             adapt_options(),
-            Plum::new(PlumOptions::new(2))?,
+            GatheredPlum::new(Plum::new(PlumOptions::new(2))?),
         )?;
         let before = run.checksum()?;
         if let Some(&r) = run.held_roots().first() {
@@ -337,7 +337,12 @@ fn a_migration_times_its_phases_within_its_own_time() {
                 accept: Accept::Always,
                 ..PlumOptions::new(3)
             };
-            let mut run = Run::new(comm, mesh.clone(), adapt_options(), Plum::new(opts)?)?;
+            let mut run = Run::new(
+                comm,
+                mesh.clone(),
+                adapt_options(),
+                GatheredPlum::new(Plum::new(opts)?),
+            )?;
             let mut steps = Vec::new();
             for level in 0..3 {
                 let report = run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
@@ -376,9 +381,11 @@ fn a_failing_rank_ends_every_rank_with_an_error() {
             launch_threads(3, |comm| {
                 let procs = if comm.rank() == 1 { 2 } else { 3 };
                 let plum = Plum::new(PlumOptions::new(procs))?;
-                Ok(Run::new(comm, mesh.clone(), adapt_options(), plum)
-                    .err()
-                    .map(|e| e.to_string()))
+                Ok(
+                    Run::new(comm, mesh.clone(), adapt_options(), GatheredPlum::new(plum))
+                        .err()
+                        .map(|e| e.to_string()),
+                )
             })
         }
     })
@@ -393,7 +400,7 @@ fn a_failing_rank_ends_every_rank_with_an_error() {
     let outcome = without_hang(move || {
         launch_threads(4, |comm| {
             let plum = Plum::new(PlumOptions::new(4))?;
-            let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?;
+            let mut run = Run::new(comm, mesh.clone(), adapt_options(), GatheredPlum::new(plum))?;
             run.step(|leaf| shock_mark(leaf, 0, lo, hi))?;
             if comm.rank() == 2 {
                 return Err(Error::Invalid("rank 2 cannot go on".into()));

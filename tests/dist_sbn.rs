@@ -13,7 +13,8 @@ use plume::adapt::{AdaptOptions, Forest, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions, SbnOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{
-    BalanceAt, Hook, Kernel, LevelOptions, Mark, ProcessedLevel, Processing, Run, WireKind,
+    BalanceAt, GatheredPlum, Hook, Kernel, LevelOptions, Mark, ProcessedLevel, Processing, Run,
+    WireKind,
 };
 use plume::mesh::{generate_box, Mesh};
 use plume::Result;
@@ -107,7 +108,8 @@ fn run(procs: usize, mode: Mode, hook: Option<Hook>) -> Result<Vec<Level>> {
                 }),
             ),
         };
-        let mut run = Run::new(comm, mesh.clone(), adapt_options(), plum)?.balance_at(at);
+        let mut run =
+            Run::new(comm, mesh.clone(), adapt_options(), GatheredPlum::new(plum))?.balance_at(at);
         let opts = LevelOptions {
             hook,
             ..LevelOptions::new(processing)

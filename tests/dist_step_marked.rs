@@ -4,7 +4,7 @@
 use plume::adapt::{AdaptOptions, LeafId};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm};
-use plume::dist::{Mark, Run};
+use plume::dist::{GatheredPlum, Mark, Run};
 use plume::mesh::generate_box;
 use plume::Result;
 
@@ -25,7 +25,7 @@ fn two_steps(marked: bool) -> Vec<(u64, u64)> {
             comm,
             mesh,
             AdaptOptions::default(),
-            Plum::new(PlumOptions::new(2))?,
+            GatheredPlum::new(Plum::new(PlumOptions::new(2))?),
         )?;
         let mut leaves = 0;
         for _ in 0..2 {
@@ -63,7 +63,7 @@ fn a_leaf_not_held_here_fails_the_step_on_every_rank() {
             comm,
             mesh,
             AdaptOptions::default(),
-            Plum::new(PlumOptions::new(2))?,
+            GatheredPlum::new(Plum::new(PlumOptions::new(2))?),
         )?;
         // Rank 1 names a root held by rank 0 (or out of range); rank 0 names nothing.
         let bad = (0..run.forest().nroots() as u32)

@@ -9,7 +9,7 @@ use common::without_hang;
 use plume::adapt::{AdaptOptions, Forest, LeafId, Transfer, NO_ELEM};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, ReduceOp};
-use plume::dist::Run;
+use plume::dist::{GatheredPlum, Run};
 use plume::hash::mix64;
 use plume::mesh::{generate_box, geometry};
 use plume::Error;
@@ -70,7 +70,7 @@ fn run(procs: usize) -> Vec<Level> {
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         })?;
-        let mut run = Run::new(comm, mesh, options(), plum)?;
+        let mut run = Run::new(comm, mesh, options(), GatheredPlum::new(plum))?;
         for id in run.forest().leaves() {
             let density = 1.0 + (elem_hash(run.forest(), id.root, id.elem, 99) % 1000) as f64;
             run.leaf_data_mut(id)
@@ -174,7 +174,12 @@ fn more_transfer_policies_than_fields_fail_on_every_rank() {
                 ..options()
             };
             let mesh = generate_box([2, 1, 1], [1.0; 3])?;
-            match Run::new(comm, mesh, opts, Plum::new(PlumOptions::new(2))?) {
+            match Run::new(
+                comm,
+                mesh,
+                opts,
+                GatheredPlum::new(Plum::new(PlumOptions::new(2))?),
+            ) {
                 Err(Error::Invalid(message)) => Ok(message),
                 other => panic!("rank {}: {:?}", comm.rank(), other.map(|_| ())),
             }

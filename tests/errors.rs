@@ -5,7 +5,7 @@
 use plume::adapt::{AdaptOptions, Forest, LeafId};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::Run;
+use plume::dist::{GatheredPlum, Run};
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
 use plume::metrics::TimeBalance;
@@ -77,7 +77,7 @@ fn marking_an_element_that_is_not_a_leaf_names_it_and_the_rank_on_every_rank() {
             comm,
             mesh,
             AdaptOptions::default(),
-            Plum::new(PlumOptions::new(2))?,
+            GatheredPlum::new(Plum::new(PlumOptions::new(2))?),
         )?;
         // Rank 1 names an element beyond the tree of a root it holds.
         let held = (0..run.forest().nroots() as u32)

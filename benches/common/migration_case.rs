@@ -4,7 +4,7 @@
 use plume::adapt::AdaptOptions;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{Comm, ReduceOp};
-use plume::dist::{Mark, Moved, Run};
+use plume::dist::{GatheredPlum, Mark, Moved, Run};
 use plume::mesh::generate_box;
 use plume::Result;
 use std::time::{Duration, Instant};
@@ -35,7 +35,12 @@ pub fn migrations<C: Comm + ?Sized>(comm: &C, migrations: u64) -> Result<Timed> 
         nfields: 1,
         ..AdaptOptions::default()
     };
-    let mut run = Run::new(comm, mesh, opts, Plum::new(PlumOptions::new(procs))?)?;
+    let mut run = Run::new(
+        comm,
+        mesh,
+        opts,
+        GatheredPlum::new(Plum::new(PlumOptions::new(procs))?),
+    )?;
     for level in 1..=3 {
         run.step(|leaf| {
             let [x, y, _] = leaf.centroid;

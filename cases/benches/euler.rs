@@ -12,6 +12,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use plume::adapt::InitialMesh;
 use plume::balance::sbn::policy::FirstHalf;
 use plume::balance::{Plum, PlumOptions, SbnOptions};
+use plume::dist::GatheredPlum;
 use plume::mesh::generate_box;
 use plume_cases::euler::mesh::FlowMesh;
 use plume_cases::euler::scheme::{Boundaries, Scheme};
@@ -27,7 +28,12 @@ fn tube() -> (FlowMesh, InitialMesh) {
         InitialMesh::new(generate_box([64, 1, 1], [1.0, 1.0 / 64.0, 1.0 / 64.0]).unwrap()).unwrap();
     let cfg = config(InitialRefinement::Uniform(2), 0);
     let mesh = launch_threads(1, |comm| {
-        let euler = EulerRun::new(comm, &initial, cfg, Plum::new(PlumOptions::new(1))?)?;
+        let euler = EulerRun::new(
+            comm,
+            &initial,
+            cfg,
+            GatheredPlum::new(Plum::new(PlumOptions::new(1))?),
+        )?;
         Ok(euler.mesh.clone())
     })
     .unwrap()
@@ -105,8 +111,10 @@ fn sod_adaptive(initial: &InitialMesh, procs: usize, sbn: bool) -> FlowTimes {
     let times = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
         let mut euler = match sbn {
-            true => EulerRun::with_sbn(comm, initial, cfg, (plum, sbn_options()))?,
-            false => EulerRun::new(comm, initial, cfg, plum)?,
+            true => {
+                EulerRun::with_sbn(comm, initial, cfg, (GatheredPlum::new(plum), sbn_options()))?
+            }
+            false => EulerRun::new(comm, initial, cfg, GatheredPlum::new(plum))?,
         };
         for _ in 0..40 {
             euler.iterate()?;

@@ -6,6 +6,7 @@
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
+use plume::dist::GatheredPlum;
 use plume::mesh::generate_box;
 use plume_cases::budget::Budget;
 use plume_cases::erosion::{self, domain, ErosionConfig};
@@ -72,7 +73,13 @@ fn a_setting_out_of_range_names_its_field_and_value() {
     cfg.t_end = f64::NAN;
     let initial = unit_box();
     let e = launch_threads(1, |comm| {
-        EulerRun::new(comm, &initial, cfg, Plum::new(PlumOptions::new(1))?).map(drop)
+        EulerRun::new(
+            comm,
+            &initial,
+            cfg,
+            GatheredPlum::new(Plum::new(PlumOptions::new(1))?),
+        )
+        .map(drop)
     })
     .unwrap_err();
     assert!(
@@ -121,7 +128,7 @@ fn every_rank_of_a_refused_step_holds_the_same_memory_error() {
     // Each rank's own outcome, not only the first failing rank's.
     let outcomes = plume::comm::launch_threads(2, |comm| {
         let plum = Plum::new(PlumOptions::new(2))?;
-        Ok(EulerRun::new(comm, &initial, cfg, plum).err())
+        Ok(EulerRun::new(comm, &initial, cfg, GatheredPlum::new(plum)).err())
     })
     .unwrap();
     let first = outcomes[0].as_ref().expect("rank 0 is refused");
@@ -169,7 +176,7 @@ fn a_flow_that_blew_up_says_where_and_when() {
     let cfg = blast(MemoryBudget::UNLIMITED);
     let e = launch_threads(1, |comm| {
         let plum = Plum::new(PlumOptions::new(1))?;
-        let mut euler = EulerRun::new(comm, &initial, cfg, plum)?;
+        let mut euler = EulerRun::new(comm, &initial, cfg, GatheredPlum::new(plum))?;
         let broken = Primitive {
             rho: 1.0,
             vel: [0.0; 3],

@@ -32,6 +32,10 @@ use plume_cases::words::{SbnPolicyName, VtkLevels};
 /// balance request.
 const DEFAULT_SBN_POLICY: &[SbnPolicyName] = &[SbnPolicyName::Seed, SbnPolicyName::NoFirstHalf];
 
+/// PLUM's partitioner when `--partitioner` is left out: the diffusive repartitioner on the
+/// ranks' own rows, the path that needs no gather (`run shock` keeps METIS, the seed's).
+const DEFAULT_PARTITIONER: PartitionerName = PartitionerName::Diffusion;
+
 /// The iterations a run may be estimated to need unless `--max-iterations` says otherwise:
 /// about 17 minutes of the default Sod tube's iterations on the project's 2-core machine
 /// (its default run takes 1,182 in 1.2 s; the estimate says 549).
@@ -82,10 +86,11 @@ pub struct EulerArgs {
     /// none.
     #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
     pub balancer: Balancer,
-    /// PLUM's partitioner (diffusion: from the current owners, one part per rank, the identity
-    /// remap; with --balancer plum).
-    #[arg(long, value_parser = words::<PartitionerName>(), default_value_t = PartitionerName::Metis)]
-    pub partitioner: PartitionerName,
+    /// PLUM's partitioner, with --balancer plum [default: diffusion, from the current owners
+    /// on the ranks' own rows, nothing gathered: one part per rank, the identity remap; metis
+    /// and rcb run on rank 0 with the gathered weights].
+    #[arg(long, value_parser = words::<PartitionerName>())]
+    pub partitioner: Option<PartitionerName>,
     /// What makes the first owners of the roots.
     #[arg(long, value_parser = words::<InitialName>(), default_value_t = InitialName::Metis)]
     pub initial: InitialName,
@@ -221,12 +226,18 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
         &args.sbn_policy,
     )?;
     check_case_options(args)?;
-    if args.partitioner != PartitionerName::Metis && args.balancer != Balancer::Plum {
-        return usage(format!(
-            "--partitioner {} is PLUM's: it goes with --balancer plum",
-            args.partitioner
-        ));
-    }
+    let partitioner = match (args.partitioner, args.balancer) {
+        (Some(p), b) if b != Balancer::Plum => {
+            return usage(format!(
+                "--partitioner {p} is PLUM's: it goes with --balancer plum"
+            ))
+        }
+        (Some(p), _) => p,
+        (None, Balancer::Plum) => DEFAULT_PARTITIONER,
+        // Without PLUM no partitioner rebalances: the records name none (`metis`, the field's
+        // default, is left out of them).
+        (None, _) => PartitionerName::Metis,
+    };
     let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
     let case = match args.case {
         CaseName::Sod => {
@@ -310,7 +321,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
     Ok(EulerRunConfig {
         procs,
         balancer: args.balancer,
-        partitioner: args.partitioner,
+        partitioner,
         initial: args.initial,
         sbn: (args.balancer == Balancer::Sbn).then(|| {
             let mut sbn = SbnOptions {

@@ -231,6 +231,55 @@ fn bad_options_are_one_line_usage_errors() {
     }
 }
 
+#[test]
+fn plum_balances_by_diffusion_on_the_ranks_unless_told_otherwise() {
+    let dir = TempDir::new("euler-partitioner");
+    let blast = [
+        "run", "euler", "--case", "blast", "--procs", "3", "--t-end", "0.03", "--vtk", "none",
+    ];
+    let config = |name: &str, more: &[&str]| {
+        let out = dir.arg(name);
+        ok(&[&blast[..], &["--out", &out], more].concat());
+        let text = std::fs::read_to_string(dir.path(name).join("metrics.json")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json["config"].clone()
+    };
+    assert_eq!(config("default", &[])["partitioner"], "diffusion");
+    let records =
+        |name: &str| records_without(&dir.path(name), "iterations", &["time_ms", "flux_rate"]);
+    config("diffusion", &["--partitioner", "diffusion"]);
+    assert_eq!(records("default"), records("diffusion"));
+    assert!(
+        euler_moved_trees(&dir.path("default")) > 0,
+        "diffusion moved nothing"
+    );
+    // METIS is still there, on rank 0's gathered graph, and written as the default it was.
+    assert!(config("metis", &["--partitioner", "metis"])
+        .get("partitioner")
+        .is_none());
+    // Without PLUM no partitioner is named, and none may be given.
+    assert!(config("none", &["--balancer", "none"])
+        .get("partitioner")
+        .is_none());
+    let out = dir.arg("refused");
+    fails(
+        &[
+            &blast[..],
+            &[
+                "--balancer",
+                "sbn",
+                "--partitioner",
+                "diffusion",
+                "--out",
+                &out,
+            ],
+        ]
+        .concat(),
+        2,
+        &["--partitioner diffusion is PLUM's"],
+    );
+}
+
 /// Two tetrahedra sharing the face x + y + z = 1, and a triangle of the group `outflow` lying
 /// on that shared (interior) face.
 const OUTFLOW_INSIDE: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n\

@@ -7,6 +7,7 @@ mod euler_common;
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
+use plume::dist::GatheredPlum;
 use plume::mesh::{generate_box, PhysicalName};
 use plume_cases::euler::{
     Case, EulerConfig, EulerRun, InitialRefinement, SchemeOptions, State1d, TimeScheme,
@@ -25,7 +26,7 @@ fn closed_box(procs: usize, time: TimeScheme, iterations: usize) -> ([f64; 3], [
     let initial = InitialMesh::new(generate_box([3, 3, 3], [1.0; 3]).unwrap()).unwrap();
     let per_rank = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut euler = EulerRun::new(comm, &initial, blast_config(time), plum)?;
+        let mut euler = EulerRun::new(comm, &initial, blast_config(time), GatheredPlum::new(plum))?;
         let mut flow = [0.0f64; 2];
         for _ in 0..iterations {
             let before = euler.totals()?;
@@ -85,7 +86,7 @@ fn a_uniform_flow_stays_uniform_through_steps_and_adaptation() {
     };
     let worst = launch_threads(2, |comm| {
         let plum = Plum::new(PlumOptions::new(2))?;
-        let mut euler = EulerRun::new(comm, &initial, cfg, plum)?;
+        let mut euler = EulerRun::new(comm, &initial, cfg, GatheredPlum::new(plum))?;
         for step in 0..6 {
             euler.iterate()?;
             // Refine some leaves, coarsen others: the transfer keeps the state.

@@ -10,6 +10,7 @@ use common::TempDir;
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions};
+use plume::dist::GatheredPlum;
 use plume::mesh::generate_box;
 use plume_cases::euler::EulerRun;
 use plume_cases::euler::{Case, FluxScheme, Primitive, TimeScheme};
@@ -21,7 +22,7 @@ fn error_with(flux: FluxScheme) -> String {
     let cfg = euler_common::adaptive(Case::blast([0.5; 3], 0.3), flux, TimeScheme::Euler, 0);
     let err = launch_threads(1, |comm| {
         let plum = Plum::new(PlumOptions::new(1))?;
-        let mut euler = EulerRun::new(comm, &initial, cfg, plum)?;
+        let mut euler = EulerRun::new(comm, &initial, cfg, GatheredPlum::new(plum))?;
         let broken = Primitive {
             rho: 0.9781992861908897,
             vel: [0.0; 3],

@@ -92,6 +92,17 @@ pub enum Accept {
     Never,
 }
 
+impl Accept {
+    /// Whether a remap of modelled `gain` and `cost` (seconds) is carried out.
+    pub fn accepts(self, gain: f64, cost: f64) -> bool {
+        match self {
+            Accept::CostModel => gain > cost,
+            Accept::Always => true,
+            Accept::Never => false,
+        }
+    }
+}
+
 /// The options of the PLUM balancer.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PlumOptions {
@@ -374,11 +385,7 @@ impl Plum {
         let gain = self.opts.model.gain(before.max(), after.max());
         let movement = Movement::new(owner, &new_owner, moving, p);
         let cost = self.opts.model.cost(movement.max_sr);
-        let accepted = match self.opts.accept {
-            Accept::CostModel => gain > cost,
-            Accept::Always => true,
-            Accept::Never => false,
-        };
+        let accepted = self.opts.accept.accepts(gain, cost);
         Ok(Balance {
             load_imb_before: before.load_imb(),
             load_imb_after: after.load_imb(),

@@ -1,11 +1,20 @@
 //! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
-//! mesh (thread ranks share one copy, [`Run::on`]) and the trees of the roots it owns, rank 0
-//! the dual graph it balances; trees move between ranks as packed bytes.
+//! mesh (thread ranks share one copy, [`Run::on`]), the trees of the roots it owns and their
+//! weights; trees move between ranks as packed bytes.
 //!
 //! [`Run`] is one rank's part of a run and owns the whole sequence of a step, so that the
 //! steps cannot be called in a wrong order: [`Run::step`] marks (the caller's indicator, on
-//! the leaves held here), coarsens, closes, predicts the weights, balances with PLUM, migrates,
+//! the leaves held here), coarsens, closes, predicts the weights, balances, migrates,
 //! subdivides and updates the weights.
+//!
+//! The balancer is a role ([`Balancer`]): it sees this rank's rows of the dual graph (its
+//! roots' weights, their neighbours with their owners) and decides which roots held here leave;
+//! the run all-gathers the moves and migrates the trees. [`GatheredPlum`] is seed 004's PLUM
+//! (rank 0 gathers the weights, partitions with any partitioner and sends each rank its moves),
+//! [`Diffusive`] the diffusive repartitioner on the ranks' rows (nothing gathered),
+//! [`NoBalancing`] none. A leaf's weight is 1 unless the caller gives each leaf its cost
+//! ([`Run::leaf_cost`], a [`LeafCost`]): `PWgt` then sums the costs, and every balancer
+//! balances the real work.
 //!
 //! One implementation of each algorithm: a rank's trees live in an ordinary
 //! [`Forest`] that holds only them (the other roots stay bare and
@@ -13,10 +22,7 @@
 //! exchange what crosses a rank boundary (`exchange`): shared edges' use while coarsening,
 //! shared edges bisected by the closure. Vertices are named by key between ranks, so nothing
 //! depends on which rank created what, and the union of the ranks' leaves is the mesh one rank
-//! would build. PLUM runs once, on rank 0, on the per-root weights every rank sends it, and
-//! its decision is broadcast (every rank running the same partitioner would repeat rank 0's
-//! work P times over on shared cores); migration is one all-to-all of packed trees
-//! (`migration`).
+//! would build. Migration is one all-to-all of packed trees (`migration`).
 //!
 //! Between steps, [`Run::process`] runs a processing level: every root processed once by a
 //! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
@@ -34,11 +40,11 @@
 //! use plume::adapt::AdaptOptions;
 //! use plume::balance::{Plum, PlumOptions};
 //! use plume::comm::launch_threads;
-//! use plume::dist::{Mark, Run};
+//! use plume::dist::{GatheredPlum, Mark, Run};
 //! use plume::mesh::generate_box;
 //! let leaves = launch_threads(2, |comm| {
 //!     let mesh = generate_box([3, 3, 3], [1.0, 1.0, 1.0])?;
-//!     let plum = Plum::new(PlumOptions::new(2))?;
+//!     let plum = GatheredPlum::new(Plum::new(PlumOptions::new(2))?);
 //!     let mut run = Run::new(comm, mesh, AdaptOptions::default(), plum)?;
 //!     let report = run.step(|leaf| {
 //!         if leaf.centroid[0] < 0.3 { Mark::Refine } else { Mark::Keep }
@@ -51,18 +57,25 @@
 //! ```
 
 mod accounting;
+mod balancer;
 mod codec;
+mod diffusive;
 mod exchange;
+mod gathered;
 mod halo;
 mod kernel;
 mod level;
 mod migration;
 mod probe;
 mod process;
+mod rows;
 mod sbn;
 mod share;
 
 pub use accounting::{gather_cpu, CpuLaps};
+pub use balancer::{BalanceOutcome, Balancer, Decision, HeldRows, NoBalancing};
+pub use diffusive::Diffusive;
+pub use gathered::GatheredPlum;
 pub use halo::{GhostLeaf, Halo};
 pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{
@@ -74,8 +87,10 @@ pub use share::Share;
 
 use std::time::{Duration, Instant};
 
+pub use crate::graph::LeafCost;
+
 use crate::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
-use crate::balance::{Balance, Plum};
+use crate::balance::Balance;
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::{DualGraph, TreeWeights, Weights};
 use crate::mesh::Mesh;
@@ -93,16 +108,7 @@ pub enum Mark {
     Coarsen,
 }
 
-/// What each rank holds of the mesh.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Holding {
-    /// The whole initial mesh (thread ranks share one copy) and every root's owner.
-    Whole,
-    /// Its part: its roots and their ghost layer ([`Share`]).
-    Parts,
-}
-
-/// When PLUM balances within a step; serialised as `before`, `after` and `never`.
+/// When the balancer balances within a step; serialised as `before`, `after` and `never`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub enum BalanceAt {
     /// After closure, on the predicted weights; trees move before they grow (PLUM's way).
@@ -116,27 +122,6 @@ pub enum BalanceAt {
     /// [`Run::process`]).
     #[serde(rename = "never")]
     Never,
-}
-
-/// PLUM's decision at one step, as every rank receives it from rank 0.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BalanceOutcome {
-    /// `LoadImb` of the current assignment.
-    pub load_imb_before: f64,
-    /// `LoadImb` of the proposed one.
-    pub load_imb_after: f64,
-    /// The policy asked for a repartition.
-    pub triggered: bool,
-    /// The new assignment was carried out.
-    pub accepted: bool,
-    /// Modelled gain, seconds.
-    pub gain: f64,
-    /// Modelled cost, seconds.
-    pub cost: f64,
-    /// `TotalV`, `MaxV` and `MaxSR` of the proposed remap in the sizes of what moves (the
-    /// trees as they are when they move: before subdivision by default), which the accept
-    /// rule costs.
-    pub volumes: [u64; 3],
 }
 
 /// The numbers of one step, summed over ranks: the same on every rank and backend.
@@ -154,7 +139,7 @@ pub struct LevelMetrics {
     pub upgraded: u64,
     /// Rounds of the distributed closure.
     pub closure_rounds: usize,
-    /// PLUM's decision.
+    /// The balancer's decision (`None` when it reports none or did not balance).
     pub balance: Option<BalanceOutcome>,
     /// What migration moved.
     pub moved: Moved,
@@ -169,11 +154,12 @@ pub struct StepTimes {
     pub coarsen: Duration,
     /// Closure (exchange included).
     pub close: Duration,
-    /// Predicting the weights (and gathering them on rank 0).
+    /// Predicting the weights of the trees held here.
     pub predict: Duration,
-    /// Updating the weights after subdivision (and gathering them on rank 0).
+    /// Updating the weights after subdivision (and the balancer's look at them when it does
+    /// not balance in the step: [`BalanceAt::Never`]).
     pub weights: Duration,
-    /// Balancing (rank 0's PLUM and the broadcast).
+    /// Balancing (the balancer, its gathering included, and the all-gather of the moves).
     pub balance: Duration,
     /// Migration.
     pub migrate: Duration,
@@ -195,6 +181,15 @@ pub struct StepReport {
     pub cpu: RankCpu,
 }
 
+/// What each rank holds of the mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holding {
+    /// The whole initial mesh (thread ranks share one copy) and every root's owner.
+    Whole,
+    /// Its part: its roots and their ghost layer ([`Share`]).
+    Parts,
+}
+
 /// One rank's part of a distributed adaptive run (see the module doc).
 pub struct Run<'c, C: Comm + ?Sized> {
     /// The transport, accounting this rank's CPU time in start-up and steps.
@@ -202,52 +197,60 @@ pub struct Run<'c, C: Comm + ?Sized> {
     /// This rank's CPU seconds in start-up.
     startup_cpu: RankCpu,
     forest: Forest,
-    /// The dual graph with the gathered weights, on rank 0 (which balances).
-    graph: Option<DualGraph>,
     /// The part of the mesh this rank holds, with the owner of each of its roots.
     share: Share,
-    /// Every root's owner on rank 0 when ranks hold parts of the mesh (rank 0 balances on the
-    /// whole graph: the gathered path, by choice); `None` elsewhere and when every rank holds
-    /// the whole mesh (the share has every owner).
-    owner_gathered: Option<Vec<u32>>,
-    plum: Plum,
-    /// Rank 0's last balancing decision.
+    balancer: Box<dyn Balancer + 'c>,
+    /// The caller's cost of each leaf (`None`: leaves are counted).
+    cost: Option<Box<dyn LeafCost + 'c>>,
+    /// The weights of the trees held here.
+    weights: rows::HeldWeights,
+    /// PLUM's last whole decision, on the rank that ran it.
     last: Option<Balance>,
     at: BalanceAt,
     level: usize,
-    /// The dual graph every rank of a processing level balances on, as rank 0 last
-    /// broadcast it (until a step changes its weights).
+    /// The dual graph every rank of a processing level balances on, as the ranks last
+    /// all-gathered it (until a step changes its weights).
     level_graph: Option<process::SharedGraph>,
 }
 
 impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// Starts a run on every rank (a collective): every rank passes the same mesh, options
-    /// and balancer (only rank 0's balancer runs). The roots are first split by the
-    /// balancer's partitioner on rank 0.
+    /// and balancer (set alike: each rank's runs its part). The balancer makes the first
+    /// owners on rank 0 ([`Balancer::first_owners`]).
     ///
     /// # Errors
     /// The mesh's errors ([`InitialMesh::new`]) and [`Run::on`]'s, on every rank.
-    pub fn new(comm: &'c C, mesh: Mesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+    pub fn new(
+        comm: &'c C,
+        mesh: Mesh,
+        opts: AdaptOptions,
+        balancer: impl Balancer + 'c,
+    ) -> Result<Self> {
         let comm = accounting::Accounted::new(comm);
         comm.start(Phase::Topology);
         let initial = comm.agree(InitialMesh::new(mesh))?;
-        Run::start(comm, &initial, opts, plum, Holding::Whole)
+        Run::start(comm, &initial, opts, Box::new(balancer), Holding::Whole)
     }
 
     /// [`Run::new`] on an initial mesh built once: thread ranks share one copy of it.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the balancer is not set for `comm.size()` processors;
-    /// [`AdaptOptions::check`]'s errors; the partitioner's errors (on every rank, through
-    /// [`CommExt::agree`]).
-    pub fn on(comm: &'c C, initial: &InitialMesh, opts: AdaptOptions, plum: Plum) -> Result<Self> {
+    /// The balancer's [`Balancer::check`] (e.g. [`Error::Invalid`] when it is not set for
+    /// `comm.size()` ranks); [`AdaptOptions::check`]'s errors; the first partition's errors
+    /// (on every rank, through [`CommExt::agree`]).
+    pub fn on(
+        comm: &'c C,
+        initial: &InitialMesh,
+        opts: AdaptOptions,
+        balancer: impl Balancer + 'c,
+    ) -> Result<Self> {
         let comm = accounting::Accounted::new(comm);
         comm.start(Phase::FirstPartition);
-        Run::start(comm, initial, opts, plum, Holding::Whole)
+        Run::start(comm, initial, opts, Box::new(balancer), Holding::Whole)
     }
 
     /// [`Run::on`] with each rank holding only its part of the mesh: its roots and their
-    /// ghost layer ([`Share`]); `initial` is dropped by the run once the parts are cut.
+    /// ghost layer ([`Share`]); the run keeps nothing of `initial` once the parts are cut.
     ///
     /// # Errors
     /// As [`Run::on`].
@@ -255,11 +258,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         comm: &'c C,
         initial: &InitialMesh,
         opts: AdaptOptions,
-        plum: Plum,
+        balancer: impl Balancer + 'c,
     ) -> Result<Self> {
         let comm = accounting::Accounted::new(comm);
         comm.start(Phase::FirstPartition);
-        Run::start(comm, initial, opts, plum, Holding::Parts)
+        Run::start(comm, initial, opts, Box::new(balancer), Holding::Parts)
     }
 
     /// [`Run::on`] on the accounting transport, recording since start-up began.
@@ -267,37 +270,37 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         comm: accounting::Accounted<'c, C>,
         initial: &InitialMesh,
         opts: AdaptOptions,
-        plum: Plum,
+        mut balancer: Box<dyn Balancer + 'c>,
         holding: Holding,
     ) -> Result<Self> {
         comm.enter(Phase::FirstPartition);
         comm.agree(opts.check())?;
-        let nprocs = comm.size();
-        if plum.opts.nprocs != nprocs {
-            return comm.agree(Err(Error::Invalid(format!(
-                "plum: the balancer is set for {} processors but the run has {nprocs} ranks",
-                plum.opts.nprocs
-            ))));
-        }
-        // Only rank 0 balances: only it keeps the dual graph and its weights.
-        let initial_split = if comm.rank() == 0 {
+        comm.agree(balancer.check(comm.size()))?;
+        // Start-up's gathered path: rank 0 partitions the whole dual graph (the balancer may
+        // keep it).
+        let first = if comm.rank() == 0 {
             let graph = DualGraph::new(&Forest::on(initial, opts.clone()));
-            graph
-                .view(&graph.weights)
-                .and_then(|g| plum.initial_assignment(&g))
-                .map(|owner| Some((graph, owner)))
+            balancer.first_owners(graph, comm.size()).map(Some)
         } else {
             Ok(None)
         };
-        let (graph, owner) = comm.agree(initial_split)?.unzip();
-        let owner: Vec<u32> = comm.broadcast_serde(0, owner.as_ref())?;
+        let first = comm.agree(first)?;
+        let owner: Vec<u32> = comm.broadcast_serde(0, first.as_ref())?;
+        comm.agree(crate::balance::ranks::check_assignment(
+            "first owner",
+            &owner,
+            initial.nroots(),
+            comm.size(),
+        ))?;
         comm.enter(Phase::Forest);
-        let (share, owner_gathered) = match holding {
-            Holding::Whole => (Share::whole(initial, owner), None),
-            Holding::Parts => {
-                let share = Share::of_rank(initial, &owner, comm.rank() as u32, nprocs);
-                (comm.agree(share)?, graph.is_some().then_some(owner))
-            }
+        let share = match holding {
+            Holding::Whole => Share::whole(initial, owner),
+            Holding::Parts => comm.agree(Share::of_rank(
+                initial,
+                &owner,
+                comm.rank() as u32,
+                comm.size(),
+            ))?,
         };
         let me = comm.rank() as u32;
         let held = share.owner().iter().map(|&o| o == me).collect();
@@ -307,10 +310,10 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             comm,
             startup_cpu,
             forest,
-            graph,
             share,
-            owner_gathered,
-            plum,
+            balancer,
+            cost: None,
+            weights: rows::HeldWeights::default(),
             last: None,
             at: BalanceAt::default(),
             level: 0,
@@ -321,6 +324,37 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// Balances at `at` instead of on the predicted weights.
     pub fn balance_at(mut self, at: BalanceAt) -> Self {
         self.at = at;
+        self
+    }
+
+    /// Weighs each leaf by `cost` instead of counting it: `PWgt`, which every balancer and
+    /// SBN's processing levels balance, is then the sum of the costs of a tree's leaves, and a
+    /// leaf about to be divided before the balance predicts its children's from
+    /// [`LeafCost::child_cost`] (by default the leaf's own each). `cost` is called on every
+    /// leaf held here each time the weights are taken (once a step, and for a processing
+    /// level), since it may read what the caller changes between steps (the leaves' data).
+    ///
+    /// ```
+    /// use plume::adapt::{AdaptOptions, LeafView};
+    /// use plume::balance::{Plum, PlumOptions};
+    /// use plume::comm::launch_threads;
+    /// use plume::dist::{GatheredPlum, Mark, Run};
+    /// use plume::mesh::generate_box;
+    /// // Leaves left of x = 0.5 cost 5, the others 1.
+    /// let cost = |leaf: &LeafView| if leaf.centroid[0] < 0.5 { 5 } else { 1 };
+    /// let pwgt = launch_threads(2, |comm| {
+    ///     let mesh = generate_box([4, 2, 2], [1.0; 3])?;
+    ///     let plum = GatheredPlum::new(Plum::new(PlumOptions::new(2))?);
+    ///     let mut run = Run::new(comm, mesh, AdaptOptions::default(), plum)?.leaf_cost(cost);
+    ///     run.step(|_| Mark::Keep)?;
+    ///     Ok(run.weights().map(|w| w.pwgt.iter().sum::<u64>()))
+    /// })
+    /// .unwrap();
+    /// // 96 roots, half of them left of x = 0.5: rank 0's graph weighs 48 × 5 + 48.
+    /// assert_eq!(pwgt[0], Some(288));
+    /// ```
+    pub fn leaf_cost(mut self, cost: impl LeafCost + 'c) -> Self {
+        self.cost = Some(Box::new(cost));
         self
     }
 
@@ -342,29 +376,29 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     }
 
     /// Every root's owner (by global id) where a rank keeps them all: on every rank when
-    /// every rank holds the whole mesh ([`Run::on`]), on rank 0 alone when ranks hold parts
-    /// (rank 0 balances on the gathered graph); `None` elsewhere.
+    /// every rank holds the whole mesh ([`Run::on`]); else on a rank whose balancer keeps
+    /// them (rank 0 of [`GatheredPlum`]); `None` elsewhere.
     pub fn gathered_owner(&self) -> Option<&[u32]> {
-        match &self.owner_gathered {
-            Some(owner) => Some(owner),
-            None => self.share.is_whole().then(|| self.share.owner()),
+        match self.share.is_whole() {
+            true => Some(self.share.owner()),
+            false => self.balancer.owners(),
         }
     }
 
-    /// The dual graph's current weights on rank 0, which gathers them from every rank and
-    /// balances (`None` on the other ranks).
+    /// The dual graph's current weights on a rank whose balancer gathers them (rank 0 of
+    /// [`GatheredPlum`]; `None` elsewhere and with other balancers).
     pub fn weights(&self) -> Option<&Weights> {
-        self.graph.as_ref().map(|g| &g.weights)
+        self.graph().map(|g| &g.weights)
     }
 
-    /// The dual graph with its current weights on rank 0, which gathers them from every rank
-    /// and balances (`None` on the other ranks).
+    /// The dual graph with its current weights on a rank whose balancer gathers them (rank 0
+    /// of [`GatheredPlum`]; `None` elsewhere and with other balancers).
     pub fn graph(&self) -> Option<&DualGraph> {
-        self.graph.as_ref()
+        self.balancer.graph()
     }
 
-    /// PLUM's whole decision at the last step on rank 0, which balances (`None` on the other
-    /// ranks and before the first step).
+    /// PLUM's whole decision at the last step, on the rank that ran it (rank 0 of
+    /// [`GatheredPlum`]; `None` elsewhere, with other balancers and before the first step).
     pub fn balance(&self) -> Option<&Balance> {
         self.last.as_ref()
     }
@@ -481,25 +515,11 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         if self.at == BalanceAt::Predicted {
             self.comm.enter(Phase::Predict);
             let start = Instant::now();
-            let roots = self.forest.pending_roots();
-            let predicted = self.gather_weights(&roots, true)?;
-            let moving = predicted.map(|p| {
-                let graph = self.graph.as_mut().expect("rank 0 keeps the dual graph");
-                // The trees move as they are now, smaller than predicted: the accept rule
-                // costs what will move.
-                let mut moving = graph.weights.rwgt.clone();
-                for (r, _, elems) in &p {
-                    moving[*r as usize] = *elems;
-                }
-                // The subdivided trees will have the weights predicted for them, wherever they
-                // go: the graph takes them now, and no tree is walked or gathered after the
-                // subdivision.
-                let p: Vec<(u32, TreeWeights)> = p.into_iter().map(|(r, w, _)| (r, w)).collect();
-                graph.set_tree_weights(&p);
-                moving
-            });
+            // The subdivided trees will have the weights predicted for them: no tree is walked
+            // after the subdivision.
+            let rows = self.rows(true);
             times.predict = start.elapsed();
-            (balance, moved) = self.balance_and_migrate(moving, &mut times)?;
+            (balance, moved) = self.balance_and_migrate(&rows, &mut times)?;
         }
 
         self.comm.enter(Phase::Subdivide);
@@ -509,13 +529,23 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
         self.comm.enter(Phase::Weights);
         let start = Instant::now();
-        if self.at != BalanceAt::Predicted {
-            self.update_weights(&report.changed_roots)?;
+        let rows = (self.at != BalanceAt::Predicted).then(|| {
+            let initial = self.forest.initial();
+            let changed: Vec<u32> = report
+                .changed_roots
+                .iter()
+                .map(|&r| initial.root_gid(r))
+                .collect();
+            self.weights.forget(&changed);
+            self.rows(false)
+        });
+        if let (BalanceAt::Never, Some(rows)) = (self.at, &rows) {
+            let held = rows.held(self.share.nroots());
+            self.balancer.observe(&self.comm, held)?;
         }
         times.weights += start.elapsed();
-        if self.at == BalanceAt::AfterSubdivision {
-            let moving = self.weights().map(|w| w.rwgt.clone());
-            (balance, moved) = self.balance_and_migrate(moving, &mut times)?;
+        if let (BalanceAt::AfterSubdivision, Some(rows)) = (self.at, &rows) {
+            (balance, moved) = self.balance_and_migrate(rows, &mut times)?;
         }
 
         self.level += 1;
@@ -559,25 +589,20 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             self.share.nroots(),
             self.comm.size(),
         )?;
+        let me = self.comm.rank() as u32;
+        let initial = self.forest.initial();
+        let leaving: Vec<(u32, u32)> = (0..self.forest.nroots() as u32)
+            .filter(|&r| self.forest.holds(r))
+            .map(|r| (r, new_owner[initial.root_gid(r) as usize]))
+            .filter(|&(_, to)| to != me)
+            .collect();
         // A tree's weights do not depend on where it is.
-        let leaving = self.leaving(new_owner);
         migration::migrate(
             self.comm.inner(),
             &mut self.forest,
             &mut self.share,
             &leaving,
         )
-    }
-
-    /// The roots held here that `new_owner` (every root's) gives to another rank, with it.
-    fn leaving(&self, new_owner: &[u32]) -> Vec<(u32, u32)> {
-        let me = self.comm.rank() as u32;
-        let initial = self.forest.initial();
-        (0..self.forest.nroots() as u32)
-            .filter(|&r| self.forest.holds(r))
-            .map(|r| (r, new_owner[initial.root_gid(r) as usize]))
-            .filter(|&(_, to)| to != me)
-            .collect()
     }
 
     /// A checksum of every tree of the run (a collective): the same whichever rank holds
@@ -605,100 +630,90 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             .sum()
     }
 
-    /// The weights of `roots` (held here; current, or predicted between closure and
-    /// subdivision) and their trees' elements now, with every other rank's, ascending by
-    /// root, on rank 0 (`None` on the others: only rank 0 balances, so only it keeps the
-    /// graph's weights).
-    fn gather_weights(
-        &self,
-        roots: &[u32],
-        predict: bool,
-    ) -> Result<Option<Vec<(u32, TreeWeights, u64)>>> {
-        let mut outgoing: Vec<Vec<(u32, TreeWeights, u64)>> = vec![Vec::new(); self.comm.size()];
-        let initial = self.forest.initial();
-        outgoing[0] = roots
-            .iter()
-            .map(|&r| {
-                let elems = self.forest.trees()[r as usize].nelems() as u64;
-                let weights = TreeWeights::of(&self.forest, r, predict);
-                (initial.root_gid(r), weights, elems)
-            })
-            .collect();
-        let incoming = self.comm.all_to_all_serde(&outgoing)?;
-        if self.comm.rank() != 0 {
-            return Ok(None);
-        }
-        let mut all: Vec<(u32, TreeWeights, u64)> = incoming.into_iter().flatten().collect();
-        // Each rank sends its roots ascending: the stable sort merges the ranks' runs.
-        all.sort_by_key(|t| t.0);
-        Ok(Some(all))
+    /// This rank's rows of the dual graph: current weights, or with `predict` (between
+    /// closure and subdivision) those the pending trees will have.
+    fn rows(&mut self, predict: bool) -> rows::OwnRows {
+        let cost = self.cost.as_deref();
+        self.weights
+            .rows(&self.forest, self.share.owner(), predict, cost)
     }
 
-    /// Brings the current weights of `roots` (held here) up to date on rank 0.
-    fn update_weights(&mut self, roots: &[u32]) -> Result<()> {
-        if let Some(current) = self.gather_weights(roots, false)? {
-            let current: Vec<(u32, TreeWeights)> =
-                current.into_iter().map(|(r, w, _)| (r, w)).collect();
-            let graph = self.graph.as_mut().expect("rank 0 keeps the dual graph");
-            graph.set_tree_weights(&current);
-        }
-        Ok(())
-    }
-
-    /// PLUM on rank 0 with its dual graph's weights and `moving`, the sizes of the trees as
-    /// they would move (rank 0's; `None` elsewhere), its decision broadcast, and the migration
-    /// it asks for.
+    /// The balancer's decision on `rows` (every rank's, checked and agreed), the moves
+    /// all-gathered and the migration they ask for.
     fn balance_and_migrate(
         &mut self,
-        moving: Option<Vec<u64>>,
+        rows: &rows::OwnRows,
         times: &mut StepTimes,
     ) -> Result<(Option<BalanceOutcome>, Moved)> {
         self.comm.enter(Phase::Balance);
         let start = Instant::now();
         self.last = None;
-        let decided = if let Some(moving) = &moving {
-            let graph = self.graph.as_ref().expect("rank 0 keeps the dual graph");
-            graph
-                .view(&graph.weights)
-                .and_then(|g| {
-                    let owner = self.owner_gathered.as_deref().unwrap_or(self.share.owner());
-                    self.plum.balance_moving(&g, owner, moving)
-                })
-                .map(|b| {
-                    let outcome = BalanceOutcome {
-                        load_imb_before: b.load_imb_before,
-                        load_imb_after: b.load_imb_after,
-                        triggered: b.triggered,
-                        accepted: b.accepted,
-                        gain: b.gain,
-                        cost: b.cost,
-                        volumes: [b.movement.total_v, b.movement.max_v, b.movement.max_sr],
-                    };
-                    let new_owner = b.new_owner.clone();
-                    self.last = Some(b);
-                    Some((outcome, new_owner))
-                })
-        } else {
-            Ok(None)
-        };
-        let decided = self.comm.agree(decided)?;
-        let (outcome, new_owner): (BalanceOutcome, Option<Vec<u32>>) =
-            self.comm.broadcast_serde(0, decided.as_ref())?;
+        let held = rows.held(self.share.nroots());
+        let decided = self.balancer.balance(&self.comm, held);
+        let decided = decided.and_then(|d| self.check_decision(&d).map(|()| d));
+        let Decision {
+            leaving,
+            outcome,
+            plum,
+        } = self.comm.agree(decided)?;
+        self.last = plum;
+        let anything_moves = self.comm.any(!leaving.is_empty())?;
         times.balance += start.elapsed();
         self.comm.enter(Phase::Migrate);
         let start = Instant::now();
-        let (moved, phases) = match new_owner {
-            Some(new_owner) => {
-                let leaving = self.leaving(&new_owner);
-                if let Some(owner) = &mut self.owner_gathered {
-                    owner.copy_from_slice(&new_owner);
-                }
-                migration::migrate(&self.comm, &mut self.forest, &mut self.share, &leaving)?
+        let mut moved = Moved::default();
+        if anything_moves {
+            // Each tree's weights go to its new holder, which need not walk it.
+            let mut weights = vec![Vec::new(); self.comm.size()];
+            for &(r, to) in &leaving {
+                let w = self.weights.get(r).expect("the rows were just taken");
+                weights[to as usize].push((r, w));
             }
-            None => Default::default(),
-        };
-        times.migration = phases;
+            let initial = self.forest.initial();
+            let local: Vec<(u32, u32)> = leaving
+                .iter()
+                .map(|&(g, to)| (initial.local_root(g).expect("checked: held here"), to))
+                .collect();
+            let phases;
+            (moved, phases) =
+                migration::migrate(&self.comm, &mut self.forest, &mut self.share, &local)?;
+            times.migration = phases;
+            let arrived: Vec<Vec<(u32, TreeWeights)>> = self.comm.all_to_all_serde(&weights)?;
+            for (r, w) in arrived.into_iter().flatten() {
+                self.weights.arrived(r, w);
+            }
+        }
         times.migrate += start.elapsed();
-        Ok((Some(outcome), moved))
+        Ok((outcome, moved))
+    }
+
+    /// Checks a balancer's decision on this rank: the roots leaving are held here, ascending,
+    /// each for another rank.
+    fn check_decision(&self, d: &Decision) -> Result<()> {
+        let (rank, size) = (self.comm.rank(), self.comm.size());
+        if d.leaving.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(Error::Invalid(format!(
+                "balancer: the roots leaving rank {rank} are not ascending and distinct"
+            )));
+        }
+        for &(r, to) in &d.leaving {
+            let here = self.forest.initial().local_root(r);
+            if !here.is_some_and(|local| self.forest.holds(local)) {
+                return Err(Error::RootNotHeld { root: r });
+            }
+            if to as usize >= size {
+                return Err(Error::RankOutOfRange {
+                    vertex: r as usize,
+                    rank: to,
+                    nranks: size,
+                });
+            }
+            if to as usize == rank {
+                return Err(Error::Invalid(format!(
+                    "balancer: root {r} leaves rank {rank} for rank {rank}"
+                )));
+            }
+        }
+        Ok(())
     }
 }

@@ -8,10 +8,14 @@ use crate::balance::sbn::Shared;
 use crate::comm::{Comm, CommExt};
 use crate::graph::Weights;
 use crate::metrics::CostModel;
-use crate::Result;
+use crate::{Error, Result};
 
-/// A dual graph as broadcast: `xadj`, `adjncy` and the weights.
+/// A dual graph as every rank of a processing level holds it: `xadj`, `adjncy` and the
+/// weights.
 pub(super) type SharedGraph = (Vec<u32>, Vec<u32>, Weights);
+
+/// A rank's roots with their `PWgt`, `RWgt` and `CWgt` (their rows' entries in turn).
+type RankWeights = (Vec<u32>, Vec<u64>, Vec<u64>, Vec<u64>);
 
 impl<C: Comm + ?Sized> Run<'_, C> {
     /// Processes every root once with `work` on every rank (a collective), statically
@@ -20,7 +24,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// [`BalanceAt::Never`](super::BalanceAt::Never) so that only SBN balances.
     ///
     /// # Errors
-    /// [`Error::Invalid`](crate::Error::Invalid) when SBN's options are not for this run's
+    /// [`Error::Invalid`] when SBN's options are not for this run's
     /// ranks; any rank's work, transport or protocol error, on every rank, never a hang.
     ///
     /// # Panics
@@ -75,16 +79,36 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     }
 
     /// The dual graph on every rank: its adjacency from the initial mesh every rank holds,
-    /// and rank 0's current weights (only rank 0 keeps them between steps; the levels between
-    /// two steps share them).
-    fn shared_graph(&self) -> Result<SharedGraph> {
-        let (xadj, adjncy, _) =
-            crate::graph::face_adjacency(self.forest.topology(), self.forest.nroots());
-        let rank0 = self.graph.as_ref().map(|g| {
-            let w = &g.weights;
-            (w.pwgt.clone(), w.rwgt.clone(), w.cwgt.clone())
-        });
-        let (pwgt, rwgt, cwgt) = self.comm.broadcast_serde(0, rank0.as_ref())?;
-        Ok((xadj, adjncy, Weights { pwgt, rwgt, cwgt }))
+    /// and the current weights of every root, all-gathered from the rows of the ranks that
+    /// hold them (SBN's cost model is O(roots) on every rank; the levels between two steps
+    /// share it).
+    fn shared_graph(&mut self) -> Result<SharedGraph> {
+        let n = self.forest.nroots();
+        let (xadj, adjncy, _) = crate::graph::face_adjacency(self.forest.topology(), n);
+        let rows = self.rows(false);
+        let mine = (rows.roots, rows.pwgt, rows.rwgt, rows.cwgt);
+        let all: Vec<RankWeights> = self.comm.all_gather_serde(&mine)?;
+        let mut w = Weights {
+            pwgt: vec![0; n],
+            rwgt: vec![0; n],
+            cwgt: vec![0; adjncy.len()],
+        };
+        for (roots, pwgt, rwgt, cwgt) in all {
+            let mut entries = cwgt.into_iter();
+            for (i, &r) in roots.iter().enumerate() {
+                let r = r as usize;
+                w.pwgt[r] = pwgt[i];
+                w.rwgt[r] = rwgt[i];
+                // A rank's row lists the root's face neighbours ascending, as the graph does;
+                // the entry of the same edge in the neighbour's row gets the same weight from
+                // its holder (leaf faces match across a root face between steps).
+                for k in xadj[r] as usize..xadj[r + 1] as usize {
+                    w.cwgt[k] = entries.next().ok_or_else(|| {
+                        Error::Invalid(format!("a rank's row of root {r} is short of edges"))
+                    })?;
+                }
+            }
+        }
+        Ok((xadj, adjncy, w))
     }
 }

@@ -13,7 +13,7 @@ mod view;
 mod weights;
 
 pub use view::GraphView;
-pub use weights::TreeWeights;
+pub use weights::{LeafCost, TreeWeights};
 
 use crate::adapt::Forest;
 use crate::mesh::Topology;
@@ -138,6 +138,36 @@ impl DualGraph {
             &roots,
             |r| trees[r as usize],
         );
+    }
+
+    /// Sets the weights of root `root` and of its dual edges from a rank's row of the graph
+    /// (the layout of [`crate::partition::Rows`]): its `pwgt` and `rwgt`, and `cwgt` aligned
+    /// with its neighbours ascending ([`DualGraph::neighbours`]), each edge in both
+    /// directions. The graph then holds a rank's weights, whatever cost they count.
+    ///
+    /// # Errors
+    /// [`crate::Error::Invalid`] when `root` is not a vertex; [`crate::Error::LengthMismatch`]
+    /// unless `cwgt` has one weight per neighbour.
+    pub fn set_row_weights(&mut self, root: u32, pwgt: u64, rwgt: u64, cwgt: &[u64]) -> Result<()> {
+        if root as usize >= self.nvertices() {
+            return Err(crate::Error::Invalid(format!(
+                "dual graph: a row of root {root}, but the graph has {} roots",
+                self.nvertices()
+            )));
+        }
+        let row = self.neighbours(root);
+        crate::Error::check_len("row edge weights", row.len(), cwgt.len())?;
+        let tree = &mut self.trees[root as usize];
+        tree.leaves = pwgt;
+        tree.elems = rwgt;
+        self.weights.pwgt[root as usize] = pwgt;
+        self.weights.rwgt[root as usize] = rwgt;
+        for (k, &cw) in row.zip(cwgt) {
+            tree.face_leaves[self.face[k] as usize] = cw;
+            self.weights.cwgt[k] = cw;
+            self.weights.cwgt[self.mirror[k] as usize] = cw;
+        }
+        Ok(())
     }
 
     /// The weights the forest will have after [`Forest::subdivide`], computed after

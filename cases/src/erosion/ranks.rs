@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashSet};
 use crate::error::{Error, Result};
 use plume::adapt::{Forest, LeafId, NO_ELEM};
 use plume::comm::{Comm, CommExt, ReduceOp};
-use plume::dist::{Mark, Run};
+use plume::dist::{GatheredPlum, Mark, Run};
 
 use crate::budget;
 
@@ -89,7 +89,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     // before it does.
     let initial = forest.initial().clone();
     drop(forest);
-    let mut run = Run::on(comm, &initial, opts, plum)?;
+    let mut run = Run::on(comm, &initial, opts, GatheredPlum::new(plum))?;
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), None)?;
     for r in run.held_roots() {
         let material = if rock_of_root[r as usize].is_some() {

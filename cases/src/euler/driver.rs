@@ -1,17 +1,19 @@
 //! One rank's part of an Euler run: a [`Run`] carrying the conserved variables on its
 //! leaves, the [`FlowMesh`] rebuilt after each adaptation step, and the loop's pieces: the
 //! initial mesh adapted to the initial state, an iteration of the scheme, an adaptation step
-//! driven by the density-jump indicator. Balancing is PLUM's in the adaptation steps (trees
-//! migrated by the [`Run`]), or SBN's while the ranks compute each stage of an iteration
+//! driven by the density-jump indicator. Balancing is the run's balancer's in the adaptation
+//! steps (PLUM, or the diffusive repartitioner: trees migrated by the [`Run`]), or SBN's while the ranks compute each stage of an iteration
 //! ([`super::balanced`]; trees move lazily).
 
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
-use plume::balance::{Plum, SbnOptions};
+use plume::balance::SbnOptions;
 use plume::comm::{Comm, CommExt};
-use plume::dist::{BalanceAt, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport};
+use plume::dist::{
+    BalanceAt, Balancer, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport,
+};
 use plume::hash::{mix64, IntMap};
 use plume::metrics::RankCpu;
 
@@ -186,18 +188,25 @@ pub struct EulerRun<'c, C: Comm + ?Sized> {
 
 impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// Starts a run (a collective: every rank passes the same mesh, settings and balancer):
-    /// the roots split by PLUM's partitioner, the mesh refined to the initial state as
-    /// `cfg.initial` says, the state set at every leaf's centroid.
+    /// the roots split by the balancer's first partition, the mesh refined to the initial
+    /// state as `cfg.initial` says, the state set at every leaf's centroid; the balancer
+    /// balances in each adaptation step, on the predicted weights.
     ///
     /// # Errors
     /// [`Error::SettingOutOfRange`] for bad settings, [`Error::Input`] for bad boundary
     /// groups; the run's errors.
-    pub fn new(comm: &'c C, initial: &InitialMesh, cfg: EulerConfig, plum: Plum) -> Result<Self> {
-        Self::start(comm, initial, cfg, plum, None)
+    pub fn new(
+        comm: &'c C,
+        initial: &InitialMesh,
+        cfg: EulerConfig,
+        balancer: impl Balancer + 'c,
+    ) -> Result<Self> {
+        Self::start(comm, initial, cfg, balancer, None)
     }
 
     /// As [`EulerRun::new`], balanced by SBN with `sbn` while the ranks compute each stage
-    /// of an iteration, not by PLUM (whose partitioner still splits the roots at the start).
+    /// of an iteration; the balancer only makes the first owners (never asked to balance:
+    /// [`plume::dist::NoBalancing`] is the one to pass).
     ///
     /// # Errors
     /// As [`EulerRun::new`].
@@ -205,9 +214,9 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         comm: &'c C,
         initial: &InitialMesh,
         cfg: EulerConfig,
-        (plum, sbn): (Plum, SbnOptions),
+        (balancer, sbn): (impl Balancer + 'c, SbnOptions),
     ) -> Result<Self> {
-        Self::start(comm, initial, cfg, plum, Some(sbn))
+        Self::start(comm, initial, cfg, balancer, Some(sbn))
     }
 
     /// [`EulerRun::new`] or [`EulerRun::with_sbn`].
@@ -215,7 +224,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         comm: &'c C,
         initial: &InitialMesh,
         cfg: EulerConfig,
-        plum: Plum,
+        balancer: impl Balancer + 'c,
         sbn: Option<SbnOptions>,
     ) -> Result<Self> {
         cfg.check()?;
@@ -232,7 +241,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             Some(_) => BalanceAt::Never,
             None => BalanceAt::Predicted,
         };
-        let run = Run::on(comm, initial, opts, plum)?.balance_at(at);
+        let run = Run::on(comm, initial, opts, balancer)?.balance_at(at);
         let mut euler = EulerRun {
             mesh: FlowMesh::build(&run)?,
             run,

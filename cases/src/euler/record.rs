@@ -2,9 +2,10 @@
 //! holds it), one record per output ([`EulerRecord`]) and the table rank 0 prints of them; and
 //! the balancer the configuration names.
 
-use plume::balance::{Never, Plum, PlumOptions, SbnOptions, Threshold};
+use plume::balance::{Plum, PlumOptions, SbnOptions, Threshold};
+use plume::dist::{self, Diffusive, GatheredPlum, NoBalancing};
 use plume::mesh::Mesh;
-use plume::partition::root_centroids;
+use plume::partition::{root_centroids, Diffusion};
 
 use super::EulerConfig;
 use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName};
@@ -32,34 +33,34 @@ pub struct EulerRunConfig {
     pub euler: EulerConfig,
 }
 
-/// The balancer of `cfg` on `mesh`: PLUM (the partitioner, the optimal TotalV remap or the
-/// identity for a partitioner whose parts are the ranks, LoadImb threshold 1.05), or the same
-/// never asked to balance (no balancer, or SBN: PLUM then only makes the first owners). The
-/// first owners are `cfg.initial`'s.
-pub fn balancer(cfg: &EulerRunConfig, mesh: &Mesh) -> plume::Result<Plum> {
+/// The balancer of `cfg` on `mesh`, its first owners `cfg.initial`'s: with PLUM (LoadImb
+/// threshold 1.05), the diffusive repartitioner on the ranks' rows (nothing gathered: parts are
+/// ranks) or, for another partitioner, PLUM on rank 0 with the gathered weights and the optimal
+/// TotalV remap; no balancing (no balancer, or SBN, which balances while the ranks compute).
+pub fn balancer(cfg: &EulerRunConfig, mesh: &Mesh) -> plume::Result<Box<dyn dist::Balancer>> {
     let opts = PlumOptions::new(cfg.procs);
     let centroids = root_centroids(mesh);
     // METIS's default seed, as the run always had.
     let seed = 1;
-    let remap = match cfg.partitioner.keeps_parts_on_ranks() {
-        true => ObjectiveName::Identity,
-        false => ObjectiveName::TotalV,
-    };
-    let plum = match cfg.balancer {
-        Balancer::None | Balancer::Sbn => Plum::with(
+    let first = cfg.initial.build(seed, &centroids);
+    Ok(match cfg.balancer {
+        Balancer::None | Balancer::Sbn => Box::new(NoBalancing::new(first)),
+        Balancer::Plum if cfg.partitioner.keeps_parts_on_ranks() => Box::new(Diffusive::with(
             opts,
-            PartitionerName::Metis.build(seed, &centroids),
-            remap.build(),
-            Box::new(Never),
-        ),
-        Balancer::Plum => Plum::with(
-            opts,
-            cfg.partitioner.build(seed, &centroids),
-            remap.build(),
+            Diffusion::default(),
             Box::new(Threshold::default()),
-        ),
-    }?;
-    Ok(plum.first_by(cfg.initial.build(seed, &centroids)))
+            first,
+        )?),
+        Balancer::Plum => Box::new(GatheredPlum::new(
+            Plum::with(
+                opts,
+                cfg.partitioner.build(seed, &centroids),
+                ObjectiveName::TotalV.build(),
+                Box::new(Threshold::default()),
+            )?
+            .first_by(first),
+        )),
+    })
 }
 
 /// One output's record (`metrics.json` `iterations`, a table row).

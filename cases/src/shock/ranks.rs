@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt};
-use plume::dist::{self, Run, StepReport};
+use plume::dist::{self, GatheredPlum, Run, StepReport};
 use plume::mesh::geometry;
 use plume::metrics::Movement;
 
@@ -81,6 +81,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     };
     // A processing level needs every root's owner on every rank; a run without one holds
     // only its part of the mesh on each rank.
+    let plum = GatheredPlum::new(plum);
     let run = match cfg.processing {
         Some(_) => Run::on(comm, initial, opts, plum)?,
         None => Run::on_parts(comm, initial, opts, plum)?,

@@ -3,6 +3,7 @@
 
 use plume::adapt::InitialMesh;
 use plume::balance::{Plum, PlumOptions, SbnOptions};
+use plume::dist::GatheredPlum;
 use plume::mesh::geometry;
 use plume_cases::euler::{
     Case, Conserved, EulerConfig, EulerRun, FluxScheme, IndicatorOptions, InitialRefinement,
@@ -57,8 +58,8 @@ pub fn run_balanced(
     let per_rank = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
         let mut euler = match sbn {
-            Some(sbn) => EulerRun::with_sbn(comm, initial, cfg, (plum, sbn))?,
-            None => EulerRun::new(comm, initial, cfg, plum)?,
+            Some(sbn) => EulerRun::with_sbn(comm, initial, cfg, (GatheredPlum::new(plum), sbn))?,
+            None => EulerRun::new(comm, initial, cfg, GatheredPlum::new(plum))?,
         };
         while !euler.finished() && iterations.is_none_or(|n| euler.iteration < n) {
             euler.iterate()?;
