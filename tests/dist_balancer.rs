@@ -10,8 +10,8 @@
 
 mod common;
 
-use common::{check_ownership, random_mark, step_serial, without_hang};
-use plume::adapt::{AdaptOptions, Forest, LeafView};
+use common::{check_ownership, check_parts, random_mark, step_serial, without_hang};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions, Threshold};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{
@@ -91,7 +91,7 @@ fn leaf_keys(forest: &Forest) -> Vec<LeafKey> {
     forest.for_each_leaf(|l| {
         let mut keys = l.verts.map(|v| forest.vertices()[v].key);
         keys.sort_unstable();
-        out.push((l.id.root, l.level, keys));
+        out.push((forest.initial().root_gid(l.id.root), l.level, keys));
     });
     out
 }
@@ -104,18 +104,27 @@ fn mesh() -> Mesh {
 /// graph, whether it had a PLUM decision, and the owners.
 type Seen = Vec<(Vec<LeafKey>, LevelMetrics, bool, bool, Vec<u32>)>;
 
-/// `STEPS` steps of random marks on `procs` thread ranks balanced by `make`.
+/// `STEPS` steps of random marks on `procs` thread ranks balanced by `make`, each rank
+/// holding the whole mesh or (`parts`) its part.
 fn run_steps(
     mesh: &Mesh,
     procs: usize,
+    parts: bool,
     make: impl Fn(usize) -> plume::Result<Box<dyn Balancer>> + Sync,
 ) -> Vec<Seen> {
+    let initial = InitialMesh::new(mesh.clone()).unwrap();
     launch_threads(procs, |comm| {
-        let mut run = Run::new(comm, mesh.clone(), adapt_options(), make(procs)?)?;
+        let mut run = match parts {
+            false => Run::on(comm, &initial, adapt_options(), make(procs)?)?,
+            true => Run::on_parts(comm, &initial, adapt_options(), make(procs)?)?,
+        };
         let mut seen = Vec::new();
         for step in 0..STEPS {
             let report = run.step(|leaf| random_mark(leaf, step))?;
-            check_ownership(&run)?;
+            match parts {
+                false => check_ownership(&run)?,
+                true => check_parts(&run, &initial)?,
+            }
             run.forest().check_structure()?;
             seen.push((
                 leaf_keys(run.forest()),
@@ -147,11 +156,12 @@ fn serial(mesh: &Mesh) -> Vec<Vec<LeafKey>> {
 fn every_balancer_gives_the_serial_forests_leaves_on_1_2_and_4_ranks() {
     let mesh = mesh();
     let serial = serial(&mesh);
-    for kind in [Kind::Gathered, Kind::Diffusive, Kind::None, Kind::User] {
+    let kinds = [Kind::Gathered, Kind::Diffusive, Kind::None, Kind::User];
+    for (kind, parts) in kinds.into_iter().flat_map(|k| [(k, false), (k, true)]) {
         for procs in [1, 2, 4] {
             let per_rank = without_hang({
                 let mesh = mesh.clone();
-                move || run_steps(&mesh, procs, |p| balancer(kind, p))
+                move || run_steps(&mesh, procs, parts, |p| balancer(kind, p))
             });
             let mut moved = 0;
             for step in 0..STEPS {
@@ -193,7 +203,7 @@ fn diffusion_on_the_ranks_rows_decides_as_plum_with_the_diffusion_partitioner() 
         let gathered = without_hang({
             let mesh = mesh.clone();
             move || {
-                run_steps(&mesh, procs, |p| {
+                run_steps(&mesh, procs, false, |p| {
                     let plum = Plum::with(
                         always(p),
                         Box::new(Diffusion::default()),
@@ -207,7 +217,11 @@ fn diffusion_on_the_ranks_rows_decides_as_plum_with_the_diffusion_partitioner() 
         });
         let diffusive = without_hang({
             let mesh = mesh.clone();
-            move || run_steps(&mesh, procs, |p| Ok(Box::new(Diffusive::new(always(p))?)))
+            move || {
+                run_steps(&mesh, procs, false, |p| {
+                    Ok(Box::new(Diffusive::new(always(p))?))
+                })
+            }
         });
         let mut accepted = 0;
         for step in 0..STEPS {
