@@ -244,9 +244,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         opts: AdaptOptions,
         balancer: impl Balancer + 'c,
     ) -> Result<Self> {
-        let comm = accounting::Accounted::new(comm);
-        comm.start(Phase::FirstPartition);
-        Run::start(comm, initial, opts, Box::new(balancer), Holding::Whole)
+        Run::begin(comm, initial, opts, Box::new(balancer), Holding::Whole)
     }
 
     /// [`Run::on`] with each rank holding only its part of the mesh: its roots and their
@@ -260,9 +258,20 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         opts: AdaptOptions,
         balancer: impl Balancer + 'c,
     ) -> Result<Self> {
+        Run::begin(comm, initial, opts, Box::new(balancer), Holding::Parts)
+    }
+
+    /// [`Run::on`] or [`Run::on_parts`]: start-up's accounting begins here.
+    fn begin(
+        comm: &'c C,
+        initial: &InitialMesh,
+        opts: AdaptOptions,
+        balancer: Box<dyn Balancer + 'c>,
+        holding: Holding,
+    ) -> Result<Self> {
         let comm = accounting::Accounted::new(comm);
         comm.start(Phase::FirstPartition);
-        Run::start(comm, initial, opts, Box::new(balancer), Holding::Parts)
+        Run::start(comm, initial, opts, balancer, holding)
     }
 
     /// [`Run::on`] on the accounting transport, recording since start-up began.
