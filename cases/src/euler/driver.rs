@@ -241,7 +241,13 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             Some(_) => BalanceAt::Never,
             None => BalanceAt::Predicted,
         };
-        let run = Run::on(comm, initial, opts, balancer)?.balance_at(at);
+        // SBN's processing needs every root's owner on every rank; otherwise each rank holds
+        // only its part of the mesh.
+        let run = match sbn {
+            Some(_) => Run::on(comm, initial, opts, balancer)?,
+            None => Run::on_parts(comm, initial, opts, balancer)?,
+        };
+        let run = run.balance_at(at);
         let mut euler = EulerRun {
             mesh: FlowMesh::build(&run)?,
             run,
@@ -411,7 +417,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             0 => "the initial refinement".to_string(),
             i => format!("the adaptation step at iteration {i}"),
         };
-        comm.agree_as(memory.check(self.run.owner().len(), (here, all), &what))
+        comm.agree_as(memory.check(self.run.share().nroots(), (here, all), &what))
     }
 
     /// One iteration's stages as processing levels balanced by SBN (a collective; see

@@ -370,7 +370,7 @@ fn on_rank(
         }
     }
     let profile = match exact {
-        Some(exact) => Some((exact, sod_profile(&euler)?)),
+        Some(exact) => Some((exact, sod_profile(&euler, x_range(initial.mesh()))?)),
         None => None,
     };
     Ok(Ended {
@@ -381,14 +381,10 @@ fn on_rank(
     })
 }
 
-/// The density along x in [`PROFILE_SLABS`] slabs over the mesh's extent (a collective).
-fn sod_profile<C: Comm + ?Sized>(euler: &EulerRun<C>) -> Result<Vec<(f64, f64)>> {
-    density_profile(
-        euler.run.comm(),
-        euler.run.forest(),
-        x_range(euler.run.forest().mesh()),
-        PROFILE_SLABS,
-    )
+/// The density along x in [`PROFILE_SLABS`] slabs over the whole mesh's extent `x` (a
+/// collective).
+fn sod_profile<C: Comm + ?Sized>(euler: &EulerRun<C>, x: (f64, f64)) -> Result<Vec<(f64, f64)>> {
+    density_profile(euler.run.comm(), euler.run.forest(), x, PROFILE_SLABS)
 }
 
 /// A probe's columns of a leaf's state: density, velocity, pressure.

@@ -38,8 +38,10 @@ impl<const N: usize> RootSums<N> {
     /// corners.
     pub fn of_forest(forest: &Forest, f: impl Fn(&LeafView, f64) -> [f64; N]) -> Self {
         let mut sums = RootSums::default();
+        let part = forest.initial();
         forest.for_each_leaf(|leaf| {
-            sums.add(leaf.id.root, f(leaf, geometry::volume(&leaf.corners).abs()));
+            let volume = geometry::volume(&leaf.corners).abs();
+            sums.add(part.root_gid(leaf.id.root), f(leaf, volume));
         });
         sums
     }
@@ -93,9 +95,8 @@ impl TotalSums {
     /// or [`FlowMesh::publish`]), without visiting the forest.
     pub fn of_mesh(mesh: &FlowMesh) -> Self {
         let mut sums = RootSums::default();
-        let leaves = &mesh.halo.adjacency.leaves;
-        for ((id, g), u) in leaves.iter().zip(&mesh.geometry).zip(&mesh.state) {
-            sums.add(id.root, total_values(g.volume, u));
+        for ((&root, g), u) in mesh.root_gid.iter().zip(&mesh.geometry).zip(&mesh.state) {
+            sums.add(root, total_values(g.volume, u));
         }
         sums
     }
