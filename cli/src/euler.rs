@@ -91,8 +91,9 @@ pub struct EulerArgs {
     /// and rcb run on rank 0 with the gathered weights].
     #[arg(long, value_parser = words::<PartitionerName>())]
     pub partitioner: Option<PartitionerName>,
-    /// What makes the first owners of the roots.
-    #[arg(long, value_parser = words::<InitialName>(), default_value_t = InitialName::Metis)]
+    /// What makes the first owners of the roots: sfc (a Hilbert curve over the root centroids
+    /// cut into equal pieces, the scalable start) or metis (the seed's, on rank 0's graph).
+    #[arg(long, value_parser = words::<InitialName>(), default_value_t = InitialName::Sfc)]
     pub initial: InitialName,
     /// SBN's algorithm (with --balancer sbn) [default: basic].
     #[arg(long, value_parser = words::<Variant>())]
