@@ -86,6 +86,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let n = self.forest.nroots();
         let (xadj, adjncy, _) = crate::graph::face_adjacency(self.forest.topology(), n);
         let rows = self.rows(false);
+        let rows = rows.rows;
         let mine = (rows.roots, rows.pwgt, rows.rwgt, rows.cwgt);
         let all: Vec<RankWeights> = self.comm.all_gather_serde(&mine)?;
         let mut w = Weights {

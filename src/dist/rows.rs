@@ -8,6 +8,7 @@
 use super::balancer::HeldRows;
 use crate::adapt::{Forest, NO_ELEM};
 use crate::graph::{LeafCost, TreeWeights};
+use crate::partition::FlatRows as Flat;
 use crate::partition::Rows;
 
 /// A value for each root a rank holds, read once a step in ascending order of root (as its
@@ -142,17 +143,8 @@ impl HeldWeights {
         };
         // About as many rows as last time, four neighbours each.
         let n = self.trees.len();
-        let mut out = OwnRows {
-            roots: Vec::with_capacity(n),
-            pwgt: Vec::with_capacity(n),
-            rwgt: Vec::with_capacity(n),
-            moving: Vec::with_capacity(n),
-            xadj: Vec::with_capacity(n + 1),
-            adjncy: Vec::with_capacity(4 * n),
-            cwgt: Vec::with_capacity(4 * n),
-            owner: Vec::with_capacity(4 * n),
-        };
-        out.xadj.push(0);
+        let mut rows = Flat::with_capacity(n, 4);
+        let mut moving = Vec::with_capacity(n);
         // Rows name roots by global id; local order is global order.
         let initial = forest.initial();
         let held: Vec<u32> = (0..forest.nroots() as u32)
@@ -170,14 +162,14 @@ impl HeldWeights {
                     (false, Some(w)) => w,
                     _ => TreeWeights::of(forest, r, pending),
                 };
-                out.roots.push(g);
-                out.pwgt.push(match cost {
+                rows.roots.push(g);
+                rows.pwgt.push(match cost {
                     Some(cost) => TreeWeights::leaf_costs(forest, r, pending, cost),
                     None => w.leaves,
                 });
-                out.rwgt.push(w.elems);
+                rows.rwgt.push(w.elems);
                 // The trees move as they are now, smaller than predicted.
-                out.moving.push(match pending {
+                moving.push(match pending {
                     true => forest.trees()[r as usize].nelems() as u64,
                     false => w.elems,
                 });
@@ -186,42 +178,28 @@ impl HeldWeights {
                 faces.sort_unstable_by_key(|&f| nbrs[f]);
                 // Neighbours ascending; the boundary (`NO_ELEM`, the largest id) comes last.
                 for f in faces.into_iter().filter(|&f| nbrs[f] != NO_ELEM) {
-                    out.adjncy.push(initial.root_gid(nbrs[f]));
-                    out.cwgt.push(w.face_leaves[f]);
-                    out.owner.push(owner[nbrs[f] as usize]);
+                    rows.adjncy.push(initial.root_gid(nbrs[f]));
+                    rows.cwgt.push(w.face_leaves[f]);
+                    rows.owner.push(owner[nbrs[f] as usize]);
                 }
-                out.xadj.push(out.adjncy.len() as u32);
+                rows.xadj.push(rows.adjncy.len() as u32);
                 w
             });
-        out
+        OwnRows { rows, moving }
     }
 }
 
-/// This rank's rows, owned (the layout of [`Rows`]), with the size each tree moves with.
+/// This rank's rows, owned, with the size each tree moves with.
 #[derive(Debug, Default)]
 pub(super) struct OwnRows {
-    pub roots: Vec<u32>,
-    pub pwgt: Vec<u64>,
-    pub rwgt: Vec<u64>,
+    pub rows: Flat,
     pub moving: Vec<u64>,
-    pub xadj: Vec<u32>,
-    pub adjncy: Vec<u32>,
-    pub cwgt: Vec<u64>,
-    pub owner: Vec<u32>,
 }
 
 impl OwnRows {
     /// The rows as [`Rows`].
     pub fn rows(&self) -> Rows<'_> {
-        Rows {
-            roots: &self.roots,
-            pwgt: &self.pwgt,
-            rwgt: &self.rwgt,
-            xadj: &self.xadj,
-            adjncy: &self.adjncy,
-            cwgt: &self.cwgt,
-            owner: &self.owner,
-        }
+        self.rows.rows()
     }
 
     /// The rows as a balancer sees them, in a mesh of `nroots` roots.

@@ -47,6 +47,7 @@ mod sfc_ranks;
 mod stripes;
 
 pub use self::metis::Metis;
+pub(crate) use diffusion::Flat as FlatRows;
 pub use diffusion::{
     check_diffusion, diffuse, give_away, lambda_pct, simulate, sweep, Diffused, Diffusion,
     DiffusionReport, Flow, Quotient, RankDiffusion, Rows, Simulation, Sweeps,

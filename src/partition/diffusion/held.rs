@@ -69,20 +69,36 @@ pub(super) fn hear(rows: &mut [Row], moves: &[(u32, u32)]) {
     }
 }
 
-/// Rows in the flat layout of [`Rows`].
-pub(super) struct Flat {
-    roots: Vec<u32>,
-    pwgt: Vec<u64>,
-    rwgt: Vec<u64>,
-    xadj: Vec<u32>,
-    adjncy: Vec<u32>,
-    cwgt: Vec<u64>,
-    owner: Vec<u32>,
+/// Rows owned, in the flat layout of [`Rows`] (its fields are `Rows`' own).
+#[derive(Debug, Default)]
+pub(crate) struct Flat {
+    pub(crate) roots: Vec<u32>,
+    pub(crate) pwgt: Vec<u64>,
+    pub(crate) rwgt: Vec<u64>,
+    pub(crate) xadj: Vec<u32>,
+    pub(crate) adjncy: Vec<u32>,
+    pub(crate) cwgt: Vec<u64>,
+    pub(crate) owner: Vec<u32>,
 }
 
 impl Flat {
+    /// No rows yet (`xadj` starts at 0), with room for `n` rows of `degree` neighbours.
+    pub(crate) fn with_capacity(n: usize, degree: usize) -> Flat {
+        let mut xadj = Vec::with_capacity(n + 1);
+        xadj.push(0);
+        Flat {
+            roots: Vec::with_capacity(n),
+            pwgt: Vec::with_capacity(n),
+            rwgt: Vec::with_capacity(n),
+            xadj,
+            adjncy: Vec::with_capacity(degree * n),
+            cwgt: Vec::with_capacity(degree * n),
+            owner: Vec::with_capacity(degree * n),
+        }
+    }
+
     /// `rows` (ascending by root) laid out flat.
-    pub fn of(rows: &[Row]) -> Flat {
+    pub(super) fn of(rows: &[Row]) -> Flat {
         let mut f = Flat {
             roots: rows.iter().map(|r| r.root).collect(),
             pwgt: rows.iter().map(|r| r.pwgt).collect(),
@@ -102,7 +118,7 @@ impl Flat {
     }
 
     /// The borrowed view.
-    pub fn rows(&self) -> Rows<'_> {
+    pub(crate) fn rows(&self) -> Rows<'_> {
         Rows {
             roots: &self.roots,
             pwgt: &self.pwgt,

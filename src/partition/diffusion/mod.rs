@@ -52,7 +52,7 @@ use super::{check_arguments, finish, PartitionInfo, Partitioner, Targets};
 use crate::graph::GraphView;
 use crate::metrics::{rank_loads, Movement};
 use crate::{Error, Result};
-use held::Flat;
+pub(crate) use held::Flat;
 
 /// `λ*` of [`Diffusion::default`], percent: diffusion runs until the diffused loads are within
 /// 1 % of the mean, below PLUM's trigger (`LoadImb` 1.05), so that rounding to whole roots
