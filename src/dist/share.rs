@@ -13,7 +13,7 @@
 
 use crate::adapt::InitialMesh;
 use crate::comm::{Comm, CommExt};
-use crate::mesh::{Mesh, PhysicalName, PhysicalTags};
+use crate::mesh::{chunk, Mesh, PhysicalName, PhysicalTags};
 use crate::{Error, Result};
 
 /// One root as it travels between ranks: its global id, vertices (global ids, in the root's
@@ -182,17 +182,24 @@ impl Share {
         !self.initial.is_part()
     }
 
-    /// The roots of the part around root `r`'s vertices (`r` included), local ids, ascending
-    /// and each once.
-    fn star(&self, r: u32) -> Vec<u32> {
-        let topo = self.initial.topology();
-        let mut out: Vec<u32> = self.initial.mesh().tets[r as usize]
-            .iter()
-            .flat_map(|&v| topo.elems_around(v).iter().copied())
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
+    /// Marks in `around` (one flag per root of the part) the roots around the vertices of
+    /// `roots` (local ids, `roots` included).
+    fn mark_around(&self, roots: impl IntoIterator<Item = u32>, around: &mut [bool]) {
+        let (tets, topo) = (&self.initial.mesh().tets, self.initial.topology());
+        for r in roots {
+            for &v in &tets[r as usize] {
+                for &s in topo.elems_around(v) {
+                    around[s as usize] = true;
+                }
+            }
+        }
+    }
+
+    /// The records of the roots marked in `around`, ascending.
+    fn records_marked<'a>(&'a self, around: &'a [bool]) -> impl Iterator<Item = RootRecord> + 'a {
+        (0..around.len() as u32)
+            .filter(|&r| around[r as usize])
+            .map(|r| self.record(r))
     }
 
     /// The record of local root `r`.
@@ -205,10 +212,9 @@ impl Share {
     /// The records of the roots around each of `roots` (local ids, `roots` included): what a
     /// rank receiving those roots needs to hold them with their ghost layer.
     pub(crate) fn stars(&self, roots: &[u32]) -> Vec<RootRecord> {
-        let mut around: Vec<u32> = roots.iter().flat_map(|&r| self.star(r)).collect();
-        around.sort_unstable();
-        around.dedup();
-        around.into_iter().map(|r| self.record(r)).collect()
+        let mut around = vec![false; self.owner.len()];
+        self.mark_around(roots.iter().copied(), &mut around);
+        self.records_marked(&around).collect()
     }
 
     /// The share after a migration (a collective): this rank moved its roots `leaving`
@@ -294,23 +300,15 @@ impl Share {
         }
         // The kept roots and the roots around their vertices, all in the part already; the
         // records that came are the roots around the arrived ones.
-        let (tets, topo) = (&self.initial.mesh().tets, self.initial.topology());
+        let kept: Vec<u32> = (0..n as u32)
+            .filter(|&r| self.owner[r as usize] == me && !gone[r as usize])
+            .collect();
         let mut in_part = vec![false; n];
+        self.mark_around(kept.iter().copied(), &mut in_part);
         let mut own: Vec<u32> = arrived.to_vec();
-        for r in (0..n).filter(|&r| self.owner[r] == me && !gone[r]) {
-            own.push(self.initial.root_gid(r as u32));
-            for &v in &tets[r] {
-                for &s in topo.elems_around(v) {
-                    in_part[s as usize] = true;
-                }
-            }
-        }
+        own.extend(kept.iter().map(|&r| self.initial.root_gid(r)));
         own.sort_unstable();
-        records.extend(
-            (0..n as u32)
-                .filter(|&r| in_part[r as usize])
-                .map(|r| self.record(r)),
-        );
+        records.extend(self.records_marked(&in_part));
         records.sort_by_key(|r| r.gid);
         records.dedup_by_key(|r| r.gid);
         let part: Vec<u32> = records.iter().map(|r| r.gid).collect();
@@ -356,8 +354,8 @@ fn record(mesh: &Mesh, r: u32, gid: u32) -> RootRecord {
     }
 }
 
-/// Where every root is, spread over the ranks by blocks of global ids: rank `k` keeps the
-/// owners of roots `[k·N/P, (k+1)·N/P)` (in the manner of Zoltan's distributed directory).
+/// Where every root is, spread over the ranks by blocks of global ids ([`chunk::block`], as
+/// start-up spreads the mesh: rank `k` keeps the owners of roots `[k·N/P, (k+1)·N/P)`) (in the manner of Zoltan's distributed directory).
 /// A rank asks the home of a root for its owner; migrations tell the homes where roots went.
 #[derive(Debug, Clone)]
 pub(crate) struct Directory {
@@ -366,32 +364,25 @@ pub(crate) struct Directory {
     /// Owner of each root of the block.
     owner: Vec<u32>,
     /// Roots of the whole mesh.
-    nroots: u32,
+    nroots: usize,
     /// Ranks.
-    nranks: u32,
+    nranks: usize,
 }
 
 impl Directory {
-    /// The first root of rank `k`'s block among `n` roots on `p` ranks.
-    fn block_start(k: u32, n: u32, p: u32) -> u32 {
-        (u64::from(k) * u64::from(n) / u64::from(p)) as u32
-    }
-
     /// The rank whose block holds root `g`.
     fn home(&self, g: u32) -> usize {
-        (((u64::from(g) + 1) * u64::from(self.nranks) - 1) / u64::from(self.nroots)) as usize
+        chunk::block_of(self.nroots, self.nranks, g as usize)
     }
 
     /// Rank `rank`'s block of the owners `owner` of every root, on `nranks` ranks.
     pub(crate) fn from_owners(owner: &[u32], rank: usize, nranks: usize) -> Directory {
-        let (n, p) = (owner.len() as u32, nranks as u32);
-        let first = Directory::block_start(rank as u32, n, p);
-        let end = Directory::block_start(rank as u32 + 1, n, p);
+        let block = chunk::block(owner.len(), nranks, rank);
         Directory {
-            first,
-            owner: owner[first as usize..end as usize].to_vec(),
-            nroots: n,
-            nranks: p,
+            first: block.start as u32,
+            owner: owner[block].to_vec(),
+            nroots: owner.len(),
+            nranks,
         }
     }
 
