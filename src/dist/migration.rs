@@ -35,7 +35,7 @@ pub struct MigrationTimes {
 }
 
 /// Moves the trees of `leaving` (`(root held here, its new owner)`, local ids, each root
-/// once) and receives the trees coming here (a collective); the share follows: every rank's
+/// once, owners below P: the caller checks them) and receives the trees coming here (a collective); the share follows: every rank's
 /// owners of the whole mesh ([`Share::whole`]), or this rank's part, rebuilt with its new
 /// roots and their ghost layer, the forest moved onto it. Returns what moved over all ranks
 /// and this rank's times.
@@ -47,20 +47,10 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
 ) -> Result<(Moved, MigrationTimes)> {
     let start = Instant::now();
     let (rank, nranks) = (comm.rank(), comm.size());
-    let checked = leaving.iter().try_for_each(|&(r, to)| {
-        if to as usize >= nranks {
-            return Err(Error::RankOutOfRange {
-                vertex: r as usize,
-                rank: to,
-                nranks,
-            });
-        }
-        if !forest.holds(r) {
-            return Err(Error::RootNotHeld { root: r });
-        }
-        Ok(())
-    });
-    comm.agree(checked)?;
+    // `Run` checked the moves on every rank (a balancer's decision) or made them itself.
+    debug_assert!(leaving
+        .iter()
+        .all(|&(r, to)| forest.holds(r) && (to as usize) < nranks));
     let roots: Vec<u32> = leaving.iter().map(|&(r, _)| r).collect();
     // Each tree is encoded as it is packed, into its destination's buffer.
     let mut outgoing: Vec<codec::PacketWriter> = (0..nranks).map(|_| Default::default()).collect();
