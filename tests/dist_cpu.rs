@@ -14,11 +14,14 @@ use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CpuClock};
 use plume::dist::{gather_cpu, BalanceAt, GatheredPlum, Mark, Run};
 use plume::mesh::generate_box;
-use plume::metrics::{CpuAccount, Phase, RankCpu, RunCpu};
+use plume::metrics::{CpuAccount, Phase, RunCpu};
+
+#[path = "common/cpu_account.rs"]
+mod cpu_account;
+
+use cpu_account::{check_account, TOLERANCE_S};
 
 const STEPS: usize = 3;
-/// Clock reads are nanoseconds; sums of f64 seconds may differ from their parts by rounding.
-const TOLERANCE_S: f64 = 1e-9;
 
 fn options() -> AdaptOptions {
     AdaptOptions {
@@ -38,41 +41,6 @@ fn front(leaf: &LeafView, step: usize) -> Mark {
         Mark::Coarsen
     } else {
         Mark::Keep
-    }
-}
-
-/// Checks one gathered account against this rank's segments: values, order of the ranks,
-/// `max ≤ critical ≤ sum`.
-fn check_account(account: &CpuAccount, mine: &RankCpu, rank: usize, nranks: usize) {
-    assert_eq!(
-        account.phases.keys().copied().collect::<Vec<_>>(),
-        mine.by_phase().keys().copied().collect::<Vec<_>>()
-    );
-    for (phase, cpu) in &account.phases {
-        assert_eq!(cpu.per_rank_s.len(), nranks, "{phase:?}");
-        for s in cpu
-            .per_rank_s
-            .iter()
-            .chain([&cpu.max_s, &cpu.sum_s, &cpu.critical_s])
-        {
-            assert!(s.is_finite() && *s >= 0.0, "{phase:?}: {s}");
-        }
-        assert_eq!(cpu.per_rank_s[rank], mine.seconds(*phase), "{phase:?}");
-        let max = cpu.per_rank_s.iter().copied().fold(0.0, f64::max);
-        assert_eq!(cpu.max_s, max, "{phase:?}");
-        assert!(
-            cpu.max_s <= cpu.critical_s + TOLERANCE_S && cpu.critical_s <= cpu.sum_s + TOLERANCE_S,
-            "{phase:?}: max {} critical {} sum {}",
-            cpu.max_s,
-            cpu.critical_s,
-            cpu.sum_s
-        );
-        if nranks == 1 {
-            assert!(
-                (cpu.critical_s - cpu.sum_s).abs() <= TOLERANCE_S,
-                "{phase:?}"
-            );
-        }
     }
 }
 

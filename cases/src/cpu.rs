@@ -1,6 +1,7 @@
 //! The CPU account of a case run on ranks (issue 23): every rank's CPU seconds per phase of
-//! start-up and of every step ([`plume::metrics::RunCpu`]), gathered on every rank after
-//! start-up and after each step; rank 0 writes it as `metrics.json`'s `cpu` (the records
+//! start-up, of every step and (the Euler flow) of the work between steps
+//! ([`plume::metrics::RunCpu`]), gathered on every rank after start-up and after each step (or
+//! output); rank 0 writes it as `metrics.json`'s `cpu` (the records
 //! already use `measured` for a processing level's times) and as one line of `summary.md`.
 //! Like `time_ms` it varies from run to run.
 
@@ -32,6 +33,20 @@ pub fn start<C: Comm + ?Sized>(
 /// As [`start`].
 pub fn add_step<C: Comm + ?Sized>(comm: &C, account: &mut RunCpu, cpu: &RankCpu) -> Result<()> {
     account.add_step(&gather_cpu(comm, cpu)?);
+    Ok(())
+}
+
+/// Adds work done between steps whose account holds this rank's `cpu` (a solver's flow; a
+/// collective).
+///
+/// # Errors
+/// As [`start`].
+pub fn add_between_steps<C: Comm + ?Sized>(
+    comm: &C,
+    account: &mut RunCpu,
+    cpu: &RankCpu,
+) -> Result<()> {
+    account.add_between_steps(&gather_cpu(comm, cpu)?);
     Ok(())
 }
 

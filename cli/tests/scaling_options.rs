@@ -185,6 +185,12 @@ fn runs_on_ranks_write_their_cpu_account() {
         let json = metrics(&dir.path(case));
         assert!(json.get("measured").is_none(), "{case}");
         check_cpu(&json["cpu"], 2);
+        if case == "euler" {
+            let phases = json["cpu"]["phases"].as_object().unwrap();
+            for flow in ["time_step", "flux", "halo", "rebuild"] {
+                assert!(phases.contains_key(flow), "{flow}: {phases:?}");
+            }
+        }
         let summary = std::fs::read_to_string(dir.path(case).join("summary.md")).unwrap();
         assert!(
             summary.contains("CPU: critical path ") && summary.contains(" s, start-up "),

@@ -2,7 +2,8 @@
 //! ([`crate::metrics::RankCpu`]): the run's transport is wrapped so that every collective,
 //! and every change of phase, reads the rank's CPU clock ([`Comm::cpu_clock`]) once and closes
 //! a segment. Outside start-up and steps (processing levels, the halo, probes) nothing is
-//! recorded and the wrapper only forwards.
+//! recorded and the wrapper only forwards, unless the caller accounts its own phases there
+//! ([`Run::account`](super::Run::account)).
 
 use crate::comm::{Comm, CommExt, CpuClock, Message, ReduceOp, Tag};
 use crate::metrics::{CpuAccount, Phase, RankCpu};
@@ -84,6 +85,17 @@ impl<'c, C: Comm + ?Sized> Accounted<'c, C> {
     /// Closes the open segment and opens one of `phase` (nothing when not recording).
     pub(crate) fn enter(&self, phase: Phase) {
         self.cut(Some(phase));
+    }
+
+    /// [`Accounted::enter`] when recording, else [`Accounted::start`]: the caller's phases
+    /// between steps, recorded until [`Accounted::take`].
+    pub(crate) fn account(&self, phase: Phase) {
+        let recording = self.recording.borrow().is_some();
+        if recording {
+            self.enter(phase);
+        } else {
+            self.start(phase);
+        }
     }
 
     /// Closes the open segment and stops recording: this rank's account since

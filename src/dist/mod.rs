@@ -423,6 +423,22 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         &self.startup_cpu
     }
 
+    /// Accounts this rank's CPU time from here on in `phase`, work of the caller's own between
+    /// steps (a solver's flow, a processing level): cut at every collective of the run
+    /// ([`Run::refresh_halo`], [`Run::process`], ...) as start-up and steps are. Call it again
+    /// to change phase, or with the same phase just before a collective the caller makes on
+    /// [`Run::comm`], so that the segments end there too. [`Run::take_cpu`] ends the account;
+    /// a step starts its own and drops what was not taken.
+    pub fn account(&self, phase: Phase) {
+        self.comm.account(phase);
+    }
+
+    /// This rank's CPU seconds since [`Run::account`] began recording, segment by segment
+    /// ([`gather_cpu`] gathers every rank's); recording stops. Empty when nothing was recorded.
+    pub fn take_cpu(&self) -> RankCpu {
+        self.comm.take()
+    }
+
     /// Steps done.
     pub fn level(&self) -> usize {
         self.level

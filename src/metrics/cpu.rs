@@ -63,6 +63,18 @@ pub enum Phase {
     Weights,
     /// Step: summing the step's numbers over ranks.
     Sums,
+    /// Between steps, a solver's own phase ([`crate::dist::Run::account`]): its time step,
+    /// the local bound and the reduction over ranks.
+    TimeStep,
+    /// Between steps, a solver's own phase: its fluxes and updates of the leaves held here.
+    Flux,
+    /// Between steps: the exchange of the ghosts' data ([`crate::dist::Run::refresh_halo`]).
+    Halo,
+    /// Between steps, a solver's own phase: what it rebuilds after a step (its halo and
+    /// geometry, its checks of the totals).
+    Rebuild,
+    /// Between steps: a processing level ([`crate::dist::Run::process`]).
+    Process,
 }
 
 impl Phase {
@@ -264,6 +276,12 @@ impl RunCpu {
         };
         self.phases.entry(phase).or_default().add(&serial);
         Ok(())
+    }
+
+    /// Adds the account of work done between steps (a solver's flow, a processing level;
+    /// [`crate::dist::Run::account`]): its phases count in the run's, no step's.
+    pub fn add_between_steps(&mut self, work: &CpuAccount) {
+        self.add(work);
     }
 
     fn add(&mut self, account: &CpuAccount) {

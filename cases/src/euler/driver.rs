@@ -15,7 +15,7 @@ use plume::dist::{
     BalanceAt, Balancer, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport,
 };
 use plume::hash::{mix64, IntMap};
-use plume::metrics::RankCpu;
+use plume::metrics::{Phase, RankCpu};
 
 use super::balanced::StageJobs;
 use super::cases::Case;
@@ -184,6 +184,10 @@ pub struct EulerRun<'c, C: Comm + ?Sized> {
     /// This rank's CPU account of each adaptation step since the last
     /// [`EulerRun::take_step_cpu`].
     step_cpu: Vec<RankCpu>,
+    /// This rank's CPU segments between the adaptation steps (the flow, the indicator, the
+    /// flow mesh's rebuild) since the last [`EulerRun::take_flow_cpu`], as [`Run::account`]
+    /// cut them, up to the last step.
+    flow_cpu: Vec<(Phase, f64)>,
 }
 
 impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
@@ -264,6 +268,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             adapt_change: [0.0; 3],
             sbn,
             step_cpu: Vec::new(),
+            flow_cpu: Vec::new(),
         };
         euler.set_initial_state()?;
         let rounds = match cfg.initial {
@@ -333,6 +338,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// # Errors
     /// The run's errors, on every rank.
     pub fn adapt(&mut self) -> Result<StepReport> {
+        self.run.account(Phase::Mark);
         let start = Instant::now();
         let marks = marks(&self.mesh, &self.cfg.indicator);
         self.times.adaptation += start.elapsed();
@@ -351,6 +357,16 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// refinement's included), in order.
     pub fn take_step_cpu(&mut self) -> Vec<RankCpu> {
         std::mem::take(&mut self.step_cpu)
+    }
+
+    /// This rank's CPU account between the adaptation steps since the last call (a segment at
+    /// every collective of the flow: its time steps, fluxes and halo exchanges, the
+    /// indicator, the flow mesh's rebuild after each step), as [`Run::account`] recorded it;
+    /// recording stops until the flow goes on. Every rank's has the same segments.
+    pub fn take_flow_cpu(&mut self) -> RankCpu {
+        let mut segments = std::mem::take(&mut self.flow_cpu);
+        segments.extend_from_slice(self.run.take_cpu().segments());
+        RankCpu::from_segments(segments)
     }
 
     /// What the adaptation steps moved since the last call.
@@ -376,13 +392,20 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         coarsen: Vec<plume::adapt::LeafId>,
     ) -> Result<StepReport> {
         let start = Instant::now();
+        // The memory check's collective ends the indicator's segment.
+        self.run.account(Phase::Mark);
         self.check_memory(refine.len())?;
         // The flow mesh holds the forest's volumes and states: the totals before and after
         // the step come from it, gathered in one collective.
         let before = TotalSums::of_mesh(&self.mesh);
+        // The step accounts itself: what was recorded before it is kept first.
+        self.flow_cpu
+            .extend_from_slice(self.run.take_cpu().segments());
         let report = self.run.step_marked(refine, coarsen)?;
+        self.run.account(Phase::Rebuild);
         self.mesh = self.mesh.rebuild(&self.run)?;
         let after = TotalSums::of_mesh(&self.mesh);
+        self.run.account(Phase::Rebuild);
         let (before, after) = Totals::gather_two(self.run.comm(), before, after)?;
         let change = after.change_from(&before);
         for (max, c) in self.adapt_change.iter_mut().zip(change) {
@@ -429,6 +452,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             let seed = sbn.seed ^ mix64((self.iteration as u64) << 1 | s as u64);
             let opts = LevelOptions::new(Processing::Sbn(SbnOptions { seed, ..sbn }));
             let mut jobs = StageJobs::new(&self.scheme, &self.mesh, (stage, dt), starts);
+            self.run.account(Phase::Process);
             let level = self.run.process(&opts, &mut jobs)?;
             let (done, n) = jobs.finish();
             evaluations += n;

@@ -16,6 +16,7 @@ use plume::comm::Comm;
 use plume::dist::{Halo, Run};
 use plume::mesh::geometry::{self, cross, dot, sub};
 use plume::mesh::topology::{sort3_by_key, FACE_VERTS};
+use plume::metrics::Phase;
 
 use super::gas::{Conserved, NVARS};
 
@@ -204,7 +205,8 @@ impl FlowMesh {
         }
     }
 
-    /// Writes the states into the forest and exchanges the ghosts' (a collective).
+    /// Writes the states into the forest and exchanges the ghosts' (a collective), the
+    /// exchange accounted as [`Phase::Halo`] ([`Run::account`]).
     ///
     /// # Errors
     /// The halo's errors.
@@ -212,6 +214,7 @@ impl FlowMesh {
         for (id, u) in self.halo.adjacency.leaves.iter().zip(&self.state) {
             run.leaf_data_mut(*id).copy_from_slice(u);
         }
+        run.account(Phase::Halo);
         Ok(run.refresh_halo(&mut self.halo)?)
     }
 }

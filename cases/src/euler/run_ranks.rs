@@ -352,6 +352,7 @@ fn on_rank(
         for step_cpu in euler.take_step_cpu() {
             crate::cpu::add_step(comm, &mut cpu, &step_cpu)?;
         }
+        crate::cpu::add_between_steps(comm, &mut cpu, &euler.take_flow_cpu())?;
         if euler.finished() {
             break;
         }

@@ -8,6 +8,7 @@ use plume::comm::{Comm, ReduceOp};
 use plume::dist::Run;
 use plume::mesh::geometry::norm;
 use plume::mesh::PhysicalTags;
+use plume::metrics::Phase;
 
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
@@ -163,7 +164,10 @@ impl Scheme {
         at_most: f64,
     ) -> Result<f64> {
         let comm = run.comm();
-        let local = plume::comm::CommExt::agree_as(comm, self.local_time_step(mesh))?;
+        let local = self.local_time_step(mesh);
+        // The reduction's segment starts here (the run's transport does not see it).
+        run.account(Phase::TimeStep);
+        let local = plume::comm::CommExt::agree_as(comm, local)?;
         Ok(comm.all_reduce_f64(&[local], ReduceOp::Min)?[0].min(at_most))
     }
 
@@ -185,6 +189,7 @@ impl Scheme {
         };
         let stages = Stage::of(self.opts.time);
         for &stage in stages {
+            run.account(Phase::Flux);
             self.residual(mesh, &mut rate);
             for (i, (u, r)) in mesh.state.iter_mut().zip(&rate).enumerate() {
                 *u = stage.update(u, start.get(i).unwrap_or(u), r, dt);
