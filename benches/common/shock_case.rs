@@ -35,9 +35,15 @@ pub fn options() -> AdaptOptions {
     }
 }
 
-/// The shipped shock mesh, read.
+/// The shipped shock mesh, read (from the root crate's benches or plume-cases', one folder
+/// down).
 pub fn read_shock_mesh() -> Mesh {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/meshes/shock_box.msh");
-    let (mesh, _) = plume::io::read_mesh(std::path::Path::new(path)).expect("shipped mesh");
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = ["meshes", "../meshes"]
+        .map(|m| here.join(m).join("shock_box.msh"))
+        .into_iter()
+        .find(|p| p.exists())
+        .expect("the shipped meshes/shock_box.msh");
+    let (mesh, _) = plume::io::read_mesh(&path).expect("shipped mesh");
     mesh
 }

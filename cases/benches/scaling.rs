@@ -1,0 +1,364 @@
+//! Critical-path speed-up and work inflation of the distributed runs on thread ranks
+//! (`scale.md`, "How to measure speed-up on a 2-core machine"): CPU time, not wall time, so a
+//! 2-core machine can say what P dedicated cores would do. Every rank's CPU clock is read at
+//! every collective of start-up, of each step and (Euler) of the flow between steps
+//! ([`plume::metrics::RunCpu`]); reading the mesh and building its topology, done once before
+//! the ranks start, count on the critical path by the process's clock.
+//!
+//! The runs of `scale.md`'s table (no output), each on P = 1, 2, 4, 8, 16, 32:
+//! - `metis`: the shock case with the library alone (`meshes/shock_box.msh`, 9 levels of a
+//!   moving cylinder, depth 3), PLUM with METIS on rank 0, each rank holding its part
+//!   (`Run::on_parts`), as `plume run shock` does;
+//! - `diffusion`: the same with `--partitioner diffusion`'s PLUM (the diffusion partitioner on
+//!   the gathered weights, the identity remap), as `plume run shock --partitioner diffusion`;
+//! - `process`: `metis` with a processing level after every step (`--process --kernel-sweeps
+//!   200`: each rank its own roots). A processing level needs the whole mesh on every rank
+//!   today, so this run starts with `Run::on`; the level counts as one segment per rank
+//!   (`Phase::Process`: its inner collectives are not cut, a lower bound of its critical path);
+//! - `euler`: `run euler --case blast --mesh meshes/shock_box.msh --max-depth 2` (the diffusive
+//!   repartitioner on the ranks' rows, Hilbert-curve first owners: `run euler`'s defaults) to
+//!   `t_end` 0.03, or `PLUME_SCALING_T_END`.
+//!
+//! For each run it prints the critical path, the CPU summed over ranks, the speed-up (CPU at
+//! P = 1 / critical path at P), the work inflation (CPU at P / CPU at P = 1) and start-up's
+//! share of the critical path; then its phases at P = 16.
+//!
+//! `weak` (only when named): weak scaling, 24,576 roots a rank (generated boxes of `6·a·b·c`
+//! roots, the cells doubled one axis at a time with P), 3 steps refining a periodic pattern
+//! of slabs (the same share of every rank's leaves), the diffusive repartitioner and the
+//! Hilbert curve's first owners; the critical path per step against P = 1's.
+//!
+//! `cargo bench -p plume-cases --bench scaling` (or `cargo bench --bench scaling`);
+//! `PLUME_SCALING_P=16` runs one P besides P = 1 (e.g. under `perf`), `PLUME_SCALING_RUN=
+//! metis,euler` some runs, `PLUME_SCALING_RUN=weak` the weak scaling.
+
+#[path = "../../benches/common/shock_case.rs"]
+mod shock_case;
+
+use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
+use plume::balance::{Plum, PlumOptions, Threshold};
+use plume::comm::{Comm, CpuClock};
+use plume::dist::{CpuLaps, Diffusive, GatheredPlum, Kernel, LevelOptions, Mark, Processing, Run};
+use plume::mesh::{generate_box, Mesh};
+use plume::metrics::{Phase, RunCpu};
+use plume::partition::{root_centroids, Diffusion, Sfc};
+use plume_cases::euler::record::{balancer, EulerRunConfig};
+use plume_cases::euler::{
+    Case, EulerConfig, EulerRun, IndicatorOptions, InitialRefinement, MemoryBudget, SchemeOptions,
+};
+use plume_cases::ranks::launch_threads;
+use plume_cases::words::{Balancer, InitialName, ObjectiveName, PartitionerName};
+use shock_case::{options, read_shock_mesh, shock_mark};
+
+const LEVELS: usize = 9;
+/// `--kernel-sweeps` of the `process` run.
+const KERNEL_SWEEPS: u32 = 200;
+/// The Euler blast's `t_end` (`scale.md`'s run).
+const EULER_T_END: f64 = 0.03;
+/// Roots a rank holds in the weak scaling: 6 · 16³.
+const WEAK_ROOTS_PER_RANK: usize = 6 * 16 * 16 * 16;
+/// Steps of the weak scaling.
+const WEAK_STEPS: usize = 3;
+
+/// The work done once before the ranks start: the mesh `read` (timed here) and its topology,
+/// on the process's clock (their checks use rayon's pool).
+fn read_once(read: impl FnOnce() -> Mesh) -> (InitialMesh, CpuLaps) {
+    let mut serial = CpuLaps::start(CpuClock::Process);
+    let mesh = read();
+    serial.lap(Phase::Read);
+    let initial = InitialMesh::new(mesh).expect("a valid mesh");
+    serial.lap(Phase::Topology);
+    (initial, serial)
+}
+
+/// The shock runs' PLUM: METIS, or the diffusion partitioner with the identity remap as
+/// `plume run shock --partitioner diffusion` builds it; METIS's first owners.
+fn shock_plum(procs: usize, partitioner: PartitionerName, mesh: &Mesh) -> Plum {
+    let centroids = root_centroids(mesh);
+    let objective = match partitioner.keeps_parts_on_ranks() {
+        true => ObjectiveName::Identity,
+        false => ObjectiveName::TotalV,
+    };
+    Plum::with(
+        PlumOptions::new(procs),
+        partitioner.build(1, &centroids),
+        objective.build(),
+        Box::new(Threshold::default()),
+    )
+    .expect("PLUM's options")
+    .first_by(InitialName::Metis.build(1, &centroids))
+}
+
+/// Start-up of the shock runs on one rank: each rank holding its part of the mesh, or the
+/// whole mesh when a processing level follows every step.
+fn shock_start<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    initial: &InitialMesh,
+    plum: Plum,
+    whole: bool,
+) -> plume::Result<Run<'c, C>> {
+    let plum = GatheredPlum::new(plum);
+    match whole {
+        true => Run::on(comm, initial, options(), plum),
+        false => Run::on_parts(comm, initial, options(), plum),
+    }
+}
+
+/// A shock run on `procs` thread ranks with `partitioner`, a processing level after each step
+/// when `process`: its account, as rank 0 gathered it.
+fn shock_run(procs: usize, partitioner: PartitionerName, process: bool) -> RunCpu {
+    let (initial, serial) = read_once(read_shock_mesh);
+    let mut runs = launch_threads(procs, |comm| {
+        let plum = shock_plum(procs, partitioner, initial.mesh());
+        let mut run = shock_start(comm, &initial, plum, process)?;
+        let mut account = plume_cases::cpu::start(comm, run.startup_cpu(), Some(&serial))?;
+        for level in 1..=LEVELS {
+            let report = run.step(|leaf| shock_mark(leaf, level))?;
+            plume_cases::cpu::add_step(comm, &mut account, &report.cpu)?;
+            if process {
+                run.account(Phase::Process);
+                let opts = LevelOptions::new(Processing::Static);
+                run.process(&opts, &mut Kernel::new(KERNEL_SWEEPS))?;
+                plume_cases::cpu::add_between_steps(comm, &mut account, &run.take_cpu())?;
+            }
+        }
+        Ok(account)
+    })
+    .expect("the ranks run");
+    runs.swap_remove(0)
+}
+
+/// `run euler --case blast --max-depth 2`'s settings on `mesh` to `t_end`, on `procs` ranks.
+fn blast_config(procs: usize, mesh: &Mesh, t_end: f64) -> EulerRunConfig {
+    let (lo, hi) = plume::mesh::geometry::bounding_box(mesh.coords.iter().copied());
+    let extent = (0..3).map(|d| hi[d] - lo[d]).fold(f64::INFINITY, f64::min);
+    EulerRunConfig {
+        procs,
+        balancer: Balancer::Plum,
+        partitioner: PartitionerName::Diffusion,
+        initial: InitialName::Sfc,
+        sbn: None,
+        output_every: 50,
+        euler: EulerConfig {
+            case: Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), 0.2 * extent),
+            scheme: SchemeOptions::default(),
+            indicator: IndicatorOptions {
+                max_depth: 2,
+                ..IndicatorOptions::default()
+            },
+            initial: InitialRefinement::Adaptive,
+            adapt_every: 2,
+            t_end,
+            memory: MemoryBudget::UNLIMITED,
+        },
+    }
+}
+
+/// Start-up of the Euler run on one rank: `run euler`'s balancer, the mesh refined to the
+/// initial state.
+fn euler_start<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    initial: &InitialMesh,
+    cfg: &EulerRunConfig,
+) -> plume_cases::Result<EulerRun<'c, C>> {
+    let balancer = balancer(cfg, initial.mesh())?;
+    EulerRun::new(comm, initial, cfg.euler, balancer)
+}
+
+/// The Euler blast on `procs` thread ranks to `t_end`: its account (start-up, the adaptation
+/// steps and the flow between them), as rank 0 gathered it.
+fn euler_run(procs: usize, t_end: f64) -> RunCpu {
+    let (initial, serial) = read_once(read_shock_mesh);
+    let cfg = blast_config(procs, initial.mesh(), t_end);
+    let mut runs = launch_threads(procs, |comm| {
+        let mut euler = euler_start(comm, &initial, &cfg)?;
+        let mut account = plume_cases::cpu::start(comm, euler.run.startup_cpu(), Some(&serial))?;
+        while !euler.finished() {
+            euler.iterate()?;
+        }
+        for step in euler.take_step_cpu() {
+            plume_cases::cpu::add_step(comm, &mut account, &step)?;
+        }
+        plume_cases::cpu::add_between_steps(comm, &mut account, &euler.take_flow_cpu())?;
+        Ok(account)
+    })
+    .expect("the ranks run");
+    runs.swap_remove(0)
+}
+
+/// Prints the table of one run over `procs` (P = 1 is the baseline and always runs) and its
+/// phases at P = 16.
+fn table(title: &str, procs: &[usize], run: impl Fn(usize) -> RunCpu) {
+    let serial_run = run(1);
+    let serial = serial_run.cpu_s();
+    println!("\n{title}; CPU seconds, thread ranks");
+    println!("| P | critical path s | CPU s (sum) | speed-up | work inflation | start-up share |");
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut at16 = None;
+    for &p in procs {
+        let account = if p == 1 { serial_run.clone() } else { run(p) };
+        println!(
+            "| {p} | {:.3} | {:.3} | {:.2}x | {:.2} | {:.0} % |",
+            account.critical_path_s(),
+            account.cpu_s(),
+            account.speed_up(serial).unwrap_or(f64::NAN),
+            account.work_inflation(serial).unwrap_or(f64::NAN),
+            100.0 * account.startup_share()
+        );
+        if p == 16 {
+            at16 = Some(account);
+        }
+    }
+    if let Some(account) = at16 {
+        println!("\nP = 16, per phase (seconds over the run)");
+        println!("| phase | critical path | largest rank | sum over ranks |");
+        println!("| --- | ---: | ---: | ---: |");
+        for (phase, cpu) in &account.phases {
+            println!(
+                "| {phase:?} | {:.3} | {:.3} | {:.3} |",
+                cpu.critical_s, cpu.max_s, cpu.sum_s
+            );
+        }
+    }
+}
+
+/// The weak scaling's box on `procs` ranks: 16³ cells of 6 roots a rank, the cells doubled
+/// along x, y, z in turn as P doubles (P a power of 2).
+fn weak_cells(procs: usize) -> [usize; 3] {
+    let mut cells = [16; 3];
+    for k in 0..procs.trailing_zeros() as usize {
+        cells[k % 3] *= 2;
+    }
+    cells
+}
+
+/// The weak scaling's marks at `step`: slabs of one cell across x, every 4 cells, one cell
+/// further each step (refined where they are, coarsened where they were): a quarter of every
+/// rank's region, whatever its shape, once regions span several periods.
+fn slabs(leaf: &LeafView, step: usize) -> Mark {
+    let x = (leaf.centroid[0] - step as f64).rem_euclid(4.0);
+    if x < 1.0 {
+        Mark::Refine
+    } else if leaf.level > 0 {
+        Mark::Coarsen
+    } else {
+        Mark::Keep
+    }
+}
+
+/// Start-up of the weak scaling on one rank: the diffusive repartitioner, the Hilbert curve's
+/// first owners, each rank holding its part.
+fn weak_start<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    initial: &InitialMesh,
+) -> plume::Result<Run<'c, C>> {
+    let diffusive = Diffusive::with(
+        PlumOptions::new(comm.size()),
+        Diffusion::default(),
+        Box::new(Threshold::default()),
+        Box::new(Sfc::new(root_centroids(initial.mesh()))),
+    )?;
+    let opts = AdaptOptions {
+        max_depth: 1,
+        ..AdaptOptions::default()
+    };
+    Run::on_parts(comm, initial, opts, diffusive)
+}
+
+/// The weak scaling over `procs` (see the module doc).
+fn weak(procs: &[usize]) {
+    println!(
+        "\nweak scaling: {WEAK_ROOTS_PER_RANK} roots a rank, {WEAK_STEPS} steps of moving slabs, \
+         diffusion, SFC start; CPU seconds, thread ranks"
+    );
+    println!(
+        "| P | box cells | roots | leaves after | critical path a step s | over P = 1 | CPU a step \
+         a rank s | start-up critical path s |"
+    );
+    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut base = None;
+    for &p in procs {
+        let cells = weak_cells(p);
+        let (initial, serial) = read_once(|| {
+            generate_box(cells, cells.map(|c| c as f64)).expect("the weak scaling's box")
+        });
+        let mut runs = launch_threads(p, |comm| {
+            let mut run = weak_start(comm, &initial)?;
+            let mut account = plume_cases::cpu::start(comm, run.startup_cpu(), Some(&serial))?;
+            let mut leaves = 0;
+            for step in 0..WEAK_STEPS {
+                let report = run.step(|leaf| slabs(leaf, step))?;
+                leaves = report.metrics.leaves;
+                plume_cases::cpu::add_step(comm, &mut account, &report.cpu)?;
+            }
+            Ok((account, leaves))
+        })
+        .expect("the ranks run");
+        let (account, leaves) = runs.swap_remove(0);
+        let steps = &account.step_critical_path_s;
+        let per_step = steps.iter().sum::<f64>() / steps.len() as f64;
+        let base = *base.get_or_insert(per_step);
+        let step_cpu = (account.cpu_s() - startup_cpu(&account)) / (WEAK_STEPS * p) as f64;
+        println!(
+            "| {p} | {}×{}×{} | {} | {leaves} | {per_step:.3} | {:.2} | {step_cpu:.3} | {:.3} |",
+            cells[0],
+            cells[1],
+            cells[2],
+            initial.nroots(),
+            per_step / base,
+            account.startup_critical_path_s()
+        );
+    }
+}
+
+/// Start-up's CPU summed over ranks.
+fn startup_cpu(account: &RunCpu) -> f64 {
+    let startup = account.phases.iter().filter(|(p, _)| p.is_startup());
+    startup.map(|(_, c)| c.sum_s).sum()
+}
+
+fn main() {
+    let procs: Vec<usize> = match std::env::var("PLUME_SCALING_P") {
+        Ok(p) => vec![1, p.parse().expect("PLUME_SCALING_P: a number of ranks")],
+        Err(_) => vec![1, 2, 4, 8, 16, 32],
+    };
+    let runs = std::env::var("PLUME_SCALING_RUN")
+        .unwrap_or_else(|_| "metis,diffusion,process,euler".into());
+    let t_end = std::env::var("PLUME_SCALING_T_END").map_or(EULER_T_END, |t| {
+        t.parse().expect("PLUME_SCALING_T_END: a time")
+    });
+    for name in runs.split(',') {
+        match name {
+            "metis" => table(
+                &format!("shock case, {LEVELS} levels, PLUM (METIS)"),
+                &procs,
+                |p| shock_run(p, PartitionerName::Metis, false),
+            ),
+            "diffusion" => table(
+                &format!("shock case, {LEVELS} levels, PLUM (--partitioner diffusion)"),
+                &procs,
+                |p| shock_run(p, PartitionerName::Diffusion, false),
+            ),
+            "process" => table(
+                &format!(
+                    "shock case, {LEVELS} levels, PLUM (METIS), --process --kernel-sweeps \
+                     {KERNEL_SWEEPS} (whole mesh on every rank)"
+                ),
+                &procs,
+                |p| shock_run(p, PartitionerName::Metis, true),
+            ),
+            "euler" => table(
+                &format!(
+                    "euler blast, meshes/shock_box.msh, --max-depth 2, t_end {t_end}, PLUM \
+                     (diffusion, SFC start)"
+                ),
+                &procs,
+                |p| euler_run(p, t_end),
+            ),
+            "weak" => weak(&procs),
+            other => panic!(
+                "PLUME_SCALING_RUN: `{other}` is none of metis, diffusion, process, euler, weak"
+            ),
+        }
+    }
+}
