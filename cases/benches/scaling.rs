@@ -17,11 +17,12 @@
 //!   (`Phase::Process`: its inner collectives are not cut, a lower bound of its critical path);
 //! - `euler`: `run euler --case blast --mesh meshes/shock_box.msh --max-depth 2` (the diffusive
 //!   repartitioner on the ranks' rows, Hilbert-curve first owners: `run euler`'s defaults) to
-//!   `t_end` 0.03, or `PLUME_SCALING_T_END`.
+//!   `t_end` 0.01 (a third of `scale.md`'s run, to keep the benchmark short), or
+//!   `PLUME_SCALING_T_END` (0.03: `scale.md`'s).
 //!
 //! For each run it prints the critical path, the CPU summed over ranks, the speed-up (CPU at
 //! P = 1 / critical path at P), the work inflation (CPU at P / CPU at P = 1) and start-up's
-//! share of the critical path; then its phases at P = 16.
+//! share of the critical path; then its phases at P = 16 next to P = 1's.
 //!
 //! `weak` (only when named): weak scaling, 24,576 roots a rank (generated boxes of `6·a·b·c`
 //! roots, the cells doubled one axis at a time with P), 3 steps refining a periodic pattern
@@ -53,8 +54,9 @@ use shock_case::{options, read_shock_mesh, shock_mark};
 const LEVELS: usize = 9;
 /// `--kernel-sweeps` of the `process` run.
 const KERNEL_SWEEPS: u32 = 200;
-/// The Euler blast's `t_end` (`scale.md`'s run).
-const EULER_T_END: f64 = 0.03;
+/// The Euler blast's `t_end` here: a third of `scale.md`'s 0.03, so that the benchmark takes
+/// minutes (its P = 1 run alone takes about 20 CPU seconds to 0.03).
+const EULER_T_END: f64 = 0.01;
 /// Roots a rank holds in the weak scaling: 6 · 16³.
 const WEAK_ROOTS_PER_RANK: usize = 6 * 16 * 16 * 16;
 /// Steps of the weak scaling.
@@ -187,7 +189,7 @@ fn euler_run(procs: usize, t_end: f64) -> RunCpu {
 }
 
 /// Prints the table of one run over `procs` (P = 1 is the baseline and always runs) and its
-/// phases at P = 16.
+/// phases at P = 16 next to P = 1's.
 fn table(title: &str, procs: &[usize], run: impl Fn(usize) -> RunCpu) {
     let serial_run = run(1);
     let serial = serial_run.cpu_s();
@@ -210,15 +212,21 @@ fn table(title: &str, procs: &[usize], run: impl Fn(usize) -> RunCpu) {
         }
     }
     if let Some(account) = at16 {
-        println!("\nP = 16, per phase (seconds over the run)");
-        println!("| phase | critical path | largest rank | sum over ranks |");
-        println!("| --- | ---: | ---: | ---: |");
-        for (phase, cpu) in &account.phases {
-            println!(
-                "| {phase:?} | {:.3} | {:.3} | {:.3} |",
-                cpu.critical_s, cpu.max_s, cpu.sum_s
-            );
-        }
+        print_phases(16, &serial_run, &account);
+    }
+}
+
+/// Prints the phases of a run at P = `procs` (`account`) next to those of P = 1 (`serial`).
+fn print_phases(procs: usize, serial: &RunCpu, account: &RunCpu) {
+    println!("\nP = {procs}, per phase (seconds over the run), and P = 1's");
+    println!("| phase | P = 1 | critical path | largest rank | sum over ranks |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for (phase, cpu) in &account.phases {
+        let one = serial.phases.get(phase).map_or(0.0, |c| c.sum_s);
+        println!(
+            "| {phase:?} | {one:.3} | {:.3} | {:.3} | {:.3} |",
+            cpu.critical_s, cpu.max_s, cpu.sum_s
+        );
     }
 }
 
@@ -276,7 +284,8 @@ fn weak(procs: &[usize]) {
          a rank s | start-up critical path s |"
     );
     println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    let mut base = None;
+    let mut base: Option<(f64, RunCpu)> = None;
+    let mut last = None;
     for &p in procs {
         let cells = weak_cells(p);
         let (initial, serial) = read_once(|| {
@@ -297,7 +306,7 @@ fn weak(procs: &[usize]) {
         let (account, leaves) = runs.swap_remove(0);
         let steps = &account.step_critical_path_s;
         let per_step = steps.iter().sum::<f64>() / steps.len() as f64;
-        let base = *base.get_or_insert(per_step);
+        let base = base.get_or_insert_with(|| (per_step, account.clone())).0;
         let step_cpu = (account.cpu_s() - startup_cpu(&account)) / (WEAK_STEPS * p) as f64;
         println!(
             "| {p} | {}×{}×{} | {} | {leaves} | {per_step:.3} | {:.2} | {step_cpu:.3} | {:.3} |",
@@ -308,6 +317,10 @@ fn weak(procs: &[usize]) {
             per_step / base,
             account.startup_critical_path_s()
         );
+        last = Some((p, account));
+    }
+    if let (Some((_, serial)), Some((p, account))) = (base, last) {
+        print_phases(p, &serial, &account);
     }
 }
 
