@@ -92,7 +92,7 @@ fn the_flow_is_accounted_and_each_phase_lies_between_the_largest_rank_and_the_su
         use Phase::*;
         assert_eq!(
             phases,
-            vec![Mark, TimeStep, Flux, Halo, Rebuild],
+            vec![Mark, Sums, TimeStep, Flux, Halo, Rebuild],
             "P = {procs}"
         );
         // The adaptation steps at iterations 2, 4 and 6.

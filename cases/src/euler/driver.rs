@@ -360,9 +360,10 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     }
 
     /// This rank's CPU account between the adaptation steps since the last call (a segment at
-    /// every collective of the flow: its time steps, fluxes and halo exchanges, the
-    /// indicator, the flow mesh's rebuild after each step), as [`Run::account`] recorded it;
-    /// recording stops until the flow goes on. Every rank's has the same segments.
+    /// every collective of the flow: its time steps, fluxes and halo exchanges, the indicator,
+    /// the flow mesh's rebuild and the totals' check after each step), as [`Run::account`]
+    /// recorded it; recording stops until the flow goes on. Every rank's has the same
+    /// segments.
     pub fn take_flow_cpu(&mut self) -> RankCpu {
         let mut segments = std::mem::take(&mut self.flow_cpu);
         segments.extend_from_slice(self.run.take_cpu().segments());
@@ -405,7 +406,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         self.run.account(Phase::Rebuild);
         self.mesh = self.mesh.rebuild(&self.run)?;
         let after = TotalSums::of_mesh(&self.mesh);
-        self.run.account(Phase::Rebuild);
+        self.run.account(Phase::Sums);
         let (before, after) = Totals::gather_two(self.run.comm(), before, after)?;
         let change = after.change_from(&before);
         for (max, c) in self.adapt_change.iter_mut().zip(change) {
