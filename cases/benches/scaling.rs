@@ -11,6 +11,8 @@
 //!   (`Run::on_parts`), as `plume run shock` does;
 //! - `diffusion`: the same with `--partitioner diffusion`'s PLUM (the diffusion partitioner on
 //!   the gathered weights, the identity remap), as `plume run shock --partitioner diffusion`;
+//! - `diffusive`: the same with the diffusive repartitioner on the ranks' own rows
+//!   (`dist::Diffusive`, nothing gathered: `run euler`'s default, not yet `run shock`'s);
 //! - `process`: `metis` with a processing level after every step (`--process --kernel-sweeps
 //!   200`: each rank its own roots). A processing level needs the whole mesh on every rank
 //!   today, so this run starts with `Run::on`; the level counts as one segment per rank
@@ -39,7 +41,9 @@ mod shock_case;
 use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
 use plume::balance::{Plum, PlumOptions, Threshold};
 use plume::comm::{Comm, CpuClock};
-use plume::dist::{CpuLaps, Diffusive, GatheredPlum, Kernel, LevelOptions, Mark, Processing, Run};
+use plume::dist::{
+    Balancer, CpuLaps, Diffusive, GatheredPlum, Kernel, LevelOptions, Mark, Processing, Run,
+};
 use plume::mesh::{generate_box, Mesh};
 use plume::metrics::{Phase, RunCpu};
 use plume::partition::{root_centroids, Diffusion, Sfc};
@@ -48,7 +52,7 @@ use plume_cases::euler::{
     Case, EulerConfig, EulerRun, IndicatorOptions, InitialRefinement, MemoryBudget, SchemeOptions,
 };
 use plume_cases::ranks::launch_threads;
-use plume_cases::words::{Balancer, InitialName, ObjectiveName, PartitionerName};
+use plume_cases::words::{Balancer as BalancerName, InitialName, ObjectiveName, PartitionerName};
 use shock_case::{options, read_shock_mesh, shock_mark};
 
 const LEVELS: usize = 9;
@@ -73,22 +77,41 @@ fn read_once(read: impl FnOnce() -> Mesh) -> (InitialMesh, CpuLaps) {
     (initial, serial)
 }
 
-/// The shock runs' PLUM: METIS, or the diffusion partitioner with the identity remap as
-/// `plume run shock --partitioner diffusion` builds it; METIS's first owners.
-fn shock_plum(procs: usize, partitioner: PartitionerName, mesh: &Mesh) -> Plum {
+/// How a shock run rebalances.
+#[derive(Clone, Copy)]
+enum Repartition {
+    /// PLUM on rank 0's gathered weights with this partitioner, as `plume run shock
+    /// --partitioner` builds it (the diffusion partitioner with the identity remap).
+    Gathered(PartitionerName),
+    /// The diffusive repartitioner on the ranks' own rows (`dist::Diffusive`, `run euler`'s).
+    OnRanks,
+}
+
+/// The shock runs' balancer, METIS's first owners.
+fn shock_balancer(procs: usize, repartition: Repartition, mesh: &Mesh) -> Box<dyn Balancer> {
     let centroids = root_centroids(mesh);
-    let objective = match partitioner.keeps_parts_on_ranks() {
-        true => ObjectiveName::Identity,
-        false => ObjectiveName::TotalV,
+    let first = InitialName::Metis.build(1, &centroids);
+    let policy = Box::new(Threshold::default());
+    let built = match repartition {
+        Repartition::Gathered(partitioner) => {
+            let objective = match partitioner.keeps_parts_on_ranks() {
+                true => ObjectiveName::Identity,
+                false => ObjectiveName::TotalV,
+            };
+            let plum = Plum::with(
+                PlumOptions::new(procs),
+                partitioner.build(1, &centroids),
+                objective.build(),
+                policy,
+            );
+            plum.map(|p| Box::new(GatheredPlum::new(p.first_by(first))) as Box<dyn Balancer>)
+        }
+        Repartition::OnRanks => {
+            Diffusive::with(PlumOptions::new(procs), Diffusion::default(), policy, first)
+                .map(|d| Box::new(d) as Box<dyn Balancer>)
+        }
     };
-    Plum::with(
-        PlumOptions::new(procs),
-        partitioner.build(1, &centroids),
-        objective.build(),
-        Box::new(Threshold::default()),
-    )
-    .expect("PLUM's options")
-    .first_by(InitialName::Metis.build(1, &centroids))
+    built.expect("the balancer's options")
 }
 
 /// Start-up of the shock runs on one rank: each rank holding its part of the mesh, or the
@@ -96,23 +119,22 @@ fn shock_plum(procs: usize, partitioner: PartitionerName, mesh: &Mesh) -> Plum {
 fn shock_start<'c, C: Comm + ?Sized>(
     comm: &'c C,
     initial: &InitialMesh,
-    plum: Plum,
+    balancer: Box<dyn Balancer>,
     whole: bool,
 ) -> plume::Result<Run<'c, C>> {
-    let plum = GatheredPlum::new(plum);
     match whole {
-        true => Run::on(comm, initial, options(), plum),
-        false => Run::on_parts(comm, initial, options(), plum),
+        true => Run::on(comm, initial, options(), balancer),
+        false => Run::on_parts(comm, initial, options(), balancer),
     }
 }
 
-/// A shock run on `procs` thread ranks with `partitioner`, a processing level after each step
-/// when `process`: its account, as rank 0 gathered it.
-fn shock_run(procs: usize, partitioner: PartitionerName, process: bool) -> RunCpu {
+/// A shock run on `procs` thread ranks rebalanced by `repartition`, a processing level after
+/// each step when `process`: its account, as rank 0 gathered it.
+fn shock_run(procs: usize, repartition: Repartition, process: bool) -> RunCpu {
     let (initial, serial) = read_once(read_shock_mesh);
     let mut runs = launch_threads(procs, |comm| {
-        let plum = shock_plum(procs, partitioner, initial.mesh());
-        let mut run = shock_start(comm, &initial, plum, process)?;
+        let balancer = shock_balancer(procs, repartition, initial.mesh());
+        let mut run = shock_start(comm, &initial, balancer, process)?;
         let mut account = plume_cases::cpu::start(comm, run.startup_cpu(), Some(&serial))?;
         for level in 1..=LEVELS {
             let report = run.step(|leaf| shock_mark(leaf, level))?;
@@ -136,7 +158,7 @@ fn blast_config(procs: usize, mesh: &Mesh, t_end: f64) -> EulerRunConfig {
     let extent = (0..3).map(|d| hi[d] - lo[d]).fold(f64::INFINITY, f64::min);
     EulerRunConfig {
         procs,
-        balancer: Balancer::Plum,
+        balancer: BalancerName::Plum,
         partitioner: PartitionerName::Diffusion,
         initial: InitialName::Sfc,
         sbn: None,
@@ -336,7 +358,7 @@ fn main() {
         Err(_) => vec![1, 2, 4, 8, 16, 32],
     };
     let runs = std::env::var("PLUME_SCALING_RUN")
-        .unwrap_or_else(|_| "metis,diffusion,process,euler".into());
+        .unwrap_or_else(|_| "metis,diffusion,diffusive,process,euler".into());
     let t_end = std::env::var("PLUME_SCALING_T_END").map_or(EULER_T_END, |t| {
         t.parse().expect("PLUME_SCALING_T_END: a time")
     });
@@ -345,12 +367,19 @@ fn main() {
             "metis" => table(
                 &format!("shock case, {LEVELS} levels, PLUM (METIS)"),
                 &procs,
-                |p| shock_run(p, PartitionerName::Metis, false),
+                |p| shock_run(p, Repartition::Gathered(PartitionerName::Metis), false),
             ),
             "diffusion" => table(
                 &format!("shock case, {LEVELS} levels, PLUM (--partitioner diffusion)"),
                 &procs,
-                |p| shock_run(p, PartitionerName::Diffusion, false),
+                |p| shock_run(p, Repartition::Gathered(PartitionerName::Diffusion), false),
+            ),
+            "diffusive" => table(
+                &format!(
+                    "shock case, {LEVELS} levels, the diffusive repartitioner on the ranks' rows"
+                ),
+                &procs,
+                |p| shock_run(p, Repartition::OnRanks, false),
             ),
             "process" => table(
                 &format!(
@@ -358,7 +387,7 @@ fn main() {
                      {KERNEL_SWEEPS} (whole mesh on every rank)"
                 ),
                 &procs,
-                |p| shock_run(p, PartitionerName::Metis, true),
+                |p| shock_run(p, Repartition::Gathered(PartitionerName::Metis), true),
             ),
             "euler" => table(
                 &format!(
@@ -370,7 +399,8 @@ fn main() {
             ),
             "weak" => weak(&procs),
             other => panic!(
-                "PLUME_SCALING_RUN: `{other}` is none of metis, diffusion, process, euler, weak"
+                "PLUME_SCALING_RUN: `{other}` is none of metis, diffusion, diffusive, process, \
+                 euler, weak"
             ),
         }
     }
