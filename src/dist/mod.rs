@@ -427,8 +427,9 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// steps (a solver's flow, a processing level): cut at every collective of the run
     /// ([`Run::refresh_halo`], [`Run::process`], ...) as start-up and steps are. Call it again
     /// to change phase, or with the same phase just before a collective the caller makes on
-    /// [`Run::comm`], so that the segments end there too. [`Run::take_cpu`] ends the account;
-    /// a step starts its own and drops what was not taken.
+    /// [`Run::comm`], so that the segments end there too. [`Run::take_cpu`] ends the account
+    /// (it holds a segment per collective until then); a step starts its own and drops what
+    /// was not taken.
     pub fn account(&self, phase: Phase) {
         self.comm.account(phase);
     }

@@ -363,7 +363,8 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     /// every collective of the flow: its time steps, fluxes and halo exchanges, the indicator,
     /// the flow mesh's rebuild and the totals' check after each step), as [`Run::account`]
     /// recorded it; recording stops until the flow goes on. Every rank's has the same
-    /// segments.
+    /// segments. The account grows by a few segments an iteration until taken (the run's
+    /// driver takes it at every output).
     pub fn take_flow_cpu(&mut self) -> RankCpu {
         let mut segments = std::mem::take(&mut self.flow_cpu);
         segments.extend_from_slice(self.run.take_cpu().segments());
