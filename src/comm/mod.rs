@@ -34,6 +34,7 @@
 
 mod board;
 mod clock;
+mod exact_sum;
 mod launch;
 #[cfg(feature = "mpi")]
 mod mpi;
@@ -42,6 +43,7 @@ mod threads;
 mod typed;
 
 pub use clock::CpuClock;
+pub use exact_sum::{all_exact_sums, ExactSum};
 #[cfg(feature = "mpi")]
 pub use launch::with_mpi;
 pub use launch::{launch, launch_threads, Backend};

@@ -90,8 +90,6 @@ pub struct FlowMesh {
     pub state: Vec<Conserved>,
     /// Per leaf, its depth below its root.
     pub level: Vec<u8>,
-    /// Per leaf, the global id of its root.
-    pub root_gid: Vec<u32>,
     /// Per leaf, what its geometry was computed from, to reuse it in the next build.
     shapes: Vec<Shape>,
 }
@@ -152,10 +150,8 @@ impl FlowMesh {
             geometry: Vec::with_capacity(n),
             state: Vec::with_capacity(n),
             level: Vec::with_capacity(n),
-            root_gid: Vec::with_capacity(n),
             shapes: Vec::with_capacity(n),
         };
-        let part = forest.initial();
         let verts = forest.vertices();
         forest.for_each_leaf(|leaf| {
             let shape = Shape {
@@ -169,7 +165,6 @@ impl FlowMesh {
             mesh.shapes.push(shape);
             mesh.state.push(std::array::from_fn(|k| leaf.data[k]));
             mesh.level.push(leaf.level);
-            mesh.root_gid.push(part.root_gid(leaf.id.root));
         });
         Ok(mesh)
     }

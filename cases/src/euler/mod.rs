@@ -45,5 +45,5 @@ pub use gas::{Conserved, Primitive, GAMMA, NVARS};
 pub use indicator::IndicatorOptions;
 pub use riemann::{ExactRiemann, State1d};
 pub use scheme::{SchemeOptions, TimeScheme};
-pub use totals::{RootSums, TotalSums, Totals};
+pub use totals::{LeafSums, TotalSums, Totals};
 pub use validation::RiemannReference;

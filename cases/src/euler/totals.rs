@@ -1,77 +1,62 @@
-//! The totals of the conserved variables, `Σ V·u` over all leaves, summed in an order that
-//! does not depend on P: each rank sums the leaves of each root it holds in the tree's
-//! canonical order, the per-root sums are gathered and added in root order.
+//! The totals of the conserved variables, `Σ V·u` over all leaves, summed exactly
+//! ([`ExactSum`]): each rank adds its leaves' values in any order, the ranks all-gather one
+//! accumulator per sum (O(P), not a value per root) and the exact total is rounded once, so
+//! the bits do not depend on P or on which rank holds which leaf.
 
 use plume::adapt::{Forest, LeafView};
-use plume::comm::{Comm, CommExt};
+use plume::comm::{all_exact_sums, Comm, CommExt, ExactSum};
 use plume::mesh::geometry;
 use plume::Result;
 
 use super::gas::{Conserved, NVARS};
 use super::mesh::FlowMesh;
 
-/// One rank's part of a sum over every rank's leaves of `N` values a leaf: per root it
-/// holds, in root order, `(root, sums)` over the root's leaves in canonical order. Adding
-/// every rank's parts in root order ([`RootSums::total`]) gives the same bits at any P.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RootSums<const N: usize> {
-    /// The roots, ascending.
-    roots: Vec<u32>,
-    /// `N` sums per root, in the order of `roots`.
-    sums: Vec<f64>,
+/// One rank's part of `N` sums over every rank's leaves, held exactly: adding every rank's
+/// parts ([`LeafSums::gather`], [`LeafSums::total`]) gives the same bits at any P.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LeafSums<const N: usize> {
+    sums: Vec<ExactSum>,
 }
 
 /// The [`Totals`]' values of a leaf: `V·u` then `V·|u|` per conserved variable.
-pub type TotalSums = RootSums<{ 2 * NVARS }>;
+pub type TotalSums = LeafSums<{ 2 * NVARS }>;
 
-impl<const N: usize> Default for RootSums<N> {
+impl<const N: usize> Default for LeafSums<N> {
     fn default() -> Self {
-        RootSums {
-            roots: Vec::new(),
-            sums: Vec::new(),
+        LeafSums {
+            sums: vec![ExactSum::default(); N],
         }
     }
 }
 
-impl<const N: usize> RootSums<N> {
+impl<const N: usize> LeafSums<N> {
     /// The sums of `f(leaf, V)` over the leaves `forest` holds, `V` a leaf's volume from its
     /// corners.
     pub fn of_forest(forest: &Forest, f: impl Fn(&LeafView, f64) -> [f64; N]) -> Self {
-        let mut sums = RootSums::default();
-        let part = forest.initial();
+        let mut sums = LeafSums::default();
         forest.for_each_leaf(|leaf| {
             let volume = geometry::volume(&leaf.corners).abs();
-            sums.add(part.root_gid(leaf.id.root), f(leaf, volume));
+            sums.add(f(leaf, volume));
         });
         sums
     }
 
-    /// Adds the values of a leaf of root `root` (after the leaves of every lower root).
-    fn add(&mut self, root: u32, values: [f64; N]) {
-        if self.roots.last() != Some(&root) {
-            self.roots.push(root);
-            self.sums.extend([0.0; N]);
-        }
-        let last = self.sums.len() - N;
-        for (s, x) in self.sums[last..].iter_mut().zip(values) {
-            *s += x;
+    /// Adds the values of a leaf.
+    fn add(&mut self, values: [f64; N]) {
+        for (s, x) in self.sums.iter_mut().zip(values) {
+            s.add(x);
         }
     }
 
-    /// The sums of every rank's parts, added in root order.
-    pub fn total(ranks: Vec<Self>) -> [f64; N] {
-        let mut all: Vec<(u32, &[f64])> = ranks
-            .iter()
-            .flat_map(|r| r.roots.iter().copied().zip(r.sums.chunks_exact(N)))
-            .collect();
-        all.sort_unstable_by_key(|r| r.0);
-        let mut total = [0.0; N];
-        for (_, sums) in &all {
-            for (t, s) in total.iter_mut().zip(*sums) {
-                *t += s;
+    /// The sums of every rank's parts `ranks`, rounded.
+    pub fn total(ranks: &[Self]) -> [f64; N] {
+        let mut total = LeafSums::<N>::default();
+        for rank in ranks {
+            for (t, s) in total.sums.iter_mut().zip(&rank.sums) {
+                t.merge(s);
             }
         }
-        total
+        std::array::from_fn(|k| total.sums[k].value())
     }
 
     /// The sum over every rank's leaves of `f(leaf, V)` (a collective; see the type's doc).
@@ -83,9 +68,8 @@ impl<const N: usize> RootSums<N> {
         forest: &Forest,
         f: impl Fn(&LeafView, f64) -> [f64; N],
     ) -> Result<[f64; N]> {
-        Ok(Self::total(
-            comm.all_gather_serde(&Self::of_forest(forest, f))?,
-        ))
+        let sums = all_exact_sums(comm, &Self::of_forest(forest, f).sums)?;
+        Ok(std::array::from_fn(|k| sums[k]))
     }
 }
 
@@ -94,9 +78,9 @@ impl TotalSums {
     /// as the forest's while the states are those of the forest (after [`FlowMesh::build`]
     /// or [`FlowMesh::publish`]), without visiting the forest.
     pub fn of_mesh(mesh: &FlowMesh) -> Self {
-        let mut sums = RootSums::default();
-        for ((&root, g), u) in mesh.root_gid.iter().zip(&mesh.geometry).zip(&mesh.state) {
-            sums.add(root, total_values(g.volume, u));
+        let mut sums = LeafSums::default();
+        for (g, u) in mesh.geometry.iter().zip(&mesh.state) {
+            sums.add(total_values(g.volume, u));
         }
         sums
     }
@@ -141,10 +125,11 @@ impl Totals {
         first: TotalSums,
         second: TotalSums,
     ) -> Result<(Totals, Totals)> {
-        let (firsts, seconds) = comm.all_gather_serde(&(first, second))?.into_iter().unzip();
+        let (firsts, seconds): (Vec<_>, Vec<_>) =
+            comm.all_gather_serde(&(first, second))?.into_iter().unzip();
         Ok((
-            Totals::of(TotalSums::total(firsts)),
-            Totals::of(TotalSums::total(seconds)),
+            Totals::of(TotalSums::total(&firsts)),
+            Totals::of(TotalSums::total(&seconds)),
         ))
     }
 

@@ -2,8 +2,7 @@
 //! (`flow-solver.md`, cases and checks): the volume-weighted L1 error of the density, and the
 //! density profile along x against the exact one, for the reports and the chart.
 //!
-//! The error is summed per root, the per-root sums gathered and added in root order
-//! ([`RootSums`]), so it does not depend on P.
+//! The error is summed exactly ([`LeafSums`]), so it does not depend on P.
 
 use plume::adapt::Forest;
 use plume::comm::{Comm, CommExt};
@@ -11,7 +10,7 @@ use plume::mesh::geometry;
 use plume::Result;
 
 use super::riemann::{ExactRiemann, RiemannError, State1d};
-use super::totals::RootSums;
+use super::totals::LeafSums;
 
 /// The exact solution of a Riemann problem whose discontinuity starts at `x = interface`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,7 +67,7 @@ impl RiemannReference {
     /// # Errors
     /// Transport errors.
     pub fn density_l1<C: Comm + ?Sized>(&self, comm: &C, forest: &Forest, t: f64) -> Result<f64> {
-        let [error, volume] = RootSums::gather(comm, forest, |leaf, v| {
+        let [error, volume] = LeafSums::gather(comm, forest, |leaf, v| {
             [
                 v * (leaf.data[0] - self.density(leaf.centroid[0], t)).abs(),
                 v,
