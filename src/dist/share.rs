@@ -217,6 +217,72 @@ impl Share {
         self.records_marked(&around).collect()
     }
 
+    /// This share grown by the roots of `records` it lacks (trees of a processing level
+    /// arriving from elsewhere, with the roots around them), owned as `owner_of` says (by
+    /// global id): the part then holds the arrived trees with their ghost layer until the
+    /// level ends ([`Share::settled`]). Local ids change with it.
+    ///
+    /// # Errors
+    /// [`InitialMesh::part`]'s.
+    pub(crate) fn grown(
+        &self,
+        records: Vec<RootRecord>,
+        owner_of: impl Fn(u32) -> u32,
+    ) -> Result<Share> {
+        let initial = &self.initial;
+        let mut all: Vec<(RootRecord, u32)> = (0..self.owner.len() as u32)
+            .map(|r| (self.record(r), self.owner[r as usize]))
+            .collect();
+        all.extend(
+            records
+                .into_iter()
+                .filter(|rec| initial.local_root(rec.gid).is_none())
+                .map(|rec| {
+                    let owner = owner_of(rec.gid);
+                    (rec, owner)
+                }),
+        );
+        all.sort_by_key(|(rec, _)| rec.gid);
+        all.dedup_by_key(|(rec, _)| rec.gid);
+        let (records, owner): (Vec<RootRecord>, Vec<u32>) = all.into_iter().unzip();
+        let mut next = Share::from_records(&records, owner, self.nroots, self.tags.clone())?;
+        next.directory = self.directory.clone();
+        next.generation = self.generation + 1;
+        Ok(next)
+    }
+
+    /// Rank `rank`'s share (of `nranks`) once a processing level ended, with every root's
+    /// owner `owner` (by global id): its roots and their ghost layer, all in this part (a tree
+    /// that arrived came with the roots around it, [`Share::grown`]), and its block of the
+    /// root directory.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `owner` has not one entry per root of the whole mesh;
+    /// [`InitialMesh::part`]'s.
+    pub(crate) fn settled(&self, owner: &[u32], rank: u32, nranks: usize) -> Result<Share> {
+        Error::check_len("owners", self.nroots, owner.len())?;
+        let n = self.owner.len();
+        let gid = |r: u32| self.initial.root_gid(r) as usize;
+        let own = (0..n as u32).filter(|&r| owner[gid(r)] == rank);
+        let mut around = vec![false; n];
+        self.mark_around(own, &mut around);
+        let directory = Directory::from_owners(owner, rank as usize, nranks);
+        let unchanged = around.iter().all(|&a| a);
+        if unchanged {
+            let mut next = self.clone().with_directory(directory);
+            for (r, o) in next.owner.iter_mut().enumerate() {
+                *o = owner[gid(r as u32)];
+            }
+            return Ok(next);
+        }
+        let records: Vec<RootRecord> = self.records_marked(&around).collect();
+        let owners = records.iter().map(|rec| owner[rec.gid as usize]).collect();
+        let mut next = Share::from_records(&records, owners, self.nroots, self.tags.clone())?
+            .with_directory(directory);
+        next.generation = self.generation + 1;
+        Ok(next)
+    }
+
     /// The share after a migration (a collective): this rank moved its roots `leaving`
     /// (local ids) as `moves` (`(global id, new owner)`), and the trees `arrived` came with
     /// the records of the roots around them (`records`, from each rank).

@@ -79,14 +79,9 @@ pub fn run_rank<C: Comm + ?Sized>(
         Balancer::Sbn => dist::BalanceAt::Never,
         _ => cfg.balance_at,
     };
-    // A processing level needs every root's owner on every rank; a run without one holds
-    // only its part of the mesh on each rank.
+    // Each rank holds only its part of the mesh, processing levels included.
     let plum = GatheredPlum::new(plum);
-    let run = match cfg.processing {
-        Some(_) => Run::on(comm, initial, opts, plum)?,
-        None => Run::on_parts(comm, initial, opts, plum)?,
-    };
-    let mut run = run.balance_at(at);
+    let mut run = Run::on_parts(comm, initial, opts, plum)?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
