@@ -126,6 +126,11 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
     stopped: bool,
     /// Another rank's failure arrived (it was not this rank's own).
     remote_failure: bool,
+    /// Trees that arrived while this rank's part lacked roots around them, kept packed with
+    /// the global ids of the roots around them until the level ends (or they leave again).
+    parked: BTreeMap<u32, (TreePacket, Vec<u32>)>,
+    /// The records of the roots around the parked trees.
+    records: IntMap<u32, RootRecord>,
 }
 
 impl<'a, C: Comm + ?Sized> Engine<'a, C> {
@@ -176,6 +181,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             reported: None,
             stopped: false,
             remote_failure: false,
+            parked: BTreeMap::new(),
+            records: IntMap::default(),
         }
     }
 
@@ -198,6 +205,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         let clock = Instant::now();
         self.comm.agree(worked)?;
         self.terminate()?;
+        let placed = self.place_parked();
+        self.comm.agree(placed)?;
         let owner = match self.sbn.is_some() {
             true => Some(self.owners()?),
             false => None,
@@ -220,9 +229,30 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.forest.holds(local).then_some(local)
     }
 
-    /// True when root `g`'s tree (global id) is held here.
+    /// True when root `g`'s tree (global id) is held here (in the forest or parked).
     fn holds(&self, g: u32) -> bool {
-        self.held(g).is_some()
+        self.held(g).is_some() || self.parked.contains_key(&g)
+    }
+
+    /// The parked trees into the forest, its part grown by the roots around them (once a
+    /// level, when no tree travels any more).
+    fn place_parked(&mut self) -> Result<()> {
+        if self.parked.is_empty() {
+            return Ok(());
+        }
+        let parked = std::mem::take(&mut self.parked);
+        let mut around: Vec<u32> = parked.values().flat_map(|(_, s)| s.iter().copied()).collect();
+        around.sort_unstable();
+        around.dedup();
+        let records = around.iter().map(|g| self.records[g].clone()).collect();
+        self.records.clear();
+        let location = self.sbn.as_ref().map(|(_, p)| &p.location[..]);
+        let owner_of = |g: u32| location.map_or(u32::MAX, |l| l[g as usize]);
+        let grown = self.share.grown(records, owner_of)?;
+        *self.forest = self.forest.moved_onto(grown.initial())?;
+        *self.share = grown;
+        let packets: Vec<TreePacket> = parked.into_values().map(|(p, _)| p).collect();
+        self.forest.put_trees(&packets)
     }
 
     /// Static: the roots held here, in order, polling between two.
@@ -452,11 +482,20 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         if !here.is_empty() {
             let local: Vec<u32> = here.iter().filter_map(|&r| self.held(r)).collect();
             // What a receiver holding a part needs to hold the trees: the roots around them.
-            let stars = match self.share.is_whole() {
+            let mut stars = match self.share.is_whole() {
                 true => Vec::new(),
                 false => self.share.stars(&local),
             };
-            let packets = self.forest.take_trees(&local)?;
+            let mut packets = self.forest.take_trees(&local)?;
+            for r in &here {
+                let Some((packet, around)) = self.parked.remove(r) else {
+                    continue;
+                };
+                stars.extend(around.iter().map(|g| self.records[g].clone()));
+                packets.push(packet);
+            }
+            stars.sort_by_key(|rec| rec.gid);
+            stars.dedup_by_key(|rec| rec.gid);
             let mut inputs = Vec::with_capacity(packets.len());
             for p in &packets {
                 self.report.elements_sent += p.nelems() as u64;
@@ -487,9 +526,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         Ok(())
     }
 
-    /// Trees asked for arrived with their work's inputs: into the forest (its part grown by
-    /// the roots around them first, when it lacks them) and the work, and the processor tells
-    /// everyone.
+    /// Trees asked for arrived with their work's inputs: into the forest (or parked, when its
+    /// part lacks roots around them) and the work, and the processor tells everyone.
     fn unpack(&mut self, source: usize, (packets, inputs, stars): Data) -> Result<()> {
         let unexpected = packets.iter().find(|p| !self.awaiting.contains(&p.root));
         if let Some(p) = unexpected {
@@ -512,22 +550,23 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 ),
             });
         }
-        let initial = self.forest.initial();
-        if packets.iter().any(|p| initial.local_root(p.root).is_none()) {
-            let location = self.sbn.as_ref().map(|(_, p)| &p.location[..]);
-            let owner_of = |g: u32| location.map_or(u32::MAX, |l| l[g as usize]);
-            let grown = self.share.grown(stars, owner_of)?;
-            *self.forest = self.forest.moved_onto(grown.initial())?;
-            *self.share = grown;
-        }
-        self.forest.put_trees(&packets)?;
+        let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
         for (p, bytes) in packets.iter().zip(inputs) {
+            self.report.elements_received += p.nelems() as u64;
             self.work.unpack(p.root, bytes)?;
         }
-        let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
-        for p in &packets {
-            self.report.elements_received += p.nelems() as u64;
-            self.awaiting.remove(&p.root);
+        // A tree arriving at a rank whose part lacks a root around it (it or a ghost's ghost)
+        // is parked until the level ends: the part grows once, not at every arrival.
+        let (inside, outside) = self.split_by_part(packets, &stars);
+        self.forest.put_trees(&inside)?;
+        for (p, around) in outside {
+            for rec in stars.iter().filter(|rec| around.binary_search(&rec.gid).is_ok()) {
+                self.records.insert(rec.gid, rec.clone());
+            }
+            self.parked.insert(p.root, (p, around));
+        }
+        for r in &roots {
+            self.awaiting.remove(r);
         }
         if self.awaiting.is_empty() {
             self.requests = 0;
@@ -539,13 +578,60 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.flush()
     }
 
+    /// `packets` split into those whose roots and the roots around them (in `stars`, the
+    /// records of the roots around every packet) are all in this rank's part, and the others
+    /// with the global ids of the roots around them, ascending.
+    fn split_by_part(
+        &self,
+        packets: Vec<TreePacket>,
+        stars: &[RootRecord],
+    ) -> (Vec<TreePacket>, Vec<(TreePacket, Vec<u32>)>) {
+        let initial = self.forest.initial();
+        if stars.iter().all(|rec| initial.local_root(rec.gid).is_some()) {
+            return (packets, Vec::new());
+        }
+        let (mut inside, mut outside) = (Vec::new(), Vec::new());
+        for p in packets {
+            let Some(own) = stars.iter().find(|rec| rec.gid == p.root) else {
+                inside.push(p); // no record: the whole mesh is here
+                continue;
+            };
+            let around: Vec<u32> = stars
+                .iter()
+                .filter(|rec| rec.tet.iter().any(|v| own.tet.contains(v)))
+                .map(|rec| rec.gid)
+                .collect();
+            match around.iter().all(|&g| initial.local_root(g).is_some()) {
+                true => inside.push(p),
+                false => outside.push((p, around)),
+            }
+        }
+        (inside, outside)
+    }
+
     /// Processes root v (global id): the work, then (when the work models its communication)
-    /// one message of its cut faces to each rank holding a neighbour.
+    /// one message of its cut faces to each rank holding a neighbour. A parked tree is
+    /// processed in a forest of its own, on the roots around it.
     fn job(&mut self, v: u32) -> Result<()> {
         let clock = Instant::now();
         self.hook_before_job()?;
-        let local = self.held(v).ok_or(Error::RootNotHeld { root: v })?;
-        let done = self.work.process(self.forest, local)?;
+        let done = match self.parked.get(&v) {
+            Some((packet, around)) => {
+                let records: Vec<RootRecord> =
+                    around.iter().map(|g| self.records[g].clone()).collect();
+                let part = self.share.of_records(&records)?;
+                let n = part.initial().nroots();
+                let opts = self.forest.options().clone();
+                let mut visiting = Forest::holding(part.initial(), opts, vec![false; n]);
+                visiting.put_trees(std::slice::from_ref(packet))?;
+                let local = part.initial().local_root(v).expect("its own record");
+                self.work.process(&visiting, local)?
+            }
+            None => {
+                let local = self.held(v).ok_or(Error::RootNotHeld { root: v })?;
+                self.work.process(self.forest, local)?
+            }
+        };
         if let Some(Hook::Slow { pause, .. }) = self.hook {
             std::thread::sleep(pause);
         }

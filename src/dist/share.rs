@@ -251,6 +251,16 @@ impl Share {
         Ok(next)
     }
 
+    /// The part of this mesh made of `records` alone (ascending by global id, each once),
+    /// owned by nobody known: where a tree that arrived outside this rank's part is processed.
+    ///
+    /// # Errors
+    /// [`InitialMesh::part`]'s.
+    pub(crate) fn of_records(&self, records: &[RootRecord]) -> Result<Share> {
+        let owner = vec![u32::MAX; records.len()];
+        Share::from_records(records, owner, self.nroots, self.tags.clone())
+    }
+
     /// Rank `rank`'s share (of `nranks`) once a processing level ended, with every root's
     /// owner `owner` (by global id): its roots and their ghost layer, all in this part (a tree
     /// that arrived came with the roots around it, [`Share::grown`]), and its block of the
