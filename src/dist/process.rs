@@ -90,31 +90,77 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             queued: queued.as_deref(),
         };
         let parts = (&mut self.forest, &mut self.share);
-        let (mine, after) = Engine::new(comm, parts, plan, (work, hook)).run()?;
+        let (mine, after, parked) = Engine::new(comm, parts, plan, (work, hook)).run()?;
         let after = after.expect("an SBN level returns the owners");
         if self.share.is_whole() {
             self.share.set_whole_owner(after);
             return Ok(mine);
         }
-        // Each rank's part back to its roots and their ghost layer, and rank 0's balancer told
-        // where the trees went (a gathered balancer keeps every root's owner).
-        let me = comm.rank() as u32;
-        let settled = self
-            .share
-            .settled(&after, me, comm.size())
-            .and_then(|next| {
-                if !next.initial().same(self.share.initial()) {
-                    self.forest = self.forest.moved_onto(next.initial())?;
-                }
-                self.share = next;
-                Ok(())
-            });
-        comm.agree(settled)?;
-        drop(after);
+        self.settle(&owner, &after, parked)?;
+        // Rank 0's balancer told where the trees went (a gathered balancer keeps every
+        // root's owner).
         let rows = self.rows(false);
         self.balancer
             .observe(&self.comm, rows.held(self.share.nroots()))?;
         Ok(mine)
+    }
+
+    /// After an SBN level on parts (a collective): each rank asks the owners at the start
+    /// (`before`, by global id) of the roots it holds now for the records of the roots around
+    /// them, then holds its roots (`after`) and their ghost layer, the parked trees put in.
+    fn settle(
+        &mut self,
+        before: &[u32],
+        after: &[u32],
+        parked: Vec<super::sbn::Parked>,
+    ) -> Result<()> {
+        let comm = self.comm.inner();
+        let (me, size) = (comm.rank() as u32, comm.size());
+        let initial = self.forest.initial();
+        // A root that was its own at the start has the roots around it in the part.
+        let mut asked: Vec<Vec<u32>> = vec![Vec::new(); size];
+        let came = self
+            .held_roots()
+            .into_iter()
+            .map(|r| initial.root_gid(r))
+            .chain(parked.iter().map(|(p, _)| p.root));
+        for g in came.filter(|&g| before[g as usize] != me) {
+            asked[before[g as usize] as usize].push(g);
+        }
+        let questions: Vec<Vec<u32>> = comm.all_to_all_serde(&asked)?;
+        let answers: Result<Vec<Vec<_>>> = questions
+            .iter()
+            .enumerate()
+            .map(|(from, roots)| {
+                let local: Option<Vec<u32>> = roots
+                    .iter()
+                    .map(|&g| self.share.initial().local_root(g))
+                    .collect();
+                let local = local.ok_or_else(|| Error::Protocol {
+                    from,
+                    message: format!("rank {me} was asked for roots it did not own"),
+                })?;
+                Ok(self.share.stars(&local))
+            })
+            .collect();
+        let answers = comm.agree(answers)?;
+        let records: Vec<Vec<_>> = comm.all_to_all_serde(&answers)?;
+        let settled = (|| {
+            let mut records: Vec<_> = records.into_iter().flatten().collect();
+            records.extend(parked.iter().map(|(_, rec)| rec.clone()));
+            let next = match records.is_empty() {
+                true => self.share.settled(after, me, size)?,
+                false => self.share.grown(records)?.settled(after, me, size)?,
+            };
+            if !next.initial().same(self.share.initial()) {
+                self.forest = self.forest.moved_onto(next.initial())?;
+            }
+            let packets: Vec<_> = parked.into_iter().map(|(p, _)| p).collect();
+            self.forest.put_trees(&packets)?;
+            self.share = next;
+            Ok(())
+        })();
+        comm.agree(settled)
     }
 
     /// Every root's owner by global id, all-gathered from the roots each rank holds (SBN's

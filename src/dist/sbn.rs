@@ -64,13 +64,16 @@ impl Outbox for Sent {
     }
 }
 
-/// A data request: the rank that wants the trees and the roots.
-type Request = (u32, Vec<u32>);
+/// A data request: the rank that wants the trees, the roots, and those of them outside the
+/// requester's part of the mesh.
+type Request = (u32, Vec<u32>, Vec<u32>);
 
 /// Trees sent on request, with their work's inputs ([`RootWork::pack`]), one per tree, and
-/// (when ranks hold parts of the mesh) the records of the roots around them, for a receiver
-/// whose part lacks them.
+/// the records of those of their roots outside the requester's part.
 type Data = (Vec<TreePacket>, Vec<Vec<u8>>, Vec<RootRecord>);
+
+/// A tree that arrived at a rank whose part lacks its root, with its root's record.
+pub(super) type Parked = (TreePacket, RootRecord);
 
 /// How a level's roots are processed, and where their faces lead.
 pub(super) enum Plan<'a> {
@@ -126,11 +129,9 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
     stopped: bool,
     /// Another rank's failure arrived (it was not this rank's own).
     remote_failure: bool,
-    /// Trees that arrived while this rank's part lacked roots around them, kept packed with
-    /// the global ids of the roots around them until the level ends (or they leave again).
-    parked: BTreeMap<u32, (TreePacket, Vec<u32>)>,
-    /// The records of the roots around the parked trees.
-    records: IntMap<u32, RootRecord>,
+    /// Trees that arrived outside this rank's part, kept packed with their roots' records
+    /// until the level ends (or they leave again).
+    parked: BTreeMap<u32, Parked>,
 }
 
 impl<'a, C: Comm + ?Sized> Engine<'a, C> {
@@ -182,13 +183,13 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             stopped: false,
             remote_failure: false,
             parked: BTreeMap::new(),
-            records: IntMap::default(),
         }
     }
 
-    /// Runs the level; returns this rank's account and, under SBN, every root's owner after
-    /// it (by global id; statically nothing moves).
-    pub(super) fn run(mut self) -> Result<(RankLevel, Option<Vec<u32>>)> {
+    /// Runs the level; returns this rank's account, under SBN every root's owner after it
+    /// (by global id; statically nothing moves), and the trees held here outside this rank's
+    /// part (parked, ascending by root).
+    pub(super) fn run(mut self) -> Result<(RankLevel, Option<Vec<u32>>, Vec<Parked>)> {
         let start = Instant::now();
         let worked = if self.sbn.is_some() {
             self.work_balanced()
@@ -205,8 +206,6 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         let clock = Instant::now();
         self.comm.agree(worked)?;
         self.terminate()?;
-        let placed = self.place_parked();
-        self.comm.agree(placed)?;
         let owner = match self.sbn.is_some() {
             true => Some(self.owners()?),
             false => None,
@@ -220,7 +219,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             _ => self.report.table_agrees = true,
         }
         self.report.times.total = start.elapsed().as_secs_f64();
-        Ok((self.report, owner))
+        Ok((self.report, owner, self.parked.into_values().collect()))
     }
 
     /// The local id of root `g` (global id) when its tree is held here.
@@ -234,26 +233,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.held(g).is_some() || self.parked.contains_key(&g)
     }
 
-    /// The parked trees into the forest, its part grown by the roots around them (once a
-    /// level, when no tree travels any more).
-    fn place_parked(&mut self) -> Result<()> {
-        if self.parked.is_empty() {
-            return Ok(());
-        }
-        let parked = std::mem::take(&mut self.parked);
-        let mut around: Vec<u32> = parked.values().flat_map(|(_, s)| s.iter().copied()).collect();
-        around.sort_unstable();
-        around.dedup();
-        let records = around.iter().map(|g| self.records[g].clone()).collect();
-        self.records.clear();
-        let location = self.sbn.as_ref().map(|(_, p)| &p.location[..]);
-        let owner_of = |g: u32| location.map_or(u32::MAX, |l| l[g as usize]);
-        let grown = self.share.grown(records, owner_of)?;
-        *self.forest = self.forest.moved_onto(grown.initial())?;
-        *self.share = grown;
-        let packets: Vec<TreePacket> = parked.into_values().map(|(p, _)| p).collect();
-        self.forest.put_trees(&packets)
-    }
+
 
     /// Static: the roots held here, in order, polling between two.
     fn work_static(&mut self) -> Result<()> {
@@ -466,7 +446,13 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             if !group.is_empty() {
                 self.awaiting.extend(group.iter().copied());
                 self.requests += 1;
-                let request: Request = (self.me, group);
+                let initial = self.forest.initial();
+                let outside = group
+                    .iter()
+                    .copied()
+                    .filter(|&g| initial.local_root(g).is_none())
+                    .collect();
+                let request: Request = (self.me, group, outside);
                 self.send(src, TAG_REQUEST, WireKind::Migration, encode(&request))?;
             }
         }
@@ -477,35 +463,36 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// Another rank asks for trees: sends those held here in one message, and forwards the
     /// request for the others to where they went.
     /// `source` sent the request (the requester or a rank that forwarded it).
-    fn serve(&mut self, source: usize, (requester, roots): Request) -> Result<()> {
+    fn serve(&mut self, source: usize, (requester, roots, outside): Request) -> Result<()> {
         let (here, gone): (Vec<u32>, Vec<u32>) = roots.into_iter().partition(|&r| self.holds(r));
         if !here.is_empty() {
             let local: Vec<u32> = here.iter().filter_map(|&r| self.held(r)).collect();
-            // What a receiver holding a part needs to hold the trees: the roots around them.
-            let mut stars = match self.share.is_whole() {
-                true => Vec::new(),
-                false => self.share.stars(&local),
-            };
+            // A requester whose part lacks a root gets its record with its tree.
+            let mut records: Vec<RootRecord> = local
+                .iter()
+                .filter(|&&r| outside.contains(&self.forest.initial().root_gid(r)))
+                .map(|&r| self.share.record(r))
+                .collect();
             let mut packets = self.forest.take_trees(&local)?;
             for r in &here {
-                let Some((packet, around)) = self.parked.remove(r) else {
+                let Some((packet, record)) = self.parked.remove(r) else {
                     continue;
                 };
-                stars.extend(around.iter().map(|g| self.records[g].clone()));
+                if outside.contains(r) {
+                    records.push(record);
+                }
                 packets.push(packet);
             }
-            stars.sort_by_key(|rec| rec.gid);
-            stars.dedup_by_key(|rec| rec.gid);
             let mut inputs = Vec::with_capacity(packets.len());
             for p in &packets {
                 self.report.elements_sent += p.nelems() as u64;
                 self.gone_to.insert(p.root, requester);
                 inputs.push(self.work.pack(p.root)?);
             }
-            let data: Data = (packets, inputs, stars);
+            let data: Data = (packets, inputs, records);
             self.send(requester, TAG_DATA, WireKind::Migration, encode(&data))?;
         }
-        let mut onwards: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        let mut onwards: BTreeMap<u32, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
         for r in gone {
             let Some(&to) = self.gone_to.get(&r) else {
                 return Err(Error::Protocol {
@@ -517,10 +504,14 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                     ),
                 });
             };
-            onwards.entry(to).or_default().push(r);
+            let (roots, out) = onwards.entry(to).or_default();
+            roots.push(r);
+            if outside.contains(&r) {
+                out.push(r);
+            }
         }
-        for (to, roots) in onwards {
-            let request: Request = (requester, roots);
+        for (to, (roots, out)) in onwards {
+            let request: Request = (requester, roots, out);
             self.send(to, TAG_REQUEST, WireKind::Migration, encode(&request))?;
         }
         Ok(())
@@ -528,7 +519,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
 
     /// Trees asked for arrived with their work's inputs: into the forest (or parked, when its
     /// part lacks roots around them) and the work, and the processor tells everyone.
-    fn unpack(&mut self, source: usize, (packets, inputs, stars): Data) -> Result<()> {
+    fn unpack(&mut self, source: usize, (packets, inputs, records): Data) -> Result<()> {
         let unexpected = packets.iter().find(|p| !self.awaiting.contains(&p.root));
         if let Some(p) = unexpected {
             return Err(Error::Protocol {
@@ -555,15 +546,21 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             self.report.elements_received += p.nelems() as u64;
             self.work.unpack(p.root, bytes)?;
         }
-        // A tree arriving at a rank whose part lacks a root around it (it or a ghost's ghost)
-        // is parked until the level ends: the part grows once, not at every arrival.
-        let (inside, outside) = self.split_by_part(packets, &stars);
+        // A tree whose root is outside this rank's part is parked until the level ends: the
+        // part grows once a level, not at every arrival.
+        let initial = self.forest.initial();
+        let (inside, outside): (Vec<TreePacket>, Vec<TreePacket>) = packets
+            .into_iter()
+            .partition(|p| initial.local_root(p.root).is_some());
         self.forest.put_trees(&inside)?;
-        for (p, around) in outside {
-            for rec in stars.iter().filter(|rec| around.binary_search(&rec.gid).is_ok()) {
-                self.records.insert(rec.gid, rec.clone());
-            }
-            self.parked.insert(p.root, (p, around));
+        for p in outside {
+            let Some(record) = records.iter().find(|rec| rec.gid == p.root) else {
+                return Err(Error::Protocol {
+                    from: source,
+                    message: format!("root {}'s tree arrived without its record", p.root),
+                });
+            };
+            self.parked.insert(p.root, (p, record.clone()));
         }
         for r in &roots {
             self.awaiting.remove(r);
@@ -578,48 +575,15 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.flush()
     }
 
-    /// `packets` split into those whose roots and the roots around them (in `stars`, the
-    /// records of the roots around every packet) are all in this rank's part, and the others
-    /// with the global ids of the roots around them, ascending.
-    fn split_by_part(
-        &self,
-        packets: Vec<TreePacket>,
-        stars: &[RootRecord],
-    ) -> (Vec<TreePacket>, Vec<(TreePacket, Vec<u32>)>) {
-        let initial = self.forest.initial();
-        if stars.iter().all(|rec| initial.local_root(rec.gid).is_some()) {
-            return (packets, Vec::new());
-        }
-        let (mut inside, mut outside) = (Vec::new(), Vec::new());
-        for p in packets {
-            let Some(own) = stars.iter().find(|rec| rec.gid == p.root) else {
-                inside.push(p); // no record: the whole mesh is here
-                continue;
-            };
-            let around: Vec<u32> = stars
-                .iter()
-                .filter(|rec| rec.tet.iter().any(|v| own.tet.contains(v)))
-                .map(|rec| rec.gid)
-                .collect();
-            match around.iter().all(|&g| initial.local_root(g).is_some()) {
-                true => inside.push(p),
-                false => outside.push((p, around)),
-            }
-        }
-        (inside, outside)
-    }
-
     /// Processes root v (global id): the work, then (when the work models its communication)
     /// one message of its cut faces to each rank holding a neighbour. A parked tree is
-    /// processed in a forest of its own, on the roots around it.
+    /// processed in a forest of its own root.
     fn job(&mut self, v: u32) -> Result<()> {
         let clock = Instant::now();
         self.hook_before_job()?;
         let done = match self.parked.get(&v) {
-            Some((packet, around)) => {
-                let records: Vec<RootRecord> =
-                    around.iter().map(|g| self.records[g].clone()).collect();
-                let part = self.share.of_records(&records)?;
+            Some((packet, record)) => {
+                let part = self.share.of_records(std::slice::from_ref(record))?;
                 let n = part.initial().nroots();
                 let opts = self.forest.options().clone();
                 let mut visiting = Forest::holding(part.initial(), opts, vec![false; n]);
@@ -726,10 +690,12 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     fn owners(&self) -> Result<Vec<u32>> {
         let n = self.share.nroots();
         let initial = self.forest.initial();
-        let held: Vec<u32> = (0..self.forest.nroots() as u32)
+        let mut held: Vec<u32> = (0..self.forest.nroots() as u32)
             .filter(|&r| self.forest.holds(r))
             .map(|r| initial.root_gid(r))
+            .chain(self.parked.keys().copied())
             .collect();
+        held.sort_unstable();
         let all = self
             .comm
             .all_gather_serde(&(self.processed.clone(), held))?;

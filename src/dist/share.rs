@@ -203,7 +203,7 @@ impl Share {
     }
 
     /// The record of local root `r`.
-    fn record(&self, r: u32) -> RootRecord {
+    pub(crate) fn record(&self, r: u32) -> RootRecord {
         let mut rec = record(self.initial.mesh(), r, self.initial.root_gid(r));
         rec.tet = rec.tet.map(|v| self.initial.vertex_gid(v));
         rec
@@ -217,18 +217,13 @@ impl Share {
         self.records_marked(&around).collect()
     }
 
-    /// This share grown by the roots of `records` it lacks (trees of a processing level
-    /// arriving from elsewhere, with the roots around them), owned as `owner_of` says (by
-    /// global id): the part then holds the arrived trees with their ghost layer until the
-    /// level ends ([`Share::settled`]). Local ids change with it.
+    /// This share grown by the roots of `records` it lacks (the roots around the trees a
+    /// processing level brought here), their owners unknown until [`Share::settled`] sets
+    /// every owner. Local ids change with it.
     ///
     /// # Errors
     /// [`InitialMesh::part`]'s.
-    pub(crate) fn grown(
-        &self,
-        records: Vec<RootRecord>,
-        owner_of: impl Fn(u32) -> u32,
-    ) -> Result<Share> {
+    pub(crate) fn grown(&self, records: Vec<RootRecord>) -> Result<Share> {
         let initial = &self.initial;
         let mut all: Vec<(RootRecord, u32)> = (0..self.owner.len() as u32)
             .map(|r| (self.record(r), self.owner[r as usize]))
@@ -237,10 +232,7 @@ impl Share {
             records
                 .into_iter()
                 .filter(|rec| initial.local_root(rec.gid).is_none())
-                .map(|rec| {
-                    let owner = owner_of(rec.gid);
-                    (rec, owner)
-                }),
+                .map(|rec| (rec, u32::MAX)),
         );
         all.sort_by_key(|(rec, _)| rec.gid);
         all.dedup_by_key(|(rec, _)| rec.gid);
