@@ -283,7 +283,11 @@ fn on_parts_every_root_is_processed_once_and_the_ghost_layers_follow() {
                 (Mode::SbnPrepartitioned, "SBN pre-partitioned"),
             ] {
                 let levels = run_holding(procs, mode, None, PARTS).unwrap();
-                check_against(&reference, &levels, &format!("{what} on parts, P = {procs}"));
+                check_against(
+                    &reference,
+                    &levels,
+                    &format!("{what} on parts, P = {procs}"),
+                );
             }
         }
     });
@@ -298,7 +302,13 @@ fn on_parts_static_levels_pay_the_same_cut_faces_as_on_the_whole_mesh() {
             for kind in WireKind::ALL {
                 assert_eq!(w.processed.traffic(kind), p.processed.traffic(kind));
             }
-            let count = |l: &Level| l.processed.ranks.iter().map(|r| r.roots).collect::<Vec<_>>();
+            let count = |l: &Level| {
+                l.processed
+                    .ranks
+                    .iter()
+                    .map(|r| r.roots)
+                    .collect::<Vec<_>>()
+            };
             assert_eq!(count(w), count(p), "each rank processes its own roots");
         }
     });
@@ -323,6 +333,9 @@ fn on_parts_trees_moved_to_a_slow_ranks_neighbours_are_held_with_their_ghosts() 
         let err = run_holding(3, Mode::Sbn, Some(hook), PARTS)
             .err()
             .expect("the run fails");
-        assert!(err.to_string().contains("rank 1 failed (test hook)"), "{err}");
+        assert!(
+            err.to_string().contains("rank 1 failed (test hook)"),
+            "{err}"
+        );
     });
 }

@@ -233,8 +233,6 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.held(g).is_some() || self.parked.contains_key(&g)
     }
 
-
-
     /// Static: the roots held here, in order, polling between two.
     fn work_static(&mut self) -> Result<()> {
         let rows = self.rows.expect("a static level has its rows");
