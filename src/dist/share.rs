@@ -8,8 +8,11 @@
 //! A share is cut from the whole mesh once at start-up ([`Share::of_rank`]), then rebuilt after
 //! every migration from what the rank keeps and what arrives ([`Share::rebuilt`]): a tree
 //! travels with the [`RootRecord`]s of the roots around it, and the owners of the new ghosts
-//! come from the [`Directory`]. The [`Share::whole`] mode keeps the whole mesh on every rank
-//! (global ids are local ids), for the processing levels that still need every root's owner.
+//! come from the [`Directory`]. An SBN processing level moves trees outside a rank's part;
+//! after it the part is rebuilt from what it holds and the records of the roots around the
+//! trees that came ([`Share::grown`], [`Share::settled`]). The [`Share::whole`] mode keeps the
+//! whole mesh on every rank (global ids are local ids), for the callers that index every root
+//! (the erosion case).
 
 use crate::adapt::InitialMesh;
 use crate::comm::{Comm, CommExt};
