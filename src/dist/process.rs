@@ -117,15 +117,18 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let comm = self.comm.inner();
         let (me, size) = (comm.rank() as u32, comm.size());
         let initial = self.forest.initial();
-        // A root that was its own at the start has the roots around it in the part.
+        // A root that was its own at the start has the roots around it in the part; the
+        // others' come from their owners at the start.
+        let mut kept = Vec::new();
         let mut asked: Vec<Vec<u32>> = vec![Vec::new(); size];
-        let came = self
-            .held_roots()
-            .into_iter()
-            .map(|r| initial.root_gid(r))
-            .chain(parked.iter().map(|(p, _)| p.root));
-        for g in came.filter(|&g| before[g as usize] != me) {
-            asked[before[g as usize] as usize].push(g);
+        for r in self.held_roots() {
+            match before[initial.root_gid(r) as usize] {
+                o if o == me => kept.push(r),
+                o => asked[o as usize].push(initial.root_gid(r)),
+            }
+        }
+        for (p, _) in &parked {
+            asked[before[p.root as usize] as usize].push(p.root);
         }
         let questions: Vec<Vec<u32>> = comm.all_to_all_serde(&asked)?;
         let answers: Result<Vec<Vec<_>>> = questions
@@ -147,11 +150,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let records: Vec<Vec<_>> = comm.all_to_all_serde(&answers)?;
         let settled = (|| {
             let mut records: Vec<_> = records.into_iter().flatten().collect();
-            records.extend(parked.iter().map(|(_, rec)| rec.clone()));
-            let next = match records.is_empty() {
-                true => self.share.settled(after, me, size)?,
-                false => self.share.grown(records)?.settled(after, me, size)?,
-            };
+            records.extend(self.share.stars(&kept));
+            let next = self.share.settled(records, after, (me, size))?;
             if !next.initial().same(self.share.initial()) {
                 self.forest = self.forest.moved_onto(next.initial())?;
             }

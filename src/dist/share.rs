@@ -9,8 +9,8 @@
 //! every migration from what the rank keeps and what arrives ([`Share::rebuilt`]): a tree
 //! travels with the [`RootRecord`]s of the roots around it, and the owners of the new ghosts
 //! come from the [`Directory`]. An SBN processing level moves trees outside a rank's part;
-//! after it the part is rebuilt from what it holds and the records of the roots around the
-//! trees that came ([`Share::grown`], [`Share::settled`]). The [`Share::whole`] mode keeps the
+//! after it the part is rebuilt from the roots around those it kept and the records of the
+//! roots around the trees that came ([`Share::settled`]). The [`Share::whole`] mode keeps the
 //! whole mesh on every rank (global ids are local ids), for the callers that index every root
 //! (the erosion case).
 
@@ -220,32 +220,6 @@ impl Share {
         self.records_marked(&around).collect()
     }
 
-    /// This share grown by the roots of `records` it lacks (the roots around the trees a
-    /// processing level brought here), their owners unknown until [`Share::settled`] sets
-    /// every owner. Local ids change with it.
-    ///
-    /// # Errors
-    /// [`InitialMesh::part`]'s.
-    pub(crate) fn grown(&self, records: Vec<RootRecord>) -> Result<Share> {
-        let initial = &self.initial;
-        let mut all: Vec<(RootRecord, u32)> = (0..self.owner.len() as u32)
-            .map(|r| (self.record(r), self.owner[r as usize]))
-            .collect();
-        all.extend(
-            records
-                .into_iter()
-                .filter(|rec| initial.local_root(rec.gid).is_none())
-                .map(|rec| (rec, u32::MAX)),
-        );
-        all.sort_by_key(|(rec, _)| rec.gid);
-        all.dedup_by_key(|(rec, _)| rec.gid);
-        let (records, owner): (Vec<RootRecord>, Vec<u32>) = all.into_iter().unzip();
-        let mut next = Share::from_records(&records, owner, self.nroots, self.tags.clone())?;
-        next.directory = self.directory.clone();
-        next.generation = self.generation + 1;
-        Ok(next)
-    }
-
     /// The part of this mesh made of `records` alone (ascending by global id, each once),
     /// owned by nobody known: where a tree that arrived outside this rank's part is processed.
     ///
@@ -256,32 +230,32 @@ impl Share {
         Share::from_records(records, owner, self.nroots, self.tags.clone())
     }
 
-    /// Rank `rank`'s share (of `nranks`) once a processing level ended, with every root's
-    /// owner `owner` (by global id): its roots and their ghost layer, all in this part (a tree
-    /// that arrived came with the roots around it, [`Share::grown`]), and its block of the
-    /// root directory.
+    /// Rank `rank`'s share (of `nranks`) once a processing level moved trees, with every
+    /// root's owner `owner` (by global id): the part made of `records` (its roots and their
+    /// ghost layer, in any order, repeats allowed) and its block of the root directory.
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when `owner` has not one entry per root of the whole mesh;
     /// [`InitialMesh::part`]'s.
-    pub(crate) fn settled(&self, owner: &[u32], rank: u32, nranks: usize) -> Result<Share> {
+    pub(crate) fn settled(
+        &self,
+        mut records: Vec<RootRecord>,
+        owner: &[u32],
+        (rank, nranks): (u32, usize),
+    ) -> Result<Share> {
         Error::check_len("owners", self.nroots, owner.len())?;
-        let n = self.owner.len();
-        let gid = |r: u32| self.initial.root_gid(r) as usize;
-        let own = (0..n as u32).filter(|&r| owner[gid(r)] == rank);
-        let mut around = vec![false; n];
-        self.mark_around(own, &mut around);
+        records.sort_unstable_by_key(|rec| rec.gid);
+        records.dedup_by_key(|rec| rec.gid);
         let directory = Directory::from_owners(owner, rank as usize, nranks);
-        let unchanged = around.iter().all(|&a| a);
-        if unchanged {
+        let initial = &self.initial;
+        let same = records.len() == initial.nroots()
+            && (records.iter().enumerate()).all(|(r, rec)| initial.root_gid(r as u32) == rec.gid);
+        let owners: Vec<u32> = records.iter().map(|rec| owner[rec.gid as usize]).collect();
+        if same {
             let mut next = self.clone().with_directory(directory);
-            for (r, o) in next.owner.iter_mut().enumerate() {
-                *o = owner[gid(r as u32)];
-            }
+            next.owner = owners;
             return Ok(next);
         }
-        let records: Vec<RootRecord> = self.records_marked(&around).collect();
-        let owners = records.iter().map(|rec| owner[rec.gid as usize]).collect();
         let mut next = Share::from_records(&records, owners, self.nroots, self.tags.clone())?
             .with_directory(directory);
         next.generation = self.generation + 1;
