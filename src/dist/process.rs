@@ -51,7 +51,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let mine = match opts.processing {
             Processing::Static => {
                 let rows = self.rows(false);
-                let parts = (&mut self.forest, &mut self.share);
+                let parts = (&mut self.forest, &self.share);
                 let engine = Engine::new(comm, parts, Plan::Static(&rows.rows), (work, hook));
                 engine.run()?.0
             }
@@ -89,7 +89,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             owner: &owner,
             queued: queued.as_deref(),
         };
-        let parts = (&mut self.forest, &mut self.share);
+        let parts = (&mut self.forest, &self.share);
         let (mine, after, parked) = Engine::new(comm, parts, plan, (work, hook)).run()?;
         let after = after.expect("an SBN level returns the owners");
         if self.share.is_whole() {

@@ -22,6 +22,12 @@
 //! equal: every rank is then inside the same collective, so no message is in flight. A rank
 //! that fails while others may wait for it sends them its error, and every rank returns it
 //! through one agreement.
+//!
+//! **Parts**: roots are named by global id, the forest holds them by local id. When ranks hold
+//! parts of the mesh, a requester names the roots it asks for that lie outside its part, and
+//! their records come with their trees; such a tree is **parked** (kept packed) and processed
+//! in a forest of its own root, and the level hands the parked trees to
+//! [`Run::process`](super::Run::process), which rebuilds the part once the level ended.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
@@ -95,8 +101,8 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
     comm: &'a C,
     me: u32,
     forest: &'a mut Forest,
-    /// The part of the mesh held here, grown by the trees that arrive from outside it.
-    share: &'a mut Share,
+    /// The part of the mesh held here (a tree arriving outside it is parked).
+    share: &'a Share,
     /// Static: the rows of the roots held here, processed in turn.
     rows: Option<&'a FlatRows>,
     /// SBN's shared state and this rank's processor (`None`: static).
@@ -139,7 +145,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// says; `work` processes a root, and `hook` is this rank's test hook.
     pub(super) fn new(
         comm: &'a C,
-        (forest, share): (&'a mut Forest, &'a mut Share),
+        (forest, share): (&'a mut Forest, &'a Share),
         plan: Plan<'a>,
         (work, hook): (&'a mut dyn RootWork, Option<Hook>),
     ) -> Self {
