@@ -4,12 +4,14 @@
 //! holding its tree afterwards, the checksum of all trees is unchanged by the level, and the
 //! mesh after the next steps is PLUM's; the level ends also when one rank is slow (work is
 //! balanced away from it while it works); a rank failing in the level ends every rank with
-//! its error, never a hang.
+//! its error, never a hang. The same holds when each rank holds only its part of the mesh
+//! (`Run::on_parts`), whose ghost layer is then checked by brute force after every step and
+//! every level.
 
 mod common;
 
-use common::{check_ownership, without_hang};
-use plume::adapt::{AdaptOptions, Forest, LeafView};
+use common::{check_ownership, check_parts, without_hang};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafView};
 use plume::balance::{Accept, Plum, PlumOptions, SbnOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{
@@ -56,7 +58,8 @@ fn leaf_keys(forest: &Forest) -> Vec<LeafKey> {
         let mut keys = l.verts.map(|v| forest.vertices()[v].key);
         keys.sort_unstable();
         let data = l.data.iter().map(|x| x.to_bits()).collect();
-        out.push((l.id.root, l.level, keys, data));
+        let root = forest.initial().root_gid(l.id.root);
+        out.push((root, l.level, keys, data));
     });
     out
 }
@@ -89,9 +92,25 @@ struct Level {
     checksums: (u64, u64),
 }
 
+/// Every rank holds the whole mesh.
+const WHOLE: bool = false;
+/// Every rank holds its part of the mesh.
+const PARTS: bool = true;
+
 /// `STEPS` steps, each followed by a processing level, on `procs` thread ranks.
 fn run(procs: usize, mode: Mode, hook: Option<Hook>) -> Result<Vec<Level>> {
+    run_holding(procs, mode, hook, WHOLE)
+}
+
+/// [`run`] with each rank holding the whole mesh or (`parts`) its part, checked after every
+/// step and level.
+fn run_holding(procs: usize, mode: Mode, hook: Option<Hook>, parts: bool) -> Result<Vec<Level>> {
     let mesh = mesh();
+    let initial = InitialMesh::new(mesh.clone())?;
+    let check = |run: &Run<'_, _>| match parts {
+        true => check_parts(run, &initial),
+        false => check_ownership(run),
+    };
     let per_rank = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions {
             accept: Accept::Always,
@@ -108,8 +127,12 @@ fn run(procs: usize, mode: Mode, hook: Option<Hook>) -> Result<Vec<Level>> {
                 }),
             ),
         };
-        let mut run =
-            Run::new(comm, mesh.clone(), adapt_options(), GatheredPlum::new(plum))?.balance_at(at);
+        let plum = GatheredPlum::new(plum);
+        let run = match parts {
+            true => Run::on_parts(comm, &initial, adapt_options(), plum)?,
+            false => Run::new(comm, mesh.clone(), adapt_options(), plum)?,
+        };
+        let mut run = run.balance_at(at);
         let opts = LevelOptions {
             hook,
             ..LevelOptions::new(processing)
@@ -117,11 +140,12 @@ fn run(procs: usize, mode: Mode, hook: Option<Hook>) -> Result<Vec<Level>> {
         let mut levels = Vec::new();
         for step in 0..STEPS {
             run.step(|leaf| mark(leaf, step))?;
+            check(&run)?;
             solve(&mut run);
             let before = run.checksum()?;
             let processed = run.process(&opts, &mut Kernel::new(20))?;
             let after = run.checksum()?;
-            check_ownership(&run)?;
+            check(&run)?;
             run.forest().check_structure()?;
             let mut leaves: Vec<Vec<LeafKey>> = comm.all_gather_serde(&leaf_keys(run.forest()))?;
             let mut all: Vec<LeafKey> = leaves.drain(..).flatten().collect();
@@ -245,5 +269,73 @@ fn a_rank_failing_in_the_level_ends_every_rank_with_its_error() {
                 "P = {procs}: {err}"
             );
         }
+    });
+}
+
+#[test]
+fn on_parts_every_root_is_processed_once_and_the_ghost_layers_follow() {
+    without_hang(|| {
+        let reference = serial();
+        for procs in 1..=4 {
+            for (mode, what) in [
+                (Mode::Plum, "static"),
+                (Mode::Sbn, "SBN"),
+                (Mode::SbnPrepartitioned, "SBN pre-partitioned"),
+            ] {
+                let levels = run_holding(procs, mode, None, PARTS).unwrap();
+                check_against(
+                    &reference,
+                    &levels,
+                    &format!("{what} on parts, P = {procs}"),
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn on_parts_static_levels_pay_the_same_cut_faces_as_on_the_whole_mesh() {
+    without_hang(|| {
+        let whole = run_holding(3, Mode::Plum, None, WHOLE).unwrap();
+        let parts = run_holding(3, Mode::Plum, None, PARTS).unwrap();
+        for (w, p) in whole.iter().zip(&parts) {
+            for kind in WireKind::ALL {
+                assert_eq!(w.processed.traffic(kind), p.processed.traffic(kind));
+            }
+            let count = |l: &Level| {
+                l.processed
+                    .ranks
+                    .iter()
+                    .map(|r| r.roots)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(count(w), count(p), "each rank processes its own roots");
+        }
+    });
+}
+
+#[test]
+fn on_parts_trees_moved_to_a_slow_ranks_neighbours_are_held_with_their_ghosts() {
+    without_hang(|| {
+        let reference = serial();
+        let hook = Hook::Slow {
+            rank: 1,
+            pause: Duration::from_millis(2),
+        };
+        let levels = run_holding(3, Mode::Sbn, Some(hook), PARTS).unwrap();
+        check_against(&reference, &levels, "SBN on parts with a slow rank");
+        let moved: u64 = levels
+            .iter()
+            .map(|l| l.processed.ranks.iter().map(|r| r.data_moves).sum::<u64>())
+            .sum();
+        assert!(moved > 0, "no tree moved away from the slow rank");
+        let hook = Hook::Fail { rank: 1, after: 3 };
+        let err = run_holding(3, Mode::Sbn, Some(hook), PARTS)
+            .err()
+            .expect("the run fails");
+        assert!(
+            err.to_string().contains("rank 1 failed (test hook)"),
+            "{err}"
+        );
     });
 }

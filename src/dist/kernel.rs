@@ -48,14 +48,15 @@ pub struct Processed {
 /// What a processing level does with each root, and what travels with a root's tree when
 /// SBN moves it lazily to the rank about to process it.
 pub trait RootWork {
-    /// Processes root `r`, whose tree `forest` holds.
+    /// Processes root `r` (its local id in `forest`, which holds its tree; ranks holding the
+    /// whole mesh number roots by global id).
     ///
     /// # Errors
     /// Whatever the work finds wrong; the level then ends on every rank with it.
     fn process(&mut self, forest: &Forest, r: u32) -> Result<Processed>;
 
-    /// The inputs of root `r`'s work besides its tree, packed because the tree leaves this rank
-    /// unprocessed: nothing by default.
+    /// The inputs of root `r`'s work (by global id) besides its tree, packed because the tree
+    /// leaves this rank unprocessed: nothing by default.
     ///
     /// # Errors
     /// When the inputs cannot be packed.
@@ -64,7 +65,8 @@ pub trait RootWork {
         Ok(Vec::new())
     }
 
-    /// The inputs another rank's [`RootWork::pack`] sent with root `r`'s tree, which arrived here.
+    /// The inputs another rank's [`RootWork::pack`] sent with root `r`'s tree (by global id),
+    /// which arrived here.
     ///
     /// # Errors
     /// When `bytes` are not inputs of this work.
@@ -111,7 +113,8 @@ impl Kernel {
         Kernel { sweeps }
     }
 
-    /// Processes every leaf of root `r`'s tree.
+    /// Processes every leaf of root `r`'s tree (`r`: its local id in `forest`; the digest
+    /// depends on its global id, not on the part that holds it).
     ///
     /// # Errors
     /// [`Error::RootNotHeld`] when `r` is not a root of `forest` or its tree is not held here.
@@ -121,7 +124,7 @@ impl Kernel {
         }
         let tree = &forest.trees()[r as usize];
         let verts = forest.vertices();
-        let mut digest = mix64(u64::from(r));
+        let mut digest = mix64(u64::from(forest.initial().root_gid(r)));
         let mut leaves = 0;
         for i in tree.leaves_dfs() {
             // By vertex key, not by index: a tree that moved between ranks keeps its keys

@@ -1,4 +1,5 @@
-//! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
+//! The adaptive loop on real ranks (`distributed.md`): each rank holds its part of the mesh
+//! (its roots and their ghost layer, [`Run::on_parts`], [`Share`]) or the replicated initial
 //! mesh (thread ranks share one copy, [`Run::on`]), the trees of the roots it owns and their
 //! weights; trees move between ranks as packed bytes.
 //!
@@ -26,7 +27,7 @@
 //!
 //! Between steps, [`Run::process`] runs a processing level: every root processed once by a
 //! [`Kernel`], each rank its own roots, or SBN balancing while the ranks work and moving trees
-//! lazily as real messages (`level`, `sbn`).
+//! lazily as real messages (`level`, `sbn`), on parts as on the whole mesh.
 //!
 //! Every rank accounts its CPU time in start-up and in each step, phase by phase, cut at every
 //! collective (`accounting`): [`Run::startup_cpu`], [`StepReport::cpu`], and [`gather_cpu`]

@@ -22,18 +22,25 @@
 //! equal: every rank is then inside the same collective, so no message is in flight. A rank
 //! that fails while others may wait for it sends them its error, and every rank returns it
 //! through one agreement.
+//!
+//! **Parts**: roots are named by global id, the forest holds them by local id. When ranks hold
+//! parts of the mesh, a requester names the roots it asks for that lie outside its part, and
+//! their records come with their trees; such a tree is **parked** (kept packed) and processed
+//! in a forest of its own root, and the level hands the parked trees to
+//! [`Run::process`](super::Run::process), which rebuilds the part once the level ended.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use super::level::{Hook, RankLevel, WireKind};
+use super::share::{RootRecord, Share};
 use super::RootWork;
 use crate::adapt::{Forest, TreePacket};
 use crate::balance::sbn::protocol::{Kind, Message as SbnMessage, Outbox};
 use crate::balance::sbn::{Processor, Shared};
 use crate::comm::{Comm, CommExt, Message, ReduceOp};
 use crate::hash::{IntMap, IntSet};
-use crate::metrics::CostModel;
+use crate::partition::FlatRows;
 use crate::{Error, Result};
 
 /// Data requests a rank sends before it waits for all their data: the balancing messages it
@@ -63,22 +70,43 @@ impl Outbox for Sent {
     }
 }
 
-/// A data request: the rank that wants the trees and the roots.
-type Request = (u32, Vec<u32>);
+/// A data request: the rank that wants the trees, the roots, and those of them outside the
+/// requester's part of the mesh.
+type Request = (u32, Vec<u32>, Vec<u32>);
 
-/// Trees sent on request, with their work's inputs ([`RootWork::pack`]), one per tree.
-type Data = (Vec<TreePacket>, Vec<Vec<u8>>);
+/// Trees sent on request, with their work's inputs ([`RootWork::pack`]), one per tree, and
+/// the records of those of their roots outside the requester's part.
+type Data = (Vec<TreePacket>, Vec<Vec<u8>>, Vec<RootRecord>);
 
-/// One rank's processing level.
+/// A tree that arrived at a rank whose part lacks its root, with its root's record.
+pub(super) type Parked = (TreePacket, RootRecord);
+
+/// How a level's roots are processed, and where their faces lead.
+pub(super) enum Plan<'a> {
+    /// Each rank processes the roots it holds; their rows (by global id) name their
+    /// neighbours' owners.
+    Static(&'a FlatRows),
+    /// SBN balances: its shared state (the level's graph by global id), every root's owner at
+    /// the start and the roots it queues on each rank (`None`: on their owners).
+    Sbn {
+        shared: &'a Shared<'a>,
+        owner: &'a [u32],
+        queued: Option<&'a [u32]>,
+    },
+}
+
+/// One rank's processing level. Roots are named by global id; the forest holds them by
+/// local id (the same when the rank holds the whole mesh).
 pub(super) struct Engine<'a, C: Comm + ?Sized> {
     comm: &'a C,
     me: u32,
     forest: &'a mut Forest,
-    model: &'a CostModel<'a>,
+    /// The part of the mesh held here (a tree arriving outside it is parked).
+    share: &'a Share,
+    /// Static: the rows of the roots held here, processed in turn.
+    rows: Option<&'a FlatRows>,
     /// SBN's shared state and this rank's processor (`None`: static).
     sbn: Option<(&'a Shared<'a>, Processor)>,
-    /// The owners at the start (static: where every root's data stays).
-    owner: &'a [u32],
     /// What processing a root does.
     work: &'a mut dyn RootWork,
     /// This rank's test hook.
@@ -107,36 +135,43 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
     stopped: bool,
     /// Another rank's failure arrived (it was not this rank's own).
     remote_failure: bool,
+    /// Trees that arrived outside this rank's part, kept packed with their roots' records
+    /// until the level ends (or they leave again).
+    parked: BTreeMap<u32, Parked>,
 }
 
 impl<'a, C: Comm + ?Sized> Engine<'a, C> {
-    /// Rank `comm.rank()`'s level over `forest`, with the graph and weights of `model`, SBN's
-    /// `shared` state (`None`: static), the owners `owner` at the start and the roots SBN
-    /// queues on each rank (`queued`; `None`: on their owners); `work` processes
-    /// a root, and `hook` is this rank's test hook.
+    /// Rank `comm.rank()`'s level over `forest` on the part `share`, processed as `plan`
+    /// says; `work` processes a root, and `hook` is this rank's test hook.
     pub(super) fn new(
         comm: &'a C,
-        forest: &'a mut Forest,
-        model: &'a CostModel<'a>,
-        shared: Option<&'a Shared<'a>>,
-        (owner, queued): (&'a [u32], Option<&[u32]>),
+        (forest, share): (&'a mut Forest, &'a Share),
+        plan: Plan<'a>,
         (work, hook): (&'a mut dyn RootWork, Option<Hook>),
     ) -> Self {
         let me = comm.rank() as u32;
-        let sbn = shared.map(|shared| {
-            let queue = queued.unwrap_or(owner);
-            let own: Vec<u32> = (0..owner.len() as u32)
-                .filter(|&r| queue[r as usize] == me)
-                .collect();
-            (shared, Processor::new(me, &own, owner.to_vec(), shared))
-        });
+        let (rows, sbn) = match plan {
+            Plan::Static(rows) => (Some(rows), None),
+            Plan::Sbn {
+                shared,
+                owner,
+                queued,
+            } => {
+                let queue = queued.unwrap_or(owner);
+                let own: Vec<u32> = (0..owner.len() as u32)
+                    .filter(|&r| queue[r as usize] == me)
+                    .collect();
+                let processor = Processor::new(me, &own, owner.to_vec(), shared);
+                (None, Some((shared, processor)))
+            }
+        };
         Engine {
             comm,
             me,
             forest,
-            model,
+            share,
+            rows,
             sbn,
-            owner,
             work,
             hook,
             out: Sent::default(),
@@ -153,11 +188,14 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             reported: None,
             stopped: false,
             remote_failure: false,
+            parked: BTreeMap::new(),
         }
     }
 
-    /// Runs the level; returns this rank's account and every root's owner after it.
-    pub(super) fn run(mut self) -> Result<(RankLevel, Vec<u32>)> {
+    /// Runs the level; returns this rank's account, under SBN every root's owner after it
+    /// (by global id; statically nothing moves), and the trees held here outside this rank's
+    /// part (parked, ascending by root).
+    pub(super) fn run(mut self) -> Result<(RankLevel, Option<Vec<u32>>, Vec<Parked>)> {
         let start = Instant::now();
         let worked = if self.sbn.is_some() {
             self.work_balanced()
@@ -174,24 +212,37 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         let clock = Instant::now();
         self.comm.agree(worked)?;
         self.terminate()?;
-        let owner = self.owners()?;
+        let owner = match self.sbn.is_some() {
+            true => Some(self.owners()?),
+            false => None,
+        };
         self.report.times.idle += clock.elapsed().as_secs_f64();
-        if let Some((_, p)) = &self.sbn {
-            self.report.balances = u64::from(p.initiated);
-            self.report.table_agrees = p.location == owner;
-        } else {
-            self.report.table_agrees = true;
+        match (&self.sbn, &owner) {
+            (Some((_, p)), Some(owner)) => {
+                self.report.balances = u64::from(p.initiated);
+                self.report.table_agrees = p.location == *owner;
+            }
+            _ => self.report.table_agrees = true,
         }
         self.report.times.total = start.elapsed().as_secs_f64();
-        Ok((self.report, owner))
+        Ok((self.report, owner, self.parked.into_values().collect()))
     }
 
-    /// Static: the roots owned here, in order, polling between two.
+    /// The local id of root `g` (global id) when its tree is held here.
+    fn held(&self, g: u32) -> Option<u32> {
+        let local = self.forest.initial().local_root(g)?;
+        self.forest.holds(local).then_some(local)
+    }
+
+    /// True when root `g`'s tree (global id) is held here (in the forest or parked).
+    fn holds(&self, g: u32) -> bool {
+        self.held(g).is_some() || self.parked.contains_key(&g)
+    }
+
+    /// Static: the roots held here, in order, polling between two.
     fn work_static(&mut self) -> Result<()> {
-        let own: Vec<u32> = (0..self.owner.len() as u32)
-            .filter(|&r| self.owner[r as usize] == self.me)
-            .collect();
-        for v in own {
+        let rows = self.rows.expect("a static level has its rows");
+        for &v in &rows.roots {
             self.poll()?;
             self.job(v)?;
         }
@@ -200,13 +251,13 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
 
     /// SBN: fig. 4's main loop until rank 0's stop.
     fn work_balanced(&mut self) -> Result<()> {
-        let nroots = self.owner.len() as u64;
+        let nroots = self.share.nroots() as u64;
         loop {
             self.poll()?;
             if self.stopped {
                 return Ok(());
             }
-            if let Some(i) = self.pending.iter().position(|&v| self.forest.holds(v)) {
+            if let Some(i) = self.pending.iter().position(|&v| self.holds(v)) {
                 let v = self.pending.swap_remove(i);
                 self.job(v)?;
                 continue;
@@ -346,7 +397,8 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         p.handle(msg.source as u32, decoded, shared, &mut self.out);
         // A locate message may come after a newer move: the trees held here are here.
         for r in located {
-            if self.forest.holds(r) {
+            let local = self.forest.initial().local_root(r);
+            if local.is_some_and(|l| self.forest.holds(l)) {
                 p.location[r as usize] = self.me;
             }
         }
@@ -383,8 +435,9 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     /// returns whether v's tree is here.
     fn fetch(&mut self, v: u32) -> Result<bool> {
         let clock = Instant::now();
+        let here = self.holds(v);
         let group = match &mut self.sbn {
-            Some((_, p)) if self.forest.holds(v) => {
+            Some((_, p)) if here => {
                 // The table may say otherwise (a stale locate message).
                 p.location[v as usize] = self.me;
                 None
@@ -393,36 +446,57 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             None => None,
         };
         if let Some((src, mut group)) = group {
-            group.retain(|&r| !self.forest.holds(r) && !self.awaiting.contains(&r));
+            group.retain(|&r| !self.holds(r) && !self.awaiting.contains(&r));
             if !group.is_empty() {
                 self.awaiting.extend(group.iter().copied());
                 self.requests += 1;
-                let request: Request = (self.me, group);
+                let initial = self.forest.initial();
+                let outside = group
+                    .iter()
+                    .copied()
+                    .filter(|&g| initial.local_root(g).is_none())
+                    .collect();
+                let request: Request = (self.me, group, outside);
                 self.send(src, TAG_REQUEST, WireKind::Migration, encode(&request))?;
             }
         }
         self.report.times.migration += clock.elapsed().as_secs_f64();
-        Ok(self.forest.holds(v))
+        Ok(self.holds(v))
     }
 
     /// Another rank asks for trees: sends those held here in one message, and forwards the
     /// request for the others to where they went.
     /// `source` sent the request (the requester or a rank that forwarded it).
-    fn serve(&mut self, source: usize, (requester, roots): Request) -> Result<()> {
-        let (here, gone): (Vec<u32>, Vec<u32>) =
-            roots.into_iter().partition(|&r| self.forest.holds(r));
+    fn serve(&mut self, source: usize, (requester, roots, outside): Request) -> Result<()> {
+        let (here, gone): (Vec<u32>, Vec<u32>) = roots.into_iter().partition(|&r| self.holds(r));
         if !here.is_empty() {
-            let packets = self.forest.take_trees(&here)?;
+            let local: Vec<u32> = here.iter().filter_map(|&r| self.held(r)).collect();
+            // A requester whose part lacks a root gets its record with its tree.
+            let mut records: Vec<RootRecord> = local
+                .iter()
+                .filter(|&&r| outside.contains(&self.forest.initial().root_gid(r)))
+                .map(|&r| self.share.record(r))
+                .collect();
+            let mut packets = self.forest.take_trees(&local)?;
+            for r in &here {
+                let Some((packet, record)) = self.parked.remove(r) else {
+                    continue;
+                };
+                if outside.contains(r) {
+                    records.push(record);
+                }
+                packets.push(packet);
+            }
             let mut inputs = Vec::with_capacity(packets.len());
             for p in &packets {
                 self.report.elements_sent += p.nelems() as u64;
                 self.gone_to.insert(p.root, requester);
                 inputs.push(self.work.pack(p.root)?);
             }
-            let data: Data = (packets, inputs);
+            let data: Data = (packets, inputs, records);
             self.send(requester, TAG_DATA, WireKind::Migration, encode(&data))?;
         }
-        let mut onwards: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        let mut onwards: BTreeMap<u32, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
         for r in gone {
             let Some(&to) = self.gone_to.get(&r) else {
                 return Err(Error::Protocol {
@@ -434,18 +508,22 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                     ),
                 });
             };
-            onwards.entry(to).or_default().push(r);
+            let (roots, out) = onwards.entry(to).or_default();
+            roots.push(r);
+            if outside.contains(&r) {
+                out.push(r);
+            }
         }
-        for (to, roots) in onwards {
-            let request: Request = (requester, roots);
+        for (to, (roots, out)) in onwards {
+            let request: Request = (requester, roots, out);
             self.send(to, TAG_REQUEST, WireKind::Migration, encode(&request))?;
         }
         Ok(())
     }
 
-    /// Trees asked for arrived with their work's inputs: into the forest and the work, and the
-    /// processor tells everyone.
-    fn unpack(&mut self, source: usize, (packets, inputs): Data) -> Result<()> {
+    /// Trees asked for arrived with their work's inputs: into the forest (or parked, when its
+    /// part lacks roots around them) and the work, and the processor tells everyone.
+    fn unpack(&mut self, source: usize, (packets, inputs, records): Data) -> Result<()> {
         let unexpected = packets.iter().find(|p| !self.awaiting.contains(&p.root));
         if let Some(p) = unexpected {
             return Err(Error::Protocol {
@@ -467,14 +545,29 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 ),
             });
         }
-        self.forest.put_trees(&packets)?;
+        let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
         for (p, bytes) in packets.iter().zip(inputs) {
+            self.report.elements_received += p.nelems() as u64;
             self.work.unpack(p.root, bytes)?;
         }
-        let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
-        for p in &packets {
-            self.report.elements_received += p.nelems() as u64;
-            self.awaiting.remove(&p.root);
+        // A tree whose root is outside this rank's part is parked until the level ends: the
+        // part grows once a level, not at every arrival.
+        let initial = self.forest.initial();
+        let (inside, outside): (Vec<TreePacket>, Vec<TreePacket>) = packets
+            .into_iter()
+            .partition(|p| initial.local_root(p.root).is_some());
+        self.forest.put_trees(&inside)?;
+        for p in outside {
+            let Some(record) = records.iter().find(|rec| rec.gid == p.root) else {
+                return Err(Error::Protocol {
+                    from: source,
+                    message: format!("root {}'s tree arrived without its record", p.root),
+                });
+            };
+            self.parked.insert(p.root, (p, record.clone()));
+        }
+        for r in &roots {
+            self.awaiting.remove(r);
         }
         if self.awaiting.is_empty() {
             self.requests = 0;
@@ -486,12 +579,27 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.flush()
     }
 
-    /// Processes root v: the work, then (when the work models its communication) one message
-    /// of its cut faces to each rank holding a neighbour.
+    /// Processes root v (global id): the work, then (when the work models its communication)
+    /// one message of its cut faces to each rank holding a neighbour. A parked tree is
+    /// processed in a forest of its own root.
     fn job(&mut self, v: u32) -> Result<()> {
         let clock = Instant::now();
         self.hook_before_job()?;
-        let done = self.work.process(self.forest, v)?;
+        let done = match self.parked.get(&v) {
+            Some((packet, record)) => {
+                let part = self.share.of_records(std::slice::from_ref(record))?;
+                let n = part.initial().nroots();
+                let opts = self.forest.options().clone();
+                let mut visiting = Forest::holding(part.initial(), opts, vec![false; n]);
+                visiting.put_trees(std::slice::from_ref(packet))?;
+                let local = part.initial().local_root(v).expect("its own record");
+                self.work.process(&visiting, local)?
+            }
+            None => {
+                let local = self.held(v).ok_or(Error::RootNotHeld { root: v })?;
+                self.work.process(self.forest, local)?
+            }
+        };
         if let Some(Hook::Slow { pause, .. }) = self.hook {
             std::thread::sleep(pause);
         }
@@ -505,17 +613,29 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             return Ok(());
         }
         let clock = Instant::now();
-        let location = match &self.sbn {
-            Some((_, p)) => &p.location[..],
-            None => self.owner,
-        };
-        let (xadj, adjncy) = (self.model.xadj, self.model.adjncy);
         let mut faces: BTreeMap<u32, u64> = BTreeMap::new();
-        for i in xadj[v as usize] as usize..xadj[v as usize + 1] as usize {
-            let q = location[adjncy[i] as usize];
+        let mut face = |q: u32, cwgt: u64| {
             if q != self.me {
-                *faces.entry(q).or_default() += self.model.weights.cwgt[i];
+                *faces.entry(q).or_default() += cwgt;
             }
+        };
+        match (&self.sbn, self.rows) {
+            (Some((shared, p)), _) => {
+                let m = &shared.model;
+                for i in m.xadj[v as usize] as usize..m.xadj[v as usize + 1] as usize {
+                    face(p.location[m.adjncy[i] as usize], m.weights.cwgt[i]);
+                }
+            }
+            (None, Some(rows)) => {
+                let row = rows
+                    .roots
+                    .binary_search(&v)
+                    .expect("a static level's own root");
+                for i in rows.xadj[row] as usize..rows.xadj[row + 1] as usize {
+                    face(rows.owner[i], rows.cwgt[i]);
+                }
+            }
+            (None, None) => unreachable!("a level is static or balanced by SBN"),
         }
         for (q, n) in faces {
             let bytes = vec![0u8; (n * face_bytes) as usize];
@@ -568,11 +688,18 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         self.poll()
     }
 
-    /// Every root's owner after the level, from what every rank processed and holds (a
-    /// collective): each root processed exactly once, held by exactly the rank that did.
+    /// Every root's owner after the level (by global id), from what every rank processed and
+    /// holds (a collective): each root processed exactly once, held by exactly the rank that
+    /// did.
     fn owners(&self) -> Result<Vec<u32>> {
-        let n = self.owner.len();
-        let held: Vec<u32> = (0..n as u32).filter(|&r| self.forest.holds(r)).collect();
+        let n = self.share.nroots();
+        let initial = self.forest.initial();
+        let mut held: Vec<u32> = (0..self.forest.nroots() as u32)
+            .filter(|&r| self.forest.holds(r))
+            .map(|r| initial.root_gid(r))
+            .chain(self.parked.keys().copied())
+            .collect();
+        held.sort_unstable();
         let all = self
             .comm
             .all_gather_serde(&(self.processed.clone(), held))?;

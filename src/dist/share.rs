@@ -8,8 +8,11 @@
 //! A share is cut from the whole mesh once at start-up ([`Share::of_rank`]), then rebuilt after
 //! every migration from what the rank keeps and what arrives ([`Share::rebuilt`]): a tree
 //! travels with the [`RootRecord`]s of the roots around it, and the owners of the new ghosts
-//! come from the [`Directory`]. The [`Share::whole`] mode keeps the whole mesh on every rank
-//! (global ids are local ids), for the processing levels that still need every root's owner.
+//! come from the [`Directory`]. An SBN processing level moves trees outside a rank's part;
+//! after it the part is rebuilt from the roots around those it kept and the records of the
+//! roots around the trees that came ([`Share::settled`]). The [`Share::whole`] mode keeps the
+//! whole mesh on every rank (global ids are local ids), for the callers that index every root
+//! (the erosion case).
 
 use crate::adapt::InitialMesh;
 use crate::comm::{Comm, CommExt};
@@ -203,7 +206,7 @@ impl Share {
     }
 
     /// The record of local root `r`.
-    fn record(&self, r: u32) -> RootRecord {
+    pub(crate) fn record(&self, r: u32) -> RootRecord {
         let mut rec = record(self.initial.mesh(), r, self.initial.root_gid(r));
         rec.tet = rec.tet.map(|v| self.initial.vertex_gid(v));
         rec
@@ -215,6 +218,48 @@ impl Share {
         let mut around = vec![false; self.owner.len()];
         self.mark_around(roots.iter().copied(), &mut around);
         self.records_marked(&around).collect()
+    }
+
+    /// The part of this mesh made of `records` alone (ascending by global id, each once),
+    /// owned by nobody known: where a tree that arrived outside this rank's part is processed.
+    ///
+    /// # Errors
+    /// [`InitialMesh::part`]'s.
+    pub(crate) fn of_records(&self, records: &[RootRecord]) -> Result<Share> {
+        let owner = vec![u32::MAX; records.len()];
+        Share::from_records(records, owner, self.nroots, self.tags.clone())
+    }
+
+    /// Rank `rank`'s share (of `nranks`) once a processing level moved trees, with every
+    /// root's owner `owner` (by global id): the part made of `records` (its roots and their
+    /// ghost layer, in any order, repeats allowed) and its block of the root directory.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `owner` has not one entry per root of the whole mesh;
+    /// [`InitialMesh::part`]'s.
+    pub(crate) fn settled(
+        &self,
+        mut records: Vec<RootRecord>,
+        owner: &[u32],
+        (rank, nranks): (u32, usize),
+    ) -> Result<Share> {
+        Error::check_len("owners", self.nroots, owner.len())?;
+        records.sort_unstable_by_key(|rec| rec.gid);
+        records.dedup_by_key(|rec| rec.gid);
+        let directory = Directory::from_owners(owner, rank as usize, nranks);
+        let initial = &self.initial;
+        let same = records.len() == initial.nroots()
+            && (records.iter().enumerate()).all(|(r, rec)| initial.root_gid(r as u32) == rec.gid);
+        let owners: Vec<u32> = records.iter().map(|rec| owner[rec.gid as usize]).collect();
+        if same {
+            let mut next = self.clone().with_directory(directory);
+            next.owner = owners;
+            return Ok(next);
+        }
+        let mut next = Share::from_records(&records, owners, self.nroots, self.tags.clone())?
+            .with_directory(directory);
+        next.generation = self.generation + 1;
+        Ok(next)
     }
 
     /// The share after a migration (a collective): this rank moved its roots `leaving`

@@ -6,22 +6,22 @@
 //! The erosion loop decides when to balance ([`Plum::propose`]), and every proposal is
 //! carried out.
 
-use plume::adapt::Forest;
 use plume::balance::{Accept, Never, Plum, PlumOptions};
 use plume::graph::{DualGraph, Weights};
+use plume::mesh::Mesh;
 use plume::partition::{root_centroids, Metis, Partitioner, Stripes};
 use plume::remap::{Identity, Remapper, TotalVOptimal};
 
 use crate::words::PartitionKind;
 
-/// The balancer of `kind` over `procs` ranks; stripes over `columns` columns of the box
-/// `[0, length]` along x.
+/// The balancer of `kind` over `procs` ranks for the roots of `mesh`; stripes over `columns`
+/// columns of the box `[0, length]` along x.
 ///
 /// # Errors
 /// When `procs` is 0.
 pub fn balancer(
     kind: PartitionKind,
-    forest: &Forest,
+    mesh: &Mesh,
     procs: usize,
     length: f64,
     columns: usize,
@@ -29,7 +29,7 @@ pub fn balancer(
     let (partitioner, remapper): (Box<dyn Partitioner>, Box<dyn Remapper>) = match kind {
         PartitionKind::Stripes => (
             Box::new(Stripes::along_x(
-                &root_centroids(forest.mesh()),
+                &root_centroids(mesh),
                 0.0,
                 length,
                 columns,

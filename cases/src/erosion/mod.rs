@@ -239,7 +239,7 @@ pub fn run(
         plume::hash::mix64(cfg.seed),
     );
     let mut graph = DualGraph::new(&forest);
-    let mut ledger = Ledger::new(cfg, &forest)?;
+    let mut ledger = Ledger::new(cfg, forest.mesh())?;
     let mut owner = ledger.initial_owner(&graph, erosion.fluid())?;
     let mut moment = Moment {
         iterations: 0,
@@ -301,12 +301,12 @@ struct Ledger<'a> {
 }
 
 impl<'a> Ledger<'a> {
-    /// The ledger of `cfg`'s run on the domain `forest` (whose mesh the stripes cut).
-    fn new(cfg: &'a ErosionConfig, forest: &plume::adapt::Forest) -> crate::error::Result<Self> {
+    /// The ledger of `cfg`'s run on the domain's initial `mesh` (which the stripes cut).
+    fn new(cfg: &'a ErosionConfig, mesh: &plume::mesh::Mesh) -> crate::error::Result<Self> {
         let p = cfg.procs;
         Ok(Ledger {
             cfg,
-            plum: layout::balancer(cfg.partition, forest, p, p as f64, p * cfg.cells[0])?,
+            plum: layout::balancer(cfg.partition, mesh, p, p as f64, p * cfg.cells[0])?,
             policy: cfg.build_policy(),
             rates: IncreaseRates::default(),
             costs: BalanceCosts::new(0.0),

@@ -10,7 +10,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use crate::error::{Error, Result};
-use plume::adapt::{Forest, LeafId, NO_ELEM};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, NO_ELEM};
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{GatheredPlum, Mark, Run};
 
@@ -36,6 +36,39 @@ pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Resu
     Ok(roots)
 }
 
+/// What every rank of a process starts from: the domain's initial mesh (thread ranks share
+/// one copy of it), its adaptation options and leaves, and its rocks. The domain's own forest
+/// is not kept: each rank's run builds its own.
+pub struct Start {
+    initial: InitialMesh,
+    opts: AdaptOptions,
+    leaves: usize,
+    rock_of_root: Vec<Option<u32>>,
+    probability: Vec<f64>,
+    strong: Vec<u32>,
+}
+
+/// The start of `cfg`'s run, built once per process ([`run_rank_on`]).
+///
+/// # Errors
+/// The domain's errors ([`domain::build`]).
+pub fn start(cfg: &ErosionConfig) -> Result<Start> {
+    let domain::Domain {
+        forest,
+        rock_of_root,
+        probability,
+        strong,
+    } = domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
+    Ok(Start {
+        initial: forest.initial().clone(),
+        opts: forest.options().clone(),
+        leaves: forest.nleaves(),
+        rock_of_root,
+        probability,
+        strong,
+    })
+}
+
 /// Runs this rank's part of the erosion case `cfg` (on `comm.size()` ranks, which must be
 /// `cfg.procs`). `each(moment, forest, owner)` is called on every rank with its forest and
 /// the owners, for the initial mesh and partition and after every iteration; its errors end
@@ -47,6 +80,29 @@ pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Resu
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ErosionConfig,
+    each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
+) -> Result<Option<ErosionRun>> {
+    if cfg.procs != comm.size() {
+        return Err(Error::WrongRanks {
+            set_for: cfg.procs,
+            has: comm.size(),
+        });
+    }
+    comm.agree_as(super::check_memory(cfg, 1))?;
+    let start = comm.agree_as(start(cfg))?;
+    run_rank_on(comm, cfg, &start, each)
+}
+
+/// [`run_rank`] from `start` (the same on every rank; thread ranks share one): every rank of a
+/// process holds one copy of the domain's mesh, not one each (the domain grows with P, a
+/// stripe per rank).
+///
+/// # Errors
+/// As [`run_rank`].
+pub fn run_rank_on<C: Comm + ?Sized>(
+    comm: &C,
+    cfg: &ErosionConfig,
+    start: &Start,
     mut each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ErosionRun>> {
     if cfg.procs != comm.size() {
@@ -56,40 +112,27 @@ pub fn run_rank<C: Comm + ?Sized>(
         });
     }
     let roots = comm.agree_as(super::check_memory(cfg, 1))?;
-    let domain = comm.agree_as(domain::build(
-        cfg.procs,
-        cfg.cells,
-        cfg.strong,
-        cfg.seed,
-        cfg.max_depth,
-    ))?;
-    let domain::Domain {
-        forest,
-        rock_of_root,
-        probability,
-        strong,
-    } = domain;
+    let mesh = start.initial.mesh();
     let mut ledger = comm.agree_as(match comm.rank() {
-        0 => Ledger::new(cfg, &forest).map(Some),
+        0 => Ledger::new(cfg, mesh).map(Some),
         _ => Ok(None),
     })?;
     let p = cfg.procs;
     // The run's own balancer never triggers: the policy decides on rank 0.
     let plum = comm.agree_as(layout::balancer(
         cfg.partition,
-        &forest,
+        mesh,
         p,
         p as f64,
         p * cfg.cells[0],
     ))?;
-    let nroots = forest.nroots();
-    let mut leaves = forest.nleaves() as u64;
-    let opts = forest.options().clone();
-    // The run builds its own forest on the domain's initial mesh: the domain's forest goes
-    // before it does.
-    let initial = forest.initial().clone();
-    drop(forest);
-    let mut run = Run::on(comm, &initial, opts, GatheredPlum::new(plum))?;
+    let nroots = start.initial.nroots();
+    let mut leaves = start.leaves as u64;
+    let opts = start.opts.clone();
+    let rock_of_root = start.rock_of_root.clone();
+    let probability = start.probability.clone();
+    let strong = start.strong.clone();
+    let mut run = Run::on(comm, &start.initial, opts, GatheredPlum::new(plum))?;
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), None)?;
     for r in run.held_roots() {
         let material = if rock_of_root[r as usize].is_some() {

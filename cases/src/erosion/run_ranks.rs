@@ -104,24 +104,33 @@ struct Rank0 {
     start: Instant,
 }
 
+/// A process's setup: the run's settings and the start every rank here runs from (one copy of
+/// the domain's mesh per process).
+struct Setup {
+    cfg: ErosionConfig,
+    start: super::ranks::Start,
+}
+
 impl RankCase for OnRanks<'_, '_> {
     const NAMES: [&'static str; 3] = ["erosion", "iter", "erosion.pvd"];
     const DEFAULT_PROCS: usize = DEFAULT_PROCS;
-    type Setup = ErosionConfig;
+    type Setup = Setup;
     type Report = Rank0;
     type Run = ErosionRun;
 
-    fn setup(&self, process: Process) -> Result<ErosionConfig> {
+    fn setup(&self, process: Process) -> Result<Setup> {
         let cfg = (self.0.config)(process.procs)?;
         super::ranks::check_memory(&cfg, records_kept(self.0), process.ranks_here)?;
-        Ok(cfg)
+        let start = super::ranks::start(&cfg)?;
+        Ok(Setup { cfg, start })
     }
 
-    fn last_step(&self, cfg: &ErosionConfig) -> Option<usize> {
-        Some(cfg.iterations)
+    fn last_step(&self, setup: &Setup) -> Option<usize> {
+        Some(setup.cfg.iterations)
     }
 
-    fn report(&self, cfg: &mut ErosionConfig, _: &mut RunFolder) -> Result<Rank0> {
+    fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Rank0> {
+        let cfg = &setup.cfg;
         Ok(Rank0 {
             progress: self
                 .0
@@ -135,11 +144,11 @@ impl RankCase for OnRanks<'_, '_> {
     fn rank(
         &self,
         rank: &Rank,
-        cfg: &ErosionConfig,
+        setup: &Setup,
         mut reporter: Option<&mut Reporter<Rank0>>,
     ) -> Result<Option<ErosionRun>> {
-        let comm = rank.comm;
-        let run = super::ranks::run_rank(comm, cfg, |moment, forest, owner| {
+        let (comm, cfg) = (rank.comm, &setup.cfg);
+        let each = |moment: super::Moment, forest: &plume::adapt::Forest, owner: &[u32]| {
             let done = moment.iterations;
             if let Some(out) = reporter.as_ref().filter(|_| done > 0) {
                 out.case.progress.inc();
@@ -153,11 +162,11 @@ impl RankCase for OnRanks<'_, '_> {
                 )?;
             }
             Ok(())
-        })?;
-        Ok(run)
+        };
+        super::ranks::run_rank_on(comm, cfg, &setup.start, each)
     }
 
-    fn finish(&self, cfg: &ErosionConfig, run: ErosionRun, out: Reporter<Rank0>) -> Result {
-        finish(self.0, cfg, &run, out)
+    fn finish(&self, setup: &Setup, run: ErosionRun, out: Reporter<Rank0>) -> Result {
+        finish(self.0, &setup.cfg, &run, out)
     }
 }

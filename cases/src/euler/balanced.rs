@@ -12,11 +12,12 @@
 //! new owner computes their geometry from its corners as the old one did, so it computes
 //! exactly what the old one would have. After the level the new states go into the forest;
 //! the flow mesh is rebuilt around the new owners when trees moved, else only the ghosts are
-//! refreshed.
+//! refreshed. Jobs are named by their roots' global ids: a rank may hold its part of the mesh,
+//! numbered locally, and a tree that arrives is processed wherever its holder keeps it.
 
 use std::ops::Range;
 
-use plume::adapt::{Across, Forest};
+use plume::adapt::{Across, Forest, InitialMesh};
 use plume::dist::{Processed, RootWork};
 use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
@@ -63,33 +64,37 @@ pub struct RootDone {
 pub struct StageJobs<'a> {
     scheme: &'a Scheme,
     mesh: &'a FlowMesh,
+    /// The part of the mesh `mesh` covers (local root ids by global id).
+    part: InitialMesh,
     /// The sides of the mesh's leaves and ghosts.
     sides: Sides,
     stage: Stage,
     dt: f64,
-    /// The iteration's first states of the roots held here at the start (second stage only).
+    /// The iteration's first states of the roots held here at the start (second stage only),
+    /// by global id.
     starts: IntMap<u32, Vec<Conserved>>,
-    /// The jobs whose trees arrived.
+    /// The jobs whose trees arrived, by global id.
     arrived: IntMap<u32, RootInputs>,
-    /// The jobs done here.
+    /// The jobs done here, by global id.
     done: IntMap<u32, RootDone>,
     /// Leaf-face flux evaluations done here.
     evaluations: u64,
 }
 
 impl<'a> StageJobs<'a> {
-    /// `stage` of the scheme over `dt` on the leaves of `mesh`; `starts` holds the iteration's
-    /// first states of the roots held here (from the first stage's [`StageJobs::finish`]) when
-    /// `stage` reads them.
+    /// `stage` of the scheme over `dt` on the leaves of `mesh`, built on the part `part` of
+    /// the mesh; `starts` holds the iteration's first states of the roots held here (from the
+    /// first stage's [`StageJobs::finish`]) when `stage` reads them.
     pub fn new(
         scheme: &'a Scheme,
-        mesh: &'a FlowMesh,
+        (mesh, part): (&'a FlowMesh, &InitialMesh),
         (stage, dt): (Stage, f64),
         starts: IntMap<u32, Vec<Conserved>>,
     ) -> Self {
         StageJobs {
             scheme,
             mesh,
+            part: part.clone(),
             sides: Sides::of(mesh),
             stage,
             dt,
@@ -100,18 +105,19 @@ impl<'a> StageJobs<'a> {
         }
     }
 
-    /// The jobs done here, by root, and the leaf-face flux evaluations they took.
+    /// The jobs done here, by root's global id, and the leaf-face flux evaluations they took.
     pub fn finish(self) -> (IntMap<u32, RootDone>, u64) {
         (self.done, self.evaluations)
     }
 
-    /// The mesh's leaves of root `r`, whose tree was here at the start.
-    fn range(&self, r: u32) -> Result<Range<usize>> {
+    /// The mesh's leaves of root `g` (global id), whose tree was here at the start.
+    fn range(&self, g: u32) -> Result<Range<usize>> {
         let offsets = &self.mesh.halo.adjacency.root_offsets;
-        match (offsets.get(r as usize), offsets.get(r as usize + 1)) {
+        let r = self.part.local_root(g).unwrap_or(u32::MAX) as usize;
+        match (offsets.get(r), offsets.get(r.wrapping_add(1))) {
             (Some(&start), Some(&end)) if start < end => Ok(start as usize..end as usize),
             _ => Err(Error::Invalid(format!(
-                "root {r}'s job is neither here nor arrived"
+                "root {g}'s job is neither here nor arrived"
             ))),
         }
     }
@@ -180,7 +186,8 @@ impl<'a> StageJobs<'a> {
         Ok(self.record(r, done, Some(range)))
     }
 
-    /// Runs the job `inputs` of root `r`, whose tree arrived (in `forest`) with them.
+    /// Runs the job `inputs` of root `r` (its local id in `forest`), whose tree arrived with
+    /// them.
     fn run_arrived(&mut self, forest: &Forest, r: u32, inputs: &RootInputs) -> Result<Processed> {
         let verts = forest.vertices();
         let mut leaves = Vec::with_capacity(inputs.beyond.len());
@@ -238,7 +245,7 @@ impl<'a> StageJobs<'a> {
             let start = starts.map_or(*u, |s| s[i]);
             done.push((self.stage.update(u, &start, &rate, self.dt), start));
         }
-        Ok(self.record(r, done, None))
+        Ok(self.record(forest.initial().root_gid(r), done, None))
     }
 
     /// Keeps root `r`'s new and first states (`(new, first)` per leaf), and its leaves in the
@@ -272,11 +279,12 @@ impl<'a> StageJobs<'a> {
 
 impl RootWork for StageJobs<'_> {
     fn process(&mut self, forest: &Forest, r: u32) -> Result<Processed> {
-        match self.arrived.remove(&r) {
+        let g = forest.initial().root_gid(r);
+        match self.arrived.remove(&g) {
             Some(inputs) => self.run_arrived(forest, r, &inputs),
             None => {
-                let range = self.range(r)?;
-                self.run_here(r, range)
+                let range = self.range(g)?;
+                self.run_here(g, range)
             }
         }
     }

@@ -245,13 +245,8 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             Some(_) => BalanceAt::Never,
             None => BalanceAt::Predicted,
         };
-        // SBN's processing needs every root's owner on every rank; otherwise each rank holds
-        // only its part of the mesh.
-        let run = match sbn {
-            Some(_) => Run::on(comm, initial, opts, balancer)?,
-            None => Run::on_parts(comm, initial, opts, balancer)?,
-        };
-        let run = run.balance_at(at);
+        // Each rank holds only its part of the mesh, SBN's processing levels included.
+        let run = Run::on_parts(comm, initial, opts, balancer)?.balance_at(at);
         let mut euler = EulerRun {
             mesh: FlowMesh::build(&run)?,
             run,
@@ -453,7 +448,8 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         for (s, &stage) in Stage::of(self.scheme.opts.time).iter().enumerate() {
             let seed = sbn.seed ^ mix64((self.iteration as u64) << 1 | s as u64);
             let opts = LevelOptions::new(Processing::Sbn(SbnOptions { seed, ..sbn }));
-            let mut jobs = StageJobs::new(&self.scheme, &self.mesh, (stage, dt), starts);
+            let part = self.run.forest().initial().clone();
+            let mut jobs = StageJobs::new(&self.scheme, (&self.mesh, &part), (stage, dt), starts);
             self.run.account(Phase::Process);
             let level = self.run.process(&opts, &mut jobs)?;
             let (done, n) = jobs.finish();
@@ -462,26 +458,23 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             let clock = Instant::now();
             let moved = level.ranks.iter().any(|r| r.data_moves > 0);
             starts = IntMap::default();
-            for (r, d) in done {
+            for (g, d) in done {
                 match d.here {
                     Some(range) if !moved => self.mesh.state[range].copy_from_slice(&d.states),
-                    Some(range) => {
-                        for (i, u) in range.zip(&d.states) {
-                            let id = self.mesh.halo.adjacency.leaves[i];
-                            self.run.leaf_data_mut(id).copy_from_slice(u);
-                        }
-                    }
-                    None => {
+                    // Trees moved: the part, and its local ids, may have changed with them.
+                    _ => {
+                        let forest = self.run.forest();
+                        let r = forest.initial().local_root(g).ok_or_else(|| {
+                            plume::Error::Invalid(format!("root {g} was processed here, not held"))
+                        })?;
                         let mut ids: Vec<LeafId> = Vec::with_capacity(d.states.len());
-                        self.run
-                            .forest()
-                            .for_each_leaf_in(&[r], |leaf| ids.push(leaf.id));
+                        forest.for_each_leaf_in(&[r], |leaf| ids.push(leaf.id));
                         for (id, u) in ids.into_iter().zip(&d.states) {
                             self.run.leaf_data_mut(id).copy_from_slice(u);
                         }
                     }
                 }
-                starts.insert(r, d.starts);
+                starts.insert(g, d.starts);
             }
             // Trees that moved are a new halo to build, counted as migration.
             if moved {

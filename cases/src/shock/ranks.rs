@@ -1,5 +1,5 @@
 //! The shock case on real ranks (`distributed.md`): one rank's part of a run through
-//! [`plume::dist::Run`], which marks with the front, adapts, balances with PLUM (rank 0
+//! [`plume::dist::Run`] (each rank holding its part of the mesh), which marks with the front, adapts, balances with PLUM (rank 0
 //! decides and broadcasts) and migrates the trees. Rank 0 holds the gathered weights and
 //! owners and makes each level's record as the single-process track does
 //! (`plum_record`), the simulated machine's figures included: a run's records are the
@@ -79,14 +79,9 @@ pub fn run_rank<C: Comm + ?Sized>(
         Balancer::Sbn => dist::BalanceAt::Never,
         _ => cfg.balance_at,
     };
-    // A processing level needs every root's owner on every rank; a run without one holds
-    // only its part of the mesh on each rank.
+    // Each rank holds only its part of the mesh, processing levels included.
     let plum = GatheredPlum::new(plum);
-    let run = match cfg.processing {
-        Some(_) => Run::on(comm, initial, opts, plum)?,
-        None => Run::on_parts(comm, initial, opts, plum)?,
-    };
-    let mut run = run.balance_at(at);
+    let mut run = Run::on_parts(comm, initial, opts, plum)?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
