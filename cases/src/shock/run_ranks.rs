@@ -7,6 +7,7 @@
 //! (under MPI the other processes return it as reported).
 
 use std::path::Path;
+use std::sync::Mutex;
 
 use plume::adapt::{Forest, InitialMesh};
 use plume::comm::Comm;
@@ -17,6 +18,7 @@ use plume::metrics::Phase;
 use plume::sim::calibrate::{measure, sample_forest, CalibrationOptions};
 use plume::sim::Machine;
 
+use super::ranks::Initial;
 use super::table::Table;
 use super::{ShockConfig, ShockRun};
 use crate::error::{check_procs, Result};
@@ -79,14 +81,26 @@ pub fn simulated(req: &Request) -> Result {
 /// The shock case through the rank driver.
 struct OnRanks<'r, 'a>(&'r Request<'a>);
 
-/// What a process prepares: the configuration, the initial mesh (its ranks share one copy)
-/// and, on rank 0's process, the mesh's provenance.
+/// What a process prepares: the configuration, the initial mesh and, on rank 0's process,
+/// the mesh's provenance.
 struct Setup {
     cfg: ShockConfig,
-    initial: InitialMesh,
-    /// The CPU spent reading the mesh and building its topology.
+    initial: Held,
+    /// The roots of the mesh, on rank 0's process.
+    roots: Option<usize>,
+    /// The CPU spent reading the mesh (and building its topology, for the whole mesh).
     serial: plume::dist::CpuLaps,
     source: Option<MeshSource>,
+}
+
+/// The initial mesh as a process holds it before its ranks start.
+enum Held {
+    /// Built whole, its ranks sharing one copy (every process reads it): the ranks of a run
+    /// with processing levels hold it all.
+    Whole(InitialMesh),
+    /// Read by rank 0's process only, for rank 0 to take and spread
+    /// ([`super::ranks::Initial::Spread`]): no other rank ever holds it.
+    Read(Mutex<Option<Mesh>>),
 }
 
 /// Rank 0's table and the mesh's provenance.
@@ -106,16 +120,35 @@ impl RankCase for OnRanks<'_, '_> {
         let req = self.0;
         let cfg = (req.config)(process.procs)?;
         let mut serial = plume::dist::CpuLaps::start(plume::comm::CpuClock::Process);
-        // Only rank 0 prints the reader's notes and needs the mesh's provenance.
+        // Rank 0 reads the mesh and spreads it; a run with processing levels needs it on
+        // every rank. Only rank 0 prints the reader's notes and needs the mesh's provenance.
+        let whole = cfg.processing.is_some();
+        if !(whole || process.reports) {
+            return Ok(Setup {
+                cfg,
+                initial: Held::Read(Mutex::new(None)),
+                roots: None,
+                serial,
+                source: None,
+            });
+        }
         let (mesh, source) = (req.mesh)(!process.reports)?;
         serial.lap(Phase::Read);
-        check_procs(process.procs, cfg.parts_per_proc, mesh.nelems())?;
-        super::ranks::check_memory(&cfg, mesh.nelems(), process.ranks_here)?;
-        let initial = InitialMesh::new(mesh)?;
-        serial.lap(Phase::Topology);
+        let roots = mesh.nelems();
+        check_procs(process.procs, cfg.parts_per_proc, roots)?;
+        super::ranks::check_memory(&cfg, roots, process.ranks_here)?;
+        let initial = match whole {
+            true => {
+                let initial = InitialMesh::new(mesh)?;
+                serial.lap(Phase::Topology);
+                Held::Whole(initial)
+            }
+            false => Held::Read(Mutex::new(Some(mesh))),
+        };
         Ok(Setup {
             cfg,
             initial,
+            roots: Some(roots),
             serial,
             source,
         })
@@ -127,7 +160,11 @@ impl RankCase for OnRanks<'_, '_> {
 
     fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Report> {
         Ok(Report {
-            table: Table::new(&setup.cfg, setup.initial.nroots(), self.0.ranks.host),
+            table: Table::new(
+                &setup.cfg,
+                setup.roots.expect("rank 0's process reads the mesh"),
+                self.0.ranks.host,
+            ),
             source: setup.source.take().expect("rank 0 reads the mesh's source"),
         })
     }
@@ -141,10 +178,18 @@ impl RankCase for OnRanks<'_, '_> {
         let comm = rank.comm;
         let cfg = &measured_on(comm, self.0, &setup.cfg)?;
         let all_ranks_here = rank.process.ranks_here == rank.process.procs;
+        let initial = match &setup.initial {
+            Held::Whole(initial) => Initial::Whole(initial),
+            // Rank 0 takes the mesh its process read.
+            Held::Read(mesh) => Initial::Spread(match comm.rank() {
+                0 => mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
+                _ => None,
+            }),
+        };
         let run = super::ranks::run_rank(
             comm,
             cfg,
-            (&setup.initial, &setup.serial),
+            (initial, &setup.serial),
             all_ranks_here,
             |level, record, forest, owner| {
                 if let (Some(out), Some(record)) = (reporter.as_mut(), record) {
