@@ -261,3 +261,15 @@ fn each_rank_holds_its_share_not_the_mesh() {
         );
     }
 }
+
+#[test]
+fn the_chunk_start_scenario_of_mpirun_passes_on_threads() {
+    // `tests/comm_mpi.rs` compares its lines under `mpirun` with these.
+    for procs in [1, 2, 3, 4] {
+        let lines = without_hang(move || {
+            launch_threads(procs, startup_checks::chunk_run::chunk_start).unwrap()
+        });
+        assert!(lines.iter().all(|l| *l == lines[0]), "P = {procs}");
+        assert_eq!(lines[0].len(), 6);
+    }
+}
