@@ -129,13 +129,17 @@ impl Share {
         comm.agree(checked)?;
         let roots: Vec<u32> = chunk.roots().collect();
         let stars = chunk::root_stars(comm, chunk.mesh_verts(), &roots, chunk.tets())?;
-        // To each owner, its roots and the roots around them.
+        // To each owner, its roots and the roots around them, each once.
         let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); size];
         for (i, (&g, &o)) in roots.iter().zip(owner).enumerate() {
             outgoing[o as usize].push(g);
             outgoing[o as usize].extend_from_slice(stars.star(i));
         }
         drop(stars);
+        for roots in &mut outgoing {
+            roots.sort_unstable();
+            roots.dedup();
+        }
         let mut part: Vec<u32> = comm.all_to_all_serde(&outgoing)?.concat();
         drop(outgoing);
         part.sort_unstable();
