@@ -1,6 +1,8 @@
 //! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
-//! mesh (thread ranks share one copy, [`Run::on`]), the trees of the roots it owns and their
-//! weights; trees move between ranks as packed bytes.
+//! mesh (thread ranks share one copy, [`Run::on`]) or only its part of it ([`Run::on_parts`],
+//! cut from the whole mesh; [`Run::from_chunk`], the parallel start-up from the ranks' chunks,
+//! where no rank holds the whole mesh), the trees of the roots it owns and their weights;
+//! trees move between ranks as packed bytes.
 //!
 //! [`Run`] is one rank's part of a run and owns the whole sequence of a step, so that the
 //! steps cannot be called in a wrong order: [`Run::step`] marks (the caller's indicator, on
