@@ -5,8 +5,10 @@
 //! it happens, as PLUM does), and write each level as VTK for ParaView, one piece per rank.
 //!
 //! The ranks are P threads of this process ([`launch_threads`]; under `mpirun`, `with_mpi`
-//! runs the same closure as one process's rank). Each rank runs a [`Run`], which holds the
-//! trees of the roots it owns and owns the order of a step: mark (with the indicator below),
+//! runs the same closure as one process's rank). The mesh is read once and handed to rank 0,
+//! which spreads it in chunks ([`spread`]): each rank starts its [`Run`] from its chunk
+//! ([`Run::from_chunk`]) and holds only its roots and their ghost layer, never the whole mesh.
+//! The run holds the trees of the roots it owns and owns the order of a step: mark (with the indicator below),
 //! coarsen, close, predict, balance (PLUM on rank 0), migrate the trees that change rank,
 //! subdivide.
 //!
@@ -24,9 +26,12 @@
 use plume::adapt::{AdaptOptions, LeafView, Transfer};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::{GatheredPlum, Mark, Run};
+use plume::dist::{FirstOwners, GatheredPlum, Mark, Run};
 use plume::io::{read_mesh, write_forest_vtu, write_pvd, write_pvtu, CellArray};
+use plume::mesh::chunk::spread;
+use plume::mesh::Mesh;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// What the loop is asked to do.
 struct Case {
@@ -68,19 +73,28 @@ fn jump(leaf: &LeafView, front: f64) -> f64 {
 /// Runs the loop on `case.ranks` thread ranks and returns one summary per level.
 fn run(case: &Case) -> plume::Result<Vec<LevelSummary>> {
     let (mesh, _notes) = read_mesh(&case.mesh)?;
+    let xmax = mesh.coords.iter().map(|c| c[0]).fold(f64::MIN, f64::max);
     std::fs::create_dir_all(&case.out)
         .map_err(|e| plume::Error::io(case.out.display().to_string(), &e))?;
-    let mut ranks = launch_threads(case.ranks, |comm| rank_main(comm, case, mesh.clone()))?;
+    // Rank 0 takes the mesh and spreads it; no other rank ever holds it.
+    let mesh = Mutex::new(Some(mesh));
+    let mut ranks = launch_threads(case.ranks, |comm| {
+        let mine = match comm.rank() {
+            0 => mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
+            _ => None,
+        };
+        rank_main(comm, case, (mine, xmax))
+    })?;
     Ok(ranks.swap_remove(0))
 }
 
-/// One rank's loop: the summaries of the levels (the same on every rank).
+/// One rank's loop from the mesh rank 0 holds (`None` on the others) reaching `xmax` along x:
+/// the summaries of the levels (the same on every rank).
 fn rank_main(
     comm: &dyn Comm,
     case: &Case,
-    mesh: plume::mesh::Mesh,
+    (mesh, xmax): (Option<Mesh>, f64),
 ) -> plume::Result<Vec<LevelSummary>> {
-    let xmax = mesh.coords.iter().map(|c| c[0]).fold(f64::MIN, f64::max);
     // One field per leaf (`u`, a density: adaptation keeps its integral), 3 levels below
     // each root at most.
     let opts = AdaptOptions {
@@ -88,7 +102,9 @@ fn rank_main(
         ..AdaptOptions::with_fields(vec![Transfer::Conservative])
     };
     let plum = Plum::new(PlumOptions::new(case.ranks))?;
-    let mut run = Run::new(comm, mesh, opts, GatheredPlum::new(plum))?;
+    // PLUM balances on rank 0's gathered graph, whose first partition makes the first owners.
+    let plum = GatheredPlum::new(plum);
+    let mut run = Run::from_chunk(comm, |c| spread(c, mesh), opts, plum, FirstOwners::Balancer)?;
     let mut series = Vec::new();
     let mut summaries = Vec::new();
     for level in 0..=case.levels {

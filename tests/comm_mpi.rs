@@ -8,7 +8,8 @@
 //! the others wait (the job is aborted); the distributed adaptive loop (`plume::dist::Run`) for
 //! N = 1…4, whose union of leaves is the serial forest's and whose per-level metrics are the
 //! threads backend's; the start-up checks of `tests/startup_checks` (SFC partition on ranks,
-//! spread mesh, generated blocks, vertex directory) for N = 2…4; SBN processing levels for N = 2…4 (and with a slow rank), whose roots,
+//! spread mesh, generated blocks, vertex directory) for N = 2…4; runs started from chunks
+//! (`Run::from_chunk`), whose shares and records are the threads backend's, for N = 2…4; SBN processing levels for N = 2…4 (and with a slow rank), whose roots,
 //! leaves and digest are the single rank's (the tree checksum unchanged by each level), and a rank failing in one (every
 //! rank exits non-zero with one message). `mpirun --timeout` turns a hang into exit code 110, which the failure
 //! scenarios must not see.
@@ -45,6 +46,9 @@ fn main() {
         the_start_up_checks_pass_on(procs);
     }
     for procs in 2..=4 {
+        the_chunk_start_matches_the_threads_backend(procs);
+    }
+    for procs in 2..=4 {
         sbn_levels_match_one_rank(procs, "sbn");
     }
     sbn_levels_match_one_rank(3, "sbn-slow");
@@ -79,6 +83,18 @@ fn run_rank(scenario: &str) -> i32 {
             "startup" => startup_checks::all(comm).map(|()| {
                 if comm.rank() == 0 {
                     println!("start-up checks passed on {} ranks", comm.size());
+                }
+            }),
+            "chunk-start" => reported(
+                comm,
+                startup_checks::chunk_run::chunk_start(comm),
+                &mut printed,
+            )
+            .map(|lines| {
+                if comm.rank() == 0 {
+                    for line in lines {
+                        println!("{line}");
+                    }
                 }
             }),
             "agreed-failure" => {
@@ -409,6 +425,28 @@ fn a_rank_failing_in_an_sbn_level_ends_every_rank_with_one_message() {
     let expected = ["plume: rank 1 failed (test hook)".to_string()];
     assert_failed_with(&output, &expected, "sbn failure");
     println!("test comm_mpi: a rank failing in an SBN level ends every rank ... ok");
+}
+
+/// A run started from chunks under `mpirun` (the share check, then each kind of first
+/// owners) prints the lines the threads backend gives.
+fn the_chunk_start_matches_the_threads_backend(procs: usize) {
+    let output = mpirun(procs, "chunk-start", 120);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "chunk start on {procs} ranks: {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let threads =
+        launch_threads(procs, startup_checks::chunk_run::chunk_start).expect("threads backend");
+    let mpi: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        mpi, threads[0],
+        "chunk start on {procs} ranks: MPI and threads differ"
+    );
+    assert_eq!(mpi.len(), 2 * 3);
+    println!("test comm_mpi: the chunk start on {procs} ranks matches threads ... ok");
 }
 
 fn the_adaptive_loop_matches_the_threads_backend(procs: usize) {

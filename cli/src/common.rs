@@ -93,12 +93,6 @@ pub fn load_mesh(path: &Path) -> CliResult<Mesh> {
     Ok(mesh)
 }
 
-/// [`load_mesh`] without the reader's notes (for the MPI ranks that do not print).
-pub fn read_mesh_quietly(path: &Path) -> CliResult<Mesh> {
-    check_extension(path, "a mesh file", &["msh", "vtu"])?;
-    Ok(plume::io::read_mesh(path)?.0)
-}
-
 /// Checks that a file name given as `option` ends in one of `extensions` (if any are given),
 /// before any work is done: a usage error otherwise.
 pub fn check_extension(path: &Path, option: &str, extensions: &[&str]) -> CliResult {

@@ -10,7 +10,7 @@ use clap::Args;
 use plume::balance::Accept;
 use plume::dist::BalanceAt;
 
-use super::common::{read_mesh_quietly, VtkCompression};
+use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, refuse_sbn_options, words, BackendName, ShockCaseArgs};
 use plume_cases::shock::{run_ranks, ShockConfig};
@@ -93,15 +93,7 @@ pub fn run(args: ShockArgs) -> CliResult {
         ));
     }
     let on_procs = |procs| -> plume_cases::Result<ShockConfig> { Ok(config(&args, procs)?) };
-    let mesh = |quiet| -> plume_cases::Result<_> {
-        Ok(match (&args.case.mesh, quiet) {
-            (Some(path), true) => (read_mesh_quietly(path)?, None),
-            _ => args
-                .case
-                .mesh()
-                .map(|(mesh, source)| (mesh, Some(source)))?,
-        })
-    };
+    let mesh = || -> plume_cases::Result<_> { Ok(args.case.mesh()?) };
     let mpi = args.backend == Some(BackendName::Mpi);
     let request = run_ranks::Request {
         config: &on_procs,

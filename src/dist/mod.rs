@@ -1,7 +1,8 @@
-//! The adaptive loop on real ranks (`distributed.md`): each rank holds its part of the mesh
-//! (its roots and their ghost layer, [`Run::on_parts`], [`Share`]) or the replicated initial
-//! mesh (thread ranks share one copy, [`Run::on`]), the trees of the roots it owns and their
-//! weights; trees move between ranks as packed bytes.
+//! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
+//! mesh (thread ranks share one copy, [`Run::on`]) or only its part of it ([`Run::on_parts`],
+//! cut from the whole mesh; [`Run::from_chunk`], the parallel start-up from the ranks' chunks,
+//! where no rank holds the whole mesh), the trees of the roots it owns and their weights;
+//! trees move between ranks as packed bytes.
 //!
 //! [`Run`] is one rank's part of a run and owns the whole sequence of a step, so that the
 //! steps cannot be called in a wrong order: [`Run::step`] marks (the caller's indicator, on
@@ -94,7 +95,7 @@ use crate::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
 use crate::balance::Balance;
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::{DualGraph, TreeWeights, Weights};
-use crate::mesh::Mesh;
+use crate::mesh::{chunk::Chunk, Mesh};
 use crate::metrics::{Phase, RankCpu};
 use crate::{Error, Result};
 
@@ -180,6 +181,23 @@ pub struct StepReport {
     /// This rank's CPU seconds per phase, segment by segment ([`gather_cpu`] gathers every
     /// rank's into a [`CpuAccount`](crate::metrics::CpuAccount)).
     pub cpu: RankCpu,
+}
+
+/// Where [`Run::from_chunk`] takes the first owners from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstOwners {
+    /// The Hilbert curve through the root centroids, sorted across the ranks
+    /// ([`sfc_first_owners`](crate::partition::sfc_first_owners), every root weighing 1):
+    /// nothing gathered, the owners of [`Sfc`](crate::partition::Sfc) on the initial dual
+    /// graph. The balancer's [`Balancer::first_owners`] is not called: not for a balancer
+    /// that keeps the graph it makes them on ([`GatheredPlum`]; it refuses to balance
+    /// without it).
+    Sfc,
+    /// The balancer's [`Balancer::first_owners`] on rank 0, as [`Run::on`]: rank 0 gathers
+    /// the chunks into the whole mesh ([`gather`](crate::mesh::chunk::gather)), builds its dual
+    /// graph, gives it to the balancer and drops the mesh; each rank gets its chunk's owners.
+    /// Start-up's gathered path, by choice (METIS, and PLUM on the gathered graph).
+    Balancer,
 }
 
 /// What each rank holds of the mesh.
@@ -275,6 +293,82 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         Run::start(comm, initial, opts, balancer, holding)
     }
 
+    /// Starts a run on every rank from the ranks' chunks of the mesh (a collective): the
+    /// parallel start-up (`scale.md`, "Start-up"). `chunk` makes this rank's chunk (the block
+    /// of its rank: [`spread`](crate::mesh::chunk::spread) of a mesh rank 0 read,
+    /// [`generate_box_chunk`](crate::mesh::generate_box_chunk)); `first` says where the first
+    /// owners come from. Each rank then holds its part of the mesh (its roots and their ghost
+    /// layer, [`Share::of_chunk`]) and no rank holds the whole mesh, but for rank 0 while
+    /// its balancer makes the first owners ([`FirstOwners::Balancer`]). Start-up's CPU
+    /// account ([`Run::startup_cpu`]) holds the chunk's making (`Read`), the first owners
+    /// (`FirstPartition`), the share (`Topology`: the vertex directory, the records and the
+    /// part's topology) and the forest (`Forest`).
+    ///
+    /// The run is the one [`Run::on_parts`] starts on the whole mesh with the same first
+    /// owners: [`FirstOwners::Balancer`] gives the balancer's, [`FirstOwners::Sfc`] those of
+    /// [`Sfc`](crate::partition::Sfc) on the initial dual graph.
+    ///
+    /// ```
+    /// use plume::adapt::AdaptOptions;
+    /// use plume::comm::{launch_threads, Comm, ThreadComm};
+    /// use plume::dist::{FirstOwners, Mark, NoBalancing, Run};
+    /// use plume::mesh::generate_box_chunk;
+    /// use plume::partition::Rcb;
+    /// let leaves = launch_threads(3, |comm| {
+    ///     let chunk = |c: &ThreadComm| generate_box_chunk([3, 3, 3], [1.0; 3], c.rank(), c.size());
+    ///     let none = NoBalancing::new(Box::new(Rcb::new(Vec::new()))); // never asked
+    ///     let opts = AdaptOptions::default();
+    ///     let mut run = Run::from_chunk(comm, chunk, opts, none, FirstOwners::Sfc)?;
+    ///     Ok(run.step(|_| Mark::Refine)?.metrics.leaves)
+    /// })
+    /// .unwrap();
+    /// assert_eq!(leaves, [162 * 8; 3]);
+    /// ```
+    ///
+    /// # Errors
+    /// `chunk`'s (which must be the same on every rank: [`spread`](crate::mesh::chunk::spread)'s
+    /// are); as [`Run::on`]; [`Share::of_chunk`]'s; on every rank.
+    pub fn from_chunk(
+        comm: &'c C,
+        chunk: impl FnOnce(&C) -> Result<Chunk>,
+        opts: AdaptOptions,
+        balancer: impl Balancer + 'c,
+        first: FirstOwners,
+    ) -> Result<Self> {
+        let comm = accounting::Accounted::new(comm);
+        comm.start(Phase::Read);
+        let chunk = comm.agree(chunk(comm.inner()))?;
+        comm.enter(Phase::FirstPartition);
+        let mut balancer: Box<dyn Balancer + 'c> = Box::new(balancer);
+        Run::check(&comm, &opts, balancer.as_ref())?;
+        let owner = match first {
+            FirstOwners::Sfc => {
+                let ids: Vec<u32> = chunk.roots().collect();
+                let unit = vec![1; ids.len()];
+                crate::partition::sfc_first_owners(&comm, &ids, &chunk.centroids(), &unit)?
+            }
+            FirstOwners::Balancer => {
+                let whole = crate::mesh::chunk::gather(&comm, &chunk)?;
+                let whole = comm.agree(whole.map(InitialMesh::new).transpose())?;
+                let owner = Run::first_owners(&comm, whole.as_ref(), &opts, balancer.as_mut())?;
+                // Each rank its chunk's block of the owners.
+                let mut outgoing = vec![Vec::new(); comm.size()];
+                if let Some(owner) = owner {
+                    for (k, block) in outgoing.iter_mut().enumerate() {
+                        let roots = crate::mesh::chunk::block(owner.len(), comm.size(), k);
+                        *block = owner[roots].to_vec();
+                    }
+                }
+                comm.all_to_all_serde(&outgoing)?.swap_remove(0)
+            }
+        };
+        comm.enter(Phase::Topology);
+        let share = Share::of_chunk(&comm, &chunk, &owner)?;
+        drop(chunk);
+        comm.enter(Phase::Forest);
+        Ok(Run::holding(comm, share, opts, balancer))
+    }
+
     /// [`Run::on`] on the accounting transport, recording since start-up began.
     fn start(
         comm: accounting::Accounted<'c, C>,
@@ -284,24 +378,10 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         holding: Holding,
     ) -> Result<Self> {
         comm.enter(Phase::FirstPartition);
-        comm.agree(opts.check())?;
-        comm.agree(balancer.check(comm.size()))?;
-        // Start-up's gathered path: rank 0 partitions the whole dual graph (the balancer may
-        // keep it).
-        let first = if comm.rank() == 0 {
-            let graph = DualGraph::new(&Forest::on(initial, opts.clone()));
-            balancer.first_owners(graph, comm.size()).map(Some)
-        } else {
-            Ok(None)
-        };
-        let first = comm.agree(first)?;
-        let owner: Vec<u32> = comm.broadcast_serde(0, first.as_ref())?;
-        comm.agree(crate::balance::ranks::check_assignment(
-            "first owner",
-            &owner,
-            initial.nroots(),
-            comm.size(),
-        ))?;
+        Run::check(&comm, &opts, balancer.as_ref())?;
+        let root = (comm.rank() == 0).then_some(initial);
+        let owner = Run::first_owners(&comm, root, &opts, balancer.as_mut())?;
+        let owner: Vec<u32> = comm.broadcast_serde(0, owner.as_ref())?;
         comm.enter(Phase::Forest);
         let share = match holding {
             Holding::Whole => Share::whole(initial, owner),
@@ -312,11 +392,62 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
                 comm.size(),
             ))?,
         };
+        Ok(Run::holding(comm, share, opts, balancer))
+    }
+
+    /// Checks, on every rank, the options and the balancer of a run on `comm`.
+    fn check(
+        comm: &accounting::Accounted<'c, C>,
+        opts: &AdaptOptions,
+        balancer: &(dyn Balancer + 'c),
+    ) -> Result<()> {
+        comm.agree(opts.check())?;
+        comm.agree(balancer.check(comm.size()))
+    }
+
+    /// Start-up's gathered path: rank 0, which passes the whole mesh `whole` (the others
+    /// `None`), partitions its whole dual graph with the balancer (which may keep it); a
+    /// collective checking the owners. Returns them on rank 0.
+    fn first_owners(
+        comm: &accounting::Accounted<'c, C>,
+        whole: Option<&InitialMesh>,
+        opts: &AdaptOptions,
+        balancer: &mut (dyn Balancer + 'c),
+    ) -> Result<Option<Vec<u32>>> {
+        let first = match whole {
+            Some(initial) => {
+                let graph = DualGraph::new(&Forest::on(initial, opts.clone()));
+                balancer
+                    .first_owners(graph, comm.size())
+                    .and_then(|owner| {
+                        crate::balance::ranks::check_assignment(
+                            "first owner",
+                            &owner,
+                            initial.nroots(),
+                            comm.size(),
+                        )
+                        .map(|()| owner)
+                    })
+                    .map(Some)
+            }
+            None => Ok(None),
+        };
+        comm.agree(first)
+    }
+
+    /// The run holding `share` once start-up made it: the forest of the roots owned here;
+    /// start-up's accounting ends.
+    fn holding(
+        comm: accounting::Accounted<'c, C>,
+        share: Share,
+        opts: AdaptOptions,
+        balancer: Box<dyn Balancer + 'c>,
+    ) -> Self {
         let me = comm.rank() as u32;
         let held = share.owner().iter().map(|&o| o == me).collect();
         let forest = Forest::holding(share.initial(), opts, held);
         let startup_cpu = comm.take();
-        Ok(Run {
+        Run {
             comm,
             startup_cpu,
             forest,
@@ -328,7 +459,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             at: BalanceAt::default(),
             level: 0,
             level_graph: None,
-        })
+        }
     }
 
     /// Balances at `at` instead of on the predicted weights.
@@ -418,8 +549,8 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         self.comm.inner()
     }
 
-    /// This rank's CPU seconds in start-up, from the call of [`Run::new`] (or [`Run::on`]) to
-    /// its return, per phase ([`gather_cpu`] gathers every rank's).
+    /// This rank's CPU seconds in start-up, from the call of [`Run::new`] (or [`Run::on`],
+    /// [`Run::from_chunk`]) to its return, per phase ([`gather_cpu`] gathers every rank's).
     pub fn startup_cpu(&self) -> &RankCpu {
         &self.startup_cpu
     }

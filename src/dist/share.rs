@@ -97,6 +97,85 @@ impl Share {
             .map(|share| share.with_directory(directory))
     }
 
+    /// This rank's share of the mesh whose chunks the ranks hold (a collective): the same
+    /// [`Share`] as [`Share::of_rank`] on the whole mesh and every root's owner, made from
+    /// this rank's `chunk` ([`chunk::spread`], [`crate::mesh::generate_box_chunk`]) and the
+    /// first owners `owner` of its roots (one per root of the chunk, in order), without any
+    /// rank holding the whole mesh or a table sized by it: each rank sends the owner of each
+    /// of its chunk's roots the root and the roots around it ([`chunk::root_stars`], through
+    /// the vertex directory), fetches the records of the roots it then holds
+    /// ([`chunk::fetch_roots`]) and asks their owners of the root directory, whose blocks are
+    /// the chunks' own.
+    ///
+    /// # Errors
+    /// The same on every rank: [`Error::LengthMismatch`] unless `owner` has one entry per
+    /// root of the chunk, [`Error::RankOutOfRange`] for an owner that is not a rank; those
+    /// of [`chunk::root_stars`] and [`chunk::fetch_roots`] (e.g. a chunk that is not its
+    /// rank's block), of the part's mesh ([`InitialMesh::part`]) and of the transport.
+    pub fn of_chunk<C: Comm + ?Sized>(
+        comm: &C,
+        chunk: &chunk::Chunk,
+        owner: &[u32],
+    ) -> Result<Share> {
+        let size = comm.size();
+        let checked =
+            Error::check_len("owners", chunk.len(), owner.len()).and_then(|()| {
+                match owner.iter().position(|&o| o as usize >= size) {
+                    Some(i) => Err(Error::RankOutOfRange {
+                        vertex: chunk.first() as usize + i,
+                        rank: owner[i],
+                        nranks: size,
+                    }),
+                    None => Ok(()),
+                }
+            });
+        comm.agree(checked)?;
+        let roots: Vec<u32> = chunk.roots().collect();
+        let stars = chunk::root_stars(comm, chunk.mesh_verts(), &roots, chunk.tets())?;
+        // To each owner, its roots and the roots around them, each once.
+        let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); size];
+        for (i, (&g, &o)) in roots.iter().zip(owner).enumerate() {
+            outgoing[o as usize].push(g);
+            outgoing[o as usize].extend_from_slice(stars.star(i));
+        }
+        drop(stars);
+        for roots in &mut outgoing {
+            roots.sort_unstable();
+            roots.dedup();
+        }
+        let mut part: Vec<u32> = comm.all_to_all_serde(&outgoing)?.concat();
+        drop(outgoing);
+        part.sort_unstable();
+        part.dedup();
+        let fetched = chunk::fetch_roots(comm, chunk, &part)?;
+        let records: Vec<RootRecord> = (0..part.len())
+            .map(|i| {
+                let tet = fetched.tets()[i];
+                RootRecord {
+                    gid: part[i],
+                    tet,
+                    coords: fetched
+                        .vertices()
+                        .corners(tet)
+                        .expect("fetched with its vertices"),
+                    volume: fetched.volume()[i],
+                    boundary: fetched.boundary()[i],
+                }
+            })
+            .collect();
+        drop(fetched);
+        let directory = Directory {
+            first: chunk.first(),
+            owner: owner.to_vec(),
+            nroots: chunk.mesh_roots(),
+            nranks: size,
+        };
+        let owners = directory.owners_of(comm, &part)?;
+        let tags = TagShape::of(chunk.tags());
+        let share = Share::from_records(&records, owners, chunk.mesh_roots(), tags);
+        comm.agree(share.map(|share| share.with_directory(directory)))
+    }
+
     /// This share with `directory`.
     fn with_directory(mut self, directory: Directory) -> Share {
         self.directory = Some(directory);

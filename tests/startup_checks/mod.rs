@@ -6,6 +6,8 @@
 //! naming what differs, so that under MPI it can go through `agree`.
 #![allow(dead_code)]
 
+pub mod chunk_run;
+
 use plume::comm::{Comm, CommExt};
 use plume::graph::GraphView;
 use plume::hash::mix64;

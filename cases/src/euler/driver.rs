@@ -12,7 +12,8 @@ use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
 use plume::balance::SbnOptions;
 use plume::comm::{Comm, CommExt};
 use plume::dist::{
-    BalanceAt, Balancer, LevelOptions, Moved, ProcessedLevel, Processing, Run, StepReport,
+    BalanceAt, Balancer, FirstOwners, LevelOptions, Moved, ProcessedLevel, Processing, Run,
+    StepReport,
 };
 use plume::hash::{mix64, IntMap};
 use plume::metrics::{Phase, RankCpu};
@@ -145,6 +146,18 @@ impl EulerConfig {
     }
 }
 
+/// The forest's options of a run with `cfg`: deep enough for its refinements, the five
+/// conserved variables transferred conservatively (they are densities).
+fn adapt_options(cfg: &EulerConfig) -> AdaptOptions {
+    AdaptOptions {
+        max_depth: cfg.indicator.max_depth.max(match cfg.initial {
+            InitialRefinement::Uniform(l) => l,
+            InitialRefinement::Adaptive => 0,
+        }),
+        ..AdaptOptions::with_fields(vec![Transfer::Conservative; NVARS])
+    }
+}
+
 /// Time spent by this rank, by stage.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FlowTimes {
@@ -223,6 +236,25 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         Self::start(comm, initial, cfg, balancer, Some(sbn))
     }
 
+    /// As [`EulerRun::new`], each rank starting from its chunk of the mesh ([`Run::from_chunk`]:
+    /// `chunk` makes it, `first` says where the first owners come from), with the boundary
+    /// conditions `boundaries` of the whole mesh's groups ([`Boundaries::from_tags`], which
+    /// needs every boundary tag): no rank holds the whole mesh.
+    ///
+    /// # Errors
+    /// [`Error::SettingOutOfRange`] for bad settings; the run's errors.
+    pub fn from_chunk(
+        comm: &'c C,
+        chunk: impl FnOnce(&C) -> plume::Result<plume::mesh::chunk::Chunk>,
+        (cfg, boundaries): (EulerConfig, Boundaries),
+        balancer: impl Balancer + 'c,
+        first: FirstOwners,
+    ) -> Result<Self> {
+        cfg.check()?;
+        let run = Run::from_chunk(comm, chunk, adapt_options(&cfg), balancer, first)?;
+        Self::adapted(run, boundaries, cfg, None)
+    }
+
     /// [`EulerRun::new`] or [`EulerRun::with_sbn`].
     fn start(
         comm: &'c C,
@@ -233,20 +265,26 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     ) -> Result<Self> {
         cfg.check()?;
         let boundaries = Boundaries::from_tags(&initial.mesh().tags, cfg.case.inflow())?;
-        // The five conserved variables are densities: conservative transfer.
-        let opts = AdaptOptions {
-            max_depth: cfg.indicator.max_depth.max(match cfg.initial {
-                InitialRefinement::Uniform(l) => l,
-                InitialRefinement::Adaptive => 0,
-            }),
-            ..AdaptOptions::with_fields(vec![Transfer::Conservative; NVARS])
-        };
+        let opts = adapt_options(&cfg);
+        // Each rank holds only its part of the mesh, SBN's processing levels included.
+        let run = Run::on_parts(comm, initial, opts, balancer)?;
+        Self::adapted(run, boundaries, cfg, sbn)
+    }
+
+    /// The run on `run` once started: the state set at every leaf's centroid and the mesh
+    /// refined to it as `cfg.initial` says; `run`'s balancer balances in each adaptation step
+    /// on the predicted weights, or SBN with `sbn` while the ranks compute.
+    fn adapted(
+        run: Run<'c, C>,
+        boundaries: Boundaries,
+        cfg: EulerConfig,
+        sbn: Option<SbnOptions>,
+    ) -> Result<Self> {
         let at = match sbn {
             Some(_) => BalanceAt::Never,
             None => BalanceAt::Predicted,
         };
-        // Each rank holds only its part of the mesh, SBN's processing levels included.
-        let run = Run::on_parts(comm, initial, opts, balancer)?.balance_at(at);
+        let run = run.balance_at(at);
         let mut euler = EulerRun {
             mesh: FlowMesh::build(&run)?,
             run,

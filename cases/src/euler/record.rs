@@ -38,11 +38,19 @@ pub struct EulerRunConfig {
 /// ranks) or, for another partitioner, PLUM on rank 0 with the gathered weights and the optimal
 /// TotalV remap; no balancing (no balancer, or SBN, which balances while the ranks compute).
 pub fn balancer(cfg: &EulerRunConfig, mesh: &Mesh) -> plume::Result<Box<dyn dist::Balancer>> {
+    balancer_over(cfg, &root_centroids(mesh))
+}
+
+/// [`balancer`] for roots whose centroids are `centroids`: every root's on the rank that
+/// partitions (rank 0), none on the others (their balancer's partitioners never run).
+pub fn balancer_over(
+    cfg: &EulerRunConfig,
+    centroids: &[[f64; 3]],
+) -> plume::Result<Box<dyn dist::Balancer>> {
     let opts = PlumOptions::new(cfg.procs);
-    let centroids = root_centroids(mesh);
     // METIS's default seed, as the run always had.
     let seed = 1;
-    let first = cfg.initial.build(seed, &centroids);
+    let first = cfg.initial.build(seed, centroids);
     Ok(match cfg.balancer {
         Balancer::None | Balancer::Sbn => Box::new(NoBalancing::new(first)),
         Balancer::Plum if cfg.partitioner.keeps_parts_on_ranks() => Box::new(Diffusive::with(
@@ -54,13 +62,25 @@ pub fn balancer(cfg: &EulerRunConfig, mesh: &Mesh) -> plume::Result<Box<dyn dist
         Balancer::Plum => Box::new(GatheredPlum::new(
             Plum::with(
                 opts,
-                cfg.partitioner.build(seed, &centroids),
+                cfg.partitioner.build(seed, centroids),
                 ObjectiveName::TotalV.build(),
                 Box::new(Threshold::default()),
             )?
             .first_by(first),
         )),
     })
+}
+
+/// Where a run of `cfg` that starts from chunks takes its first owners: the Hilbert curve
+/// across the ranks for `--initial sfc` (the same owners as its partitioner on rank 0), unless
+/// PLUM balances on rank 0's gathered graph, which its first partition makes; else the
+/// balancer's on rank 0 (METIS).
+pub fn first_owners(cfg: &EulerRunConfig) -> dist::FirstOwners {
+    let gathered = cfg.balancer == Balancer::Plum && !cfg.partitioner.keeps_parts_on_ranks();
+    match cfg.initial {
+        InitialName::Sfc if !gathered => dist::FirstOwners::Sfc,
+        _ => dist::FirstOwners::Balancer,
+    }
 }
 
 /// One output's record (`metrics.json` `iterations`, a table row).

@@ -10,15 +10,22 @@
 //! point's state at every output goes into `probe_N.csv` ([`crate::probes`]).
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use plume::adapt::InitialMesh;
 use plume::comm::{Comm, CommExt, ReduceOp};
+use plume::dist::FirstOwners;
 use plume::io::{rank_cells, CellArray};
+use plume::mesh::chunk::spread;
 use plume::mesh::{geometry, Mesh};
 use plume::metrics::{Phase, RunCpu};
 use plume::numbers::short;
+use plume::partition::root_centroids;
 
-use super::record::{balancer, table_head, table_row, EulerRecord, EulerRunConfig};
+use super::record::{
+    balancer, balancer_over, first_owners, table_head, table_row, EulerRecord, EulerRunConfig,
+};
+use super::scheme::Boundaries;
 use super::validation::density_profile;
 use super::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals};
 use crate::charts::{line_chart, Series};
@@ -75,14 +82,30 @@ pub fn run(req: &Request) -> Result {
 /// The Euler case through the rank driver.
 struct OnRanks<'r, 'a>(&'r Request<'a>);
 
-/// What a process prepares: the configuration, the initial mesh (its ranks share one copy)
-/// and the mesh's provenance (rank 0's report takes it).
+/// What a process prepares: the configuration, the initial mesh, what the run needs of the
+/// whole mesh, and the mesh's provenance (rank 0's report takes it).
 struct Setup {
     cfg: EulerRunConfig,
-    initial: InitialMesh,
-    /// The CPU spent reading the mesh and building its topology.
+    initial: Held,
+    /// The whole mesh's roots.
+    roots: usize,
+    /// The whole mesh's extent along x.
+    x: (f64, f64),
+    /// The boundary conditions of the whole mesh's groups.
+    boundaries: Boundaries,
+    /// The CPU spent reading the mesh (and building its topology, for the whole mesh).
     serial: plume::dist::CpuLaps,
     source: Option<MeshSource>,
+}
+
+/// The initial mesh as a process holds it before its ranks start.
+enum Held {
+    /// Built whole, its ranks sharing one copy: SBN's processing needs it on every rank.
+    Whole(InitialMesh),
+    /// Made once, for rank 0 to take and spread in chunks ([`EulerRun::from_chunk`]): no
+    /// other rank holds it once the run starts (under MPI every process makes it for the
+    /// run's settings, which depend on the whole mesh, and all but rank 0's drop it then).
+    Read(Mutex<Option<Mesh>>),
 }
 
 /// What rank 0's body ends with: the Sod case's reference and density profile, and the
@@ -107,12 +130,32 @@ impl RankCase for OnRanks<'_, '_> {
         let (mesh, source) = (self.0.mesh)()?;
         serial.lap(Phase::Read);
         let cfg = (self.0.config)(process.procs, &mesh)?;
-        let initial = InitialMesh::new(mesh)?;
-        serial.lap(Phase::Topology);
-        check_probes(self.0.probes, &initial)?;
+        let (roots, x) = (mesh.nelems(), x_range(&mesh));
+        let boundaries = Boundaries::from_tags(&mesh.tags, cfg.euler.case.inflow())?;
+        let whole = cfg.sbn.is_some();
+        let initial = match (whole, self.0.probes.is_empty()) {
+            (false, true) => Held::Read(Mutex::new(process.reports.then_some(mesh))),
+            (whole, _) => {
+                // Probes are located in the whole mesh once, before the run.
+                let initial = InitialMesh::new(mesh)?;
+                serial.lap(Phase::Topology);
+                check_probes(self.0.probes, &initial)?;
+                match whole {
+                    true => Held::Whole(initial),
+                    false => {
+                        let mesh = initial.mesh().clone();
+                        drop(initial);
+                        Held::Read(Mutex::new(process.reports.then_some(mesh)))
+                    }
+                }
+            }
+        };
         Ok(Setup {
             cfg,
             initial,
+            roots,
+            x,
+            boundaries,
             serial,
             source,
         })
@@ -124,12 +167,7 @@ impl RankCase for OnRanks<'_, '_> {
     }
 
     fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Rank0> {
-        Rank0::open(
-            self.0,
-            &setup.cfg,
-            setup.initial.nroots(),
-            setup.source.take(),
-        )
+        Rank0::open(self.0, &setup.cfg, setup.roots, setup.source.take())
     }
 
     fn rank(
@@ -138,13 +176,7 @@ impl RankCase for OnRanks<'_, '_> {
         setup: &Setup,
         reporter: Option<&mut Reporter<Rank0>>,
     ) -> Result<Option<Ended>> {
-        Ok(Some(on_rank(
-            rank,
-            self.0,
-            &setup.cfg,
-            (&setup.initial, &setup.serial),
-            reporter,
-        )?))
+        Ok(Some(on_rank(rank, self.0, setup, reporter)?))
     }
 
     fn finish(&self, setup: &Setup, ended: Ended, mut out: Reporter<Rank0>) -> Result {
@@ -281,9 +313,8 @@ struct Reference {
 }
 
 impl Reference {
-    /// The reference of `cfg`'s case on `mesh` (none for the blast).
-    fn of(cfg: &EulerRunConfig, mesh: &Mesh) -> Option<Reference> {
-        let (lo, hi) = x_range(mesh);
+    /// The reference of `cfg`'s case on a mesh spanning `x` along x (none for the blast).
+    fn of(cfg: &EulerRunConfig, (lo, hi): (f64, f64)) -> Option<Reference> {
         cfg.euler.case.reference().map(|exact| Reference {
             exact,
             until: exact.unbounded_until(lo, hi),
@@ -314,19 +345,40 @@ struct Since {
 fn on_rank(
     rank: &Rank,
     req: &Request,
-    cfg: &EulerRunConfig,
-    (initial, serial): (&InitialMesh, &plume::dist::CpuLaps),
+    setup: &Setup,
     mut mine: Option<&mut Reporter<Rank0>>,
 ) -> Result<Ended> {
     let comm = rank.comm;
-    let plum = comm.agree(balancer(cfg, initial.mesh()))?;
-    let mut euler = match cfg.sbn {
-        Some(sbn) => EulerRun::with_sbn(comm, initial, cfg.euler, (plum, sbn))?,
-        None => EulerRun::new(comm, initial, cfg.euler, plum)?,
+    let (cfg, serial) = (&setup.cfg, &setup.serial);
+    let mut euler = match &setup.initial {
+        Held::Whole(initial) => {
+            let plum = comm.agree(balancer(cfg, initial.mesh()))?;
+            match cfg.sbn {
+                Some(sbn) => EulerRun::with_sbn(comm, initial, cfg.euler, (plum, sbn))?,
+                None => EulerRun::new(comm, initial, cfg.euler, plum)?,
+            }
+        }
+        Held::Read(mesh) => {
+            // Rank 0 takes the mesh its process made and spreads it.
+            let mesh = match comm.rank() {
+                0 => mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
+                _ => None,
+            };
+            let first = first_owners(cfg);
+            // The partitioners run on rank 0, and only for the balancer's first owners.
+            let centroids = match (&mesh, first) {
+                (Some(mesh), FirstOwners::Balancer) => root_centroids(mesh),
+                _ => Vec::new(),
+            };
+            let plum = comm.agree(balancer_over(cfg, &centroids))?;
+            drop(centroids);
+            let settings = (cfg.euler, setup.boundaries.clone());
+            EulerRun::from_chunk(comm, |comm| spread(comm, mesh), settings, plum, first)?
+        }
     };
     let mut cpu = crate::cpu::start(comm, euler.run.startup_cpu(), Some(serial))?;
     let start = euler.totals()?;
-    let exact = Reference::of(cfg, initial.mesh());
+    let exact = Reference::of(cfg, setup.x);
     let mut since = Since::default();
     let mut step = 0;
     loop {
@@ -371,7 +423,7 @@ fn on_rank(
         }
     }
     let profile = match exact {
-        Some(exact) => Some((exact, sod_profile(&euler, x_range(initial.mesh()))?)),
+        Some(exact) => Some((exact, sod_profile(&euler, setup.x)?)),
         None => None,
     };
     Ok(Ended {

@@ -222,9 +222,19 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
 /// PLUM as `cfg` sets it for `mesh`'s roots (the partitioner may use their centroids); with
 /// [`Balancer::None`] its policy never balances.
 pub(super) fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> plume::Result<Plum> {
-    let centroids: Vec<[f64; 3]> = (0..mesh.nelems())
+    plum_over(cfg, &root_centroids(mesh))
+}
+
+/// The centroid of each root of `mesh`, as PLUM's partitioners take them.
+pub(super) fn root_centroids(mesh: &Mesh) -> Vec<[f64; 3]> {
+    (0..mesh.nelems())
         .map(|e| geometry::centroid(&mesh.corners(e)))
-        .collect();
+        .collect()
+}
+
+/// PLUM as `cfg` sets it for roots whose centroids are `centroids` (every root's where it
+/// partitions, rank 0 of a run on ranks; none elsewhere).
+pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<Plum> {
     let mut opts = cfg.plum.clone();
     opts.nprocs = cfg.procs;
     opts.parts_per_proc = cfg.parts_per_proc;
@@ -234,9 +244,9 @@ pub(super) fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> plume::Result<Plum> {
     };
     let plum = Plum::with(
         opts,
-        cfg.partitioner.build(cfg.seed, &centroids),
+        cfg.partitioner.build(cfg.seed, centroids),
         cfg.objective.build(),
         policy.build(PolicySettings::default()),
     )?;
-    Ok(plum.first_by(cfg.initial.build(cfg.seed, &centroids)))
+    Ok(plum.first_by(cfg.initial.build(cfg.seed, centroids)))
 }

@@ -12,26 +12,29 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use plume::adapt::{AdaptOptions, Forest, InitialMesh};
+use plume::adapt::{AdaptOptions, Forest};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt};
-use plume::dist::{self, GatheredPlum, Run, StepReport};
-use plume::mesh::geometry;
+use plume::dist::{self, FirstOwners, GatheredPlum, Run, StepReport};
+use plume::mesh::chunk::spread;
+use plume::mesh::{geometry, Mesh};
 use plume::metrics::Movement;
 
 use super::front::{front_marks, FrontAt};
 use super::memory::{
     balancer_name, balancing_bytes, check_uniform, fits, uniform_what, UNIFORM_HINT,
 };
-use super::plum_track::{balancer_times, make_plum, plum_record, PlumLevel};
+use super::plum_track::{balancer_times, plum_over, plum_record, root_centroids, PlumLevel};
 use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
 use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
 /// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
-/// SBN balances in it, the others process statically) on `initial` (every rank passes the
-/// same mesh; thread ranks may share one; `serial`: the CPU this process spent reading and
+/// SBN balances in it, the others process statically) from `mesh`, the mesh rank 0 read
+/// (`Some` there, `None` on every other rank), which rank 0 spreads in chunks so that each
+/// rank holds only its part and rank 0 its gathered balancer's graph
+/// ([`FirstOwners::Balancer`]) (`serial`: the CPU this process spent reading the mesh and
 /// building it, for the run's CPU account); `all_ranks_here` says whether
 /// this process holds every rank (threads) or only this one (MPI), for the memory checks.
 /// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
@@ -45,7 +48,7 @@ use crate::budget;
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ShockConfig,
-    (initial, serial): (&InitialMesh, &plume::dist::CpuLaps),
+    (mesh, serial): (Option<Mesh>, &plume::dist::CpuLaps),
     all_ranks_here: bool,
     mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ShockRun>> {
@@ -64,12 +67,14 @@ pub fn run_rank<C: Comm + ?Sized>(
                 .into(),
         });
     }
-    let mesh = initial.mesh();
-    let roots = mesh.nelems();
+    // The partitioners run on rank 0, which holds every root's centroid.
+    let facts = mesh.as_ref().map(|mesh| (mesh.nelems(), bounds(mesh)));
+    let (roots, (lo, hi)) = comm.broadcast_serde(0, facts.as_ref())?;
+    let centroids = mesh.as_ref().map(root_centroids).unwrap_or_default();
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree_as(check_memory(cfg, roots, ranks_here))?;
-    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
-    let plum = comm.agree_as(make_plum(cfg, mesh))?;
+    let plum = comm.agree_as(plum_over(cfg, &centroids))?;
+    drop(centroids);
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
         nfields: 0,
@@ -81,7 +86,8 @@ pub fn run_rank<C: Comm + ?Sized>(
     };
     // Each rank holds only its part of the mesh, processing levels included.
     let plum = GatheredPlum::new(plum);
-    let mut run = Run::on_parts(comm, initial, opts, plum)?.balance_at(at);
+    let chunk = |comm: &C| spread(comm, mesh);
+    let mut run = Run::from_chunk(comm, chunk, opts, plum, FirstOwners::Balancer)?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
@@ -188,6 +194,11 @@ fn predicted(
             plume::sim::plum_level(&model, &cfg.machine, from, cfg.procs, &none, 0.0).makespan
         }
     })
+}
+
+/// The bounding box of `mesh`'s vertices.
+fn bounds(mesh: &Mesh) -> ([f64; 3], [f64; 3]) {
+    geometry::bounding_box(mesh.coords.iter().copied())
 }
 
 /// Checks, before a run on ranks starts, that this process can hold its ranks' copies of the

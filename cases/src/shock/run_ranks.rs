@@ -7,8 +7,9 @@
 //! (under MPI the other processes return it as reported).
 
 use std::path::Path;
+use std::sync::Mutex;
 
-use plume::adapt::{Forest, InitialMesh};
+use plume::adapt::Forest;
 use plume::comm::Comm;
 use plume::dist::Kernel;
 use plume::io::{rank_cells, write_pvd, VtuOptions, VtuPiece};
@@ -32,9 +33,8 @@ pub const DEFAULT_PROCS: usize = 8;
 pub struct Request<'a> {
     /// The run's configuration on P ranks (the caller's checks of its settings).
     pub config: &'a (dyn Fn(usize) -> Result<ShockConfig> + Sync),
-    /// Reads the initial mesh and its source; `quiet`: without the reader's notes and
-    /// without the source (the MPI ranks other than 0).
-    pub mesh: &'a (dyn Fn(bool) -> Result<(Mesh, Option<MeshSource>)> + Sync),
+    /// Reads the initial mesh and its source (on rank 0's process only).
+    pub mesh: &'a (dyn Fn() -> Result<(Mesh, MeshSource)> + Sync),
     /// On ranks: calibrate the simulated machine on the run's own ranks first.
     pub measured: bool,
     /// The ranks, the output folder, the VTK files and the host.
@@ -50,8 +50,7 @@ pub fn run(req: &Request) -> Result {
 /// SBN on the simulated machine: one process times the ranks' levels.
 pub fn simulated(req: &Request) -> Result {
     let cfg = (req.config)(req.ranks.procs.unwrap_or(DEFAULT_PROCS))?;
-    let (mesh, source) = (req.mesh)(false)?;
-    let source = source.expect("a loud read gives the source");
+    let (mesh, source) = (req.mesh)()?;
     check_procs(cfg.procs, cfg.parts_per_proc, mesh.nelems())?;
     super::check_memory(std::slice::from_ref(&cfg), mesh.nelems())?;
     let mut folder = RunFolder::open(req.ranks.out)?;
@@ -79,12 +78,16 @@ pub fn simulated(req: &Request) -> Result {
 /// The shock case through the rank driver.
 struct OnRanks<'r, 'a>(&'r Request<'a>);
 
-/// What a process prepares: the configuration, the initial mesh (its ranks share one copy)
-/// and, on rank 0's process, the mesh's provenance.
+/// What a process prepares: the configuration and, on rank 0's process, the mesh it read
+/// and its provenance.
 struct Setup {
     cfg: ShockConfig,
-    initial: InitialMesh,
-    /// The CPU spent reading the mesh and building its topology.
+    /// The mesh, read by rank 0's process only, for rank 0 to take and spread: no other
+    /// rank ever holds it.
+    mesh: Mutex<Option<Mesh>>,
+    /// The roots of the mesh, on rank 0's process.
+    roots: Option<usize>,
+    /// The CPU spent reading the mesh.
     serial: plume::dist::CpuLaps,
     source: Option<MeshSource>,
 }
@@ -106,18 +109,28 @@ impl RankCase for OnRanks<'_, '_> {
         let req = self.0;
         let cfg = (req.config)(process.procs)?;
         let mut serial = plume::dist::CpuLaps::start(plume::comm::CpuClock::Process);
-        // Only rank 0 prints the reader's notes and needs the mesh's provenance.
-        let (mesh, source) = (req.mesh)(!process.reports)?;
+        // Rank 0 reads the mesh and spreads it: only its process reads, prints the reader's
+        // notes and needs the mesh's provenance.
+        if !process.reports {
+            return Ok(Setup {
+                cfg,
+                mesh: Mutex::new(None),
+                roots: None,
+                serial,
+                source: None,
+            });
+        }
+        let (mesh, source) = (req.mesh)()?;
         serial.lap(Phase::Read);
-        check_procs(process.procs, cfg.parts_per_proc, mesh.nelems())?;
-        super::ranks::check_memory(&cfg, mesh.nelems(), process.ranks_here)?;
-        let initial = InitialMesh::new(mesh)?;
-        serial.lap(Phase::Topology);
+        let roots = mesh.nelems();
+        check_procs(process.procs, cfg.parts_per_proc, roots)?;
+        super::ranks::check_memory(&cfg, roots, process.ranks_here)?;
         Ok(Setup {
             cfg,
-            initial,
+            mesh: Mutex::new(Some(mesh)),
+            roots: Some(roots),
             serial,
-            source,
+            source: Some(source),
         })
     }
 
@@ -127,7 +140,11 @@ impl RankCase for OnRanks<'_, '_> {
 
     fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Report> {
         Ok(Report {
-            table: Table::new(&setup.cfg, setup.initial.nroots(), self.0.ranks.host),
+            table: Table::new(
+                &setup.cfg,
+                setup.roots.expect("rank 0's process reads the mesh"),
+                self.0.ranks.host,
+            ),
             source: setup.source.take().expect("rank 0 reads the mesh's source"),
         })
     }
@@ -141,10 +158,15 @@ impl RankCase for OnRanks<'_, '_> {
         let comm = rank.comm;
         let cfg = &measured_on(comm, self.0, &setup.cfg)?;
         let all_ranks_here = rank.process.ranks_here == rank.process.procs;
+        // Rank 0 takes the mesh its process read.
+        let mesh = match comm.rank() {
+            0 => setup.mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
+            _ => None,
+        };
         let run = super::ranks::run_rank(
             comm,
             cfg,
-            (&setup.initial, &setup.serial),
+            (mesh, &setup.serial),
             all_ranks_here,
             |level, record, forest, owner| {
                 if let (Some(out), Some(record)) = (reporter.as_mut(), record) {

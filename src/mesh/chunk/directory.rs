@@ -1,7 +1,7 @@
 //! The vertex directory and the root look-up over the ranks' chunks: [`root_stars`] and
 //! [`fetch_roots`].
 
-use super::{block, block_of, Chunk, Vertices};
+use super::{block, block_of, Answer, Chunk, Vertices};
 use crate::comm::{Comm, CommExt};
 use crate::{Error, Result};
 
@@ -191,12 +191,14 @@ fn same_on_every_rank<C: Comm + ?Sized>(comm: &C, what: &str, value: usize) -> R
 }
 
 /// Roots fetched from the chunks holding them: for each root asked about, its tetrahedron in
-/// global vertex ids and the coordinates of its vertices.
+/// global vertex ids, the coordinates of its vertices and its physical tags.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FetchedRoots {
     ids: Vec<u32>,
     tets: Vec<[u32; 4]>,
     vertices: Vertices,
+    volume: Vec<u32>,
+    boundary: Vec<[u32; 4]>,
 }
 
 impl FetchedRoots {
@@ -214,10 +216,21 @@ impl FetchedRoots {
     pub fn vertices(&self) -> &Vertices {
         &self.vertices
     }
+
+    /// The volume tag of each (0: untagged), indexed like [`FetchedRoots::ids`].
+    pub fn volume(&self) -> &[u32] {
+        &self.volume
+    }
+
+    /// The boundary tag of each local face of each (0: untagged or interior), indexed like
+    /// [`FetchedRoots::ids`].
+    pub fn boundary(&self) -> &[[u32; 4]] {
+        &self.boundary
+    }
 }
 
-/// The tetrahedra and vertex coordinates of the roots `wanted` (global ids, any, in any
-/// order), fetched from the ranks whose chunks hold them: a collective in which every rank
+/// The tetrahedra, vertex coordinates and physical tags of the roots `wanted` (global ids,
+/// any, in any order), fetched from the ranks whose chunks hold them: a collective in which every rank
 /// passes its own chunk, the block of its rank ([`spread`](super::spread),
 /// [`generate_box_chunk`](crate::mesh::generate_box_chunk)), and the roots it wants.
 ///
@@ -260,19 +273,17 @@ pub fn fetch_roots<C: Comm + ?Sized>(
         .map(|(from, ids)| {
             ids.iter()
                 .map(|&r| match r.checked_sub(chunk.first()) {
-                    Some(i) if (i as usize) < chunk.len() => {
-                        Ok((chunk.tets()[i as usize], chunk.corners(i as usize)))
-                    }
+                    Some(i) if (i as usize) < chunk.len() => Ok(chunk.answer(i as usize)),
                     _ => Err(Error::Protocol {
                         from,
                         message: format!("fetch roots: root {r} asked of rank {rank}"),
                     }),
                 })
-                .collect::<Result<Vec<_>>>()
+                .collect::<Result<Vec<Answer>>>()
         })
         .collect::<Result<Vec<_>>>();
     let replies = comm.agree(replies)?;
-    let mut found = Vec::with_capacity(asks.len());
+    let mut found: Vec<Answer> = Vec::with_capacity(asks.len());
     for (home, answers) in comm.all_to_all_serde(&replies)?.into_iter().enumerate() {
         if answers.len() != outgoing[home].len() {
             return Err(Error::Protocol {
@@ -286,19 +297,21 @@ pub fn fetch_roots<C: Comm + ?Sized>(
         }
         found.extend(answers);
     }
-    let tets = wanted
-        .iter()
-        .map(|r| found[asks.binary_search(r).expect("every wanted root was asked")].0)
-        .collect();
+    let answer = |r: &u32| &found[asks.binary_search(r).expect("every wanted root was asked")];
+    let tets = wanted.iter().map(|r| answer(r).0).collect();
+    let volume = wanted.iter().map(|r| answer(r).2).collect();
+    let boundary = wanted.iter().map(|r| answer(r).3).collect();
     let vertices = Vertices::from_pairs(
         found
             .iter()
-            .flat_map(|&(t, c)| (0..4).map(move |k| (t[k], c[k])))
+            .flat_map(|&(t, c, _, _)| (0..4).map(move |k| (t[k], c[k])))
             .collect(),
     );
     Ok(FetchedRoots {
         ids: wanted.to_vec(),
         tets,
         vertices,
+        volume,
+        boundary,
     })
 }

@@ -18,7 +18,7 @@ mod directory;
 mod spread;
 
 pub use directory::{fetch_roots, root_stars, FetchedRoots, RootStars};
-pub use spread::spread;
+pub use spread::{gather, spread};
 
 use super::geometry::centroid;
 use super::PhysicalTags;
@@ -57,6 +57,10 @@ pub fn block_of(n: usize, p: usize, i: usize) -> usize {
     // The largest k with n·k/p <= i, i.e. n·k < (i + 1)·p.
     (((i as u128 + 1) * p as u128 - 1) / n as u128) as usize
 }
+
+/// What a chunk answers of one of its roots ([`fetch_roots`]): tetrahedron, corners, volume
+/// tag and boundary tags.
+type Answer = ([u32; 4], [[f64; 3]; 4], u32, [u32; 4]);
 
 /// Vertices by global id, with their coordinates: `ids` ascending, each once.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -196,6 +200,14 @@ impl Chunk {
         self.vertices
             .corners(self.tets[i])
             .expect("a chunk holds the vertices of its roots")
+    }
+
+    /// What [`fetch_roots`] answers of its `i`-th root: tetrahedron, corners, volume tag and
+    /// boundary tags.
+    fn answer(&self, i: usize) -> Answer {
+        let tags = &self.tags;
+        let boundary = std::array::from_fn(|k| tags.boundary_tag(i, k));
+        (self.tets[i], self.corners(i), tags.volume_tag(i), boundary)
     }
 
     /// The centroid of each of its roots, equal bit for bit to the whole mesh's

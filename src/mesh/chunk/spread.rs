@@ -147,6 +147,94 @@ pub fn spread<C: Comm + ?Sized>(comm: &C, mesh: Option<Mesh>) -> Result<Chunk> {
     ))
 }
 
+/// The mesh whose chunks the ranks hold, put end to end on rank 0 (`Some` there, `None`
+/// elsewhere): [`spread`]'s inverse, a collective in which every rank passes its own chunk (the
+/// block of its rank). Start-up's explicitly gathered path, for a partitioner that needs the
+/// whole dual graph on rank 0 (METIS): its tetrahedra and tags are the mesh's bit for bit,
+/// and so are the coordinates of every vertex an element references; a vertex no element
+/// references (no chunk holds it) is at the origin.
+///
+/// ```
+/// use plume::comm::{launch_threads, Comm};
+/// use plume::mesh::{chunk::{gather, spread}, generate_box};
+/// let back = launch_threads(3, |comm| {
+///     let mesh = (comm.rank() == 0).then(|| generate_box([2, 1, 1], [1.0; 3]).unwrap());
+///     gather(comm, &spread(comm, mesh)?)
+/// })
+/// .unwrap();
+/// assert_eq!(back[0], Some(generate_box([2, 1, 1], [1.0; 3]).unwrap()));
+/// assert_eq!(back[1], None);
+/// ```
+///
+/// # Errors
+/// The same on every rank: [`Error::Invalid`] when a chunk is not its rank's block; a
+/// transport error.
+pub fn gather<C: Comm + ?Sized>(comm: &C, chunk: &Chunk) -> Result<Option<Mesh>> {
+    let (rank, size, n) = (comm.rank(), comm.size(), chunk.mesh_roots());
+    let own = block(n, size, rank);
+    comm.agree(
+        if own == (chunk.first() as usize..chunk.first() as usize + chunk.len()) {
+            Ok(())
+        } else {
+            Err(Error::Invalid(format!(
+                "gather: rank {rank} holds roots {:?}, not its block {own:?} of {n} roots",
+                chunk.roots()
+            )))
+        },
+    )?;
+    let mut outgoing: Vec<Option<Piece>> = (0..size).map(|_| None).collect();
+    outgoing[0] = Some(Piece {
+        tets: chunk.tets().to_vec(),
+        vertices: chunk
+            .vertices()
+            .ids()
+            .iter()
+            .copied()
+            .zip(chunk.vertices().coords().iter().copied())
+            .collect(),
+        volume: chunk.tags().volume.clone(),
+        boundary: chunk.tags().boundary.clone(),
+    });
+    let incoming = comm.all_to_all_serde(&outgoing)?;
+    drop(outgoing);
+    comm.agree(match rank {
+        0 => put_together(incoming, chunk).map(Some),
+        _ => Ok(None),
+    })
+}
+
+/// Rank 0's side of [`gather`]: the mesh of the pieces `incoming` (the chunks of ranks
+/// 0..P, in rank order) of the mesh `chunk` is a block of.
+fn put_together(incoming: Vec<Option<Piece>>, chunk: &Chunk) -> Result<Mesh> {
+    let mut coords = vec![[0.0; 3]; chunk.mesh_verts()];
+    let mut whole = Piece {
+        tets: Vec::with_capacity(chunk.mesh_roots()),
+        vertices: Vec::new(),
+        volume: Vec::new(),
+        boundary: Vec::new(),
+    };
+    for (from, piece) in incoming.into_iter().enumerate() {
+        let piece = piece.ok_or_else(|| Error::Protocol {
+            from,
+            message: "gather: no chunk came".into(),
+        })?;
+        for &(v, at) in &piece.vertices {
+            coords[v as usize] = at;
+        }
+        whole.append(Piece {
+            vertices: Vec::new(),
+            ..piece
+        });
+    }
+    let mut mesh = Mesh::new(coords, whole.tets);
+    mesh.tags = PhysicalTags {
+        volume: whole.volume,
+        boundary: whole.boundary,
+        names: chunk.tags().names.clone(),
+    };
+    Ok(mesh)
+}
+
 /// What rank 0 checks of the mesh before spreading it.
 fn check(mesh: &Mesh) -> Result<()> {
     if mesh.nelems() > u32::MAX as usize {
