@@ -2,20 +2,21 @@
 //! (`scale.md`, "How to measure speed-up on a 2-core machine"): CPU time, not wall time, so a
 //! 2-core machine can say what P dedicated cores would do. Every rank's CPU clock is read at
 //! every collective of start-up, of each step and (Euler) of the flow between steps
-//! ([`plume::metrics::RunCpu`]); reading the mesh and building its topology, done once before
-//! the ranks start, count on the critical path by the process's clock.
+//! ([`plume::metrics::RunCpu`]); reading the mesh, done once before the ranks start, counts on
+//! the critical path by the process's clock. Every run starts as the commands do, from chunks
+//! (`Run::from_chunk`): rank 0 spreads the mesh read once, or each rank generates its block of
+//! a box.
 //!
 //! The runs of `scale.md`'s table (no output), each on P = 1, 2, 4, 8, 16, 32:
 //! - `metis`: the shock case with the library alone (`meshes/shock_box.msh`, 9 levels of a
 //!   moving cylinder, depth 3), PLUM with METIS on rank 0, each rank holding its part
-//!   (`Run::on_parts`), as `plume run shock` does;
+//!   (`Run::from_chunk`: rank 0 spreads the mesh read once), as `plume run shock` does;
 //! - `diffusion`: the same with `--partitioner diffusion`'s PLUM (the diffusion partitioner on
 //!   the gathered weights, the identity remap), as `plume run shock --partitioner diffusion`;
 //! - `diffusive`: the same with the diffusive repartitioner on the ranks' own rows
 //!   (`dist::Diffusive`, nothing gathered: `run euler`'s default, not yet `run shock`'s);
 //! - `process`: `metis` with a processing level after every step (`--process --kernel-sweeps
-//!   200`: each rank its own roots). A processing level needs the whole mesh on every rank
-//!   today, so this run starts with `Run::on`; the level counts as one segment per rank
+//!   200`: each rank its own roots); the level counts as one segment per rank
 //!   (`Phase::Process`: its inner collectives are not cut, a lower bound of its critical path);
 //! - `euler`: `run euler --case blast --mesh meshes/shock_box.msh --max-depth 2` (the diffusive
 //!   repartitioner on the ranks' rows, Hilbert-curve first owners: `run euler`'s defaults) to
@@ -38,22 +39,26 @@
 #[path = "../../benches/common/shock_case.rs"]
 mod shock_case;
 
-use plume::adapt::{AdaptOptions, InitialMesh, LeafView};
+use plume::adapt::{AdaptOptions, LeafView};
 use plume::balance::{Plum, PlumOptions, Threshold};
 use plume::comm::{Comm, CpuClock};
 use plume::dist::{
-    Balancer, CpuLaps, Diffusive, GatheredPlum, Kernel, LevelOptions, Mark, Processing, Run,
+    Balancer, CpuLaps, Diffusive, FirstOwners, GatheredPlum, Kernel, LevelOptions, Mark,
+    Processing, Run,
 };
-use plume::mesh::{generate_box, Mesh};
+use plume::mesh::chunk::spread;
+use plume::mesh::{generate_box_chunk, Mesh};
 use plume::metrics::{Phase, RunCpu};
 use plume::partition::{root_centroids, Diffusion, Sfc};
-use plume_cases::euler::record::{balancer, EulerRunConfig};
+use plume_cases::euler::record::{balancer_over, first_owners, EulerRunConfig};
+use plume_cases::euler::scheme::Boundaries;
 use plume_cases::euler::{
     Case, EulerConfig, EulerRun, IndicatorOptions, InitialRefinement, MemoryBudget, SchemeOptions,
 };
 use plume_cases::ranks::launch_threads;
 use plume_cases::words::{Balancer as BalancerName, InitialName, ObjectiveName, PartitionerName};
 use shock_case::{options, read_shock_mesh, shock_mark};
+use std::sync::Mutex;
 
 const LEVELS: usize = 9;
 /// `--kernel-sweeps` of the `process` run.
@@ -66,15 +71,21 @@ const WEAK_ROOTS_PER_RANK: usize = 6 * 16 * 16 * 16;
 /// Steps of the weak scaling.
 const WEAK_STEPS: usize = 3;
 
-/// The work done once before the ranks start: the mesh `read` (timed here) and its topology,
-/// on the process's clock (their checks use rayon's pool).
-fn read_once(read: impl FnOnce() -> Mesh) -> (InitialMesh, CpuLaps) {
+/// The mesh `read` once before the ranks start (timed on the process's clock: the reader's
+/// checks use rayon's pool), for rank 0 to take and spread.
+fn read_once(read: impl FnOnce() -> Mesh) -> (Mutex<Option<Mesh>>, CpuLaps) {
     let mut serial = CpuLaps::start(CpuClock::Process);
     let mesh = read();
     serial.lap(Phase::Read);
-    let initial = InitialMesh::new(mesh).expect("a valid mesh");
-    serial.lap(Phase::Topology);
-    (initial, serial)
+    (Mutex::new(Some(mesh)), serial)
+}
+
+/// The mesh read once, on rank 0 (`None` on the others).
+fn take_on_rank_0<C: Comm + ?Sized>(comm: &C, mesh: &Mutex<Option<Mesh>>) -> Option<Mesh> {
+    match comm.rank() {
+        0 => mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
+        _ => None,
+    }
 }
 
 /// How a shock run rebalances.
@@ -87,9 +98,14 @@ enum Repartition {
     OnRanks,
 }
 
-/// The shock runs' balancer, METIS's first owners.
-fn shock_balancer(procs: usize, repartition: Repartition, mesh: &Mesh) -> Box<dyn Balancer> {
-    let centroids = root_centroids(mesh);
+/// The shock runs' balancer, METIS's first owners; the partitioners run on rank 0, which
+/// holds the `mesh`.
+fn shock_balancer(
+    procs: usize,
+    repartition: Repartition,
+    mesh: Option<&Mesh>,
+) -> Box<dyn Balancer> {
+    let centroids = mesh.map(root_centroids).unwrap_or_default();
     let first = InitialName::Metis.build(1, &centroids);
     let policy = Box::new(Threshold::default());
     let built = match repartition {
@@ -114,27 +130,15 @@ fn shock_balancer(procs: usize, repartition: Repartition, mesh: &Mesh) -> Box<dy
     built.expect("the balancer's options")
 }
 
-/// Start-up of the shock runs on one rank: each rank holding its part of the mesh, or the
-/// whole mesh when a processing level follows every step.
-fn shock_start<'c, C: Comm + ?Sized>(
-    comm: &'c C,
-    initial: &InitialMesh,
-    balancer: Box<dyn Balancer>,
-    whole: bool,
-) -> plume::Result<Run<'c, C>> {
-    match whole {
-        true => Run::on(comm, initial, options(), balancer),
-        false => Run::on_parts(comm, initial, options(), balancer),
-    }
-}
-
 /// A shock run on `procs` thread ranks rebalanced by `repartition`, a processing level after
 /// each step when `process`: its account, as rank 0 gathered it.
 fn shock_run(procs: usize, repartition: Repartition, process: bool) -> RunCpu {
-    let (initial, serial) = read_once(read_shock_mesh);
+    let (mesh, serial) = read_once(read_shock_mesh);
     let mut runs = launch_threads(procs, |comm| {
-        let balancer = shock_balancer(procs, repartition, initial.mesh());
-        let mut run = shock_start(comm, &initial, balancer, process)?;
+        let mesh = take_on_rank_0(comm, &mesh);
+        let balancer = shock_balancer(procs, repartition, mesh.as_ref());
+        let chunk = |comm: &_| spread(comm, mesh);
+        let mut run = Run::from_chunk(comm, chunk, options(), balancer, FirstOwners::Balancer)?;
         let mut account = plume_cases::cpu::start(comm, run.startup_cpu(), Some(&serial))?;
         for level in 1..=LEVELS {
             let report = run.step(|leaf| shock_mark(leaf, level))?;
@@ -178,24 +182,27 @@ fn blast_config(procs: usize, mesh: &Mesh, t_end: f64) -> EulerRunConfig {
     }
 }
 
-/// Start-up of the Euler run on one rank: `run euler`'s balancer, the mesh refined to the
-/// initial state.
-fn euler_start<'c, C: Comm + ?Sized>(
-    comm: &'c C,
-    initial: &InitialMesh,
-    cfg: &EulerRunConfig,
-) -> plume_cases::Result<EulerRun<'c, C>> {
-    let balancer = balancer(cfg, initial.mesh())?;
-    EulerRun::new(comm, initial, cfg.euler, balancer)
-}
-
 /// The Euler blast on `procs` thread ranks to `t_end`: its account (start-up, the adaptation
 /// steps and the flow between them), as rank 0 gathered it.
 fn euler_run(procs: usize, t_end: f64) -> RunCpu {
-    let (initial, serial) = read_once(read_shock_mesh);
-    let cfg = blast_config(procs, initial.mesh(), t_end);
+    let mut serial = CpuLaps::start(CpuClock::Process);
+    let mesh = read_shock_mesh();
+    serial.lap(Phase::Read);
+    let cfg = blast_config(procs, &mesh, t_end);
+    let boundaries = Boundaries::from_tags(&mesh.tags, cfg.euler.case.inflow()).expect("tags");
+    let mesh = Mutex::new(Some(mesh));
     let mut runs = launch_threads(procs, |comm| {
-        let mut euler = euler_start(comm, &initial, &cfg)?;
+        // As `run euler` does: the partitioners run on rank 0, which holds the mesh.
+        let mesh = take_on_rank_0(comm, &mesh);
+        let first = first_owners(&cfg);
+        let centroids = match (&mesh, first) {
+            (Some(mesh), FirstOwners::Balancer) => root_centroids(mesh),
+            _ => Vec::new(),
+        };
+        let balancer = balancer_over(&cfg, &centroids)?;
+        let chunk = |comm: &_| spread(comm, mesh);
+        let settings = (cfg.euler, boundaries.clone());
+        let mut euler = EulerRun::from_chunk(comm, chunk, settings, balancer, first)?;
         let mut account = plume_cases::cpu::start(comm, euler.run.startup_cpu(), Some(&serial))?;
         while !euler.finished() {
             euler.iterate()?;
@@ -276,23 +283,23 @@ fn slabs(leaf: &LeafView, step: usize) -> Mark {
     }
 }
 
-/// Start-up of the weak scaling on one rank: the diffusive repartitioner, the Hilbert curve's
-/// first owners, each rank holding its part.
-fn weak_start<'c, C: Comm + ?Sized>(
-    comm: &'c C,
-    initial: &InitialMesh,
-) -> plume::Result<Run<'c, C>> {
+/// Start-up of the weak scaling on one rank: each rank generates its block of the box of
+/// `cells` cells, the Hilbert curve's first owners across the ranks, the diffusive
+/// repartitioner.
+fn weak_start<C: Comm + ?Sized>(comm: &C, cells: [usize; 3]) -> plume::Result<Run<'_, C>> {
     let diffusive = Diffusive::with(
         PlumOptions::new(comm.size()),
         Diffusion::default(),
         Box::new(Threshold::default()),
-        Box::new(Sfc::new(root_centroids(initial.mesh()))),
+        Box::new(Sfc::new(Vec::new())),
     )?;
     let opts = AdaptOptions {
         max_depth: 1,
         ..AdaptOptions::default()
     };
-    Run::on_parts(comm, initial, opts, diffusive)
+    let size = cells.map(|c| c as f64);
+    let chunk = |comm: &C| generate_box_chunk(cells, size, comm.rank(), comm.size());
+    Run::from_chunk(comm, chunk, opts, diffusive, FirstOwners::Sfc)
 }
 
 /// The weak scaling over `procs` (see the module doc).
@@ -310,12 +317,9 @@ fn weak(procs: &[usize]) {
     let mut last = None;
     for &p in procs {
         let cells = weak_cells(p);
-        let (initial, serial) = read_once(|| {
-            generate_box(cells, cells.map(|c| c as f64)).expect("the weak scaling's box")
-        });
         let mut runs = launch_threads(p, |comm| {
-            let mut run = weak_start(comm, &initial)?;
-            let mut account = plume_cases::cpu::start(comm, run.startup_cpu(), Some(&serial))?;
+            let mut run = weak_start(comm, cells)?;
+            let mut account = plume_cases::cpu::start(comm, run.startup_cpu(), None)?;
             let mut leaves = 0;
             for step in 0..WEAK_STEPS {
                 let report = run.step(|leaf| slabs(leaf, step))?;
@@ -335,7 +339,7 @@ fn weak(procs: &[usize]) {
             cells[0],
             cells[1],
             cells[2],
-            initial.nroots(),
+            6 * cells.iter().product::<usize>(),
             per_step / base,
             account.startup_critical_path_s()
         );
