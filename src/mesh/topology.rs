@@ -225,7 +225,7 @@ mod tests {
             .map(|t| [t[2], t[0], t[3], t[1]].map(|v| (v * 5) % mesh.nverts() as u32))
             .collect();
         assert!(
-            n % 7 != 0 && mesh.nverts() % 5 != 0,
+            !n.is_multiple_of(7) && !mesh.nverts().is_multiple_of(5),
             "both scramblings permute"
         );
         let mut want: Vec<([u32; 3], u32, u8)> = Vec::new();
