@@ -479,6 +479,89 @@ mod tests {
     use crate::adapt::AdaptOptions;
     use crate::mesh::generate_box;
 
+    /// What a forest holds, named by global ids and keys only: each held root's leaves (depth
+    /// first) as their vertices' keys, and every bisected edge as its ends' keys with its
+    /// users.
+    fn by_keys(f: &Forest) -> (Vec<(u32, Vec<[u64; 4]>)>, Vec<(u64, u64, u16)>) {
+        let key = |v: u32| f.verts[v].key;
+        let trees = (0..f.nroots() as u32)
+            .filter(|&r| f.holds(r))
+            .map(|r| {
+                let tree = &f.trees[r as usize];
+                let leaves = tree.leaves_dfs();
+                (
+                    f.initial.root_gid(r),
+                    leaves
+                        .iter()
+                        .map(|&i| tree.elems[i as usize].verts.map(key))
+                        .collect(),
+                )
+            })
+            .collect();
+        let mut edges: Vec<(u64, u64, u16)> = f
+            .edges
+            .iter()
+            .filter(|(_, _, x)| x.users > 0)
+            .map(|(a, b, x)| (key(a).min(key(b)), key(a).max(key(b)), x.users))
+            .collect();
+        edges.sort_unstable();
+        (trees, edges)
+    }
+
+    #[test]
+    fn a_forest_moved_between_closure_and_subdivision_divides_as_one_rebuilt_from_packets() {
+        use crate::dist::Share;
+        // Roots numbered layer by layer along z: halves and quarters by id are slabs.
+        let whole = InitialMesh::new(generate_box([2, 2, 12], [1.0; 3]).unwrap()).unwrap();
+        let n = whole.nroots();
+        // Rank 0 first holds the first half of the roots, then the middle half: it keeps a
+        // quarter, gives a quarter away and receives a quarter.
+        let before: Vec<u32> = (0..n).map(|r| u32::from(r >= n / 2)).collect();
+        let after: Vec<u32> = (0..n)
+            .map(|r| u32::from(!(n / 4..3 * n / 4).contains(&r)))
+            .collect();
+        let part_before = Share::of_rank(&whole, &before, 0, 2).unwrap();
+        let part_after = Share::of_rank(&whole, &after, 0, 2).unwrap();
+        let (pa, pb) = (part_before.initial(), part_after.initial());
+        assert!(pa.nroots() < n && pb.nroots() < n && pa.root_gid(0) != pb.root_gid(0));
+        let held = part_before.owner().iter().map(|&o| o == 0).collect();
+        let mut forest = Forest::holding(pa, AdaptOptions::default(), held);
+        // Two steps toward a corner inside the kept quarter: the second stops after the
+        // closure, with trees waiting to divide and edges waiting for users.
+        for step in 0..2 {
+            forest.mark_refine_where(|leaf| leaf.centroid[2] < 0.6 - 0.1 * step as f64);
+            forest.coarsen().unwrap();
+            forest.close().unwrap();
+            if step == 0 {
+                forest.subdivide();
+            }
+        }
+        assert!(!forest.touched.as_slice().is_empty());
+        let leaving: Vec<u32> = (0..pa.nroots() as u32)
+            .filter(|&r| forest.holds(r) && after[pa.root_gid(r) as usize] != 0)
+            .collect();
+        forest.take_trees(&leaving).unwrap();
+        assert!(!leaving.is_empty());
+        let kept: Vec<TreePacket> = (0..pa.nroots() as u32)
+            .filter(|&r| forest.holds(r))
+            .map(|r| forest.pack_tree(r))
+            .collect();
+        assert!(!kept.is_empty());
+        let mut rebuilt = Forest::holding(pb, AdaptOptions::default(), vec![false; pb.nroots()]);
+        rebuilt.put_trees(&kept).unwrap();
+        forest.move_onto(pb);
+        assert_eq!(forest.nleaves(), rebuilt.nleaves());
+        forest.subdivide();
+        rebuilt.subdivide();
+        forest.check_structure().unwrap();
+        rebuilt.check_structure().unwrap();
+        assert_eq!(by_keys(&forest), by_keys(&rebuilt));
+        assert!(by_keys(&forest)
+            .0
+            .iter()
+            .any(|(_, leaves)| leaves.len() > 8));
+    }
+
     #[test]
     fn a_midpoint_key_naming_another_vertex_is_a_collision() {
         let mesh = generate_box([1, 1, 1], [1.0, 1.0, 1.0]).unwrap();
