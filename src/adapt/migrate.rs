@@ -479,10 +479,13 @@ mod tests {
     use crate::adapt::AdaptOptions;
     use crate::mesh::generate_box;
 
+    /// A held root's global id and its leaves' vertex keys, depth first.
+    type KeyedTree = (u32, Vec<[u64; 4]>);
+
     /// What a forest holds, named by global ids and keys only: each held root's leaves (depth
     /// first) as their vertices' keys, and every bisected edge as its ends' keys with its
     /// users.
-    fn by_keys(f: &Forest) -> (Vec<(u32, Vec<[u64; 4]>)>, Vec<(u64, u64, u16)>) {
+    fn by_keys(f: &Forest) -> (Vec<KeyedTree>, Vec<(u64, u64, u16)>) {
         let key = |v: u32| f.verts[v].key;
         let trees = (0..f.nroots() as u32)
             .filter(|&r| f.holds(r))
