@@ -142,6 +142,29 @@ impl Edges {
         self.fill(i, key, mid, 0);
     }
 
+    /// These edges on another numbering of the vertices: vertex `v` becomes `map[v]`; an edge
+    /// with an end or its midpoint dropped ([`NO_VERTEX`](super::vertices::NO_VERTEX)) is
+    /// dropped, the others keep their entries.
+    pub(crate) fn renumbered(&self, map: &[u32]) -> Edges {
+        use super::vertices::NO_VERTEX;
+        let mut out = Edges::default();
+        out.reserve(self.len);
+        for (a, b, x) in self.iter() {
+            let (a, b, mid) = (map[a as usize], map[b as usize], map[x.mid as usize]);
+            if a == NO_VERTEX || b == NO_VERTEX || mid == NO_VERTEX {
+                continue;
+            }
+            let key = edge_key(a, b);
+            let i = out.find(key).expect_err("an edge is bisected only once");
+            out.slots[i] = Slot {
+                key,
+                entry: Bisected { mid, ..x },
+            };
+            out.len += 1;
+        }
+        out
+    }
+
     /// Stores a new edge in the empty slot `i`.
     #[inline]
     fn fill(&mut self, i: usize, key: u64, mid: u32, users: u16) {

@@ -57,6 +57,9 @@ pub struct AdaptReport {
     pub subdivide_time: Duration,
 }
 
+/// No root, in a map between two numberings of roots.
+pub(crate) const NO_ROOT: u32 = u32::MAX;
+
 /// A set of roots kept in insertion order, for work lists.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RootSet {
@@ -95,6 +98,17 @@ impl RootSet {
     }
     pub(crate) fn contains(&self, r: u32) -> bool {
         self.member[r as usize]
+    }
+    /// This set on another numbering of `n` roots: root `r` becomes `map[r]`, dropped when
+    /// that is [`NO_ROOT`]; the insertion order is kept.
+    pub(crate) fn renumbered(&self, map: &[u32], n: usize) -> RootSet {
+        let mut out = RootSet::with_roots(n);
+        for &r in &self.list {
+            if map[r as usize] != NO_ROOT {
+                out.insert(map[r as usize]);
+            }
+        }
+        out
     }
     /// Keeps only the roots for which `keep` holds.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {

@@ -12,10 +12,11 @@
 //! have.
 
 use super::forest::Forest;
+use super::forest::NO_ROOT;
 use super::initial::InitialMesh;
 use super::pattern::{close_mask, local_points, Split, ALL_EDGES, EDGES};
-use super::tree::{Elem, TreePacket, NO_ELEM, PENDING};
-use super::vertices::Vertices;
+use super::tree::{Elem, Tree, TreePacket, NO_ELEM, PENDING};
+use super::vertices::{Vertices, NO_VERTEX};
 use crate::hash::IntMap;
 use crate::{Error, Result};
 use std::collections::hash_map::Entry;
@@ -35,6 +36,25 @@ pub(crate) struct Unpacking {
     root: u32,
     /// Scratch for the elements of the packet being unpacked, vertices aside.
     elems: Vec<Elem>,
+}
+
+/// For each id of one numbering, ascending by its global id in `from` (one per id), its id in
+/// another (`to`, ascending too), or `NO_ROOT` (= `NO_VERTEX`) when it has none there.
+fn renumbering(
+    from: impl Iterator<Item = u32>,
+    to: impl Iterator<Item = u32>,
+    n: usize,
+) -> Vec<u32> {
+    let mut map = Vec::with_capacity(n);
+    let mut to = to.enumerate().peekable();
+    for g in from {
+        while to.next_if(|&(_, h)| h < g).is_some() {}
+        map.push(match to.peek() {
+            Some(&(i, h)) if h == g => i as u32,
+            _ => NO_ROOT,
+        });
+    }
+    map
 }
 
 /// The error for midpoint `mid`, created by the packet of `root`, whose key names vertex
@@ -157,35 +177,84 @@ impl Forest {
         self.held[r as usize] = false;
     }
 
-    /// A forest on `initial` (another part of the same mesh, [`InitialMesh::part`]) holding
-    /// this forest's trees of the roots it also has — moved over as packets, as a migration
-    /// to itself — with the step in progress carried along (its report so far, and which of
-    /// those trees the step changed). The trees of other ranks join it with
-    /// [`Forest::put_packet`].
-    ///
-    /// # Errors
-    /// As [`Forest::put_trees`].
-    pub(crate) fn moved_onto(&self, initial: &InitialMesh) -> Result<Forest> {
-        let mut next = Forest::holding(initial, self.opts.clone(), vec![false; initial.nroots()]);
-        next.report = self.report.clone();
-        let (mut at, mut packet) = (Unpacking::default(), TreePacket::empty());
-        for r in (0..self.nroots() as u32).filter(|&r| self.held[r as usize]) {
-            let Some(to) = initial.local_root(self.initial.root_gid(r)) else {
+    /// Moves this forest onto `initial`, another part of the same mesh
+    /// ([`InitialMesh::part`]): its roots, vertices, edges and trees are renumbered by global
+    /// id, as they are, with the step in progress (its report so far, which trees it changed
+    /// or still has to visit, the edges waiting for users). What lies outside `initial` is
+    /// dropped: the bare roots no longer around one held here, and the midpoints (with their
+    /// edges) whose support is not all in `initial` — no split here uses those. The trees of
+    /// other ranks join it with [`Forest::put_packet`].
+    pub(crate) fn move_onto(&mut self, initial: &InitialMesh) {
+        let (old, nfields) = (&self.initial, self.opts.nfields);
+        let nroots = initial.nroots();
+        let root_map = renumbering(
+            (0..old.nroots() as u32).map(|r| old.root_gid(r)),
+            (0..nroots as u32).map(|r| initial.root_gid(r)),
+            old.nroots(),
+        );
+        let nverts = initial.mesh().coords.len();
+        let vertex_map = renumbering(
+            (0..old.mesh().coords.len() as u32).map(|v| old.vertex_gid(v)),
+            (0..nverts as u32).map(|v| initial.vertex_gid(v)),
+            old.mesh().coords.len(),
+        );
+        let fresh =
+            Vertices::with_keys(&initial.mesh().coords, |v| u64::from(initial.vertex_gid(v)));
+        let (verts, map) = self.verts.renumbered(fresh, &vertex_map);
+        self.verts = verts;
+        self.edges = self.edges.renumbered(&map);
+        let mut trees: Vec<Option<Tree>> = (0..nroots).map(|_| None).collect();
+        let mut held = vec![false; nroots];
+        let old_trees = std::mem::take(&mut self.trees);
+        for (r, mut tree) in old_trees.into_iter().enumerate() {
+            let to = root_map[r];
+            if to == NO_ROOT {
+                debug_assert!(!self.held[r], "a tree held here stays in the part");
                 continue;
-            };
-            self.pack_tree_into(r, &mut packet);
-            next.put_packet(&packet, &mut at)?;
-            for (from, into) in [
-                (&self.touched, &mut next.touched),
-                (&self.coarsened, &mut next.coarsened),
-            ] {
-                if from.contains(r) {
-                    into.insert(to);
-                }
             }
+            if self.held[r] {
+                for e in &mut tree.elems {
+                    // A dead element's vertices may be free slots (or none, after an earlier
+                    // move): they map to nothing.
+                    e.verts = e
+                        .verts
+                        .map(|v| map.get(v as usize).copied().unwrap_or(NO_VERTEX));
+                }
+                for (_, mids) in &mut tree.pending {
+                    *mids = mids.map(|v| map[v as usize]);
+                }
+                held[to as usize] = true;
+            } else {
+                tree.make_bare(initial.mesh().tets[to as usize], nfields);
+            }
+            trees[to as usize] = Some(tree);
         }
-        next.end_unpacking(&at)?;
-        Ok(next)
+        self.trees = trees
+            .into_iter()
+            .zip(&initial.mesh().tets)
+            .map(|(tree, &tet)| tree.unwrap_or_else(|| Tree::new(tet, nfields)))
+            .collect();
+        self.held = held;
+        for set in [
+            &mut self.queue,
+            &mut self.touched,
+            &mut self.coarsened,
+            &mut self.coarsen_roots,
+        ] {
+            *set = set.renumbered(&root_map, nroots);
+        }
+        self.unused_edges = self
+            .unused_edges
+            .iter()
+            .map(|&(a, b)| (map[a as usize], map[b as usize]))
+            .filter(|&(a, b)| a != NO_VERTEX && b != NO_VERTEX)
+            .collect();
+        // The closure's messages are sent and the coarsening's shared edges asked anew by
+        // the next step.
+        debug_assert!(self.outbox.is_empty());
+        self.outbox.clear();
+        self.used_elsewhere.clear();
+        self.initial = initial.clone();
     }
 
     /// Rebuilds the packed trees (see the module doc); their roots must not be held here.
@@ -409,6 +478,94 @@ mod tests {
     use super::*;
     use crate::adapt::AdaptOptions;
     use crate::mesh::generate_box;
+
+    /// A held root's global id and its leaves' vertex keys, depth first.
+    type KeyedTree = (u32, Vec<[u64; 4]>);
+
+    /// What a forest holds, named by global ids and keys only: each held root's leaves (depth
+    /// first) as their vertices' keys, and every bisected edge as its ends' keys with its
+    /// users.
+    fn by_keys(f: &Forest) -> (Vec<KeyedTree>, Vec<(u64, u64, u16)>) {
+        let key = |v: u32| f.verts[v].key;
+        let trees = (0..f.nroots() as u32)
+            .filter(|&r| f.holds(r))
+            .map(|r| {
+                let tree = &f.trees[r as usize];
+                let leaves = tree.leaves_dfs();
+                (
+                    f.initial.root_gid(r),
+                    leaves
+                        .iter()
+                        .map(|&i| tree.elems[i as usize].verts.map(key))
+                        .collect(),
+                )
+            })
+            .collect();
+        let mut edges: Vec<(u64, u64, u16)> = f
+            .edges
+            .iter()
+            .filter(|(_, _, x)| x.users > 0)
+            .map(|(a, b, x)| (key(a).min(key(b)), key(a).max(key(b)), x.users))
+            .collect();
+        edges.sort_unstable();
+        (trees, edges)
+    }
+
+    #[test]
+    fn a_forest_moved_between_closure_and_subdivision_divides_as_one_rebuilt_from_packets() {
+        use crate::dist::Share;
+        // Roots numbered layer by layer along z: halves and quarters by id are slabs.
+        let whole = InitialMesh::new(generate_box([2, 2, 12], [1.0; 3]).unwrap()).unwrap();
+        let n = whole.nroots();
+        // Rank 0 first holds the first half of the roots, then the middle half: it keeps a
+        // quarter, gives a quarter away and receives a quarter.
+        let before: Vec<u32> = (0..n).map(|r| u32::from(r >= n / 2)).collect();
+        let after: Vec<u32> = (0..n)
+            .map(|r| u32::from(!(n / 4..3 * n / 4).contains(&r)))
+            .collect();
+        let part_before = Share::of_rank(&whole, &before, 0, 2).unwrap();
+        let part_after = Share::of_rank(&whole, &after, 0, 2).unwrap();
+        let (pa, pb) = (part_before.initial(), part_after.initial());
+        assert!(pa.nroots() < n && pb.nroots() < n && pa.root_gid(0) != pb.root_gid(0));
+        let held = part_before.owner().iter().map(|&o| o == 0).collect();
+        let mut forest = Forest::holding(pa, AdaptOptions::default(), held);
+        // Two steps toward a corner inside the kept quarter: the second stops after the
+        // closure, with trees waiting to divide and edges waiting for users.
+        for step in 0..2 {
+            forest.mark_refine_where(|leaf| leaf.centroid[2] < 0.6 - 0.1 * step as f64);
+            forest.coarsen().unwrap();
+            forest.close().unwrap();
+            // The exchange takes the closure's messages to the ranks holding those roots.
+            forest.outbox.clear();
+            if step == 0 {
+                forest.subdivide();
+            }
+        }
+        assert!(!forest.touched.as_slice().is_empty());
+        let leaving: Vec<u32> = (0..pa.nroots() as u32)
+            .filter(|&r| forest.holds(r) && after[pa.root_gid(r) as usize] != 0)
+            .collect();
+        forest.take_trees(&leaving).unwrap();
+        assert!(!leaving.is_empty());
+        let kept: Vec<TreePacket> = (0..pa.nroots() as u32)
+            .filter(|&r| forest.holds(r))
+            .map(|r| forest.pack_tree(r))
+            .collect();
+        assert!(!kept.is_empty());
+        let mut rebuilt = Forest::holding(pb, AdaptOptions::default(), vec![false; pb.nroots()]);
+        rebuilt.put_trees(&kept).unwrap();
+        forest.move_onto(pb);
+        assert_eq!(forest.nleaves(), rebuilt.nleaves());
+        forest.subdivide();
+        rebuilt.subdivide();
+        forest.check_structure().unwrap();
+        rebuilt.check_structure().unwrap();
+        assert_eq!(by_keys(&forest), by_keys(&rebuilt));
+        assert!(by_keys(&forest)
+            .0
+            .iter()
+            .any(|(_, leaves)| leaves.len() > 8));
+    }
 
     #[test]
     fn a_midpoint_key_naming_another_vertex_is_a_collision() {

@@ -162,6 +162,54 @@ impl Vertices {
         }
     }
 
+    /// This store on another part of the mesh, whose store of initial vertices is `fresh`:
+    /// initial vertex `v` here is `initial[v]` there ([`NO_VERTEX`]: not there, its flag
+    /// `on_bisected` carried over otherwise). The live midpoints whose support lies there
+    /// follow, in slot order, their parents and supports renumbered; the others are dropped.
+    /// Returns the store and each slot's id in it (`NO_VERTEX`: dropped or free).
+    pub(crate) fn renumbered(&self, mut fresh: Vertices, initial: &[u32]) -> (Vertices, Vec<u32>) {
+        let mut map = Vec::with_capacity(self.nslots());
+        map.extend_from_slice(&initial[..self.ninitial]);
+        for (v, &to) in map.iter().enumerate() {
+            if to != NO_VERTEX {
+                fresh[to].on_bisected = self.data[v].on_bisected;
+            }
+        }
+        let mut next = fresh.data.len() as u32;
+        let renumber = |s: &Support| {
+            s.map(|u| {
+                if u == NO_VERTEX {
+                    u
+                } else {
+                    initial[u as usize]
+                }
+            })
+        };
+        for v in self.ninitial as u32..self.nslots() as u32 {
+            let support = &self[v].support[..support_len(&self[v].support)];
+            let inside =
+                self.is_live(v) && support.iter().all(|&u| initial[u as usize] != NO_VERTEX);
+            map.push(if inside {
+                next += 1;
+                next - 1
+            } else {
+                NO_VERTEX
+            });
+        }
+        fresh.data.reserve(next as usize - fresh.data.len());
+        for v in self.ninitial..self.nslots() {
+            if map[v] == NO_VERTEX {
+                continue;
+            }
+            let mut vertex = self.data[v];
+            // A support is ascending and the renumbering keeps the order of initial vertices.
+            vertex.support = renumber(&vertex.support);
+            vertex.parents = vertex.parents.map(|p| map[p as usize]);
+            fresh.data.push(vertex);
+        }
+        (fresh, map)
+    }
+
     /// Fails if two live vertices share a key (a hash collision between midpoints of
     /// different edges): the guard for every place where keys identify vertices.
     pub fn check_keys(&self) -> Result<()> {

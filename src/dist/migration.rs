@@ -94,7 +94,7 @@ pub(crate) fn migrate<C: Comm + ?Sized>(
             }
         }
         if !next.initial().same(share.initial()) {
-            *forest = forest.moved_onto(next.initial())?;
+            forest.move_onto(next.initial());
         }
         let mut at = Unpacking::default();
         for (_, p) in &arrived {

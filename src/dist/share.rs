@@ -190,18 +190,28 @@ impl Share {
         nroots: usize,
         tags: TagShape,
     ) -> Result<Share> {
-        let mut verts: Vec<(u32, [f64; 3])> = records
+        // Every corner as (vertex's global id, corner), sorted: the vertices come ascending,
+        // each with its corners, which take its local id.
+        let mut corners: Vec<u64> = records
             .iter()
-            .flat_map(|r| r.tet.iter().copied().zip(r.coords))
+            .enumerate()
+            .flat_map(|(i, r)| {
+                (0..4).map(move |k| (u64::from(r.tet[k]) << 32) | (4 * i + k) as u64)
+            })
             .collect();
-        verts.sort_unstable_by_key(|v| v.0);
-        verts.dedup_by_key(|v| v.0);
-        let gids: Vec<u32> = verts.iter().map(|v| v.0).collect();
-        let local = |g: u32| gids.binary_search(&g).expect("a record's vertex") as u32;
-        let mut mesh = Mesh::new(
-            verts.iter().map(|v| v.1).collect(),
-            records.iter().map(|r| r.tet.map(local)).collect(),
-        );
+        corners.sort_unstable();
+        let (mut gids, mut coords) = (Vec::new(), Vec::new());
+        let mut tets = vec![[0u32; 4]; records.len()];
+        for c in corners {
+            let (g, corner) = ((c >> 32) as u32, c as u32 as usize);
+            let (i, k) = (corner / 4, corner % 4);
+            if gids.last() != Some(&g) {
+                gids.push(g);
+                coords.push(records[i].coords[k]);
+            }
+            tets[i][k] = (gids.len() - 1) as u32;
+        }
+        let mut mesh = Mesh::new(coords, tets);
         mesh.tags = PhysicalTags {
             volume: if tags.volume {
                 records.iter().map(|r| r.volume).collect()
@@ -294,6 +304,9 @@ impl Share {
     /// The records of the roots around each of `roots` (local ids, `roots` included): what a
     /// rank receiving those roots needs to hold them with their ghost layer.
     pub(crate) fn stars(&self, roots: &[u32]) -> Vec<RootRecord> {
+        if roots.is_empty() {
+            return Vec::new(); // most ranks send to few others: no pass over the part for them
+        }
         let mut around = vec![false; self.owner.len()];
         self.mark_around(roots.iter().copied(), &mut around);
         self.records_marked(&around).collect()
@@ -433,8 +446,18 @@ impl Share {
         own.extend(kept.iter().map(|&r| self.initial.root_gid(r)));
         own.sort_unstable();
         records.extend(self.records_marked(&in_part));
-        records.sort_by_key(|r| r.gid);
-        records.dedup_by_key(|r| r.gid);
+        // A root's records are equal whoever sent them: one of each, by global id.
+        let mut order: Vec<u64> = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (u64::from(r.gid) << 32) | i as u64)
+            .collect();
+        order.sort_unstable();
+        order.dedup_by_key(|o| *o >> 32);
+        let records: Vec<RootRecord> = order
+            .iter()
+            .map(|&o| records[o as u32 as usize].clone())
+            .collect();
         let part: Vec<u32> = records.iter().map(|r| r.gid).collect();
         if let Some(g) = arrived.iter().find(|g| part.binary_search(g).is_err()) {
             return Err(Error::Protocol {

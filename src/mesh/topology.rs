@@ -64,6 +64,41 @@ pub struct NonManifold {
     pub elems: [u32; 3],
 }
 
+/// Every local face of `tets` as `(its vertices ascending, element, local face)`, sorted: a
+/// counting sort by the smallest vertex, then each (small) run of faces sorted — the order of
+/// one sort of the whole list, at a fraction of its cost.
+fn faces_sorted(tets: &[[u32; 4]]) -> Vec<([u32; 3], u32, u8)> {
+    let nkeys = tets.iter().flatten().max().map_or(0, |&v| v as usize + 1);
+    let key_of = |t: &[u32; 4], fv: &[usize; 3]| {
+        let mut key = fv.map(|k| t[k]);
+        key.sort_unstable();
+        key
+    };
+    let mut start = vec![0usize; nkeys + 1];
+    for t in tets {
+        for fv in &FACE_VERTS {
+            start[key_of(t, fv)[0] as usize + 1] += 1;
+        }
+    }
+    for v in 0..nkeys {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut keyed = vec![([0u32; 3], 0u32, 0u8); tets.len() * 4];
+    for (e, t) in tets.iter().enumerate() {
+        for (i, fv) in FACE_VERTS.iter().enumerate() {
+            let key = key_of(t, fv);
+            let at = &mut fill[key[0] as usize];
+            keyed[*at] = (key, e as u32, i as u8);
+            *at += 1;
+        }
+    }
+    for run in start.windows(2) {
+        keyed[run[0]..run[1]].sort_unstable();
+    }
+    keyed
+}
+
 impl Topology {
     /// Builds faces and adjacency; fails on the first face held by more than two elements.
     pub fn new(mesh: &Mesh) -> Result<Topology, NonManifold> {
@@ -72,15 +107,7 @@ impl Topology {
 
     /// As [`Topology::new`], from raw element lists (used before a mesh is validated).
     pub fn from_tets(nverts: usize, tets: &[[u32; 4]]) -> Result<Topology, NonManifold> {
-        let mut keyed: Vec<([u32; 3], u32, u8)> = Vec::with_capacity(tets.len() * 4);
-        for (e, t) in tets.iter().enumerate() {
-            for (i, fv) in FACE_VERTS.iter().enumerate() {
-                let mut key = fv.map(|k| t[k]);
-                key.sort_unstable();
-                keyed.push((key, e as u32, i as u8));
-            }
-        }
-        keyed.sort_unstable();
+        let keyed = faces_sorted(tets);
         let mut faces = Vec::with_capacity(tets.len() * 2 + 16);
         let mut i = 0;
         while i < keyed.len() {
@@ -187,6 +214,31 @@ impl Topology {
 mod tests {
     use super::*;
     use crate::mesh::geometry::volume;
+
+    #[test]
+    fn faces_come_in_the_order_of_one_sort_of_all_of_them() {
+        let mesh = crate::mesh::generate_box([3, 2, 2], [1.0; 3]).unwrap();
+        // Elements in a scrambled order, vertices permuted: runs of every length.
+        let n = mesh.tets.len();
+        let tets: Vec<[u32; 4]> = (0..n)
+            .map(|e| mesh.tets[(e * 7) % n])
+            .map(|t| [t[2], t[0], t[3], t[1]].map(|v| (v * 5) % mesh.nverts() as u32))
+            .collect();
+        assert!(
+            !n.is_multiple_of(7) && !mesh.nverts().is_multiple_of(5),
+            "both scramblings permute"
+        );
+        let mut want: Vec<([u32; 3], u32, u8)> = Vec::new();
+        for (e, t) in tets.iter().enumerate() {
+            for (i, fv) in FACE_VERTS.iter().enumerate() {
+                let mut key = fv.map(|k| t[k]);
+                key.sort_unstable();
+                want.push((key, e as u32, i as u8));
+            }
+        }
+        want.sort_unstable();
+        assert_eq!(faces_sorted(&tets), want);
+    }
 
     #[test]
     fn sort3_by_key_sorts_every_order_of_three_keys() {
