@@ -153,7 +153,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             records.extend(self.share.stars(&kept));
             let next = self.share.settled(records, after, (me, size))?;
             if !next.initial().same(self.share.initial()) {
-                self.forest = self.forest.moved_onto(next.initial())?;
+                self.forest.move_onto(next.initial());
             }
             let packets: Vec<_> = parked.into_iter().map(|(p, _)| p).collect();
             self.forest.put_trees(&packets)?;
