@@ -114,7 +114,7 @@ impl Totals {
         Ok(Totals::of(sums))
     }
 
-    /// The totals of two states of the run, each given by every rank's [`RootSums`] of it
+    /// The totals of two states of the run, each given by every rank's [`TotalSums`] of it
     /// (e.g. before and after an adaptation step), in one collective: the same bits as two
     /// [`Totals::gather`]s.
     ///
