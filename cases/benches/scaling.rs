@@ -388,7 +388,7 @@ fn main() {
             "process" => table(
                 &format!(
                     "shock case, {LEVELS} levels, PLUM (METIS), --process --kernel-sweeps \
-                     {KERNEL_SWEEPS} (whole mesh on every rank)"
+                     {KERNEL_SWEEPS}"
                 ),
                 &procs,
                 |p| shock_run(p, Repartition::Gathered(PartitionerName::Metis), true),
