@@ -201,7 +201,7 @@ fn euler_run(procs: usize, t_end: f64) -> RunCpu {
         };
         let balancer = balancer_over(&cfg, &centroids)?;
         let chunk = |comm: &_| spread(comm, mesh);
-        let settings = (cfg.euler, boundaries.clone());
+        let settings = (cfg.euler, boundaries.clone(), None);
         let mut euler = EulerRun::from_chunk(comm, chunk, settings, balancer, first)?;
         let mut account = plume_cases::cpu::start(comm, euler.run.startup_cpu(), Some(&serial))?;
         while !euler.finished() {

@@ -236,23 +236,24 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         Self::start(comm, initial, cfg, balancer, Some(sbn))
     }
 
-    /// As [`EulerRun::new`], each rank starting from its chunk of the mesh ([`Run::from_chunk`]:
-    /// `chunk` makes it, `first` says where the first owners come from), with the boundary
-    /// conditions `boundaries` of the whole mesh's groups ([`Boundaries::from_tags`], which
-    /// needs every boundary tag): no rank holds the whole mesh.
+    /// As [`EulerRun::new`] (or [`EulerRun::with_sbn`] when `sbn` is given), each rank
+    /// starting from its chunk of the mesh ([`Run::from_chunk`]: `chunk` makes it, `first` says
+    /// where the first owners come from), with the boundary conditions `boundaries` of the
+    /// whole mesh's groups ([`Boundaries::from_tags`], which needs every boundary tag): no rank
+    /// holds the whole mesh.
     ///
     /// # Errors
     /// [`Error::SettingOutOfRange`] for bad settings; the run's errors.
     pub fn from_chunk(
         comm: &'c C,
         chunk: impl FnOnce(&C) -> plume::Result<plume::mesh::chunk::Chunk>,
-        (cfg, boundaries): (EulerConfig, Boundaries),
+        (cfg, boundaries, sbn): (EulerConfig, Boundaries, Option<SbnOptions>),
         balancer: impl Balancer + 'c,
         first: FirstOwners,
     ) -> Result<Self> {
         cfg.check()?;
         let run = Run::from_chunk(comm, chunk, adapt_options(&cfg), balancer, first)?;
-        Self::adapted(run, boundaries, cfg, None)
+        Self::adapted(run, boundaries, cfg, sbn)
     }
 
     /// [`EulerRun::new`] or [`EulerRun::with_sbn`].

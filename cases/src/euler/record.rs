@@ -4,8 +4,7 @@
 
 use plume::balance::{Plum, PlumOptions, SbnOptions, Threshold};
 use plume::dist::{self, Diffusive, GatheredPlum, NoBalancing};
-use plume::mesh::Mesh;
-use plume::partition::{root_centroids, Diffusion};
+use plume::partition::Diffusion;
 
 use super::EulerConfig;
 use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName};
@@ -33,16 +32,12 @@ pub struct EulerRunConfig {
     pub euler: EulerConfig,
 }
 
-/// The balancer of `cfg` on `mesh`, its first owners `cfg.initial`'s: with PLUM (LoadImb
-/// threshold 1.05), the diffusive repartitioner on the ranks' rows (nothing gathered: parts are
-/// ranks) or, for another partitioner, PLUM on rank 0 with the gathered weights and the optimal
-/// TotalV remap; no balancing (no balancer, or SBN, which balances while the ranks compute).
-pub fn balancer(cfg: &EulerRunConfig, mesh: &Mesh) -> plume::Result<Box<dyn dist::Balancer>> {
-    balancer_over(cfg, &root_centroids(mesh))
-}
-
-/// [`balancer`] for roots whose centroids are `centroids`: every root's on the rank that
-/// partitions (rank 0), none on the others (their balancer's partitioners never run).
+/// The balancer of `cfg` for roots whose centroids are `centroids` (every root's on the rank
+/// that partitions, rank 0; none on the others, whose balancer's partitioners never run), its
+/// first owners `cfg.initial`'s: with PLUM (LoadImb threshold 1.05), the diffusive
+/// repartitioner on the ranks' rows (nothing gathered: parts are ranks) or, for another
+/// partitioner, PLUM on rank 0 with the gathered weights and the optimal TotalV remap; no
+/// balancing (no balancer, or SBN, which balances while the ranks compute).
 pub fn balancer_over(
     cfg: &EulerRunConfig,
     centroids: &[[f64; 3]],

@@ -23,7 +23,7 @@ use plume::numbers::short;
 use plume::partition::root_centroids;
 
 use super::record::{
-    balancer, balancer_over, first_owners, table_head, table_row, EulerRecord, EulerRunConfig,
+    balancer_over, first_owners, table_head, table_row, EulerRecord, EulerRunConfig,
 };
 use super::scheme::Boundaries;
 use super::validation::density_profile;
@@ -86,26 +86,19 @@ struct OnRanks<'r, 'a>(&'r Request<'a>);
 /// whole mesh, and the mesh's provenance (rank 0's report takes it).
 struct Setup {
     cfg: EulerRunConfig,
-    initial: Held,
+    /// The mesh, made once for rank 0 to take and spread in chunks ([`EulerRun::from_chunk`]):
+    /// no other rank holds it once the run starts (under MPI every process makes it for the
+    /// run's settings, which depend on the whole mesh, and all but rank 0's drop it then).
+    mesh: Mutex<Option<Mesh>>,
     /// The whole mesh's roots.
     roots: usize,
     /// The whole mesh's extent along x.
     x: (f64, f64),
     /// The boundary conditions of the whole mesh's groups.
     boundaries: Boundaries,
-    /// The CPU spent reading the mesh (and building its topology, for the whole mesh).
+    /// The CPU spent making the mesh (and locating the probes in it).
     serial: plume::dist::CpuLaps,
     source: Option<MeshSource>,
-}
-
-/// The initial mesh as a process holds it before its ranks start.
-enum Held {
-    /// Built whole, its ranks sharing one copy: SBN's processing needs it on every rank.
-    Whole(InitialMesh),
-    /// Made once, for rank 0 to take and spread in chunks ([`EulerRun::from_chunk`]): no
-    /// other rank holds it once the run starts (under MPI every process makes it for the
-    /// run's settings, which depend on the whole mesh, and all but rank 0's drop it then).
-    Read(Mutex<Option<Mesh>>),
 }
 
 /// What rank 0's body ends with: the Sod case's reference and density profile, and the
@@ -132,27 +125,15 @@ impl RankCase for OnRanks<'_, '_> {
         let cfg = (self.0.config)(process.procs, &mesh)?;
         let (roots, x) = (mesh.nelems(), x_range(&mesh));
         let boundaries = Boundaries::from_tags(&mesh.tags, cfg.euler.case.inflow())?;
-        let whole = cfg.sbn.is_some();
-        let initial = match (whole, self.0.probes.is_empty()) {
-            (false, true) => Held::Read(Mutex::new(process.reports.then_some(mesh))),
-            (whole, _) => {
-                // Probes are located in the whole mesh once, before the run.
-                let initial = InitialMesh::new(mesh)?;
-                serial.lap(Phase::Topology);
-                check_probes(self.0.probes, &initial)?;
-                match whole {
-                    true => Held::Whole(initial),
-                    false => {
-                        let mesh = initial.mesh().clone();
-                        drop(initial);
-                        Held::Read(Mutex::new(process.reports.then_some(mesh)))
-                    }
-                }
-            }
-        };
+        if !self.0.probes.is_empty() {
+            // Probes are located in the whole mesh once, before the run.
+            let initial = InitialMesh::new(mesh.clone())?;
+            serial.lap(Phase::Topology);
+            check_probes(self.0.probes, &initial)?;
+        }
         Ok(Setup {
             cfg,
-            initial,
+            mesh: Mutex::new(process.reports.then_some(mesh)),
             roots,
             x,
             boundaries,
@@ -350,32 +331,21 @@ fn on_rank(
 ) -> Result<Ended> {
     let comm = rank.comm;
     let (cfg, serial) = (&setup.cfg, &setup.serial);
-    let mut euler = match &setup.initial {
-        Held::Whole(initial) => {
-            let plum = comm.agree(balancer(cfg, initial.mesh()))?;
-            match cfg.sbn {
-                Some(sbn) => EulerRun::with_sbn(comm, initial, cfg.euler, (plum, sbn))?,
-                None => EulerRun::new(comm, initial, cfg.euler, plum)?,
-            }
-        }
-        Held::Read(mesh) => {
-            // Rank 0 takes the mesh its process made and spreads it.
-            let mesh = match comm.rank() {
-                0 => mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
-                _ => None,
-            };
-            let first = first_owners(cfg);
-            // The partitioners run on rank 0, and only for the balancer's first owners.
-            let centroids = match (&mesh, first) {
-                (Some(mesh), FirstOwners::Balancer) => root_centroids(mesh),
-                _ => Vec::new(),
-            };
-            let plum = comm.agree(balancer_over(cfg, &centroids))?;
-            drop(centroids);
-            let settings = (cfg.euler, setup.boundaries.clone());
-            EulerRun::from_chunk(comm, |comm| spread(comm, mesh), settings, plum, first)?
-        }
+    // Rank 0 takes the mesh its process made and spreads it.
+    let mesh = match comm.rank() {
+        0 => setup.mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
+        _ => None,
     };
+    let first = first_owners(cfg);
+    // The partitioners run on rank 0, and only for the balancer's first owners.
+    let centroids = match (&mesh, first) {
+        (Some(mesh), FirstOwners::Balancer) => root_centroids(mesh),
+        _ => Vec::new(),
+    };
+    let plum = comm.agree(balancer_over(cfg, &centroids))?;
+    drop(centroids);
+    let settings = (cfg.euler, setup.boundaries.clone(), cfg.sbn);
+    let mut euler = EulerRun::from_chunk(comm, |comm| spread(comm, mesh), settings, plum, first)?;
     let mut cpu = crate::cpu::start(comm, euler.run.startup_cpu(), Some(serial))?;
     let start = euler.totals()?;
     let exact = Reference::of(cfg, setup.x);
