@@ -55,10 +55,9 @@ use plume_cases::euler::scheme::Boundaries;
 use plume_cases::euler::{
     Case, EulerConfig, EulerRun, IndicatorOptions, InitialRefinement, MemoryBudget, SchemeOptions,
 };
-use plume_cases::ranks::launch_threads;
+use plume_cases::ranks::{launch_threads, ForRank0};
 use plume_cases::words::{Balancer as BalancerName, InitialName, ObjectiveName, PartitionerName};
 use shock_case::{options, read_shock_mesh, shock_mark};
-use std::sync::Mutex;
 
 const LEVELS: usize = 9;
 /// `--kernel-sweeps` of the `process` run.
@@ -73,19 +72,11 @@ const WEAK_STEPS: usize = 3;
 
 /// The mesh `read` once before the ranks start (timed on the process's clock: the reader's
 /// checks use rayon's pool), for rank 0 to take and spread.
-fn read_once(read: impl FnOnce() -> Mesh) -> (Mutex<Option<Mesh>>, CpuLaps) {
+fn read_once(read: impl FnOnce() -> Mesh) -> (ForRank0<Mesh>, CpuLaps) {
     let mut serial = CpuLaps::start(CpuClock::Process);
     let mesh = read();
     serial.lap(Phase::Read);
-    (Mutex::new(Some(mesh)), serial)
-}
-
-/// The mesh read once, on rank 0 (`None` on the others).
-fn take_on_rank_0<C: Comm + ?Sized>(comm: &C, mesh: &Mutex<Option<Mesh>>) -> Option<Mesh> {
-    match comm.rank() {
-        0 => mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
-        _ => None,
-    }
+    (ForRank0::new(Some(mesh)), serial)
 }
 
 /// How a shock run rebalances.
@@ -135,7 +126,7 @@ fn shock_balancer(
 fn shock_run(procs: usize, repartition: Repartition, process: bool) -> RunCpu {
     let (mesh, serial) = read_once(read_shock_mesh);
     let mut runs = launch_threads(procs, |comm| {
-        let mesh = take_on_rank_0(comm, &mesh);
+        let mesh = mesh.take(comm);
         let balancer = shock_balancer(procs, repartition, mesh.as_ref());
         let chunk = |comm: &_| spread(comm, mesh);
         let mut run = Run::from_chunk(comm, chunk, options(), balancer, FirstOwners::Balancer)?;
@@ -190,10 +181,10 @@ fn euler_run(procs: usize, t_end: f64) -> RunCpu {
     serial.lap(Phase::Read);
     let cfg = blast_config(procs, &mesh, t_end);
     let boundaries = Boundaries::from_tags(&mesh.tags, cfg.euler.case.inflow()).expect("tags");
-    let mesh = Mutex::new(Some(mesh));
+    let mesh = ForRank0::new(Some(mesh));
     let mut runs = launch_threads(procs, |comm| {
         // As `run euler` does: the partitioners run on rank 0, which holds the mesh.
-        let mesh = take_on_rank_0(comm, &mesh);
+        let mesh = mesh.take(comm);
         let first = first_owners(&cfg);
         let centroids = match (&mesh, first) {
             (Some(mesh), FirstOwners::Balancer) => root_centroids(mesh),

@@ -151,7 +151,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let settled = (|| {
             let mut records: Vec<_> = records.into_iter().flatten().collect();
             records.extend(self.share.stars(&kept));
-            let next = self.share.settled(records, after, (me, size))?;
+            let next = self.share.settled(&records, after, (me, size))?;
             if !next.initial().same(self.share.initial()) {
                 self.forest.move_onto(next.initial());
             }

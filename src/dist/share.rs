@@ -331,13 +331,12 @@ impl Share {
     /// [`InitialMesh::part`]'s.
     pub(crate) fn settled(
         &self,
-        mut records: Vec<RootRecord>,
+        records: &[RootRecord],
         owner: &[u32],
         (rank, nranks): (u32, usize),
     ) -> Result<Share> {
         Error::check_len("owners", self.nroots, owner.len())?;
-        records.sort_unstable_by_key(|rec| rec.gid);
-        records.dedup_by_key(|rec| rec.gid);
+        let records = one_record_each(records);
         let directory = Directory::from_owners(owner, rank as usize, nranks);
         let initial = &self.initial;
         let same = records.len() == initial.nroots()
@@ -446,18 +445,7 @@ impl Share {
         own.extend(kept.iter().map(|&r| self.initial.root_gid(r)));
         own.sort_unstable();
         records.extend(self.records_marked(&in_part));
-        // A root's records are equal whoever sent them: one of each, by global id.
-        let mut order: Vec<u64> = records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (u64::from(r.gid) << 32) | i as u64)
-            .collect();
-        order.sort_unstable();
-        order.dedup_by_key(|o| *o >> 32);
-        let records: Vec<RootRecord> = order
-            .iter()
-            .map(|&o| records[o as u32 as usize].clone())
-            .collect();
+        let records = one_record_each(&records);
         let part: Vec<u32> = records.iter().map(|r| r.gid).collect();
         if let Some(g) = arrived.iter().find(|g| part.binary_search(g).is_err()) {
             return Err(Error::Protocol {
@@ -487,6 +475,22 @@ impl TagShape {
             names: tags.names.clone(),
         }
     }
+}
+
+/// `records` ascending by global id, one of each (a root's records are equal whoever sent
+/// them), sorted as packed ids rather than moving the records.
+fn one_record_each(records: &[RootRecord]) -> Vec<RootRecord> {
+    let mut order: Vec<u64> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (u64::from(r.gid) << 32) | i as u64)
+        .collect();
+    order.sort_unstable();
+    order.dedup_by_key(|o| *o >> 32);
+    order
+        .iter()
+        .map(|&o| records[o as u32 as usize].clone())
+        .collect()
 }
 
 /// The record of root `r` of `mesh` (vertices as `mesh`'s indices), named `gid`.

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use plume::adapt::{Across, Forest, InitialMesh};
+use plume::adapt::{Across, Forest};
 use plume::dist::{Processed, RootWork};
 use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
@@ -64,8 +64,6 @@ pub struct RootDone {
 pub struct StageJobs<'a> {
     scheme: &'a Scheme,
     mesh: &'a FlowMesh,
-    /// The part of the mesh `mesh` covers (local root ids by global id).
-    part: InitialMesh,
     /// The sides of the mesh's leaves and ghosts.
     sides: Sides,
     stage: Stage,
@@ -82,19 +80,17 @@ pub struct StageJobs<'a> {
 }
 
 impl<'a> StageJobs<'a> {
-    /// `stage` of the scheme over `dt` on the leaves of `mesh`, built on the part `part` of
-    /// the mesh; `starts` holds the iteration's first states of the roots held here (from the
+    /// `stage` of the scheme over `dt` on the leaves of `mesh`; `starts` holds the iteration's first states of the roots held here (from the
     /// first stage's [`StageJobs::finish`]) when `stage` reads them.
     pub fn new(
         scheme: &'a Scheme,
-        (mesh, part): (&'a FlowMesh, &InitialMesh),
+        mesh: &'a FlowMesh,
         (stage, dt): (Stage, f64),
         starts: IntMap<u32, Vec<Conserved>>,
     ) -> Self {
         StageJobs {
             scheme,
             mesh,
-            part: part.clone(),
             sides: Sides::of(mesh),
             stage,
             dt,
@@ -113,7 +109,7 @@ impl<'a> StageJobs<'a> {
     /// The mesh's leaves of root `g` (global id), whose tree was here at the start.
     fn range(&self, g: u32) -> Result<Range<usize>> {
         let offsets = &self.mesh.halo.adjacency.root_offsets;
-        let r = self.part.local_root(g).unwrap_or(u32::MAX) as usize;
+        let r = self.mesh.root_gids.binary_search(&g).unwrap_or(usize::MAX);
         match (offsets.get(r), offsets.get(r.wrapping_add(1))) {
             (Some(&start), Some(&end)) if start < end => Ok(start as usize..end as usize),
             _ => Err(Error::Invalid(format!(

@@ -487,8 +487,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         for (s, &stage) in Stage::of(self.scheme.opts.time).iter().enumerate() {
             let seed = sbn.seed ^ mix64((self.iteration as u64) << 1 | s as u64);
             let opts = LevelOptions::new(Processing::Sbn(SbnOptions { seed, ..sbn }));
-            let part = self.run.forest().initial().clone();
-            let mut jobs = StageJobs::new(&self.scheme, (&self.mesh, &part), (stage, dt), starts);
+            let mut jobs = StageJobs::new(&self.scheme, &self.mesh, (stage, dt), starts);
             self.run.account(Phase::Process);
             let level = self.run.process(&opts, &mut jobs)?;
             let (done, n) = jobs.finish();

@@ -90,6 +90,9 @@ pub struct FlowMesh {
     pub state: Vec<Conserved>,
     /// Per leaf, its depth below its root.
     pub level: Vec<u8>,
+    /// The global id of each root of the part the mesh was built on (by local id, ascending):
+    /// the roots of `halo.adjacency.root_offsets`.
+    pub root_gids: Vec<u32>,
     /// Per leaf, what its geometry was computed from, to reuse it in the next build.
     shapes: Vec<Shape>,
 }
@@ -150,6 +153,9 @@ impl FlowMesh {
             geometry: Vec::with_capacity(n),
             state: Vec::with_capacity(n),
             level: Vec::with_capacity(n),
+            root_gids: (0..forest.initial().nroots() as u32)
+                .map(|r| forest.initial().root_gid(r))
+                .collect(),
             shapes: Vec::with_capacity(n),
         };
         let verts = forest.vertices();

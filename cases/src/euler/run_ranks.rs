@@ -10,7 +10,6 @@
 //! point's state at every output goes into `probe_N.csv` ([`crate::probes`]).
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 use plume::adapt::InitialMesh;
 use plume::comm::{Comm, CommExt, ReduceOp};
@@ -33,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::probes::ProbeLog;
 use crate::progress::Progress;
 use crate::provenance::{MeshSource, Provenance};
-use crate::ranks::{self, Process, Rank, RankCase, Ranks, Reporter};
+use crate::ranks::{self, ForRank0, Process, Rank, RankCase, Ranks, Reporter};
 use crate::report::Report;
 use crate::run_folder::RunFolder;
 use crate::stream::{say, Streamed};
@@ -89,7 +88,7 @@ struct Setup {
     /// The mesh, made once for rank 0 to take and spread in chunks ([`EulerRun::from_chunk`]):
     /// no other rank holds it once the run starts (under MPI every process makes it for the
     /// run's settings, which depend on the whole mesh, and all but rank 0's drop it then).
-    mesh: Mutex<Option<Mesh>>,
+    mesh: ForRank0<Mesh>,
     /// The whole mesh's roots.
     roots: usize,
     /// The whole mesh's extent along x.
@@ -133,7 +132,7 @@ impl RankCase for OnRanks<'_, '_> {
         }
         Ok(Setup {
             cfg,
-            mesh: Mutex::new(process.reports.then_some(mesh)),
+            mesh: ForRank0::new(process.reports.then_some(mesh)),
             roots,
             x,
             boundaries,
@@ -332,10 +331,7 @@ fn on_rank(
     let comm = rank.comm;
     let (cfg, serial) = (&setup.cfg, &setup.serial);
     // Rank 0 takes the mesh its process made and spreads it.
-    let mesh = match comm.rank() {
-        0 => setup.mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
-        _ => None,
-    };
+    let mesh = setup.mesh.take(comm);
     let first = first_owners(cfg);
     // The partitioners run on rank 0, and only for the balancer's first owners.
     let centroids = match (&mesh, first) {

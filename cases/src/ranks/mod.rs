@@ -72,6 +72,25 @@ pub struct Rank<'a> {
     pub process: Process,
 }
 
+/// What a process made once for rank 0 to take, such as the mesh it read, which rank 0
+/// spreads in chunks: no other rank ever holds it.
+pub struct ForRank0<T>(Mutex<Option<T>>);
+
+impl<T> ForRank0<T> {
+    /// `value` on the process that runs rank 0 (`None` on the others).
+    pub fn new(value: Option<T>) -> Self {
+        ForRank0(Mutex::new(value))
+    }
+
+    /// The value on rank 0 (the first time it asks); `None` on every other rank.
+    pub fn take<C: Comm + ?Sized>(&self, comm: &C) -> Option<T> {
+        match comm.rank() {
+            0 => self.0.lock().unwrap_or_else(|p| p.into_inner()).take(),
+            _ => None,
+        }
+    }
+}
+
 /// A case run through [`run`].
 pub trait RankCase: Sync {
     /// The case's name (`shock`, for the refusal of MPI in a build without it), what its

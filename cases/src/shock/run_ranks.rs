@@ -7,7 +7,6 @@
 //! (under MPI the other processes return it as reported).
 
 use std::path::Path;
-use std::sync::Mutex;
 
 use plume::adapt::Forest;
 use plume::comm::Comm;
@@ -22,7 +21,7 @@ use super::table::Table;
 use super::{ShockConfig, ShockRun};
 use crate::error::{check_procs, Result};
 use crate::provenance::MeshSource;
-use crate::ranks::{self, Process, Rank, RankCase, Ranks, Reporter};
+use crate::ranks::{self, ForRank0, Process, Rank, RankCase, Ranks, Reporter};
 use crate::run_folder::RunFolder;
 use crate::stream::say;
 
@@ -84,7 +83,7 @@ struct Setup {
     cfg: ShockConfig,
     /// The mesh, read by rank 0's process only, for rank 0 to take and spread: no other
     /// rank ever holds it.
-    mesh: Mutex<Option<Mesh>>,
+    mesh: ForRank0<Mesh>,
     /// The roots of the mesh, on rank 0's process.
     roots: Option<usize>,
     /// The CPU spent reading the mesh.
@@ -114,7 +113,7 @@ impl RankCase for OnRanks<'_, '_> {
         if !process.reports {
             return Ok(Setup {
                 cfg,
-                mesh: Mutex::new(None),
+                mesh: ForRank0::new(None),
                 roots: None,
                 serial,
                 source: None,
@@ -127,7 +126,7 @@ impl RankCase for OnRanks<'_, '_> {
         super::ranks::check_memory(&cfg, roots, process.ranks_here)?;
         Ok(Setup {
             cfg,
-            mesh: Mutex::new(Some(mesh)),
+            mesh: ForRank0::new(Some(mesh)),
             roots: Some(roots),
             serial,
             source: Some(source),
@@ -159,10 +158,7 @@ impl RankCase for OnRanks<'_, '_> {
         let cfg = &measured_on(comm, self.0, &setup.cfg)?;
         let all_ranks_here = rank.process.ranks_here == rank.process.procs;
         // Rank 0 takes the mesh its process read.
-        let mesh = match comm.rank() {
-            0 => setup.mesh.lock().unwrap_or_else(|p| p.into_inner()).take(),
-            _ => None,
-        };
+        let mesh = setup.mesh.take(comm);
         let run = super::ranks::run_rank(
             comm,
             cfg,
