@@ -18,8 +18,7 @@ use plume_cases::budget::{Budget, EULER};
 use plume_cases::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use plume_cases::euler::messages::check_state;
 use plume_cases::euler::record::EulerRunConfig;
-use plume_cases::euler::run_ranks;
-use plume_cases::euler::scheme::Boundaries;
+use plume_cases::euler::run_ranks::{self, MeshExtent};
 use plume_cases::euler::{
     Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, MemoryBudget, Primitive,
     SchemeOptions, State1d, TimeScheme,
@@ -208,13 +207,13 @@ fn euler_mesh(args: &EulerArgs) -> CliResult<(Mesh, Option<MeshSource>)> {
     }
 }
 
-/// The run `args` ask for on `procs` ranks over `mesh`.
-fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConfig> {
+/// The run `args` ask for on `procs` ranks over a mesh of extent `mesh`.
+fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerRunConfig> {
     let usage = |m: String| Err(Failure::Usage(m));
-    if procs == 0 || procs > mesh.nelems() {
+    if procs == 0 || procs > mesh.roots {
         return usage(format!(
             "--procs {procs} must be between 1 and the number of roots ({})",
-            mesh.nelems()
+            mesh.roots
         ));
     }
     if args.output_every == 0 {
@@ -239,7 +238,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
         // default, is left out of them).
         (None, _) => PartitionerName::Metis,
     };
-    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+    let (lo, hi) = (mesh.lo, mesh.hi);
     let case = match args.case {
         CaseName::Sod => {
             let (left, right) = (
@@ -272,12 +271,6 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
             Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), radius)
         }
     };
-    let states: Vec<Primitive> = (0..mesh.nelems())
-        .map(|e| case.state_at(geometry::centroid(&mesh.corners(e))))
-        .collect();
-    check_not_uniform(&case, &states)?;
-    // The run reads the groups again; checked here, a bad group fails before any output.
-    Boundaries::from_tags(&mesh.tags, case.inflow())?;
     let euler = EulerConfig {
         case,
         scheme: SchemeOptions {
@@ -311,14 +304,13 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
         },
     };
     euler.check().map_err(Failure::from)?;
-    let roots = mesh.nelems();
+    let roots = mesh.roots;
     check_memory(
         &euler.memory.budget,
         &format!("the euler case on {roots} roots"),
         EULER.bytes(euler.memory.root_copies(roots), roots as u128),
         "use a smaller mesh",
     )?;
-    check_iterations(&euler, mesh, &states, args.max_iterations)?;
     Ok(EulerRunConfig {
         procs,
         balancer: args.balancer,
@@ -342,6 +334,18 @@ fn config(args: &EulerArgs, procs: usize, mesh: &Mesh) -> CliResult<EulerRunConf
         output_every: args.output_every,
         euler,
     })
+}
+
+/// Checks `cfg`, the run `args` ask for, against the whole initial `mesh`: its initial state
+/// is not uniform ([`check_not_uniform`]) and it would not take more than `--max-iterations`
+/// ([`check_iterations`]).
+fn check(args: &EulerArgs, cfg: &EulerRunConfig, mesh: &Mesh) -> CliResult {
+    let case = &cfg.euler.case;
+    let states: Vec<Primitive> = (0..mesh.nelems())
+        .map(|e| case.state_at(geometry::centroid(&mesh.corners(e))))
+        .collect();
+    check_not_uniform(case, &states)?;
+    check_iterations(&cfg.euler, mesh, &states, args.max_iterations)
 }
 
 /// Refuses the options of one case given with the other: `--left`, `--right` and
@@ -456,11 +460,15 @@ fn check_not_uniform(case: &Case, states: &[Primitive]) -> CliResult {
 pub fn run(args: &EulerArgs) -> CliResult {
     let mesh = || -> plume_cases::Result<_> { Ok(euler_mesh(args)?) };
     let on_procs =
-        |procs, mesh: &Mesh| -> plume_cases::Result<_> { Ok(config(args, procs, mesh)?) };
+        |procs, mesh: &MeshExtent| -> plume_cases::Result<_> { Ok(config(args, procs, mesh)?) };
+    let checked = |cfg: &EulerRunConfig, mesh: &Mesh| -> plume_cases::Result<_> {
+        Ok(check(args, cfg, mesh)?)
+    };
     let mpi = args.backend == BackendName::Mpi;
     let request = run_ranks::Request {
         mesh: &mesh,
         config: &on_procs,
+        check: &checked,
         probes: &args.probes,
         ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
     };

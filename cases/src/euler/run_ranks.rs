@@ -43,11 +43,15 @@ pub const DEFAULT_PROCS: usize = 2;
 
 /// A run of the Euler case as its caller asks for it.
 pub struct Request<'a> {
-    /// Makes the initial mesh and its source (`None`: a generated box).
+    /// Makes the initial mesh and its source (`None`: a generated box). Only the process that
+    /// runs rank 0 makes it.
     pub mesh: &'a (dyn Fn() -> Result<(Mesh, Option<MeshSource>)> + Sync),
-    /// The run's configuration on P ranks over the initial mesh (the caller's checks of its
-    /// settings).
-    pub config: &'a (dyn Fn(usize, &Mesh) -> Result<EulerRunConfig> + Sync),
+    /// The run's configuration on P ranks over a mesh of that extent (the caller's checks of
+    /// its settings), made on every process.
+    pub config: &'a (dyn Fn(usize, &MeshExtent) -> Result<EulerRunConfig> + Sync),
+    /// The caller's checks of a configuration against the whole initial mesh, before the run
+    /// starts (on the process that makes the mesh).
+    pub check: &'a (dyn Fn(&EulerRunConfig, &Mesh) -> Result + Sync),
     /// Points whose state every output records (`probe_N.csv`).
     pub probes: &'a [[f64; 3]],
     /// The ranks, the output folder, the VTK files and the host.
@@ -81,23 +85,67 @@ pub fn run(req: &Request) -> Result {
 /// The Euler case through the rank driver.
 struct OnRanks<'r, 'a>(&'r Request<'a>);
 
-/// What a process prepares: the configuration, the initial mesh, what the run needs of the
-/// whole mesh, and the mesh's provenance (rank 0's report takes it).
-struct Setup {
-    cfg: EulerRunConfig,
-    /// The mesh, made once for rank 0 to take and spread in chunks ([`EulerRun::from_chunk`]):
-    /// no other rank holds it once the run starts (under MPI every process makes it for the
-    /// run's settings, which depend on the whole mesh, and all but rank 0's drop it then).
-    mesh: ForRank0<Mesh>,
-    /// The whole mesh's roots.
-    roots: usize,
-    /// The whole mesh's extent along x.
-    x: (f64, f64),
-    /// The boundary conditions of the whole mesh's groups.
+/// The number of roots and the bounding box of a whole initial mesh: what a run's
+/// configuration depends on ([`Request::config`]), known to every process.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MeshExtent {
+    /// The mesh's roots.
+    pub roots: usize,
+    /// The smallest coordinates of its vertices.
+    pub lo: [f64; 3],
+    /// The largest coordinates of its vertices.
+    pub hi: [f64; 3],
+}
+
+impl MeshExtent {
+    /// The extent of `mesh`.
+    pub fn of(mesh: &Mesh) -> MeshExtent {
+        let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
+        MeshExtent {
+            roots: mesh.nelems(),
+            lo,
+            hi,
+        }
+    }
+
+    /// The extent along x.
+    fn x(&self) -> (f64, f64) {
+        (self.lo[0], self.hi[0])
+    }
+}
+
+/// What the run needs of the whole mesh, made by the process that makes the mesh and sent
+/// from rank 0 to the others: its extent and the boundary conditions of its groups.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct Whole {
+    extent: MeshExtent,
     boundaries: Boundaries,
+}
+
+/// What a process prepares. The process that runs rank 0 (every process on threads) makes the
+/// mesh, the configuration and what the run needs of the whole mesh, and keeps the mesh's
+/// provenance (rank 0's report takes it); under MPI the other processes make nothing and
+/// learn the rest from rank 0 when the run starts.
+struct Setup {
+    /// The configuration, where the mesh was made.
+    cfg: Option<EulerRunConfig>,
+    /// The mesh, made once for rank 0 to take and spread in chunks ([`EulerRun::from_chunk`]):
+    /// no other rank holds it.
+    mesh: ForRank0<Mesh>,
+    /// What the run needs of the whole mesh, where it was made.
+    whole: Option<Whole>,
     /// The CPU spent making the mesh (and locating the probes in it).
     serial: plume::dist::CpuLaps,
     source: Option<MeshSource>,
+}
+
+impl Setup {
+    /// The configuration, on the process that runs rank 0 (which reports).
+    fn reported(&self) -> &EulerRunConfig {
+        self.cfg
+            .as_ref()
+            .expect("the reporting process made the configuration")
+    }
 }
 
 /// What rank 0's body ends with: the Sod case's reference and density profile, and the
@@ -119,10 +167,20 @@ impl RankCase for OnRanks<'_, '_> {
 
     fn setup(&self, process: Process) -> Result<Setup> {
         let mut serial = plume::dist::CpuLaps::start(plume::comm::CpuClock::Process);
+        if !process.reports {
+            return Ok(Setup {
+                cfg: None,
+                mesh: ForRank0::new(None),
+                whole: None,
+                serial,
+                source: None,
+            });
+        }
         let (mesh, source) = (self.0.mesh)()?;
         serial.lap(Phase::Read);
-        let cfg = (self.0.config)(process.procs, &mesh)?;
-        let (roots, x) = (mesh.nelems(), x_range(&mesh));
+        let extent = MeshExtent::of(&mesh);
+        let cfg = (self.0.config)(process.procs, &extent)?;
+        (self.0.check)(&cfg, &mesh)?;
         let boundaries = Boundaries::from_tags(&mesh.tags, cfg.euler.case.inflow())?;
         if !self.0.probes.is_empty() {
             // Probes are located in the whole mesh once, before the run.
@@ -131,11 +189,9 @@ impl RankCase for OnRanks<'_, '_> {
             check_probes(self.0.probes, &initial)?;
         }
         Ok(Setup {
-            cfg,
-            mesh: ForRank0::new(process.reports.then_some(mesh)),
-            roots,
-            x,
-            boundaries,
+            cfg: Some(cfg),
+            mesh: ForRank0::new(Some(mesh)),
+            whole: Some(Whole { extent, boundaries }),
             serial,
             source,
         })
@@ -147,7 +203,9 @@ impl RankCase for OnRanks<'_, '_> {
     }
 
     fn report(&self, setup: &mut Setup, _: &mut RunFolder) -> Result<Rank0> {
-        Rank0::open(self.0, &setup.cfg, setup.roots, setup.source.take())
+        let roots = setup.whole.as_ref().map_or(0, |whole| whole.extent.roots);
+        let source = setup.source.take();
+        Rank0::open(self.0, setup.reported(), roots, source)
     }
 
     fn rank(
@@ -166,7 +224,7 @@ impl RankCase for OnRanks<'_, '_> {
         }
         out.case.finish(
             &mut out.folder,
-            &setup.cfg,
+            setup.reported(),
             ended.exact.as_ref(),
             (ended.time, &ended.cpu),
         )?;
@@ -307,12 +365,6 @@ impl Reference {
     }
 }
 
-/// The extent of `mesh` along x.
-fn x_range(mesh: &Mesh) -> (f64, f64) {
-    let (lo, hi) = geometry::bounding_box(mesh.coords.iter().copied());
-    (lo[0], hi[0])
-}
-
 /// The counters at the last output, to report what happened since.
 #[derive(Default)]
 struct Since {
@@ -329,7 +381,14 @@ fn on_rank(
     mut mine: Option<&mut Reporter<Rank0>>,
 ) -> Result<Ended> {
     let comm = rank.comm;
-    let (cfg, serial) = (&setup.cfg, &setup.serial);
+    let serial = &setup.serial;
+    let whole: Whole = comm.broadcast_serde(0, setup.whole.as_ref())?;
+    // The processes that did not make the mesh make the configuration from its extent.
+    let made = match setup.cfg {
+        Some(cfg) => Ok(cfg),
+        None => (req.config)(rank.process.procs, &whole.extent),
+    };
+    let cfg = &comm.agree_as(made)?;
     // Rank 0 takes the mesh its process made and spreads it.
     let mesh = setup.mesh.take(comm);
     let first = first_owners(cfg);
@@ -340,11 +399,12 @@ fn on_rank(
     };
     let plum = comm.agree(balancer_over(cfg, &centroids))?;
     drop(centroids);
-    let settings = (cfg.euler, setup.boundaries.clone(), cfg.sbn);
+    let settings = (cfg.euler, whole.boundaries, cfg.sbn);
     let mut euler = EulerRun::from_chunk(comm, |comm| spread(comm, mesh), settings, plum, first)?;
     let mut cpu = crate::cpu::start(comm, euler.run.startup_cpu(), Some(serial))?;
     let start = euler.totals()?;
-    let exact = Reference::of(cfg, setup.x);
+    let x = whole.extent.x();
+    let exact = Reference::of(cfg, x);
     let mut since = Since::default();
     let mut step = 0;
     loop {
@@ -389,7 +449,7 @@ fn on_rank(
         }
     }
     let profile = match exact {
-        Some(exact) => Some((exact, sod_profile(&euler, setup.x)?)),
+        Some(exact) => Some((exact, sod_profile(&euler, x)?)),
         None => None,
     };
     Ok(Ended {
@@ -508,5 +568,76 @@ fn check_probes(probes: &[[f64; 3]], initial: &InitialMesh) -> Result {
             Err(Error::ProbeOutside { point: *p, lo, hi })
         }
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::progress::{Host, NoProgress};
+
+    /// No bars.
+    struct Quiet;
+
+    impl Host for Quiet {
+        fn bar(&self, _: u64, _: String) -> Box<dyn Progress> {
+            Box::new(NoProgress)
+        }
+        fn report_failure(&self, _: &Error) {}
+    }
+
+    /// Under MPI a process that does not run rank 0 makes neither the mesh nor the
+    /// configuration (it learns what it needs from rank 0 when the run starts); the process
+    /// that runs rank 0 makes both.
+    #[test]
+    fn only_the_process_of_rank_0_makes_the_mesh() {
+        let (meshes, configs) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let mesh = || -> Result<(Mesh, Option<MeshSource>)> {
+            meshes.fetch_add(1, Ordering::Relaxed);
+            Ok((plume::mesh::generate_box([2, 1, 1], [1.0; 3])?, None))
+        };
+        let config = |_, _: &MeshExtent| -> Result<EulerRunConfig> {
+            configs.fetch_add(1, Ordering::Relaxed);
+            Err(Error::Input("no configuration in this test".into()))
+        };
+        let request = Request {
+            mesh: &mesh,
+            config: &config,
+            check: &|_, _| Ok(()),
+            probes: &[],
+            ranks: Ranks {
+                procs: Some(2),
+                mpi: true,
+                out: Path::new("unused"),
+                vtk: VtkLevels::None,
+                vtk_options: Default::default(),
+                host: &Quiet,
+            },
+        };
+        let process = |reports| Process {
+            procs: 2,
+            ranks_here: 1,
+            reports,
+        };
+        let other = OnRanks(&request).setup(process(false));
+        assert!(other.is_ok_and(|setup| setup.cfg.is_none() && setup.whole.is_none()));
+        assert_eq!(
+            (
+                meshes.load(Ordering::Relaxed),
+                configs.load(Ordering::Relaxed)
+            ),
+            (0, 0)
+        );
+        assert!(OnRanks(&request).setup(process(true)).is_err());
+        assert_eq!(
+            (
+                meshes.load(Ordering::Relaxed),
+                configs.load(Ordering::Relaxed)
+            ),
+            (1, 1)
+        );
     }
 }

@@ -17,7 +17,7 @@ use super::messages::unphysical;
 use plume::adapt::Across;
 
 /// What a boundary face does to the flow.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BoundaryKind {
     /// Reflective wall (the untagged boundary).
@@ -29,7 +29,7 @@ pub enum BoundaryKind {
 }
 
 /// The boundary condition of every physical tag.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Boundaries {
     /// `kinds[tag]`: the kind of the faces tagged `tag` (tag 0 and tags without a name: wall).
     kinds: Vec<BoundaryKind>,
