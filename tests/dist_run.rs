@@ -1,8 +1,11 @@
 //! The adaptive loop on thread ranks (`plume::dist::Run`): after every level the union of the
 //! ranks' leaves (vertex keys, level, root) and their data is bit for bit the single-rank
-//! run's and the serial forest's, for P = 1, 2, 3, 4, 8, on a box with a moving spherical shock
-//! and on a mesh Gmsh builds from a `.geo` file written here; every root is held by exactly
-//! its owner after every migration, and each rank's part passes the forest's structural check; at
+//! run's and the serial forest's, for P = 1, 2, 3, 4, 8 (and 16 for runs started from chunks
+//! with the Hilbert curve's first owners and the diffusive repartitioner), on a box with a
+//! moving spherical shock and on a mesh Gmsh builds from a `.geo` file written here, each rank
+//! holding the whole mesh, its part cut from it, or its part built from its chunk; every root is
+//! held by exactly its owner after every migration (and a part is its roots and their ghost
+//! layer), and each rank's part passes the forest's structural check; at
 //! P = 1 the rank's dual graph has its forest's weights after every level; a migration leaves
 //! the checksum of all trees unchanged; a migration's phases (pack, all-to-all, unpack) are timed
 //! within its own time;
@@ -14,15 +17,21 @@ mod common;
 
 use common::{check_ownership, check_parts, step_serial, without_hang};
 use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafView};
-use plume::balance::{Accept, Plum, PlumOptions};
+use plume::balance::{Accept, Plum, PlumOptions, Threshold};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::{BalanceAt, GatheredPlum, LevelMetrics, Mark, Run};
+use plume::dist::{
+    BalanceAt, Balancer, Diffusive, FirstOwners, GatheredPlum, LevelMetrics, Mark, Run,
+};
 use plume::graph::DualGraph;
+use plume::mesh::chunk::spread;
 use plume::mesh::{generate_box, Mesh};
+use plume::partition::{Diffusion, Sfc};
 use plume::Error;
 use std::time::Duration;
 
 const PROCS: [usize; 5] = [1, 2, 3, 4, 8];
+/// The ranks of the runs started from chunks.
+const PROCS_FROM_CHUNKS: [usize; 6] = [1, 2, 3, 4, 8, 16];
 const LEVELS: usize = 5;
 
 /// One leaf as every rank can name it: root, level, sorted vertex keys, data bits.
@@ -105,9 +114,31 @@ fn solve_all(forest: &Forest) -> Vec<(plume::adapt::LeafId, f64)> {
 /// Per level: the union of the ranks' leaves (sorted) and the step's metrics.
 type Levels = Vec<(Vec<LeafKey>, LevelMetrics)>;
 
-/// `LEVELS` steps of the shock marking on `procs` thread ranks, each holding the whole mesh
-/// or (`parts`) only its roots and their ghost layer.
-fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt, parts: bool) -> Levels {
+/// What each rank holds, and how the run starts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Holding {
+    /// The whole mesh (PLUM with METIS on rank 0).
+    Whole,
+    /// Its part, cut from the whole mesh (PLUM with METIS on rank 0).
+    Parts,
+    /// Its part, built from its chunk of the mesh rank 0 spreads; first owners by the
+    /// Hilbert curve, balanced by the diffusive repartitioner on the ranks' rows.
+    Chunks,
+}
+
+impl Holding {
+    /// The ranks a comparison runs on.
+    fn procs(self) -> &'static [usize] {
+        match self {
+            Holding::Chunks => &PROCS_FROM_CHUNKS,
+            Holding::Whole | Holding::Parts => &PROCS,
+        }
+    }
+}
+
+/// `LEVELS` steps of the shock marking on `procs` thread ranks, each holding what `holding`
+/// says.
+fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt, holding: Holding) -> Levels {
     let (lo, hi) = bounds(mesh);
     let initial = InitialMesh::new(mesh.clone()).unwrap();
     let per_rank = launch_threads(procs, |comm| {
@@ -115,23 +146,42 @@ fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt, parts: bool) -> Levels
             accept: Accept::Always,
             ..PlumOptions::new(procs)
         };
-        let plum = GatheredPlum::new(Plum::new(opts)?);
-        let run = match parts {
-            false => Run::on(comm, &initial, adapt_options(), plum)?,
-            true => Run::on_parts(comm, &initial, adapt_options(), plum)?,
+        let run = match holding {
+            Holding::Whole => {
+                let plum = GatheredPlum::new(Plum::new(opts)?);
+                Run::on(comm, &initial, adapt_options(), plum)?
+            }
+            Holding::Parts => {
+                let plum = GatheredPlum::new(Plum::new(opts)?);
+                Run::on_parts(comm, &initial, adapt_options(), plum)?
+            }
+            Holding::Chunks => {
+                // The Hilbert curve on the chunks makes the first owners: the balancer's
+                // own first partitioner never runs.
+                let first = Box::new(Sfc::new(Vec::new()));
+                let diffusive: Box<dyn Balancer> = Box::new(Diffusive::with(
+                    opts,
+                    Diffusion::default(),
+                    Box::new(Threshold::default()),
+                    first,
+                )?);
+                let mine = (comm.rank() == 0).then(|| mesh.clone());
+                let chunk = |c: &_| spread(c, mine);
+                Run::from_chunk(comm, chunk, adapt_options(), diffusive, FirstOwners::Sfc)?
+            }
         };
         let mut run = run.balance_at(at);
         let mut levels = Vec::new();
         for level in 0..LEVELS {
             let report = run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
-            match parts {
-                false => check_ownership(&run)?,
-                true => check_parts(&run, &initial)?,
+            match holding {
+                Holding::Whole => check_ownership(&run)?,
+                Holding::Parts | Holding::Chunks => check_parts(&run, &initial)?,
             }
             // Each rank's part keeps the forest's invariants: its edge set is exactly the
             // edges its splits use.
             run.forest().check_structure()?;
-            if procs == 1 {
+            if procs == 1 && holding != Holding::Chunks {
                 // Rank 0's dual graph, kept up to date from the ranks' predictions or
                 // gathered weights, has the weights of the forest as it is.
                 let fresh = DualGraph::recompute(run.forest());
@@ -182,8 +232,8 @@ fn run_serial(mesh: &Mesh) -> Vec<Vec<LeafKey>> {
 }
 
 /// Every P gives the serial forest's leaves and data after every level, and the same
-/// adaptation counts, with each rank holding the whole mesh or (`parts`) its part.
-fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt, parts: bool) {
+/// adaptation counts, each rank holding what `holding` says.
+fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt, holding: Holding) {
     let serial = run_serial(mesh);
     assert!(
         serial.last().unwrap().len() > 4 * mesh.tets.len(),
@@ -191,7 +241,7 @@ fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt, parts: bool) {
     );
     let one = without_hang({
         let mesh = mesh.clone();
-        move || run_on_ranks(&mesh, 1, at, parts)
+        move || run_on_ranks(&mesh, 1, at, holding)
     });
     for (level, (leaves, _)) in one.iter().enumerate() {
         assert!(
@@ -201,11 +251,10 @@ fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt, parts: bool) {
     }
     let coarsened: u64 = one.iter().map(|l| l.1.coarsened).sum();
     assert!(coarsened > 0, "the marking coarsens");
-    for procs in &PROCS[1..] {
+    for &procs in &holding.procs()[1..] {
         let levels = without_hang({
             let mesh = mesh.clone();
-            let procs = *procs;
-            move || run_on_ranks(&mesh, procs, at, parts)
+            move || run_on_ranks(&mesh, procs, at, holding)
         });
         let mut moved = 0;
         for (level, ((leaves, m), (leaves1, m1))) in levels.iter().zip(&one).enumerate() {
@@ -222,20 +271,26 @@ fn same_mesh_whatever_p(mesh: &Mesh, at: BalanceAt, parts: bool) {
 #[test]
 fn a_moving_shock_over_a_box_gives_the_same_mesh_on_every_p() {
     let mesh = generate_box([6, 4, 4], [1.5, 1.0, 1.0]).unwrap();
-    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, false);
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, Holding::Whole);
 }
 
 #[test]
 fn ranks_holding_only_their_part_of_the_box_give_the_same_mesh_on_every_p() {
     let mesh = generate_box([6, 4, 4], [1.5, 1.0, 1.0]).unwrap();
-    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, true);
-    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision, true);
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, Holding::Parts);
+    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision, Holding::Parts);
+}
+
+#[test]
+fn runs_from_chunks_with_diffusion_give_the_same_mesh_on_every_p() {
+    let mesh = generate_box([6, 4, 4], [1.5, 1.0, 1.0]).unwrap();
+    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, Holding::Chunks);
 }
 
 #[test]
 fn balancing_after_subdivision_gives_the_same_mesh_too() {
     let mesh = generate_box([5, 3, 3], [1.2, 0.9, 0.8]).unwrap();
-    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision, false);
+    same_mesh_whatever_p(&mesh, BalanceAt::AfterSubdivision, Holding::Whole);
 }
 
 /// A mesh no test was tuned on: Gmsh meshes a cylinder with a spherical hole.
@@ -263,8 +318,9 @@ fn gmsh_mesh() -> Mesh {
 fn a_gmsh_mesh_gives_the_same_mesh_on_every_p() {
     let mesh = gmsh_mesh();
     assert!(mesh.tets.len() > 500, "{} tets", mesh.tets.len());
-    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, false);
-    same_mesh_whatever_p(&mesh, BalanceAt::Predicted, true);
+    for holding in [Holding::Whole, Holding::Parts, Holding::Chunks] {
+        same_mesh_whatever_p(&mesh, BalanceAt::Predicted, holding);
+    }
 }
 
 #[test]
