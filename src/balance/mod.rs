@@ -1,6 +1,7 @@
 //! Load balancing of the roots over P ranks: ranks inside one process and migration
 //! ([`ranks`]), when to balance ([`policy`], seed 000's fitted cost of moving data
-//! [`movement_cost`], the anticipating [`ulba`] and
+//! [`movement_cost`] and its choice among none, diffusive and global [`select`], the
+//! anticipating [`ulba`] and
 //! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]) and the SBN dynamic
 //! balancer ([`sbn`]).
 
@@ -10,6 +11,7 @@ pub mod plum;
 pub mod policy;
 pub mod ranks;
 pub mod sbn;
+pub mod select;
 pub mod ulba;
 
 pub use model::AppModel;
@@ -21,4 +23,5 @@ pub use policy::{
 };
 pub use ranks::{migrate, migrate_counted, Migration};
 pub use sbn::{SbnOptions, Variant};
+pub use select::{select, Action, ActionCosts, Selection};
 pub use ulba::{ulba_shares, IncreaseRates, Ulba};

@@ -1,0 +1,210 @@
+//! Seed 000's choice, at a decision point, among doing nothing, a diffusive step and a global
+//! repartition (§3.3.2; `diffusion.md` C.1): each action's application time over the coming
+//! steps is predicted and the smallest wins.
+//!
+//! - none, eq. 3.7: `steps · max(L)`;
+//! - global, eq. 3.5: `C_global + steps · mean(L)`;
+//! - diffusive, eq. 3.6 with Algorithm 5 ([`simulate`], the sign and γ corrected): one sweep
+//!   before each step, each costing `C_dec_diff + α + β · moved` when it moves anything, then
+//!   the step at the loads' maximum after the sweep. The sums run over `steps` terms (defect
+//!   D0-4).
+//!
+//! Ties go to none, then diffusive, then global: an action must predict a strictly smaller
+//! time to be chosen over a simpler one.
+
+use crate::partition::{simulate, Quotient};
+use crate::Result;
+
+/// One of the three actions of a decision point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Keep the assignment.
+    None,
+    /// One diffusion sweep before each step (the diffusive repartitioner).
+    Diffusive,
+    /// A global repartition now (PLUM).
+    Global,
+}
+
+impl Action {
+    /// The action of the smallest of the predicted times `none`, `diffusive` and `global`;
+    /// ties go to the first of none, diffusive, global (`diffusion.md` C.7 test 6).
+    pub fn fastest(none: f64, diffusive: f64, global: f64) -> Action {
+        let mut best = (Action::None, none);
+        for candidate in [(Action::Diffusive, diffusive), (Action::Global, global)] {
+            if candidate.1 < best.1 {
+                best = candidate;
+            }
+        }
+        best.0
+    }
+}
+
+/// What the actions cost, in the loads' unit (seconds of a step).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActionCosts {
+    /// `α`: the latency of a sweep that moves anything.
+    pub alpha: f64,
+    /// `β`: the time per element moved by the busiest part.
+    pub beta: f64,
+    /// `C_dec_diff`: deciding one diffusion sweep.
+    pub diffusive_decision: f64,
+    /// `C_global`: the whole global repartition (deciding it and moving its elements).
+    pub global: f64,
+}
+
+/// The three predictions of a decision point and the choice.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Selection {
+    /// `AppTime_none` (eq. 3.7).
+    pub none: f64,
+    /// `AppTime_diff` (eq. 3.6).
+    pub diffusive: f64,
+    /// `AppTime_global` (eq. 3.5).
+    pub global: f64,
+    /// The sweeps Algorithm 5 started above the threshold.
+    pub convergence_steps: usize,
+    /// The action of the smallest time.
+    pub choice: Action,
+}
+
+/// Predicts the three actions' times over `steps` steps of parts with `loads` (each part's
+/// time of a step) holding `elements`, over the quotient graph `q`, diffusing with `gamma` to
+/// the threshold `threshold_pct` (λ, percent), and chooses.
+///
+/// # Errors
+/// As [`simulate`]: loads that are not finite and non-negative, a `gamma` outside
+/// `(0, 1/(1 + Δ)]`, lengths that differ from the parts.
+pub fn select(
+    loads: &[f64],
+    elements: &[f64],
+    q: &Quotient,
+    (gamma, threshold_pct): (f64, f64),
+    steps: usize,
+    costs: &ActionCosts,
+) -> Result<Selection> {
+    let sim = simulate(loads, elements, q, gamma, threshold_pct, steps)?;
+    let max = |x: &[f64]| x.iter().copied().fold(0.0, f64::max);
+    let diffusive = sim
+        .loads
+        .iter()
+        .zip(&sim.moved)
+        .map(|(after, &moved)| {
+            let movement = match moved > 0.0 {
+                true => costs.alpha + costs.beta * moved,
+                false => 0.0,
+            };
+            costs.diffusive_decision + movement + max(after)
+        })
+        .sum();
+    let mean = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
+    let none = steps as f64 * max(loads);
+    let global = costs.global + steps as f64 * mean;
+    Ok(Selection {
+        none,
+        diffusive,
+        global,
+        convergence_steps: sim.convergence_steps,
+        choice: Action::fastest(none, diffusive, global),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(n: u32) -> Quotient {
+        Quotient::from_edges(n as usize, (1..n).map(|k| (k - 1, k)))
+    }
+
+    /// `diffusion.md` C.7 test 2: on a path of 8 at mean 2, a clustered imbalance (c) is
+    /// diffusion's case and a distant one (d) a global repartition's.
+    #[test]
+    fn locality_decides_c7_test2() {
+        let q = path(8);
+        let costs = ActionCosts {
+            alpha: 0.0,
+            beta: 0.0,
+            diffusive_decision: 0.0,
+            global: 2.0,
+        };
+        let clustered = [1.0, 3.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0];
+        let distant = [1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 3.0];
+        let elements = [10.0; 8];
+        let run = |loads: &[f64]| select(loads, &elements, &q, (1.0 / 3.0, 12.0), 20, &costs);
+        let (c, d) = (run(&clustered).unwrap(), run(&distant).unwrap());
+        assert_eq!((c.convergence_steps, d.convergence_steps), (2, 14));
+        assert!((c.diffusive - 40.879).abs() < 5e-4, "{}", c.diffusive);
+        assert!((d.diffusive - 46.325).abs() < 5e-4, "{}", d.diffusive);
+        assert_eq!(
+            (c.global, d.global, c.none, d.none),
+            (42.0, 42.0, 60.0, 60.0)
+        );
+        assert_eq!((c.choice, d.choice), (Action::Diffusive, Action::Global));
+    }
+
+    /// `diffusion.md` C.7 test 6: equal times pick none, then diffusive; the same input gives
+    /// the same choice.
+    #[test]
+    fn ties_pick_the_simpler_action_c7_test6() {
+        assert_eq!(Action::fastest(5.0, 5.0, 5.0), Action::None);
+        assert_eq!(Action::fastest(6.0, 5.0, 5.0), Action::Diffusive);
+        assert_eq!(Action::fastest(6.0, 6.0, 5.0), Action::Global);
+        // Balanced loads: nothing to gain, and none wins the tie with a free diffusion.
+        let q = path(4);
+        let free = ActionCosts {
+            alpha: 0.0,
+            beta: 0.0,
+            diffusive_decision: 0.0,
+            global: 0.0,
+        };
+        let even = select(&[2.0; 4], &[1.0; 4], &q, (0.25, 5.0), 10, &free).unwrap();
+        assert_eq!((even.none, even.diffusive, even.global), (20.0, 20.0, 20.0));
+        assert_eq!(even.choice, Action::None);
+        let loads = [1.0, 4.0, 2.0, 3.0];
+        let once = select(&loads, &[1.0; 4], &q, (0.25, 5.0), 10, &free).unwrap();
+        assert_eq!(
+            once,
+            select(&loads, &[1.0; 4], &q, (0.25, 5.0), 10, &free).unwrap()
+        );
+    }
+
+    /// `diffusion.md` C.7 test 7: table 3.4's published runtimes (original, diffusive, global)
+    /// of rows (a)–(d) give the seed's "Scheme Selected by Model".
+    #[test]
+    fn table_3_4_choices_c7_test7() {
+        let rows = [
+            (226.0, 212.0, 248.0),
+            (344.0, 459.0, 269.0),
+            (286.0, 355.0, 239.0),
+            (270.0, 267.0, 235.0),
+        ];
+        let chosen: Vec<Action> = rows
+            .iter()
+            .map(|&(none, diffusive, global)| Action::fastest(none, diffusive, global))
+            .collect();
+        use Action::{Diffusive, Global};
+        assert_eq!(chosen, [Diffusive, Global, Global, Global]);
+    }
+
+    /// A sweep's movement is charged `α + β · moved` only when it moves anything.
+    #[test]
+    fn movement_costs_only_sweeps_that_move() {
+        let q = path(2);
+        let costs = ActionCosts {
+            alpha: 1.0,
+            beta: 0.5,
+            diffusive_decision: 0.25,
+            global: 100.0,
+        };
+        // Loads 0 and 4 holding 0 and 8 elements: the first sweep (γ = 1/2) sends 2 of load,
+        // 4 elements, and balances; the second moves nothing.
+        let s = select(&[0.0, 4.0], &[0.0, 8.0], &q, (0.5, 1.0), 2, &costs).unwrap();
+        let first = 0.25 + 1.0 + 0.5 * 4.0 + 2.0;
+        let second = 0.25 + 2.0;
+        assert_eq!(s.diffusive, first + second);
+        assert_eq!((s.none, s.global), (8.0, 104.0));
+        assert_eq!(s.choice, Action::Diffusive);
+    }
+}
