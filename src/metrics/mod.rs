@@ -5,6 +5,7 @@
 //! | --- | --- | --- |
 //! | `imbalance` | [`Imbalance`]: `LoadImb = max/mean`, `λ = (max/mean − 1)·100`, `LB = mean/max`; [`rank_loads`] | 004 §5.3.1, 000, 003 eq. 3 |
 //! | `moments` | [`Moments`]: `σ`, skewness `g₁`, kurtosis `g₂` of per-rank loads | 000 eq. 2.6–2.8 |
+//! | `model_fit` | [`ModelFit`]: a load model's per-rank values against measured times (rank correlation, least-squares line, R², RMSE) | 000 eq. 3.8 |
 //! | `cut` | [`Cut`]: `Cut%` of an assignment, each dual edge once | 004 §5.3.1 |
 //! | `movement` | [`Movement`]: `sent`, `recv`, `TotalV`, `MaxV`, `MaxSR` between two assignments | 004 §5.1.3, §5.3.1 |
 //! | `cost` | [`CostModel`]: SBN's `Wgt`, `Comm`, `Remap`, `QWgt`, and [`SysLoad`] (`WSysLL`) | 004 §4.2, §5.4.1 |
@@ -34,6 +35,7 @@ mod cost;
 mod cpu;
 mod cut;
 mod imbalance;
+mod model_fit;
 mod moments;
 mod movement;
 mod time;
@@ -42,6 +44,7 @@ pub use cost::{CostModel, CostScales, Slowdowns, SysLoad};
 pub use cpu::{CpuAccount, Phase, PhaseCpu, RankCpu, RunCpu};
 pub use cut::Cut;
 pub use imbalance::{rank_loads, Imbalance};
+pub use model_fit::{rank_numbers, ModelFit};
 pub use moments::Moments;
 pub use movement::Movement;
 pub use time::TimeBalance;
