@@ -118,17 +118,22 @@ mod tests {
         Quotient::from_edges(n as usize, (1..n).map(|k| (k - 1, k)))
     }
 
+    /// Costs of `α`, `β`, `C_dec_diff` and `C_global`, in that order.
+    fn costs([alpha, beta, diffusive_decision, global]: [f64; 4]) -> ActionCosts {
+        ActionCosts {
+            alpha,
+            beta,
+            diffusive_decision,
+            global,
+        }
+    }
+
     /// `diffusion.md` C.7 test 2: on a path of 8 at mean 2, a clustered imbalance (c) is
     /// diffusion's case and a distant one (d) a global repartition's.
     #[test]
     fn locality_decides_c7_test2() {
         let q = path(8);
-        let costs = ActionCosts {
-            alpha: 0.0,
-            beta: 0.0,
-            diffusive_decision: 0.0,
-            global: 2.0,
-        };
+        let costs = costs([0.0, 0.0, 0.0, 2.0]);
         let clustered = [1.0, 3.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0];
         let distant = [1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 3.0];
         let elements = [10.0; 8];
@@ -153,12 +158,7 @@ mod tests {
         assert_eq!(Action::fastest(6.0, 6.0, 5.0), Action::Global);
         // Balanced loads: nothing to gain, and none wins the tie with a free diffusion.
         let q = path(4);
-        let free = ActionCosts {
-            alpha: 0.0,
-            beta: 0.0,
-            diffusive_decision: 0.0,
-            global: 0.0,
-        };
+        let free = costs([0.0; 4]);
         let even = select(&[2.0; 4], &[1.0; 4], &q, (0.25, 5.0), 10, &free).unwrap();
         assert_eq!((even.none, even.diffusive, even.global), (20.0, 20.0, 20.0));
         assert_eq!(even.choice, Action::None);
@@ -192,12 +192,7 @@ mod tests {
     #[test]
     fn movement_costs_only_sweeps_that_move() {
         let q = path(2);
-        let costs = ActionCosts {
-            alpha: 1.0,
-            beta: 0.5,
-            diffusive_decision: 0.25,
-            global: 100.0,
-        };
+        let costs = costs([1.0, 0.5, 0.25, 100.0]);
         // Loads 0 and 4 holding 0 and 8 elements: the first sweep (γ = 1/2) sends 2 of load,
         // 4 elements, and balances; the second moves nothing.
         let s = select(&[0.0, 4.0], &[0.0, 8.0], &q, (0.5, 1.0), 2, &costs).unwrap();
