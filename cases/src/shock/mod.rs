@@ -33,6 +33,7 @@
 
 mod config;
 mod front;
+pub mod load_models;
 mod memory;
 mod mesh;
 mod plum_track;

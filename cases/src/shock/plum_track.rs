@@ -214,6 +214,7 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
         sbn: None,
         measured: None,
         rank_times: Vec::new(),
+        load_models: None,
         time_ms,
         processing_s: processing,
     }

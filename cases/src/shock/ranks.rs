@@ -21,6 +21,7 @@ use plume::mesh::{geometry, Mesh};
 use plume::metrics::Movement;
 
 use super::front::{front_marks, FrontAt};
+use super::load_models::LoadModels;
 use super::memory::{
     balancer_name, balancing_bytes, check_uniform, fits, uniform_what, UNIFORM_HINT,
 };
@@ -107,7 +108,12 @@ pub fn run_rank<C: Comm + ?Sized>(
         crate::cpu::add_step(comm, &mut cpu, &report.cpu)?;
         let record = match cfg.processing {
             None => start.map(|start| record(cfg, &run, &report, &start)),
-            Some(kernel) => process(cfg, &mut run, kernel, level, (&report, start), s_per_leaf)?,
+            Some(kernel) => {
+                let previous = levels.last().map(processing_times);
+                let start = (&report, start);
+                let level = (level, previous.as_deref());
+                process(cfg, &mut run, kernel, level, start, s_per_leaf)?
+            }
         };
         comm.agree_as(each_level(
             level,
@@ -135,14 +141,20 @@ fn kernel_cost<C: Comm + ?Sized>(run: &Run<C>, cfg: &ShockConfig) -> Result<f64>
     Ok(run.comm().agree_as(measured)?)
 }
 
+/// Each rank's processing seconds in `record`'s level.
+fn processing_times(record: &LevelRecord) -> Vec<f64> {
+    record.rank_times.iter().map(|t| t.processing).collect()
+}
+
 /// The processing level after step `level` (`report`; `start`: the owners before it, on rank
-/// 0): SBN balancing while the ranks process, or each rank processing its own roots. Returns
-/// rank 0's record of the level.
+/// 0; `previous`: each rank's processing seconds at the previous level, on rank 0): SBN
+/// balancing while the ranks process, or each rank processing its own roots, its load models
+/// then weighed against what the ranks measured. Returns rank 0's record of the level.
 fn process<C: Comm + ?Sized>(
     cfg: &ShockConfig,
     run: &mut Run<C>,
     kernel: plume::dist::Kernel,
-    level: usize,
+    (level, previous): (usize, Option<&[f64]>),
     (report, start): (&StepReport, Option<Vec<u32>>),
     s_per_leaf: f64,
 ) -> Result<Option<LevelRecord>> {
@@ -170,8 +182,29 @@ fn process<C: Comm + ?Sized>(
     let measured = (&processed, s_per_leaf, predicted);
     Ok(Some(match sbn {
         Some(_) => super::sbn_ranks::sbn_record(cfg, run, report, &start, measured),
-        None => super::sbn_ranks::with_measured(record(cfg, run, report, &start), measured),
+        None => {
+            let mut record =
+                super::sbn_ranks::with_measured(record(cfg, run, report, &start), measured);
+            record.load_models = load_models(cfg, run, &processed, previous);
+            record
+        }
     }))
+}
+
+/// The load models of a static level the ranks `processed` (on rank 0, which keeps the dual
+/// graph and the owners the level ran on), against each rank's measured processing time;
+/// `previous`: each rank's time at the previous level.
+fn load_models<C: Comm + ?Sized>(
+    cfg: &ShockConfig,
+    run: &Run<C>,
+    processed: &dist::ProcessedLevel,
+    previous: Option<&[f64]>,
+) -> Option<LoadModels> {
+    let (graph, owner) = (run.graph()?, run.gathered_owner()?);
+    let measured: Vec<f64> = processed.ranks.iter().map(|r| r.times.processing).collect();
+    let leaves: Vec<f64> = processed.ranks.iter().map(|r| r.leaves as f64).collect();
+    let qwgt = cfg.machine.cost_model(graph).qwgt(owner, owner, cfg.procs);
+    LoadModels::new(&measured, &leaves, &qwgt, previous)
 }
 
 /// The simulated machine's time for a processing level of `graph`'s weights starting from

@@ -83,6 +83,10 @@ pub struct LevelRecord {
     /// on ranks); printed, not written to `metrics.csv`.
     #[serde(skip)]
     pub rank_times: Vec<LevelTimes>,
+    /// How well each load model predicted the ranks' measured processing times (static
+    /// processing levels on two ranks or more).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_models: Option<super::load_models::LoadModels>,
     /// Wall-clock milliseconds per stage.
     pub time_ms: StageTimes,
     /// Each processor's simulated processing time in the level, seconds (seed 003's `t_{p,i}`,

@@ -94,6 +94,7 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
         sbn: Some(SbnRecord::measured(processed, qwgt_load_imb)),
         measured: Some(measured),
         rank_times: processed.ranks.iter().map(|r| r.times).collect(),
+        load_models: None,
         time_ms,
         processing_s: processing,
     }

@@ -114,6 +114,7 @@ impl Track for SbnTrack {
             sbn: Some(SbnRecord::new(&sim, qwgt_load_imb)),
             measured: None,
             rank_times: Vec::new(),
+            load_models: None,
             time_ms,
             processing_s: processing,
         })

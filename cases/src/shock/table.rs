@@ -52,6 +52,12 @@ impl Table {
         let mut text = table_average(&run.levels, &self.columns);
         if let Some(kernel) = run.config.processing {
             text += &rank_times(&run.levels, kernel.sweeps, run.config.machine.t_leaf);
+            let models: Vec<_> = run
+                .levels
+                .iter()
+                .filter_map(|r| r.load_models.as_ref())
+                .collect();
+            text += &super::load_models::summary(&models);
         }
         if let Some(cpu) = &run.cpu {
             text += &crate::cpu::summary_line(cpu);
