@@ -1,6 +1,6 @@
 //! Load balancing of the roots over P ranks: ranks inside one process and migration
 //! ([`ranks`]), when to balance ([`policy`], seed 000's fitted cost of moving data
-//! [`movement_cost`] and its choice among none, diffusive and global [`select`], the
+//! [`movement_cost`] and its choice among none, diffusive and global [`select`](mod@select), the
 //! anticipating [`ulba`] and
 //! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]) and the SBN dynamic
 //! balancer ([`sbn`]).
