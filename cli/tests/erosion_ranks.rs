@@ -14,6 +14,7 @@ use std::path::Path;
 
 use common::{ok, TempDir};
 use plume::comm::Comm;
+use plume::io::{read_vtu, CellValues};
 use plume_cases::erosion::{self, ranks, ErosionConfig};
 use plume_cases::ranks::launch_threads;
 use plume_cases::words::{PartitionKind, PolicyName};
@@ -247,4 +248,18 @@ fn each_iterations_pieces_open_in_vtk_as_one_grid_of_the_reported_leaves() {
             .sum();
         assert_eq!(pieces, leaves, "{index}: the pieces' cells");
     }
+    // Before the first iteration every root is one leaf: the pieces name each root once, by
+    // its global id.
+    let mut roots: Vec<i32> = (0..3)
+        .flat_map(|rank| {
+            let piece = read_vtu(&out.join(format!("iter_0000/r{rank:04}.vtu"))).unwrap();
+            let root = piece.cell_data.iter().find(|a| a.name == "root").unwrap();
+            match &root.values {
+                CellValues::Int(values) => values.clone(),
+                other => panic!("root holds {other:?}"),
+            }
+        })
+        .collect();
+    roots.sort_unstable();
+    assert_eq!(roots, (0..3 * 96).collect::<Vec<i32>>());
 }
