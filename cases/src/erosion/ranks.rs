@@ -122,7 +122,8 @@ pub fn run_rank<C: Comm + ?Sized>(
         .zip(initial)
         .map(|(r0, o)| (&mut r0.owner, o));
     migrate(&mut run, &mut erosion, moves, cfg.procs)?;
-    let mut leaves = comm.reduce_u64(run.forest().nleaves() as u64, ReduceOp::Sum)?;
+    // Every root starts as one leaf.
+    let mut leaves = roots as u64;
     let mut moment = Moment {
         iterations: 0,
         time: 0.0,
