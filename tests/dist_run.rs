@@ -384,6 +384,65 @@ fn migration_keeps_every_tree() {
 }
 
 #[test]
+fn each_rank_moving_the_roots_it_gives_away_is_a_migration_of_parts() {
+    let mesh = generate_box([4, 3, 3], [1.0, 1.0, 1.0]).unwrap();
+    let (lo, hi) = bounds(&mesh);
+    let whole = InitialMesh::new(mesh).unwrap();
+    let outcome = without_hang(move || {
+        launch_threads(3, |comm| {
+            let plum = Plum::new(PlumOptions::new(3))?;
+            let plum = GatheredPlum::new(plum);
+            let mut run = Run::on_parts(comm, &whole, adapt_options(), plum)?;
+            for level in 0..2 {
+                run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
+            }
+            let me = comm.rank() as u32;
+            let gids: Vec<u32> = {
+                let part = run.share().initial();
+                run.held_roots().iter().map(|&r| part.root_gid(r)).collect()
+            };
+            let before = run.checksum()?;
+            // Refused on every rank, nothing moved: a root another rank holds, roots out of
+            // order, a root for this very rank.
+            let stranger = (0..whole.nroots() as u32).find(|g| !gids.contains(g));
+            let bad_moves = [
+                stranger.map(|g| vec![(g, me)]),
+                (gids.len() > 1).then(|| vec![(gids[1], (me + 1) % 3), (gids[0], (me + 1) % 3)]),
+                gids.first().map(|&g| vec![(g, me)]),
+            ];
+            let mut refusals = Vec::new();
+            for moves in bad_moves {
+                let moves = moves.unwrap_or_default();
+                refusals.push(run.migrate_leaving(&moves).err());
+            }
+            // Every third root held here to the next rank.
+            let leaving: Vec<(u32, u32)> =
+                gids.iter().step_by(3).map(|&g| (g, (me + 1) % 3)).collect();
+            let (moved, _) = run.migrate_leaving(&leaving)?;
+            check_parts(&run, &whole)?;
+            let moved_total = comm.all_gather_serde(&(leaving.len() as u64))?;
+            Ok((
+                refusals,
+                before,
+                run.checksum()?,
+                moved,
+                moved_total.iter().sum::<u64>(),
+            ))
+        })
+    })
+    .unwrap();
+    for (refusals, before, after, moved, total) in outcome {
+        assert!(refusals.iter().all(Option::is_some), "{refusals:?}");
+        assert!(
+            matches!(refusals[0], Some(Error::RootNotHeld { .. })),
+            "{refusals:?}"
+        );
+        assert_eq!(before, after, "checksum changed by migration");
+        assert_eq!(moved.trees, total);
+    }
+}
+
+#[test]
 fn a_migration_times_its_phases_within_its_own_time() {
     let mesh = generate_box([4, 3, 3], [1.0, 1.0, 1.0]).unwrap();
     let (lo, hi) = bounds(&mesh);

@@ -1,7 +1,8 @@
 //! The erosion case on real ranks (issue 12.4): P thread ranks give the records of the
 //! single-process run, bit for bit, for every P, policy and partitioning, through the library
 //! and `plume run erosion`; the pieces each rank writes open in VTK's parallel reader as one
-//! grid with every leaf once.
+//! grid with every leaf once. Each rank holds its roots and their ghost layer, not the whole
+//! domain (issue 23).
 
 mod common;
 #[path = "../../tests/external/mod.rs"]
@@ -12,6 +13,8 @@ mod vtk;
 use std::path::Path;
 
 use common::{ok, TempDir};
+use plume::comm::Comm;
+use plume::io::{read_vtu, CellValues};
 use plume_cases::erosion::{self, ranks, ErosionConfig};
 use plume_cases::ranks::launch_threads;
 use plume_cases::words::{PartitionKind, PolicyName};
@@ -79,6 +82,66 @@ fn thread_ranks_follow_ulba_uneven_shares() {
     let run = runs[0].as_ref().expect("rank 0's run");
     assert_eq!(run.iterations, reference.iterations);
     assert_eq!(run.summary, reference.summary);
+}
+
+#[test]
+fn each_rank_holds_its_roots_and_their_ghost_layer_not_the_domain() {
+    for partition in [PartitionKind::Stripes, PartitionKind::Graph] {
+        // 1,536 roots on 4 ranks, whose boundaries are a few cubes long.
+        let mut cfg = small(4, PolicyName::Periodic(3), partition);
+        cfg.cells = [8, 8, 1];
+        cfg.iterations = 12;
+        let reference = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
+        assert!(reference.summary.lb_calls > 0, "the trees move");
+        let whole = erosion::domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, 2).unwrap();
+        let whole = whole.forest.initial().clone();
+        // The roots sharing a vertex with one of `own` (`own` included), by brute force.
+        let around = |own: &[u32]| {
+            let mut around: Vec<u32> = own
+                .iter()
+                .flat_map(|&r| whole.mesh().tets[r as usize])
+                .flat_map(|v| whole.topology().elems_around(v).iter().copied())
+                .collect();
+            around.sort_unstable();
+            around.dedup();
+            around
+        };
+        let runs = launch_threads(cfg.procs, |comm| {
+            let rank = comm.rank() as u32;
+            ranks::run_rank(comm, &cfg, |moment, forest, owner| {
+                let initial = forest.initial();
+                let part: Vec<u32> = (0..forest.nroots() as u32)
+                    .map(|r| initial.root_gid(r))
+                    .collect();
+                let own: Vec<u32> = (0..forest.nroots() as u32)
+                    .filter(|&r| forest.holds(r))
+                    .map(|r| initial.root_gid(r))
+                    .collect();
+                let at = moment.iterations;
+                let (held, ghosts) = (own.len(), around(&own));
+                assert!(
+                    part == ghosts,
+                    "{partition}: rank {rank} after {at} holds {} roots; its {held} and their \
+                     ghost layer are {}",
+                    part.len(),
+                    ghosts.len()
+                );
+                assert!(
+                    part.len() < whole.nroots(),
+                    "{partition}: rank {rank} holds all"
+                );
+                assert_eq!(owner.len(), part.len());
+                for r in 0..forest.nroots() as u32 {
+                    assert_eq!(owner[r as usize] == rank, forest.holds(r));
+                }
+                Ok(())
+            })
+        })
+        .unwrap();
+        let run = runs[0].as_ref().expect("rank 0's run");
+        assert_eq!(run.iterations, reference.iterations, "{partition}");
+        assert_eq!(run.summary, reference.summary);
+    }
 }
 
 /// The `metrics.json` of the run folder `dir`.
@@ -185,4 +248,18 @@ fn each_iterations_pieces_open_in_vtk_as_one_grid_of_the_reported_leaves() {
             .sum();
         assert_eq!(pieces, leaves, "{index}: the pieces' cells");
     }
+    // Before the first iteration every root is one leaf: the pieces name each root once, by
+    // its global id.
+    let mut roots: Vec<i32> = (0..3)
+        .flat_map(|rank| {
+            let piece = read_vtu(&out.join(format!("iter_0000/r{rank:04}.vtu"))).unwrap();
+            let root = piece.cell_data.iter().find(|a| a.name == "root").unwrap();
+            match &root.values {
+                CellValues::Int(values) => values.clone(),
+                other => panic!("root holds {other:?}"),
+            }
+        })
+        .collect();
+    roots.sort_unstable();
+    assert_eq!(roots, (0..3 * 96).collect::<Vec<i32>>());
 }

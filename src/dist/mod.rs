@@ -763,6 +763,26 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         )
     }
 
+    /// Moves the trees `leaving` between steps (a collective): `(global id of a root held
+    /// here, its new owner)`, ascending, each for another rank; every rank passes its own
+    /// roots that leave, so that a partition decided elsewhere (rank 0's, sent to each rank)
+    /// moves with nothing sized by the whole mesh on any rank. Returns what moved over all
+    /// ranks and this rank's times of the migration's phases.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the roots are not ascending and distinct or one stays on this
+    /// rank, [`Error::RootNotHeld`], [`Error::RankOutOfRange`] (the lowest failing rank's, on
+    /// every rank); a migration error on any rank, on every rank.
+    pub fn migrate_leaving(&mut self, leaving: &[(u32, u32)]) -> Result<(Moved, MigrationTimes)> {
+        self.comm.agree(self.check_leaving(leaving))?;
+        let initial = self.forest.initial();
+        let local: Vec<(u32, u32)> = leaving
+            .iter()
+            .map(|&(g, to)| (initial.local_root(g).expect("checked: held here"), to))
+            .collect();
+        migration::migrate(self.comm.inner(), &mut self.forest, &mut self.share, &local)
+    }
+
     /// A checksum of every tree of the run (a collective): the same whichever rank holds
     /// which tree, so a migration leaves it unchanged.
     ///
@@ -808,7 +828,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         self.last = None;
         let held = rows.held(self.share.nroots());
         let decided = self.balancer.balance(&self.comm, held);
-        let decided = decided.and_then(|d| self.check_decision(&d).map(|()| d));
+        let decided = decided.and_then(|d| self.check_leaving(&d.leaving).map(|()| d));
         let Decision {
             leaving,
             outcome,
@@ -845,16 +865,16 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         Ok((outcome, moved))
     }
 
-    /// Checks a balancer's decision on this rank: the roots leaving are held here, ascending,
-    /// each for another rank.
-    fn check_decision(&self, d: &Decision) -> Result<()> {
+    /// Checks the roots leaving this rank (a balancer's decision, or the caller's moves):
+    /// held here, ascending, each for another rank.
+    fn check_leaving(&self, leaving: &[(u32, u32)]) -> Result<()> {
         let (rank, size) = (self.comm.rank(), self.comm.size());
-        if d.leaving.windows(2).any(|w| w[0].0 >= w[1].0) {
+        if leaving.windows(2).any(|w| w[0].0 >= w[1].0) {
             return Err(Error::Invalid(format!(
                 "balancer: the roots leaving rank {rank} are not ascending and distinct"
             )));
         }
-        for &(r, to) in &d.leaving {
+        for &(r, to) in leaving {
             let here = self.forest.initial().local_root(r);
             if !here.is_some_and(|local| self.forest.holds(local)) {
                 return Err(Error::RootNotHeld { root: r });

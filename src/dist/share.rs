@@ -11,8 +11,7 @@
 //! come from the [`Directory`]. An SBN processing level moves trees outside a rank's part;
 //! after it the part is rebuilt from the roots around those it kept and the records of the
 //! roots around the trees that came ([`Share::settled`]). The [`Share::whole`] mode keeps the
-//! whole mesh on every rank (global ids are local ids), for the callers that index every root
-//! (the erosion case).
+//! whole mesh on every rank (global ids are local ids), for the callers that index every root.
 
 use crate::adapt::InitialMesh;
 use crate::comm::{Comm, CommExt};

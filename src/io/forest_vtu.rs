@@ -39,7 +39,8 @@ pub fn rank_cells(forest: &Forest, owner: &[u32]) -> CellArray {
 }
 
 /// Writes `forest.leaf_mesh()` to `path` with the default [`VtuOptions`] (see [`VtuPiece`])
-/// and the cell arrays `root` (the leaf's element of the initial mesh), `level` (its depth
+/// and the cell arrays `root` (the leaf's element of the initial mesh, by global id on a
+/// rank's part), `level` (its depth
 /// below the root) and `pattern` (0 for a root, else 2, 4 or 8: the split that created it),
 /// then the arrays of `extra`, in order. Every extra array must hold one value per leaf, in
 /// the canonical leaf order of [`Forest::leaf_mesh`] (the order of [`Forest::for_each_leaf`]);
@@ -82,8 +83,11 @@ impl<'a> VtuPiece<'a> {
         let [root, level_name, pattern_name] = FOREST_CELL_ARRAYS;
         let mut cell_data = vec![
             Array::new::<i32>(root, 1, nleaves, move |s| {
+                // A part's roots by global id: the pieces of the ranks name them as one mesh.
+                let initial = forest.initial();
                 for (r, tree) in held(forest) {
-                    (0..tree.nleaves).for_each(|_| s.push(r as i32));
+                    let gid = initial.root_gid(r as u32) as i32;
+                    (0..tree.nleaves).for_each(|_| s.push(gid));
                 }
             }),
             Array::new::<i32>(level_name, 1, nleaves, move |s| {

@@ -5,7 +5,9 @@
 //! others with 0.02.
 
 use plume::adapt::{AdaptOptions, Forest, LeafId, Transfer};
-use plume::mesh::{box_size, generate_box};
+use plume::mesh::chunk::Chunk;
+use plume::mesh::geometry::centroid;
+use plume::mesh::{box_size, generate_box, generate_box_chunk, Mesh};
 use plume::rng::Rng;
 
 use crate::error::{Error, Result};
@@ -45,6 +47,49 @@ pub fn build(
     seed: u64,
     max_depth: u8,
 ) -> Result<Domain> {
+    let (strong, probability) = strong_rocks(stripes, strong, seed)?;
+    let mesh = generate_box(box_cells(stripes, cells)?, box_size_of(stripes, cells))?;
+    let rock_of_root = rocks(&mesh, stripes);
+    let mut forest = Forest::new(mesh, options(max_depth))?;
+    set_materials(&mut forest, &rock_of_root);
+    Ok(Domain {
+        forest,
+        rock_of_root,
+        probability,
+        strong,
+    })
+}
+
+/// The adaptation options of the domain's forests: one field, the rock/fluid flag, a label
+/// kept through every adaptation; refinement capped at `max_depth`.
+pub fn options(max_depth: u8) -> AdaptOptions {
+    AdaptOptions {
+        max_depth,
+        ..AdaptOptions::with_fields(vec![Transfer::Inherit])
+    }
+}
+
+/// Rank `rank`'s chunk (of `nranks`) of the box of `stripes` stripes of `cells` cubes each:
+/// the block of roots it generates for a run that starts from chunks.
+///
+/// # Errors
+/// When the box cannot be generated (as [`build`]).
+pub fn chunk(stripes: usize, cells: [usize; 3], rank: usize, nranks: usize) -> Result<Chunk> {
+    let size = box_size_of(stripes, cells);
+    Ok(generate_box_chunk(
+        box_cells(stripes, cells)?,
+        size,
+        rank,
+        nranks,
+    )?)
+}
+
+/// The strongly erodible rocks among `stripes`, `strong` of them drawn from `seed`
+/// (ascending), and every rock's erosion probability.
+///
+/// # Errors
+/// [`Error::SettingOutOfRange`] when `strong > stripes`.
+pub fn strong_rocks(stripes: usize, strong: usize, seed: u64) -> Result<(Vec<u32>, Vec<f64>)> {
     if strong > stripes {
         return Err(Error::SettingOutOfRange {
             setting: "strong".into(),
@@ -52,40 +97,48 @@ pub fn build(
             rule: format!("exceeds the {stripes} rocks (one per rank)"),
         });
     }
-    let height = cells[2] as f64 / cells[1] as f64;
-    let mesh = generate_box(box_cells(stripes, cells)?, [stripes as f64, 1.0, height])?;
-    let mut forest = Forest::new(
-        mesh,
-        // One field: the rock/fluid flag, a label kept through every adaptation.
-        AdaptOptions {
-            max_depth,
-            ..AdaptOptions::with_fields(vec![Transfer::Inherit])
-        },
-    )?;
-    let mut rock_of_root = Vec::with_capacity(forest.nroots());
-    forest.for_each_leaf(|l| {
-        let [x, y, _] = l.centroid;
-        let stripe = (x.floor().max(0.0) as usize).min(stripes - 1);
-        let (dx, dy) = (x - (stripe as f64 + 0.5), y - 0.5);
-        rock_of_root.push((dx * dx + dy * dy < ROCK_RADIUS * ROCK_RADIUS).then_some(stripe as u32));
-    });
-    for (root, rock) in rock_of_root.iter().enumerate() {
-        let id = LeafId {
-            root: root as u32,
-            elem: 0,
-        };
-        forest.leaf_data_mut(id)[0] = if rock.is_some() { ROCK } else { FLUID };
-    }
     let strong = choose(stripes, strong, &mut Rng::new(seed));
     let probability = (0..stripes as u32)
         .map(|r| if strong.contains(&r) { STRONG } else { WEAK })
         .collect();
-    Ok(Domain {
-        forest,
-        rock_of_root,
-        probability,
-        strong,
-    })
+    Ok((strong, probability))
+}
+
+/// The rock of every root of `mesh` (the whole box or a rank's part of it) among `stripes`,
+/// if any: that of the root's stripe when the root's centroid lies inside its cylinder. A
+/// root's rock depends on its corners alone, so every rank finds the same for it.
+pub fn rocks(mesh: &Mesh, stripes: usize) -> Vec<Option<u32>> {
+    (0..mesh.nelems())
+        .map(|r| {
+            let [x, y, _] = centroid(&mesh.corners(r));
+            let stripe = (x.floor().max(0.0) as usize).min(stripes - 1);
+            let (dx, dy) = (x - (stripe as f64 + 0.5), y - 0.5);
+            (dx * dx + dy * dy < ROCK_RADIUS * ROCK_RADIUS).then_some(stripe as u32)
+        })
+        .collect()
+}
+
+/// Sets the material of every held root of `forest` (each a single leaf) from its rock
+/// `rock_of_root` (by root): rock or fluid.
+fn set_materials(forest: &mut Forest, rock_of_root: &[Option<u32>]) {
+    for (root, rock) in rock_of_root.iter().enumerate() {
+        if forest.holds(root as u32) {
+            let id = LeafId {
+                root: root as u32,
+                elem: 0,
+            };
+            forest.leaf_data_mut(id)[0] = material(*rock);
+        }
+    }
+}
+
+/// The material a root starts with: rock when it belongs to a rock, else fluid.
+pub fn material(rock: Option<u32>) -> f64 {
+    if rock.is_some() {
+        ROCK
+    } else {
+        FLUID
+    }
 }
 
 /// The number of roots of the domain of `stripes` stripes of `cells` cubes each,
@@ -95,6 +148,11 @@ pub fn build(
 /// When a count is 0 or the box would be too large for 32-bit numbers.
 pub fn roots(stripes: usize, cells: [usize; 3]) -> Result<usize> {
     Ok(box_size(box_cells(stripes, cells)?)?.1)
+}
+
+/// The box's extent: `[stripes, 1, cells[2]/cells[1]]`.
+fn box_size_of(stripes: usize, cells: [usize; 3]) -> [f64; 3] {
+    [stripes as f64, 1.0, cells[2] as f64 / cells[1] as f64]
 }
 
 /// The cubes of the whole box along x, y and z.

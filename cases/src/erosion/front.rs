@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use plume::adapt::{Forest, LeafId, NO_ELEM};
+use plume::adapt::{Forest, InitialMesh, LeafId, NO_ELEM};
 use plume::hash::mix64;
 
 /// Solution value of a rock leaf.
@@ -78,20 +78,21 @@ impl Erosion {
         probability: Vec<f64>,
         seed: u64,
     ) -> Erosion {
-        let mut e = Erosion::unrefreshed(forest.nroots(), rock_of_root, probability, seed);
+        let mut e = Erosion::unrefreshed(rock_of_root, probability, seed);
         let all: Vec<u32> = (0..forest.nroots() as u32).collect();
         e.refresh(forest, &all, &Halo::new());
         e
     }
 
-    /// The erosion of `nroots` roots with no front and no fluid yet: a rank's, which refreshes
-    /// the roots it holds with its neighbours' [`Halo`].
+    /// The erosion of the roots whose rocks are `rock_of_root` (a rank's part of the mesh,
+    /// by local root) with no front and no fluid yet: a rank's, which refreshes the roots it
+    /// holds with its neighbours' [`Halo`].
     pub fn unrefreshed(
-        nroots: usize,
         rock_of_root: Vec<Option<u32>>,
         probability: Vec<f64>,
         seed: u64,
     ) -> Erosion {
+        let nroots = rock_of_root.len();
         Erosion {
             rock_of_root,
             probability,
@@ -101,6 +102,39 @@ impl Erosion {
             seed,
             draws: 0,
         }
+    }
+
+    /// Follows a migration that moved `forest` from the part `from` onto its new part (the
+    /// roots numbered anew), whose rocks are `rock_of_root` (by new local root): the roots
+    /// still held keep their front and fluid, the others have none (the roots that arrived
+    /// are refreshed next, with their neighbours' [`Halo`]).
+    pub fn renumber(
+        &mut self,
+        from: &InitialMesh,
+        forest: &Forest,
+        rock_of_root: Vec<Option<u32>>,
+    ) {
+        let to = forest.initial();
+        let nroots = rock_of_root.len();
+        let mut front = vec![Vec::new(); nroots];
+        let mut fluid = vec![0; nroots];
+        let mut active = BTreeSet::new();
+        for r in 0..self.front.len() as u32 {
+            let kept = to
+                .local_root(from.root_gid(r))
+                .filter(|&now| forest.holds(now));
+            if let Some(now) = kept {
+                front[now as usize] = std::mem::take(&mut self.front[r as usize]);
+                fluid[now as usize] = self.fluid[r as usize];
+                if !front[now as usize].is_empty() {
+                    active.insert(now);
+                }
+            }
+        }
+        self.rock_of_root = rock_of_root;
+        self.front = front;
+        self.fluid = fluid;
+        self.active = active;
     }
 
     /// Fluid leaves of every root (0 for the roots not held).

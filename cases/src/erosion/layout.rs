@@ -8,32 +8,28 @@
 
 use plume::balance::{Accept, Never, Plum, PlumOptions};
 use plume::graph::{DualGraph, Weights};
-use plume::mesh::Mesh;
-use plume::partition::{root_centroids, Metis, Partitioner, Stripes};
+use plume::partition::{Metis, Partitioner, Stripes};
 use plume::remap::{Identity, Remapper, TotalVOptimal};
 
+use super::ErosionConfig;
 use crate::words::PartitionKind;
 
-/// The balancer of `kind` over `procs` ranks for the roots of `mesh`; stripes over `columns`
-/// columns of the box `[0, length]` along x.
+/// The balancer of `kind` over `procs` ranks for the roots whose centroids are `centroids`
+/// (every root's, by global id; the stripes cut them, the graph partitioner needs none);
+/// stripes over `columns` columns of the box `[0, length]` along x.
 ///
 /// # Errors
 /// When `procs` is 0.
 pub fn balancer(
     kind: PartitionKind,
-    mesh: &Mesh,
+    centroids: &[[f64; 3]],
     procs: usize,
     length: f64,
     columns: usize,
 ) -> plume::Result<Plum> {
     let (partitioner, remapper): (Box<dyn Partitioner>, Box<dyn Remapper>) = match kind {
         PartitionKind::Stripes => (
-            Box::new(Stripes::along_x(
-                &root_centroids(mesh),
-                0.0,
-                length,
-                columns,
-            )),
+            Box::new(Stripes::along_x(centroids, 0.0, length, columns)),
             Box::new(Identity),
         ),
         PartitionKind::Graph => (Box::new(Metis::default()), Box::new(TotalVOptimal)),
@@ -43,6 +39,16 @@ pub fn balancer(
         ..PlumOptions::new(procs)
     };
     Plum::with(opts, partitioner, remapper, Box::new(Never))
+}
+
+/// The balancer of the erosion case `cfg` ([`balancer`]): one stripe per rank, `cells[0]`
+/// columns each.
+///
+/// # Errors
+/// When `cfg` has no rank.
+pub fn balancer_of(cfg: &ErosionConfig, centroids: &[[f64; 3]]) -> plume::Result<Plum> {
+    let p = cfg.procs;
+    balancer(cfg.partition, centroids, p, p as f64, p * cfg.cells[0])
 }
 
 /// The dual graph's weights with the fluid work as the work of each root.

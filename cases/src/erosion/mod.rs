@@ -26,6 +26,7 @@ use plume::balance::{
 };
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance};
+use plume::partition::root_centroids;
 use serde::Serialize;
 
 use crate::budget::{self, Budget};
@@ -239,7 +240,7 @@ pub fn run(
         plume::hash::mix64(cfg.seed),
     );
     let mut graph = DualGraph::new(&forest);
-    let mut ledger = Ledger::new(cfg, forest.mesh())?;
+    let mut ledger = Ledger::new(cfg, &root_centroids(forest.mesh()))?;
     let mut owner = ledger.initial_owner(&graph, erosion.fluid())?;
     let mut moment = Moment {
         iterations: 0,
@@ -301,12 +302,12 @@ struct Ledger<'a> {
 }
 
 impl<'a> Ledger<'a> {
-    /// The ledger of `cfg`'s run on the domain's initial `mesh` (which the stripes cut).
-    fn new(cfg: &'a ErosionConfig, mesh: &plume::mesh::Mesh) -> crate::error::Result<Self> {
-        let p = cfg.procs;
+    /// The ledger of `cfg`'s run on the domain whose roots' centroids are `centroids` (which
+    /// the stripes cut; the graph partitioning needs none).
+    fn new(cfg: &'a ErosionConfig, centroids: &[[f64; 3]]) -> crate::error::Result<Self> {
         Ok(Ledger {
             cfg,
-            plum: layout::balancer(cfg.partition, mesh, p, p as f64, p * cfg.cells[0])?,
+            plum: layout::balancer_of(cfg, centroids)?,
             policy: cfg.build_policy(),
             rates: IncreaseRates::default(),
             costs: BalanceCosts::new(0.0),

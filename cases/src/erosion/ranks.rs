@@ -1,78 +1,65 @@
 //! The erosion case on real ranks (`distributed.md`): one rank's part of a run through
-//! [`plume::dist::Run`]. Each rank draws the erosion of the front leaves it holds (the draws
-//! depend on the leaves, not on who holds them), turns them to fluid and steps the run; the
-//! front around the changed roots is refreshed with the fluid faces of neighbouring roots held
-//! elsewhere. Rank 0 gathers the fluid work of the refreshed roots, keeps the records and the policy as the
-//! single-process run does ([`super::run`]), decides each balance and broadcasts the new
-//! owners, and the trees move: a run's records are the single-process run's for every P and
-//! backend.
+//! [`plume::dist::Run`], started from chunks: each rank generates its block of the box
+//! ([`domain::chunk`]) and holds only its part of the mesh (its roots and their ghost layer)
+//! with the rocks, fronts and fluid work of that part, by local root. Each rank draws the
+//! erosion of the front leaves it holds (the draws depend on the leaves, not on who holds
+//! them), turns them to fluid and steps the run; each rank refreshes the front around the roots
+//! it changed, tells the holders of their neighbours across its boundary to refresh those, and
+//! asks the holders of the neighbours of its rock roots for their fluid faces.
+//!
+//! Rank 0 keeps the records and the policy as the single-process run does ([`super::run`]), on
+//! the gathered path: it holds every root's fluid work (sent by the holders of the roots each
+//! iteration changed), owner and, for the stripes, centroid, and the balancer's gathered dual
+//! graph. It decides each balance and sends each rank the roots that leave it, and the trees
+//! move: a run's records are the single-process run's for every P and backend.
 
 use std::collections::{BTreeSet, HashSet};
 
 use crate::error::{Error, Result};
-use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, NO_ELEM};
+use plume::adapt::{Forest, LeafId, NO_ELEM};
 use plume::comm::{Comm, CommExt, ReduceOp};
-use plume::dist::{GatheredPlum, Mark, Run};
+use plume::dist::{FirstOwners, GatheredPlum, Mark, Run};
+use plume::mesh::chunk::Chunk;
 
 use crate::budget;
+use crate::words::PartitionKind;
 
-use super::front::{root_fluid_faces, Erosion, FLUID, ROCK};
+use super::front::{root_fluid_faces, Erosion, FaceKeys, Halo, FLUID};
 use super::{check_iteration, domain, layout, ErosionConfig, ErosionRun, Ledger, Moment};
 
 /// Checks, before a run on ranks starts, that this process can hold the records of `runs`
-/// runs and its ranks' copies of the initial mesh (`ranks_here` of them: all of them on
-/// threads, one under MPI); returns the number of roots.
+/// runs, rank 0's tables of every root and its ranks' parts of the mesh (`ranks_here` of
+/// them: all of them on threads, one under MPI), each taken as twice its share of the roots
+/// (its own and its ghost layer); returns the number of roots.
 ///
 /// # Errors
 /// When the box is too large for its numbers or for the budget.
 pub fn check_memory(cfg: &ErosionConfig, runs: usize, ranks_here: usize) -> Result<usize> {
     let roots = super::check_memory(cfg, runs)?;
-    let copies = (roots as u128).saturating_mul(ranks_here as u128);
+    let parts = (roots as u128).saturating_mul(2 * ranks_here as u128) / cfg.procs.max(1) as u128;
     cfg.budget.check(
         &format!("the erosion case's {roots} roots on {ranks_here} ranks in this process"),
-        budget::EROSION.bytes(copies, copies),
+        budget::EROSION.bytes(roots as u128 + parts, roots as u128 + parts),
         "use fewer ranks or fewer `cells`",
     )?;
     Ok(roots)
 }
 
-/// What every rank of a process starts from: the domain's initial mesh (thread ranks share
-/// one copy of it), its adaptation options and leaves, and its rocks. The domain's own forest
-/// is not kept: each rank's run builds its own.
-pub struct Start {
-    initial: InitialMesh,
-    opts: AdaptOptions,
-    leaves: usize,
-    rock_of_root: Vec<Option<u32>>,
-    probability: Vec<f64>,
-    strong: Vec<u32>,
-}
-
-/// The start of `cfg`'s run, built once per process ([`run_rank_on`]).
-///
-/// # Errors
-/// The domain's errors ([`domain::build`]).
-pub fn start(cfg: &ErosionConfig) -> Result<Start> {
-    let domain::Domain {
-        forest,
-        rock_of_root,
-        probability,
-        strong,
-    } = domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
-    Ok(Start {
-        initial: forest.initial().clone(),
-        opts: forest.options().clone(),
-        leaves: forest.nleaves(),
-        rock_of_root,
-        probability,
-        strong,
-    })
+/// What rank 0 holds of every root to keep the records and decide the balances: the gathered
+/// path.
+struct Rank0<'a> {
+    ledger: Ledger<'a>,
+    /// Fluid work of every root, by global id.
+    fluid: Vec<u64>,
+    /// Owner of every root, by global id.
+    owner: Vec<u32>,
 }
 
 /// Runs this rank's part of the erosion case `cfg` (on `comm.size()` ranks, which must be
-/// `cfg.procs`). `each(moment, forest, owner)` is called on every rank with its forest and
-/// the owners, for the initial mesh and partition and after every iteration; its errors end
-/// every rank. Returns the run on rank 0, `None` on the others.
+/// `cfg.procs`), from this rank's chunk of the box. `each(moment, forest, owner)` is called on
+/// every rank with its forest and the owners of its part's roots, for the initial mesh and
+/// partition and after every iteration; its errors end every rank. Returns the run on rank 0,
+/// `None` on the others.
 ///
 /// # Errors
 /// [`Error::WrongRanks`] when `cfg` is not for `comm.size()` ranks; any rank's error, on
@@ -80,29 +67,6 @@ pub fn start(cfg: &ErosionConfig) -> Result<Start> {
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ErosionConfig,
-    each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
-) -> Result<Option<ErosionRun>> {
-    if cfg.procs != comm.size() {
-        return Err(Error::WrongRanks {
-            set_for: cfg.procs,
-            has: comm.size(),
-        });
-    }
-    comm.agree_as(super::check_memory(cfg, 1))?;
-    let start = comm.agree_as(start(cfg))?;
-    run_rank_on(comm, cfg, &start, each)
-}
-
-/// [`run_rank`] from `start` (the same on every rank; thread ranks share one): every rank of a
-/// process holds one copy of the domain's mesh, not one each (the domain grows with P, a
-/// stripe per rank).
-///
-/// # Errors
-/// As [`run_rank`].
-pub fn run_rank_on<C: Comm + ?Sized>(
-    comm: &C,
-    cfg: &ErosionConfig,
-    start: &Start,
     mut each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ErosionRun>> {
     if cfg.procs != comm.size() {
@@ -112,62 +76,65 @@ pub fn run_rank_on<C: Comm + ?Sized>(
         });
     }
     let roots = comm.agree_as(super::check_memory(cfg, 1))?;
-    let mesh = start.initial.mesh();
-    let mut ledger = comm.agree_as(match comm.rank() {
-        0 => Ledger::new(cfg, mesh).map(Some),
+    let (strong, probability) =
+        comm.agree_as(domain::strong_rocks(cfg.procs, cfg.strong, cfg.seed))?;
+    let chunk = comm.agree_as(domain::chunk(
+        cfg.procs,
+        cfg.cells,
+        comm.rank(),
+        comm.size(),
+    ))?;
+    let centroids = gathered_centroids(comm, cfg, &chunk)?;
+    let ledger = comm.agree_as(match comm.rank() {
+        0 => Ledger::new(cfg, &centroids).map(Some),
         _ => Ok(None),
     })?;
-    let p = cfg.procs;
     // The run's own balancer never triggers: the policy decides on rank 0.
-    let plum = comm.agree_as(layout::balancer(
-        cfg.partition,
-        mesh,
-        p,
-        p as f64,
-        p * cfg.cells[0],
-    ))?;
-    let nroots = start.initial.nroots();
-    let mut leaves = start.leaves as u64;
-    let opts = start.opts.clone();
-    let rock_of_root = start.rock_of_root.clone();
-    let probability = start.probability.clone();
-    let strong = start.strong.clone();
-    let mut run = Run::on(comm, &start.initial, opts, GatheredPlum::new(plum))?;
+    let plum = comm.agree_as(layout::balancer_of(cfg, &centroids))?;
+    drop(centroids);
+    let opts = domain::options(cfg.max_depth);
+    let plum = GatheredPlum::new(plum);
+    let mut run = Run::from_chunk(comm, |_| Ok(chunk), opts, plum, FirstOwners::Balancer)?;
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), None)?;
+    let rocks = domain::rocks(run.forest().initial().mesh(), cfg.procs);
     for r in run.held_roots() {
-        let material = if rock_of_root[r as usize].is_some() {
-            ROCK
-        } else {
-            FLUID
-        };
-        run.leaf_data_mut(LeafId { root: r, elem: 0 })[0] = material;
+        run.leaf_data_mut(LeafId { root: r, elem: 0 })[0] = domain::material(rocks[r as usize]);
     }
-    let mut erosion = Erosion::unrefreshed(
-        nroots,
-        rock_of_root,
-        probability,
-        plume::hash::mix64(cfg.seed),
-    );
-    let all: Vec<u32> = (0..nroots as u32).collect();
-    refresh(&run, &mut erosion, &all)?;
-    let mut fluid = vec![0; nroots];
-    gather_fluid(&run, &erosion, &all, &mut fluid)?;
-    let initial = ledger
-        .as_ref()
-        .map(|l| l.initial_owner(run.graph().expect("rank 0 keeps the graph"), &fluid))
-        .transpose();
-    let initial = comm.agree_as(initial)?;
-    let initial: Vec<u32> = comm.broadcast_serde(0, initial.as_ref())?;
-    migrate(&mut run, &mut erosion, &initial)?;
+    let mut erosion = Erosion::unrefreshed(rocks, probability, plume::hash::mix64(cfg.seed));
+    let held = run.held_roots();
+    refresh(&run, &mut erosion, &held)?;
+    let mut rank0 = ledger.map(|ledger| Rank0 {
+        ledger,
+        fluid: vec![0; roots],
+        owner: run
+            .gathered_owner()
+            .expect("rank 0 keeps the owners")
+            .to_vec(),
+    });
+    gather_fluid(&run, &erosion, &held, rank0.as_mut())?;
+    let initial = rank0.as_ref().map(|r0| {
+        let graph = run.graph().expect("rank 0 keeps the graph");
+        r0.ledger.initial_owner(graph, &r0.fluid)
+    });
+    let initial = comm.agree_as(initial.transpose())?;
+    let moves = rank0
+        .as_mut()
+        .zip(initial)
+        .map(|(r0, o)| (&mut r0.owner, o));
+    migrate(&mut run, &mut erosion, moves, cfg.procs)?;
+    // Every root starts as one leaf.
+    let mut leaves = roots as u64;
     let mut moment = Moment {
         iterations: 0,
         time: 0.0,
     };
     comm.agree_as(each(moment, run.forest(), run.owner()))?;
     for iteration in 0..cfg.iterations {
-        let mut record = ledger.as_mut().map(|l| {
+        let mut record = rank0.as_mut().map(|r0| {
             let graph = run.graph().expect("rank 0 keeps the graph");
-            l.observe(iteration, leaves as usize, &fluid, graph, run.owner())
+            let fluid = &r0.fluid;
+            r0.ledger
+                .observe(iteration, leaves as usize, fluid, graph, &r0.owner)
         });
         let eroded = erosion.draw(run.forest());
         let refine: HashSet<LeafId> = eroded
@@ -209,20 +176,25 @@ pub fn run_rank_on<C: Comm + ?Sized>(
                 .map(|(now, _)| now.0),
         );
         let around = refresh_around(&run, &mut erosion, &changed)?;
-        gather_fluid(&run, &erosion, &around, &mut fluid)?;
+        gather_fluid(&run, &erosion, &around, rank0.as_mut())?;
         let nb_eroded = comm.reduce_u64(eroded.len() as u64, ReduceOp::Sum)?;
-        let decided = match (ledger.as_mut(), record.as_mut()) {
-            (Some(l), Some(record)) => {
+        let decided = match (rank0.as_mut(), record.as_mut()) {
+            (Some(r0), Some(record)) => {
                 record.eroded = nb_eroded as usize;
                 let graph = run.graph().expect("rank 0 keeps the graph");
-                l.decide(record, graph, &fluid, run.owner()).map(Some)
+                r0.ledger.decide(record, graph, &r0.fluid, &r0.owner)
             }
             _ => Ok(None),
         };
         let decided = comm.agree_as(decided)?;
-        let new_owner: Option<Vec<u32>> = comm.broadcast_serde(0, decided.as_ref())?;
-        if let Some(new_owner) = new_owner {
-            migrate(&mut run, &mut erosion, &new_owner)?;
+        let balances = decided.is_some();
+        let balances = comm.broadcast_serde(0, rank0.as_ref().map(|_| &balances))?;
+        if balances {
+            let moves = rank0
+                .as_mut()
+                .zip(decided)
+                .map(|(r0, o)| (&mut r0.owner, o));
+            migrate(&mut run, &mut erosion, moves, cfg.procs)?;
         }
         moment.iterations += 1;
         if let Some(record) = &record {
@@ -230,15 +202,33 @@ pub fn run_rank_on<C: Comm + ?Sized>(
         }
         moment.time = broadcast_f64(comm, moment.time)?;
         comm.agree_as(each(moment, run.forest(), run.owner()))?;
-        if let (Some(l), Some(record)) = (ledger.as_mut(), record) {
-            l.records.push(record);
+        if let (Some(r0), Some(record)) = (rank0.as_mut(), record) {
+            r0.ledger.records.push(record);
         }
     }
-    let work: u64 = fluid.iter().sum();
-    Ok(ledger.map(|l| ErosionRun {
-        cpu: Some(cpu),
-        ..l.finish(strong, nroots, leaves as usize, work)
+    Ok(rank0.map(|r0| {
+        let work: u64 = r0.fluid.iter().sum();
+        ErosionRun {
+            cpu: Some(cpu),
+            ..r0.ledger.finish(strong, roots, leaves as usize, work)
+        }
     }))
+}
+
+/// Every root's centroid, by global id, on rank 0 when the stripes cut them (a collective;
+/// empty on the other ranks and for the graph partitioning): the ranks' chunks' in rank
+/// order.
+fn gathered_centroids<C: Comm + ?Sized>(
+    comm: &C,
+    cfg: &ErosionConfig,
+    chunk: &Chunk,
+) -> Result<Vec<[f64; 3]>> {
+    if cfg.partition != PartitionKind::Stripes {
+        return Ok(Vec::new());
+    }
+    let mut outgoing = vec![Vec::new(); comm.size()];
+    outgoing[0] = chunk.centroids();
+    Ok(comm.all_to_all_serde(&outgoing)?.concat())
 }
 
 /// Rank 0's `value` on every rank.
@@ -254,92 +244,133 @@ fn held_leaves(forest: &Forest) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Moves the trees to `new_owner` (a collective) and refreshes the erosion of the roots that
-/// moved: the new holders compute their fronts, the old ones forget them.
+/// Moves the trees to the owners `new_owner` (every root's, on rank 0, whose `owner` holds
+/// the current ones and takes the new; `None` elsewhere; a collective): rank 0 sends each rank
+/// the roots that leave it, the trees move, and the erosion follows: the new holders compute
+/// the fronts of the roots that arrived, the old ones forget them.
 fn migrate<C: Comm + ?Sized>(
     run: &mut Run<C>,
     erosion: &mut Erosion,
-    new_owner: &[u32],
+    moves: Option<(&mut Vec<u32>, Vec<u32>)>,
+    stripes: usize,
 ) -> Result<()> {
-    let moved: Vec<u32> = (0..new_owner.len() as u32)
-        .filter(|&r| run.owner()[r as usize] != new_owner[r as usize])
+    let comm = run.comm();
+    let mut outgoing: Vec<Vec<(u32, u32)>> = vec![Vec::new(); comm.size()];
+    if let Some((owner, new_owner)) = moves {
+        for (r, (&from, &to)) in owner.iter().zip(&new_owner).enumerate() {
+            if from != to {
+                outgoing[from as usize].push((r as u32, to));
+            }
+        }
+        *owner = new_owner;
+    }
+    let leaving = comm.all_to_all_serde(&outgoing)?.swap_remove(0);
+    let part = run.forest().initial().clone();
+    let held_before: Vec<u32> = run
+        .held_roots()
+        .into_iter()
+        .map(|r| part.root_gid(r))
         .collect();
-    run.migrate_to(new_owner)?;
-    refresh(run, erosion, &moved)
+    run.migrate_leaving(&leaving)?;
+    let forest = run.forest();
+    let initial = forest.initial();
+    erosion.renumber(&part, forest, domain::rocks(initial.mesh(), stripes));
+    let arrived: Vec<u32> = run
+        .held_roots()
+        .into_iter()
+        .filter(|&r| held_before.binary_search(&initial.root_gid(r)).is_err())
+        .collect();
+    refresh(run, erosion, &arrived)
 }
 
-/// Brings rank 0's `fluid` work of every root up to date with the erosion of `roots` (the
-/// same on every rank; a collective): each rank sends those it holds.
+/// Brings rank 0's fluid work of every root up to date with the erosion of `roots` (roots
+/// held here; a collective): each rank sends those it refreshed.
 fn gather_fluid<C: Comm + ?Sized>(
     run: &Run<C>,
     erosion: &Erosion,
     roots: &[u32],
-    fluid: &mut [u64],
+    rank0: Option<&mut Rank0>,
 ) -> Result<()> {
     let comm = run.comm();
+    let initial = run.forest().initial();
     let mut outgoing: Vec<Vec<(u32, u64)>> = vec![Vec::new(); comm.size()];
     outgoing[0] = roots
         .iter()
-        .filter(|&&r| run.forest().holds(r))
-        .map(|&r| (r, erosion.fluid()[r as usize]))
+        .map(|&r| (initial.root_gid(r), erosion.fluid()[r as usize]))
         .collect();
     let incoming = comm.all_to_all_serde(&outgoing)?;
-    if comm.rank() == 0 {
-        for (r, f) in incoming.into_iter().flatten() {
-            fluid[r as usize] = f;
+    if let Some(r0) = rank0 {
+        for (g, f) in incoming.into_iter().flatten() {
+            r0.fluid[g as usize] = f;
         }
     }
     Ok(())
 }
 
-/// Refreshes the erosion around the roots `changed` on this rank (a collective: every rank
-/// passes its own): the changed roots of every rank and their face neighbours, which it
-/// returns, ascending.
+/// Refreshes the erosion around the roots `changed` (held here) on every rank (a collective:
+/// every rank passes its own): the changed roots and their face neighbours, each refreshed by
+/// its holder; returns those held here, ascending.
 fn refresh_around<C: Comm + ?Sized>(
     run: &Run<C>,
     erosion: &mut Erosion,
     changed: &[u32],
 ) -> Result<Vec<u32>> {
-    let forest = run.forest();
-    let all: Vec<Vec<u32>> = run.comm().all_gather_serde(&changed.to_vec())?;
+    let (forest, owner, comm) = (run.forest(), run.owner(), run.comm());
+    let initial = forest.initial();
     let mut around = BTreeSet::new();
-    for r in all.into_iter().flatten() {
-        around.insert(r);
-        around.extend(
-            forest
-                .root_face_neighbours(r)
-                .into_iter()
-                .filter(|&x| x != NO_ELEM),
-        );
+    // To each rank, the roots it holds next to the roots changed here.
+    let mut outgoing: Vec<Vec<u32>> = vec![Vec::new(); comm.size()];
+    for &r in changed {
+        let nbrs = forest.root_face_neighbours(r);
+        for s in std::iter::once(r).chain(nbrs.into_iter().filter(|&x| x != NO_ELEM)) {
+            if forest.holds(s) {
+                around.insert(s);
+            } else {
+                outgoing[owner[s as usize] as usize].push(initial.root_gid(s));
+            }
+        }
+    }
+    for g in comm.all_to_all_serde(&outgoing)?.into_iter().flatten() {
+        let r = initial.local_root(g).filter(|&r| forest.holds(r));
+        around.insert(r.expect("the owner of a root holds it"));
     }
     let around: Vec<u32> = around.into_iter().collect();
     refresh(run, erosion, &around)?;
     Ok(around)
 }
 
-/// Refreshes the erosion of `roots` (the same on every rank; a collective): each rank sends
-/// the fluid faces of the roots it holds to the holders of their rock neighbours among
-/// `roots`, then refreshes those of `roots` it holds and forgets the others.
+/// Refreshes the erosion of `roots` (held here; a collective: every rank passes its own):
+/// each rank asks the holders of the neighbours of its rock roots among `roots` held elsewhere
+/// for their fluid faces, then refreshes `roots`.
 fn refresh<C: Comm + ?Sized>(run: &Run<C>, erosion: &mut Erosion, roots: &[u32]) -> Result<()> {
-    let comm = run.comm();
-    let (forest, owner) = (run.forest(), run.owner());
-    let mut sent = HashSet::new();
-    let mut outgoing: Vec<Vec<(u32, Vec<[u64; 3]>)>> = vec![Vec::new(); comm.size()];
-    for &r in roots {
-        let dest = owner[r as usize] as usize;
-        if dest == comm.rank() || !erosion.is_rock(r) {
-            continue;
-        }
+    let (forest, owner, comm) = (run.forest(), run.owner(), run.comm());
+    let initial = forest.initial();
+    let mut asked: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); comm.size()];
+    for &r in roots.iter().filter(|&&r| erosion.is_rock(r)) {
         for s in forest.root_face_neighbours(r) {
-            if s != NO_ELEM && forest.holds(s) && sent.insert((dest, s)) {
-                outgoing[dest].push((s, root_fluid_faces(forest, s)));
+            if s != NO_ELEM && !forest.holds(s) {
+                asked[owner[s as usize] as usize].insert(initial.root_gid(s));
             }
         }
     }
-    let halo = comm
-        .all_to_all_serde(&outgoing)?
+    let asked: Vec<Vec<u32>> = asked.into_iter().map(|a| a.into_iter().collect()).collect();
+    let answers: Vec<Vec<(u32, Vec<FaceKeys>)>> = comm
+        .all_to_all_serde(&asked)?
+        .into_iter()
+        .map(|gids| {
+            gids.into_iter()
+                .map(|g| {
+                    let faces = initial.local_root(g).map(|s| root_fluid_faces(forest, s));
+                    (g, faces.unwrap_or_default())
+                })
+                .collect()
+        })
+        .collect();
+    let halo: Halo = comm
+        .all_to_all_serde(&answers)?
         .into_iter()
         .flatten()
+        .map(|(g, faces)| (initial.local_root(g).expect("asked from here"), faces))
         .collect();
     erosion.refresh(forest, roots, &halo);
     Ok(())

@@ -104,11 +104,9 @@ struct Rank0 {
     start: Instant,
 }
 
-/// A process's setup: the run's settings and the start every rank here runs from (one copy of
-/// the domain's mesh per process).
+/// A process's setup: the run's settings (each rank generates its own chunk of the domain).
 struct Setup {
     cfg: ErosionConfig,
-    start: super::ranks::Start,
 }
 
 impl RankCase for OnRanks<'_, '_> {
@@ -121,8 +119,7 @@ impl RankCase for OnRanks<'_, '_> {
     fn setup(&self, process: Process) -> Result<Setup> {
         let cfg = (self.0.config)(process.procs)?;
         super::ranks::check_memory(&cfg, records_kept(self.0), process.ranks_here)?;
-        let start = super::ranks::start(&cfg)?;
-        Ok(Setup { cfg, start })
+        Ok(Setup { cfg })
     }
 
     fn last_step(&self, setup: &Setup) -> Option<usize> {
@@ -163,7 +160,7 @@ impl RankCase for OnRanks<'_, '_> {
             }
             Ok(())
         };
-        super::ranks::run_rank_on(comm, cfg, &setup.start, each)
+        super::ranks::run_rank(comm, cfg, each)
     }
 
     fn finish(&self, setup: &Setup, run: ErosionRun, out: Reporter<Rank0>) -> Result {
