@@ -92,12 +92,12 @@ pub struct Refinement {
     pub slack: f64,
 }
 
-/// [`Refinement::default`]: at most 3 tidyings and 8 cycles, within 3 % of the mean load (below PLUM's
+/// [`Refinement::default`]: at most 6 tidyings and 8 cycles, within 3 % of the mean load (below PLUM's
 /// trigger, `LoadImb` 1.05).
 impl Default for Refinement {
     fn default() -> Self {
         Refinement {
-            tidy: 3,
+            tidy: 6,
             cycles: 8,
             slack: 0.03,
         }
@@ -270,23 +270,38 @@ fn within_reach(mut flows: Vec<Flow>, loads: &[f64]) -> Vec<Flow> {
     flows
 }
 
-/// The moves each part of `owner` makes by `choose` from its own rows of `graph` (as a rank
-/// holds them), all parts' together, ascending by root.
+/// Each part's rows of `graph` under `owner`, as a rank holds them.
+fn parts_rows(graph: &GraphView<'_>, owner: &[u32], nparts: usize) -> Vec<Flat> {
+    let mut members = vec![Vec::new(); nparts];
+    (0..owner.len() as u32).for_each(|v| members[owner[v as usize] as usize].push(v));
+    members
+        .iter()
+        .map(|roots| Flat::of_graph(graph, owner, roots))
+        .collect()
+}
+
+/// The moves each part makes by `choose` from its `rows`, all parts' together, ascending by
+/// root.
+fn each_of(
+    rows: &[Flat],
+    mut choose: impl FnMut(Rows<'_>, u32) -> Result<Vec<(u32, u32)>>,
+) -> Result<Vec<(u32, u32)>> {
+    let mut moves = Vec::new();
+    for (k, r) in rows.iter().enumerate() {
+        moves.extend(choose(r.rows(), k as u32)?);
+    }
+    moves.sort_unstable();
+    Ok(moves)
+}
+
+/// The moves each part of `owner` makes by `choose` from its own rows of `graph`.
 fn each_part(
     graph: &GraphView<'_>,
     owner: &[u32],
     nparts: usize,
-    mut choose: impl FnMut(Rows<'_>, u32) -> Result<Vec<(u32, u32)>>,
+    choose: impl FnMut(Rows<'_>, u32) -> Result<Vec<(u32, u32)>>,
 ) -> Result<Vec<(u32, u32)>> {
-    let mut members = vec![Vec::new(); nparts];
-    (0..owner.len() as u32).for_each(|v| members[owner[v as usize] as usize].push(v));
-    let mut moves = Vec::new();
-    for (k, roots) in members.iter().enumerate() {
-        let rows = Flat::of(&held::rows_of_graph(graph, owner, roots));
-        moves.extend(choose(rows.rows(), k as u32)?);
-    }
-    moves.sort_unstable();
-    Ok(moves)
+    each_of(&parts_rows(graph, owner, nparts), choose)
 }
 
 fn as_f64(loads: &[u64]) -> Vec<f64> {
@@ -396,8 +411,9 @@ impl Diffusion {
                 let unlimited = |rows: Rows<'_>, k: u32| {
                     refine::refine_moves(rows, k, pass, refine::Limits::none(nparts))
                 };
+                let rows = parts_rows(graph, new, nparts);
                 let mut asked = vec![vec![0u64; nparts]; nparts];
-                for (v, to) in each_part(graph, new, nparts, unlimited)? {
+                for (v, to) in each_of(&rows, unlimited)? {
                     asked[new[v as usize] as usize][to as usize] += w[v as usize];
                 }
                 let totals: Vec<u64> = (0..nparts)
@@ -408,7 +424,7 @@ impl Diffusion {
                         refine::limits(&asked[k as usize], &totals, &tally.loads, k, bounds);
                     refine::refine_moves(rows, k, pass, limits)
                 };
-                let moves = each_part(graph, new, nparts, limited)?;
+                let moves = each_of(&rows, limited)?;
                 let mut loads = tally.loads.clone();
                 for &(v, to) in &moves {
                     loads[new[v as usize] as usize] -= w[v as usize];
