@@ -182,8 +182,11 @@ fn best(c: &Choosing<'_>, pass: Pass, i: usize) -> Option<Candidate> {
 /// The roots of part `rank`'s fragments, each with the part it goes to: the connected pieces
 /// of the part (through its own rows) but the heaviest (ties: the one of the smallest row),
 /// each to the part its boundary shares the most `CWgt` with (ties: the smaller part).
-/// Moving them all lowers the cut by the weight each shares with its receiver, whatever the
-/// other parts move at the same time: a fragment has no edge to the rest of its part.
+/// Moving them all never raises the cut, whatever the other parts move at the same time: a
+/// fragment has no edge to the rest of its part, so its edges to roots that stay are cut
+/// before and after or, to its receiver's, no longer; an edge to a root that moves too was
+/// cut before. It lowers the cut by the weight a fragment shares with its receiver's roots
+/// that stay.
 ///
 /// # Errors
 /// As [`Rows::check`].

@@ -405,12 +405,13 @@ proptest! {
 
     /// The refinement never raises the cut, keeps every root owned once and the total, and
     /// takes no part above `⌊mean (1 + slack)⌋` or below `⌈mean (1 − slack)⌉` unless it was
-    /// already there (then never further); the fragments' moves lower the cut.
+    /// already there (then never further); the fragments' moves never raise the cut either
+    /// (they lower it unless the receivers' pieces next to them move away at the same time).
     #[test]
     fn refinement_never_raises_the_cut_and_keeps_the_bounds(
         (n, edges, w, owners, p) in instance(),
         cwgt_seed in 1u64..5,
-        slack in prop::sample::select(vec![0.0, 0.03, 0.2]),
+        slack in prop::sample::select(vec![0.0, 0.03, 0.2, 0.9]),
     ) {
         let (xadj, adjncy) = csr(n, &edges);
         let ew: Vec<u64> = (0..adjncy.len() as u64)
@@ -432,7 +433,7 @@ proptest! {
         let tidy = each_part(&g, &owners, p, refine::fragments).unwrap();
         let mut tidied = owners.clone();
         tidy.iter().for_each(|&(v, to)| tidied[v as usize] = to);
-        prop_assert!(tidy.is_empty() || cut_of(&g, &tidied) < cut_of(&g, &owners));
+        prop_assert!(cut_of(&g, &tidied) <= cut_of(&g, &owners));
     }
 
     /// On thread ranks holding their rows, the whole call (rounds, tidying, refinement) moves
