@@ -2,7 +2,9 @@
 //! round: the P loads and each rank's neighbouring ranks are all-gathered (the quotient
 //! graph), every rank computes the same flows, each rank chooses the roots it gives away from
 //! the rows it holds, the moves go to the ranks that hold a neighbour of a moved root (and to
-//! its new owner), and the moved rows go to their new owners. At the end each root's first
+//! its new owner), and the moved rows go to their new owners. The tidyings and the
+//! refinement's passes move roots the same way, each pass needing one sum of P numbers (what
+//! the senders ask of each receiver) besides the P loads. At the end each root's first
 //! owner learns where it went, and tells the ranks next to it. Nothing a rank holds or sends
 //! grows with the whole graph, only with its rows and with P.
 
