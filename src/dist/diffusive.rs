@@ -1,8 +1,9 @@
 //! [`Diffusive`]: PLUM's pipeline with the diffusive repartitioner (`diffusion.md` C.2(a)) on
 //! the ranks' rows, nothing gathered. Each step: the P loads are all-gathered and the policy
 //! asks whether to balance; if so, [`Diffusion::on_rank`] moves roots between neighbouring
-//! ranks along the flows of the quotient graph, each rank choosing by `ΔCut` from its own rows
-//! (parts are ranks: the remap is the identity); the P loads after and the flows of what would
+//! ranks along the flows of the quotient graph, each rank choosing by `ΔCut` from its own rows,
+//! then gives away its fragments and refines its boundaries (parts are ranks: the remap is the
+//! identity); the P loads after and the flows of what would
 //! move are summed over the ranks, and PLUM's accept rule weighs the gain against the cost.
 //!
 //! No rank holds more than its rows, the quotient graph (P vertices) and O(P) sums. Its

@@ -65,13 +65,13 @@ impl Rows<'_> {
         Ok(())
     }
 
-    fn row(&self, i: usize) -> std::ops::Range<usize> {
+    pub(super) fn row(&self, i: usize) -> std::ops::Range<usize> {
         self.xadj[i] as usize..self.xadj[i + 1] as usize
     }
 }
 
 /// The rank's view while it chooses: the owners of its own roots change as it moves them.
-struct Choosing<'a> {
+pub(super) struct Choosing<'a> {
     rows: Rows<'a>,
     rank: u32,
     /// The current owner of each row's root.
@@ -80,7 +80,62 @@ struct Choosing<'a> {
     local: Vec<Option<u32>>,
 }
 
-impl Choosing<'_> {
+impl<'a> Choosing<'a> {
+    /// The view of `rank`'s `rows` before any move: every row on `rank`.
+    ///
+    /// # Errors
+    /// As [`Rows::check`].
+    pub(super) fn new(rows: Rows<'a>, rank: u32) -> Result<Choosing<'a>> {
+        rows.check()?;
+        let local = rows
+            .adjncy
+            .iter()
+            .map(|w| rows.roots.binary_search(w).ok().map(|i| i as u32))
+            .collect();
+        Ok(Choosing {
+            rows,
+            rank,
+            mine: vec![rank; rows.roots.len()],
+            local,
+        })
+    }
+
+    /// The rank choosing.
+    pub(super) fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    /// The current owner of row `i`'s root.
+    pub(super) fn owner(&self, i: usize) -> u32 {
+        self.mine[i]
+    }
+
+    /// Moves row `i`'s root to `p`.
+    pub(super) fn set_owner(&mut self, i: usize, p: u32) {
+        self.mine[i] = p;
+    }
+
+    /// The rows of row `i`'s neighbours the rank holds.
+    pub(super) fn local_neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.rows
+            .row(i)
+            .filter_map(|e| self.local[e].map(|r| r as usize))
+    }
+
+    /// The current owners of row `i`'s neighbours, once per neighbour.
+    pub(super) fn neighbour_parts(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        self.rows.row(i).map(|e| self.owner_of_entry(e))
+    }
+
+    /// `CWgt` between row `i`'s root and the roots now on part `p`.
+    pub(super) fn weight_to(&self, i: usize, p: u32) -> u64 {
+        self.rows
+            .row(i)
+            .filter(|&e| self.owner_of_entry(e) == p)
+            .map(|e| self.rows.cwgt[e])
+            .sum()
+    }
+
     fn owner_of_entry(&self, e: usize) -> u32 {
         match self.local[e] {
             Some(i) => self.mine[i as usize],
@@ -117,18 +172,7 @@ impl RootCosts for Choosing<'_> {
 /// # Errors
 /// As [`Rows::check`].
 pub fn give_away(rows: Rows<'_>, rank: u32, flows: &[Flow]) -> Result<Vec<(u32, u32)>> {
-    rows.check()?;
-    let local = rows
-        .adjncy
-        .iter()
-        .map(|w| rows.roots.binary_search(w).ok().map(|i| i as u32))
-        .collect();
-    let mut c = Choosing {
-        rows,
-        rank,
-        mine: vec![rank; rows.roots.len()],
-        local,
-    };
+    let mut c = Choosing::new(rows, rank)?;
     let mut mine: Vec<&Flow> = flows.iter().filter(|f| f.from == rank).collect();
     mine.sort_by(|x, y| y.amount.total_cmp(&x.amount).then(x.to.cmp(&y.to)));
     let mut moves = Vec::new();

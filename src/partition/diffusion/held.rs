@@ -19,26 +19,6 @@ pub(super) struct Row {
     pub owner: Vec<u32>,
 }
 
-/// The rows of `roots` (ascending) of `graph`, each held by `owner[root]`.
-pub(super) fn rows_of_graph(graph: &GraphView<'_>, owner: &[u32], roots: &[u32]) -> Vec<Row> {
-    roots
-        .iter()
-        .map(|&v| {
-            let row = graph.xadj()[v as usize] as usize..graph.xadj()[v as usize + 1] as usize;
-            let adjncy = graph.adjncy()[row.clone()].to_vec();
-            Row {
-                root: v,
-                first_owner: owner[v as usize],
-                pwgt: graph.vertex_weights()[v as usize],
-                rwgt: graph.sizes()[v as usize],
-                owner: adjncy.iter().map(|&w| owner[w as usize]).collect(),
-                cwgt: graph.edge_weights()[row].to_vec(),
-                adjncy,
-            }
-        })
-        .collect()
-}
-
 /// The rows of a rank's `rows`, all of them held by `rank` when the call begins.
 pub(super) fn rows_of_rank(rows: Rows<'_>, rank: u32) -> Vec<Row> {
     (0..rows.roots.len())
@@ -95,6 +75,28 @@ impl Flat {
             cwgt: Vec::with_capacity(degree * n),
             owner: Vec::with_capacity(degree * n),
         }
+    }
+
+    /// The rows of `roots` (ascending) of `graph`, their neighbours' owners from `owner`.
+    pub(super) fn of_graph(graph: &GraphView<'_>, owner: &[u32], roots: &[u32]) -> Flat {
+        let (xadj, adjncy) = (graph.xadj(), graph.adjncy());
+        let at = |v: u32| xadj[v as usize] as usize..xadj[v as usize + 1] as usize;
+        let degree: usize = roots.iter().map(|&v| at(v).len()).sum();
+        let mut f = Flat::with_capacity(roots.len(), 0);
+        f.adjncy.reserve(degree);
+        f.cwgt.reserve(degree);
+        f.owner.reserve(degree);
+        for &v in roots {
+            f.roots.push(v);
+            f.pwgt.push(graph.vertex_weights()[v as usize]);
+            f.rwgt.push(graph.sizes()[v as usize]);
+            f.adjncy.extend_from_slice(&adjncy[at(v)]);
+            f.cwgt.extend_from_slice(&graph.edge_weights()[at(v)]);
+            f.owner
+                .extend(adjncy[at(v)].iter().map(|&w| owner[w as usize]));
+            f.xadj.push(f.adjncy.len() as u32);
+        }
+        f
     }
 
     /// `rows` (ascending by root) laid out flat.

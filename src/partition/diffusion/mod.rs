@@ -9,10 +9,13 @@
 //!    (its moves are then withdrawn) or [`Diffusion::rounds`] have run. A part passing load
 //!    along (a flow out larger than what it holds near the receiver) gives in the next round
 //!    what it received in this one; a root moves at most once per round;
-//! 5. the new owners and a [`DiffusionReport`].
+//! 5. boundary refinement ([`Refinement`]): passes of greedy gain moves of boundary roots
+//!    between neighbouring parts under a balance bound, which lower the cut the flows left
+//!    and never raise it (`refine.rs`, after ParMETIS's adaptive k-way refinement);
+//! 6. the new owners and a [`DiffusionReport`].
 //!
-//! Steps 1–2 need only `Q` and the P loads, which ranks can all-gather; step 3 needs only a
-//! rank's own rows of the dual graph ([`Rows`]). So no rank needs the whole graph:
+//! Steps 1–2 need only `Q` and the P loads, which ranks can all-gather; steps 3 and 5 need
+//! only a rank's own rows of the dual graph ([`Rows`]) and P sums. So no rank needs the whole graph:
 //! [`Diffusion::on_rank`] runs it on ranks ([`crate::comm`]), [`Diffusion::rebalance`] on the
 //! whole graph, with the same owners. Parts are ranks: under PLUM the remap is the identity.
 //!
@@ -39,6 +42,7 @@ mod give;
 mod held;
 mod quotient;
 mod ranks;
+mod refine;
 mod sweep;
 
 pub use give::{give_away, Rows};
@@ -68,6 +72,38 @@ pub const DEFAULT_MAX_SWEEPS: usize = 100_000;
 /// (P = 8 … 32) the rounds stop by themselves well before this.
 pub const DEFAULT_MAX_ROUNDS: usize = 64;
 
+/// Boundary refinement after the flows: passes of greedy moves of boundary roots to the
+/// neighbouring part that saves the most cut weight, each pass from the parts on one side of
+/// a bit of their numbers to those on the other side, within a balance bound (`refine.rs`'s
+/// module doc). The cut never rises.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Refinement {
+    /// Most times the parts' fragments are given away before rounds run again: each part
+    /// gives every connected piece of it but the heaviest to the part it shares the most
+    /// `CWgt` with (the cut falls), then rounds rebalance; a tidying and its rounds are
+    /// withdrawn, ending them, when they leave `λ` above the larger of `λ` before and
+    /// `100 · slack`. 0: none.
+    pub tidy: usize,
+    /// Most cycles of passes (a cycle: `2 ⌈log₂ P⌉` passes, every ordered pair of parts
+    /// once); a cycle that moves nothing ends them; 0: no refinement.
+    pub cycles: usize,
+    /// The balance bound, a fraction of the mean load: no move takes a part above
+    /// `mean (1 + slack)` or one below `mean (1 − slack)`.
+    pub slack: f64,
+}
+
+/// [`Refinement::default`]: at most 6 tidyings and 8 cycles, within 3 % of the mean load (below PLUM's
+/// trigger, `LoadImb` 1.05).
+impl Default for Refinement {
+    fn default() -> Self {
+        Refinement {
+            tidy: 6,
+            cycles: 8,
+            slack: 0.03,
+        }
+    }
+}
+
 /// The diffusive repartitioner's options.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Diffusion {
@@ -80,11 +116,13 @@ pub struct Diffusion {
     /// only, as `diffusion.md` C.7 test 3 states them). Rounds stop earlier when one moves
     /// nothing or does not lower `λ`.
     pub rounds: usize,
+    /// The boundary refinement after the rounds.
+    pub refine: Refinement,
 }
 
 impl Default for Diffusion {
     /// Until `λ ≤ 1 %`, `γ = 1 / (1 + Δ)`, up to
-    /// 64 rounds.
+    /// 64 rounds, then [`Refinement::default`].
     fn default() -> Self {
         Diffusion {
             sweeps: Sweeps::UntilBalanced {
@@ -93,6 +131,7 @@ impl Default for Diffusion {
             },
             gamma: None,
             rounds: DEFAULT_MAX_ROUNDS,
+            refine: Refinement::default(),
         }
     }
 }
@@ -104,12 +143,17 @@ pub struct DiffusionReport {
     pub gamma: f64,
     /// Sweeps run, over all rounds.
     pub sweeps: usize,
-    /// Rounds whose moves stand.
+    /// Rounds whose moves stand (those after each tidying included).
     pub rounds: usize,
     /// The net flows `F_kj > 0` of the first round, largest first.
     pub flows: Vec<Flow>,
     /// Roots whose owner at the end differs from their owner at the start.
     pub roots_moved: usize,
+    /// Roots moved with their fragments by the tidying that stands (a root may move several
+    /// times in a call).
+    pub tidied: usize,
+    /// Moves the refinement passes made.
+    pub refine_moves: usize,
     /// Their `PWgt`.
     pub weight_moved: u64,
     /// `λ` of the parts' `PWgt` before, percent.
@@ -127,12 +171,15 @@ pub struct DiffusionReport {
 }
 
 /// The rounds of one call so far, the same on every rank.
+#[derive(Clone)]
 struct Tally {
     /// γ, the flows and the diffused `λ` of the first round.
     first: Option<(f64, Vec<Flow>, f64)>,
     sweeps: usize,
     rounds: usize,
     withdrawn: bool,
+    tidied: usize,
+    refine_moves: usize,
     /// The parts' `PWgt` before the call and after the rounds that stand.
     start: Vec<u64>,
     loads: Vec<u64>,
@@ -145,6 +192,8 @@ impl Tally {
             sweeps: 0,
             rounds: 0,
             withdrawn: false,
+            tidied: 0,
+            refine_moves: 0,
             start: loads.clone(),
             loads,
         }
@@ -185,6 +234,8 @@ impl Tally {
             rounds: self.rounds,
             flows,
             roots_moved,
+            tidied: self.tidied,
+            refine_moves: self.refine_moves,
             weight_moved,
             lambda_before: lambda_pct(&as_f64(&self.start)),
             lambda_diffused,
@@ -217,6 +268,40 @@ fn within_reach(mut flows: Vec<Flow>, loads: &[f64]) -> Vec<Flow> {
             .then((x.from, x.to).cmp(&(y.from, y.to)))
     });
     flows
+}
+
+/// Each part's rows of `graph` under `owner`, as a rank holds them.
+fn parts_rows(graph: &GraphView<'_>, owner: &[u32], nparts: usize) -> Vec<Flat> {
+    let mut members = vec![Vec::new(); nparts];
+    (0..owner.len() as u32).for_each(|v| members[owner[v as usize] as usize].push(v));
+    members
+        .iter()
+        .map(|roots| Flat::of_graph(graph, owner, roots))
+        .collect()
+}
+
+/// The moves each part makes by `choose` from its `rows`, all parts' together, ascending by
+/// root.
+fn each_of(
+    rows: &[Flat],
+    mut choose: impl FnMut(Rows<'_>, u32) -> Result<Vec<(u32, u32)>>,
+) -> Result<Vec<(u32, u32)>> {
+    let mut moves = Vec::new();
+    for (k, r) in rows.iter().enumerate() {
+        moves.extend(choose(r.rows(), k as u32)?);
+    }
+    moves.sort_unstable();
+    Ok(moves)
+}
+
+/// The moves each part of `owner` makes by `choose` from its own rows of `graph`.
+fn each_part(
+    graph: &GraphView<'_>,
+    owner: &[u32],
+    nparts: usize,
+    choose: impl FnMut(Rows<'_>, u32) -> Result<Vec<(u32, u32)>>,
+) -> Result<Vec<(u32, u32)>> {
+    each_of(&parts_rows(graph, owner, nparts), choose)
 }
 
 fn as_f64(loads: &[u64]) -> Vec<f64> {
@@ -252,24 +337,23 @@ impl Diffusion {
         let pwgt = graph.vertex_weights();
         let mut new = owner.to_vec();
         let mut tally = Tally::new(rank_loads(pwgt, owner, nparts));
-        for _ in 0..self.rounds {
-            let q = Quotient::of_partition(graph.xadj(), graph.adjncy(), &new, nparts);
-            let (gamma, diffused, flows) = self.plan(&q, &as_f64(&tally.loads))?;
-            let mut members = vec![Vec::new(); nparts];
-            (0..new.len() as u32).for_each(|v| members[new[v as usize] as usize].push(v));
-            let mut next = new.clone();
-            for (k, roots) in members.iter().enumerate() {
-                let rows = Flat::of(&held::rows_of_graph(graph, &new, roots));
-                for (v, to) in give_away(rows.rows(), k as u32, &flows)? {
-                    next[v as usize] = to;
-                }
-            }
-            let after = rank_loads(pwgt, &next, nparts);
-            if !tally.round(gamma, &diffused, flows, next != new, after) {
+        self.rounds_of_parts(graph, &mut new, &mut tally)?;
+        for _ in 0..self.refine.tidy {
+            let kept = (new.clone(), tally.clone());
+            let moves = each_part(graph, &new, nparts, refine::fragments)?;
+            if moves.is_empty() {
                 break;
             }
-            new = next;
+            moves.iter().for_each(|&(v, to)| new[v as usize] = to);
+            tally.loads = rank_loads(pwgt, &new, nparts);
+            tally.tidied += moves.len();
+            self.rounds_of_parts(graph, &mut new, &mut tally)?;
+            if !self.tidy_stands(&kept.1, &tally) {
+                (new, tally) = kept;
+                break;
+            }
         }
+        self.refine_parts(graph, &mut new, &mut tally)?;
         let moved: Vec<usize> = (0..new.len()).filter(|&v| new[v] != owner[v]).collect();
         let report = tally.report(
             moved.len(),
@@ -277,6 +361,84 @@ impl Diffusion {
             Movement::new(owner, &new, graph.sizes(), nparts),
         );
         Ok((new, report))
+    }
+
+    /// The rounds from the owners `new` of `graph` (the loads in `tally`), each part's moves
+    /// read from its own rows as on ranks.
+    fn rounds_of_parts(
+        &self,
+        graph: &GraphView<'_>,
+        new: &mut Vec<u32>,
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let nparts = tally.loads.len();
+        for _ in 0..self.rounds {
+            let q = Quotient::of_partition(graph.xadj(), graph.adjncy(), new, nparts);
+            let (gamma, diffused, flows) = self.plan(&q, &as_f64(&tally.loads))?;
+            let moves = each_part(graph, new, nparts, |rows, k| give_away(rows, k, &flows))?;
+            let mut next = new.clone();
+            moves.iter().for_each(|&(v, to)| next[v as usize] = to);
+            let after = rank_loads(graph.vertex_weights(), &next, nparts);
+            if !tally.round(gamma, &diffused, flows, next != *new, after) {
+                break;
+            }
+            *new = next;
+        }
+        Ok(())
+    }
+
+    /// A tidying and the rounds after it stand when they leave `λ` within the larger of
+    /// `λ` before (`kept`) and the refinement's slack.
+    fn tidy_stands(&self, kept: &Tally, tally: &Tally) -> bool {
+        let lambda = |t: &Tally| lambda_pct(&as_f64(&t.loads));
+        lambda(tally) <= lambda(kept).max(100.0 * self.refine.slack)
+    }
+
+    /// [`Refinement`] of the owners `new` of `graph` (the loads in `tally`), each part's
+    /// moves read from its own rows as on ranks; the loads and the moves counted in `tally`.
+    fn refine_parts(
+        &self,
+        graph: &GraphView<'_>,
+        new: &mut [u32],
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let nparts = tally.loads.len();
+        let bounds = refine::bounds(&tally.loads, self.refine.slack);
+        for _ in 0..self.refine.cycles {
+            let before = tally.refine_moves;
+            for pass in refine::Pass::cycle(nparts) {
+                let w = graph.vertex_weights();
+                let unlimited = |rows: Rows<'_>, k: u32| {
+                    refine::refine_moves(rows, k, pass, refine::Limits::none(nparts))
+                };
+                let rows = parts_rows(graph, new, nparts);
+                let mut asked = vec![vec![0u64; nparts]; nparts];
+                for (v, to) in each_of(&rows, unlimited)? {
+                    asked[new[v as usize] as usize][to as usize] += w[v as usize];
+                }
+                let totals: Vec<u64> = (0..nparts)
+                    .map(|j| asked.iter().map(|a| a[j]).sum())
+                    .collect();
+                let limited = |rows: Rows<'_>, k: u32| {
+                    let limits =
+                        refine::limits(&asked[k as usize], &totals, &tally.loads, k, bounds);
+                    refine::refine_moves(rows, k, pass, limits)
+                };
+                let moves = each_of(&rows, limited)?;
+                let mut loads = tally.loads.clone();
+                for &(v, to) in &moves {
+                    loads[new[v as usize] as usize] -= w[v as usize];
+                    loads[to as usize] += w[v as usize];
+                    new[v as usize] = to;
+                }
+                tally.refine_moves += moves.len();
+                tally.loads = loads;
+            }
+            if tally.refine_moves == before {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Parts and rounds are not zero.
@@ -288,6 +450,12 @@ impl Diffusion {
             return Err(Error::Zero {
                 what: "diffusion rounds",
             });
+        }
+        let slack = self.refine.slack;
+        if !(0.0..1.0).contains(&slack) {
+            return Err(Error::Invalid(format!(
+                "diffusion: the refinement's slack must be a fraction from 0 to below 1, not {slack}"
+            )));
         }
         Ok(())
     }

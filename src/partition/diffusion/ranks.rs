@@ -2,12 +2,14 @@
 //! round: the P loads and each rank's neighbouring ranks are all-gathered (the quotient
 //! graph), every rank computes the same flows, each rank chooses the roots it gives away from
 //! the rows it holds, the moves go to the ranks that hold a neighbour of a moved root (and to
-//! its new owner), and the moved rows go to their new owners. At the end each root's first
+//! its new owner), and the moved rows go to their new owners. The tidyings and the
+//! refinement's passes move roots the same way, each pass needing one sum of P numbers (what
+//! the senders ask of each receiver) besides the P loads. At the end each root's first
 //! owner learns where it went, and tells the ranks next to it. Nothing a rank holds or sends
 //! grows with the whole graph, only with its rows and with P.
 
 use super::held::{self, Flat, Row};
-use super::{as_f64, give_away, Diffusion, DiffusionReport, Quotient, Rows, Tally};
+use super::{as_f64, give_away, refine, Diffusion, DiffusionReport, Quotient, Rows, Tally};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::metrics::Movement;
 use crate::{Error, Result};
@@ -40,6 +42,35 @@ impl Diffusion {
         let mut held = held::rows_of_rank(rows, rank as u32);
         let loads: Vec<u64> = comm.all_gather_serde(&rows.pwgt.iter().sum::<u64>())?;
         let mut tally = Tally::new(loads);
+        self.rounds_on_rank(comm, &mut held, &mut tally)?;
+        for _ in 0..self.refine.tidy {
+            let kept = (held.clone(), tally.clone());
+            let given = refine::fragments(Flat::of(&held).rows(), rank as u32)?;
+            let (loads, count) = changed(comm, &held, &given, &tally.loads)?;
+            if count == 0 {
+                break;
+            }
+            settle(comm, &mut held, given)?;
+            tally.loads = loads;
+            tally.tidied += count;
+            self.rounds_on_rank(comm, &mut held, &mut tally)?;
+            if !self.tidy_stands(&kept.1, &tally) {
+                (held, tally) = kept;
+                break;
+            }
+        }
+        self.refine_on_rank(comm, &mut held, &mut tally)?;
+        self.finish(comm, rows, &held, tally)
+    }
+
+    /// The rounds from the rows `held` (the loads in `tally`).
+    fn rounds_on_rank(
+        &self,
+        comm: &dyn Comm,
+        held: &mut Vec<Row>,
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let (rank, size) = (comm.rank(), comm.size());
         for _ in 0..self.rounds {
             let mut adjacent: Vec<u32> = held
                 .iter()
@@ -55,39 +86,48 @@ impl Diffusion {
                 .flat_map(|(k, adj)| adj.iter().map(move |&j| (k as u32, j)));
             let q = Quotient::from_edges(size, edges);
             let (gamma, diffused, flows) = comm.agree(self.plan(&q, &as_f64(&tally.loads)))?;
-            let mut given = give_away(Flat::of(&held).rows(), rank as u32, &flows)?;
-            let mut change = vec![0u64; 2 * size]; // PWgt sent, then received
-            for &(v, to) in &given {
-                let w = held[row_of(&held, v)].pwgt;
-                change[rank] += w;
-                change[size + to as usize] += w;
-            }
-            let change = comm.all_reduce_u64(&change, ReduceOp::Sum)?;
-            let after = (0..size)
-                .map(|k| tally.loads[k] - change[k] + change[size + k])
-                .collect();
-            let moved = change[..size].iter().any(|&w| w > 0);
-            if !tally.round(gamma, &diffused, flows, moved, after) {
+            let given = give_away(Flat::of(held).rows(), rank as u32, &flows)?;
+            let (after, count) = changed(comm, held, &given, &tally.loads)?;
+            if !tally.round(gamma, &diffused, flows, count > 0, after) {
                 break;
             }
-            given.sort_unstable();
-            let heard = comm.all_to_all_serde(&announce(&held, &given, rank, size))?;
-            let mut heard = heard.concat();
-            heard.extend_from_slice(&given);
-            heard.sort_unstable();
-            held::hear(&mut held, &heard);
-            let mut shipped = vec![Vec::<Row>::new(); size];
-            held.retain(|r| match given.binary_search_by_key(&r.root, |&(v, _)| v) {
-                Ok(m) => {
-                    shipped[given[m].1 as usize].push(r.clone());
-                    false
-                }
-                Err(_) => true,
-            });
-            held.extend(comm.all_to_all_serde(&shipped)?.into_iter().flatten());
-            held.sort_unstable_by_key(|r| r.root);
+            settle(comm, held, given)?;
         }
-        self.finish(comm, rows, &held, tally)
+        Ok(())
+    }
+
+    /// The [`Refinement`]'s passes from the rows `held` (the loads in `tally`).
+    fn refine_on_rank(
+        &self,
+        comm: &dyn Comm,
+        held: &mut Vec<Row>,
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let (rank, size) = (comm.rank() as u32, comm.size());
+        let bounds = refine::bounds(&tally.loads, self.refine.slack);
+        for _ in 0..self.refine.cycles {
+            let before = tally.refine_moves;
+            for pass in refine::Pass::cycle(size) {
+                let rows = Flat::of(held);
+                let unlimited = refine::Limits::none(size);
+                let mut asked = vec![0u64; size];
+                for (v, to) in refine::refine_moves(rows.rows(), rank, pass, unlimited)? {
+                    asked[to as usize] += held[row_of(held, v)].pwgt;
+                }
+                let totals = comm.all_reduce_u64(&asked, ReduceOp::Sum)?;
+                let limits = refine::limits(&asked, &totals, &tally.loads, rank, bounds);
+                let mut given = refine::refine_moves(rows.rows(), rank, pass, limits)?;
+                given.sort_unstable();
+                let (after, count) = changed(comm, held, &given, &tally.loads)?;
+                settle(comm, held, given)?;
+                tally.loads = after;
+                tally.refine_moves += count;
+            }
+            if tally.refine_moves == before {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Tells each root's first owner where it ended, that owner the ranks next to it, and
@@ -124,6 +164,52 @@ impl Diffusion {
             report,
         })
     }
+}
+
+/// The parts' loads after every rank gives away `given` (roots of `held`) from `loads`, and
+/// the roots given in all.
+fn changed(
+    comm: &dyn Comm,
+    held: &[Row],
+    given: &[(u32, u32)],
+    loads: &[u64],
+) -> Result<(Vec<u64>, usize)> {
+    let (rank, size) = (comm.rank(), comm.size());
+    let mut change = vec![0u64; 2 * size + 1]; // PWgt sent, then received; roots
+    for &(v, to) in given {
+        let w = held[row_of(held, v)].pwgt;
+        change[rank] += w;
+        change[size + to as usize] += w;
+        change[2 * size] += 1;
+    }
+    let change = comm.all_reduce_u64(&change, ReduceOp::Sum)?;
+    let after = (0..size)
+        .map(|k| loads[k] - change[k] + change[size + k])
+        .collect();
+    Ok((after, change[2 * size] as usize))
+}
+
+/// Every rank gives away `given` (roots of `held`): the ranks next to a moved root and its
+/// receiver hear of it, and its row goes to the receiver.
+fn settle(comm: &dyn Comm, held: &mut Vec<Row>, mut given: Vec<(u32, u32)>) -> Result<()> {
+    let (rank, size) = (comm.rank(), comm.size());
+    given.sort_unstable();
+    let heard = comm.all_to_all_serde(&announce(held, &given, rank, size))?;
+    let mut heard = heard.concat();
+    heard.extend_from_slice(&given);
+    heard.sort_unstable();
+    held::hear(held, &heard);
+    let mut shipped = vec![Vec::<Row>::new(); size];
+    held.retain(|r| match given.binary_search_by_key(&r.root, |&(v, _)| v) {
+        Ok(m) => {
+            shipped[given[m].1 as usize].push(r.clone());
+            false
+        }
+        Err(_) => true,
+    });
+    held.extend(comm.all_to_all_serde(&shipped)?.into_iter().flatten());
+    held.sort_unstable_by_key(|r| r.root);
+    Ok(())
 }
 
 /// The index of `root`'s row in `held` (ascending by root).
