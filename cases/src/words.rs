@@ -36,7 +36,7 @@ use plume::balance::{
     Variant,
 };
 use plume::dist::BalanceAt;
-use plume::partition::{Diffusion, Metis, Partitioner, Rcb, Sfc};
+use plume::partition::{Diffusion, Metis, Partitioner, Rcb, Refinement, Sfc};
 use plume::remap::{Identity, MaxSR, MaxVExact, Remapper, TotalVGreedy, TotalVOptimal};
 
 /// A closed set of values, each named by one word.
@@ -209,6 +209,10 @@ word_enum! {
         /// Diffusion from the current owners (one part per rank, the identity remap): each
         /// rank gives away roots by ΔCut along the flows of the quotient graph.
         Diffusion = "diffusion",
+        /// `diffusion`, then each part's stray pieces given to the neighbour they share most
+        /// faces with and boundary roots moved where they save cut faces: a lower cut for
+        /// more collectives a balance.
+        DiffusionCut = "diffusion-cut",
     }
 }
 
@@ -222,7 +226,21 @@ impl PartitionerName {
                 ..Default::default()
             }),
             PartitionerName::Rcb => Box::new(Rcb::new(centroids.to_vec())),
-            PartitionerName::Diffusion => Box::new(Diffusion::default()),
+            PartitionerName::Diffusion | PartitionerName::DiffusionCut => {
+                Box::new(self.diffusion())
+            }
+        }
+    }
+
+    /// The diffusive repartitioner's settings: `diffusion-cut` tidies and refines its parts'
+    /// boundaries ([`Refinement::default`]), the others only diffuse ([`Refinement::OFF`]).
+    pub fn diffusion(self) -> Diffusion {
+        match self {
+            PartitionerName::DiffusionCut => Diffusion {
+                refine: Refinement::default(),
+                ..Diffusion::default()
+            },
+            _ => Diffusion::default(),
         }
     }
 
@@ -234,7 +252,10 @@ impl PartitionerName {
     /// Whether the partitioner starts from the current owners, parts being ranks: it takes one
     /// part per rank, and PLUM's remap is then the identity.
     pub fn keeps_parts_on_ranks(self) -> bool {
-        self == PartitionerName::Diffusion
+        matches!(
+            self,
+            PartitionerName::Diffusion | PartitionerName::DiffusionCut
+        )
     }
 }
 
@@ -614,7 +635,7 @@ mod tests {
     fn value_words_are_the_documented_ones_in_json_too() {
         assert_eq!(
             words_round_trip::<PartitionerName>(),
-            ["metis", "rcb", "diffusion"]
+            ["metis", "rcb", "diffusion", "diffusion-cut"]
         );
         assert_eq!(words_round_trip::<InitialName>(), ["metis", "sfc"]);
         assert_eq!(

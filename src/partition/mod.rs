@@ -50,7 +50,7 @@ pub use self::metis::Metis;
 pub(crate) use diffusion::Flat as FlatRows;
 pub use diffusion::{
     check_diffusion, diffuse, give_away, lambda_pct, simulate, sweep, Diffused, Diffusion,
-    DiffusionReport, Flow, Quotient, RankDiffusion, Rows, Simulation, Sweeps,
+    DiffusionReport, Flow, Quotient, RankDiffusion, Refinement, Rows, Simulation, Sweeps,
 };
 pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;

@@ -4,7 +4,6 @@
 
 use plume::balance::{Plum, PlumOptions, SbnOptions, Threshold};
 use plume::dist::{self, Diffusive, GatheredPlum, NoBalancing};
-use plume::partition::Diffusion;
 
 use super::EulerConfig;
 use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName};
@@ -50,7 +49,7 @@ pub fn balancer_over(
         Balancer::None | Balancer::Sbn => Box::new(NoBalancing::new(first)),
         Balancer::Plum if cfg.partitioner.keeps_parts_on_ranks() => Box::new(Diffusive::with(
             opts,
-            Diffusion::default(),
+            cfg.partitioner.diffusion(),
             Box::new(Threshold::default()),
             first,
         )?),

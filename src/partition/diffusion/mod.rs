@@ -92,6 +92,21 @@ pub struct Refinement {
     pub slack: f64,
 }
 
+impl Refinement {
+    /// No tidying and no refinement passes: the rounds alone, the repartitioner of
+    /// `diffusion.md` C.2(a) as specified.
+    pub const OFF: Refinement = Refinement {
+        tidy: 0,
+        cycles: 0,
+        slack: 0.03,
+    };
+
+    /// Whether it neither tidies nor refines.
+    pub fn is_off(&self) -> bool {
+        self.tidy == 0 && self.cycles == 0
+    }
+}
+
 /// [`Refinement::default`]: at most 6 tidyings and 8 cycles, within 3 % of the mean load (below PLUM's
 /// trigger, `LoadImb` 1.05).
 impl Default for Refinement {
@@ -121,8 +136,9 @@ pub struct Diffusion {
 }
 
 impl Default for Diffusion {
-    /// Until `λ ≤ 1 %`, `γ = 1 / (1 + Δ)`, up to
-    /// 64 rounds, then [`Refinement::default`].
+    /// Until `λ ≤ 1 %`, `γ = 1 / (1 + Δ)`, up to 64 rounds; neither tidying nor refinement
+    /// ([`Refinement::OFF`]: `diffusion.md` C.2(a) as specified; [`Refinement::default`] lowers
+    /// the cut for more collectives a balance).
     fn default() -> Self {
         Diffusion {
             sweeps: Sweeps::UntilBalanced {
@@ -131,7 +147,7 @@ impl Default for Diffusion {
             },
             gamma: None,
             rounds: DEFAULT_MAX_ROUNDS,
-            refine: Refinement::default(),
+            refine: Refinement::OFF,
         }
     }
 }
@@ -462,8 +478,12 @@ impl Diffusion {
 }
 
 impl Partitioner for Diffusion {
+    /// `diffusion`, or `diffusion-cut` when it tidies or refines its parts ([`Refinement`]).
     fn name(&self) -> &'static str {
-        "diffusion"
+        match self.refine.is_off() {
+            true => "diffusion",
+            false => "diffusion-cut",
+        }
     }
 
     /// Refused: diffusion starts from the current owners ([`Partitioner::repartition`]).

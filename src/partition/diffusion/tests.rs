@@ -28,13 +28,6 @@ fn path(n: u32) -> (Vec<u32>, Vec<u32>) {
     csr(n as usize, &(1..n).map(|v| (v - 1, v)).collect::<Vec<_>>())
 }
 
-/// No tidying, no refinement passes: the rounds alone.
-const NO_REFINEMENT: Refinement = Refinement {
-    tidy: 0,
-    cycles: 0,
-    slack: 0.03,
-};
-
 const C7_OWNERS: [u32; 12] = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2];
 
 #[test]
@@ -164,7 +157,7 @@ proptest! {
             sweeps: if one_sweep { Sweeps::Fixed(1) } else { Diffusion::default().sweeps },
             rounds: if one_round { 1 } else { DEFAULT_MAX_ROUNDS },
             gamma: None,
-            refine: if refined { Refinement::default() } else { NO_REFINEMENT },
+            refine: if refined { Refinement::default() } else { Refinement::OFF },
         };
         let (new, r) = d.rebalance(&g, &owners, p).unwrap();
         prop_assert_eq!(new.len(), n);
@@ -200,7 +193,7 @@ proptest! {
         let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
         let d = Diffusion {
             sweeps: if one_sweep { Sweeps::Fixed(1) } else { Diffusion::default().sweeps },
-            refine: NO_REFINEMENT,
+            refine: Refinement::OFF,
             ..Diffusion::default()
         };
         let (new, r) = d.rebalance(&g, &owners, p).unwrap();
@@ -289,7 +282,7 @@ fn thread_ranks_holding_their_rows_move_what_the_serial_call_moves() {
                 sweeps: Sweeps::Fixed(1),
                 gamma: None,
                 rounds: 1,
-                refine: NO_REFINEMENT,
+                refine: Refinement::OFF,
             },
             Diffusion {
                 sweeps: Sweeps::Fixed(1),
@@ -368,7 +361,11 @@ fn refinement_moves_the_corner_root_of_a_grid_by_hand() {
     let ew = vec![1; adjncy.len()];
     let g = GraphView::new(&xadj, &adjncy, &ew, &[1; 8]).unwrap();
     let owners = [0, 0, 0, 1, 0, 0, 1, 1];
-    let (new, moves) = refined(&Diffusion::default(), &g, &owners, 2);
+    let cut = Diffusion {
+        refine: Refinement::default(),
+        ..Diffusion::default()
+    };
+    let (new, moves) = refined(&cut, &g, &owners, 2);
     assert_eq!((new, moves), (vec![0, 0, 1, 1, 0, 0, 1, 1], 1));
     assert_eq!(
         (cut_of(&g, &owners), cut_of(&g, &[0, 0, 1, 1, 0, 0, 1, 1])),
@@ -443,7 +440,10 @@ proptest! {
         let (xadj, adjncy) = csr(n, &edges);
         let ew = vec![1; adjncy.len()];
         let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
-        let d = Diffusion::default();
+        let d = Diffusion {
+            refine: Refinement::default(),
+            ..Diffusion::default()
+        };
         let (serial, report) = d.rebalance(&g, &owners, p).unwrap();
         let ranks = launch_threads(p, |comm| {
             let held = Held::of(comm.rank() as u32, &xadj, &adjncy, &w, &owners);
