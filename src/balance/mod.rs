@@ -1,11 +1,13 @@
 //! Load balancing of the roots over P ranks: ranks inside one process and migration
 //! ([`ranks`]), when to balance ([`policy`], seed 000's fitted cost of moving data
 //! [`movement_cost`], the anticipating [`ulba`] and
-//! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]) and the SBN dynamic
+//! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]), hierarchical balancing
+//! ([`hier`], seed 002) and the SBN dynamic
 //! balancer ([`sbn`]).
 
 pub mod model;
 pub mod movement_cost;
+pub mod hier;
 pub mod plum;
 pub mod policy;
 pub mod ranks;
