@@ -5,9 +5,9 @@
 //! ([`hier`], seed 002) and the SBN dynamic
 //! balancer ([`sbn`]).
 
+pub mod hier;
 pub mod model;
 pub mod movement_cost;
-pub mod hier;
 pub mod plum;
 pub mod policy;
 pub mod ranks;

@@ -61,10 +61,7 @@ pub fn shrink_level(objects: usize, max_objects: usize, g: usize) -> usize {
 /// Keeps the records a domain's leader needs: those whose objects lie in different children
 /// (`child_of` gives an object's child, `None` outside the domain), or with one object outside
 /// the domain. Records inside one child are dropped (plume decision, B.3).
-pub fn keep_crossing(
-    records: &mut Vec<CommData>,
-    child_of: impl Fn(u32) -> Option<u32>,
-) {
+pub fn keep_crossing(records: &mut Vec<CommData>, child_of: impl Fn(u32) -> Option<u32>) {
     records.retain(|r| match (child_of(r.from), child_of(r.to)) {
         (Some(a), Some(b)) => a != b,
         _ => true,
@@ -218,11 +215,28 @@ mod tests {
     #[test]
     fn crossing_records_are_kept_inside_ones_dropped() {
         let mut r = vec![
-            CommData { from: 0, to: 1, bytes: 1.0 },
-            CommData { from: 0, to: 2, bytes: 1.0 },
-            CommData { from: 2, to: 9, bytes: 1.0 },
+            CommData {
+                from: 0,
+                to: 1,
+                bytes: 1.0,
+            },
+            CommData {
+                from: 0,
+                to: 2,
+                bytes: 1.0,
+            },
+            CommData {
+                from: 2,
+                to: 9,
+                bytes: 1.0,
+            },
         ];
-        keep_crossing(&mut r, |id| [Some(0), Some(0), Some(1)].get(id as usize).copied().flatten());
+        keep_crossing(&mut r, |id| {
+            [Some(0), Some(0), Some(1)]
+                .get(id as usize)
+                .copied()
+                .flatten()
+        });
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].to, r[1].to), (2, 9));
     }
@@ -242,11 +256,19 @@ mod tests {
     #[test]
     fn containers_never_cross_children() {
         let objs: Vec<ObjData> = (0..12)
-            .map(|id| ObjData { id, home: 0, load: 1.0 })
+            .map(|id| ObjData {
+                id,
+                home: 0,
+                load: 1.0,
+            })
             .collect();
         let child: Vec<u32> = (0..12).map(|i| u32::from(i >= 8)).collect();
         let ring: Vec<CommData> = (0..12)
-            .map(|i| CommData { from: i, to: (i + 1) % 12, bytes: 8.0 })
+            .map(|i| CommData {
+                from: i,
+                to: (i + 1) % 12,
+                bytes: 8.0,
+            })
             .collect();
         let c = containers(&objs, &child, &ring, 3).unwrap();
         // 8 objects get 2 containers, 4 get 1.

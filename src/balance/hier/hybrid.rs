@@ -97,7 +97,9 @@ impl Msg {
             Msg::Db(db) => db_bytes(db.objs.len(), db.records.len()),
             Msg::Totals { .. } => 16,
             Msg::Owe(owe) => 16 * owe.len() as u64,
-            Msg::Decision { remove, tokens } => 4 * remove.len() as u64 + tokens_bytes(tokens.iter()),
+            Msg::Decision { remove, tokens } => {
+                4 * remove.len() as u64 + tokens_bytes(tokens.iter())
+            }
             Msg::Picked(t) => 16 * t.len() as u64 + tokens_bytes(t.iter().map(|(_, t)| t)),
             Msg::Matches(m) => 12 * m.len() as u64,
         }
@@ -213,17 +215,19 @@ pub struct Outcome {
     pub moves: BTreeMap<usize, Vec<(u32, u32)>>,
 }
 
-/// A full domain's state: objects with their child, records, what it owes, tokens for it.
+/// A full domain's state: objects with their child, records, what it owes, and the objects
+/// that left it, picked for what it owed or moved away by an ancestor (id, child).
 #[derive(Default)]
 struct Full {
     objs: Vec<ObjData>,
     child: Vec<u32>,
     records: Vec<CommData>,
     owe: Vec<(Node, f64)>,
+    picked: Vec<(u32, u32)>,
 }
 
-/// A semi-centralized domain's state: its children's loads (after its own transfers) and
-/// tokens it keeps for its children.
+/// A semi-centralized domain's state: its children's loads (without the objects they picked
+/// away) and the tokens it keeps for its children.
 struct Semi {
     loads: Vec<f64>,
     kept: Vec<(usize, Token)>,
@@ -298,7 +302,10 @@ pub fn run<T: Transport>(
                     other => return Err(unexpected(node, &other)),
                 },
             };
-            match states.get_mut(&node).expect("a domain run here has a state") {
+            match states
+                .get_mut(&node)
+                .expect("a domain run here has a state")
+            {
                 State::Full(full) => full.owe = owed,
                 State::Semi(s) => {
                     let msgs = split_amounts(tree, node, s, &owed);
@@ -316,7 +323,10 @@ pub fn run<T: Transport>(
             if !transport.runs(tree, node) {
                 continue;
             }
-            let up = match states.get_mut(&node).expect("a domain run here has a state") {
+            let up = match states
+                .get_mut(&node)
+                .expect("a domain run here has a state")
+            {
                 State::Semi(s) => gather_picked(tree, transport, node, s)?,
                 State::Full(full) if below_semi(node) => pick_owed(full),
                 State::Full(_) => continue,
@@ -438,12 +448,16 @@ fn collect(
                 loads[c] = db.objs.iter().map(|o| o.load).sum();
                 counts[c] = db.objs.len() as u64;
                 if !semi {
-                    full.child.extend(std::iter::repeat_n(c as u32, db.objs.len()));
+                    full.child
+                        .extend(std::iter::repeat_n(c as u32, db.objs.len()));
                     full.objs.extend(db.objs);
                     full.records.extend(db.records);
                 }
             }
-            other => panic!("phase 1 carries databases and totals, not {:?}", other.phase()),
+            other => panic!(
+                "phase 1 carries databases and totals, not {:?}",
+                other.phase()
+            ),
         }
     }
     let objects: u64 = counts.iter().sum();
@@ -459,7 +473,10 @@ fn collect(
                 .ok()
                 .map(|j| full.child[index[j].1])
         };
-        keep_crossing(&mut full.records, child_of);
+        // GreedyCommLB reassigns every object of a lowest domain: all its records count.
+        if !(lowest && opts.strategy == Strategy::GreedyComm) {
+            keep_crossing(&mut full.records, child_of);
+        }
         if let Some(max) = opts.max_bytes {
             info.dropped = drop_lightest(&mut full.records, full.objs.len(), max) as u64;
         }
@@ -497,8 +514,8 @@ fn collect(
 }
 
 /// Sweep A at a semi domain: the amounts it owes and its children's imbalance become amounts
-/// its children owe; its children's loads become what they will hold before incoming tokens.
-fn split_amounts(tree: &Tree, node: Node, semi: &mut Semi, owed: &[(Node, f64)]) -> Vec<Msg> {
+/// its children owe.
+fn split_amounts(tree: &Tree, node: Node, semi: &Semi, owed: &[(Node, f64)]) -> Vec<Msg> {
     let speeds = tree.speeds(node.level, node.index);
     let amounts: Vec<f64> = owed.iter().map(|&(_, x)| x).collect();
     let first = tree.children(node.level, node.index).start;
@@ -512,10 +529,6 @@ fn split_amounts(tree: &Tree, node: Node, semi: &mut Semi, owed: &[(Node, f64)])
             Sink::Out(j) => owed[j].0,
         };
         owe[from].push((dest, x));
-        semi.loads[from] -= x;
-        if let Sink::Child(k) = to {
-            semi.loads[k] += x;
-        }
     }
     owe.into_iter().map(Msg::Owe).collect()
 }
@@ -530,6 +543,7 @@ fn pick_owed(full: &mut Full) -> Vec<(Node, Token)> {
     for (&(dest, _), picked) in full.owe.iter().zip(&picks) {
         for &i in picked {
             gone[i] = true;
+            full.picked.push((full.objs[i].id, full.child[i]));
             out.push((dest, token_of(&full.objs[i], &full.records)));
         }
     }
@@ -537,7 +551,8 @@ fn pick_owed(full: &mut Full) -> Vec<(Node, Token)> {
     out
 }
 
-/// Sweep B at a semi domain: keeps the tokens destined to its children, returns the others.
+/// Sweep B at a semi domain: the tokens its children picked leave their loads; keeps those
+/// destined to its children, returns the others.
 fn gather_picked<T: Transport>(
     tree: &Tree,
     transport: &mut T,
@@ -546,11 +561,16 @@ fn gather_picked<T: Transport>(
 ) -> Result<Vec<(Node, Token)>> {
     let mut up = Vec::new();
     let children = tree.children(node.level, node.index);
-    for msg in transport.receive_children(tree, node)? {
+    for (c, msg) in transport
+        .receive_children(tree, node)?
+        .into_iter()
+        .enumerate()
+    {
         let Msg::Picked(list) = msg else {
             return Err(unexpected(node, &msg));
         };
         for (dest, token) in list {
+            semi.loads[c] -= token.obj.load;
             if dest.level == node.level + 1 && children.contains(&dest.index) {
                 semi.kept.push((dest.index - children.start, token));
             } else {
@@ -607,23 +627,37 @@ fn decide(
         let keep: Vec<bool> = (full.objs.iter())
             .map(|o| gone.binary_search(&o.id).is_err())
             .collect();
+        // The child holding a removed object removes it too.
+        for (i, o) in full.objs.iter().enumerate() {
+            if !keep[i] {
+                full.picked.push((o.id, full.child[i]));
+            }
+        }
         retain_objects(&mut full, |i| keep[i]);
     }
     let speeds = tree.speeds(node.level, node.index);
     let mut loads = super::strategies::bin_loads(&full.objs, &full.child, speeds.len());
+    let settled = full.objs.len();
     let incoming: Vec<ObjData> = tokens.iter().map(|t| t.obj).collect();
     full.child
         .extend(place_tokens(&incoming, &mut loads, &speeds));
     full.objs.extend(incoming);
-    full.records.extend(tokens.into_iter().flat_map(|t| t.records));
+    full.records
+        .extend(tokens.into_iter().flat_map(|t| t.records));
     let lowest = node.level + 1 == tree.proc_level();
     let (bin, ops) = if !lowest {
         let (bin, runs) = refine_search(&full.objs, &full.child, &speeds);
-        (bin, ops(Ops::Refine { runs }, full.objs.len(), speeds.len()))
+        (
+            bin,
+            ops(Ops::Refine { runs }, full.objs.len(), speeds.len()),
+        )
     } else {
         let (n, k) = (full.objs.len(), speeds.len());
         match opts.strategy {
-            Strategy::Greedy => (greedy(&full.objs, &speeds, &vec![0.0; k]), ops(Ops::Greedy, n, k)),
+            Strategy::Greedy => (
+                greedy(&full.objs, &speeds, &vec![0.0; k]),
+                ops(Ops::Greedy, n, k),
+            ),
             Strategy::GreedyComm => {
                 let records = full.records.len();
                 let bin = greedy_comm(&full.objs, &full.records, &speeds, opts.bandwidth);
@@ -648,10 +682,15 @@ fn decide(
         return (Decided::Procs(moves), ops);
     }
     let mut msgs: Vec<(Vec<u32>, Vec<Token>)> = vec![(Vec::new(), Vec::new()); speeds.len()];
+    for &(id, c) in &full.picked {
+        msgs[c as usize].0.push(id);
+    }
     for (i, o) in full.objs.iter().enumerate() {
         let (from, to) = (full.child[i] as usize, bin[i] as usize);
-        if from != to {
-            msgs[from].0.push(o.id);
+        if i >= settled || from != to {
+            if i < settled {
+                msgs[from].0.push(o.id);
+            }
             msgs[to].1.push(token_of(o, &full.records));
         }
     }

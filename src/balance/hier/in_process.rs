@@ -95,7 +95,9 @@ impl InProcess {
 
 /// `latency + max bytes / bandwidth + max children · t_handle`.
 pub fn round_time(r: &Round, machine: &Machine) -> f64 {
-    machine.latency + r.max_bytes as f64 / machine.bandwidth + r.max_children as f64 * machine.t_handle
+    machine.latency
+        + r.max_bytes as f64 / machine.bandwidth
+        + r.max_children as f64 * machine.t_handle
 }
 
 impl Transport for InProcess {
@@ -114,8 +116,13 @@ impl Transport for InProcess {
         let msgs: Vec<Msg> = tree
             .children(node.level, node.index)
             .map(|c| {
-                let child = Node { level: below, index: c };
-                self.up.remove(&child).unwrap_or_else(|| panic!("{child:?} sent nothing up"))
+                let child = Node {
+                    level: below,
+                    index: c,
+                };
+                self.up
+                    .remove(&child)
+                    .unwrap_or_else(|| panic!("{child:?} sent nothing up"))
             })
             .collect();
         let me = tree.leader(node.level, node.index);
@@ -141,9 +148,15 @@ impl Transport for InProcess {
             .collect();
         self.record(node.level, false, &with_ends);
         for (m, c) in msgs.into_iter().zip(children) {
-            let child = Node { level: below, index: c };
+            let child = Node {
+                level: below,
+                index: c,
+            };
             let previous = self.down.insert(child, m);
-            assert!(previous.is_none(), "{child:?} was sent twice down in one round");
+            assert!(
+                previous.is_none(),
+                "{child:?} was sent twice down in one round"
+            );
         }
         Ok(())
     }

@@ -120,7 +120,11 @@ mod tests {
         let home = sorted_placement(&loads, 4).unwrap();
         assert_eq!(home, [0, 0, 1, 1, 2, 2, 3, 3]);
         let objs: Vec<ObjData> = (0..8)
-            .map(|i| ObjData { id: i, home: home[i as usize], load: loads[i as usize] })
+            .map(|i| ObjData {
+                id: i,
+                home: home[i as usize],
+                load: loads[i as usize],
+            })
             .collect();
         let before = bin_loads(&objs, &home, 4);
         assert_eq!(before, [3.0, 7.0, 11.0, 15.0]);
@@ -130,7 +134,10 @@ mod tests {
         // 8 → p0, 7 → p1, 6 → p2, 5 → p3, 4 → p3, 3 → p2, 2 → p1, 1 → p0.
         assert_eq!(after, [0, 1, 2, 3, 3, 2, 1, 0]);
         assert_eq!(bin_loads(&objs, &after, 4), [9.0; 4]);
-        let moved: Vec<u32> = (0..8).filter(|&i| after[i] != home[i]).map(|i| i as u32 + 1).collect();
+        let moved: Vec<u32> = (0..8)
+            .filter(|&i| after[i] != home[i])
+            .map(|i| i as u32 + 1)
+            .collect();
         assert_eq!(moved, [2, 3, 4, 5, 7, 8], "1 and 6 stay");
     }
 
@@ -149,8 +156,18 @@ mod tests {
         assert_eq!(records[0].bytes, 1024.0);
         // Same seed, same loads; heavier blocks on higher processors.
         assert_eq!(t.generate().unwrap().0, objs);
-        let max_of = |p: u32| objs.iter().filter(|o| o.home == p).map(|o| o.load).fold(0.0, f64::max);
-        let min_of = |p: u32| objs.iter().filter(|o| o.home == p).map(|o| o.load).fold(1.0, f64::min);
+        let max_of = |p: u32| {
+            objs.iter()
+                .filter(|o| o.home == p)
+                .map(|o| o.load)
+                .fold(0.0, f64::max)
+        };
+        let min_of = |p: u32| {
+            objs.iter()
+                .filter(|o| o.home == p)
+                .map(|o| o.load)
+                .fold(1.0, f64::min)
+        };
         assert!((0..3).all(|p| max_of(p) <= min_of(p + 1)));
         assert_eq!(LbTest::new(2, 1).generate().unwrap().1.len(), 2);
         assert_eq!(LbTest::new(1, 1).generate().unwrap().1.len(), 0);

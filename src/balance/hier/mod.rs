@@ -19,7 +19,8 @@
 //! travelling in place of its data; a *semi-centralized* domain works on its children's totals.
 //!
 //! Plume decisions (where seed 002 is silent): leaders keep only records crossing their
-//! children or leaving their domain; a domain is semi-centralized when it holds more than
+//! children or leaving their domain (the lowest domains under GreedyCommLB keep them all: it
+//! reassigns every object); a domain is semi-centralized when it holds more than
 //! `max_objects` objects or its database more than `max_bytes` after dropping records, and so
 //! is every domain above it; the lowest domains always work on full data. Amounts owed across
 //! several semi-centralized levels are split down by the same pairing, the topmost full
@@ -49,14 +50,12 @@ pub use db::{
     containers, db_bytes, drop_lightest, keep_crossing, shrink_level, CommData, ObjData,
     RECORD_BYTES,
 };
-pub use hybrid::{
-    run, Db, DomainInfo, HierOptions, Match, Msg, Outcome, Phase, Token, Transport,
-};
+pub use hybrid::{run, Db, DomainInfo, HierOptions, Match, Msg, Outcome, Phase, Token, Transport};
 pub use in_process::{round_time, InProcess, Round, RoundKey};
 pub use lbtest::{sorted_placement, LbTest};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
-    bin_loads, greedy, greedy_comm, ops, pick, place_tokens, refine, refine_search,
-    semi_transfers, Ops, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
+    bin_loads, greedy, greedy_comm, ops, pick, place_tokens, refine, refine_search, semi_transfers,
+    Ops, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
 };
 pub use tree::{level_model, message_model, Node, Tree};

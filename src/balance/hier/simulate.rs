@@ -210,7 +210,10 @@ fn check(objs: &[ObjData], records: &[CommData], p: usize) -> Result<Vec<(u32, u
     }
     let index = sorted_ids(objs);
     if let Some(w) = index.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(Error::Invalid(format!("object id {} is given twice", w[0].0)));
+        return Err(Error::Invalid(format!(
+            "object id {} is given twice",
+            w[0].0
+        )));
     }
     let known = |id: u32| index.binary_search_by_key(&id, |&(x, _)| x).is_ok();
     if let Some(r) = records.iter().find(|r| !known(r.from) || !known(r.to)) {
@@ -219,7 +222,10 @@ fn check(objs: &[ObjData], records: &[CommData], p: usize) -> Result<Vec<(u32, u
             r.from, r.to
         )));
     }
-    if let Some(r) = records.iter().find(|r| !(r.bytes.is_finite() && r.bytes >= 0.0)) {
+    if let Some(r) = records
+        .iter()
+        .find(|r| !(r.bytes.is_finite() && r.bytes >= 0.0))
+    {
         return Err(Error::Invalid(format!(
             "record {} → {}: {} bytes must be finite and non-negative",
             r.from, r.to, r.bytes
@@ -269,7 +275,12 @@ fn level_reports(
     (0..tree.proc_level())
         .map(|level| {
             let infos: Vec<&DomainInfo> = domains
-                .range(Node { level, index: 0 }..Node { level: level + 1, index: 0 })
+                .range(
+                    Node { level, index: 0 }..Node {
+                        level: level + 1,
+                        index: 0,
+                    },
+                )
                 .map(|(_, i)| i)
                 .collect();
             let mode_of = |i: &DomainInfo| match (i.semi, level + 1 == tree.proc_level()) {
@@ -282,7 +293,11 @@ fn level_reports(
             let mut r = LevelReport {
                 level,
                 domains: infos.len(),
-                mode: if modes.len() == 1 { modes.remove(0) } else { "mixed".into() },
+                mode: if modes.len() == 1 {
+                    modes.remove(0)
+                } else {
+                    "mixed".into()
+                },
                 ..LevelReport::default()
             };
             for i in &infos {

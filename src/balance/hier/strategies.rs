@@ -56,8 +56,9 @@ fn heaviest_first(objs: &[ObjData]) -> Vec<usize> {
 /// ```
 pub fn greedy(objs: &[ObjData], speeds: &[f64], background: &[f64]) -> Vec<u32> {
     let mut load = background.to_vec();
-    let mut lightest: BTreeSet<(u64, usize)> =
-        (0..speeds.len()).map(|b| (key(load[b], speeds[b]), b)).collect();
+    let mut lightest: BTreeSet<(u64, usize)> = (0..speeds.len())
+        .map(|b| (key(load[b], speeds[b]), b))
+        .collect();
     let mut bin = vec![0u32; objs.len()];
     for i in heaviest_first(objs) {
         let (_, b) = lightest.pop_first().expect("at least one bin");
@@ -79,7 +80,12 @@ pub fn greedy_comm(
     bandwidth: f64,
 ) -> Vec<u32> {
     let index = sorted_ids(objs);
-    let find = |id: u32| index.binary_search_by_key(&id, |&(x, _)| x).ok().map(|j| index[j].1);
+    let find = |id: u32| {
+        index
+            .binary_search_by_key(&id, |&(x, _)| x)
+            .ok()
+            .map(|j| index[j].1)
+    };
     // Each object's records, both ways, as (other object's index or None, bytes).
     let mut talk: Vec<Vec<(Option<usize>, f64)>> = vec![Vec::new(); objs.len()];
     for r in records {
@@ -92,8 +98,9 @@ pub fn greedy_comm(
         }
     }
     let mut load = vec![0.0; speeds.len()];
-    let mut lightest: BTreeSet<(u64, usize)> =
-        (0..speeds.len()).map(|b| (key(0.0, speeds[b]), b)).collect();
+    let mut lightest: BTreeSet<(u64, usize)> = (0..speeds.len())
+        .map(|b| (key(0.0, speeds[b]), b))
+        .collect();
     const UNPLACED: u32 = u32::MAX;
     let mut bin = vec![UNPLACED; objs.len()];
     for i in heaviest_first(objs) {
@@ -171,7 +178,12 @@ pub fn refine(objs: &[ObjData], bin: &mut [u32], speeds: &[f64], t: f64) -> bool
         let room = limit[q] - load[q];
         // The heaviest object with load ≤ room: the first of the suffix starting at `room`.
         let fits = (q != p && room >= 0.0)
-            .then(|| held[p].range((Reverse(room.to_bits()), 0, 0)..).next().copied())
+            .then(|| {
+                held[p]
+                    .range((Reverse(room.to_bits()), 0, 0)..)
+                    .next()
+                    .copied()
+            })
             .flatten();
         let Some(entry @ (_, _, i)) = fits else {
             failed = true;
@@ -267,7 +279,11 @@ pub fn semi_transfers(loads: &[f64], speeds: &[f64], out: &[f64]) -> Vec<(usize,
         deficit.pop_last();
         let (s, d) = (f64::from_bits(s), f64::from_bits(d));
         let m = s.min(d);
-        let to = if b < k { Sink::Child(b) } else { Sink::Out(b - k) };
+        let to = if b < k {
+            Sink::Child(b)
+        } else {
+            Sink::Out(b - k)
+        };
         moves.push((a, to, m));
         if s - m > eps {
             surplus.insert(((s - m).to_bits(), Reverse(a)));
@@ -315,8 +331,9 @@ pub fn pick(objs: &[ObjData], amounts: &[f64]) -> Vec<Vec<usize>> {
 /// asc on ties), each on the bin of least `load / speed` (lowest index on ties), `loads`
 /// growing as they are placed. Returns each token's bin.
 pub fn place_tokens(tokens: &[ObjData], loads: &mut [f64], speeds: &[f64]) -> Vec<u32> {
-    let mut lightest: BTreeSet<(u64, usize)> =
-        (0..speeds.len()).map(|b| (key(loads[b], speeds[b]), b)).collect();
+    let mut lightest: BTreeSet<(u64, usize)> = (0..speeds.len())
+        .map(|b| (key(loads[b], speeds[b]), b))
+        .collect();
     let mut bin = vec![0u32; tokens.len()];
     for i in heaviest_first(tokens) {
         let (_, b) = lightest.pop_first().expect("at least one bin");
@@ -369,7 +386,11 @@ mod tests {
         loads
             .iter()
             .enumerate()
-            .map(|(i, &load)| ObjData { id: i as u32, home: 0, load })
+            .map(|(i, &load)| ObjData {
+                id: i as u32,
+                home: 0,
+                load,
+            })
             .collect()
     }
 
@@ -435,7 +456,11 @@ mod tests {
         let t = semi_transfers(&[10.0, 2.0, 0.0], &[1.0; 3], &[3.0]);
         assert_eq!(
             t,
-            [(0, Sink::Child(2), 3.0), (0, Sink::Out(0), 3.0), (0, Sink::Child(1), 1.0)]
+            [
+                (0, Sink::Child(2), 3.0),
+                (0, Sink::Out(0), 3.0),
+                (0, Sink::Child(1), 1.0)
+            ]
         );
     }
 
@@ -459,7 +484,11 @@ mod tests {
     #[test]
     fn greedy_comm_keeps_talkers_together_when_cheap() {
         let o = objs(&[2.0, 1.0, 1.0]);
-        let rec = vec![CommData { from: 1, to: 0, bytes: 100.0 }];
+        let rec = vec![CommData {
+            from: 1,
+            to: 0,
+            bytes: 100.0,
+        }];
         // Object 0 → bin 0; object 1 talks to 0: bin 0 costs 3, bin 1 costs 1 + 100/bw.
         assert_eq!(greedy_comm(&o, &rec, &[1.0, 1.0], 10.0), [0, 0, 1]);
         assert_eq!(greedy_comm(&o, &rec, &[1.0, 1.0], 1e6), [0, 1, 1]);

@@ -12,8 +12,9 @@ use std::ops::Range;
 use crate::{Error, Result};
 
 /// A node of the tree: a domain (`level < levels − 1`) or a processor (the last level).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[derive(serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Node {
     /// Its level, 0 at the top.
     pub level: usize,
@@ -189,9 +190,7 @@ impl Tree {
                 formula += self.children(level, d).len() as u64;
             }
         }
-        let domains: u64 = (0..self.proc_level())
-            .map(|l| self.width(l) as u64)
-            .sum();
+        let domains: u64 = (0..self.proc_level()).map(|l| self.width(l) as u64).sum();
         (formula, formula - domains)
     }
 }
@@ -288,7 +287,12 @@ mod tests {
         assert_eq!(message_model(8.0, 4).round(), 42.0);
         assert_eq!(message_model(16.0, 3).round(), 60.0);
         // Fig. 4 (B.7): P = 65,536.
-        let fig4 = [(2, 196_608.0), (3, 197_376.0), (5, 209_712.0), (9, 262_140.0)];
+        let fig4 = [
+            (2, 196_608.0),
+            (3, 197_376.0),
+            (5, 209_712.0),
+            (9, 262_140.0),
+        ];
         for (l, m) in fig4 {
             assert!((message_model(65_536.0, l) - m).abs() < 1.0, "L = {l}");
         }
@@ -306,7 +310,9 @@ mod tests {
         assert_eq!(m(cost(4)), 1.14);
         assert_eq!(m(cost(5)), 1.27);
         assert_eq!(m(cost(17)), 2.0);
-        let best = (2..=17).min_by(|&a, &b| cost(a).total_cmp(&cost(b))).unwrap();
+        let best = (2..=17)
+            .min_by(|&a, &b| cost(a).total_cmp(&cost(b)))
+            .unwrap();
         assert_eq!(best, 3);
     }
 
@@ -314,8 +320,14 @@ mod tests {
     fn lists_and_levels() {
         let t = Tree::from_list(32, &[8, 4]).unwrap();
         assert_eq!((t.levels(), t.width(1), t.span(1)), (3, 8, 4));
-        assert_eq!(Tree::with_levels(4096, 5).unwrap(), Tree::uniform(4096, 8).unwrap());
-        assert_eq!(Tree::with_levels(4096, 13).unwrap(), Tree::uniform(4096, 2).unwrap());
+        assert_eq!(
+            Tree::with_levels(4096, 5).unwrap(),
+            Tree::uniform(4096, 8).unwrap()
+        );
+        assert_eq!(
+            Tree::with_levels(4096, 13).unwrap(),
+            Tree::uniform(4096, 2).unwrap()
+        );
         // One domain level: the degenerate (central) tree, even for P = 1.
         assert_eq!(Tree::uniform(5, 8).unwrap().levels(), 2);
         assert_eq!(Tree::uniform(1, 2).unwrap().levels(), 2);
@@ -339,6 +351,9 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("multiply to 24, not to the 32 ranks"));
-        assert_eq!(Tree::uniform(0, 2).unwrap_err(), Error::Zero { what: "ranks" });
+        assert_eq!(
+            Tree::uniform(0, 2).unwrap_err(),
+            Error::Zero { what: "ranks" }
+        );
     }
 }
