@@ -53,17 +53,19 @@ pub struct Token {
 /// One message between a node and its leader or children.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Msg {
-    /// Phase 1: a node's database.
+    /// Phase 1 (c): a node's database, to a full leader.
     Db(Db),
-    /// Phase 1, semi-centralized: a node's total load and objects.
+    /// Phase 1 (b), from a full leader to a child domain: send your database up.
+    SendDb,
+    /// Phase 1 (a): a node's total load and objects.
     Totals {
         /// Σ load.
         load: f64,
         /// Objects.
         objects: u64,
     },
-    /// Phase 2 sweep A, from a semi-centralized leader to a child: the amounts of load the
-    /// child owes to other nodes.
+    /// Phase 1 (b), from a semi-centralized leader to a child: the amounts of load the child
+    /// owes to other nodes (its first decision).
     Owe(Vec<(Node, f64)>),
     /// Phase 2 sweep B: picked tokens on their way to the node they are destined to.
     Picked(Vec<(Node, Token)>),
@@ -96,6 +98,7 @@ impl Msg {
         match self {
             Msg::Db(db) => db_bytes(db.objs.len(), db.records.len()),
             Msg::Totals { .. } => 16,
+            Msg::SendDb => 0,
             Msg::Owe(owe) => 16 * owe.len() as u64,
             Msg::Decision { remove, tokens } => {
                 4 * remove.len() as u64 + tokens_bytes(tokens.iter())
@@ -108,7 +111,7 @@ impl Msg {
     /// The phase the message belongs to.
     pub fn phase(&self) -> Phase {
         match self {
-            Msg::Db(_) | Msg::Totals { .. } => Phase::Collection,
+            Msg::Db(_) | Msg::SendDb | Msg::Totals { .. } => Phase::Collection,
             Msg::Owe(_) | Msg::Decision { .. } | Msg::Picked(_) => Phase::Decisions,
             Msg::Matches(_) => Phase::Matching,
         }
@@ -263,10 +266,15 @@ pub fn run<T: Transport>(
         index: tree.parent(node.level, node.index),
     };
 
-    // Phase 1: databases (or totals) up.
+    // Phase 1 (a): totals up, every domain choosing its mode.
+    let mut own_dbs: BTreeMap<usize, Db> = BTreeMap::new();
     for node in nodes(pl) {
         if transport.runs(tree, node) {
-            transport.send_to_leader(tree, node, Msg::Db(own(node.index)))?;
+            let db = own(node.index);
+            let load = db.objs.iter().map(|o| o.load).sum();
+            let objects = db.objs.len() as u64;
+            own_dbs.insert(node.index, db);
+            transport.send_to_leader(tree, node, Msg::Totals { load, objects })?;
         }
     }
     for level in (0..pl).rev() {
@@ -274,11 +282,41 @@ pub fn run<T: Transport>(
             if !transport.runs(tree, node) {
                 continue;
             }
-            let msgs = transport.receive_children(tree, node)?;
-            let (state, info, up) = collect(tree, opts, node, msgs);
+            let mut loads = Vec::new();
+            let mut objects = 0;
+            for msg in transport.receive_children(tree, node)? {
+                match msg {
+                    Msg::Totals { load, objects: n } => {
+                        loads.push(load);
+                        objects += n;
+                    }
+                    other => return Err(unexpected(node, &other)),
+                }
+            }
+            let lowest = level + 1 == pl;
+            let semi = !lowest
+                && (opts.max_objects.is_some_and(|m| objects > m as u64)
+                    || opts
+                        .max_bytes
+                        .is_some_and(|m| db_bytes(objects as usize, 0) > m));
+            let up = Msg::Totals {
+                load: loads.iter().sum(),
+                objects,
+            };
+            let mut info = DomainInfo {
+                objects,
+                semi,
+                ..DomainInfo::default()
+            };
+            if semi {
+                info.bytes = RECORD_BYTES * loads.len() as u64;
+                let kept = Vec::new();
+                states.insert(node, State::Semi(Semi { loads, kept }));
+            } else {
+                states.insert(node, State::Full(Full::default()));
+            }
             out.domains.insert(node, info);
-            states.insert(node, state);
-            if let Some(up) = up {
+            if level > 0 {
                 transport.send_to_leader(tree, node, up)?;
             }
         }
@@ -289,27 +327,35 @@ pub fn run<T: Transport>(
         .collect();
     let below_semi = |node: Node| node.level > 0 && semi.contains(&parent(node));
 
-    // Phase 2 (A): amounts owed, down the semi-centralized levels.
+    // (b): modes down; semi-centralized leaders split what they and their children owe.
     for level in 0..pl {
         for node in nodes(level) {
-            if !transport.runs(tree, node) || !(semi.contains(&node) || below_semi(node)) {
+            if !transport.runs(tree, node) {
                 continue;
             }
             let owed = match level {
                 0 => Vec::new(),
                 _ => match transport.receive_from_leader(tree, node)? {
                     Msg::Owe(owe) => owe,
+                    Msg::SendDb => Vec::new(),
                     other => return Err(unexpected(node, &other)),
                 },
             };
+            let lowest = level + 1 == pl;
             match states
                 .get_mut(&node)
                 .expect("a domain run here has a state")
             {
-                State::Full(full) => full.owe = owed,
+                State::Full(full) => {
+                    full.owe = owed;
+                    if !lowest {
+                        let n = tree.children(node.level, node.index).len();
+                        transport.send_to_children(tree, node, vec![Msg::SendDb; n])?;
+                    }
+                }
                 State::Semi(s) => {
                     let msgs = split_amounts(tree, node, s, &owed);
-                    let info = out.domains.get_mut(&node).expect("collected");
+                    let info = out.domains.get_mut(&node).expect("counted");
                     info.ops = ops(Ops::Semi, info.objects as usize, s.loads.len());
                     transport.strategy_ran(node, info.ops);
                     transport.send_to_children(tree, node, msgs)?;
@@ -317,6 +363,31 @@ pub fn run<T: Transport>(
             }
         }
     }
+
+    // (c): the databases up to the full leaders.
+    for node in nodes(pl) {
+        if transport.runs(tree, node) {
+            let db = own_dbs.remove(&node.index).expect("taken above");
+            transport.send_to_leader(tree, node, Msg::Db(db))?;
+        }
+    }
+    for level in (0..pl).rev() {
+        for node in nodes(level) {
+            if !transport.runs(tree, node) || semi.contains(&node) {
+                continue;
+            }
+            let msgs = transport.receive_children(tree, node)?;
+            let Some(State::Full(full)) = states.get_mut(&node) else {
+                unreachable!("a full domain run here has a full state");
+            };
+            let info = out.domains.get_mut(&node).expect("counted");
+            let up = collect(tree, opts, node, full, info, msgs)?;
+            if level > 0 && !below_semi(node) {
+                transport.send_to_leader(tree, node, up)?;
+            }
+        }
+    }
+
     // (B): picked tokens up to the leader that decided their move.
     for level in (0..pl).rev() {
         for node in nodes(level) {
@@ -424,93 +495,46 @@ fn unexpected(node: Node, msg: &Msg) -> crate::Error {
     }
 }
 
-/// Phase 1 at a domain: merge the children's messages, filter records, reduce.
-/// Returns the domain's state, its report and what it sends up (nothing at the top).
+/// Phase 1 (c) at a full domain: merges its children's databases into `full`, keeps the
+/// records that cross its children or leave it, drops the lightest beyond `max_bytes`, fills
+/// `info`, and returns what it sends up: its objects and the records leaving it.
 fn collect(
     tree: &Tree,
     opts: &HierOptions,
     node: Node,
+    full: &mut Full,
+    info: &mut DomainInfo,
     msgs: Vec<Msg>,
-) -> (State, DomainInfo, Option<Msg>) {
-    let lowest = node.level + 1 == tree.proc_level();
-    let mut semi = msgs.iter().any(|m| matches!(m, Msg::Totals { .. }));
-    let nchildren = msgs.len();
-    let mut loads = vec![0.0; nchildren];
-    let mut counts = vec![0u64; nchildren];
-    let mut full = Full::default();
+) -> Result<Msg> {
     for (c, msg) in msgs.into_iter().enumerate() {
-        match msg {
-            Msg::Totals { load, objects } => {
-                loads[c] = load;
-                counts[c] = objects;
-            }
-            Msg::Db(db) => {
-                loads[c] = db.objs.iter().map(|o| o.load).sum();
-                counts[c] = db.objs.len() as u64;
-                if !semi {
-                    full.child
-                        .extend(std::iter::repeat_n(c as u32, db.objs.len()));
-                    full.objs.extend(db.objs);
-                    full.records.extend(db.records);
-                }
-            }
-            other => panic!(
-                "phase 1 carries databases and totals, not {:?}",
-                other.phase()
-            ),
-        }
+        let Msg::Db(db) = msg else {
+            return Err(unexpected(node, &msg));
+        };
+        full.child
+            .extend(std::iter::repeat_n(c as u32, db.objs.len()));
+        full.objs.extend(db.objs);
+        full.records.extend(db.records);
     }
-    let objects: u64 = counts.iter().sum();
-    let mut info = DomainInfo {
-        objects,
-        ..DomainInfo::default()
+    let index = sorted_ids(&full.objs);
+    let child_of = |id: u32| {
+        (index.binary_search_by_key(&id, |&(x, _)| x).ok()).map(|j| full.child[index[j].1])
     };
-    if !semi {
-        let index = sorted_ids(&full.objs);
-        let child_of = |id: u32| {
-            index
-                .binary_search_by_key(&id, |&(x, _)| x)
-                .ok()
-                .map(|j| full.child[index[j].1])
-        };
-        // GreedyCommLB reassigns every object of a lowest domain: all its records count.
-        if !(lowest && opts.strategy == Strategy::GreedyComm) {
-            keep_crossing(&mut full.records, child_of);
-        }
-        if let Some(max) = opts.max_bytes {
-            info.dropped = drop_lightest(&mut full.records, full.objs.len(), max) as u64;
-        }
-        let too_many = opts.max_objects.is_some_and(|m| objects as usize > m);
-        let too_big = opts
-            .max_bytes
-            .is_some_and(|m| db_bytes(full.objs.len(), full.records.len()) > m);
-        semi = !lowest && (too_many || too_big);
+    // GreedyCommLB reassigns every object of a lowest domain: all its records count.
+    let lowest = node.level + 1 == tree.proc_level();
+    if !(lowest && opts.strategy == Strategy::GreedyComm) {
+        keep_crossing(&mut full.records, child_of);
     }
-    if semi {
-        info.semi = true;
-        info.bytes = RECORD_BYTES * nchildren as u64;
-        let state = State::Semi(Semi {
-            loads: loads.clone(),
-            kept: Vec::new(),
-        });
-        let up = Msg::Totals {
-            load: loads.iter().sum(),
-            objects,
-        };
-        return (state, info, (node.level > 0).then_some(up));
+    if let Some(max) = opts.max_bytes {
+        info.dropped = drop_lightest(&mut full.records, full.objs.len(), max) as u64;
     }
     info.records = full.records.len() as u64;
     info.bytes = db_bytes(full.objs.len(), full.records.len());
-    let up = (node.level > 0).then(|| {
-        let index = sorted_ids(&full.objs);
-        let inside = |id: u32| index.binary_search_by_key(&id, |&(x, _)| x).is_ok();
-        let leaving = full.records.iter().filter(|r| !inside(r.to));
-        Msg::Db(Db {
-            objs: full.objs.clone(),
-            records: leaving.copied().collect(),
-        })
-    });
-    (State::Full(full), info, up)
+    let inside = |id: u32| index.binary_search_by_key(&id, |&(x, _)| x).is_ok();
+    let leaving = full.records.iter().filter(|r| !inside(r.to));
+    Ok(Msg::Db(Db {
+        objs: full.objs.clone(),
+        records: leaving.copied().collect(),
+    }))
 }
 
 /// Sweep A at a semi domain: the amounts it owes and its children's imbalance become amounts

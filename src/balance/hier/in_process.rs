@@ -47,6 +47,7 @@ fn kind(msg: &Msg) -> &'static str {
     match msg {
         Msg::Db(_) => "db",
         Msg::Totals { .. } => "totals",
+        Msg::SendDb => "send-db",
         Msg::Owe(_) => "owe",
         Msg::Picked(_) => "picked",
         Msg::Decision { .. } => "decision",

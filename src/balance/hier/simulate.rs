@@ -54,10 +54,13 @@ pub struct LevelReport {
     pub max_bytes: u64,
     /// Records dropped by reduction (a), all domains.
     pub dropped: u64,
-    /// Collection messages into this level's leaders: [H3]'s count.
+    /// Phase 1's totals into this level's leaders, one per child: [H3]'s count per phase.
     pub messages: u64,
     /// … of them sent between different processors.
     pub sent: u64,
+    /// Messages of all phases into or out of this level's leaders, between different
+    /// processors.
+    pub sent_all: u64,
     /// Bytes of all phases' messages through this level's leaders.
     pub bytes: u64,
     /// The largest modelled strategy time of a domain, seconds.
@@ -310,7 +313,8 @@ fn level_reports(
             for (key, round) in &transport.rounds {
                 if key.2 == level {
                     r.bytes += round.bytes;
-                    if key.0 == Phase::Collection {
+                    r.sent_all += round.sent;
+                    if key.1 == "totals" {
                         r.messages += round.messages;
                         r.sent += round.sent;
                     }
