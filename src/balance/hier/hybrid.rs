@@ -2,25 +2,30 @@
 //! for every transport, so the in-process simulation ([`super::InProcess`]) and ranks make the
 //! same decisions bit for bit.
 //!
-//! 1. **Collection** (up): every processor sends its objects and their records to its lowest
-//!    leader; a leader merges its children's databases, keeps the records that cross its
-//!    children or leave its domain, applies the reductions (B.3) and sends up its objects and
-//!    the records that leave its domain — or, semi-centralized, only its load and object count.
-//! 2. **Decisions** (down, tokens): four sweeps, the first three only where levels are
-//!    semi-centralized. (A) semi leaders split the amounts owed between their children
-//!    ([`semi_transfers`]); (B) the topmost full domains pick objects for what they owe
-//!    ([`pick`]) and send them up as tokens to the leader that decided the move; (C) tokens
-//!    come down, each semi leader placing those for its whole domain on its least loaded child;
-//!    (D) full domains top-down place incoming tokens ([`place_tokens`]), run RefineLB with
-//!    its binary search between their children, and send each moved object as a token to its
-//!    new child; the lowest domains run the strategy (objects → processors).
+//! 1. **Collection**: (a) every node sends its load and object count up, and each domain
+//!    chooses its mode: semi-centralized when it holds more than `max_objects` objects or
+//!    more than `max_bytes` of objects alone (never the lowest domains); (b) down the tree, a
+//!    full leader asks its children for their databases ([`Msg::SendDb`]) and a
+//!    semi-centralized one sends the amounts each child owes ([`Msg::Owe`], from
+//!    [`semi_transfers`] on the totals and what it owes itself); (c) processors send their
+//!    objects and records up to the full leaders, each merging its children's databases,
+//!    keeping the records that cross its children or leave it, dropping the lightest beyond
+//!    `max_bytes` (B.3), and sending up its objects and the records that leave it unless its
+//!    parent is semi-centralized. No leader ever holds more than its limit.
+//! 2. **Decisions** (down, tokens): (B) the topmost full domains pick objects for what they
+//!    owe ([`pick`]) and send them up as tokens to the leader that decided the move; (C)
+//!    tokens come down, each semi leader placing those for its whole domain on its least
+//!    loaded child; (D) full domains top-down place incoming tokens ([`place_tokens`]), run
+//!    RefineLB with its binary search between their children, and send each moved object as
+//!    a token to its new child (and the removal to its old one); the lowest domains run the
+//!    strategy (objects → processors).
 //! 3. **Matching**: the lowest leaders send `(object, home, destination)` of the objects that
 //!    move up to the top and back down to each home processor, which then sends each object
 //!    once, home → destination.
 //!
 //! Data never moves during phase 2; tokens carry ids, loads, homes and records.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -226,6 +231,7 @@ struct Full {
     child: Vec<u32>,
     records: Vec<CommData>,
     owe: Vec<(Node, f64)>,
+    parent_semi: bool,
     picked: Vec<(u32, u32)>,
 }
 
@@ -261,10 +267,6 @@ pub fn run<T: Transport>(
     let mut out = Outcome::default();
     let mut states: BTreeMap<Node, State> = BTreeMap::new();
     let nodes = |level: usize| (0..tree.width(level)).map(move |index| Node { level, index });
-    let parent = |node: Node| Node {
-        level: node.level - 1,
-        index: tree.parent(node.level, node.index),
-    };
 
     // Phase 1 (a): totals up, every domain choosing its mode.
     let mut own_dbs: BTreeMap<usize, Db> = BTreeMap::new();
@@ -321,11 +323,6 @@ pub fn run<T: Transport>(
             }
         }
     }
-    let semi: BTreeSet<Node> = (out.domains.iter())
-        .filter(|(_, info)| info.semi)
-        .map(|(&node, _)| node)
-        .collect();
-    let below_semi = |node: Node| node.level > 0 && semi.contains(&parent(node));
 
     // (b): modes down; semi-centralized leaders split what they and their children owe.
     for level in 0..pl {
@@ -333,11 +330,12 @@ pub fn run<T: Transport>(
             if !transport.runs(tree, node) {
                 continue;
             }
-            let owed = match level {
-                0 => Vec::new(),
+            // The parent's message tells its mode: amounts owed (semi) or a request (full).
+            let (owed, parent_semi) = match level {
+                0 => (Vec::new(), false),
                 _ => match transport.receive_from_leader(tree, node)? {
-                    Msg::Owe(owe) => owe,
-                    Msg::SendDb => Vec::new(),
+                    Msg::Owe(owe) => (owe, true),
+                    Msg::SendDb => (Vec::new(), false),
                     other => return Err(unexpected(node, &other)),
                 },
             };
@@ -348,6 +346,7 @@ pub fn run<T: Transport>(
             {
                 State::Full(full) => {
                     full.owe = owed;
+                    full.parent_semi = parent_semi;
                     if !lowest {
                         let n = tree.children(node.level, node.index).len();
                         transport.send_to_children(tree, node, vec![Msg::SendDb; n])?;
@@ -373,16 +372,16 @@ pub fn run<T: Transport>(
     }
     for level in (0..pl).rev() {
         for node in nodes(level) {
-            if !transport.runs(tree, node) || semi.contains(&node) {
+            if !transport.runs(tree, node) {
                 continue;
             }
-            let msgs = transport.receive_children(tree, node)?;
             let Some(State::Full(full)) = states.get_mut(&node) else {
-                unreachable!("a full domain run here has a full state");
+                continue;
             };
+            let msgs = transport.receive_children(tree, node)?;
             let info = out.domains.get_mut(&node).expect("counted");
             let up = collect(tree, opts, node, full, info, msgs)?;
-            if level > 0 && !below_semi(node) {
+            if level > 0 && !full.parent_semi {
                 transport.send_to_leader(tree, node, up)?;
             }
         }
@@ -399,7 +398,7 @@ pub fn run<T: Transport>(
                 .expect("a domain run here has a state")
             {
                 State::Semi(s) => gather_picked(tree, transport, node, s)?,
-                State::Full(full) if below_semi(node) => pick_owed(full),
+                State::Full(full) if full.parent_semi => pick_owed(full),
                 State::Full(_) => continue,
             };
             if level > 0 {
@@ -537,7 +536,7 @@ fn collect(
     }))
 }
 
-/// Sweep A at a semi domain: the amounts it owes and its children's imbalance become amounts
+/// Phase 1 (b) at a semi domain: the amounts it owes and its children's imbalance become amounts
 /// its children owe.
 fn split_amounts(tree: &Tree, node: Node, semi: &Semi, owed: &[(Node, f64)]) -> Vec<Msg> {
     let speeds = tree.speeds(node.level, node.index);

@@ -10,6 +10,7 @@
 //! | `strategies.rs` | GreedyLB, GreedyCommLB, RefineLB and its binary search, semi-centralized amounts and picks, token placement (B.4, B.6) |
 //! | `hybrid.rs` | the three phases over a `Transport` (B.3–B.5) |
 //! | `in_process.rs` | the transport of one process, with the simulated clock (B.10) |
+//! | `ranks.rs` | the transport over `plume::comm` ranks (threads or MPI): `balance_on_ranks` |
 //! | `simulate.rs` | `balance`: one balance on the simulated machine and its report per level (B.10) |
 //! | `lbtest.rs` | `lb_test`'s objects, loads, ring records and sorted placement (B.1) |
 //!
@@ -42,6 +43,7 @@ mod db;
 mod hybrid;
 mod in_process;
 mod lbtest;
+mod ranks;
 mod simulate;
 mod strategies;
 mod tree;
@@ -53,6 +55,7 @@ pub use db::{
 pub use hybrid::{run, Db, DomainInfo, HierOptions, Match, Msg, Outcome, Phase, Token, Transport};
 pub use in_process::{round_time, InProcess, Round, RoundKey};
 pub use lbtest::{sorted_placement, LbTest};
+pub use ranks::{balance_on_ranks, RankTransport};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
     bin_loads, greedy, greedy_comm, ops, pick, place_tokens, refine, refine_search, semi_transfers,
