@@ -9,6 +9,8 @@
 //! | `db.rs` | `ObjData`, `CommData`, eq. (2)'s bytes, the reductions and table 5's shrink level (B.3) |
 //! | `strategies.rs` | GreedyLB, GreedyCommLB, RefineLB and its binary search, semi-centralized amounts and picks, token placement (B.4, B.6) |
 //! | `hybrid.rs` | the three phases over a `Transport` (B.3–B.5) |
+//! | `msg.rs` | the phases' messages and their bytes |
+//! | `domain.rs` | one leader's step in each phase: merge, split amounts, pick, pass tokens, decide |
 //! | `in_process.rs` | the transport of one process, with the simulated clock (B.10) |
 //! | `ranks.rs` | the transport over `plume::comm` ranks (threads or MPI): `balance_on_ranks` |
 //! | `simulate.rs` | `balance`: one balance on the simulated machine and its report per level (B.10) |
@@ -36,13 +38,15 @@
 //! let tree = Tree::from_list(16, &[4, 4]).unwrap();
 //! let b = balance(&tree, &HierOptions::default(), &Clock::default(), &objs, &records, None)
 //!     .unwrap();
-//! assert!(b.load_imb < 1.05);
+//! assert!(b.load_imb < 1.1 && b.max_load.1 < 0.7 * b.max_load.0);
 //! ```
 
 mod db;
+mod domain;
 mod hybrid;
 mod in_process;
 mod lbtest;
+mod msg;
 mod ranks;
 mod simulate;
 mod strategies;
@@ -52,9 +56,10 @@ pub use db::{
     containers, db_bytes, drop_lightest, keep_crossing, shrink_level, CommData, ObjData,
     RECORD_BYTES,
 };
-pub use hybrid::{run, Db, DomainInfo, HierOptions, Match, Msg, Outcome, Phase, Token, Transport};
+pub use hybrid::{run, DomainInfo, HierOptions, Outcome, Transport};
 pub use in_process::{round_time, InProcess, Round, RoundKey};
 pub use lbtest::{sorted_placement, LbTest};
+pub use msg::{Db, Match, Msg, Phase, Token};
 pub use ranks::{balance_on_ranks, RankTransport};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{

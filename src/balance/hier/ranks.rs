@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::db::{CommData, ObjData};
-use super::hybrid::{run, Db, HierOptions, Msg, Phase, Transport};
+use super::hybrid::{run, HierOptions, Transport};
+use super::msg::{Db, Msg, Phase};
 use super::tree::{Node, Tree};
 use crate::comm::{Comm, Tag};
 use crate::{Error, Result};

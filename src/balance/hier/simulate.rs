@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 
 use super::db::{CommData, ObjData};
-use super::hybrid::{run, Db, DomainInfo, HierOptions, Phase};
+use super::hybrid::{run, DomainInfo, HierOptions};
 use super::in_process::InProcess;
+use super::msg::{Db, Phase};
 use super::strategies::sorted_ids;
 use super::tree::{Node, Tree};
 use crate::metrics::{Imbalance, Movement};
