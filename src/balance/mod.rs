@@ -2,9 +2,11 @@
 //! ([`ranks`]), when to balance ([`policy`], seed 000's fitted cost of moving data
 //! [`movement_cost`] and its choice among none, diffusive and global [`select`](mod@select), the
 //! anticipating [`ulba`] and
-//! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]) and the SBN dynamic
+//! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]), hierarchical balancing
+//! ([`hier`], seed 002) and the SBN dynamic
 //! balancer ([`sbn`]).
 
+pub mod hier;
 pub mod model;
 pub mod movement_cost;
 pub mod plum;

@@ -1,0 +1,153 @@
+//! The [`Transport`] over ranks that talk ([`crate::comm::Comm`], threads or MPI): each rank
+//! runs the nodes it leads (its processor and the domains whose lowest processor it is), and
+//! every message is one point-to-point message, one tag per phase. The decisions are those of
+//! the in-process run bit for bit (the same [`run`] on the same data).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use super::db::{CommData, ObjData};
+use super::hybrid::{run, HierOptions, Transport};
+use super::msg::{Db, Msg, Phase};
+use super::tree::{Node, Tree};
+use crate::comm::{Comm, Tag};
+use crate::{Error, Result};
+
+/// The tags of the three phases' messages.
+const TAGS: [Tag; 3] = [0x5D00, 0x5D01, 0x5D02];
+
+fn tag(phase: Phase) -> Tag {
+    match phase {
+        Phase::Collection => TAGS[0],
+        Phase::Decisions => TAGS[1],
+        Phase::Matching => TAGS[2],
+    }
+}
+
+/// One rank's side of the tree: its messages go through `comm`.
+pub struct RankTransport<'a, C: Comm + ?Sized> {
+    comm: &'a C,
+    /// Messages that arrived before they were asked for, by (sender node, receiver node).
+    stash: HashMap<(Node, Node), VecDeque<Msg>>,
+}
+
+impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
+    /// This rank's transport on `comm`.
+    pub fn new(comm: &'a C) -> Self {
+        RankTransport {
+            comm,
+            stash: HashMap::new(),
+        }
+    }
+
+    fn send(&self, tree: &Tree, from: Node, to: Node, msg: Msg) -> Result<()> {
+        let dest = tree.leader(to.level, to.index);
+        let bytes = bincode::serialize(&(from, to, &msg))
+            .map_err(|e| Error::Invalid(format!("hierarchical message: cannot encode: {e}")))?;
+        self.comm.send(dest, tag(msg.phase()), bytes)
+    }
+
+    /// The next message from `from` to `to`, receiving (and stashing others) until it comes.
+    fn receive(&mut self, from: Node, to: Node) -> Result<Msg> {
+        loop {
+            if let Some(msg) = self
+                .stash
+                .get_mut(&(from, to))
+                .and_then(VecDeque::pop_front)
+            {
+                return Ok(msg);
+            }
+            let m = self.comm.receive()?;
+            if !TAGS.contains(&m.tag) {
+                return Err(Error::Protocol {
+                    from: m.source,
+                    message: format!("tag {} during a hierarchical balance", m.tag),
+                });
+            }
+            let (f, t, msg): (Node, Node, Msg) = m.decode()?;
+            self.stash.entry((f, t)).or_default().push_back(msg);
+        }
+    }
+}
+
+impl<C: Comm + ?Sized> Transport for RankTransport<'_, C> {
+    fn runs(&self, tree: &Tree, node: Node) -> bool {
+        tree.leader(node.level, node.index) == self.comm.rank()
+    }
+
+    fn send_to_leader(&mut self, tree: &Tree, from: Node, msg: Msg) -> Result<()> {
+        let to = Node {
+            level: from.level - 1,
+            index: tree.parent(from.level, from.index),
+        };
+        self.send(tree, from, to, msg)
+    }
+
+    fn receive_children(&mut self, tree: &Tree, node: Node) -> Result<Vec<Msg>> {
+        tree.children(node.level, node.index)
+            .map(|c| {
+                self.receive(
+                    Node {
+                        level: node.level + 1,
+                        index: c,
+                    },
+                    node,
+                )
+            })
+            .collect()
+    }
+
+    fn send_to_children(&mut self, tree: &Tree, node: Node, msgs: Vec<Msg>) -> Result<()> {
+        let children = tree.children(node.level, node.index);
+        for (c, msg) in children.zip(msgs) {
+            self.send(
+                tree,
+                node,
+                Node {
+                    level: node.level + 1,
+                    index: c,
+                },
+                msg,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn receive_from_leader(&mut self, tree: &Tree, node: Node) -> Result<Msg> {
+        let parent = Node {
+            level: node.level - 1,
+            index: tree.parent(node.level, node.index),
+        };
+        self.receive(parent, node)
+    }
+}
+
+/// HybridLB on ranks: every rank calls it with its own objects (home = its rank) and the
+/// records they send; returns `(object, destination)` of its objects that move. The tree must
+/// have one processor per rank.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] unless the tree has `comm.size()` processors,
+/// [`Error::Invalid`] for an object whose home is not this rank, and the transport's errors.
+pub fn balance_on_ranks<C: Comm + ?Sized>(
+    comm: &C,
+    tree: &Tree,
+    opts: &HierOptions,
+    objs: Vec<ObjData>,
+    records: Vec<CommData>,
+) -> Result<Vec<(u32, u32)>> {
+    Error::check_len("tree processors", comm.size(), tree.nprocs())?;
+    let me = comm.rank();
+    if let Some(o) = objs.iter().find(|o| o.home as usize != me) {
+        return Err(Error::Invalid(format!(
+            "object {}: its home is {}, but rank {me} holds it",
+            o.id, o.home
+        )));
+    }
+    let mut own = Some(Db { objs, records });
+    let mut transport = RankTransport::new(comm);
+    let mut out = run(tree, opts, &mut transport, |_| {
+        own.take().unwrap_or_default()
+    })?;
+    let moves: BTreeMap<usize, Vec<(u32, u32)>> = std::mem::take(&mut out.moves);
+    Ok(moves.into_values().next().unwrap_or_default())
+}

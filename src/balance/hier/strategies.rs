@@ -1,0 +1,496 @@
+//! The decisions of one domain (`hierarchical.md` B.4, B.6): objects onto its children
+//! ("bins": sub-domains or processors, each with a normalised speed) by GreedyLB,
+//! GreedyCommLB or RefineLB with its binary search on the threshold; the amounts between
+//! children at a semi-centralized level and the objects an overloaded child picks for them;
+//! the placement of incoming tokens. Every rule breaks ties the same way: heavier objects
+//! first, then lower ids; among bins, lower `load / speed` first, then lower index.
+//!
+//! Loads are finite and non-negative (the caller checks), so their bits order as they do and
+//! serve as exact keys.
+
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
+
+use super::db::{CommData, ObjData};
+
+/// The lowest level's strategy (children are processors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub enum Strategy {
+    /// GreedyLB: heaviest object to the least loaded processor.
+    #[default]
+    Greedy,
+    /// GreedyCommLB: the least loaded processor or one the object talks to, whichever costs
+    /// least with the messages it would send.
+    GreedyComm,
+    /// RefineLB with its binary search: few moves from overloaded to underloaded processors.
+    Refine,
+}
+
+/// RefineLB's threshold search (B.6): up to this many rounds …
+pub const REFINE_ROUNDS: usize = 16;
+/// … or until `t_hi − t_lo` is below this.
+pub const REFINE_TOLERANCE: f64 = 0.001;
+
+/// `x / s` as an exact ordering key (`x, s ≥ 0` finite, `s > 0`).
+fn key(load: f64, speed: f64) -> u64 {
+    (load / speed).to_bits()
+}
+
+/// Object indices by (load desc, id asc).
+fn heaviest_first(objs: &[ObjData]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..objs.len()).collect();
+    order.sort_by_key(|&i| (Reverse(objs[i].load.to_bits()), objs[i].id));
+    order
+}
+
+/// GreedyLB (seed 002 §4.1): objects by (load desc, id asc), each to the bin of least
+/// `load / speed` (lowest index on ties); bins start at `background` loads. Returns each
+/// object's bin.
+///
+/// ```
+/// use plume::balance::hier::{greedy, ObjData};
+/// // B.11 test 5: loads 5, 4, 3, 3, 2, 1 on two processors → 5, 3, 1 and 4, 3, 2.
+/// let objs: Vec<ObjData> = [5.0, 4.0, 3.0, 3.0, 2.0, 1.0].iter().enumerate()
+///     .map(|(i, &load)| ObjData { id: i as u32, home: 0, load }).collect();
+/// assert_eq!(greedy(&objs, &[1.0, 1.0], &[0.0, 0.0]), [0, 1, 1, 0, 1, 0]);
+/// ```
+pub fn greedy(objs: &[ObjData], speeds: &[f64], background: &[f64]) -> Vec<u32> {
+    let mut load = background.to_vec();
+    let mut lightest: BTreeSet<(u64, usize)> = (0..speeds.len())
+        .map(|b| (key(load[b], speeds[b]), b))
+        .collect();
+    let mut bin = vec![0u32; objs.len()];
+    for i in heaviest_first(objs) {
+        let (_, b) = lightest.pop_first().expect("at least one bin");
+        bin[i] = b as u32;
+        load[b] += objs[i].load;
+        lightest.insert((key(load[b], speeds[b]), b));
+    }
+    bin
+}
+
+/// GreedyCommLB (B.6, plume decision): as [`greedy`], but the candidates are the least loaded
+/// bin and the bins of the objects `o` already placed that it communicates with (records
+/// either way); the chosen one minimises `(load_b + ℓ_o) / s_b + Σ bytes / bandwidth` over
+/// o's records with objects not on b (unplaced ones included), lowest index on ties.
+pub fn greedy_comm(
+    objs: &[ObjData],
+    records: &[CommData],
+    speeds: &[f64],
+    bandwidth: f64,
+) -> Vec<u32> {
+    let index = sorted_ids(objs);
+    let find = |id: u32| {
+        index
+            .binary_search_by_key(&id, |&(x, _)| x)
+            .ok()
+            .map(|j| index[j].1)
+    };
+    // Each object's records, both ways, as (other object's index or None, bytes).
+    let mut talk: Vec<Vec<(Option<usize>, f64)>> = vec![Vec::new(); objs.len()];
+    for r in records {
+        let (a, b) = (find(r.from), find(r.to));
+        if let Some(a) = a {
+            talk[a].push((b, r.bytes));
+        }
+        if let Some(b) = b {
+            talk[b].push((a, r.bytes));
+        }
+    }
+    let mut load = vec![0.0; speeds.len()];
+    let mut lightest: BTreeSet<(u64, usize)> = (0..speeds.len())
+        .map(|b| (key(0.0, speeds[b]), b))
+        .collect();
+    const UNPLACED: u32 = u32::MAX;
+    let mut bin = vec![UNPLACED; objs.len()];
+    for i in heaviest_first(objs) {
+        let least = lightest.first().expect("at least one bin").1;
+        let mut candidates: Vec<usize> = talk[i]
+            .iter()
+            .filter_map(|&(o, _)| o.map(|o| bin[o]).filter(|&b| b != UNPLACED))
+            .map(|b| b as usize)
+            .chain([least])
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let cost = |b: usize| {
+            let remote: f64 = talk[i]
+                .iter()
+                .filter(|&&(o, _)| o.is_none_or(|o| bin[o] != b as u32))
+                .map(|&(_, bytes)| bytes)
+                .sum();
+            (load[b] + objs[i].load) / speeds[b] + remote / bandwidth
+        };
+        let b = candidates
+            .into_iter()
+            .map(|b| (cost(b), b))
+            .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
+            .expect("the least loaded bin")
+            .1;
+        lightest.remove(&(key(load[b], speeds[b]), b));
+        load[b] += objs[i].load;
+        lightest.insert((key(load[b], speeds[b]), b));
+        bin[i] = b as u32;
+    }
+    bin
+}
+
+/// `(id, index)` sorted by id.
+pub(crate) fn sorted_ids(objs: &[ObjData]) -> Vec<(u32, usize)> {
+    let mut index: Vec<(u32, usize)> = objs.iter().enumerate().map(|(i, o)| (o.id, i)).collect();
+    index.sort_unstable();
+    index
+}
+
+/// Every bin's load: the sum of its objects' loads, in object order.
+pub fn bin_loads(objs: &[ObjData], bin: &[u32], nbins: usize) -> Vec<f64> {
+    let mut load = vec![0.0; nbins];
+    for (o, &b) in objs.iter().zip(bin) {
+        load[b as usize] += o.load;
+    }
+    load
+}
+
+/// RefineLB at threshold `t` (B.6), in place on `bin`: while a bin has `load > t·avg·s`
+/// (`avg = Σ load / Σ s`), the most overloaded one (largest `load / s`, lowest index on ties)
+/// gives its first object by (load desc, id asc) that fits the least loaded bin q
+/// (`load_q + ℓ ≤ t·avg·s_q`); a bin with no such object is done. True when no bin is left
+/// above the threshold.
+pub fn refine(objs: &[ObjData], bin: &mut [u32], speeds: &[f64], t: f64) -> bool {
+    let k = speeds.len();
+    let mut load = bin_loads(objs, bin, k);
+    let avg = load.iter().sum::<f64>() / speeds.iter().sum::<f64>();
+    let limit: Vec<f64> = speeds.iter().map(|s| t * avg * s).collect();
+    // Each bin's objects, heaviest first (keys (Reverse(load bits), id) ascending).
+    let mut held: Vec<BTreeSet<(Reverse<u64>, u32, usize)>> = vec![BTreeSet::new(); k];
+    for (i, o) in objs.iter().enumerate() {
+        held[bin[i] as usize].insert((Reverse(o.load.to_bits()), o.id, i));
+    }
+    let mut lightest: BTreeSet<(u64, usize)> =
+        (0..k).map(|b| (key(load[b], speeds[b]), b)).collect();
+    let mut over: BTreeSet<(u64, Reverse<usize>)> = (0..k)
+        .filter(|&b| load[b] > limit[b])
+        .map(|b| (key(load[b], speeds[b]), Reverse(b)))
+        .collect();
+    let mut failed = false;
+    while let Some((_, Reverse(p))) = over.pop_last() {
+        let q = lightest.first().expect("at least one bin").1;
+        let room = limit[q] - load[q];
+        // The heaviest object with load ≤ room: the first of the suffix starting at `room`.
+        let fits = (q != p && room >= 0.0)
+            .then(|| {
+                held[p]
+                    .range((Reverse(room.to_bits()), 0, 0)..)
+                    .next()
+                    .copied()
+            })
+            .flatten();
+        let Some(entry @ (_, _, i)) = fits else {
+            failed = true;
+            continue;
+        };
+        held[p].remove(&entry);
+        held[q].insert(entry);
+        for (b, delta) in [(p, -objs[i].load), (q, objs[i].load)] {
+            lightest.remove(&(key(load[b], speeds[b]), b));
+            load[b] += delta;
+            lightest.insert((key(load[b], speeds[b]), b));
+        }
+        bin[i] = q as u32;
+        if load[p] > limit[p] {
+            over.insert((key(load[p], speeds[p]), Reverse(p)));
+        }
+    }
+    !failed
+}
+
+/// RefineLB with the binary search on its threshold (B.6): `t_hi = max load / (avg s)`,
+/// `t_lo = 1`; up to [`REFINE_ROUNDS`] rounds or until `t_hi − t_lo < REFINE_TOLERANCE`, a
+/// run at `t = (t_lo + t_hi) / 2` on a copy that succeeds lowers `t_hi` and is kept, one that
+/// fails raises `t_lo`. Returns the kept solution (`bin` unchanged when none succeeded) and
+/// the number of runs.
+pub fn refine_search(objs: &[ObjData], bin: &[u32], speeds: &[f64]) -> (Vec<u32>, usize) {
+    let load = bin_loads(objs, bin, speeds.len());
+    let avg = load.iter().sum::<f64>() / speeds.iter().sum::<f64>();
+    let mut best = bin.to_vec();
+    if avg <= 0.0 {
+        return (best, 0);
+    }
+    let mut t_hi = (0..speeds.len())
+        .map(|b| load[b] / (avg * speeds[b]))
+        .fold(0.0, f64::max);
+    let mut t_lo = 1.0;
+    let mut runs = 0;
+    while runs < REFINE_ROUNDS && t_hi - t_lo >= REFINE_TOLERANCE {
+        let t = (t_lo + t_hi) / 2.0;
+        let mut trial = bin.to_vec();
+        runs += 1;
+        if refine(objs, &mut trial, speeds, t) {
+            t_hi = t;
+            best = trial;
+        } else {
+            t_lo = t;
+        }
+    }
+    (best, runs)
+}
+
+/// Where an amount goes at a semi-centralized level: another child, or out of the domain (the
+/// `j`-th obligation its parent gave it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Sink {
+    /// Child `k` of the same domain.
+    Child(usize),
+    /// The domain's `j`-th outgoing obligation.
+    Out(usize),
+}
+
+/// The amounts between a semi-centralized domain's children (B.4): with `out[j]` owed out of
+/// the domain, each child's target is `t_k = s_k / Σ s · (Σ L − Σ out)`; children above their
+/// target owe their surplus, the largest surplus repeatedly paired with the largest deficit (a
+/// child below target or an obligation; lowest index, children before obligations, on ties),
+/// `min(surplus, deficit)` moving. Returns `(from child, to, amount)`.
+pub fn semi_transfers(loads: &[f64], speeds: &[f64], out: &[f64]) -> Vec<(usize, Sink, f64)> {
+    let total: f64 = loads.iter().sum();
+    let owed: f64 = out.iter().sum();
+    let keep = total - owed;
+    let sum_s: f64 = speeds.iter().sum();
+    let eps = 1e-12 * total.max(f64::MIN_POSITIVE);
+    let k = loads.len();
+    // Keys: (amount bits, Reverse(index)) so that the last is the largest, lowest index.
+    let mut surplus: BTreeSet<(u64, Reverse<usize>)> = BTreeSet::new();
+    let mut deficit: BTreeSet<(u64, Reverse<usize>)> = BTreeSet::new();
+    for c in 0..k {
+        let d = loads[c] - speeds[c] / sum_s * keep;
+        if d > eps {
+            surplus.insert((d.to_bits(), Reverse(c)));
+        } else if -d > eps {
+            deficit.insert(((-d).to_bits(), Reverse(c)));
+        }
+    }
+    for (j, &x) in out.iter().enumerate() {
+        if x > eps {
+            deficit.insert((x.to_bits(), Reverse(k + j)));
+        }
+    }
+    let mut moves = Vec::new();
+    while let (Some(&(s, Reverse(a))), Some(&(d, Reverse(b)))) = (surplus.last(), deficit.last()) {
+        surplus.pop_last();
+        deficit.pop_last();
+        let (s, d) = (f64::from_bits(s), f64::from_bits(d));
+        let m = s.min(d);
+        let to = if b < k {
+            Sink::Child(b)
+        } else {
+            Sink::Out(b - k)
+        };
+        moves.push((a, to, m));
+        if s - m > eps {
+            surplus.insert(((s - m).to_bits(), Reverse(a)));
+        }
+        if d - m > eps {
+            deficit.insert(((d - m).to_bits(), Reverse(b)));
+        }
+    }
+    moves
+}
+
+/// The objects an overloaded child sends for each amount it owes (B.4): for each amount in
+/// turn, objects by (load desc, id asc) not taken yet, each taken while the cumulative load
+/// stays `≤ amount + ½ ·` the smallest object still not taken. Returns, per amount, the
+/// indices of the objects taken.
+pub fn pick(objs: &[ObjData], amounts: &[f64]) -> Vec<Vec<usize>> {
+    let order = heaviest_first(objs);
+    let mut taken = vec![false; objs.len()];
+    // The smallest not taken is the last of `order` not taken.
+    let mut smallest = order.len();
+    let mut out = Vec::with_capacity(amounts.len());
+    for &amount in amounts {
+        let mut picked = Vec::new();
+        let mut cum = 0.0;
+        for &i in &order {
+            while smallest > 0 && taken[order[smallest - 1]] {
+                smallest -= 1;
+            }
+            if taken[i] || smallest == 0 {
+                continue;
+            }
+            let half = objs[order[smallest - 1]].load / 2.0;
+            if cum + objs[i].load <= amount + half {
+                cum += objs[i].load;
+                taken[i] = true;
+                picked.push(i);
+            }
+        }
+        out.push(picked);
+    }
+    out
+}
+
+/// Incoming tokens placed before a domain decides (B.4, plume decision): heaviest first (id
+/// asc on ties), each on the bin of least `load / speed` (lowest index on ties), `loads`
+/// growing as they are placed. Returns each token's bin.
+pub fn place_tokens(tokens: &[ObjData], loads: &mut [f64], speeds: &[f64]) -> Vec<u32> {
+    let mut lightest: BTreeSet<(u64, usize)> = (0..speeds.len())
+        .map(|b| (key(loads[b], speeds[b]), b))
+        .collect();
+    let mut bin = vec![0u32; tokens.len()];
+    for i in heaviest_first(tokens) {
+        let (_, b) = lightest.pop_first().expect("at least one bin");
+        bin[i] = b as u32;
+        loads[b] += tokens[i].load;
+        lightest.insert((key(loads[b], speeds[b]), b));
+    }
+    bin
+}
+
+/// Operations a strategy's run is modelled to cost (B.10's operation-count model, B.7's
+/// [H1]), for `n` objects over `k` bins: Greedy `n log₂ n + n log₂ k`, GreedyComm the same
+/// plus its `c` records, one RefineLB run `k log₂ k + n log₂ k`, a semi-centralized level
+/// `k log₂ k + n`.
+pub fn ops(kind: Ops, n: usize, k: usize) -> f64 {
+    let lg = |x: usize| (x.max(2) as f64).log2();
+    let (n, kf) = (n as f64, k as f64);
+    match kind {
+        Ops::Greedy => n * lg(n as usize) + n * lg(k),
+        Ops::GreedyComm { records } => n * lg(n as usize) + n * lg(k) + records as f64,
+        Ops::Refine { runs } => runs.max(1) as f64 * (kf * lg(k) + n * lg(k)),
+        Ops::Semi => kf * lg(k) + n,
+    }
+}
+
+/// What [`ops`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ops {
+    /// A GreedyLB run.
+    Greedy,
+    /// A GreedyCommLB run over this many records.
+    GreedyComm {
+        /// Records the domain holds.
+        records: usize,
+    },
+    /// RefineLB's binary search of this many runs.
+    Refine {
+        /// Runs of [`refine`].
+        runs: usize,
+    },
+    /// A semi-centralized level (pairing plus picking).
+    Semi,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn objs(loads: &[f64]) -> Vec<ObjData> {
+        loads
+            .iter()
+            .enumerate()
+            .map(|(i, &load)| ObjData {
+                id: i as u32,
+                home: 0,
+                load,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn greedy_of_test_5() {
+        let o = objs(&[5.0, 4.0, 3.0, 3.0, 2.0, 1.0]);
+        let bin = greedy(&o, &[1.0, 1.0], &[0.0, 0.0]);
+        assert_eq!(bin, [0, 1, 1, 0, 1, 0]);
+        assert_eq!(bin_loads(&o, &bin, 2), [9.0, 9.0]);
+    }
+
+    #[test]
+    fn refine_of_test_7_moves_one_object_greedy_three() {
+        // p0 {4, 3, 2}, p1 {1}.
+        let o = objs(&[4.0, 3.0, 2.0, 1.0]);
+        let start = [0, 0, 0, 1];
+        let mut bin = start;
+        assert!(refine(&o, &mut bin, &[1.0, 1.0], 1.03));
+        assert_eq!(bin, [1, 0, 0, 1]);
+        assert_eq!(bin_loads(&o, &bin, 2), [5.0, 5.0]);
+        let (searched, _) = refine_search(&o, &start, &[1.0, 1.0]);
+        assert_eq!(searched, [1, 0, 0, 1]);
+        // GreedyLB: 4 → p0, 3 → p1, 2 → p1, 1 → p0: 3, 2 and 1 migrate.
+        let g = greedy(&o, &[1.0, 1.0], &[0.0, 0.0]);
+        assert_eq!(g, [0, 1, 1, 0]);
+        assert_eq!(g.iter().zip(&start).filter(|(a, b)| a != b).count(), 3);
+    }
+
+    #[test]
+    fn binary_search_of_test_8_moves_two_tokens() {
+        // The top of test 8: D0 holds a, b, c, d (4 each), D1 holds e, f (1 each).
+        let o = objs(&[4.0, 4.0, 4.0, 4.0, 1.0, 1.0]);
+        let start = [0, 0, 0, 0, 1, 1];
+        // t = 1.389 and 1.194 succeed, 1.097 fails.
+        let mut b = start;
+        assert!(refine(&o, &mut b, &[1.0, 1.0], 1.194));
+        let mut b = start;
+        assert!(!refine(&o, &mut b, &[1.0, 1.0], 1.097));
+        let (bin, runs) = refine_search(&o, &start, &[1.0, 1.0]);
+        assert_eq!(bin, [1, 1, 0, 0, 1, 1]);
+        assert!(runs >= 9, "{runs}");
+    }
+
+    #[test]
+    fn refine_respects_speeds_and_stops_when_nothing_fits() {
+        let o = objs(&[6.0]);
+        let mut bin = [0];
+        assert!(!refine(&o, &mut bin, &[1.0, 1.0], 1.03));
+        assert_eq!(bin, [0]);
+        assert_eq!(refine_search(&o, &[0], &[1.0, 1.0]).0, [0]);
+        // Speeds 2 : 1 → the fast bin may hold twice the load.
+        let o = objs(&[1.0; 6]);
+        let (bin, _) = refine_search(&o, &[1, 1, 1, 1, 1, 1], &[4.0 / 3.0, 2.0 / 3.0]);
+        assert_eq!(bin_loads(&o, &bin, 2), [4.0, 2.0]);
+    }
+
+    #[test]
+    fn semi_pairs_largest_surplus_with_largest_deficit() {
+        // Loads 10, 2, 0 on equal speeds: targets 4; surplus 6 → 4 to child 2, 2 to child 1.
+        let t = semi_transfers(&[10.0, 2.0, 0.0], &[1.0; 3], &[]);
+        assert_eq!(t, [(0, Sink::Child(2), 4.0), (0, Sink::Child(1), 2.0)]);
+        // A domain owing 3 out: targets (12 − 3) / 3 = 3 each.
+        let t = semi_transfers(&[10.0, 2.0, 0.0], &[1.0; 3], &[3.0]);
+        assert_eq!(
+            t,
+            [
+                (0, Sink::Child(2), 3.0),
+                (0, Sink::Out(0), 3.0),
+                (0, Sink::Child(1), 1.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn picks_stay_within_half_the_smallest_object() {
+        let o = objs(&[5.0, 4.0, 3.0, 1.0]);
+        // 6: 5 (≤ 6.5), 4 no (9), 3 no (8), 1 yes (6 ≤ 6.5).
+        assert_eq!(pick(&o, &[6.0]), [vec![0, 3]]);
+        // Then 4: 4 fits (≤ 4 + 1.5), 3 does not.
+        assert_eq!(pick(&o, &[6.0, 4.0]), [vec![0, 3], vec![1]]);
+    }
+
+    #[test]
+    fn tokens_go_heaviest_first_to_the_least_loaded() {
+        let mut loads = [1.0, 1.0];
+        let t = objs(&[4.0, 4.0]);
+        assert_eq!(place_tokens(&t, &mut loads, &[1.0, 1.0]), [0, 1]);
+        assert_eq!(loads, [5.0, 5.0]);
+    }
+
+    #[test]
+    fn greedy_comm_keeps_talkers_together_when_cheap() {
+        let o = objs(&[2.0, 1.0, 1.0]);
+        let rec = vec![CommData {
+            from: 1,
+            to: 0,
+            bytes: 100.0,
+        }];
+        // Object 0 → bin 0; object 1 talks to 0: bin 0 costs 3, bin 1 costs 1 + 100/bw.
+        assert_eq!(greedy_comm(&o, &rec, &[1.0, 1.0], 10.0), [0, 0, 1]);
+        assert_eq!(greedy_comm(&o, &rec, &[1.0, 1.0], 1e6), [0, 1, 1]);
+    }
+}
