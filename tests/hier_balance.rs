@@ -3,8 +3,8 @@
 //! at most once, home → destination, told only to its home).
 
 use plume::balance::hier::{
-    balance, greedy, run, Clock, CommData, Db, HierOptions, InProcess, LbTest, ObjData, Outcome,
-    Strategy, Tree,
+    balance, greedy, run, Clock, CommData, Db, HierBalance, HierOptions, InProcess, LbTest,
+    ObjData, Outcome, Strategy, Tree,
 };
 use proptest::prelude::*;
 
@@ -25,6 +25,19 @@ fn phases(tree: &Tree, opts: &HierOptions, objs: &[ObjData], records: &[CommData
     run(tree, opts, &mut InProcess::new(), |p| {
         std::mem::take(&mut own[p])
     })
+    .unwrap()
+}
+
+/// The in-process balance of `objs` over `tree` with the default options and clock.
+fn balance_default(tree: &Tree, objs: &[ObjData], records: &[CommData]) -> HierBalance {
+    balance(
+        tree,
+        &HierOptions::default(),
+        &Clock::default(),
+        objs,
+        records,
+        None,
+    )
     .unwrap()
 }
 
@@ -60,15 +73,7 @@ fn test_8_tokens_move_once() {
 fn test_2_collection_messages() {
     let (objs, records) = LbTest::new(64, 8).generate().unwrap();
     let tree = Tree::uniform(8, 2).unwrap();
-    let b = balance(
-        &tree,
-        &HierOptions::default(),
-        &Clock::default(),
-        &objs,
-        &records,
-        None,
-    )
-    .unwrap();
+    let b = balance_default(&tree, &objs, &records);
     let messages: u64 = b.levels.iter().map(|l| l.messages).sum();
     let sent: u64 = b.levels.iter().map(|l| l.sent).sum();
     assert_eq!((messages, sent), (14, 7));
@@ -87,15 +92,7 @@ fn test_10_one_level_is_the_central_strategy() {
     let (objs, records) = LbTest::new(500, 12).generate().unwrap();
     let tree = Tree::uniform(12, 16).unwrap();
     assert_eq!(tree.levels(), 2);
-    let b = balance(
-        &tree,
-        &HierOptions::default(),
-        &Clock::default(),
-        &objs,
-        &records,
-        None,
-    )
-    .unwrap();
+    let b = balance_default(&tree, &objs, &records);
     assert_eq!(b.dest, greedy(&objs, &[1.0; 12], &[0.0; 12]));
     for strategy in [Strategy::GreedyComm, Strategy::Refine] {
         let opts = HierOptions {

@@ -16,7 +16,7 @@ use crate::Result;
 /// What one round of messages carried: at one level, of one kind, in one direction.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct Round {
-    /// Messages, a leader's to itself included ([H3]'s count).
+    /// Messages, a leader's to itself included (`[H3]`'s count).
     pub messages: u64,
     /// Messages between different processors.
     pub sent: u64,

@@ -55,7 +55,7 @@ pub struct LevelReport {
     pub max_bytes: u64,
     /// Records dropped by reduction (a), all domains.
     pub dropped: u64,
-    /// Phase 1's totals into this level's leaders, one per child: [H3]'s count per phase.
+    /// Phase 1's totals into this level's leaders, one per child: `[H3]`'s count per phase.
     pub messages: u64,
     /// … of them sent between different processors.
     pub sent: u64,

@@ -345,7 +345,7 @@ pub fn place_tokens(tokens: &[ObjData], loads: &mut [f64], speeds: &[f64]) -> Ve
 }
 
 /// Operations a strategy's run is modelled to cost (B.10's operation-count model, B.7's
-/// [H1]), for `n` objects over `k` bins: Greedy `n log₂ n + n log₂ k`, GreedyComm the same
+/// `[H1]`), for `n` objects over `k` bins: Greedy `n log₂ n + n log₂ k`, GreedyComm the same
 /// plus its `c` records, one RefineLB run `k log₂ k + n log₂ k`, a semi-centralized level
 /// `k log₂ k + n`.
 pub fn ops(kind: Ops, n: usize, k: usize) -> f64 {

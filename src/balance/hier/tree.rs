@@ -180,7 +180,7 @@ impl Tree {
             .collect()
     }
 
-    /// Messages of one phase: `(formula, sent)`. The formula ([H3], seed 002 §3.1) counts
+    /// Messages of one phase: `(formula, sent)`. The formula (`[H3]`, seed 002 §3.1) counts
     /// every child's message to its domain's leader, a leader's own included; `sent` leaves out
     /// those a leader sends itself (`P − 1` in all).
     pub fn messages_per_phase(&self) -> (u64, u64) {
@@ -221,14 +221,14 @@ fn check_branching(g: usize) -> Result<()> {
     Ok(())
 }
 
-/// [H3]: seed 002's message count for all three phases, `3 (P G − G) / (G − 1)` with the real
+/// `[H3]`: seed 002's message count for all three phases, `3 (P G − G) / (G − 1)` with the real
 /// branching `G = (L−1)√P` (fig. 4).
 pub fn message_model(nprocs: f64, levels: usize) -> f64 {
     let g = nprocs.powf(1.0 / (levels - 1) as f64);
     3.0 * (nprocs * g - g) / (g - 1.0)
 }
 
-/// [H2]: seed 002's operation count for one balance (fig. 3) with `N` objects, `P` processors,
+/// `[H2]`: seed 002's operation count for one balance (fig. 3) with `N` objects, `P` processors,
 /// `L` levels (`G = (L−1)√P`, logarithms base 2) and a reduction above `m` objects: levels
 /// `i < s = ⌈log_G(N / m)⌉` cost `G log G + N_i`, the others `G log G + N_i log G`, with
 /// `N_i = N / G^i`, over `i = 0 … L − 2`.

@@ -251,6 +251,30 @@ impl Held {
     }
 }
 
+/// `d` on the whole graph `(xadj, adjncy, w)` (unit edge weights) and on `p` thread ranks
+/// holding their rows: the serial owners and report, the union of the ranks' moves over
+/// `owners`, and each rank's outcome.
+fn serial_and_on_ranks(
+    d: &Diffusion,
+    (xadj, adjncy, w): (&[u32], &[u32], &[u64]),
+    owners: &[u32],
+    p: usize,
+) -> ((Vec<u32>, DiffusionReport), Vec<u32>, Vec<RankDiffusion>) {
+    let ew = vec![1; adjncy.len()];
+    let g = GraphView::new(xadj, adjncy, &ew, w).unwrap();
+    let serial = d.rebalance(&g, owners, p).unwrap();
+    let ranks = launch_threads(p, |comm| {
+        let held = Held::of(comm.rank() as u32, xadj, adjncy, w, owners);
+        d.on_rank(comm, held.rows())
+    })
+    .unwrap();
+    let mut union = owners.to_vec();
+    for r in &ranks {
+        r.given.iter().for_each(|&(v, to)| union[v as usize] = to);
+    }
+    (serial, union, ranks)
+}
+
 #[test]
 fn thread_ranks_holding_their_rows_move_what_the_serial_call_moves() {
     // A 12 × 5 grid, weights 1..=4, owners in vertical bands of uneven width.
@@ -270,8 +294,6 @@ fn thread_ranks_holding_their_rows_move_what_the_serial_call_moves() {
     let n = (nx * ny) as usize;
     let (xadj, adjncy) = csr(n, &edges);
     let w: Vec<u64> = (0..n as u64).map(|v| 1 + (v * 7) % 4).collect();
-    let ew = vec![1; adjncy.len()];
-    let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
     for p in [2u32, 3, 4] {
         let owners: Vec<u32> = (0..n as u32)
             .map(|v| ((v % nx) * (v % nx) * p / (nx * nx)).min(p - 1))
@@ -289,15 +311,9 @@ fn thread_ranks_holding_their_rows_move_what_the_serial_call_moves() {
                 ..Diffusion::default()
             },
         ] {
-            let (serial, report) = d.rebalance(&g, &owners, p as usize).unwrap();
-            let ranks = launch_threads(p as usize, |comm| {
-                let held = Held::of(comm.rank() as u32, &xadj, &adjncy, &w, &owners);
-                d.on_rank(comm, held.rows())
-            })
-            .unwrap();
-            let mut union = owners.clone();
+            let ((serial, report), union, ranks) =
+                serial_and_on_ranks(&d, (&xadj, &adjncy, &w), &owners, p as usize);
             for r in &ranks {
-                r.given.iter().for_each(|&(v, to)| union[v as usize] = to);
                 assert_eq!(r.report, report, "P = {p}");
             }
             assert_eq!(union, serial, "P = {p}");
@@ -438,21 +454,13 @@ proptest! {
     #[test]
     fn thread_ranks_refine_as_the_serial_call((n, edges, w, owners, p) in instance()) {
         let (xadj, adjncy) = csr(n, &edges);
-        let ew = vec![1; adjncy.len()];
-        let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
         let d = Diffusion {
             refine: Refinement::default(),
             ..Diffusion::default()
         };
-        let (serial, report) = d.rebalance(&g, &owners, p).unwrap();
-        let ranks = launch_threads(p, |comm| {
-            let held = Held::of(comm.rank() as u32, &xadj, &adjncy, &w, &owners);
-            d.on_rank(comm, held.rows())
-        })
-        .unwrap();
-        let mut union = owners.clone();
+        let ((serial, report), union, ranks) =
+            serial_and_on_ranks(&d, (&xadj, &adjncy, &w), &owners, p);
         for r in &ranks {
-            r.given.iter().for_each(|&(v, to)| union[v as usize] = to);
             prop_assert_eq!(&r.report, &report);
         }
         prop_assert_eq!(union, serial);
