@@ -251,6 +251,12 @@ impl Edges {
             .map(|s| ((s.key >> 32) as u32, s.key as u32, s.entry))
     }
 
+    /// Number of slots allocated (tests bound what a step reserves).
+    #[cfg(test)]
+    pub(crate) fn nslots(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Reserves room for `n` more edges.
     #[inline]
     pub(crate) fn reserve(&mut self, n: usize) {

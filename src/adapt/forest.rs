@@ -341,7 +341,10 @@ impl Forest {
         assert!(e.is_leaf(), "{id:?} is not a leaf");
         if e.flags & REFINE == 0 {
             e.flags |= REFINE;
-            self.nrequests += 1;
+            // A leaf at the maximum depth is not divided: no room is reserved for it.
+            if e.level < self.opts.max_depth {
+                self.nrequests += 1;
+            }
         }
         self.queue.insert(id.root);
     }
@@ -606,5 +609,26 @@ mod tests {
                 assert_eq!(walked, held, "root {r}, edge {:?}", [t[i], t[j]]);
             }
         }
+    }
+
+    #[test]
+    fn refine_marks_at_the_maximum_depth_reserve_no_edges() {
+        let mut forest = Forest::new(
+            generate_box([3, 2, 2], [1.0, 1.0, 1.0]).unwrap(),
+            AdaptOptions {
+                max_depth: 0,
+                ..AdaptOptions::default()
+            },
+        )
+        .unwrap();
+        let slots = forest.edges.nslots();
+        assert_eq!(forest.mark_refine_where(|_| true), 12 * 6);
+        forest.adapt().unwrap();
+        assert!(forest.edges.is_empty());
+        assert_eq!(
+            forest.edges.nslots(),
+            slots,
+            "edge table grew for undivisible leaves"
+        );
     }
 }
