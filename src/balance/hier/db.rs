@@ -1,8 +1,8 @@
 //! A domain's load database (`hierarchical.md` B.3): its objects' [`ObjData`] and the
 //! [`CommData`] records that matter at its level, the bytes eq. (2) gives them, and the
 //! reductions a leader applies when they exceed its memory: (a) drop the lightest records,
-//! (b) METIS containers, (c) semi-centralized totals; and the object-count rule of table 5
-//! ([`shrink_level`]).
+//! (b) METIS containers, (c) semi-centralized totals; the object-count rule of table 5
+//! ([`shrink_level`]); and what a domain's leader found in phase 1 ([`DomainInfo`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -275,4 +275,21 @@ mod tests {
         assert!(c[..8].iter().all(|&x| x < 2) && c[8..].iter().all(|&x| x == 2));
         assert_eq!(c[..8].iter().filter(|&&x| x == 0).count(), 4);
     }
+}
+
+/// What a domain's leader found in phase 1 (for the report).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct DomainInfo {
+    /// Objects in the domain.
+    pub objects: u64,
+    /// Records held (0 when semi-centralized).
+    pub records: u64,
+    /// Records dropped by reduction (a).
+    pub dropped: u64,
+    /// Eq. (2)'s bytes of what the leader holds.
+    pub bytes: u64,
+    /// True when the domain works on totals.
+    pub semi: bool,
+    /// Operations its strategy was modelled at.
+    pub ops: f64,
 }

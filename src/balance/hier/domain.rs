@@ -1,13 +1,14 @@
 //! What one domain's leader does at each step of the phases ([`super::hybrid::run`]): merge
 //! and filter databases, split amounts, pick and pass tokens, decide, route the matches.
 
-use super::db::{db_bytes, drop_lightest, keep_crossing, CommData, ObjData};
-use super::hybrid::{DomainInfo, HierOptions, Transport};
+use super::db::{db_bytes, drop_lightest, keep_crossing, CommData, DomainInfo, ObjData};
 use super::msg::{Db, Match, Msg, Token};
+use super::options::HierOptions;
 use super::strategies::{
     greedy, greedy_comm, ops, pick, place_tokens, refine_search, semi_transfers, sorted_ids, Ops,
     Sink, Strategy,
 };
+use super::transport::Transport;
 use super::tree::{Node, Tree};
 use crate::Result;
 

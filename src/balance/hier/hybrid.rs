@@ -27,94 +27,19 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-use super::db::{db_bytes, RECORD_BYTES};
+use super::db::{db_bytes, DomainInfo, RECORD_BYTES};
 use super::domain::{
     collect, decide, gather_picked, pass_tokens, pick_owed, split_amounts, split_matches,
     unexpected, Decided, Full, Semi, State,
 };
 use super::msg::{Db, Match, Msg};
-use super::strategies::{ops, Ops, Strategy};
+use super::options::HierOptions;
+use super::strategies::{ops, Ops};
 #[cfg(doc)]
 use super::strategies::{pick, place_tokens, semi_transfers};
+use super::transport::Transport;
 use super::tree::{Node, Tree};
 use crate::Result;
-
-/// How the messages of the three phases travel. A transport runs some nodes' leaders (all of
-/// them in one process; its own on a rank); the phases call it only for those.
-pub trait Transport {
-    /// Whether this transport runs `node`'s leader (for a processor: the processor).
-    fn runs(&self, tree: &Tree, node: Node) -> bool;
-    /// `from` sends `msg` to its parent's leader.
-    ///
-    /// # Errors
-    /// The transport's.
-    fn send_to_leader(&mut self, tree: &Tree, from: Node, msg: Msg) -> Result<()>;
-    /// The messages `node`'s children sent it, in child order.
-    ///
-    /// # Errors
-    /// The transport's.
-    fn receive_children(&mut self, tree: &Tree, node: Node) -> Result<Vec<Msg>>;
-    /// `node` sends `msgs[k]` to its `k`-th child.
-    ///
-    /// # Errors
-    /// The transport's.
-    fn send_to_children(&mut self, tree: &Tree, node: Node, msgs: Vec<Msg>) -> Result<()>;
-    /// The message `node`'s parent sent it.
-    ///
-    /// # Errors
-    /// The transport's.
-    fn receive_from_leader(&mut self, tree: &Tree, node: Node) -> Result<Msg>;
-    /// `node`'s strategy ran, modelled at `ops` operations (for a simulated clock).
-    fn strategy_ran(&mut self, node: Node, ops: f64) {
-        let _ = (node, ops);
-    }
-}
-
-/// Options of HybridLB.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct HierOptions {
-    /// The lowest level's strategy.
-    pub strategy: Strategy,
-    /// Table 5's rule: a domain of more objects works semi-centralized (never the lowest
-    /// domains). `None`: no limit.
-    pub max_objects: Option<usize>,
-    /// Eq. (2)'s `M̄`: a domain whose database exceeds it drops its lightest records, then
-    /// works semi-centralized (never the lowest). `None`: no limit.
-    pub max_bytes: Option<u64>,
-    /// Bandwidth GreedyCommLB charges messages at, bytes per second.
-    pub bandwidth: f64,
-}
-
-impl Default for HierOptions {
-    /// GreedyLB at the lowest level, no reduction, the SP2's 36 MB/s.
-    fn default() -> Self {
-        HierOptions {
-            strategy: Strategy::Greedy,
-            max_objects: None,
-            max_bytes: None,
-            bandwidth: crate::sim::Machine::default().bandwidth,
-        }
-    }
-}
-
-/// What a domain's leader found in phase 1 (for the report).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct DomainInfo {
-    /// Objects in the domain.
-    pub objects: u64,
-    /// Records held (0 when semi-centralized).
-    pub records: u64,
-    /// Records dropped by reduction (a).
-    pub dropped: u64,
-    /// Eq. (2)'s bytes of what the leader holds.
-    pub bytes: u64,
-    /// True when the domain works on totals.
-    pub semi: bool,
-    /// Operations its strategy was modelled at.
-    pub ops: f64,
-}
 
 /// What the phases leave on the nodes this transport runs.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::hybrid::Transport;
 use super::msg::{Msg, Phase};
+use super::transport::Transport;
 use super::tree::{Node, Tree};
 use crate::sim::Machine;
 use crate::Result;

@@ -9,6 +9,7 @@
 //! | `db.rs` | `ObjData`, `CommData`, eq. (2)'s bytes, the reductions and table 5's shrink level (B.3) |
 //! | `strategies.rs` | GreedyLB, GreedyCommLB, RefineLB and its binary search, semi-centralized amounts and picks, token placement (B.4, B.6) |
 //! | `hybrid.rs` | the three phases over a `Transport` (B.3–B.5) |
+//! | `transport.rs`, `options.rs` | the `Transport` trait the phases send through; `HierOptions` |
 //! | `msg.rs` | the phases' messages and their bytes |
 //! | `domain.rs` | one leader's step in each phase: merge, split amounts, pick, pass tokens, decide |
 //! | `in_process.rs` | the transport of one process, with the simulated clock (B.10) |
@@ -47,23 +48,27 @@ mod hybrid;
 mod in_process;
 mod lbtest;
 mod msg;
+mod options;
 mod ranks;
 mod simulate;
 mod strategies;
+mod transport;
 mod tree;
 
 pub use db::{
-    containers, db_bytes, drop_lightest, keep_crossing, shrink_level, CommData, ObjData,
-    RECORD_BYTES,
+    containers, db_bytes, drop_lightest, keep_crossing, shrink_level, CommData, DomainInfo,
+    ObjData, RECORD_BYTES,
 };
-pub use hybrid::{run, DomainInfo, HierOptions, Outcome, Transport};
+pub use hybrid::{run, Outcome};
 pub use in_process::{round_time, InProcess, Round, RoundKey};
 pub use lbtest::{sorted_placement, LbTest};
 pub use msg::{Db, Match, Msg, Phase, Token};
+pub use options::HierOptions;
 pub use ranks::{balance_on_ranks, RankTransport};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
     bin_loads, greedy, greedy_comm, ops, pick, place_tokens, refine, refine_search, semi_transfers,
     Ops, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
 };
+pub use transport::Transport;
 pub use tree::{level_model, message_model, Node, Tree};

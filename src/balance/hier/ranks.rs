@@ -6,8 +6,10 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::db::{CommData, ObjData};
-use super::hybrid::{run, HierOptions, Transport};
+use super::hybrid::run;
 use super::msg::{Db, Msg, Phase};
+use super::options::HierOptions;
+use super::transport::Transport;
 use super::tree::{Node, Tree};
 use crate::comm::{Comm, Tag};
 use crate::{Error, Result};

@@ -5,10 +5,12 @@
 
 use std::collections::BTreeMap;
 
+use super::db::DomainInfo;
 use super::db::{CommData, ObjData};
-use super::hybrid::{run, DomainInfo, HierOptions};
+use super::hybrid::run;
 use super::in_process::InProcess;
 use super::msg::{Db, Phase};
+use super::options::HierOptions;
 use super::strategies::sorted_ids;
 use super::tree::{Node, Tree};
 use crate::metrics::{Imbalance, Movement};
