@@ -196,6 +196,31 @@ fn run_erosion_on_p_thread_ranks_writes_the_single_process_records() {
         for (key, value) in summary.as_object().unwrap() {
             assert_eq!(&written["summary"][key], value, "P = {procs}: {key}");
         }
+        cpu_accounts_the_erosions_own_work(&written["cpu"], procs);
+    }
+}
+
+/// The CPU account of an erosion run on `procs` ranks: the erosion's own work between the
+/// steps (its draws, the fronts' refresh) is in it, and every phase's critical path lies
+/// between its largest rank's CPU and the sum over ranks.
+fn cpu_accounts_the_erosions_own_work(cpu: &Value, procs: usize) {
+    let phases = cpu["phases"].as_object().unwrap();
+    for own in ["flux", "halo"] {
+        let sum = phases[own]["sum_s"].as_f64().unwrap();
+        assert!(sum > 0.0, "P = {procs}: no {own} CPU");
+    }
+    for (name, phase) in phases {
+        let [max, critical, sum] =
+            ["max_s", "critical_s", "sum_s"].map(|k| phase[k].as_f64().unwrap());
+        assert_eq!(
+            phase["per_rank_s"].as_array().unwrap().len(),
+            procs,
+            "{name}"
+        );
+        assert!(
+            max <= critical + 1e-12 && critical <= sum + 1e-12,
+            "P = {procs}, {name}: {max} {critical} {sum}"
+        );
     }
 }
 

@@ -20,6 +20,7 @@ use plume::adapt::{Forest, LeafId, NO_ELEM};
 use plume::comm::{Comm, CommExt, ReduceOp};
 use plume::dist::{FirstOwners, GatheredPlum, Mark, Run};
 use plume::mesh::chunk::Chunk;
+use plume::metrics::{Phase, RankCpu};
 
 use crate::budget;
 use crate::words::PartitionKind;
@@ -101,6 +102,12 @@ pub fn run_rank<C: Comm + ?Sized>(
         run.leaf_data_mut(LeafId { root: r, elem: 0 })[0] = domain::material(rocks[r as usize]);
     }
     let mut erosion = Erosion::unrefreshed(rocks, probability, plume::hash::mix64(cfg.seed));
+    // This rank's CPU between start-up and the steps and between the steps (the erosion's
+    // own work), segment by segment: the draws (`Flux`), the fronts' refresh (`Halo`), the
+    // fluid work and rank 0's decision (`Balance`), the balances' migrations (`Migrate`); cut
+    // at every collective.
+    let mut between: Vec<(Phase, f64)> = Vec::new();
+    run.account(Phase::Halo);
     let held = run.held_roots();
     refresh(&run, &mut erosion, &held)?;
     let mut rank0 = ledger.map(|ledger| Rank0 {
@@ -116,6 +123,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         let graph = run.graph().expect("rank 0 keeps the graph");
         r0.ledger.initial_owner(graph, &r0.fluid)
     });
+    run.account(Phase::Balance);
     let initial = comm.agree_as(initial.transpose())?;
     let moves = rank0
         .as_mut()
@@ -128,8 +136,11 @@ pub fn run_rank<C: Comm + ?Sized>(
         iterations: 0,
         time: 0.0,
     };
+    // The output (`each`) is not the erosion's work.
+    between.extend_from_slice(run.take_cpu().segments());
     comm.agree_as(each(moment, run.forest(), run.owner()))?;
     for iteration in 0..cfg.iterations {
+        run.account(Phase::Flux);
         let mut record = rank0.as_mut().map(|r0| {
             let graph = run.graph().expect("rank 0 keeps the graph");
             let fluid = &r0.fluid;
@@ -145,7 +156,9 @@ pub fn run_rank<C: Comm + ?Sized>(
                 tree.elems[id.elem as usize].level < cfg.max_depth
             })
             .collect();
+        run.account(Phase::Flux);
         let divided = comm.reduce_u64(refine.len() as u64, ReduceOp::Sum)?;
+        run.account(Phase::Flux);
         comm.agree_as(check_iteration(
             cfg,
             roots,
@@ -157,6 +170,8 @@ pub fn run_rank<C: Comm + ?Sized>(
             run.leaf_data_mut(id)[0] = FLUID;
         }
         let before = held_leaves(run.forest());
+        // The step accounts itself: what was recorded before it is kept first.
+        between.extend_from_slice(run.take_cpu().segments());
         let report = run.step(|leaf| {
             if refine.contains(&leaf.id) {
                 Mark::Refine
@@ -166,6 +181,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         })?;
         leaves = report.metrics.leaves;
         crate::cpu::add_step(comm, &mut cpu, &report.cpu)?;
+        run.account(Phase::Halo);
         // The trees that grew (the step moved none: the run's own balancer never triggers).
         let mut changed: Vec<u32> = eroded.iter().map(|id| id.root).collect();
         changed.extend(
@@ -177,6 +193,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         );
         let around = refresh_around(&run, &mut erosion, &changed)?;
         gather_fluid(&run, &erosion, &around, rank0.as_mut())?;
+        run.account(Phase::Balance);
         let nb_eroded = comm.reduce_u64(eroded.len() as u64, ReduceOp::Sum)?;
         let decided = match (rank0.as_mut(), record.as_mut()) {
             (Some(r0), Some(record)) => {
@@ -186,8 +203,10 @@ pub fn run_rank<C: Comm + ?Sized>(
             }
             _ => Ok(None),
         };
+        run.account(Phase::Balance);
         let decided = comm.agree_as(decided)?;
         let balances = decided.is_some();
+        run.account(Phase::Balance);
         let balances = comm.broadcast_serde(0, rank0.as_ref().map(|_| &balances))?;
         if balances {
             let moves = rank0
@@ -200,12 +219,16 @@ pub fn run_rank<C: Comm + ?Sized>(
         if let Some(record) = &record {
             moment.time += record.time;
         }
+        run.account(Phase::Balance);
         moment.time = broadcast_f64(comm, moment.time)?;
+        // The output (`each`) is not the erosion's work.
+        between.extend_from_slice(run.take_cpu().segments());
         comm.agree_as(each(moment, run.forest(), run.owner()))?;
         if let (Some(r0), Some(record)) = (rank0.as_mut(), record) {
             r0.ledger.records.push(record);
         }
     }
+    crate::cpu::add_between_steps(comm, &mut cpu, &RankCpu::from_segments(between))?;
     Ok(rank0.map(|r0| {
         let work: u64 = r0.fluid.iter().sum();
         ErosionRun {
@@ -264,6 +287,7 @@ fn migrate<C: Comm + ?Sized>(
         }
         *owner = new_owner;
     }
+    run.account(Phase::Migrate);
     let leaving = comm.all_to_all_serde(&outgoing)?.swap_remove(0);
     let part = run.forest().initial().clone();
     let held_before: Vec<u32> = run
@@ -298,6 +322,7 @@ fn gather_fluid<C: Comm + ?Sized>(
         .iter()
         .map(|&r| (initial.root_gid(r), erosion.fluid()[r as usize]))
         .collect();
+    run.account(Phase::Balance);
     let incoming = comm.all_to_all_serde(&outgoing)?;
     if let Some(r0) = rank0 {
         for (g, f) in incoming.into_iter().flatten() {
@@ -330,6 +355,7 @@ fn refresh_around<C: Comm + ?Sized>(
             }
         }
     }
+    run.account(Phase::Halo);
     for g in comm.all_to_all_serde(&outgoing)?.into_iter().flatten() {
         let r = initial.local_root(g).filter(|&r| forest.holds(r));
         around.insert(r.expect("the owner of a root holds it"));
@@ -354,6 +380,7 @@ fn refresh<C: Comm + ?Sized>(run: &Run<C>, erosion: &mut Erosion, roots: &[u32])
         }
     }
     let asked: Vec<Vec<u32>> = asked.into_iter().map(|a| a.into_iter().collect()).collect();
+    run.account(Phase::Halo);
     let answers: Vec<Vec<(u32, Vec<FaceKeys>)>> = comm
         .all_to_all_serde(&asked)?
         .into_iter()
@@ -366,6 +393,7 @@ fn refresh<C: Comm + ?Sized>(run: &Run<C>, erosion: &mut Erosion, roots: &[u32])
                 .collect()
         })
         .collect();
+    run.account(Phase::Halo);
     let halo: Halo = comm
         .all_to_all_serde(&answers)?
         .into_iter()
