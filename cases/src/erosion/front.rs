@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use plume::adapt::{Forest, InitialMesh, LeafId, NO_ELEM};
+use plume::adapt::{Forest, LeafId, NO_ELEM};
 use plume::hash::mix64;
 
 /// Solution value of a rock leaf.
@@ -104,13 +104,14 @@ impl Erosion {
         }
     }
 
-    /// Follows a migration that moved `forest` from the part `from` onto its new part (the
-    /// roots numbered anew), whose rocks are `rock_of_root` (by new local root): the roots
-    /// still held keep their front and fluid, the others have none (the roots that arrived
-    /// are refreshed next, with their neighbours' [`Halo`]).
+    /// Follows a migration that moved `forest` from its part, whose local root `r` had the
+    /// global id `gids_before[r]`, onto its new part (the roots numbered anew), whose rocks
+    /// are `rock_of_root` (by new local root): the roots still held keep their front and
+    /// fluid, the others have none (the roots that arrived are refreshed next, with their
+    /// neighbours' [`Halo`]).
     pub fn renumber(
         &mut self,
-        from: &InitialMesh,
+        gids_before: &[u32],
         forest: &Forest,
         rock_of_root: Vec<Option<u32>>,
     ) {
@@ -121,7 +122,7 @@ impl Erosion {
         let mut active = BTreeSet::new();
         for r in 0..self.front.len() as u32 {
             let kept = to
-                .local_root(from.root_gid(r))
+                .local_root(gids_before[r as usize])
                 .filter(|&now| forest.holds(now));
             if let Some(now) = kept {
                 front[now as usize] = std::mem::take(&mut self.front[r as usize]);

@@ -289,16 +289,21 @@ fn migrate<C: Comm + ?Sized>(
     }
     run.account(Phase::Migrate);
     let leaving = comm.all_to_all_serde(&outgoing)?.swap_remove(0);
-    let part = run.forest().initial().clone();
+    // The part's global ids before the migration renumbers it (its roots' local ids).
+    let part = run.forest().initial();
+    let gids_before: Vec<u32> = (0..part.nroots() as u32)
+        .map(|r| part.root_gid(r))
+        .collect();
+    // Ascending: a part numbers its roots by ascending global id.
     let held_before: Vec<u32> = run
         .held_roots()
         .into_iter()
-        .map(|r| part.root_gid(r))
+        .map(|r| gids_before[r as usize])
         .collect();
     run.migrate_leaving(&leaving)?;
     let forest = run.forest();
     let initial = forest.initial();
-    erosion.renumber(&part, forest, domain::rocks(initial.mesh(), stripes));
+    erosion.renumber(&gids_before, forest, domain::rocks(initial.mesh(), stripes));
     let arrived: Vec<u32> = run
         .held_roots()
         .into_iter()
