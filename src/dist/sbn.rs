@@ -289,6 +289,16 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 continue;
             }
             if !self.pending.is_empty() {
+                if self.awaiting.is_empty() {
+                    // No tree is on its way: waiting would never end.
+                    return Err(Error::Protocol {
+                        from: self.me as usize,
+                        message: format!(
+                            "rank {} waits for root {}'s tree, which it never asked for",
+                            self.me, self.pending[0]
+                        ),
+                    });
+                }
                 self.wait_for_data()?;
                 continue;
             }
@@ -442,7 +452,23 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 p.location[v as usize] = self.me;
                 None
             }
-            Some((shared, p)) => p.fetch_group(v, shared),
+            Some(_) if self.awaiting.contains(&v) => None,
+            Some((shared, p)) => {
+                if p.location[v as usize] == self.me {
+                    // A stale table (a locate message overtaken by a newer move, passed on in
+                    // a distribution) places the tree here after it left: it is where it was
+                    // sent, or further on that way.
+                    p.location[v as usize] =
+                        *self.gone_to.get(&v).ok_or_else(|| Error::Protocol {
+                            from: self.me as usize,
+                            message: format!(
+                                "rank {}'s table places root {v}'s tree here, which never was",
+                                self.me
+                            ),
+                        })?;
+                }
+                p.fetch_group(v, shared)
+            }
             None => None,
         };
         if let Some((src, mut group)) = group {
