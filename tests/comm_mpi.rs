@@ -11,7 +11,8 @@
 //! spread mesh, generated blocks, vertex directory) for N = 2…4; runs started from chunks
 //! (`Run::from_chunk`), whose shares and records are the threads backend's, for N = 2…4; SBN processing levels for N = 2…4 (and with a slow rank), whose roots,
 //! leaves and digest are the single rank's (the tree checksum unchanged by each level), and a rank failing in one (every
-//! rank exits non-zero with one message). `mpirun --timeout` turns a hang into exit code 110, which the failure
+//! rank exits non-zero with one message); HybridLB's decisions for N = 4, which are the
+//! in-process simulation's. `mpirun --timeout` turns a hang into exit code 110, which the failure
 //! scenarios must not see.
 
 mod comm_checks;
@@ -19,6 +20,9 @@ mod external;
 mod startup_checks;
 
 use plume::adapt::{AdaptOptions, Forest, LeafView};
+use plume::balance::hier::{
+    balance, balance_on_ranks, Clock, CommData, HierOptions, LbTest, ObjData, Strategy, Tree,
+};
 use plume::balance::SbnOptions;
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, with_mpi, Comm, CommExt, MpiComm};
@@ -53,6 +57,7 @@ fn main() {
     }
     sbn_levels_match_one_rank(3, "sbn-slow");
     a_rank_failing_in_an_sbn_level_ends_every_rank_with_one_message();
+    hierarchical_decisions_match_the_simulation(4);
     an_agreed_failure_ends_every_rank_with_one_message();
     a_rank_failing_alone_aborts_the_job();
     a_panicking_rank_aborts_the_job();
@@ -126,6 +131,11 @@ fn run_rank(scenario: &str) -> i32 {
                     }
                 })
             }
+            "hier" => reported(comm, hier_moves(comm), &mut printed).map(|lines| {
+                for line in lines {
+                    println!("{line}");
+                }
+            }),
             "lone-failure" if comm.rank() == 1 => Err(unreadable()),
             "lone-failure" => comm.barrier(),
             "panic" if comm.rank() == 1 => panic!("rank 1 lost its mesh"),
@@ -397,6 +407,90 @@ fn sbn_levels<C: Comm + ?Sized>(comm: &C, hook: Option<Hook>) -> plume::Result<V
         }
     }
     Ok(lines)
+}
+
+/// The hierarchical balancer's settings the `hier` scenario decides with on `procs` ranks:
+/// a uniform tree and a list, every lowest strategy, with and without semi-centralized levels.
+fn hier_settings(procs: usize) -> Vec<(Tree, HierOptions)> {
+    let trees = [
+        Tree::uniform(procs, 2).expect("a binary tree"),
+        Tree::from_list(procs, &[procs]).expect("one level"),
+    ];
+    let mut settings = Vec::new();
+    for tree in trees {
+        for strategy in [Strategy::Greedy, Strategy::GreedyComm, Strategy::Refine] {
+            for max_objects in [None, Some(30)] {
+                let opts = HierOptions {
+                    strategy,
+                    max_objects,
+                    ..HierOptions::default()
+                };
+                settings.push((tree.clone(), opts));
+            }
+        }
+    }
+    settings
+}
+
+/// `lb_test`'s objects for `procs` ranks: 40 per rank, ring communication.
+fn hier_objects(procs: usize) -> plume::Result<(Vec<ObjData>, Vec<CommData>)> {
+    LbTest::new(40 * procs, procs).generate()
+}
+
+/// Each rank balances its own `lb_test` objects with HybridLB over the transport (every
+/// setting of [`hier_settings`]); rank 0 gathers the moves and writes, per setting, every
+/// object's destination.
+fn hier_moves<C: Comm + ?Sized>(comm: &C) -> plume::Result<Vec<String>> {
+    let (objs, records) = hier_objects(comm.size())?;
+    let me = comm.rank() as u32;
+    let mut lines = Vec::new();
+    for (tree, opts) in hier_settings(comm.size()) {
+        let mine: Vec<ObjData> = objs.iter().filter(|o| o.home == me).copied().collect();
+        let sent: Vec<CommData> = records
+            .iter()
+            .filter(|r| objs[r.from as usize].home == me)
+            .copied()
+            .collect();
+        let moves = balance_on_ranks(comm, &tree, &opts, mine, sent)?;
+        let all = comm.all_gather_serde(&moves)?;
+        let mut dest: Vec<u32> = objs.iter().map(|o| o.home).collect();
+        for &(id, to) in all.iter().flatten() {
+            dest[id as usize] = to;
+        }
+        if comm.rank() == 0 {
+            lines.push(format!("{dest:?}"));
+        }
+    }
+    Ok(lines)
+}
+
+/// HybridLB's decisions under `mpirun -n procs` are the in-process simulation's, bit for bit
+/// (B.11 test 11 on MPI ranks).
+fn hierarchical_decisions_match_the_simulation(procs: usize) {
+    let output = mpirun(procs, "hier", 60);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "hier on {procs} ranks: {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (objs, records) = hier_objects(procs).expect("lb_test objects");
+    let simulated: Vec<String> = hier_settings(procs)
+        .iter()
+        .map(|(tree, opts)| {
+            let sim = balance(tree, opts, &Clock::default(), &objs, &records, None)
+                .expect("the simulation");
+            assert!(sim.migrated > 0, "{opts:?}: the balancer moved nothing");
+            format!("{:?}", sim.dest)
+        })
+        .collect();
+    let mpi: Vec<String> = stdout.lines().map(String::from).collect();
+    assert_eq!(
+        mpi, simulated,
+        "hier on {procs} ranks: not the simulation's"
+    );
+    println!("test comm_mpi: hierarchical decisions on {procs} ranks match the simulation ... ok");
 }
 
 /// The SBN levels of [`sbn_levels`] under `mpirun` (`scenario`: `sbn` or `sbn-slow`) give
