@@ -64,7 +64,7 @@ pub use in_process::{round_time, InProcess, Round, RoundKey};
 pub use lbtest::{sorted_placement, LbTest};
 pub use msg::{Db, Match, Msg, Phase, Token};
 pub use options::HierOptions;
-pub use ranks::{balance_on_ranks, RankTransport};
+pub use ranks::{balance_on_ranks, run_on_ranks, RankOutcome, RankTransport, Received};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
     bin_loads, greedy, greedy_comm, metis, ops, pick, place_tokens, refine, refine_search,
