@@ -18,6 +18,7 @@ use super::rows::ByRoot;
 use crate::balance::{Balance, Plum};
 use crate::comm::{Comm, CommExt};
 use crate::graph::DualGraph;
+use crate::metrics::Movement;
 use crate::{Error, Result};
 
 /// What a rank sends rank 0 of one root: its weights, its `CWgt` (aligned with its
@@ -173,17 +174,30 @@ impl Gathered {
     }
 
     /// Tells rank 0 the roots that left each rank (`leaving`, this rank's; a collective):
-    /// its owners follow. A root's new holder sends its row again at the next gather.
-    pub(super) fn moved(&mut self, comm: &dyn Comm, leaving: &[(u32, u32)]) -> Result<()> {
+    /// its owners follow. A root's new holder sends its row again at the next gather. Returns,
+    /// on rank 0, the flows of what moves in the sizes the trees move with.
+    pub(super) fn moved(
+        &mut self,
+        comm: &dyn Comm,
+        leaving: &[(u32, u32)],
+    ) -> Result<Option<Movement>> {
         let mut outgoing = vec![Vec::new(); comm.size()];
         outgoing[0] = leaving.to_vec();
         let incoming: Vec<Vec<(u32, u32)>> = comm.all_to_all_serde(&outgoing)?;
-        if let Some(whole) = self.whole.as_mut() {
-            for (r, to) in incoming.into_iter().flatten() {
+        let Some(whole) = self.whole.as_mut() else {
+            return Ok(None);
+        };
+        let p = comm.size();
+        let (mut sent, mut received) = (vec![0u64; p], vec![0u64; p]);
+        for (from, moves) in incoming.into_iter().enumerate() {
+            for (r, to) in moves {
+                let size = whole.moving[r as usize];
+                sent[from] += size;
+                received[to as usize] += size;
                 whole.owner[r as usize] = to;
             }
         }
-        Ok(())
+        Ok(Some(Movement::from_flows(sent, received)))
     }
 }
 

@@ -13,17 +13,19 @@
 //! domain's roots, unless the run's records ask for the whole graph
 //! ([`Hierarchical::keeping_records`]).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::balancer::{check_ranks, first_by, Balancer, Decision, HeldRows};
+use super::balancer::{check_ranks, first_by, BalanceOutcome, Balancer, Decision, HeldRows};
 use super::gathered::Gathered;
 use super::verdict;
 use crate::balance::hier::{run_on_ranks, CommData, HierOptions, ObjData, RankOutcome, Tree};
-use crate::balance::{BalancePolicy, PlumOptions, Threshold};
+use crate::balance::plum::BalanceTimes;
+use crate::balance::{Balance, BalancePolicy, PlumOptions, Threshold};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::DualGraph;
+use crate::metrics::Movement;
 use crate::partition::{Metis, Partitioner};
 use crate::solver_model::FACE_BYTES;
 use crate::{Error, Result};
@@ -198,6 +200,35 @@ fn stats(comm: &dyn Comm, tree: &Tree, outcome: &RankOutcome, seconds: f64) -> R
     })
 }
 
+/// The decision as PLUM's records read it, on rank 0 keeping the records: the verdict, what
+/// moved (`movement`: the planned and the identity volumes too, as nothing is remapped), the
+/// three phases' time as the partition stage, and the new owners when accepted.
+fn as_plum(
+    verdict: &BalanceOutcome,
+    hier: &HierStats,
+    movement: Movement,
+    owners: Option<&[u32]>,
+) -> Balance {
+    Balance {
+        load_imb_before: verdict.load_imb_before,
+        load_imb_after: verdict.load_imb_after,
+        triggered: verdict.triggered,
+        accepted: verdict.accepted,
+        gain: verdict.gain,
+        cost: verdict.cost,
+        planned: movement.clone(),
+        identity: movement.clone(),
+        movement,
+        partition: None,
+        remap: None,
+        times: BalanceTimes {
+            partition: Duration::from_secs_f64(hier.seconds),
+            ..BalanceTimes::default()
+        },
+        new_owner: owners.filter(|_| verdict.accepted).map(<[u32]>::to_vec),
+    }
+}
+
 impl Balancer for Hierarchical {
     fn check(&self, ranks: usize) -> Result<()> {
         check_ranks("hierarchical", self.tree.nprocs(), ranks)
@@ -237,13 +268,15 @@ impl Balancer for Hierarchical {
         let policy = self.policy.as_mut();
         let verdict = verdict::weigh(comm, &held, &asked.loads, &given, &self.plum, policy)?;
         let leaving = if verdict.accepted { given } else { Vec::new() };
+        let mut plum = None;
         if let Some(records) = self.records.as_mut() {
-            records.moved(comm, &leaving)?;
+            let movement = records.moved(comm, &leaving)?;
+            plum = movement.map(|m| as_plum(&verdict, &hier, m, records.owners()));
         }
         Ok(Decision {
             leaving,
             outcome: Some(verdict),
-            plum: None,
+            plum,
             hier: Some(hier),
         })
     }
