@@ -34,7 +34,12 @@ fn ranks_decide_as_the_simulation() {
         (16, Tree::uniform(16, 2).unwrap()),
     ] {
         let (objs, records) = LbTest::new(40 * p, p).generate().unwrap();
-        for strategy in [Strategy::Greedy, Strategy::GreedyComm, Strategy::Refine] {
+        for strategy in [
+            Strategy::Greedy,
+            Strategy::GreedyComm,
+            Strategy::Refine,
+            Strategy::Metis,
+        ] {
             for max_objects in [None, Some(90)] {
                 let opts = HierOptions {
                     strategy,

@@ -17,6 +17,7 @@ pub mod erosion;
 pub mod error;
 pub mod euler;
 pub mod folder_lock;
+pub mod hier;
 pub mod probes;
 pub mod progress;
 pub mod provenance;

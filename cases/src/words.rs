@@ -16,7 +16,9 @@
 //! | policy | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba` |
 //! | step time (erosion) | `median-of-three`, `last` |
 //! | vtk | `all`, `last`, `none` |
-//! | balancer | `plum`, `sbn`, `none` |
+//! | balancer | `plum`, `sbn`, `none`, `hier` |
+//! | hier strategy | `greedy`, `greedy-comm`, `refine`, `metis` |
+//! | tree | `G` or a list of branchings from the top, `8,4` |
 //! | variant (SBN) | `basic`, `heuristic` |
 //! | balance at (PLUM) | `before`, `after` |
 //! | accept (PLUM) | `cost`, `always`, `never` |
@@ -31,6 +33,7 @@ use plume::balance::sbn::policy::{
     BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, ProbeLevel,
     Topology, Units,
 };
+use plume::balance::hier::{Strategy, Tree};
 use plume::balance::{
     Accept, BalancePolicy, CostBenefit, Degradation, Never, Periodic, StepTime, Threshold, Ulba,
     Variant,
@@ -145,6 +148,104 @@ word_enum! {
         Sbn = "sbn",
         /// No balancing: the roots stay on the ranks they start on.
         None = "none",
+        /// Hierarchical balancing (seed 002's HybridLB): a tree of domains of consecutive ranks, each lowest domain's leader balancing its own roots, the levels above their totals.
+        Hier = "hier",
+    }
+}
+
+/// `--hier-strategy`: the hierarchical balancer's strategy in its lowest domains.
+impl Words for Strategy {
+    const WHAT: &'static str = "hierarchical strategy";
+    const ALL: &'static [(Self, &'static str, &'static str)] = &[
+        (
+            Strategy::Greedy,
+            "greedy",
+            "GreedyLB: the heaviest root to the least loaded rank (ignores the cut).",
+        ),
+        (
+            Strategy::GreedyComm,
+            "greedy-comm",
+            "GreedyCommLB: the least loaded rank or a neighbour's, whichever costs least with its faces.",
+        ),
+        (
+            Strategy::Refine,
+            "refine",
+            "RefineLB: few moves from overloaded to underloaded ranks.",
+        ),
+        (
+            Strategy::Metis,
+            "metis",
+            "PLUM on the domain's roots: METIS parts remapped onto its ranks.",
+        ),
+    ];
+}
+
+/// `--tree`: the hierarchical balancer's tree, one uniform branching `G` (`4`) or a list of
+/// branchings from the top whose product is P (`8,4`: 8 domains of 4 ranks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeSpec {
+    /// Every domain has `G` children (the last of a level fewer when P is not a power of G).
+    Uniform(usize),
+    /// Branchings from the top.
+    List(Vec<usize>),
+}
+
+impl TreeSpec {
+    /// The tree on `procs` ranks.
+    ///
+    /// # Errors
+    /// The library's, naming the tree: a product other than P, fewer than 2 ranks.
+    pub fn build(&self, procs: usize) -> plume::Result<Tree> {
+        if procs < 2 {
+            return Err(plume::Error::Invalid(format!(
+                "tree: a hierarchy needs at least 2 ranks, not {procs}"
+            )));
+        }
+        match self {
+            TreeSpec::Uniform(g) => Tree::uniform(procs, *g),
+            TreeSpec::List(list) => Tree::from_list(procs, list),
+        }
+    }
+
+    /// The default tree on `procs` ranks: three levels (seed 002's fig. 3 minimum, with the
+    /// smallest uniform branching that reaches P), two on 2 ranks.
+    pub fn default_for(procs: usize) -> TreeSpec {
+        let levels = if procs < 3 { 2 } else { 3 };
+        match Tree::with_levels(procs.max(2), levels) {
+            Ok(tree) => TreeSpec::Uniform(tree.span(tree.proc_level() - 1)),
+            Err(_) => TreeSpec::Uniform(2),
+        }
+    }
+}
+
+impl FromStr for TreeSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let list = s
+            .split(',')
+            .map(|g| match g.trim().parse::<usize>() {
+                Ok(g) if g >= 2 => Ok(g),
+                Ok(g) => Err(format!("a branching of {g}: every domain needs at least 2 children")),
+                Err(_) => Err(format!("{g:?} is not a branching: expected G or a list like 8,4")),
+            })
+            .collect::<Result<Vec<usize>, String>>()?;
+        Ok(match list[..] {
+            [g] => TreeSpec::Uniform(g),
+            _ => TreeSpec::List(list),
+        })
+    }
+}
+
+impl fmt::Display for TreeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreeSpec::Uniform(g) => write!(f, "{g}"),
+            TreeSpec::List(list) => {
+                let words: Vec<String> = list.iter().map(|g| g.to_string()).collect();
+                f.write_str(&words.join(","))
+            }
+        }
     }
 }
 
@@ -648,7 +749,10 @@ mod tests {
             words_round_trip::<StepTimeName>(),
             ["median-of-three", "last"]
         );
-        assert_eq!(words_round_trip::<Balancer>(), ["plum", "sbn", "none"]);
+        assert_eq!(
+            words_round_trip::<Balancer>(),
+            ["plum", "sbn", "none", "hier"]
+        );
     }
 
     #[test]

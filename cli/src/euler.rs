@@ -219,6 +219,9 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     if args.output_every == 0 {
         return usage("--output-every must be at least 1".into());
     }
+    if args.balancer == Balancer::Hier {
+        return usage("--balancer hier: run euler does not offer it yet (run shock does)".into());
+    }
     refuse_sbn_options(
         args.balancer,
         args.variant,

@@ -8,6 +8,7 @@
 //! [`Diffusive`](super::Diffusive) (the diffusive repartitioner on the ranks' rows, nothing
 //! gathered) and [`NoBalancing`]; a user brings their own by implementing the trait.
 
+use super::hierarchical::HierStats;
 use crate::balance::Balance;
 use crate::comm::Comm;
 use crate::graph::DualGraph;
@@ -40,6 +41,9 @@ pub struct Decision {
     /// PLUM's whole decision, on the rank that ran it (rank 0 of
     /// [`GatheredPlum`](super::GatheredPlum)), for the records.
     pub plum: Option<Balance>,
+    /// The hierarchical balancer's numbers, the same on every rank
+    /// ([`Hierarchical`](super::Hierarchical); `None` for the others).
+    pub hier: Option<HierStats>,
 }
 
 /// A balancer's decision at one step, the same on every rank.

@@ -10,11 +10,11 @@
 //! decisions are those of [`GatheredPlum`](super::GatheredPlum) with the same options, the
 //! [`Diffusion`] partitioner and the identity remap, bit for bit.
 
-use super::balancer::{check_ranks, first_by, BalanceOutcome, Balancer, Decision, HeldRows};
-use crate::balance::{BalancePolicy, Observation, PlumOptions, Threshold};
-use crate::comm::{Comm, CommExt, ReduceOp};
+use super::balancer::{check_ranks, first_by, Balancer, Decision, HeldRows};
+use super::verdict;
+use crate::balance::{BalancePolicy, PlumOptions, Threshold};
+use crate::comm::Comm;
 use crate::graph::DualGraph;
-use crate::metrics::Movement;
 use crate::partition::{Diffusion, Metis, Partitioner};
 use crate::{Error, Result};
 
@@ -69,15 +69,6 @@ impl Diffusive {
             first,
         })
     }
-
-    /// What the policy and the cost model see of the ranks' `loads`.
-    fn observation<'a>(&self, loads: &'a [f64]) -> Observation<'a> {
-        Observation {
-            loads,
-            time_per_load: self.opts.model.time_per_load,
-            iterations: self.opts.model.iterations,
-        }
-    }
 }
 
 impl Balancer for Diffusive {
@@ -90,73 +81,20 @@ impl Balancer for Diffusive {
     }
 
     fn balance(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<Decision> {
-        let (rank, p) = (comm.rank(), comm.size());
-        let rows = held.rows;
-        let loads: Vec<u64> = comm.all_gather_serde(&rows.pwgt.iter().sum::<u64>())?;
-        let before: Vec<f64> = loads.iter().map(|&l| l as f64).collect();
-        let obs = self.observation(&before);
-        // Every rank's policy sees the same loads: they decide alike.
-        if !self.policy.should_balance(&obs) {
-            let imb = obs.load_imb();
+        let asked = verdict::ask("diffusion", comm, &held, &self.opts, self.policy.as_mut())?;
+        if let Some(outcome) = asked.untriggered {
             return Ok(Decision {
-                outcome: Some(BalanceOutcome {
-                    load_imb_before: imb,
-                    load_imb_after: imb,
-                    triggered: false,
-                    accepted: false,
-                    gain: 0.0,
-                    cost: 0.0,
-                    volumes: [0; 3],
-                }),
+                outcome: Some(outcome),
                 ..Decision::default()
             });
         }
-        if let Some(s) = self.policy.target_shares(p) {
-            if s.iter().any(|&x| x != s[0]) {
-                return Err(Error::Invalid(
-                    "diffusion: the policy asks for uneven shares; diffusion balances to equal \
-                     shares only"
-                        .into(),
-                ));
-            }
-        }
-        let given = self.diffusion.on_rank(comm, rows)?.given;
-        // PWgt sent and received by each rank, then the moving sizes sent and received.
-        let mut flows = vec![0u64; 4 * p];
-        for &(r, to) in &given {
-            let i = rows
-                .roots
-                .binary_search(&r)
-                .expect("diffusion gives away roots of the rows");
-            flows[rank] += rows.pwgt[i];
-            flows[p + to as usize] += rows.pwgt[i];
-            flows[2 * p + rank] += held.moving[i];
-            flows[3 * p + to as usize] += held.moving[i];
-        }
-        let flows = comm.all_reduce_u64(&flows, ReduceOp::Sum)?;
-        let after: Vec<f64> = (0..p)
-            .map(|k| (loads[k] - flows[k] + flows[p + k]) as f64)
-            .collect();
-        let after = self.observation(&after);
-        let movement = Movement::from_flows(flows[2 * p..3 * p].to_vec(), flows[3 * p..].to_vec());
-        let gain = self.opts.model.gain(obs.max(), after.max());
-        let cost = self.opts.model.cost(movement.max_sr);
-        let accepted = self.opts.accept.accepts(gain, cost);
-        if accepted {
-            self.policy.balanced_moving(cost, movement.max_v);
-        }
+        let given = self.diffusion.on_rank(comm, held.rows)?.given;
+        let policy = self.policy.as_mut();
+        let outcome = verdict::weigh(comm, &held, &asked.loads, &given, &self.opts, policy)?;
         Ok(Decision {
-            leaving: if accepted { given } else { Vec::new() },
-            outcome: Some(BalanceOutcome {
-                load_imb_before: obs.load_imb(),
-                load_imb_after: after.load_imb(),
-                triggered: true,
-                accepted,
-                gain,
-                cost,
-                volumes: [movement.total_v, movement.max_v, movement.max_sr],
-            }),
-            plum: None,
+            leaving: if outcome.accepted { given } else { Vec::new() },
+            outcome: Some(outcome),
+            ..Decision::default()
         })
     }
 }

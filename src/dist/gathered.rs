@@ -18,6 +18,7 @@ use super::rows::ByRoot;
 use crate::balance::{Balance, Plum};
 use crate::comm::{Comm, CommExt};
 use crate::graph::DualGraph;
+use crate::metrics::Movement;
 use crate::{Error, Result};
 
 /// What a rank sends rank 0 of one root: its weights, its `CWgt` (aligned with its
@@ -90,31 +91,42 @@ struct Moves {
     arriving: Vec<(u32, SentRow)>,
 }
 
-/// PLUM on rank 0 with the gathered weights (see the module doc): the seed's method.
-pub struct GatheredPlum {
-    plum: Plum,
-    /// Rank 0's (after [`Balancer::first_owners`]).
+/// Rank 0's copy of every root's weights, owner and moving size, kept up to date by each
+/// rank's changed rows (see the module doc): PLUM's input, and the records' of a balancer that
+/// decides without it ([`Hierarchical::keeping_records`](super::Hierarchical::keeping_records)).
+#[derive(Default)]
+pub(super) struct Gathered {
+    /// Rank 0's (after [`Gathered::keep`]).
     whole: Option<Whole>,
     /// What this rank last sent of each root it held then (or rank 0 sent it of a root
     /// that came here).
     sent: ByRoot<SentRow>,
 }
 
-impl GatheredPlum {
-    /// `plum` on the gathered weights; its first partitioner ([`Plum::first_by`], or its
-    /// partitioner) makes the first owners.
-    pub fn new(plum: Plum) -> GatheredPlum {
-        GatheredPlum {
-            plum,
-            whole: None,
-            sent: ByRoot::default(),
-        }
+impl Gathered {
+    /// On rank 0: keeps `graph` and the first owners `owner`.
+    pub(super) fn keep(&mut self, graph: DualGraph, owner: Vec<u32>) {
+        self.whole = Some(Whole {
+            moving: graph.weights.rwgt.clone(),
+            owner,
+            graph,
+        });
+    }
+
+    /// Rank 0's graph.
+    pub(super) fn graph(&self) -> Option<&DualGraph> {
+        self.whole.as_ref().map(|w| &w.graph)
+    }
+
+    /// Rank 0's owners.
+    pub(super) fn owners(&self) -> Option<&[u32]> {
+        self.whole.as_ref().map(|w| &w.owner[..])
     }
 
     /// Sends rank 0 the rows of `held` that changed since this rank last sent them (a
     /// collective); rank 0 takes them into its graph, owners and moving sizes. Returns rank 0's
     /// failure to take them (`Ok` elsewhere), for the caller to agree on.
-    fn gather(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<Result<()>> {
+    pub(super) fn gather(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<Result<()>> {
         let mut changed = Vec::new();
         // A row this rank cannot send fails every rank after the collective, not before it.
         let mut taken = held.rows.check();
@@ -161,9 +173,53 @@ impl GatheredPlum {
         }))
     }
 
+    /// Tells rank 0 the roots that left each rank (`leaving`, this rank's; a collective):
+    /// its owners follow. A root's new holder sends its row again at the next gather. Returns,
+    /// on rank 0, the flows of what moves in the sizes the trees move with.
+    pub(super) fn moved(
+        &mut self,
+        comm: &dyn Comm,
+        leaving: &[(u32, u32)],
+    ) -> Result<Option<Movement>> {
+        let mut outgoing = vec![Vec::new(); comm.size()];
+        outgoing[0] = leaving.to_vec();
+        let incoming: Vec<Vec<(u32, u32)>> = comm.all_to_all_serde(&outgoing)?;
+        let Some(whole) = self.whole.as_mut() else {
+            return Ok(None);
+        };
+        let p = comm.size();
+        let (mut sent, mut received) = (vec![0u64; p], vec![0u64; p]);
+        for (from, moves) in incoming.into_iter().enumerate() {
+            for (r, to) in moves {
+                let size = whole.moving[r as usize];
+                sent[from] += size;
+                received[to as usize] += size;
+                whole.owner[r as usize] = to;
+            }
+        }
+        Ok(Some(Movement::from_flows(sent, received)))
+    }
+}
+
+/// PLUM on rank 0 with the gathered weights (see the module doc): the seed's method.
+pub struct GatheredPlum {
+    plum: Plum,
+    gathered: Gathered,
+}
+
+impl GatheredPlum {
+    /// `plum` on the gathered weights; its first partitioner ([`Plum::first_by`], or its
+    /// partitioner) makes the first owners.
+    pub fn new(plum: Plum) -> GatheredPlum {
+        GatheredPlum {
+            plum,
+            gathered: Gathered::default(),
+        }
+    }
+
     /// PLUM on rank 0's graph: the decision, its numbers, and each rank's roots that leave.
     fn decide(&mut self, ranks: usize) -> Result<Decided> {
-        let whole = self.whole.as_mut().ok_or_else(no_graph)?;
+        let whole = self.gathered.whole.as_mut().ok_or_else(no_graph)?;
         let graph = whole.graph.view(&whole.graph.weights)?;
         let b = self
             .plum
@@ -206,19 +262,18 @@ impl Balancer for GatheredPlum {
     fn first_owners(&mut self, graph: DualGraph, ranks: usize) -> Result<Vec<u32>> {
         check_ranks("plum", self.plum.opts.nprocs, ranks)?;
         let owner = self.plum.initial_assignment(&graph.view(&graph.weights)?)?;
-        self.whole = Some(Whole {
-            moving: graph.weights.rwgt.clone(),
-            owner: owner.clone(),
-            graph,
-        });
+        self.gathered.keep(graph, owner.clone());
         Ok(owner)
     }
 
     fn balance(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<Decision> {
-        let decided = self.gather(comm, held)?.and_then(|()| match comm.rank() {
-            0 => self.decide(comm.size()).map(Some),
-            _ => Ok(None),
-        });
+        let decided = self
+            .gathered
+            .gather(comm, held)?
+            .and_then(|()| match comm.rank() {
+                0 => self.decide(comm.size()).map(Some),
+                _ => Ok(None),
+            });
         let decided = comm.agree(decided)?;
         let (plum, outgoing) = match decided {
             Some((b, outcome, moves)) => {
@@ -234,26 +289,27 @@ impl Balancer for GatheredPlum {
         // Rank 0 holds the rows of the roots coming here: this rank sends them again only
         // when they change.
         for (r, row) in moves.arriving {
-            self.sent.put(r, row);
+            self.gathered.sent.put(r, row);
         }
         Ok(Decision {
             leaving: moves.leaving,
             outcome: Some(outcome),
             plum,
+            hier: None,
         })
     }
 
     /// Brings rank 0's graph up to date.
     fn observe(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<()> {
-        let gathered = self.gather(comm, held)?;
+        let gathered = self.gathered.gather(comm, held)?;
         comm.agree(gathered)
     }
 
     fn graph(&self) -> Option<&DualGraph> {
-        self.whole.as_ref().map(|w| &w.graph)
+        self.gathered.graph()
     }
 
     fn owners(&self) -> Option<&[u32]> {
-        self.whole.as_ref().map(|w| &w.owner[..])
+        self.gathered.owners()
     }
 }

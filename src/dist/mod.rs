@@ -65,6 +65,7 @@ mod diffusive;
 mod exchange;
 mod gathered;
 mod halo;
+mod hierarchical;
 mod kernel;
 mod level;
 mod migration;
@@ -73,12 +74,14 @@ mod process;
 mod rows;
 mod sbn;
 mod share;
+mod verdict;
 
 pub use accounting::{gather_cpu, CpuLaps};
 pub use balancer::{BalanceOutcome, Balancer, Decision, HeldRows, NoBalancing};
 pub use diffusive::Diffusive;
 pub use gathered::GatheredPlum;
 pub use halo::{GhostLeaf, Halo};
+pub use hierarchical::{mesh_object, mesh_objects, mesh_record, HierStats, Hierarchical};
 pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
@@ -143,6 +146,8 @@ pub struct LevelMetrics {
     pub closure_rounds: usize,
     /// The balancer's decision (`None` when it reports none or did not balance).
     pub balance: Option<BalanceOutcome>,
+    /// The hierarchical balancer's numbers ([`Hierarchical`]; `None` for the others).
+    pub hier: Option<HierStats>,
     /// What migration moved.
     pub moved: Moved,
 }
@@ -669,6 +674,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         times.close = start.elapsed();
 
         let mut balance = None;
+        let mut hier = None;
         let mut moved = Moved::default();
         if self.at == BalanceAt::Predicted {
             self.comm.enter(Phase::Predict);
@@ -677,7 +683,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             // after the subdivision.
             let rows = self.rows(true);
             times.predict = start.elapsed();
-            (balance, moved) = self.balance_and_migrate(&rows, &mut times)?;
+            (balance, hier, moved) = self.balance_and_migrate(&rows, &mut times)?;
         }
 
         self.comm.enter(Phase::Subdivide);
@@ -703,7 +709,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         }
         times.weights += start.elapsed();
         if let (BalanceAt::AfterSubdivision, Some(rows)) = (self.at, &rows) {
-            (balance, moved) = self.balance_and_migrate(rows, &mut times)?;
+            (balance, hier, moved) = self.balance_and_migrate(rows, &mut times)?;
         }
 
         self.level += 1;
@@ -726,6 +732,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
                 upgraded: sums[3],
                 closure_rounds,
                 balance,
+                hier,
                 moved,
             },
             times,
@@ -822,7 +829,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         &mut self,
         rows: &rows::OwnRows,
         times: &mut StepTimes,
-    ) -> Result<(Option<BalanceOutcome>, Moved)> {
+    ) -> Result<(Option<BalanceOutcome>, Option<HierStats>, Moved)> {
         self.comm.enter(Phase::Balance);
         let start = Instant::now();
         self.last = None;
@@ -833,6 +840,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             leaving,
             outcome,
             plum,
+            hier,
         } = self.comm.agree(decided)?;
         self.last = plum;
         let anything_moves = self.comm.any(!leaving.is_empty())?;
@@ -862,7 +870,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             }
         }
         times.migrate += start.elapsed();
-        Ok((outcome, moved))
+        Ok((outcome, hier, moved))
     }
 
     /// Checks the roots leaving this rank (a balancer's decision, or the caller's moves):

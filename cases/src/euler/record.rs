@@ -47,6 +47,11 @@ pub fn balancer_over(
     let first = cfg.initial.build(seed, centroids);
     Ok(match cfg.balancer {
         Balancer::None | Balancer::Sbn => Box::new(NoBalancing::new(first)),
+        Balancer::Hier => {
+            return Err(plume::Error::Invalid(
+                "run euler does not offer the hierarchical balancer (--balancer hier) yet".into(),
+            ))
+        }
         Balancer::Plum if cfg.partitioner.keeps_parts_on_ranks() => Box::new(Diffusive::with(
             opts,
             cfg.partitioner.diffusion(),

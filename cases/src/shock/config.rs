@@ -8,6 +8,7 @@ use plume::sim::Machine;
 use serde::Serialize;
 
 use crate::budget::Budget;
+use crate::hier::HierSettings;
 use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName, PolicyName, Words};
 
 use super::front::Front;
@@ -43,6 +44,10 @@ pub struct ShockConfig {
     /// SBN's options.
     #[serde(serialize_with = "sbn_options_json")]
     pub sbn: SbnOptions,
+    /// The hierarchical balancer's tree and strategy (with `balancer: hier`; written only
+    /// then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hier: Option<HierSettings>,
     /// The simulated machine both are timed on.
     pub machine: Machine,
     /// The front.
@@ -76,6 +81,7 @@ impl ShockConfig {
             balance_at: BalanceAt::Predicted,
             plum: PlumOptions::new(procs),
             sbn: SbnOptions::default(),
+            hier: None,
             machine: Machine::default(),
             front: Front::default(),
             processing: None,

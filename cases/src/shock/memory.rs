@@ -68,6 +68,7 @@ pub(super) fn balancer_name(balancer: Balancer) -> &'static str {
         Balancer::Plum => "PLUM",
         Balancer::Sbn => "SBN",
         Balancer::None => "no balancer",
+        Balancer::Hier => "hierarchical balancing",
     }
 }
 
@@ -93,7 +94,7 @@ pub(super) fn balancing_bytes(cfgs: &[ShockConfig], roots: usize) -> (u128, Opti
 }
 
 /// The memory a balancer needs besides the forest's, for `roots` roots: SBN's per-processor
-/// tables, PLUM's dense remap matrices.
+/// tables, PLUM's dense remap matrices, the hierarchical balancer's lowest database.
 fn balancer_bytes(cfg: &ShockConfig, roots: usize) -> u128 {
     let procs = cfg.procs as u128;
     match cfg.balancer {
@@ -109,5 +110,8 @@ fn balancer_bytes(cfg: &ShockConfig, roots: usize) -> u128 {
             )
         }
         Balancer::None => 0,
+        // A lowest leader's database: each root an object and at most four face records of
+        // 16 bytes (eq. (2)), at worst every root.
+        Balancer::Hier => budget::bytes((roots as u128).saturating_mul(5), 16),
     }
 }

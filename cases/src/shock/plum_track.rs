@@ -119,6 +119,7 @@ impl Track for PlumTrack {
                 flows: &self.flows,
                 moved: self.moved,
                 time_ms,
+                hier: None,
             },
         ))
     }
@@ -157,6 +158,8 @@ pub(super) struct PlumLevel<'a> {
     pub moved: Migration,
     /// The level's stage times.
     pub time_ms: StageTimes,
+    /// The hierarchical balancer's numbers (none for the others).
+    pub hier: Option<plume::dist::HierStats>,
 }
 
 /// The record of a level balanced by PLUM (or by nothing) on `cfg`'s simulated machine.
@@ -212,6 +215,7 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
         balance_pct: 100.0 * super::balancer_ms(&time_ms) / time_ms.values().sum::<f64>().max(1e-9),
         sim: SimRecord::new(sim.makespan, &sim.split, &processing),
         sbn: None,
+        hier: at.hier,
         measured: None,
         rank_times: Vec::new(),
         load_models: None,
@@ -241,7 +245,7 @@ pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Res
     opts.parts_per_proc = cfg.parts_per_proc;
     let policy = match cfg.balancer {
         Balancer::None => PolicyName::Never,
-        Balancer::Plum | Balancer::Sbn => cfg.policy,
+        Balancer::Plum | Balancer::Sbn | Balancer::Hier => cfg.policy,
     };
     let plum = Plum::with(
         opts,

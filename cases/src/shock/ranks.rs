@@ -28,6 +28,9 @@ use super::memory::{
 use super::plum_track::{balancer_times, plum_over, plum_record, root_centroids, PlumLevel};
 use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
+use crate::hier::HierSettings;
+use crate::words::PolicySettings;
+use plume::balance::PlumOptions;
 use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
@@ -74,7 +77,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     let centroids = mesh.as_ref().map(root_centroids).unwrap_or_default();
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree_as(check_memory(cfg, roots, ranks_here))?;
-    let plum = comm.agree_as(plum_over(cfg, &centroids))?;
+    let balancer = comm.agree_as(balancer_over(cfg, &centroids))?;
     drop(centroids);
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
@@ -86,9 +89,9 @@ pub fn run_rank<C: Comm + ?Sized>(
         _ => cfg.balance_at,
     };
     // Each rank holds only its part of the mesh, processing levels included.
-    let plum = GatheredPlum::new(plum);
     let chunk = |comm: &C| spread(comm, mesh);
-    let mut run = Run::from_chunk(comm, chunk, opts, plum, FirstOwners::Balancer)?.balance_at(at);
+    let mut run =
+        Run::from_chunk(comm, chunk, opts, balancer, FirstOwners::Balancer)?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
     let s_per_leaf = kernel_cost(&run, cfg)?;
@@ -229,6 +232,27 @@ fn predicted(
     })
 }
 
+/// The balancer `cfg` asks for on ranks, for roots whose centroids are `centroids` (rank 0's;
+/// none elsewhere): PLUM on rank 0's gathered weights (which also runs the `none` and `sbn`
+/// runs: its policy never balances, SBN balances while processing), or the hierarchical
+/// balancer, rank 0 keeping the whole graph for the records.
+fn balancer_over(
+    cfg: &ShockConfig,
+    centroids: &[[f64; 3]],
+) -> plume::Result<Box<dyn dist::Balancer>> {
+    if cfg.balancer != Balancer::Hier {
+        return Ok(Box::new(GatheredPlum::new(plum_over(cfg, centroids)?)));
+    }
+    let hier = cfg.hier.clone().unwrap_or_else(|| HierSettings::new(cfg.procs));
+    let plum = PlumOptions {
+        nprocs: cfg.procs,
+        ..cfg.plum.clone()
+    };
+    let policy = cfg.policy.build(PolicySettings::default());
+    let first = cfg.initial.build(cfg.seed, centroids);
+    Ok(Box::new(hier.balancer(plum, policy, first, true)?))
+}
+
 /// The bounding box of `mesh`'s vertices.
 fn bounds(mesh: &Mesh) -> ([f64; 3], [f64; 3]) {
     geometry::bounding_box(mesh.coords.iter().copied())
@@ -325,7 +349,9 @@ fn record<C: Comm + ?Sized>(
     start: &[u32],
 ) -> LevelRecord {
     let graph = run.graph().expect("rank 0 keeps the dual graph");
-    let balance = run.balance().filter(|_| cfg.balancer == Balancer::Plum);
+    let balance = run
+        .balance()
+        .filter(|_| matches!(cfg.balancer, Balancer::Plum | Balancer::Hier));
     let flows = match balance {
         // The accept rule's movement is in the sizes of what moved.
         Some(b) if b.accepted => b.movement.clone(),
@@ -357,6 +383,7 @@ fn record<C: Comm + ?Sized>(
                 bytes: moved.bytes,
             },
             time_ms,
+            hier: report.metrics.hier.clone(),
         },
     )
 }

@@ -75,6 +75,9 @@ pub struct LevelRecord {
     /// SBN's own columns (absent for PLUM).
     #[serde(flatten)]
     pub sbn: Option<SbnRecord>,
+    /// The hierarchical balancer's numbers when it balanced (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hier: Option<plume::dist::HierStats>,
     /// The processing level as measured on the ranks (absent when the level was not
     /// processed on them).
     #[serde(skip_serializing_if = "Option::is_none")]

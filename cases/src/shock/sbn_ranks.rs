@@ -92,6 +92,7 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
         balance_pct: 100.0 * super::balancer_ms(&time_ms) / time_ms.values().sum::<f64>().max(1e-9),
         sim: SimRecord::new(measured.wall_s, &split, &processing),
         sbn: Some(SbnRecord::measured(processed, qwgt_load_imb)),
+        hier: None,
         measured: Some(measured),
         rank_times: processed.ranks.iter().map(|r| r.times).collect(),
         load_models: None,

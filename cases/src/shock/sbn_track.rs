@@ -112,6 +112,7 @@ impl Track for SbnTrack {
                 / time_ms.values().sum::<f64>().max(1e-9),
             sim: SimRecord::new(sim.makespan, &sim.split, &processing),
             sbn: Some(SbnRecord::new(&sim, qwgt_load_imb)),
+            hier: None,
             measured: None,
             rank_times: Vec::new(),
             load_models: None,

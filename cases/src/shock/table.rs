@@ -6,6 +6,7 @@ use crate::progress::{Host, Progress};
 use crate::provenance::{MeshSource, Provenance};
 use crate::run_folder::RunFolder;
 use crate::stream::Streamed;
+use crate::hier::HierSettings;
 use crate::words::{Balancer, Words};
 
 /// The per-level table as rank 0 prints it while the levels end, with a progress bar, and the
@@ -197,8 +198,10 @@ fn stage_ms(r: &LevelRecord, stage: Stage) -> f64 {
 /// are processed on the ranks.
 fn columns(cfg: &ShockConfig) -> Vec<Column> {
     let (balancer, timing) = match (cfg.balancer, cfg.processing) {
-        (Balancer::Plum | Balancer::None, None) => (PLUM_COLUMNS, &[][..]),
-        (Balancer::Plum | Balancer::None, Some(_)) => (PLUM_COLUMNS, MEASURED_COLUMNS),
+        (Balancer::Plum | Balancer::None | Balancer::Hier, None) => (PLUM_COLUMNS, &[][..]),
+        (Balancer::Plum | Balancer::None | Balancer::Hier, Some(_)) => {
+            (PLUM_COLUMNS, MEASURED_COLUMNS)
+        }
         (Balancer::Sbn, None) => (SBN_COLUMNS, SBN_SIM_COLUMNS),
         (Balancer::Sbn, Some(_)) => (SBN_COLUMNS, MEASURED_COLUMNS),
     };
@@ -214,6 +217,15 @@ fn table_head(cfg: &ShockConfig, roots: usize, columns: &[Column]) -> String {
         ),
         Balancer::Sbn => format!("SBN {}", cfg.sbn.variant.word()),
         Balancer::None => "no balancing".to_string(),
+        Balancer::Hier => {
+            let hier = cfg.hier.clone().unwrap_or_else(|| HierSettings::new(cfg.procs));
+            format!(
+                "hierarchical, tree {}, {} in the lowest domains, policy {}",
+                hier.tree,
+                hier.strategy.word(),
+                cfg.policy
+            )
+        }
     };
     let what = match cfg.processing {
         Some(kernel) => format!(

@@ -127,58 +127,84 @@ pub fn containers(
     Ok(out)
 }
 
-/// One child's objects (`members`, indices into `objs`) in `k` METIS parts, on the graph of the
-/// records between them (edge weight = bytes both ways, at least 1; vertex weight = load in
-/// microseconds, at least 1).
+/// One child's objects (`members`, indices into `objs`) in `k` METIS parts, on their
+/// [`ObjectGraph`].
 fn split_child(
     objs: &[ObjData],
     members: &[usize],
     records: &[CommData],
     k: usize,
 ) -> Result<Vec<u32>> {
-    let mut local: Vec<(u32, u32)> = members
-        .iter()
-        .enumerate()
-        .map(|(j, &i)| (objs[i].id, j as u32))
-        .collect();
-    local.sort_unstable();
-    let find = |id: u32| {
-        local
-            .binary_search_by_key(&id, |&(x, _)| x)
-            .ok()
-            .map(|j| local[j].1)
-    };
-    let mut edges: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
-    for r in records {
-        if let (Some(a), Some(b)) = (find(r.from), find(r.to)) {
-            if a != b {
-                let w = r.bytes.round().max(1.0) as u64;
-                *edges.entry((a.min(b), a.max(b))).or_default() += w;
+    let g = ObjectGraph::new(objs, members, records);
+    let mut part = vec![0u32; members.len()];
+    Metis::default().partition(&g.view()?, Targets::Equal(k), &mut part)?;
+    Ok(part)
+}
+
+/// The graph of some objects and the records between them, for METIS: vertex `j` is the
+/// `j`-th object given, weighing its load in microseconds (at least 1); an edge joins two
+/// objects with records either way, weighing their bytes both ways (at least 1).
+pub(super) struct ObjectGraph {
+    xadj: Vec<u32>,
+    adjncy: Vec<u32>,
+    ewgt: Vec<u64>,
+    vwgt: Vec<u64>,
+}
+
+impl ObjectGraph {
+    /// The graph of `objs[i]` for `i` in `members`, in that order.
+    pub(super) fn new(objs: &[ObjData], members: &[usize], records: &[CommData]) -> ObjectGraph {
+        let mut local: Vec<(u32, u32)> = members
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| (objs[i].id, j as u32))
+            .collect();
+        local.sort_unstable();
+        let find = |id: u32| {
+            local
+                .binary_search_by_key(&id, |&(x, _)| x)
+                .ok()
+                .map(|j| local[j].1)
+        };
+        let mut edges: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
+        for r in records {
+            if let (Some(a), Some(b)) = (find(r.from), find(r.to)) {
+                if a != b {
+                    let w = r.bytes.round().max(1.0) as u64;
+                    *edges.entry((a.min(b), a.max(b))).or_default() += w;
+                }
             }
         }
+        let n = members.len();
+        let mut rows: Vec<Vec<(u32, u64)>> = vec![Vec::new(); n];
+        for (&(a, b), &w) in &edges {
+            rows[a as usize].push((b, w));
+            rows[b as usize].push((a, w));
+        }
+        let mut xadj = vec![0u32];
+        let (mut adjncy, mut ewgt) = (Vec::new(), Vec::new());
+        for row in &mut rows {
+            row.sort_unstable();
+            adjncy.extend(row.iter().map(|e| e.0));
+            ewgt.extend(row.iter().map(|e| e.1));
+            xadj.push(adjncy.len() as u32);
+        }
+        let vwgt: Vec<u64> = members
+            .iter()
+            .map(|&i| (objs[i].load * 1e6).round().max(1.0) as u64)
+            .collect();
+        ObjectGraph {
+            xadj,
+            adjncy,
+            ewgt,
+            vwgt,
+        }
     }
-    let n = members.len();
-    let mut rows: Vec<Vec<(u32, u64)>> = vec![Vec::new(); n];
-    for (&(a, b), &w) in &edges {
-        rows[a as usize].push((b, w));
-        rows[b as usize].push((a, w));
+
+    /// The graph as METIS and PLUM read it (sizes = vertex weights).
+    pub(super) fn view(&self) -> Result<GraphView<'_>> {
+        GraphView::new(&self.xadj, &self.adjncy, &self.ewgt, &self.vwgt)
     }
-    let mut xadj = vec![0u32];
-    let (mut adjncy, mut ewgt) = (Vec::new(), Vec::new());
-    for row in &mut rows {
-        row.sort_unstable();
-        adjncy.extend(row.iter().map(|e| e.0));
-        ewgt.extend(row.iter().map(|e| e.1));
-        xadj.push(adjncy.len() as u32);
-    }
-    let vwgt: Vec<u64> = members
-        .iter()
-        .map(|&i| (objs[i].load * 1e6).round().max(1.0) as u64)
-        .collect();
-    let graph = GraphView::new(&xadj, &adjncy, &ewgt, &vwgt)?;
-    let mut part = vec![0u32; n];
-    Metis::default().partition(&graph, Targets::Equal(k), &mut part)?;
-    Ok(part)
 }
 
 #[cfg(test)]

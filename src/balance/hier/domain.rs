@@ -5,8 +5,8 @@ use super::db::{db_bytes, drop_lightest, keep_crossing, CommData, DomainInfo, Ob
 use super::msg::{Db, Match, Msg, Token};
 use super::options::HierOptions;
 use super::strategies::{
-    greedy, greedy_comm, ops, pick, place_tokens, refine_search, semi_transfers, sorted_ids, Ops,
-    Sink, Strategy,
+    greedy, greedy_comm, metis, ops, pick, place_tokens, refine_search, semi_transfers, sorted_ids,
+    Ops, Sink, Strategy,
 };
 use super::transport::Transport;
 use super::tree::{Node, Tree};
@@ -71,9 +71,10 @@ pub(super) fn collect(
     let child_of = |id: u32| {
         (index.binary_search_by_key(&id, |&(x, _)| x).ok()).map(|j| full.child[index[j].1])
     };
-    // GreedyCommLB reassigns every object of a lowest domain: all its records count.
+    // GreedyCommLB and METIS reassign every object of a lowest domain: all its records count.
     let lowest = node.level + 1 == tree.proc_level();
-    if !(lowest && opts.strategy == Strategy::GreedyComm) {
+    let all_count = matches!(opts.strategy, Strategy::GreedyComm | Strategy::Metis);
+    if !(lowest && all_count) {
         keep_crossing(&mut full.records, child_of);
     }
     if let Some(max) = opts.max_bytes {
@@ -194,6 +195,9 @@ pub(super) enum Decided {
 
 /// Sweep D at a full domain: incoming changes, then RefineLB between the children (or the
 /// strategy at the lowest level). Returns the decision and the modelled operations.
+///
+/// # Errors
+/// METIS's ([`metis`]).
 pub(super) fn decide(
     tree: &Tree,
     opts: &HierOptions,
@@ -201,7 +205,7 @@ pub(super) fn decide(
     mut full: Full,
     remove: &[u32],
     tokens: Vec<Token>,
-) -> (Decided, f64) {
+) -> Result<(Decided, f64)> {
     if !remove.is_empty() {
         let mut gone = remove.to_vec();
         gone.sort_unstable();
@@ -248,6 +252,11 @@ pub(super) fn decide(
                 let (bin, runs) = refine_search(&full.objs, &full.child, &speeds);
                 (bin, ops(Ops::Refine { runs }, n, k))
             }
+            Strategy::Metis => {
+                let records = full.records.len();
+                let bin = metis(&full.objs, &full.child, &full.records, &speeds)?;
+                (bin, ops(Ops::Metis { records }, n, k))
+            }
         }
     };
     if lowest {
@@ -260,7 +269,7 @@ pub(super) fn decide(
             })
             .filter(|m| m.dest != m.home)
             .collect();
-        return (Decided::Procs(moves), ops);
+        return Ok((Decided::Procs(moves), ops));
     }
     let mut msgs: Vec<(Vec<u32>, Vec<Token>)> = vec![(Vec::new(), Vec::new()); speeds.len()];
     for &(id, c) in &full.picked {
@@ -279,7 +288,7 @@ pub(super) fn decide(
         .into_iter()
         .map(|(remove, tokens)| Msg::Decision { remove, tokens })
         .collect();
-    (Decided::Children(msgs), ops)
+    Ok((Decided::Children(msgs), ops))
 }
 
 /// `o` as a token with the records it sends among `records`.

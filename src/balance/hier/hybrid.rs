@@ -232,7 +232,7 @@ pub fn run<T: Transport>(
                     transport.send_to_children(tree, node, msgs)?;
                 }
                 State::Full(full) => {
-                    let (decided, ops) = decide(tree, opts, node, full, &remove, tokens);
+                    let (decided, ops) = decide(tree, opts, node, full, &remove, tokens)?;
                     out.domains.get_mut(&node).expect("collected").ops += ops;
                     transport.strategy_ran(node, ops);
                     match decided {

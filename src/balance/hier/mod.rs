@@ -23,8 +23,8 @@
 //! travelling in place of its data; a *semi-centralized* domain works on its children's totals.
 //!
 //! Plume decisions (where seed 002 is silent): leaders keep only records crossing their
-//! children or leaving their domain (the lowest domains under GreedyCommLB keep them all: it
-//! reassigns every object); a domain is semi-centralized when it holds more than
+//! children or leaving their domain (the lowest domains under GreedyCommLB or METIS keep them all: they
+//! reassign every object); a domain is semi-centralized when it holds more than
 //! `max_objects` objects or its database more than `max_bytes` after dropping records, and so
 //! is every domain above it; the lowest domains always work on full data. Amounts owed across
 //! several semi-centralized levels are split down by the same pairing, the topmost full
@@ -64,11 +64,11 @@ pub use in_process::{round_time, InProcess, Round, RoundKey};
 pub use lbtest::{sorted_placement, LbTest};
 pub use msg::{Db, Match, Msg, Phase, Token};
 pub use options::HierOptions;
-pub use ranks::{balance_on_ranks, RankTransport};
+pub use ranks::{balance_on_ranks, run_on_ranks, RankOutcome, RankTransport, Received};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
-    bin_loads, greedy, greedy_comm, ops, pick, place_tokens, refine, refine_search, semi_transfers,
-    Ops, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
+    bin_loads, greedy, greedy_comm, metis, ops, pick, place_tokens, refine, refine_search,
+    semi_transfers, Ops, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
 };
 pub use transport::Transport;
 pub use tree::{level_model, message_model, Node, Tree};

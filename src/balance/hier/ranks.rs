@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use super::db::{CommData, ObjData};
+use super::db::{CommData, DomainInfo, ObjData};
 use super::hybrid::run;
 use super::msg::{Db, Msg, Phase};
 use super::options::HierOptions;
@@ -30,6 +30,17 @@ pub struct RankTransport<'a, C: Comm + ?Sized> {
     comm: &'a C,
     /// Messages that arrived before they were asked for, by (sender node, receiver node).
     stash: HashMap<(Node, Node), VecDeque<Msg>>,
+    /// What arrived from other ranks.
+    received: Received,
+}
+
+/// What a rank received from other ranks during one balance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Received {
+    /// Phase 1's database entries: objects and records ([`ObjData`], [`CommData`]).
+    pub records: u64,
+    /// Bytes of every phase's messages ([`Msg::bytes`]).
+    pub bytes: u64,
 }
 
 impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
@@ -38,6 +49,7 @@ impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
         RankTransport {
             comm,
             stash: HashMap::new(),
+            received: Received::default(),
         }
     }
 
@@ -66,6 +78,12 @@ impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
                 });
             }
             let (f, t, msg): (Node, Node, Msg) = m.decode()?;
+            if m.source != self.comm.rank() {
+                self.received.bytes += msg.bytes();
+                if let Msg::Db(db) = &msg {
+                    self.received.records += (db.objs.len() + db.records.len()) as u64;
+                }
+            }
             self.stash.entry((f, t)).or_default().push_back(msg);
         }
     }
@@ -123,13 +141,23 @@ impl<C: Comm + ?Sized> Transport for RankTransport<'_, C> {
     }
 }
 
+/// One rank's part of a balance on ranks ([`run_on_ranks`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankOutcome {
+    /// `(object, destination)` of this rank's objects that move.
+    pub moves: Vec<(u32, u32)>,
+    /// The domains this rank leads, with what their leaders found in phase 1.
+    pub domains: BTreeMap<Node, DomainInfo>,
+    /// What this rank received from the others.
+    pub received: Received,
+}
+
 /// HybridLB on ranks: every rank calls it with its own objects (home = its rank) and the
 /// records they send; returns `(object, destination)` of its objects that move. The tree must
 /// have one processor per rank.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`] unless the tree has `comm.size()` processors,
-/// [`Error::Invalid`] for an object whose home is not this rank, and the transport's errors.
+/// As [`run_on_ranks`].
 pub fn balance_on_ranks<C: Comm + ?Sized>(
     comm: &C,
     tree: &Tree,
@@ -137,6 +165,22 @@ pub fn balance_on_ranks<C: Comm + ?Sized>(
     objs: Vec<ObjData>,
     records: Vec<CommData>,
 ) -> Result<Vec<(u32, u32)>> {
+    run_on_ranks(comm, tree, opts, objs, records).map(|o| o.moves)
+}
+
+/// [`balance_on_ranks`] with what the rank found on the way: the domains it leads and what it
+/// received.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] unless the tree has `comm.size()` processors,
+/// [`Error::Invalid`] for an object whose home is not this rank, and the transport's errors.
+pub fn run_on_ranks<C: Comm + ?Sized>(
+    comm: &C,
+    tree: &Tree,
+    opts: &HierOptions,
+    objs: Vec<ObjData>,
+    records: Vec<CommData>,
+) -> Result<RankOutcome> {
     Error::check_len("tree processors", comm.size(), tree.nprocs())?;
     let me = comm.rank();
     if let Some(o) = objs.iter().find(|o| o.home as usize != me) {
@@ -147,9 +191,12 @@ pub fn balance_on_ranks<C: Comm + ?Sized>(
     }
     let mut own = Some(Db { objs, records });
     let mut transport = RankTransport::new(comm);
-    let mut out = run(tree, opts, &mut transport, |_| {
+    let out = run(tree, opts, &mut transport, |_| {
         own.take().unwrap_or_default()
     })?;
-    let moves: BTreeMap<usize, Vec<(u32, u32)>> = std::mem::take(&mut out.moves);
-    Ok(moves.into_values().next().unwrap_or_default())
+    Ok(RankOutcome {
+        moves: out.moves.into_values().next().unwrap_or_default(),
+        domains: out.domains,
+        received: transport.received,
+    })
 }

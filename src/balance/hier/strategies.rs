@@ -11,7 +11,9 @@
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-use super::db::{CommData, ObjData};
+use super::db::{CommData, ObjData, ObjectGraph};
+use crate::balance::{Accept, Plum, PlumOptions};
+use crate::Result;
 
 /// The lowest level's strategy (children are processors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -24,6 +26,9 @@ pub enum Strategy {
     GreedyComm,
     /// RefineLB with its binary search: few moves from overloaded to underloaded processors.
     Refine,
+    /// PLUM on the domain's subgraph ([`metis`]): METIS parts remapped onto the processors so
+    /// that the most load stays.
+    Metis,
 }
 
 /// RefineLB's threshold search (B.6): up to this many rounds …
@@ -133,6 +138,38 @@ pub fn greedy_comm(
         bin[i] = b as u32;
     }
     bin
+}
+
+/// PLUM on a lowest domain's subgraph (B.4, "METIS on the domain's subgraph for the mesh"):
+/// METIS cuts the graph of `objs` and `records` ([`ObjectGraph`]: loads as vertex weights,
+/// bytes as edge weights) into one part per bin, aiming at the bins' `speeds`, and PLUM's
+/// optimal remap maps the parts onto the bins so that the most load stays on its current bin
+/// (`child`). Fewer objects than bins cannot be cut that way: they go by [`greedy`] (plume
+/// decision). Returns each object's bin.
+///
+/// # Errors
+/// METIS's and the remap's (neither fails on the graphs built here).
+pub fn metis(
+    objs: &[ObjData],
+    child: &[u32],
+    records: &[CommData],
+    speeds: &[f64],
+) -> Result<Vec<u32>> {
+    let k = speeds.len();
+    if objs.len() < k {
+        return Ok(greedy(objs, speeds, &vec![0.0; k]));
+    }
+    let members: Vec<usize> = (0..objs.len()).collect();
+    let graph = ObjectGraph::new(objs, &members, records);
+    let plum = Plum::new(PlumOptions {
+        accept: Accept::Always,
+        ..PlumOptions::new(k)
+    })?;
+    let total: f64 = speeds.iter().sum();
+    let shares: Vec<f64> = speeds.iter().map(|s| s / total).collect();
+    let even = speeds.iter().all(|&s| s == speeds[0]);
+    let b = plum.propose(&graph.view()?, child, (!even).then_some(&shares[..]))?;
+    Ok(b.new_owner.expect("accepted always"))
 }
 
 /// `(id, index)` sorted by id.
@@ -356,6 +393,7 @@ pub fn ops(kind: Ops, n: usize, k: usize) -> f64 {
         Ops::GreedyComm { records } => n * lg(n as usize) + n * lg(k) + records as f64,
         Ops::Refine { runs } => runs.max(1) as f64 * (kf * lg(k) + n * lg(k)),
         Ops::Semi => kf * lg(k) + n,
+        Ops::Metis { records } => (n + records as f64) * lg(k),
     }
 }
 
@@ -376,6 +414,11 @@ pub enum Ops {
     },
     /// A semi-centralized level (pairing plus picking).
     Semi,
+    /// METIS k-way and the remap over this many records (multilevel: `O((N + C) log k)`).
+    Metis {
+        /// Records the domain holds.
+        records: usize,
+    },
 }
 
 #[cfg(test)]
@@ -492,5 +535,33 @@ mod tests {
         // Object 0 → bin 0; object 1 talks to 0: bin 0 costs 3, bin 1 costs 1 + 100/bw.
         assert_eq!(greedy_comm(&o, &rec, &[1.0, 1.0], 10.0), [0, 0, 1]);
         assert_eq!(greedy_comm(&o, &rec, &[1.0, 1.0], 1e6), [0, 1, 1]);
+    }
+
+    #[test]
+    fn metis_cuts_the_light_edge_and_keeps_the_most_load_in_place() {
+        // Two chains 0–1–2–3 and 4–5–6–7 (1,000 bytes a link) joined by one 1-byte link 3–4;
+        // object 3 sits with the second chain: the cut puts it back, one move.
+        let o = objs(&[1.0; 8]);
+        let mut rec = Vec::new();
+        for (a, b, bytes) in [(0, 1, 1e3), (1, 2, 1e3), (2, 3, 1e3), (3, 4, 1.0)]
+            .into_iter()
+            .chain([(4, 5, 1e3), (5, 6, 1e3), (6, 7, 1e3)])
+        {
+            rec.push(CommData {
+                from: a,
+                to: b,
+                bytes,
+            });
+            rec.push(CommData {
+                from: b,
+                to: a,
+                bytes,
+            });
+        }
+        let child = [1, 1, 1, 0, 0, 0, 0, 0];
+        let bin = metis(&o, &child, &rec, &[1.0, 1.0]).unwrap();
+        assert_eq!(bin, [1, 1, 1, 1, 0, 0, 0, 0]);
+        // Fewer objects than bins: greedy.
+        assert_eq!(metis(&o[..1], &[0], &[], &[1.0, 1.0]).unwrap(), [0]);
     }
 }
