@@ -61,6 +61,9 @@ pub struct BalanceOutcome {
     /// trees as they are when they move: before subdivision by default), which the accept
     /// rule costs.
     pub volumes: [u64; 3],
+    /// [`Select`](super::Select)'s predictions, choice and replay at this decision point
+    /// (`None` from the other balancers).
+    pub select: Option<super::SelectRecord>,
 }
 
 impl BalanceOutcome {
@@ -74,6 +77,7 @@ impl BalanceOutcome {
             gain: b.gain,
             cost: b.cost,
             volumes: [b.movement.total_v, b.movement.max_v, b.movement.max_sr],
+            select: None,
         }
     }
 }

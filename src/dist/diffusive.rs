@@ -107,6 +107,7 @@ impl Balancer for Diffusive {
                     gain: 0.0,
                     cost: 0.0,
                     volumes: [0; 3],
+                    select: None,
                 }),
                 ..Decision::default()
             });
@@ -155,6 +156,7 @@ impl Balancer for Diffusive {
                 gain,
                 cost,
                 volumes: [movement.total_v, movement.max_v, movement.max_sr],
+                select: None,
             }),
             plum: None,
         })

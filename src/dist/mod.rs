@@ -72,6 +72,7 @@ mod probe;
 mod process;
 mod rows;
 mod sbn;
+mod select;
 mod share;
 
 pub use accounting::{gather_cpu, CpuLaps};
@@ -85,6 +86,7 @@ pub use level::{
 };
 pub use migration::{MigrationTimes, Moved};
 pub use probe::ProbeReading;
+pub use select::{MovedEstimate, MovedGlobal, Select, SelectOptions, SelectRecord};
 pub use share::Share;
 
 use std::time::{Duration, Instant};
