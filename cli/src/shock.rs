@@ -59,7 +59,9 @@ pub struct ShockArgs {
     pub initial: InitialName,
     /// When to balance: never, periodic:K, threshold[:X] (LoadImb ≥ X, default 1.05),
     /// cost-benefit[:C], degradation[:C] (C: seconds assumed per balance before the first is
-    /// measured, default 0), standard (= degradation) or ulba (α 0.4, z-score threshold 3).
+    /// measured, default 0), standard (= degradation), ulba (α 0.4, z-score threshold 3) or
+    /// select (with PLUM on ranks: at each level the choice among none, a diffusive step and
+    /// a global repartition by their predicted times, each decision replayed under all three).
     #[arg(long, default_value = "threshold")]
     pub policy: PolicyName,
     /// Parts per processor F (the dual graph is split into P·F parts).

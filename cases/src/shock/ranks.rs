@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, Forest};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt};
-use plume::dist::{self, FirstOwners, GatheredPlum, Run, StepReport};
+use plume::dist::{self, FirstOwners, Run, StepReport};
 use plume::mesh::chunk::spread;
 use plume::mesh::{geometry, Mesh};
 use plume::metrics::Movement;
@@ -86,7 +86,7 @@ pub fn run_rank<C: Comm + ?Sized>(
         _ => cfg.balance_at,
     };
     // Each rank holds only its part of the mesh, processing levels included.
-    let plum = GatheredPlum::new(plum);
+    let plum = super::select::balancer(cfg, plum)?;
     let chunk = |comm: &C| spread(comm, mesh);
     let mut run = Run::from_chunk(comm, chunk, opts, plum, FirstOwners::Balancer)?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
@@ -326,10 +326,11 @@ fn record<C: Comm + ?Sized>(
 ) -> LevelRecord {
     let graph = run.graph().expect("rank 0 keeps the dual graph");
     let balance = run.balance().filter(|_| cfg.balancer == Balancer::Plum);
+    let outcome = report.metrics.balance.as_ref();
     let flows = match balance {
         // The accept rule's movement is in the sizes of what moved.
         Some(b) if b.accepted => b.movement.clone(),
-        _ => Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]),
+        _ => super::select::moved_without_plum(outcome, cfg.procs),
     };
     let moved = report.metrics.moved;
     debug_assert_eq!(
@@ -341,7 +342,7 @@ fn record<C: Comm + ?Sized>(
     if let Some(b) = balance {
         time_ms.extend(balancer_times(b, t.balance + t.migrate));
     }
-    plum_record(
+    let record = plum_record(
         cfg,
         PlumLevel {
             level: report.metrics.level,
@@ -358,5 +359,6 @@ fn record<C: Comm + ?Sized>(
             },
             time_ms,
         },
-    )
+    );
+    super::select::with_selection(record, outcome)
 }

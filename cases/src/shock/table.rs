@@ -59,6 +59,9 @@ impl Table {
                 .collect();
             text += &super::load_models::summary(&models);
         }
+        if let Some(select) = super::SelectSummary::of(&run.levels) {
+            text += &select.text();
+        }
         if let Some(cpu) = &run.cpu {
             text += &crate::cpu::summary_line(cpu);
         }
