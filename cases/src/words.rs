@@ -13,7 +13,7 @@
 //! | initial (first owners) | `metis`, `sfc` |
 //! | objective | `totalv`, `totalv-greedy`, `maxv`, `maxsr`, `identity` |
 //! | partition (erosion) | `stripes`, `graph` |
-//! | policy | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba` |
+//! | policy | `never`, `periodic:K`, `threshold[:X]`, `cost-benefit[:C]`, `degradation[:C]`, `degradation-last[:C]`, `standard` (= `degradation`), `ulba`, `select` |
 //! | step time (erosion) | `median-of-three`, `last` |
 //! | vtk | `all`, `last`, `none` |
 //! | balancer | `plum`, `sbn`, `none`, `hier` |
@@ -29,11 +29,11 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use plume::balance::hier::{Strategy, Tree};
 use plume::balance::sbn::policy::{
     BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, ProbeLevel,
     Topology, Units,
 };
-use plume::balance::hier::{Strategy, Tree};
 use plume::balance::{
     Accept, BalancePolicy, CostBenefit, Degradation, Never, Periodic, StepTime, Threshold, Ulba,
     Variant,
@@ -226,8 +226,12 @@ impl FromStr for TreeSpec {
             .split(',')
             .map(|g| match g.trim().parse::<usize>() {
                 Ok(g) if g >= 2 => Ok(g),
-                Ok(g) => Err(format!("a branching of {g}: every domain needs at least 2 children")),
-                Err(_) => Err(format!("{g:?} is not a branching: expected G or a list like 8,4")),
+                Ok(g) => Err(format!(
+                    "a branching of {g}: every domain needs at least 2 children"
+                )),
+                Err(_) => Err(format!(
+                    "{g:?} is not a branching: expected G or a list like 8,4"
+                )),
             })
             .collect::<Result<Vec<usize>, String>>()?;
         Ok(match list[..] {
@@ -547,12 +551,16 @@ pub enum PolicyName {
     /// `ulba`: the `standard` trigger, overloading ranks given less than the mean load
     /// (seed 001 Alg. 2).
     Ulba,
+    /// `select`: at each decision point, the choice among none, a diffusive step and a global
+    /// repartition by their predicted times (seed 000 §3.3.2, `diffusion.md` C.1): a balancer
+    /// of its own (`plume::dist::Select`), not a PLUM policy.
+    Select,
 }
 
 /// Every form `--policy` takes, for error messages.
 const POLICY_FORMS: &str =
     "never, periodic:K, threshold[:X], cost-benefit[:C], degradation[:C], degradation-last[:C], \
-     standard or ulba";
+     standard, ulba or select";
 
 /// What a policy needs besides its word: the case's settings and defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -585,12 +593,13 @@ impl Default for PolicySettings {
 }
 
 impl PolicyName {
-    /// The policy object.
+    /// The policy object; `select`'s is [`Never`]: the PLUM it holds is never asked whether
+    /// to balance (a case that has no `select` refuses it before building).
     pub fn build(self, settings: PolicySettings) -> Box<dyn BalancePolicy> {
         let cost = |c: Option<f64>| c.unwrap_or(settings.initial_cost);
         let trigger = |c: f64| Degradation::with_step_time(c, settings.step_time);
         match self {
-            PolicyName::Never => Box::new(Never),
+            PolicyName::Never | PolicyName::Select => Box::new(Never),
             PolicyName::Periodic(k) => Box::new(Periodic::new(k)),
             PolicyName::Threshold(x) => Box::new(Threshold {
                 threshold: x.unwrap_or(Threshold::default().threshold),
@@ -634,6 +643,7 @@ impl FromStr for PolicyName {
             ("never", None) => PolicyName::Never,
             ("standard", None) => PolicyName::Standard,
             ("ulba", None) => PolicyName::Ulba,
+            ("select", None) => PolicyName::Select,
             ("periodic", Some(k)) => match k.parse::<usize>() {
                 Ok(k) if k > 0 => PolicyName::Periodic(k),
                 _ => return Err(format!("{spec}: K must be a positive integer")),
@@ -662,6 +672,7 @@ impl fmt::Display for PolicyName {
             PolicyName::DegradationLast(c) => with(f, "degradation-last", c),
             PolicyName::Standard => f.write_str("standard"),
             PolicyName::Ulba => f.write_str("ulba"),
+            PolicyName::Select => f.write_str("select"),
         }
     }
 }

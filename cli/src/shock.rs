@@ -13,9 +13,9 @@ use plume::dist::BalanceAt;
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, refuse_sbn_options, words, BackendName, ShockCaseArgs};
-use plume_cases::shock::{run_ranks, ShockConfig};
 use plume::balance::hier::Strategy;
 use plume_cases::hier::HierSettings;
+use plume_cases::shock::{run_ranks, ShockConfig};
 use plume_cases::words::{
     Balancer, InitialName, MachineName, ObjectiveName, PartitionerName, PolicyName, TreeSpec,
     VtkLevels,
@@ -71,7 +71,9 @@ pub struct ShockArgs {
     pub initial: InitialName,
     /// When to balance: never, periodic:K, threshold[:X] (LoadImb ≥ X, default 1.05),
     /// cost-benefit[:C], degradation[:C] (C: seconds assumed per balance before the first is
-    /// measured, default 0), standard (= degradation) or ulba (α 0.4, z-score threshold 3).
+    /// measured, default 0), standard (= degradation), ulba (α 0.4, z-score threshold 3) or
+    /// select (with PLUM on ranks: at each level the choice among none, a diffusive step and
+    /// a global repartition by their predicted times, each decision replayed under all three).
     #[arg(long, default_value = "threshold")]
     pub policy: PolicyName,
     /// Parts per processor F (the dual graph is split into P·F parts).

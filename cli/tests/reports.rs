@@ -29,6 +29,8 @@ struct Runs {
     plum: PathBuf,
     /// `plume run shock --balancer sbn --uniform 1 --mesh meshes/shock_box.msh`.
     sbn: PathBuf,
+    /// `plume run shock --policy select`.
+    select: PathBuf,
     /// `plume run erosion`.
     erosion: PathBuf,
     /// `plume compare shock`.
@@ -45,6 +47,7 @@ fn runs() -> &'static Runs {
         let runs = Runs {
             plum: dir.join("plum"),
             sbn: dir.join("sbn"),
+            select: dir.join("select"),
             erosion: dir.join("erosion"),
             compare: dir.join("compare"),
             euler: [dir.join("euler_sod"), dir.join("euler_blast")],
@@ -89,6 +92,20 @@ fn runs() -> &'static Runs {
             &mesh,
             "--out",
             &out(&runs.sbn),
+        ]);
+        plume(&[
+            "run",
+            "shock",
+            "--policy",
+            "select",
+            "--procs",
+            "4",
+            "--levels",
+            "2",
+            "--vtk",
+            "none",
+            "--out",
+            &out(&runs.select),
         ]);
         plume(&[
             "run",
@@ -230,6 +247,7 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
     for file in [
         r.plum.join("metrics.json"),
         r.sbn.join("metrics.json"),
+        r.select.join("metrics.json"),
         r.erosion.join("metrics.json"),
         r.compare.join("compare.json"),
         r.euler[0].join("metrics.json"),
@@ -251,6 +269,7 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
     for (folder, series) in [
         (&r.plum, "levels"),
         (&r.sbn, "levels"),
+        (&r.select, "levels"),
         (&r.erosion, "iterations"),
         (&r.euler[0], "iterations"),
     ] {

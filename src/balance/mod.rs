@@ -25,5 +25,5 @@ pub use policy::{
 };
 pub use ranks::{migrate, migrate_counted, Migration};
 pub use sbn::{SbnOptions, Variant};
-pub use select::{select, Action, ActionCosts, Selection};
+pub use select::{select, Action, ActionCosts, Replay, ReplaySummary, Selection};
 pub use ulba::{ulba_shares, IncreaseRates, Ulba};

@@ -16,7 +16,7 @@ use crate::partition::{simulate, Quotient};
 use crate::Result;
 
 /// One of the three actions of a decision point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     /// Keep the assignment.
@@ -42,7 +42,7 @@ impl Action {
 }
 
 /// What the actions cost, in the loads' unit (seconds of a step).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ActionCosts {
     /// `α`: the latency of a sweep that moves anything.
     pub alpha: f64,
@@ -55,7 +55,7 @@ pub struct ActionCosts {
 }
 
 /// The three predictions of a decision point and the choice.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Selection {
     /// `AppTime_none` (eq. 3.7).
     pub none: f64,
@@ -108,6 +108,100 @@ pub fn select(
         convergence_steps: sim.convergence_steps,
         choice: Action::fastest(none, diffusive, global),
     })
+}
+
+/// The times the three actions took from one decision point, each replayed on the same state
+/// (`diffusion.md` C.6), in the predictions' unit.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Replay {
+    /// Keeping the assignment.
+    pub none: f64,
+    /// The diffusive action.
+    pub diffusive: f64,
+    /// The global repartition.
+    pub global: f64,
+}
+
+impl Replay {
+    /// The time action `a` took.
+    pub fn time(&self, a: Action) -> f64 {
+        match a {
+            Action::None => self.none,
+            Action::Diffusive => self.diffusive,
+            Action::Global => self.global,
+        }
+    }
+
+    /// The action that took the least time (ties as [`Action::fastest`]).
+    pub fn fastest(&self) -> Action {
+        Action::fastest(self.none, self.diffusive, self.global)
+    }
+
+    /// What choosing `a` cost over the fastest action, percent of the fastest's time: 0 when
+    /// `a` took no longer (or nothing took any time).
+    pub fn penalty_pct(&self, a: Action) -> f64 {
+        let best = self.time(self.fastest());
+        match best > 0.0 {
+            true => 100.0 * (self.time(a) - best).max(0.0) / best,
+            false => 0.0,
+        }
+    }
+}
+
+/// How the choices of a run's decision points fared in their replays (`diffusion.md` C.6).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ReplaySummary {
+    /// Decision points replayed.
+    pub decisions: usize,
+    /// Those whose choice took no longer than the fastest action.
+    pub fastest_chosen: usize,
+    /// Their share, percent (100 without decision points).
+    pub fastest_pct: f64,
+    /// The largest cost of a wrong choice over the fastest action, percent (0 without one).
+    pub worst_wrong_pct: f64,
+    /// The mean cost of the wrong choices, percent (0 without one).
+    pub mean_wrong_pct: f64,
+    /// The replayed times of the choices, summed.
+    pub chosen_total: f64,
+    /// The replayed times of the fastest actions, summed.
+    pub fastest_total: f64,
+}
+
+impl ReplaySummary {
+    /// The summary of the decision points `points` (the choice made, its replay).
+    pub fn of(points: impl IntoIterator<Item = (Action, Replay)>) -> ReplaySummary {
+        let mut out = ReplaySummary {
+            decisions: 0,
+            fastest_chosen: 0,
+            fastest_pct: 100.0,
+            worst_wrong_pct: 0.0,
+            mean_wrong_pct: 0.0,
+            chosen_total: 0.0,
+            fastest_total: 0.0,
+        };
+        let mut wrong = 0.0;
+        for (choice, replay) in points {
+            let penalty = replay.penalty_pct(choice);
+            out.decisions += 1;
+            out.chosen_total += replay.time(choice);
+            out.fastest_total += replay.time(replay.fastest());
+            match penalty > 0.0 {
+                false => out.fastest_chosen += 1,
+                true => {
+                    wrong += penalty;
+                    out.worst_wrong_pct = out.worst_wrong_pct.max(penalty);
+                }
+            }
+        }
+        let wrongs = out.decisions - out.fastest_chosen;
+        if out.decisions > 0 {
+            out.fastest_pct = 100.0 * out.fastest_chosen as f64 / out.decisions as f64;
+        }
+        if wrongs > 0 {
+            out.mean_wrong_pct = wrong / wrongs as f64;
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -201,5 +295,30 @@ mod tests {
         assert_eq!(s.diffusive, first + second);
         assert_eq!((s.none, s.global), (8.0, 104.0));
         assert_eq!(s.choice, Action::Diffusive);
+    }
+
+    /// The replay's summary, worked by hand: three points, one wrong choice costing 25 %.
+    #[test]
+    fn replay_summary_by_hand() {
+        let replay = |none, diffusive, global| Replay {
+            none,
+            diffusive,
+            global,
+        };
+        let points = [
+            (Action::Global, replay(10.0, 9.0, 8.0)),
+            (Action::None, replay(10.0, 8.0, 9.0)),
+            (Action::Diffusive, replay(5.0, 5.0, 6.0)),
+        ];
+        let s = ReplaySummary::of(points);
+        assert_eq!((s.decisions, s.fastest_chosen), (3, 2));
+        assert!((s.fastest_pct - 200.0 / 3.0).abs() < 1e-12);
+        assert_eq!((s.worst_wrong_pct, s.mean_wrong_pct), (25.0, 25.0));
+        assert_eq!((s.chosen_total, s.fastest_total), (23.0, 21.0));
+        // A tie is not a wrong choice: none and diffusive both took 5.
+        assert_eq!(points[2].1.penalty_pct(Action::Diffusive), 0.0);
+        assert_eq!(points[2].1.fastest(), Action::None);
+        let empty = ReplaySummary::of([]);
+        assert_eq!((empty.decisions, empty.fastest_pct), (0, 100.0));
     }
 }

@@ -65,9 +65,26 @@ pub struct BalanceOutcome {
     /// trees as they are when they move: before subdivision by default), which the accept
     /// rule costs.
     pub volumes: [u64; 3],
+    /// [`Select`](super::Select)'s predictions, choice and replay at this decision point
+    /// (`None` from the other balancers).
+    pub select: Option<super::SelectRecord>,
 }
 
 impl BalanceOutcome {
+    /// A step the policy did not balance, at `LoadImb` `load_imb`: nothing proposed.
+    pub fn untriggered(load_imb: f64) -> BalanceOutcome {
+        BalanceOutcome {
+            load_imb_before: load_imb,
+            load_imb_after: load_imb,
+            triggered: false,
+            accepted: false,
+            gain: 0.0,
+            cost: 0.0,
+            volumes: [0; 3],
+            select: None,
+        }
+    }
+
     /// The numbers of PLUM's decision `b`.
     pub fn of(b: &Balance) -> BalanceOutcome {
         BalanceOutcome {
@@ -78,6 +95,7 @@ impl BalanceOutcome {
             gain: b.gain,
             cost: b.cost,
             volumes: [b.movement.total_v, b.movement.max_v, b.movement.max_sr],
+            select: None,
         }
     }
 }

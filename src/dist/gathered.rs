@@ -224,6 +224,13 @@ impl GatheredPlum {
         let b = self
             .plum
             .balance_moving(&graph, &whole.owner, &whole.moving)?;
+        self.settle(b, ranks)
+    }
+
+    /// Rank 0 carries out PLUM's decision `b` on its graph: the owners it keeps take the new
+    /// ones; returns the decision, its numbers and each rank's moves.
+    fn settle(&mut self, b: Balance, ranks: usize) -> Result<Decided> {
+        let whole = self.gathered.whole.as_mut().ok_or_else(no_graph)?;
         let mut moves = vec![Moves::default(); ranks];
         if let Some(new_owner) = &b.new_owner {
             for (r, (&old, &new)) in whole.owner.iter().zip(new_owner).enumerate() {
@@ -274,6 +281,30 @@ impl Balancer for GatheredPlum {
                 0 => self.decide(comm.size()).map(Some),
                 _ => Ok(None),
             });
+        self.send(comm, decided)
+    }
+
+    /// Brings rank 0's graph up to date.
+    fn observe(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<()> {
+        let gathered = self.gathered.gather(comm, held)?;
+        comm.agree(gathered)
+    }
+
+    fn graph(&self) -> Option<&DualGraph> {
+        self.gathered.graph()
+    }
+
+    fn owners(&self) -> Option<&[u32]> {
+        self.gathered.owners()
+    }
+}
+
+/// The halves of a decision a caller of rank 0's PLUM ([`Select`](super::Select)) uses
+/// apart.
+impl GatheredPlum {
+    /// Sends each rank its part of rank 0's decision (`decided`, `Some` on rank 0; a failure
+    /// anywhere ends every rank): a collective.
+    fn send(&mut self, comm: &dyn Comm, decided: Result<Option<Decided>>) -> Result<Decision> {
         let decided = comm.agree(decided)?;
         let (plum, outgoing) = match decided {
             Some((b, outcome, moves)) => {
@@ -299,17 +330,52 @@ impl Balancer for GatheredPlum {
         })
     }
 
-    /// Brings rank 0's graph up to date.
-    fn observe(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<()> {
-        let gathered = self.gathered.gather(comm, held)?;
-        comm.agree(gathered)
+    /// Rank 0 proposes PLUM's repartition of its graph without asking the policy
+    /// ([`Plum::propose_moving`], the accept rule applied), for a caller that decides when
+    /// to balance ([`Select`](super::Select)).
+    ///
+    /// # Errors
+    /// On a rank without the graph; PLUM's.
+    pub(super) fn propose(&self) -> Result<Balance> {
+        let whole = self.gathered.whole.as_ref().ok_or_else(no_graph)?;
+        let graph = whole.graph.view(&whole.graph.weights)?;
+        self.plum
+            .propose_moving(&graph, &whole.owner, None, &whole.moving)
     }
 
-    fn graph(&self) -> Option<&DualGraph> {
-        self.gathered.graph()
+    /// Carries out `proposed`, rank 0's [`GatheredPlum::propose`] on the graph as it was
+    /// last gathered (`None` on the other ranks; a failure on rank 0 ends every rank): a
+    /// collective, the sending half of [`Balancer::balance`].
+    ///
+    /// # Errors
+    /// As [`Balancer::balance`].
+    pub(super) fn carry_out(
+        &mut self,
+        comm: &dyn Comm,
+        proposed: Result<Option<Balance>>,
+    ) -> Result<Decision> {
+        let decided = proposed.and_then(|b| b.map(|b| self.settle(b, comm.size())).transpose());
+        self.send(comm, decided)
     }
 
-    fn owners(&self) -> Option<&[u32]> {
-        self.gathered.owners()
+    /// Tells rank 0 of roots another balancer moved (`leaving`: this rank's, with their new
+    /// owners), so that the owners it keeps stay every root's: a collective, O(moved).
+    ///
+    /// # Errors
+    /// The transport's.
+    pub(super) fn moved_by_others(
+        &mut self,
+        comm: &dyn Comm,
+        leaving: &[(u32, u32)],
+    ) -> Result<()> {
+        self.gathered.moved(comm, leaving).map(|_| ())
+    }
+
+    /// Rank 0's graph (its last gathered weights), every root's owner and moving size.
+    pub(super) fn whole(&self) -> Option<(&DualGraph, &[u32], &[u64])> {
+        self.gathered
+            .whole
+            .as_ref()
+            .map(|w| (&w.graph, &w.owner[..], &w.moving[..]))
     }
 }

@@ -73,6 +73,7 @@ mod probe;
 mod process;
 mod rows;
 mod sbn;
+mod select;
 mod share;
 mod verdict;
 
@@ -88,6 +89,7 @@ pub use level::{
 };
 pub use migration::{MigrationTimes, Moved};
 pub use probe::ProbeReading;
+pub use select::{MovedEstimate, MovedGlobal, Select, SelectOptions, SelectRecord};
 pub use share::Share;
 
 use std::time::{Duration, Instant};

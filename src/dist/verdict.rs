@@ -36,15 +36,7 @@ pub(super) fn ask(
     let obs = observation(opts, &before);
     if !policy.should_balance(&obs) {
         let imb = obs.load_imb();
-        let untriggered = BalanceOutcome {
-            load_imb_before: imb,
-            load_imb_after: imb,
-            triggered: false,
-            accepted: false,
-            gain: 0.0,
-            cost: 0.0,
-            volumes: [0; 3],
-        };
+        let untriggered = BalanceOutcome::untriggered(imb);
         return Ok(Asked {
             loads,
             untriggered: Some(untriggered),
@@ -116,6 +108,7 @@ pub(super) fn weigh(
         gain,
         cost,
         volumes: [movement.total_v, movement.max_v, movement.max_sr],
+        select: None,
     })
 }
 

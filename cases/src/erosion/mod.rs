@@ -230,6 +230,7 @@ pub fn run(
             rule: "must be at least 1: the erosion case needs a rank".into(),
         });
     }
+    refuse_select(cfg)?;
     let roots = check_memory(cfg, 1)?;
     let domain = domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
     let mut forest = domain.forest;
@@ -269,6 +270,20 @@ pub fn run(
         forest.nleaves(),
         erosion.fluid().iter().sum(),
     ))
+}
+
+/// Refuses `--policy select`, which the erosion case does not offer yet (its decisions are
+/// rank 0's, on every iteration, with no diffusive action).
+fn refuse_select(cfg: &ErosionConfig) -> crate::error::Result<()> {
+    match cfg.policy {
+        PolicyName::Select => Err(crate::Error::SettingOutOfRange {
+            setting: "policy".into(),
+            value: "select".into(),
+            rule: "is offered by run shock only: the erosion case has no diffusive action yet"
+                .into(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses iteration `iteration` when its leaves (`leaves` now, `divided` of them to be

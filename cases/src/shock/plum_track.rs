@@ -219,6 +219,7 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
         measured: None,
         rank_times: Vec::new(),
         load_models: None,
+        select: None,
         time_ms,
         processing_s: processing,
     }

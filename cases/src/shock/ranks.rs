@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use plume::adapt::{AdaptOptions, Forest};
 use plume::balance::Migration;
 use plume::comm::{Comm, CommExt};
-use plume::dist::{self, FirstOwners, GatheredPlum, Run, StepReport};
+use plume::dist::{self, FirstOwners, Run, StepReport};
 use plume::mesh::chunk::spread;
 use plume::mesh::{geometry, Mesh};
 use plume::metrics::Movement;
@@ -28,10 +28,10 @@ use super::memory::{
 use super::plum_track::{balancer_times, plum_over, plum_record, root_centroids, PlumLevel};
 use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
+use crate::budget;
 use crate::hier::HierSettings;
 use crate::words::PolicySettings;
 use plume::balance::PlumOptions;
-use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
 /// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
@@ -241,9 +241,12 @@ fn balancer_over(
     centroids: &[[f64; 3]],
 ) -> plume::Result<Box<dyn dist::Balancer>> {
     if cfg.balancer != Balancer::Hier {
-        return Ok(Box::new(GatheredPlum::new(plum_over(cfg, centroids)?)));
+        return super::select::balancer(cfg, plum_over(cfg, centroids)?);
     }
-    let hier = cfg.hier.clone().unwrap_or_else(|| HierSettings::new(cfg.procs));
+    let hier = cfg
+        .hier
+        .clone()
+        .unwrap_or_else(|| HierSettings::new(cfg.procs));
     let plum = PlumOptions {
         nprocs: cfg.procs,
         ..cfg.plum.clone()
@@ -352,10 +355,11 @@ fn record<C: Comm + ?Sized>(
     let balance = run
         .balance()
         .filter(|_| matches!(cfg.balancer, Balancer::Plum | Balancer::Hier));
+    let outcome = report.metrics.balance.as_ref();
     let flows = match balance {
         // The accept rule's movement is in the sizes of what moved.
         Some(b) if b.accepted => b.movement.clone(),
-        _ => Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]),
+        _ => super::select::moved_without_plum(outcome, cfg.procs),
     };
     let moved = report.metrics.moved;
     debug_assert_eq!(
@@ -367,7 +371,7 @@ fn record<C: Comm + ?Sized>(
     if let Some(b) = balance {
         time_ms.extend(balancer_times(b, t.balance + t.migrate));
     }
-    plum_record(
+    let record = plum_record(
         cfg,
         PlumLevel {
             level: report.metrics.level,
@@ -385,5 +389,6 @@ fn record<C: Comm + ?Sized>(
             time_ms,
             hier: report.metrics.hier.clone(),
         },
-    )
+    );
+    super::select::with_selection(record, outcome)
 }

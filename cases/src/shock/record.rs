@@ -90,6 +90,10 @@ pub struct LevelRecord {
     /// processing levels on two ranks or more).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load_models: Option<super::load_models::LoadModels>,
+    /// `--policy select`: the three predicted times, `convergence_steps`, the choice and its
+    /// replay at this level's decision point (absent under the other policies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub select: Option<super::select::LevelSelect>,
     /// Wall-clock milliseconds per stage.
     pub time_ms: StageTimes,
     /// Each processor's simulated processing time in the level, seconds (seed 003's `t_{p,i}`,

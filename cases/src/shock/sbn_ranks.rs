@@ -96,6 +96,7 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
         measured: Some(measured),
         rank_times: processed.ranks.iter().map(|r| r.times).collect(),
         load_models: None,
+        select: None,
         time_ms,
         processing_s: processing,
     }

@@ -116,6 +116,7 @@ impl Track for SbnTrack {
             measured: None,
             rank_times: Vec::new(),
             load_models: None,
+            select: None,
             time_ms,
             processing_s: processing,
         })

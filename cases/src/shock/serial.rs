@@ -57,6 +57,9 @@ impl ShockRun {
         if let Some(cpu) = &self.cpu {
             report.insert_run("cpu", cpu);
         }
+        if let Some(select) = super::SelectSummary::of(&self.levels) {
+            report.insert_summary("select", &select);
+        }
         report
     }
 }
@@ -69,6 +72,7 @@ pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Bo
             roots: graph.nvertices(),
         });
     }
+    super::select::refuse_on_the_simulated_machine(cfg)?;
     let plum = plum_track::PlumTrack::new(cfg, forest, graph)?;
     Ok(match cfg.balancer {
         Balancer::Plum | Balancer::None => Box::new(plum),
