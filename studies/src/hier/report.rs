@@ -303,64 +303,67 @@ impl HierStudy {
         let p_label = "P (simulated processors, log₂ scale)";
         let c = &self.config;
         let objects = count(c.objects as u64);
-        let mut step = against_p(&|r| r.step_time * 1e3);
-        step.insert(
-            0,
-            Series::new(
-                "before (sorted placement)",
-                self.rows
+        // Time per step relative to central GreedyLB's at the same P.
+        let step: Vec<Series> = methods
+            .iter()
+            .enumerate()
+            .filter(|&(_, &m)| m != Method::Greedy)
+            .map(|(k, &m)| {
+                let points = self
+                    .rows
                     .iter()
-                    .map(|r| (r.procs as f64, r.step_time_before * 1e3))
-                    .collect(),
-            )
-            .with_colour(methods.len()),
-        );
+                    .filter_map(|r| {
+                        let g = r.run(Method::Greedy)?;
+                        r.run(m)
+                            .map(|run| (r.procs as f64, run.step_time / g.step_time))
+                    })
+                    .collect();
+                Series::new(m.name(), points).with_colour(k)
+            })
+            .collect();
         let sweep_x = |f: &dyn Fn(&super::SweepRow) -> f64| -> Vec<(f64, f64)> {
             self.sweep.iter().map(|s| (s.levels as f64, f(s))).collect()
         };
+        // Figure 3's shapes, each relative to its own value on the 3-level tree (the seed's
+        // best) or, without one, on the sweep's first tree.
+        let base = self
+            .sweep
+            .iter()
+            .find(|s| s.levels == 3)
+            .or(self.sweep.first());
+        let relative = |f: &dyn Fn(&super::SweepRow) -> f64| -> Vec<(f64, f64)> {
+            let at = base.map_or(1.0, f);
+            sweep_x(&|s| f(s) / at)
+        };
         let seed_sweep = c.sweep_procs == TABLE_5_PROCS && c.sweep_objects == TABLE_4_OBJECTS;
         let mut levels = vec![
-            Series::new(
-                "HybridLB, LB time (simulated)",
-                sweep_x(&|s| s.times.total()),
-            )
-            .with_colour(0),
-            Series::new(
-                "HybridLB, strategy (simulated)",
-                sweep_x(&|s| s.times.strategy),
-            )
-            .with_colour(1),
-            Series::new(
-                "[H2] model × t_op",
-                sweep_x(&|s| s.model_ops * c.clock.t_op),
-            )
-            .with_colour(2),
+            Series::new("HybridLB, LB time", relative(&|s| s.times.total())).with_colour(0),
+            Series::new("HybridLB, strategy", relative(&|s| s.times.strategy)).with_colour(1),
+            Series::new("[H2] model", relative(&|s| s.model_ops)).with_colour(2),
         ];
         if seed_sweep {
+            let at = TABLE_5.iter().find(|r| r.0 == 3).map_or(1.0, |r| r.4);
             levels.push(
                 Series::published(
                     "seed 002 table 5, LB time",
-                    TABLE_5.iter().map(|r| (r.0 as f64, r.4)).collect(),
+                    TABLE_5.iter().map(|r| (r.0 as f64, r.4 / at)).collect(),
                 )
                 .with_colour(0),
             );
         }
-        let formula_p = 65_536.0;
+        let sweep_p = c.sweep_procs as f64;
+        let deepest = self.sweep.iter().map(|s| s.levels).max().unwrap_or(2);
         let messages = vec![
+            Series::new("counted", sweep_x(&|s| s.messages_formula as f64)).with_colour(0),
             Series::new(
-                format!("counted, P = {}", count(c.sweep_procs as u64)),
-                sweep_x(&|s| s.messages_formula as f64),
-            )
-            .with_colour(0),
-            Series::new(
-                format!("sent, P = {}", count(c.sweep_procs as u64)),
+                "sent between processors",
                 sweep_x(&|s| s.messages_sent as f64),
             )
             .with_colour(1),
             Series::published(
-                "[H3] formula, P = 65,536 (seed 002 fig. 4)",
-                (2..=17)
-                    .map(|l| (l as f64, message_model(formula_p, l)))
+                "[H3] 3 (PG − G) / (G − 1), G = (L−1)√P",
+                (2..=deepest.max(3))
+                    .map(|l| (l as f64, message_model(sweep_p, l)))
                     .collect(),
             )
             .with_colour(2),
@@ -378,13 +381,20 @@ impl HierStudy {
                     count(c.sweep_procs as u64)
                 ),
                 x_label: "levels L of the tree",
-                y_label: "simulated seconds",
+                y_label: "relative to the 3-level tree",
                 series: levels,
-                options: linear(0.0),
+                options: ChartOptions {
+                    y_includes: vec![0.0],
+                    reference: Some((1.0, "the 3-level tree".into())),
+                    ..ChartOptions::default()
+                },
             },
             Chart {
                 file: "fig4_messages.svg",
-                title: "Balancing messages against the tree's levels (three phases)".into(),
+                title: format!(
+                    "Balancing messages against the tree's levels (three phases, P = {})",
+                    count(c.sweep_procs as u64)
+                ),
                 x_label: "levels L of the tree",
                 y_label: "messages",
                 series: messages,
@@ -408,11 +418,17 @@ impl HierStudy {
             },
             Chart {
                 file: "fig6_step.svg",
-                title: format!("Time per step after balancing ({objects} objects)"),
+                title: format!(
+                    "Time per step after balancing, relative to GreedyLB's ({objects} objects)"
+                ),
                 x_label: p_label,
-                y_label: "ms per step (heaviest processor)",
+                y_label: "time per step / central GreedyLB's",
                 series: step,
-                options: log_p(0.0),
+                options: ChartOptions {
+                    x_log2: true,
+                    y_includes: vec![1.0],
+                    reference: Some((1.03, "B.12's bound, 1.03".into())),
+                },
             },
             Chart {
                 file: "fig7_strategy.svg",
