@@ -357,11 +357,7 @@ fn hier_study(args: HierArgs) -> CliResult<PathBuf> {
     .map_err(Failure::Error)?;
     drop(progress);
     result.provenance = Some(Provenance::of_this_process(None));
-    finish(
-        result.write(&mut folder).map(|()| Vec::new()),
-        &result.markdown(),
-        args.out,
-    )
+    finish(result.write(&mut folder), &result.markdown(), args.out)
 }
 
 /// Prints the notes of a study's written files (the charts skipped) and its tables; returns

@@ -126,6 +126,26 @@ fn the_study_runs_every_p_and_the_sweep_follows_table_5s_rule() {
 }
 
 #[test]
+fn a_sweep_without_a_hierarchical_tree_skips_figure_3_with_a_note() {
+    let cfg = HierConfig {
+        procs: vec![128],
+        sweep_levels: vec![2],
+        ..small()
+    };
+    let study = run(&cfg, |_| ()).unwrap();
+    let dir = std::env::temp_dir().join(format!("plume-hier-{}", std::process::id()));
+    let mut folder = plume_cases::run_folder::RunFolder::open(&dir).unwrap();
+    let notes = study.write(&mut folder).unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("fig3_levels.svg: not drawn"), "{notes:?}");
+    assert!(!dir.join("fig3_levels.svg").exists());
+    for file in ["hier.md", "hier.json", "fig4_messages.svg", "fig6_step.svg"] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn bad_settings_name_their_option() {
     let bad = |f: fn(&mut HierConfig), option: &str| {
         let mut cfg = small();

@@ -1,6 +1,6 @@
 //! The peak memory of `plume study hier`, estimated before it starts so that a study that
 //! would not fit is refused (as `plume run shock` refuses a run): bytes per object and per
-//! processor of one P's balances, and per object and full level of the sweep's trees.
+//! processor of one P's balances, and per object and level of the sweep's trees.
 //!
 //! The constants are heap bytes measured by a counting allocator (`studies/tests/hier_memory.rs`
 //! checks them at small sizes) and by the maximum resident set of the full study
@@ -29,12 +29,20 @@ pub const BYTES_PER_PROC: u64 = with_margin(PER_PROC_MEASURED);
 /// 2,048 processors with 32,768 objects).
 const PER_PROC_MEASURED: u64 = 240;
 
-/// Heap bytes per object and level of full databases in the sweep (each such level keeps
-/// a copy of its domains' objects, their children and crossing records).
+/// Heap bytes per object of a sweep's tree besides its levels (the objects and records, and
+/// HybridLB alone: no other balancer runs in the sweep).
+pub const BYTES_PER_OBJECT_SWEEP: u64 = with_margin(PER_OBJECT_SWEEP_MEASURED);
+
+/// Heap bytes per object and level of a sweep's tree (each level of full databases keeps a
+/// copy of its domains' objects, their children and crossing records).
 pub const BYTES_PER_OBJECT_LEVEL: u64 = with_margin(PER_OBJECT_LEVEL_MEASURED);
 
-/// What was measured per object and full level, before the margin: 41 and 43 heap bytes (the
-/// sweep's trees of 2, 5 and 9 levels on 256 processors with 131,072 objects).
+/// What was measured, before the margin: the sweep's trees of 2, 5 and 9 levels on 256
+/// processors with 131,072 objects took 156, 278 and 460 heap bytes per object, `70 + 43 L`
+/// within 7 bytes.
+const PER_OBJECT_SWEEP_MEASURED: u64 = 72;
+
+/// See [`PER_OBJECT_SWEEP_MEASURED`].
 const PER_OBJECT_LEVEL_MEASURED: u64 = 45;
 
 /// Peak bytes of one P's balances of `objects` objects.
@@ -44,8 +52,9 @@ pub fn procs_bytes(objects: usize, procs: usize) -> u128 {
 
 /// Peak bytes of the sweep's tree of `levels` levels on `procs` processors.
 pub fn sweep_bytes(objects: usize, procs: usize, levels: usize) -> u128 {
-    procs_bytes(objects, procs)
-        + u128::from(BYTES_PER_OBJECT_LEVEL) * objects as u128 * levels as u128
+    let per_object =
+        u128::from(BYTES_PER_OBJECT_SWEEP) + u128::from(BYTES_PER_OBJECT_LEVEL) * levels as u128;
+    per_object * objects as u128 + u128::from(BYTES_PER_PROC) * procs as u128
 }
 
 /// The study's peak: its largest P or sweep tree (one runs at a time; the rows kept are a few

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use plume::balance::hier::message_model;
-use plume_cases::charts::{line_chart_with, ChartOptions, Series};
+use plume_cases::charts::{chart_or_note, has_points, line_chart_with, ChartOptions, Series};
 use plume_cases::run_folder::RunFolder;
 
 use super::published::{
@@ -324,33 +324,25 @@ impl HierStudy {
         let sweep_x = |f: &dyn Fn(&super::SweepRow) -> f64| -> Vec<(f64, f64)> {
             self.sweep.iter().map(|s| (s.levels as f64, f(s))).collect()
         };
-        // Figure 3's shapes, each relative to its own value on the 3-level tree (the seed's
-        // best) or, without one, on the sweep's first tree.
-        let base = self
-            .sweep
+        // Figure 3's shapes for the hierarchical trees (the 2-level tree is the central one,
+        // in the table), each relative to its own value on the 3-level tree (the seed's best)
+        // or, without one, on the first. The seed's table 5 is left to the table: its 5- and
+        // 13-level trees took 41 and 115 times its 3-level one, which would flatten ours.
+        let trees: Vec<&super::SweepRow> = self.sweep.iter().filter(|s| s.levels > 2).collect();
+        let base = trees
             .iter()
             .find(|s| s.levels == 3)
-            .or(self.sweep.first());
+            .or(trees.first())
+            .copied();
         let relative = |f: &dyn Fn(&super::SweepRow) -> f64| -> Vec<(f64, f64)> {
             let at = base.map_or(1.0, f);
-            sweep_x(&|s| f(s) / at)
+            trees.iter().map(|s| (s.levels as f64, f(s) / at)).collect()
         };
-        let seed_sweep = c.sweep_procs == TABLE_5_PROCS && c.sweep_objects == TABLE_4_OBJECTS;
-        let mut levels = vec![
+        let levels = vec![
             Series::new("HybridLB, LB time", relative(&|s| s.times.total())).with_colour(0),
             Series::new("HybridLB, strategy", relative(&|s| s.times.strategy)).with_colour(1),
             Series::new("[H2] model", relative(&|s| s.model_ops)).with_colour(2),
         ];
-        if seed_sweep {
-            let at = TABLE_5.iter().find(|r| r.0 == 3).map_or(1.0, |r| r.4);
-            levels.push(
-                Series::published(
-                    "seed 002 table 5, LB time",
-                    TABLE_5.iter().map(|r| (r.0 as f64, r.4 / at)).collect(),
-                )
-                .with_colour(0),
-            );
-        }
         let sweep_p = c.sweep_procs as f64;
         let deepest = self.sweep.iter().map(|s| s.levels).max().unwrap_or(2);
         let messages = vec![
@@ -441,20 +433,31 @@ impl HierStudy {
         ]
     }
 
-    /// Writes `hier.md`, the charts and, last, `hier.json` into `folder`.
+    /// Writes `hier.md`, the charts and, last, `hier.json` into `folder`. A chart with
+    /// nothing to draw (`fig3_levels.svg` without a tree of 3 levels or more) is skipped: the
+    /// returned notes say which and why.
     ///
     /// # Errors
     /// A one-line message naming the file that cannot be written.
-    pub fn write(&self, folder: &mut RunFolder) -> Result<(), String> {
+    pub fn write(&self, folder: &mut RunFolder) -> Result<Vec<String>, String> {
         // Checked before any file is written: the record, written last, must be writable.
         let json = plume_cases::report::finite::pretty_json("hier", self)?;
         folder
             .write("hier.md", &self.markdown())
             .map_err(|e| e.to_string())?;
+        let mut notes = Vec::new();
         for c in self.charts() {
-            let path = folder.file(c.file).map_err(|e| e.to_string())?;
-            line_chart_with(&path, &c.title, c.x_label, c.y_label, &c.series, &c.options)?;
+            let drawable = (
+                has_points(&c.series, &c.options),
+                "no tree of the sweep to draw (`--sweep-levels` of 3 or more)",
+            );
+            notes.extend(chart_or_note(folder, c.file, drawable, |path| {
+                line_chart_with(path, &c.title, c.x_label, c.y_label, &c.series, &c.options)
+            })?);
         }
-        folder.write("hier.json", &json).map_err(|e| e.to_string())
+        folder
+            .write("hier.json", &json)
+            .map_err(|e| e.to_string())?;
+        Ok(notes)
     }
 }
