@@ -16,7 +16,7 @@
 //! | `options.rs` | what several subcommands' options share: the cases' words, `--backend`, the shock case's options |
 //! | `erosion.rs` | `plume run erosion` |
 //! | `euler.rs` | `plume run euler` |
-//! | `study.rs` | `plume study erosion2d`, `plume study model` |
+//! | `study.rs` | `plume study erosion2d`, `plume study model`, `plume study hier` |
 //! | `common.rs` | loading meshes with their notes, output paths, level limits, stdout |
 //! | `progress.rs` | progress bars on stderr, shown only when stderr is a terminal |
 //! | `signals.rs` | SIGINT / SIGTERM: remove the temporary files, one line, exit 130 / 143 |

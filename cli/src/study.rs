@@ -1,6 +1,7 @@
 //! `plume study erosion2d` and `plume study model`: seed 001's own erosion experiment on a 2-D
-//! cellular grid (figures 4a, 4b, 5) and its model-only studies (figures 2, 3); each prints
-//! its markdown tables and writes them with a JSON file and SVG charts into `--out`.
+//! cellular grid (figures 4a, 4b, 5) and its model-only studies (figures 2, 3); `plume study
+//! hier`: seed 002's lb_test at its scale (tables 2–5, figures 3–7). Each prints its markdown
+//! tables and writes them with a JSON file and SVG charts into `--out`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,8 +12,10 @@ use super::common::{finite, number_in, say};
 use super::failure::{CliResult, Failure};
 use super::progress::Progress;
 use plume_cases::budget::Budget;
+use plume_cases::provenance::Provenance;
 use plume_cases::run_folder::RunFolder;
 use plume_studies::erosion2d::study::{self, StudyConfig};
+use plume_studies::hier::{self, memory, HierConfig};
 use plume_studies::model_study::anneal::Annealing;
 use plume_studies::model_study::report::{ModelConfig, ModelStudy, MAX_EVALUATIONS};
 
@@ -26,6 +29,50 @@ pub enum StudyCommand {
     /// standard method by share of overloading PEs (figure 3), balancing every σ+ against
     /// simulated annealing (figure 2).
     Model(ModelArgs),
+    /// Seed 002's lb_test at its scale: central GreedyLB, GreedyCommLB, RefineLB, PLUM
+    /// (METIS + remap) and HybridLB on up to 65,536 simulated processors (tables 2–5,
+    /// figures 3–7).
+    Hier(HierArgs),
+}
+
+/// Arguments of `plume study hier`.
+#[derive(Debug, Args)]
+pub struct HierArgs {
+    /// Numbers of simulated processors, comma-separated: multiples of --lowest, at least
+    /// twice it.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1024,2048,4096,8192,16384,32768,65536"
+    )]
+    pub procs: Vec<usize>,
+    /// lb_test's objects.
+    #[arg(long, default_value_t = 1_048_576)]
+    pub objects: usize,
+    /// Processors per lowest domain of HybridLB's tree [P / lowest, lowest].
+    #[arg(long, default_value_t = 512)]
+    pub lowest: usize,
+    /// Table 5's threshold: a domain of more objects works semi-centralized.
+    #[arg(long, default_value_t = 65_536)]
+    pub max_objects: usize,
+    /// Runs PLUM (METIS + remap) only up to this many objects (default: always).
+    #[arg(long)]
+    pub plum_max_objects: Option<usize>,
+    /// Processors of the levels sweep (table 5).
+    #[arg(long, default_value_t = 4_096)]
+    pub sweep_procs: usize,
+    /// Objects of the levels sweep.
+    #[arg(long, default_value_t = 524_288)]
+    pub sweep_objects: usize,
+    /// Numbers of levels of the sweep's trees, comma-separated (2: central).
+    #[arg(long, value_delimiter = ',', default_value = "2,3,4,5,7,13")]
+    pub sweep_levels: Vec<usize>,
+    /// Seed of lb_test's loads.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output folder.
+    #[arg(long, default_value = "out/hier")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `plume study erosion2d`.
@@ -113,6 +160,7 @@ pub fn run(cmd: StudyCommand) -> CliResult {
     let out = match cmd {
         StudyCommand::Erosion2d(args) => erosion2d(args)?,
         StudyCommand::Model(args) => model(args)?,
+        StudyCommand::Hier(args) => hier_study(args)?,
     };
     say(format!(
         "wrote {} ({:.1} s wall)",
@@ -259,6 +307,56 @@ fn model(args: ModelArgs) -> CliResult<PathBuf> {
     let progress = Progress::spinner("model studies");
     let result = ModelStudy::run(config);
     drop(progress);
+    finish(result.write(&mut folder), &result.markdown(), args.out)
+}
+
+fn hier_study(args: HierArgs) -> CliResult<PathBuf> {
+    let usage = |m: String| Failure::Usage(m);
+    if args.max_objects == 0 {
+        return Err(usage("--max-objects must be at least 1".into()));
+    }
+    if args.sweep_levels.is_empty() {
+        return Err(usage(
+            "--sweep-levels must list at least one number of levels".into(),
+        ));
+    }
+    let cfg = HierConfig {
+        procs: args.procs,
+        objects: args.objects,
+        lowest: args.lowest,
+        max_objects: args.max_objects,
+        plum_max_objects: args.plum_max_objects,
+        sweep_procs: args.sweep_procs,
+        sweep_objects: args.sweep_objects,
+        sweep_levels: args.sweep_levels,
+        seed: args.seed,
+        ..HierConfig::seed_study()
+    };
+    cfg.check().map_err(usage)?;
+    // The largest of what runs, P or a sweep tree, names the option to lower.
+    let largest_p = cfg.procs.iter().copied().max().unwrap_or(0);
+    let need = memory::peak_bytes(&cfg);
+    let (what, hint) = if need == memory::procs_bytes(cfg.objects, largest_p) {
+        (
+            format!("--objects {} with --procs {largest_p}", cfg.objects),
+            "use fewer --objects or smaller --procs",
+        )
+    } else {
+        (
+            format!("--sweep-objects {}", cfg.sweep_objects),
+            "use fewer --sweep-objects or --sweep-levels",
+        )
+    };
+    check_size(&what, need, hint)?;
+    let mut folder = RunFolder::open(&args.out)?;
+    let progress = Progress::bar(cfg.procs.len() as u64 + 1, "hier");
+    let mut result = hier::run(&cfg, |what| {
+        progress.set_message(format!("hier: {what} done"));
+        progress.inc();
+    })
+    .map_err(Failure::Error)?;
+    drop(progress);
+    result.provenance = Some(Provenance::of_this_process(None));
     finish(result.write(&mut folder), &result.markdown(), args.out)
 }
 

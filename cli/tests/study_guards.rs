@@ -64,3 +64,26 @@ fn studies_larger_than_memory_or_too_long_are_refused_up_front() {
         "model evaluations, more than the limit of 1e11",
     );
 }
+
+#[test]
+fn hier_study_options_out_of_range_are_usage_errors_naming_the_option() {
+    // Not a multiple of the lowest domains, a lowest domain of one processor, a tree deeper
+    // than the sweep's processors fill, more processors than objects.
+    refused(&["hier", "--procs", "1000"], "--procs 1000");
+    refused(&["hier", "--lowest", "1"], "--lowest 1");
+    refused(&["hier", "--sweep-levels", "3,40"], "--sweep-levels 40");
+    refused(
+        &["hier", "--procs", "1024", "--objects", "1000"],
+        "--procs 1024: more processors than the 1000 --objects",
+    );
+    refused(&["hier", "--max-objects", "0"], "--max-objects");
+    // 4·10⁹ objects: about 1.5 TB, refused before anything is allocated.
+    refused(
+        &["hier", "--procs", "1024", "--objects", "4000000000"],
+        "--objects 4000000000 with --procs 1024: the study would need about",
+    );
+    refused(
+        &["hier", "--sweep-objects", "4000000000"],
+        "--sweep-objects 4000000000: the study would need about",
+    );
+}
