@@ -29,11 +29,11 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use plume::balance::hier::{Strategy, Tree};
 use plume::balance::sbn::policy::{
     BasicDistribution, Broadcast, FirstHalf, HeuristicReturn, LoadView, Policies, ProbeLevel,
     Topology, Units,
 };
-use plume::balance::hier::{Strategy, Tree};
 use plume::balance::{
     Accept, BalancePolicy, CostBenefit, Degradation, Never, Periodic, StepTime, Threshold, Ulba,
     Variant,
@@ -226,8 +226,12 @@ impl FromStr for TreeSpec {
             .split(',')
             .map(|g| match g.trim().parse::<usize>() {
                 Ok(g) if g >= 2 => Ok(g),
-                Ok(g) => Err(format!("a branching of {g}: every domain needs at least 2 children")),
-                Err(_) => Err(format!("{g:?} is not a branching: expected G or a list like 8,4")),
+                Ok(g) => Err(format!(
+                    "a branching of {g}: every domain needs at least 2 children"
+                )),
+                Err(_) => Err(format!(
+                    "{g:?} is not a branching: expected G or a list like 8,4"
+                )),
             })
             .collect::<Result<Vec<usize>, String>>()?;
         Ok(match list[..] {

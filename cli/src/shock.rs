@@ -13,9 +13,9 @@ use plume::dist::BalanceAt;
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, refuse_sbn_options, words, BackendName, ShockCaseArgs};
-use plume_cases::shock::{run_ranks, ShockConfig};
 use plume::balance::hier::Strategy;
 use plume_cases::hier::HierSettings;
+use plume_cases::shock::{run_ranks, ShockConfig};
 use plume_cases::words::{
     Balancer, InitialName, MachineName, ObjectiveName, PartitionerName, PolicyName, TreeSpec,
     VtkLevels,

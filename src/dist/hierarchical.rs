@@ -46,8 +46,9 @@ pub struct HierStats {
     pub max_records: u64,
     /// Bytes of the three phases' messages rank 0 received.
     pub rank0_bytes: u64,
-    /// The slowest rank's seconds in the three phases (wall clock; 0 when the policy did not
-    /// balance).
+    /// The slowest rank's seconds in the three phases (wall clock). Not written: a record's
+    /// times are apart from its numbers (PLUM's records put it in the partition stage).
+    #[serde(skip)]
     pub seconds: f64,
 }
 

@@ -28,10 +28,10 @@ use super::memory::{
 use super::plum_track::{balancer_times, plum_over, plum_record, root_centroids, PlumLevel};
 use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
+use crate::budget;
 use crate::hier::HierSettings;
 use crate::words::PolicySettings;
 use plume::balance::PlumOptions;
-use crate::budget;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
 /// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
@@ -243,7 +243,10 @@ fn balancer_over(
     if cfg.balancer != Balancer::Hier {
         return Ok(Box::new(GatheredPlum::new(plum_over(cfg, centroids)?)));
     }
-    let hier = cfg.hier.clone().unwrap_or_else(|| HierSettings::new(cfg.procs));
+    let hier = cfg
+        .hier
+        .clone()
+        .unwrap_or_else(|| HierSettings::new(cfg.procs));
     let plum = PlumOptions {
         nprocs: cfg.procs,
         ..cfg.plum.clone()

@@ -2,11 +2,11 @@
 //! bar), averaged at the end and written with the run's reports.
 
 use super::{LevelRecord, MeasuredRecord, SbnRecord, ShockConfig, ShockRun, Stage};
+use crate::hier::HierSettings;
 use crate::progress::{Host, Progress};
 use crate::provenance::{MeshSource, Provenance};
 use crate::run_folder::RunFolder;
 use crate::stream::Streamed;
-use crate::hier::HierSettings;
 use crate::words::{Balancer, Words};
 
 /// The per-level table as rank 0 prints it while the levels end, with a progress bar, and the
@@ -218,7 +218,10 @@ fn table_head(cfg: &ShockConfig, roots: usize, columns: &[Column]) -> String {
         Balancer::Sbn => format!("SBN {}", cfg.sbn.variant.word()),
         Balancer::None => "no balancing".to_string(),
         Balancer::Hier => {
-            let hier = cfg.hier.clone().unwrap_or_else(|| HierSettings::new(cfg.procs));
+            let hier = cfg
+                .hier
+                .clone()
+                .unwrap_or_else(|| HierSettings::new(cfg.procs));
             format!(
                 "hierarchical, tree {}, {} in the lowest domains, policy {}",
                 hier.tree,
