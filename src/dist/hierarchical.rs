@@ -40,10 +40,12 @@ pub struct HierStats {
     pub max_db_bytes: Vec<u64>,
     /// Per level: how many domains worked on their children's totals.
     pub semi_domains: Vec<u64>,
-    /// Database entries (objects and records) rank 0 received from the other ranks.
+    /// Roots (objects) rank 0 received from the other ranks in phase 1.
+    pub rank0_roots: u64,
+    /// Face records rank 0 received from the other ranks in phase 1.
     pub rank0_records: u64,
-    /// The most database entries any rank received.
-    pub max_records: u64,
+    /// The most roots any rank received.
+    pub max_roots: u64,
     /// Bytes of the three phases' messages rank 0 received.
     pub rank0_bytes: u64,
     /// The slowest rank's seconds in the three phases (wall clock). Not written: a record's
@@ -175,18 +177,19 @@ pub fn mesh_record(from: u32, to: u32, cwgt: u64) -> CommData {
 /// The numbers of every rank's `outcome` (a collective).
 fn stats(comm: &dyn Comm, tree: &Tree, outcome: &RankOutcome, seconds: f64) -> Result<HierStats> {
     let levels = tree.proc_level();
-    let mut local = vec![0u64; 3 * levels + 3];
+    let mut local = vec![0u64; 3 * levels + 4];
     for (node, info) in &outcome.domains {
         let l = node.level;
         local[l] = local[l].max(info.objects);
         local[levels + l] = local[levels + l].max(info.bytes);
         local[2 * levels + l] += u64::from(info.semi);
     }
-    let r = outcome.received.records;
-    let rank0 = comm.rank() == 0;
-    local[3 * levels] = if rank0 { r } else { 0 };
-    local[3 * levels + 1] = r;
-    local[3 * levels + 2] = if rank0 { outcome.received.bytes } else { 0 };
+    let r = outcome.received;
+    let rank0 = u64::from(comm.rank() == 0);
+    local[3 * levels] = rank0 * r.objects;
+    local[3 * levels + 1] = rank0 * r.records;
+    local[3 * levels + 2] = rank0 * r.bytes;
+    local[3 * levels + 3] = r.objects;
     let max = comm.all_reduce_u64(&local, ReduceOp::Max)?;
     let semi = comm.all_reduce_u64(&local[2 * levels..3 * levels], ReduceOp::Sum)?;
     let seconds: Vec<f64> = comm.all_gather_serde(&seconds)?;
@@ -194,9 +197,10 @@ fn stats(comm: &dyn Comm, tree: &Tree, outcome: &RankOutcome, seconds: f64) -> R
         max_db_objects: max[..levels].to_vec(),
         max_db_bytes: max[levels..2 * levels].to_vec(),
         semi_domains: semi,
-        rank0_records: max[3 * levels],
-        max_records: max[3 * levels + 1],
+        rank0_roots: max[3 * levels],
+        rank0_records: max[3 * levels + 1],
         rank0_bytes: max[3 * levels + 2],
+        max_roots: max[3 * levels + 3],
         seconds: seconds.into_iter().fold(0.0, f64::max),
     })
 }
