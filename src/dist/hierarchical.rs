@@ -27,6 +27,7 @@ use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::DualGraph;
 use crate::metrics::Movement;
 use crate::partition::{Metis, Partitioner};
+use crate::remap::RemapInfo;
 use crate::solver_model::FACE_BYTES;
 use crate::{Error, Result};
 
@@ -205,13 +206,14 @@ fn stats(comm: &dyn Comm, tree: &Tree, outcome: &RankOutcome, seconds: f64) -> R
     })
 }
 
-/// The decision as PLUM's records read it, on rank 0 keeping the records: the verdict, what
-/// moved (`movement`: the planned and the identity volumes too, as nothing is remapped), the
-/// three phases' time as the partition stage, and the new owners when accepted.
+/// The decision as PLUM's records read it, on rank 0 keeping the records, as PLUM with the
+/// identity remap of the same owners would report it ([`crate::sim::HierPartitioner`]): the
+/// verdict, what moved in the sizes it moves with and in the graph's (`movement`), the three
+/// phases' time as the partition stage, and the new owners when accepted.
 fn as_plum(
     verdict: &BalanceOutcome,
     hier: &HierStats,
-    movement: Movement,
+    (movement, planned): (Movement, Movement),
     owners: Option<&[u32]>,
 ) -> Balance {
     Balance {
@@ -221,11 +223,16 @@ fn as_plum(
         accepted: verdict.accepted,
         gain: verdict.gain,
         cost: verdict.cost,
-        planned: movement.clone(),
-        identity: movement.clone(),
+        identity: planned.clone(),
+        remap: Some(RemapInfo {
+            solver: "identity",
+            objective: None,
+            exact: false,
+            volumes: planned.clone(),
+        }),
+        planned,
         movement,
         partition: None,
-        remap: None,
         times: BalanceTimes {
             partition: Duration::from_secs_f64(hier.seconds),
             ..BalanceTimes::default()
