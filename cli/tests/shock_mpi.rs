@@ -4,7 +4,8 @@
 //! and an unreadable mesh ends every process with one `plume:` line, never by the timeout.
 //! `plume run shock --balancer sbn --backend mpi` processes its levels and leaves PLUM's mesh.
 //! `plume run erosion --backend mpi` likewise gives the threads backend's records and pieces.
-//! An interrupted job prints one `interrupted` line, not one per rank.
+//! An interrupted job prints one `interrupted` line, not one per rank. `--balancer hier` on 4
+//! MPI ranks writes the threads backend's records.
 //! `harness = false`: each scenario starts its own `mpirun` job on the built `plume`.
 
 mod common;
@@ -28,6 +29,7 @@ fn main() {
     for procs in [2, 3] {
         sbn_on_mpi_ranks_keeps_the_mesh(procs);
     }
+    hier_on_mpi_ranks_decides_as_on_threads();
     a_conflicting_procs_is_a_usage_error();
     an_unreadable_mesh_ends_every_process_with_one_message();
     an_interrupted_job_says_it_once();
@@ -108,6 +110,36 @@ fn sbn_on_mpi_ranks_keeps_the_mesh(procs: usize) {
         assert!(s["measured"]["processing_s"].as_f64().unwrap() > 0.0, "{s}");
     }
     println!("test shock_mpi: SBN on {procs} MPI ranks keeps the mesh ... ok");
+}
+
+/// Issue 24 (2): `--balancer hier --tree 2,2` on 4 MPI ranks writes the threads backend's
+/// records (times aside): the same decisions, bit for bit.
+fn hier_on_mpi_ranks_decides_as_on_threads() {
+    let dir = TempDir::new("shock-mpi-hier");
+    let (mpi, threads) = (dir.path("mpi"), dir.path("threads"));
+    let case = [
+        "run",
+        "shock",
+        "--levels",
+        "2",
+        "--vtk",
+        "none",
+        "--balancer",
+        "hier",
+        "--tree",
+        "2,2",
+    ];
+    let backend = ["--backend", "mpi", "--out", mpi.to_str().unwrap()];
+    mpirun_ok(4, &[&case[..], &backend].concat());
+    ok(&[
+        &case[..],
+        &["--procs", "4", "--out", threads.to_str().unwrap()],
+    ]
+    .concat());
+    let got = records(&mpi);
+    assert!(got.iter().all(|r| r["hier"].is_object()), "{got:?}");
+    assert_eq!(got, records(&threads));
+    println!("test shock_mpi: hier on 4 MPI ranks decides as on threads ... ok");
 }
 
 fn the_erosion_job_gives_the_threads_records(procs: usize) {

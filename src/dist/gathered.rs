@@ -175,12 +175,13 @@ impl Gathered {
 
     /// Tells rank 0 the roots that left each rank (`leaving`, this rank's; a collective):
     /// its owners follow. A root's new holder sends its row again at the next gather. Returns,
-    /// on rank 0, the flows of what moves in the sizes the trees move with.
+    /// on rank 0, the flows of what moves in the sizes the trees move with, and in the
+    /// graph's (`RWgt`: predicted before subdivision).
     pub(super) fn moved(
         &mut self,
         comm: &dyn Comm,
         leaving: &[(u32, u32)],
-    ) -> Result<Option<Movement>> {
+    ) -> Result<Option<(Movement, Movement)>> {
         let mut outgoing = vec![Vec::new(); comm.size()];
         outgoing[0] = leaving.to_vec();
         let incoming: Vec<Vec<(u32, u32)>> = comm.all_to_all_serde(&outgoing)?;
@@ -188,16 +189,25 @@ impl Gathered {
             return Ok(None);
         };
         let p = comm.size();
-        let (mut sent, mut received) = (vec![0u64; p], vec![0u64; p]);
+        let mut flows = [vec![0u64; p], vec![0u64; p], vec![0u64; p], vec![0u64; p]];
         for (from, moves) in incoming.into_iter().enumerate() {
             for (r, to) in moves {
-                let size = whole.moving[r as usize];
-                sent[from] += size;
-                received[to as usize] += size;
+                let (moving, rwgt) = (
+                    whole.moving[r as usize],
+                    whole.graph.weights.rwgt[r as usize],
+                );
+                flows[0][from] += moving;
+                flows[1][to as usize] += moving;
+                flows[2][from] += rwgt;
+                flows[3][to as usize] += rwgt;
                 whole.owner[r as usize] = to;
             }
         }
-        Ok(Some(Movement::from_flows(sent, received)))
+        let [sent, received, planned_sent, planned_received] = flows;
+        Ok(Some((
+            Movement::from_flows(sent, received),
+            Movement::from_flows(planned_sent, planned_received),
+        )))
     }
 }
 

@@ -27,6 +27,7 @@ use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::DualGraph;
 use crate::metrics::Movement;
 use crate::partition::{Metis, Partitioner};
+use crate::remap::RemapInfo;
 use crate::solver_model::FACE_BYTES;
 use crate::{Error, Result};
 
@@ -40,14 +41,17 @@ pub struct HierStats {
     pub max_db_bytes: Vec<u64>,
     /// Per level: how many domains worked on their children's totals.
     pub semi_domains: Vec<u64>,
-    /// Database entries (objects and records) rank 0 received from the other ranks.
+    /// Roots (objects) rank 0 received from the other ranks in phase 1.
+    pub rank0_roots: u64,
+    /// Face records rank 0 received from the other ranks in phase 1.
     pub rank0_records: u64,
-    /// The most database entries any rank received.
-    pub max_records: u64,
+    /// The most roots any rank received.
+    pub max_roots: u64,
     /// Bytes of the three phases' messages rank 0 received.
     pub rank0_bytes: u64,
-    /// The slowest rank's seconds in the three phases (wall clock; 0 when the policy did not
-    /// balance).
+    /// The slowest rank's seconds in the three phases (wall clock). Not written: a record's
+    /// times are apart from its numbers (PLUM's records put it in the partition stage).
+    #[serde(skip)]
     pub seconds: f64,
 }
 
@@ -174,18 +178,19 @@ pub fn mesh_record(from: u32, to: u32, cwgt: u64) -> CommData {
 /// The numbers of every rank's `outcome` (a collective).
 fn stats(comm: &dyn Comm, tree: &Tree, outcome: &RankOutcome, seconds: f64) -> Result<HierStats> {
     let levels = tree.proc_level();
-    let mut local = vec![0u64; 3 * levels + 3];
+    let mut local = vec![0u64; 3 * levels + 4];
     for (node, info) in &outcome.domains {
         let l = node.level;
         local[l] = local[l].max(info.objects);
         local[levels + l] = local[levels + l].max(info.bytes);
         local[2 * levels + l] += u64::from(info.semi);
     }
-    let r = outcome.received.records;
-    let rank0 = comm.rank() == 0;
-    local[3 * levels] = if rank0 { r } else { 0 };
-    local[3 * levels + 1] = r;
-    local[3 * levels + 2] = if rank0 { outcome.received.bytes } else { 0 };
+    let r = outcome.received;
+    let rank0 = u64::from(comm.rank() == 0);
+    local[3 * levels] = rank0 * r.objects;
+    local[3 * levels + 1] = rank0 * r.records;
+    local[3 * levels + 2] = rank0 * r.bytes;
+    local[3 * levels + 3] = r.objects;
     let max = comm.all_reduce_u64(&local, ReduceOp::Max)?;
     let semi = comm.all_reduce_u64(&local[2 * levels..3 * levels], ReduceOp::Sum)?;
     let seconds: Vec<f64> = comm.all_gather_serde(&seconds)?;
@@ -193,20 +198,22 @@ fn stats(comm: &dyn Comm, tree: &Tree, outcome: &RankOutcome, seconds: f64) -> R
         max_db_objects: max[..levels].to_vec(),
         max_db_bytes: max[levels..2 * levels].to_vec(),
         semi_domains: semi,
-        rank0_records: max[3 * levels],
-        max_records: max[3 * levels + 1],
+        rank0_roots: max[3 * levels],
+        rank0_records: max[3 * levels + 1],
         rank0_bytes: max[3 * levels + 2],
+        max_roots: max[3 * levels + 3],
         seconds: seconds.into_iter().fold(0.0, f64::max),
     })
 }
 
-/// The decision as PLUM's records read it, on rank 0 keeping the records: the verdict, what
-/// moved (`movement`: the planned and the identity volumes too, as nothing is remapped), the
-/// three phases' time as the partition stage, and the new owners when accepted.
+/// The decision as PLUM's records read it, on rank 0 keeping the records, as PLUM with the
+/// identity remap of the same owners would report it ([`crate::sim::HierPartitioner`]): the
+/// verdict, what moved in the sizes it moves with and in the graph's (`movement`), the three
+/// phases' time as the partition stage, and the new owners when accepted.
 fn as_plum(
     verdict: &BalanceOutcome,
     hier: &HierStats,
-    movement: Movement,
+    (movement, planned): (Movement, Movement),
     owners: Option<&[u32]>,
 ) -> Balance {
     Balance {
@@ -216,11 +223,16 @@ fn as_plum(
         accepted: verdict.accepted,
         gain: verdict.gain,
         cost: verdict.cost,
-        planned: movement.clone(),
-        identity: movement.clone(),
+        identity: planned.clone(),
+        remap: Some(RemapInfo {
+            solver: "identity",
+            objective: None,
+            exact: false,
+            volumes: planned.clone(),
+        }),
+        planned,
         movement,
         partition: None,
-        remap: None,
         times: BalanceTimes {
             partition: Duration::from_secs_f64(hier.seconds),
             ..BalanceTimes::default()

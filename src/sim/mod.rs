@@ -20,9 +20,11 @@
 
 pub mod calibrate;
 mod events;
+pub mod hier;
 pub mod plum_level;
 pub mod sbn_level;
 
+pub use hier::HierPartitioner;
 pub use plum_level::{plum_level, PlumLevel};
 
 use crate::graph::DualGraph;

@@ -10,7 +10,12 @@ use plume::mesh::{geometry, Mesh};
 use plume::metrics::{Cut, Movement};
 use plume::sim::{plum_level, processing_times};
 
+use crate::hier::HierSettings;
 use crate::words::{PolicyName, PolicySettings};
+use plume::balance::hier::{Clock, HierOptions};
+use plume::partition::Partitioner;
+use plume::remap::{Identity, Remapper};
+use plume::sim::HierPartitioner;
 
 use super::record::loads_and_cut;
 use super::track::Track;
@@ -69,7 +74,7 @@ impl PlumTrack {
     }
 
     fn balances(&self, at: BalanceAt) -> bool {
-        self.cfg.balancer == Balancer::Plum && self.cfg.balance_at == at
+        matches!(self.cfg.balancer, Balancer::Plum | Balancer::Hier) && self.cfg.balance_at == at
     }
 }
 
@@ -248,10 +253,38 @@ pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Res
         Balancer::None => PolicyName::Never,
         Balancer::Plum | Balancer::Sbn | Balancer::Hier => cfg.policy,
     };
+    let (partitioner, remapper): (Box<dyn Partitioner>, Box<dyn Remapper>) = match cfg.balancer {
+        // The hierarchical balancer on the simulated machine: its decisions are the parts,
+        // one a processor, kept where they are.
+        Balancer::Hier => {
+            let hier = cfg
+                .hier
+                .clone()
+                .unwrap_or_else(|| HierSettings::new(cfg.procs));
+            let tree = hier.tree.build(cfg.procs)?;
+            let opts = HierOptions {
+                strategy: hier.strategy,
+                ..HierOptions::default()
+            };
+            let clock = Clock {
+                machine: cfg.machine,
+                ..Clock::default()
+            };
+            let t = cfg.plum.model.time_per_load;
+            (
+                Box::new(HierPartitioner::new(tree, opts, clock, t)),
+                Box::new(Identity),
+            )
+        }
+        _ => (
+            cfg.partitioner.build(cfg.seed, centroids),
+            cfg.objective.build(),
+        ),
+    };
     let plum = Plum::with(
         opts,
-        cfg.partitioner.build(cfg.seed, centroids),
-        cfg.objective.build(),
+        partitioner,
+        remapper,
         policy.build(PolicySettings::default()),
     )?;
     Ok(plum.first_by(cfg.initial.build(cfg.seed, centroids)))

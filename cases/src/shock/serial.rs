@@ -75,14 +75,7 @@ pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Bo
     super::select::refuse_on_the_simulated_machine(cfg)?;
     let plum = plum_track::PlumTrack::new(cfg, forest, graph)?;
     Ok(match cfg.balancer {
-        Balancer::Plum | Balancer::None => Box::new(plum),
-        Balancer::Hier => {
-            return Err(crate::Error::SettingOutOfRange {
-                setting: "balancer".into(),
-                value: "hier".into(),
-                rule: "runs on ranks (threads or MPI), not on the simulated machine".into(),
-            })
-        }
+        Balancer::Plum | Balancer::None | Balancer::Hier => Box::new(plum),
         Balancer::Sbn => Box::new(sbn_track::SbnTrack::new(cfg, plum.owner().to_vec())),
     })
 }

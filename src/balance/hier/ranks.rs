@@ -37,7 +37,9 @@ pub struct RankTransport<'a, C: Comm + ?Sized> {
 /// What a rank received from other ranks during one balance.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Received {
-    /// Phase 1's database entries: objects and records ([`ObjData`], [`CommData`]).
+    /// Phase 1's objects ([`ObjData`]).
+    pub objects: u64,
+    /// Phase 1's records ([`CommData`]).
     pub records: u64,
     /// Bytes of every phase's messages ([`Msg::bytes`]).
     pub bytes: u64,
@@ -81,7 +83,8 @@ impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
             if m.source != self.comm.rank() {
                 self.received.bytes += msg.bytes();
                 if let Msg::Db(db) = &msg {
-                    self.received.records += (db.objs.len() + db.records.len()) as u64;
+                    self.received.objects += db.objs.len() as u64;
+                    self.received.records += db.records.len() as u64;
                 }
             }
             self.stash.entry((f, t)).or_default().push_back(msg);
