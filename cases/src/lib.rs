@@ -24,6 +24,7 @@ pub mod provenance;
 pub mod ranks;
 pub mod report;
 pub mod run_folder;
+pub mod selection;
 pub mod shock;
 pub mod stream;
 pub mod words;

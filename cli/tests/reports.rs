@@ -29,8 +29,8 @@ struct Runs {
     plum: PathBuf,
     /// `plume run shock --balancer sbn --uniform 1 --mesh meshes/shock_box.msh`.
     sbn: PathBuf,
-    /// `plume run shock --policy select`.
-    select: PathBuf,
+    /// `plume run shock --policy select` and `plume run erosion --policy select`.
+    select: [PathBuf; 2],
     /// `plume run erosion`.
     erosion: PathBuf,
     /// `plume compare shock`.
@@ -47,7 +47,7 @@ fn runs() -> &'static Runs {
         let runs = Runs {
             plum: dir.join("plum"),
             sbn: dir.join("sbn"),
-            select: dir.join("select"),
+            select: [dir.join("select"), dir.join("erosion_select")],
             erosion: dir.join("erosion"),
             compare: dir.join("compare"),
             euler: [dir.join("euler_sod"), dir.join("euler_blast")],
@@ -105,7 +105,25 @@ fn runs() -> &'static Runs {
             "--vtk",
             "none",
             "--out",
-            &out(&runs.select),
+            &out(&runs.select[0]),
+        ]);
+        plume(&[
+            "run",
+            "erosion",
+            "--policy",
+            "select",
+            "--procs",
+            "4",
+            "--cells",
+            "6",
+            "6",
+            "1",
+            "--iterations",
+            "10",
+            "--vtk",
+            "none",
+            "--out",
+            &out(&runs.select[1]),
         ]);
         plume(&[
             "run",
@@ -247,7 +265,8 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
     for file in [
         r.plum.join("metrics.json"),
         r.sbn.join("metrics.json"),
-        r.select.join("metrics.json"),
+        r.select[0].join("metrics.json"),
+        r.select[1].join("metrics.json"),
         r.erosion.join("metrics.json"),
         r.compare.join("compare.json"),
         r.euler[0].join("metrics.json"),
@@ -269,7 +288,8 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
     for (folder, series) in [
         (&r.plum, "levels"),
         (&r.sbn, "levels"),
-        (&r.select, "levels"),
+        (&r.select[0], "levels"),
+        (&r.select[1], "iterations"),
         (&r.erosion, "iterations"),
         (&r.euler[0], "iterations"),
     ] {

@@ -69,6 +69,18 @@ pub struct Selection {
     pub choice: Action,
 }
 
+impl Selection {
+    /// The selection with the global action's time `global` in place of eq. 3.5's (e.g. with
+    /// the largest load the proposed repartition leaves, not the mean), chosen again.
+    pub fn with_global(self, global: f64) -> Selection {
+        Selection {
+            global,
+            choice: Action::fastest(self.none, self.diffusive, global),
+            ..self
+        }
+    }
+}
+
 /// Predicts the three actions' times over `steps` steps of parts with `loads` (each part's
 /// time of a step) holding `elements`, over the quotient graph `q`, diffusing with `gamma` to
 /// the threshold `threshold_pct` (λ, percent), and chooses.
@@ -241,6 +253,10 @@ mod tests {
             (42.0, 42.0, 60.0, 60.0)
         );
         assert_eq!((c.choice, d.choice), (Action::Diffusive, Action::Global));
+        // A repartition leaving a largest load of 2.3 (2 + 46 > 46.325): diffusion for (d).
+        let d = d.with_global(2.0 + 20.0 * 2.3);
+        assert!((d.global - 48.0).abs() < 1e-12);
+        assert_eq!(d.choice, Action::Diffusive);
     }
 
     /// `diffusion.md` C.7 test 6: equal times pick none, then diffusive; the same input gives

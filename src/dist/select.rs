@@ -12,6 +12,10 @@
 //! - global: [`GatheredPlum`]'s repartition on rank 0, forced (neither the policy nor the
 //!   accept rule is asked: the selection weighed it).
 //!
+//! When PLUM proposed (the exact estimate, or the replay), the global action's time takes the
+//! largest load the proposal leaves in place of eq. 3.5's mean (plume's decision: whole roots
+//! never reach the mean; the seed's formula stands otherwise).
+//!
 //! The costs: `α`, `β` fitted on the balances done (`α + β · MaxV` against their modelled
 //! cost, as `cost-benefit` fits them; PLUM's `overhead` and `per_element` before two balances
 //! moved different amounts); `C_dec_diff` the measured time of one sweep of the simulation on
@@ -93,6 +97,34 @@ pub struct MovedGlobal {
     pub plume: f64,
     /// The proposal's `MaxV` (`None` when PLUM was not asked).
     pub exact: Option<f64>,
+}
+
+impl MovedGlobal {
+    /// The estimates for parts with `loads` holding `elements` (`E_max`: the elements of
+    /// the first most loaded part), `exact` the proposal's `MaxV` when there is one.
+    ///
+    /// ```
+    /// use plume::dist::MovedGlobal;
+    /// // Loads 150 and 50 (mean 100), the heavier part holding 3000 elements.
+    /// let m = MovedGlobal::of(&[150.0, 50.0], &[3000.0, 1000.0], None);
+    /// assert_eq!((m.seed, m.plume), (6000.0, 1000.0));
+    /// ```
+    pub fn of(loads: &[f64], elements: &[f64], exact: Option<f64>) -> MovedGlobal {
+        let mean = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
+        let heaviest = (0..loads.len()).fold(0, |m, k| if loads[k] > loads[m] { k } else { m });
+        let (max, e_max) = (
+            loads.get(heaviest).copied().unwrap_or(0.0),
+            elements.get(heaviest).copied().unwrap_or(0.0),
+        );
+        MovedGlobal {
+            seed: match max > mean {
+                true => e_max * mean / (max - mean),
+                false => 0.0,
+            },
+            plume: elements_to_move(e_max, max, mean),
+            exact,
+        }
+    }
 }
 
 /// What [`Select`] found at one decision point, the same on every rank.
@@ -213,7 +245,8 @@ impl Select {
             .opts
             .decision
             .unwrap_or((swept, proposed.unwrap_or(self.last_global)));
-        let moved_global = moved_global(&loads, &elements, proposal.as_ref());
+        let exact = proposal.as_ref().map(|b| b.movement.max_v as f64);
+        let moved_global = MovedGlobal::of(&loads, &elements, exact);
         let moved = match self.opts.moved {
             MovedEstimate::Seed => moved_global.seed,
             MovedEstimate::Plume => moved_global.plume,
@@ -227,7 +260,10 @@ impl Select {
             global: deciding + alpha + beta * moved,
         };
         let threshold = self.opts.threshold_pct;
-        let selection = select(&loads, &elements, &q, (gamma, threshold), steps, &costs)?;
+        let mut selection = select(&loads, &elements, &q, (gamma, threshold), steps, &costs)?;
+        if let Some(after) = proposal.as_ref().and_then(|b| self.largest_load(b)) {
+            selection = selection.with_global(costs.global + steps as f64 * after);
+        }
         let replay = match (&proposal, self.opts.replay) {
             (Some(b), true) => Some(self.replay(b, (sweep * steps as f64, deciding))?),
             _ => None,
@@ -270,25 +306,18 @@ impl Select {
         })
     }
 
+    /// The largest load (seconds of an iteration) PLUM's proposal `b` leaves, on rank 0's
+    /// graph (`None` elsewhere).
+    fn largest_load(&self, b: &Balance) -> Option<f64> {
+        let (graph, owner, _) = self.plum.whole()?;
+        let new = b.new_owner.as_deref().unwrap_or(owner);
+        let loads = rank_loads(&graph.weights.pwgt, new, self.procs);
+        Some(loads.into_iter().max().unwrap_or(0) as f64 * self.model.time_per_load)
+    }
+
     /// `N_adapt`, as a number of steps to multiply by.
     fn steps(&self) -> f64 {
         self.model.iterations as f64
-    }
-}
-
-/// `ElementsMoved_global` of `loads` holding `elements` by each estimate (`proposal`: PLUM's,
-/// for the exact one).
-fn moved_global(loads: &[f64], elements: &[f64], proposal: Option<&Balance>) -> MovedGlobal {
-    let mean = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
-    let heaviest = (0..loads.len()).fold(0, |m, k| if loads[k] > loads[m] { k } else { m });
-    let (max, e_max) = (loads[heaviest], elements[heaviest]);
-    MovedGlobal {
-        seed: match max > mean {
-            true => e_max * mean / (max - mean),
-            false => 0.0,
-        },
-        plume: elements_to_move(e_max, max, mean),
-        exact: proposal.map(|b| b.movement.max_v as f64),
     }
 }
 

@@ -12,6 +12,7 @@
 //! | `layout.rs` | the PLUM pipeline on the fluid work: stripes or graph partitioning |
 //! | `machine.rs` | the modelled step and balance times |
 //! | `ranks.rs` | the case on real ranks through `plume::dist::Run` |
+//! | `select.rs` | `--policy select`: the choice among none, diffusive and global |
 
 pub mod domain;
 pub mod front;
@@ -20,6 +21,7 @@ pub mod machine;
 mod output;
 pub mod ranks;
 pub mod run_ranks;
+mod select;
 
 use plume::balance::{
     migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
@@ -143,6 +145,9 @@ pub struct IterationRecord {
     /// At a balance: iterations until the next balance should come (eq. 12), by the analytic
     /// model fed with the measured rates and mean cost.
     pub sigma_plus: Option<f64>,
+    /// `--policy select`: the decision point after this iteration (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub select: Option<crate::selection::LevelSelect>,
 }
 
 /// Totals of a run.
@@ -230,7 +235,6 @@ pub fn run(
             rule: "must be at least 1: the erosion case needs a rank".into(),
         });
     }
-    refuse_select(cfg)?;
     let roots = check_memory(cfg, 1)?;
     let domain = domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, cfg.max_depth)?;
     let mut forest = domain.forest;
@@ -272,20 +276,6 @@ pub fn run(
     ))
 }
 
-/// Refuses `--policy select`, which the erosion case does not offer yet (its decisions are
-/// rank 0's, on every iteration, with no diffusive action).
-fn refuse_select(cfg: &ErosionConfig) -> crate::error::Result<()> {
-    match cfg.policy {
-        PolicyName::Select => Err(crate::Error::SettingOutOfRange {
-            setting: "policy".into(),
-            value: "select".into(),
-            rule: "is offered by run shock only: the erosion case has no diffusive action yet"
-                .into(),
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// Refuses iteration `iteration` when its leaves (`leaves` now, `divided` of them to be
 /// refined) would not fit the budget of a run on `roots` roots.
 fn check_iteration(
@@ -314,6 +304,8 @@ struct Ledger<'a> {
     records: Vec<IterationRecord>,
     /// The ranks' modelled loads of the iteration under way.
     loads: Vec<f64>,
+    /// `--policy select`'s choice, in place of the policy.
+    selector: Option<select::Selector>,
 }
 
 impl<'a> Ledger<'a> {
@@ -328,6 +320,7 @@ impl<'a> Ledger<'a> {
             costs: BalanceCosts::new(0.0),
             records: Vec::new(),
             loads: Vec::new(),
+            selector: (cfg.policy == PolicyName::Select).then(select::Selector::new),
         })
     }
 
@@ -371,6 +364,7 @@ impl<'a> Ledger<'a> {
                 .count(),
             sigma_minus: None,
             sigma_plus: None,
+            select: None,
         }
     }
 
@@ -384,6 +378,18 @@ impl<'a> Ledger<'a> {
         owner: &[u32],
     ) -> crate::error::Result<Option<Vec<u32>>> {
         let cfg = self.cfg;
+        if let Some(selector) = self.selector.as_mut() {
+            let chosen = selector.decide(cfg, &self.plum, graph, fluid, owner)?;
+            record.select = Some(crate::selection::LevelSelect::of(&chosen.record));
+            if chosen.new_owner.is_some() {
+                self.rates.rebalanced();
+                self.costs.record(chosen.cost);
+                record.balanced = true;
+                record.lb_cost = chosen.cost;
+                record.time += chosen.cost;
+            }
+            return Ok(chosen.new_owner);
+        }
         let obs = Observation {
             loads: &self.loads,
             time_per_load: 1.0 / cfg.machine.omega,

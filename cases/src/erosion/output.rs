@@ -13,6 +13,7 @@ use crate::charts::{line_chart_with, ChartOptions, Series};
 use crate::error::{Error, Result};
 use crate::progress::Host;
 use crate::run_folder::RunFolder;
+use crate::selection::SelectSummary;
 use crate::stream::Streamed;
 use crate::words::PolicyName;
 
@@ -54,6 +55,10 @@ pub fn summary_table(run: &ErosionRun) -> String {
         s.final_leaves,
         s.final_work
     );
+    if let Some(select) = SelectSummary::of(run.iterations.iter().filter_map(|r| r.select.as_ref()))
+    {
+        t += &select.text();
+    }
     t
 }
 

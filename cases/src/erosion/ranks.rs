@@ -76,7 +76,6 @@ pub fn run_rank<C: Comm + ?Sized>(
             has: comm.size(),
         });
     }
-    comm.agree_as(super::refuse_select(cfg))?;
     let roots = comm.agree_as(super::check_memory(cfg, 1))?;
     let (strong, probability) =
         comm.agree_as(domain::strong_rocks(cfg.procs, cfg.strong, cfg.seed))?;

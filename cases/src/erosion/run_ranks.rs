@@ -56,6 +56,10 @@ fn finish(req: &Request, cfg: &ErosionConfig, main: &ErosionRun, out: Reporter<R
     report.summary.remove("sigma_minus");
     report.summary.remove("sigma_plus");
     report.extend_summary(&main.summary);
+    let selections = main.iterations.iter().filter_map(|r| r.select.as_ref());
+    if let Some(select) = crate::selection::SelectSummary::of(selections) {
+        report.insert_summary("select", &select);
+    }
     if let Some(cpu) = &main.cpu {
         report.insert_run("cpu", cpu);
     }

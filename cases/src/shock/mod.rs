@@ -28,7 +28,7 @@
 //! | `memory.rs` | the memory checks before the run and before each level ([`check_memory`]) |
 //! | `plum_track.rs`, `sbn_track.rs` | PLUM's (and no balancing's) and SBN's tracks on the simulated machine |
 //! | `ranks.rs`, `sbn_ranks.rs` | the case on real ranks and the records of a level processed there |
-//! | `select.rs` | `--policy select` on ranks: its balancer, its records and their summary |
+//! | `select.rs` | `--policy select` on ranks: its balancer and its records |
 //! | `record.rs`, `stage.rs` | what a level records, and the stages it is timed in |
 //! | `mesh.rs` | the published case's mesh |
 
@@ -56,7 +56,6 @@ pub use memory::check_memory;
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 pub use plume::dist::BalanceAt;
 pub use record::{error_pct, LevelRecord, MeasuredRecord, SbnRecord, SimRecord, Traffic};
-pub use select::{LevelSelect, SelectSummary};
 pub use serial::{run, run_many, track, ShockRun};
 pub use stage::{balancer_ms, Stage, StageTimes};
 pub use track::Track;

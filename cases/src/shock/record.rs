@@ -93,7 +93,7 @@ pub struct LevelRecord {
     /// `--policy select`: the three predicted times, `convergence_steps`, the choice and its
     /// replay at this level's decision point (absent under the other policies).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub select: Option<super::select::LevelSelect>,
+    pub select: Option<crate::selection::LevelSelect>,
     /// Wall-clock milliseconds per stage.
     pub time_ms: StageTimes,
     /// Each processor's simulated processing time in the level, seconds (seed 003's `t_{p,i}`,

@@ -57,7 +57,9 @@ impl ShockRun {
         if let Some(cpu) = &self.cpu {
             report.insert_run("cpu", cpu);
         }
-        if let Some(select) = super::SelectSummary::of(&self.levels) {
+        if let Some(select) = crate::selection::SelectSummary::of(
+            self.levels.iter().filter_map(|l| l.select.as_ref()),
+        ) {
             report.insert_summary("select", &select);
         }
         report

@@ -60,7 +60,9 @@ impl Table {
                 .collect();
             text += &super::load_models::summary(&models);
         }
-        if let Some(select) = super::SelectSummary::of(&run.levels) {
+        if let Some(select) =
+            crate::selection::SelectSummary::of(run.levels.iter().filter_map(|l| l.select.as_ref()))
+        {
             text += &select.text();
         }
         if let Some(cpu) = &run.cpu {
