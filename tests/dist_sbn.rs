@@ -195,6 +195,10 @@ fn sbn_processes_every_root_once_and_keeps_the_mesh() {
         for procs in 1..=4 {
             let sbn = run(procs, Mode::Sbn, None).unwrap();
             check_against(&reference, &sbn, &format!("SBN, P = {procs}"));
+            assert!(
+                sbn.iter().all(|l| l.processed.tables_agree()),
+                "SBN, P = {procs}: a home rank's directory disagrees with the owners"
+            );
             let pre = run(procs, Mode::SbnPrepartitioned, None).unwrap();
             check_against(
                 &reference,

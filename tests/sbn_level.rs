@@ -87,17 +87,21 @@ fn check_conservation(
         .count() as u64;
     assert!(level.roots_transferred >= relocated);
     assert!(level.data_moves >= relocated);
-    // Every fetch is located to every other processor (over the SBN or at once), and its
-    // request goes to the holder alone or to all P − 1 others; the data comes back.
+    // Every fetch's request goes to the holder alone or to all P − 1 others, and the data
+    // comes back; each root moved is reported to its home (none when the new holder is its
+    // home), in one locate message per home a fetch reaches: 16 bytes and 8 a root.
     let msgs = &level.messages;
     let others = procs as u64 - 1;
-    let fetches = msgs.locate.messages / others.max(1);
-    assert_eq!(msgs.locate.messages, fetches * others);
     let request_copies = match broadcast {
         Broadcast::Sbn => others,
         Broadcast::Direct => 1,
     };
+    let fetches = msgs.migration.messages / (request_copies + 1);
     assert_eq!(msgs.migration.messages, fetches * (request_copies + 1));
+    assert!(fetches <= level.data_moves);
+    let reported = (msgs.locate.bytes - 16 * msgs.locate.messages) / 8;
+    assert_eq!(msgs.locate.bytes, 16 * msgs.locate.messages + 8 * reported);
+    assert!(msgs.locate.messages <= reported && reported <= level.data_moves);
     let split = level.split;
     let expected_work: f64 =
         graph.weights.pwgt.iter().sum::<u64>() as f64 * Machine::default().t_leaf;

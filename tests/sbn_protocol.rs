@@ -10,6 +10,7 @@
 //! pattern is 0 → 2 → {3, 1} (§3.2.2: `0 + 2^1 = 2`, then `2 + 2^0 = 3` and `2 − 2^0 = 1`).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use plume::balance::sbn::policy::{BasicDistribution, FirstHalf, Policies, ProbeLevel};
 use plume::balance::sbn::protocol::{Kind, Message, Outbox};
@@ -58,12 +59,13 @@ impl Jobs {
         let owner: Vec<u32> = (0..4)
             .flat_map(|q| std::iter::repeat_n(q as u32, self.start[q]))
             .collect();
+        let start: Arc<[u32]> = Arc::from(owner);
         let mut first = 0;
         let procs = (0..4)
             .map(|p| {
                 let queued: Vec<u32> = (first..first + self.start[p]).map(|v| v as u32).collect();
                 first += self.start[p];
-                Processor::new(p as u32, &queued, owner.clone(), &shared)
+                Processor::new(p as u32, &queued, &queued, Arc::clone(&start), &shared)
             })
             .collect();
         (shared, procs)
@@ -380,10 +382,10 @@ fn fig8_heuristic_probe_and_path_return_on_four_processors() {
 }
 
 #[test]
-fn the_load_counts_the_data_held_for_others_until_it_leaves() {
-    // Two roots of one job each, trees of 3 elements; both data sets on processor 0, root 1
+fn the_load_counts_the_data_held_for_others_until_it_leaves_and_the_home_learns_the_move() {
+    // Two roots of one job each, trees of 3 elements; both data sets on processor 0, root 0
     // queued on processor 1. §5.4.1: processor 0's load is its job (1) plus the move of root
-    // 1's data it will serve (RWgt 3): 4; processor 1's is its job plus bringing the data: 4.
+    // 0's data it will serve (RWgt 3): 4; processor 1's is its job plus bringing the data: 4.
     let weights = Weights {
         pwgt: vec![1, 1],
         rwgt: vec![3, 3],
@@ -397,19 +399,30 @@ fn the_load_counts_the_data_held_for_others_until_it_leaves() {
             ..SbnOptions::default()
         };
         let shared = Shared::new(model, 2, opts);
-        let mut p0 = Processor::new(0, &[0], vec![0, 0], &shared);
-        let p1 = Processor::new(1, &[1], vec![0, 0], &shared);
+        let start: Arc<[u32]> = Arc::from(vec![0, 0]);
+        let mut p0 = Processor::new(0, &[1], &[0, 1], Arc::clone(&start), &shared);
+        let mut p1 = Processor::new(1, &[0], &[], start, &shared);
         assert_eq!(p0.load(), 1.0 + held);
         assert_eq!(p1.load(), 4.0);
-        // Processor 1 fetched the data and says so: processor 0 no longer holds it.
-        let locate = Message::Locate {
-            roots: vec![1],
-            holder: 1,
-            template: None,
-        };
-        let mut mail = Mail::default();
-        p0.handle(1, locate, &shared, &mut mail);
+        // Processor 0 serves processor 1's request: it no longer holds the data, and knows
+        // where it went.
+        let moved = p0.data_left(&[0], 1, &shared);
+        assert_eq!(moved, [(0, 1)]);
         assert_eq!(p0.load(), 1.0);
-        assert!(mail.0.is_empty());
+        assert_eq!(p0.directory().next_hop(0), 1);
+        // Root 0's home is processor 0 (2 roots on 2 processors: blocks of one): processor 1
+        // tells it, and only it.
+        let mut mail = Mail::default();
+        p1.data_arrived(&moved, &shared, &mut mail);
+        assert_eq!(p1.load(), 1.0);
+        let locate = Message::Locate {
+            roots: vec![(0, 1)],
+            holder: 1,
+        };
+        assert_eq!(Vec::from(mail.0), [(1, 0, locate.clone())]);
+        let data = [1, 0];
+        assert!(!p0.directory().agrees(&data));
+        p0.handle(1, locate, &shared, &mut Mail::default());
+        assert!(p0.directory().agrees(&data) && p1.directory().agrees(&data));
     }
 }

@@ -109,12 +109,16 @@ pub const EROSION: Footprint = Footprint::measured(660, 105);
 /// Measured with `/usr/bin/time -v plume run euler --output-every 1 ...`.
 pub const EULER: Footprint = Footprint::measured(800, 1600);
 
-/// Bytes per processor and root of an SBN level: every simulated processor keeps its own
-/// location table (4 bytes a root) and the index of its job queue (slot, stamp and weight:
-/// 16 bytes a root), as a real rank would; rounded up for the queues' heaps and the messages
-/// in flight. Measured on the 50,136-root shock mesh: 18.2 bytes per processor and root at
-/// P = 500 and 1,000 (one level), 20.2 at P = 4,000 (three levels).
-pub const SBN_BYTES_PER_PROC_ROOT: u64 = 24;
+/// Bytes per root of an SBN level on the simulated machine: the level's starting places, the
+/// data's true places and where each root was processed (4 bytes each), each root's queue slot,
+/// heap entries and directory entries where it is queued, held and homed (a few per root,
+/// 16–32 bytes each), and the messages in flight. Rounded up from the whole `compare shock
+/// --procs 2,…,2048` on the 50,136-root mesh, which peaked at 253 MB with the mesh and forests.
+pub const SBN_BYTES_PER_ROOT: u64 = 256;
+
+/// Bytes per processor of an SBN level on the simulated machine: its processor, clock, inbox
+/// and the empty maps of its queue and directory.
+pub const SBN_BYTES_PER_PROC: u64 = 4096;
 
 /// Bytes per entry of the `P·F × P·F` dense matrices of PLUM's exact remaps, counted from
 /// their `i64` tables: the dense similarity rows and Kuhn–Munkres' matrix for `totalv` (16;

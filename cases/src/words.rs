@@ -441,7 +441,7 @@ word_enum! {
         HalfDifference = "half-difference",
         /// No work travels with a balance request.
         NoFirstHalf = "no-first-half",
-        /// Migration requests and locate messages go point to point, not over the SBN.
+        /// Migration requests go point to point to the holder, not over the SBN.
         DirectBroadcast = "direct-broadcast",
         /// The balancer's costs in the seed's units (a leaf, a cut face, an element: 1 each).
         SeedUnits = "seed-units",

@@ -172,10 +172,10 @@ pub struct RankLevel {
     pub data_moves: u64,
     /// SBN balance operations started here.
     pub balances: u64,
-    /// True when this rank's location table names every root's owner after the level
-    /// (always under [`Processing::Static`]). Locate messages forwarded over the SBN by
-    /// different ranks may arrive out of order and leave a table stale; the owners after the
-    /// level come from what every rank holds, never from the tables.
+    /// True when the home entries of SBN's location directory on this rank name the owners
+    /// of the roots homed here after the level (always under [`Processing::Static`]): the
+    /// entries follow the moves in order whatever the order of the locate messages. The
+    /// owners after the level come from what every rank holds, never from the directory.
     pub table_agrees: bool,
 }
 
@@ -239,7 +239,7 @@ impl ProcessedLevel {
         self.ranks.iter().map(|r| r.times.total).fold(0.0, f64::max)
     }
 
-    /// True when every rank's location table names every root's owner.
+    /// True when every root's home rank names its owner (SBN's location directory agrees).
     pub fn tables_agree(&self) -> bool {
         self.ranks.iter().all(|r| r.table_agrees)
     }

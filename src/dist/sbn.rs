@@ -11,9 +11,9 @@
 //! as it meets them, a few requests at most before it waits for all their data), serves other
 //! ranks' requests (two ranks may ask each other), and keeps SBN's messages for later and
 //! starts no balance, so that no root of a group on its way is given away meanwhile; with
-//! nothing else to do it waits for the data. A holder
-//! asked for a tree it no longer holds (a location table is only as fresh as the locate
-//! messages that reached it) forwards the request to the rank it sent the tree to.
+//! nothing else to do it waits for the data. A rank asked for a tree it does not hold
+//! forwards the request where its share of SBN's location directory says (the rank it sent
+//! the tree to, or the root's home), until it arrives.
 //!
 //! **Termination**: under SBN a rank that runs out of roots tells rank 0 how many it has
 //! processed and waits for a message (a blocking receive, not a spin); when rank 0 counts every
@@ -30,6 +30,7 @@
 //! [`Run::process`](super::Run::process), which rebuilds the part once the level ended.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::level::{Hook, RankLevel, WireKind};
@@ -39,7 +40,7 @@ use crate::adapt::{Forest, TreePacket};
 use crate::balance::sbn::protocol::{Kind, Message as SbnMessage, Outbox};
 use crate::balance::sbn::{Processor, Shared};
 use crate::comm::{Comm, CommExt, Message, ReduceOp};
-use crate::hash::{IntMap, IntSet};
+use crate::hash::IntSet;
 use crate::partition::FlatRows;
 use crate::{Error, Result};
 
@@ -74,9 +75,10 @@ impl Outbox for Sent {
 /// requester's part of the mesh.
 type Request = (u32, Vec<u32>, Vec<u32>);
 
-/// Trees sent on request, with their work's inputs ([`RootWork::pack`]), one per tree, and
-/// the records of those of their roots outside the requester's part.
-type Data = (Vec<TreePacket>, Vec<Vec<u8>>, Vec<RootRecord>);
+/// Trees sent on request, with their work's inputs ([`RootWork::pack`]) and the moves their
+/// data will have made in the level, one per tree, and the records of those of their roots
+/// outside the requester's part.
+type Data = (Vec<TreePacket>, Vec<Vec<u8>>, Vec<u32>, Vec<RootRecord>);
 
 /// A tree that arrived at a rank whose part lacks its root, with its root's record.
 pub(super) type Parked = (TreePacket, RootRecord);
@@ -116,8 +118,6 @@ pub(super) struct Engine<'a, C: Comm + ?Sized> {
     /// Point-to-point messages sent and received here, for the termination.
     sent: u64,
     received: u64,
-    /// Where the trees sent from here went.
-    gone_to: IntMap<u32, u32>,
     /// Roots whose trees this rank asked for and waits for.
     awaiting: IntSet<u32>,
     /// Roots taken off the queue whose trees are on their way.
@@ -161,7 +161,10 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 let own: Vec<u32> = (0..owner.len() as u32)
                     .filter(|&r| queue[r as usize] == me)
                     .collect();
-                let processor = Processor::new(me, &own, owner.to_vec(), shared);
+                let held: Vec<u32> = (0..owner.len() as u32)
+                    .filter(|&r| owner[r as usize] == me)
+                    .collect();
+                let processor = Processor::new(me, &own, &held, Arc::from(owner), shared);
                 (None, Some((shared, processor)))
             }
         };
@@ -178,7 +181,6 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             report: RankLevel::default(),
             sent: 0,
             received: 0,
-            gone_to: IntMap::default(),
             awaiting: IntSet::default(),
             pending: Vec::new(),
             requests: 0,
@@ -220,7 +222,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         match (&self.sbn, &owner) {
             (Some((_, p)), Some(owner)) => {
                 self.report.balances = u64::from(p.initiated);
-                self.report.table_agrees = p.location == *owner;
+                self.report.table_agrees = p.directory().agrees(owner);
             }
             _ => self.report.table_agrees = true,
         }
@@ -400,18 +402,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         if let SbnMessage::Distribute { jobs, .. } = &decoded {
             self.report.roots_transferred += jobs.len() as u64;
         }
-        let located = match &decoded {
-            SbnMessage::Locate { roots, .. } => roots.clone(),
-            _ => Vec::new(),
-        };
         p.handle(msg.source as u32, decoded, shared, &mut self.out);
-        // A locate message may come after a newer move: the trees held here are here.
-        for r in located {
-            let local = self.forest.initial().local_root(r);
-            if local.is_some_and(|l| self.forest.holds(l)) {
-                p.location[r as usize] = self.me;
-            }
-        }
         self.flush()?;
         self.report.times.balancing += clock.elapsed().as_secs_f64();
         Ok(())
@@ -446,30 +437,9 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     fn fetch(&mut self, v: u32) -> Result<bool> {
         let clock = Instant::now();
         let here = self.holds(v);
-        let group = match &mut self.sbn {
-            Some((_, p)) if here => {
-                // The table may say otherwise (a stale locate message).
-                p.location[v as usize] = self.me;
-                None
-            }
-            Some(_) if self.awaiting.contains(&v) => None,
-            Some((shared, p)) => {
-                if p.location[v as usize] == self.me {
-                    // A stale table (a locate message overtaken by a newer move, passed on in
-                    // a distribution) places the tree here after it left: it is where it was
-                    // sent, or further on that way.
-                    p.location[v as usize] =
-                        *self.gone_to.get(&v).ok_or_else(|| Error::Protocol {
-                            from: self.me as usize,
-                            message: format!(
-                                "rank {}'s table places root {v}'s tree here, which never was",
-                                self.me
-                            ),
-                        })?;
-                }
-                p.fetch_group(v, shared)
-            }
-            None => None,
+        let group = match &self.sbn {
+            Some((shared, p)) if !here => p.fetch_group(v, shared),
+            _ => None,
         };
         if let Some((src, mut group)) = group {
             group.retain(|&r| !self.holds(r) && !self.awaiting.contains(&r));
@@ -491,7 +461,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
     }
 
     /// Another rank asks for trees: sends those held here in one message, and forwards the
-    /// request for the others to where they went.
+    /// request for the others where SBN's location directory says.
     /// `source` sent the request (the requester or a rank that forwarded it).
     fn serve(&mut self, source: usize, (requester, roots, outside): Request) -> Result<()> {
         let (here, gone): (Vec<u32>, Vec<u32>) = roots.into_iter().partition(|&r| self.holds(r));
@@ -516,20 +486,26 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             let mut inputs = Vec::with_capacity(packets.len());
             for p in &packets {
                 self.report.elements_sent += p.nelems() as u64;
-                self.gone_to.insert(p.root, requester);
                 inputs.push(self.work.pack(p.root)?);
             }
-            let data: Data = (packets, inputs, records);
+            let sent: Vec<u32> = packets.iter().map(|p| p.root).collect();
+            let moves = match &mut self.sbn {
+                Some((shared, p)) => p.data_left(&sent, requester, shared),
+                None => Vec::new(),
+            };
+            let moves = moves.into_iter().map(|(_, m)| m).collect();
+            let data: Data = (packets, inputs, moves, records);
             self.send(requester, TAG_DATA, WireKind::Migration, encode(&data))?;
         }
         let mut onwards: BTreeMap<u32, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
         for r in gone {
-            let Some(&to) = self.gone_to.get(&r) else {
+            let next = self.sbn.as_ref().map(|(_, p)| p.directory().next_hop(r));
+            let Some(to) = next.filter(|&to| to != self.me) else {
                 return Err(Error::Protocol {
                     from: source,
                     message: format!(
-                        "rank {} was asked for root {r}'s tree (for rank {requester}), which was \
-                         never there",
+                        "rank {} was asked for root {r}'s tree (for rank {requester}), which it \
+                         does not hold and knows no other rank to ask",
                         self.me
                     ),
                 });
@@ -549,7 +525,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
 
     /// Trees asked for arrived with their work's inputs: into the forest (or parked, when its
     /// part lacks roots around them) and the work, and the processor tells everyone.
-    fn unpack(&mut self, source: usize, (packets, inputs, records): Data) -> Result<()> {
+    fn unpack(&mut self, source: usize, (packets, inputs, moves, records): Data) -> Result<()> {
         let unexpected = packets.iter().find(|p| !self.awaiting.contains(&p.root));
         if let Some(p) = unexpected {
             return Err(Error::Protocol {
@@ -560,18 +536,20 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 ),
             });
         }
-        if inputs.len() != packets.len() {
+        if inputs.len() != packets.len() || moves.len() != packets.len() {
             return Err(Error::Protocol {
                 from: source,
                 message: format!(
-                    "rank {} received {} trees with {} inputs",
+                    "rank {} received {} trees with {} inputs and {} move counts",
                     self.me,
                     packets.len(),
-                    inputs.len()
+                    inputs.len(),
+                    moves.len()
                 ),
             });
         }
         let roots: Vec<u32> = packets.iter().map(|p| p.root).collect();
+        let moved: Vec<(u32, u32)> = roots.iter().copied().zip(moves).collect();
         for (p, bytes) in packets.iter().zip(inputs) {
             self.report.elements_received += p.nelems() as u64;
             self.work.unpack(p.root, bytes)?;
@@ -600,7 +578,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         }
         self.report.data_moves += roots.len() as u64;
         if let Some((shared, p)) = &mut self.sbn {
-            p.data_arrived(&roots, shared, &mut self.out);
+            p.data_arrived(&moved, shared, &mut self.out);
         }
         self.flush()
     }
@@ -649,7 +627,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
             (Some((shared, p)), _) => {
                 let m = &shared.model;
                 for i in m.xadj[v as usize] as usize..m.xadj[v as usize + 1] as usize {
-                    face(p.location[m.adjncy[i] as usize], m.weights.cwgt[i]);
+                    face(p.directory().holder(m.adjncy[i]), m.weights.cwgt[i]);
                 }
             }
             (None, Some(rows)) => {

@@ -133,10 +133,15 @@ impl<'a> CostModel<'a> {
     /// `Comm_p^v = Σ_{w adjacent to v, D(w) ≠ p} CWgt_vw · Connect(p, D(w))`: communication
     /// of root v processed on p with neighbours whose data is elsewhere.
     pub fn comm(&self, v: u32, p: u32, data: &[u32]) -> f64 {
+        self.comm_with(v, p, |w| data[w as usize])
+    }
+
+    /// [`CostModel::comm`] with each neighbour's data where `holder` says.
+    pub fn comm_with(&self, v: u32, p: u32, holder: impl Fn(u32) -> u32) -> f64 {
         let row = self.xadj[v as usize] as usize..self.xadj[v as usize + 1] as usize;
         let mut c = 0.0;
         for k in row {
-            let d = data[self.adjncy[k] as usize];
+            let d = holder(self.adjncy[k]);
             if d != p {
                 c += self.weights.cwgt[k] as f64 * self.slowdowns.connect(p, d);
             }
@@ -146,7 +151,11 @@ impl<'a> CostModel<'a> {
 
     /// `Remap_p^v = RWgt_v · Connect(D(v), p)` if `D(v) ≠ p`, else 0: moving v's tree to p.
     pub fn remap(&self, v: u32, p: u32, data: &[u32]) -> f64 {
-        let d = data[v as usize];
+        self.remap_from(v, p, data[v as usize])
+    }
+
+    /// [`CostModel::remap`] with v's data on `d`.
+    pub fn remap_from(&self, v: u32, p: u32, d: u32) -> f64 {
         if d == p {
             0.0
         } else {

@@ -2,7 +2,7 @@
 //! is one job, processed once; processors check their messages between jobs (fig. 4's main
 //! loop); a root's data moves when the processor about to process it asks for it, together with
 //! the data of its neighbours queued there and held on the same processor (§5.2.2), and a
-//! locate message tells every other processor.
+//! locate message tells each moved root's home (`balance::sbn::directory`).
 //!
 //! Data requests are served by the holder's transport without its CPU (one-sided, as MPI RMA),
 //! so only the requester's time is charged, or, with [`Machine::served_between_jobs`] (as
@@ -10,17 +10,16 @@
 //! time; control messages are handled between jobs. Under
 //! [`Broadcast::Sbn`](crate::balance::sbn::policy::Broadcast) (seed 004 §5.2.2) the request is
 //! broadcast over the SBN (`P − 1` messages, forwarded by the transports, reaching the holder
-//! after its depth in the requester's pattern, one latency a hop) and so is the locate
-//! message, down the new holder's pattern, reaching the processors k hops away after k
-//! flights (the transports forward it; each processor handles its copy); under
-//! `Broadcast::Direct` the request goes to the holder and the locate message to all at once.
+//! after its depth in the requester's pattern, one latency a hop); under `Broadcast::Direct`
+//! it goes to the holder. The machine's memory is `O(roots + P)`: the processors share the
+//! level's starting places of the data and each keeps its own share of the directory.
 
-use std::rc::Rc;
+use std::sync::Arc;
+
 use std::time::{Duration, Instant};
 
 use super::events::Events;
 use super::{Machine, TimeSplit};
-use crate::balance::sbn::network::Pattern;
 use crate::balance::sbn::protocol::{Kind, Message, Outbox, Processor, Shared};
 use crate::metrics::{Cut, Movement};
 use crate::{Error, Result};
@@ -105,7 +104,8 @@ pub struct SbnLevel {
     pub pre_cut_pct: f64,
     /// `Cut%` of where the roots were processed.
     pub post_cut_pct: f64,
-    /// True when every processor's location table matches where the data is at the end.
+    /// True when every root's home knows where its data is at the end (the directory agrees
+    /// with the data).
     pub tables_agree: bool,
     /// The balancer's CPU time.
     pub cpu: BalancerCpu,
@@ -117,77 +117,18 @@ enum Event {
     Free { p: u32, version: u32 },
     /// A busy processor checks its messages (fig. 4's main loop, every `check_interval`).
     Poll(u32),
-    /// A message arrives at `to`; one shared copy stands for all the copies of a broadcast.
-    Arrive {
-        from: u32,
-        to: Recipients,
-        msg: Rc<Message>,
-    },
+    /// A message arrives at `to`.
+    Arrive { from: u32, to: u32, msg: Message },
 }
 
-/// Who receives a message.
-enum Recipients {
-    /// One processor.
-    One(u32),
-    /// Every processor but the sender.
-    Others,
-    /// These processors: the ones a broadcast over the SBN reaches after the same number of
-    /// hops.
-    Wave(Rc<[u32]>),
-}
-
-/// Where a processor action sends a message.
-enum Dest {
-    /// To one processor.
-    One(u32),
-    /// To every other processor at once.
-    Others,
-    /// Down this pattern, rooted at the sender.
-    Tree(Pattern),
-}
-
-/// Messages written by a processor during one action: `(from, where, message)`.
+/// Messages written by a processor during one action: `(from, to, message)`.
 #[derive(Default)]
-struct Sent(Vec<(u32, Dest, Message)>);
+struct Sent(Vec<(u32, u32, Message)>);
 
 impl Outbox for Sent {
     fn send(&mut self, from: u32, to: u32, msg: Message) {
-        self.0.push((from, Dest::One(to), msg));
+        self.0.push((from, to, msg));
     }
-
-    /// One message for all: its P − 1 copies arrive at the same time, one after the other,
-    /// so one event and one copy stand for them until each processor handles its own (the
-    /// inboxes share it). A locate broadcast thus costs `O(P)` small entries, not P messages.
-    fn broadcast(&mut self, from: u32, _procs: usize, msg: Message) {
-        self.0.push((from, Dest::Others, msg));
-    }
-
-    /// The transports forward it: the processors k hops from the sender get it after k
-    /// flights, one event and one shared copy per hop count (so a broadcast in flight holds
-    /// `O(P)` small entries, not P messages), and nobody forwards it again.
-    fn broadcast_over(&mut self, from: u32, pattern: Pattern, mut msg: Message) {
-        if let Message::Locate { template, .. } = &mut msg {
-            *template = None;
-        }
-        self.0.push((from, Dest::Tree(pattern), msg));
-    }
-}
-
-/// The processors of `pattern` by their number of hops from its source (index k − 1 holds
-/// those k hops away).
-fn waves(pattern: &Pattern, procs: usize) -> Vec<Vec<u32>> {
-    let mut hops = vec![0usize; procs];
-    let mut waves: Vec<Vec<u32>> = Vec::new();
-    for p in pattern.order() {
-        for c in pattern.children(p) {
-            hops[c] = hops[p] + 1;
-            if waves.len() < hops[c] {
-                waves.push(Vec::new());
-            }
-            waves[hops[c] - 1].push(c as u32);
-        }
-    }
-    waves
 }
 
 /// What the simulated machine knows of one processor.
@@ -210,7 +151,7 @@ struct Run<'a, 's> {
     events: Events<Event>,
     procs: Vec<Processor>,
     clocks: Vec<Clock>,
-    inbox: Vec<Vec<(u32, Rc<Message>)>>,
+    inbox: Vec<Vec<(u32, Message)>>,
     truth: Vec<u32>,
     processed_on: Vec<u32>,
     done: usize,
@@ -227,33 +168,11 @@ struct Run<'a, 's> {
 impl Run<'_, '_> {
     /// Sends what processor actions wrote, leaving at `now`.
     fn post(&mut self, now: f64) {
-        let nprocs = self.procs.len() as u64;
-        for (from, dest, msg) in std::mem::take(&mut self.out.0) {
+        for (from, to, msg) in std::mem::take(&mut self.out.0) {
             let bytes = msg.bytes();
-            let flight = self.machine.flight(bytes as f64);
-            let msg = Rc::new(msg);
-            let (copies, arrivals) = match dest {
-                Dest::One(q) => (1, vec![(flight, Recipients::One(q))]),
-                Dest::Others => (nprocs - 1, vec![(flight, Recipients::Others)]),
-                Dest::Tree(pattern) => {
-                    let waves = waves(&pattern, self.procs.len());
-                    let arrivals = waves
-                        .into_iter()
-                        .enumerate()
-                        .map(|(k, wave)| {
-                            let at = (k + 1) as f64 * flight;
-                            (at, Recipients::Wave(Rc::from(wave)))
-                        })
-                        .collect();
-                    (nprocs - 1, arrivals)
-                }
-            };
-            self.messages.add(msg.kind(), bytes, copies);
-            for (after, to) in arrivals {
-                let msg = Rc::clone(&msg);
-                self.events
-                    .push(now + after, Event::Arrive { from, to, msg });
-            }
+            self.messages.add(msg.kind(), bytes, 1);
+            let at = now + self.machine.flight(bytes as f64);
+            self.events.push(at, Event::Arrive { from, to, msg });
         }
     }
 
@@ -265,7 +184,6 @@ impl Run<'_, '_> {
         for (from, msg) in std::mem::take(&mut self.inbox[p]) {
             t += self.machine.t_handle;
             self.split.distribution += self.machine.t_handle;
-            let msg = Rc::try_unwrap(msg).unwrap_or_else(|shared| (*shared).clone());
             self.procs[p].handle(from, msg, self.shared, &mut self.out);
         }
         if self.done < self.truth.len() {
@@ -340,7 +258,8 @@ impl Run<'_, '_> {
         self.messages.add(Kind::Migration, bytes, 1);
         let took = self.serve_request(src as usize, now, hops.max(1), elements as f64);
         self.split.distribution += took;
-        self.procs[p].data_arrived(&group, self.shared, &mut self.out);
+        let moved = self.procs[src as usize].data_left(&group, p as u32, self.shared);
+        self.procs[p].data_arrived(&moved, self.shared, &mut self.out);
         self.post(now + took);
         self.cpu.migration += clock.elapsed();
         took
@@ -458,12 +377,20 @@ pub fn sbn_level(
     for (v, &p) in owner.iter().enumerate() {
         queued[p as usize].push(v as u32);
     }
+    let mut held = vec![Vec::new(); nprocs];
+    for (v, &p) in data.iter().enumerate() {
+        held[p as usize].push(v as u32);
+    }
+    let start: Arc<[u32]> = Arc::from(data);
     let mut run = Run {
         shared,
         machine,
         events: Events::new(),
         procs: (0..nprocs)
-            .map(|p| Processor::new(p as u32, &queued[p], data.to_vec(), shared))
+            .map(|p| {
+                let start = Arc::clone(&start);
+                Processor::new(p as u32, &queued[p], &held[p], start, shared)
+            })
             .collect(),
         clocks: vec![Clock::default(); nprocs],
         inbox: vec![Vec::new(); nprocs],
@@ -508,18 +435,11 @@ pub fn sbn_level(
         }
         match event {
             Event::Arrive { from, to, msg } => {
-                if let Message::Distribute { jobs, .. } = &*msg {
+                if let Message::Distribute { jobs, .. } = &msg {
                     run.transferred += jobs.len() as u64;
                 }
-                let recipients: Box<dyn Iterator<Item = u32>> = match &to {
-                    Recipients::One(q) => Box::new(std::iter::once(*q)),
-                    Recipients::Others => Box::new((0..nprocs as u32).filter(|&q| q != from)),
-                    Recipients::Wave(wave) => Box::new(wave.iter().copied()),
-                };
-                for q in recipients {
-                    run.inbox[q as usize].push((from, Rc::clone(&msg)));
-                    run.arrive(q as usize, now);
-                }
+                run.inbox[to as usize].push((from, msg));
+                run.arrive(to as usize, now);
             }
             Event::Free { p, version } if version == run.clocks[p as usize].version => {
                 run.next_job(p as usize, now);
@@ -549,7 +469,7 @@ pub fn sbn_level(
         split,
         pre_cut_pct: cut(owner),
         post_cut_pct: cut(&run.processed_on),
-        tables_agree: run.procs.iter().all(|p| p.location == run.truth),
+        tables_agree: run.procs.iter().all(|p| p.directory().agrees(&run.truth)),
         movement: Movement::from_flows(run.sent, run.received),
         processed_on: run.processed_on,
         data: run.truth,

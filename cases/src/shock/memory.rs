@@ -93,15 +93,14 @@ pub(super) fn balancing_bytes(cfgs: &[ShockConfig], roots: usize) -> (u128, Opti
         .unwrap_or((0, None))
 }
 
-/// The memory a balancer needs besides the forest's, for `roots` roots: SBN's per-processor
-/// tables, PLUM's dense remap matrices, the hierarchical balancer's lowest database.
+/// The memory a balancer needs besides the forest's, for `roots` roots: SBN's directory and
+/// queues (`O(roots + P)`), PLUM's dense remap matrices, the hierarchical balancer's lowest
+/// database.
 fn balancer_bytes(cfg: &ShockConfig, roots: usize) -> u128 {
     let procs = cfg.procs as u128;
     match cfg.balancer {
-        Balancer::Sbn => budget::bytes(
-            procs.saturating_mul(roots as u128),
-            budget::SBN_BYTES_PER_PROC_ROOT,
-        ),
+        Balancer::Sbn => budget::bytes(roots as u128, budget::SBN_BYTES_PER_ROOT)
+            .saturating_add(budget::bytes(procs, budget::SBN_BYTES_PER_PROC)),
         Balancer::Plum => {
             let parts = procs.saturating_mul(cfg.parts_per_proc as u128);
             budget::bytes(

@@ -1,6 +1,7 @@
 //! The costs of a root on a processor as a balancing processor sees them: the one view that
 //! the job queue, the choice of roots to give away and the pre-partitioner share.
 
+use super::directory::Directory;
 use crate::metrics::CostModel;
 
 /// The costs of one root on one processor as a balancing processor sees them
@@ -50,5 +51,27 @@ impl RootCosts for Located<'_> {
     }
     fn remap(&self, v: u32, p: u32) -> f64 {
         self.model.remap(v, p, self.location)
+    }
+}
+
+/// The costs of the cost model with the roots' data where a processor's [`Directory`]
+/// believes it is.
+#[derive(Debug, Clone, Copy)]
+pub struct Believed<'a> {
+    /// Weights, graph and unit costs.
+    pub model: &'a CostModel<'a>,
+    /// The processor's knowledge of the data's places.
+    pub directory: &'a Directory,
+}
+
+impl RootCosts for Believed<'_> {
+    fn wgt(&self, v: u32) -> f64 {
+        self.model.wgt(v, 0)
+    }
+    fn comm(&self, v: u32, p: u32) -> f64 {
+        self.model.comm_with(v, p, |w| self.directory.holder(w))
+    }
+    fn remap(&self, v: u32, p: u32) -> f64 {
+        self.model.remap_from(v, p, self.directory.holder(v))
     }
 }

@@ -81,13 +81,14 @@ pub enum FirstHalf {
     Off,
 }
 
-/// How migration requests and locate messages reach the processors (§5.2.2).
+/// How migration requests reach the holder (§5.2.2). Locate messages go to the moved roots'
+/// homes either way (`directory.rs`): the seed's broadcast of them, to every processor, is
+/// what made each processor keep a table over all roots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Broadcast {
-    /// Down the SBN pattern of the sender: every processor forwards to its successors.
+    /// Down the SBN pattern of the requester: every processor forwards to its successors.
     Sbn,
-    /// Point to point: the request to the holder, the locate message from the sender to
-    /// every other processor (plume's former scheme).
+    /// Point to point, to the holder (plume's former scheme).
     Direct,
 }
 
@@ -122,7 +123,7 @@ pub struct Policies {
     pub probe_level: ProbeLevel,
     /// The first-half refinement.
     pub first_half: FirstHalf,
-    /// Migration and locate messages.
+    /// Migration requests.
     pub broadcast: Broadcast,
     /// The balancer's cost unit.
     pub units: Units,

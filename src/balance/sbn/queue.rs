@@ -6,16 +6,15 @@
 //! its root is queued here with the same stamp.
 //!
 //! The migration heaps exist only for the locations of roots queued here (a map, not one heap
-//! per processor), so a queue's size does not grow with P: P queues cost `O(P · roots)`, the
-//! per-root index every processor keeps, not `O(P²)`.
+//! per processor), and the index of the queued roots is a map too, so a queue's size is that
+//! of what it holds: P queues cost `O(roots)` and the entries their heaps left behind, neither
+//! `O(P · roots)` nor `O(P²)`.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use super::costs::RootCosts;
 use crate::hash::IntMap;
-
-const ABSENT: u32 = u32::MAX;
 
 /// An `f64` heap key ordered by `total_cmp`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,28 +36,35 @@ impl Ord for Key {
 
 type Entry = Reverse<(Key, u32, u32)>;
 
-/// The job queue of processor `p` over `n` roots.
+/// A queued root: its place in `roots`, the stamp of its live heap entries, its weight.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    index: u32,
+    stamp: u32,
+    weight: f64,
+}
+
+/// The job queue of processor `p`.
 #[derive(Debug, Clone)]
 pub struct JobQueue {
     p: u32,
     roots: Vec<u32>,
-    slot: Vec<u32>,
-    stamp: Vec<u32>,
-    weight: Vec<f64>,
+    slots: IntMap<u32, Slot>,
+    /// The stamp of the next push: a heap entry is live while its root's slot has its stamp.
+    stamps: u32,
     processing: BinaryHeap<Entry>,
     by_data: IntMap<u32, BinaryHeap<Entry>>,
     total: f64,
 }
 
 impl JobQueue {
-    /// An empty queue of processor `p` for `nroots` roots.
-    pub fn new(p: u32, nroots: usize) -> JobQueue {
+    /// An empty queue of processor `p`.
+    pub fn new(p: u32) -> JobQueue {
         JobQueue {
             p,
             roots: Vec::new(),
-            slot: vec![ABSENT; nroots],
-            stamp: vec![0; nroots],
-            weight: vec![0.0; nroots],
+            slots: IntMap::default(),
+            stamps: 0,
             processing: BinaryHeap::new(),
             by_data: IntMap::default(),
             total: 0.0,
@@ -68,15 +74,18 @@ impl JobQueue {
     /// Queues root v whose data is on `data`, with its costs as this processor sees them.
     pub fn push(&mut self, v: u32, data: u32, costs: &impl RootCosts) {
         debug_assert!(!self.contains(v), "root {v} queued twice");
-        let vi = v as usize;
-        self.slot[vi] = self.roots.len() as u32;
-        self.roots.push(v);
-        self.stamp[vi] = self.stamp[vi].wrapping_add(1);
         let w = costs.queued_weight(v, self.p);
-        self.weight[vi] = w;
+        let s = self.stamps;
+        self.stamps = self.stamps.wrapping_add(1);
+        let slot = Slot {
+            index: self.roots.len() as u32,
+            stamp: s,
+            weight: w,
+        };
+        self.slots.insert(v, slot);
+        self.roots.push(v);
         self.total += w;
         let key = (costs.comm(v, self.p) + costs.remap(v, self.p)) / costs.wgt(v).max(1.0);
-        let s = self.stamp[vi];
         self.processing.push(Reverse((Key(key), v, s)));
         if data != self.p {
             let gain = costs.delta_cut(v, self.p, data);
@@ -89,20 +98,21 @@ impl JobQueue {
 
     /// Removes root v from the queue (processed or given away); returns its queued weight.
     pub fn remove(&mut self, v: u32) -> f64 {
-        let vi = v as usize;
-        let i = self.slot[vi];
-        debug_assert!(i != ABSENT, "root {v} is not queued");
+        let slot = self.slots.remove(&v);
+        debug_assert!(slot.is_some(), "root {v} is not queued");
+        let Some(slot) = slot else { return 0.0 };
         let last = self.roots.pop().expect("queue holds v");
         if last != v {
-            self.roots[i as usize] = last;
-            self.slot[last as usize] = i;
+            self.roots[slot.index as usize] = last;
+            if let Some(moved) = self.slots.get_mut(&last) {
+                moved.index = slot.index;
+            }
         }
-        self.slot[vi] = ABSENT;
-        self.total -= self.weight[vi];
+        self.total -= slot.weight;
         if self.roots.is_empty() {
             self.total = 0.0; // no drift from rounding once empty
         }
-        self.weight[vi]
+        slot.weight
     }
 
     /// The queued root to process next (smallest `(Comm + Remap) / Wgt`), removed.
@@ -120,7 +130,7 @@ impl JobQueue {
     pub fn peek_data_on(&mut self, q: u32) -> Option<u32> {
         let heap = self.by_data.get_mut(&q)?;
         while let Some(&Reverse((_, v, s))) = heap.peek() {
-            if self.slot[v as usize] != ABSENT && self.stamp[v as usize] == s {
+            if self.slots.get(&v).is_some_and(|slot| slot.stamp == s) {
                 return Some(v);
             }
             heap.pop();
@@ -135,7 +145,7 @@ impl JobQueue {
     }
 
     fn live(&self, v: u32, stamp: u32) -> bool {
-        self.slot[v as usize] != ABSENT && self.stamp[v as usize] == stamp
+        self.slots.get(&v).is_some_and(|s| s.stamp == stamp)
     }
 }
 
@@ -157,6 +167,6 @@ impl JobQueue {
 
     /// True when root v is queued here.
     pub fn contains(&self, v: u32) -> bool {
-        self.slot[v as usize] != ABSENT
+        self.slots.contains_key(&v)
     }
 }

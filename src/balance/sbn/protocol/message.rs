@@ -2,7 +2,7 @@
 //! distribution), their [`Kind`] for the report, their size on the wire, and the [`Outbox`] a
 //! processor writes them into.
 
-use crate::balance::sbn::network::{Pattern, Template};
+use crate::balance::sbn::network::Template;
 
 /// Names one balance operation: its initiator and the initiator's count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -22,7 +22,7 @@ pub enum Kind {
     Distribution,
     /// Moves a root's data.
     Migration,
-    /// Tells everyone where data now is.
+    /// Tells a root's home where its data now is.
     Locate,
 }
 
@@ -77,17 +77,14 @@ pub enum Message {
         /// `(root, processor holding its data)`.
         jobs: Vec<(u32, u32)>,
     },
-    /// The data of these roots now lives on `holder`.
+    /// To the roots' home ([`Directory`]): the data of these roots now lives on `holder`.
+    ///
+    /// [`Directory`]: crate::balance::sbn::directory::Directory
     Locate {
-        /// The roots that moved.
-        roots: Vec<u32>,
+        /// The roots that moved, each with the moves its data made in the level.
+        roots: Vec<(u32, u32)>,
         /// Where their data now is.
         holder: u32,
-        /// Over the SBN ([`Broadcast::Sbn`]): the pattern rooted at `holder` the message
-        /// follows, each receiver forwarding it to its successors; `None` when sent to all.
-        ///
-        /// [`Broadcast::Sbn`]: crate::balance::sbn::policy::Broadcast::Sbn
-        template: Option<Template>,
     },
 }
 
@@ -107,7 +104,7 @@ impl Message {
             Message::BalanceDown { .. } => 28,
             Message::BalanceUp { .. } => 20,
             Message::Distribute { jobs, .. } => 16 + 8 * jobs.len() as u64,
-            Message::Locate { roots, .. } => 4 * roots.len() as u64,
+            Message::Locate { roots, .. } => 8 * roots.len() as u64,
         }
     }
 }
@@ -116,22 +113,4 @@ impl Message {
 pub trait Outbox {
     /// Sends `msg` from processor `from` to processor `to`.
     fn send(&mut self, from: u32, to: u32, msg: Message);
-
-    /// Sends `msg` from processor `from` to every other one of the `procs` processors, in
-    /// increasing order. By default one [`Outbox::send`] each; a transport may share one copy.
-    fn broadcast(&mut self, from: u32, procs: usize, msg: Message) {
-        for q in (0..procs as u32).filter(|&q| q != from) {
-            self.send(from, q, msg.clone());
-        }
-    }
-
-    /// Sends `msg` from processor `from` down `pattern` (rooted at `from`) to every other
-    /// processor. By default to `from`'s successors, which forward it as they handle it (a
-    /// [`Message::Locate`] names its template); a transport that routes it itself delivers
-    /// copies whose template is `None`, so that nobody forwards them again.
-    fn broadcast_over(&mut self, from: u32, pattern: Pattern, msg: Message) {
-        for c in pattern.children(from as usize) {
-            self.send(from, c as u32, msg.clone());
-        }
-    }
 }

@@ -1,17 +1,21 @@
-//! The [`Processor`] core, whichever the variant: its job queue and location table, the
-//! dispatch of each message it receives, starting a balance (its variant goes on in
-//! `basic.rs` or `heuristic.rs`), lazy data fetches and the locate messages that follow them,
-//! and giving roots away.
+//! The [`Processor`] core, whichever the variant: its job queue and its share of the location
+//! directory ([`Directory`]), the dispatch of each message it receives, starting a balance
+//! (its variant goes on in `basic.rs` or `heuristic.rs`), lazy data fetches and the locate
+//! messages that follow them (to the moved roots' homes), and giving roots away.
 //!
 //! **Distribution** (fig. 4): a processor above `MaxTh` gives its excess to its successors.
 //!
-//! Costs are the processor's own view: its location table for the neighbours' data
-//! (`Comm_p^v`), and the exact location of the data of the roots queued here (a root changes
-//! hands with the location of its data).
+//! Costs are the processor's own view: its directory for the neighbours' data (`Comm_p^v`:
+//! exact for the data held here, a belief elsewhere), and the exact location of the data of
+//! the roots queued here (a root changes hands with the location of its data, which only the
+//! processor it is queued on moves).
+
+use std::sync::Arc;
 
 use super::message::{Message, OpId, Outbox, Tag};
 use super::shared::{Shared, Variant};
-use crate::balance::sbn::costs::Located;
+use crate::balance::sbn::costs::Believed;
+use crate::balance::sbn::directory::Directory;
 use crate::balance::sbn::network::Template;
 use crate::balance::sbn::policy::{Broadcast, HeuristicReturn, LoadView};
 use crate::balance::sbn::queue::JobQueue;
@@ -38,8 +42,8 @@ pub struct Processor {
     pub id: u32,
     /// The roots queued here.
     queue: JobQueue,
-    /// Its location table: where it believes each root's data is.
-    pub location: Vec<u32>,
+    /// Its share of the location directory: where it believes the roots' data is.
+    directory: Directory,
     /// `Remap` of the data held here for roots queued elsewhere (§5.4.1's sender share).
     held: f64,
     /// Whether [`Processor::load`] counts `held` ([`LoadView::QWgt`]).
@@ -61,24 +65,33 @@ pub struct Processor {
 }
 
 impl Processor {
-    /// Processor `id` with the roots `queued` (whose data is where `location` says).
-    pub fn new(id: u32, queued: &[u32], location: Vec<u32>, shared: &Shared) -> Processor {
-        let mut queue = JobQueue::new(id, location.len());
-        let view = Located {
+    /// Processor `id` with the roots `queued`, the data at the level's start where `start`
+    /// says (shared by every processor), `held` the roots whose data starts here.
+    pub fn new(
+        id: u32,
+        queued: &[u32],
+        held: &[u32],
+        start: Arc<[u32]>,
+        shared: &Shared,
+    ) -> Processor {
+        let directory = Directory::new(id, shared.network.procs(), start);
+        let mut queue = JobQueue::new(id);
+        let view = Believed {
             model: &shared.costs,
-            location: &location,
+            directory: &directory,
         };
         for &v in queued {
-            queue.push(v, location[v as usize], &view);
+            queue.push(v, directory.holder(v), &view);
         }
-        let held = (0..location.len() as u32)
-            .filter(|&v| location[v as usize] == id && !queue.contains(v))
-            .map(|v| remap_share(v, shared))
+        let held = held
+            .iter()
+            .filter(|&&v| !queue.contains(v))
+            .map(|&v| remap_share(v, shared))
             .sum();
         Processor {
             id,
             queue,
-            location,
+            directory,
             held,
             counts_held: shared.opts.policies.load == LoadView::QWgt,
             gathers: Vec::new(),
@@ -90,6 +103,11 @@ impl Processor {
             initiated: 0,
             selection_time: std::time::Duration::ZERO,
         }
+    }
+
+    /// Its share of the location directory.
+    pub fn directory(&self) -> &Directory {
+        &self.directory
     }
 
     /// Its load, `QWgt(p)` as it knows it: the weight of the roots queued here and, with
@@ -111,7 +129,7 @@ impl Processor {
     /// neighbours queued here whose data is on the same processor as v's. `None` when v's data
     /// is already here.
     pub fn fetch_group(&self, v: u32, shared: &Shared) -> Option<(u32, Vec<u32>)> {
-        let src = self.location[v as usize];
+        let src = self.directory.holder(v);
         if src == self.id {
             return None;
         }
@@ -122,62 +140,55 @@ impl Processor {
                 .neighbours(v)
                 .iter()
                 .copied()
-                .filter(|&w| self.queue.contains(w) && self.location[w as usize] == src),
+                .filter(|&w| self.queue.contains(w) && self.directory.holder(w) == src),
         );
         Some((src, group))
     }
 
-    /// The data of `roots` arrived here: update the table, re-queue the ones still queued
-    /// with their new costs, and tell everyone (locate messages).
-    pub fn data_arrived(&mut self, roots: &[u32], shared: &Shared, out: &mut impl Outbox) {
-        for &v in roots {
-            self.location[v as usize] = self.id;
+    /// The data of `roots` arrived here, each with the moves it made in the level: the
+    /// directory learns it, the roots still queued are re-queued with their new costs, and
+    /// each root's home is told (one locate message a home; none to itself).
+    pub fn data_arrived(&mut self, roots: &[(u32, u32)], shared: &Shared, out: &mut impl Outbox) {
+        for &(v, moves) in roots {
+            self.directory.arrived(v, moves);
         }
-        for &v in roots {
+        for &(v, _) in roots {
             if self.queue.contains(v) {
                 self.queue.remove(v);
                 self.push(v, shared);
             }
         }
-        match shared.opts.policies.broadcast {
-            Broadcast::Sbn => {
-                let template = self.pick_template(shared);
+        let moved: Vec<u32> = roots.iter().map(|r| r.0).collect();
+        for (home, group) in self.directory.homes(&moved) {
+            let located: Vec<(u32, u32)> = group
+                .iter()
+                .map(|&v| (v, self.directory.moves(v)))
+                .collect();
+            if home == self.id {
+                for (v, moves) in located {
+                    self.directory.report(v, self.id, moves);
+                }
+            } else {
                 let msg = Message::Locate {
-                    roots: roots.to_vec(),
+                    roots: located,
                     holder: self.id,
-                    template: Some(template),
                 };
-                out.broadcast_over(self.id, shared.pattern(self.id, template), msg);
-            }
-            Broadcast::Direct => {
-                let msg = Message::Locate {
-                    roots: roots.to_vec(),
-                    holder: self.id,
-                    template: None,
-                };
-                out.broadcast(self.id, shared.network.procs(), msg);
+                out.send(self.id, home, msg);
             }
         }
     }
 
-    /// Sends a locate message for `roots`, whose data is on `holder`, to this processor's
-    /// successors in `holder`'s pattern for `template`.
-    fn forward_locate(
-        &self,
-        holder: u32,
-        template: Template,
-        roots: &[u32],
-        shared: &Shared,
-        out: &mut impl Outbox,
-    ) {
-        for c in shared.pattern(holder, template).children(self.id as usize) {
-            let msg = Message::Locate {
-                roots: roots.to_vec(),
-                holder,
-                template: Some(template),
-            };
-            out.send(self.id, c as u32, msg);
-        }
+    /// The data of `roots`, held here, leaves for processor `to`: the directory keeps where it
+    /// went (for requests that still come here) and it is no longer held. Returns each root
+    /// with the moves its data will have made on arrival.
+    pub fn data_left(&mut self, roots: &[u32], to: u32, shared: &Shared) -> Vec<(u32, u32)> {
+        roots
+            .iter()
+            .map(|&v| {
+                self.relocate(v, to, shared);
+                (v, self.directory.left(v, to))
+            })
+            .collect()
     }
 
     /// The number of hops a migration request for data held on `src` travels
@@ -334,35 +345,29 @@ impl Processor {
                 }
                 self.pay_debts(shared, out);
             }
-            Message::Locate {
-                roots,
-                holder,
-                template,
-            } => {
-                for &v in &roots {
-                    self.relocate(v, holder, shared);
-                }
-                if let Some(template) = template {
-                    self.forward_locate(holder, template, &roots, shared, out);
+            Message::Locate { roots, holder } => {
+                for (v, moves) in roots {
+                    self.directory.report(v, holder, moves);
                 }
             }
         }
     }
 
-    /// Its table learns that v's data is on `at`; data that leaves here is no longer held.
+    /// Its directory learns that v's data is on `at`; data that leaves here is no longer held.
     fn relocate(&mut self, v: u32, at: u32, shared: &Shared) {
-        let was = std::mem::replace(&mut self.location[v as usize], at);
+        let was = self.directory.holder(v);
+        self.directory.learn(v, at);
         if was == self.id && at != self.id && !self.queue.contains(v) {
             self.held -= remap_share(v, shared);
         }
     }
 
     fn push(&mut self, v: u32, shared: &Shared) {
-        let view = Located {
+        let view = Believed {
             model: &shared.costs,
-            location: &self.location,
+            directory: &self.directory,
         };
-        self.queue.push(v, self.location[v as usize], &view);
+        self.queue.push(v, self.directory.holder(v), &view);
     }
 
     fn pick_template(&mut self, shared: &Shared) -> Template {
@@ -426,9 +431,9 @@ impl Processor {
         let before = self.queue.total();
         let clock = std::time::Instant::now();
         let roots = if amount > 0.0 {
-            let view = Located {
+            let view = Believed {
                 model: &shared.costs,
-                location: &self.location,
+                directory: &self.directory,
             };
             choose_roots(
                 &view,
@@ -444,14 +449,14 @@ impl Processor {
         };
         self.selection_time += clock.elapsed();
         for &v in &roots {
-            if self.location[v as usize] == self.id {
+            if self.directory.holder(v) == self.id {
                 self.held += remap_share(v, shared);
             }
         }
         if !roots.is_empty() || tag.sys_ll.is_some() {
             let jobs = roots
                 .iter()
-                .map(|&v| (v, self.location[v as usize]))
+                .map(|&v| (v, self.directory.holder(v)))
                 .collect();
             out.send(self.id, to, Message::Distribute { tag, jobs });
         }
