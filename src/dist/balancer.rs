@@ -8,7 +8,6 @@
 //! [`Diffusive`](super::Diffusive) (the diffusive repartitioner on the ranks' rows, nothing
 //! gathered) and [`NoBalancing`]; a user brings their own by implementing the trait.
 
-use super::hierarchical::HierStats;
 use crate::balance::Balance;
 use crate::comm::Comm;
 use crate::graph::DualGraph;
@@ -68,6 +67,30 @@ pub struct BalanceOutcome {
     /// [`Select`](super::Select)'s predictions, choice and replay at this decision point
     /// (`None` from the other balancers).
     pub select: Option<super::SelectRecord>,
+}
+
+/// The hierarchical balancer's ([`Hierarchical`](super::Hierarchical)) numbers at one balance, the same on every rank.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct HierStats {
+    /// Per tree level above the processors (the top first): the objects of the largest
+    /// database a leader held.
+    pub max_db_objects: Vec<u64>,
+    /// … and its bytes by eq. (2) (16 an object or a record).
+    pub max_db_bytes: Vec<u64>,
+    /// Per level: how many domains worked on their children's totals.
+    pub semi_domains: Vec<u64>,
+    /// Roots (objects) rank 0 received from the other ranks in phase 1.
+    pub rank0_roots: u64,
+    /// Face records rank 0 received from the other ranks in phase 1.
+    pub rank0_records: u64,
+    /// The most roots any rank received.
+    pub max_roots: u64,
+    /// Bytes of the three phases' messages rank 0 received.
+    pub rank0_bytes: u64,
+    /// The slowest rank's seconds in the three phases (wall clock). Not written: a record's
+    /// times are apart from its numbers (PLUM's records put it in the partition stage).
+    #[serde(skip)]
+    pub seconds: f64,
 }
 
 impl BalanceOutcome {

@@ -15,9 +15,9 @@
 
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-use super::balancer::{check_ranks, first_by, BalanceOutcome, Balancer, Decision, HeldRows};
+use super::balancer::{
+    check_ranks, first_by, BalanceOutcome, Balancer, Decision, HeldRows, HierStats,
+};
 use super::gathered::Gathered;
 use super::verdict;
 use crate::balance::hier::{run_on_ranks, CommData, HierOptions, ObjData, RankOutcome, Tree};
@@ -30,30 +30,6 @@ use crate::partition::{Metis, Partitioner};
 use crate::remap::RemapInfo;
 use crate::solver_model::FACE_BYTES;
 use crate::{Error, Result};
-
-/// The hierarchical balancer's numbers at one balance, the same on every rank.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct HierStats {
-    /// Per tree level above the processors (the top first): the objects of the largest
-    /// database a leader held.
-    pub max_db_objects: Vec<u64>,
-    /// … and its bytes by eq. (2) (16 an object or a record).
-    pub max_db_bytes: Vec<u64>,
-    /// Per level: how many domains worked on their children's totals.
-    pub semi_domains: Vec<u64>,
-    /// Roots (objects) rank 0 received from the other ranks in phase 1.
-    pub rank0_roots: u64,
-    /// Face records rank 0 received from the other ranks in phase 1.
-    pub rank0_records: u64,
-    /// The most roots any rank received.
-    pub max_roots: u64,
-    /// Bytes of the three phases' messages rank 0 received.
-    pub rank0_bytes: u64,
-    /// The slowest rank's seconds in the three phases (wall clock). Not written: a record's
-    /// times are apart from its numbers (PLUM's records put it in the partition stage).
-    #[serde(skip)]
-    pub seconds: f64,
-}
 
 /// HybridLB over the ranks' rows (see the module doc).
 pub struct Hierarchical {

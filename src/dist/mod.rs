@@ -78,11 +78,11 @@ mod share;
 mod verdict;
 
 pub use accounting::{gather_cpu, CpuLaps};
-pub use balancer::{BalanceOutcome, Balancer, Decision, HeldRows, NoBalancing};
+pub use balancer::{BalanceOutcome, Balancer, Decision, HeldRows, HierStats, NoBalancing};
 pub use diffusive::Diffusive;
 pub use gathered::GatheredPlum;
 pub use halo::{GhostLeaf, Halo};
-pub use hierarchical::{mesh_object, mesh_objects, mesh_record, HierStats, Hierarchical};
+pub use hierarchical::{mesh_object, mesh_objects, mesh_record, Hierarchical};
 pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,
