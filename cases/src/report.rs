@@ -268,16 +268,18 @@ fn flatten(record: &Map<String, Value>) -> Vec<(String, String)> {
     out
 }
 
-/// A CSV cell: numbers and flags as JSON writes them, text quoted when it holds a comma or a
-/// quote, an absent value (`null`) empty.
+/// A CSV cell: numbers, flags and arrays as JSON writes them, text as it is, an absent
+/// value (`null`) empty; quoted when it holds a comma, a quote or a line break (an array of
+/// numbers, a label).
 fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) if s.contains([',', '"', '\n']) => {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        }
+    let cell = match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
         other => other.to_string(),
+    };
+    match cell.contains([',', '"', '\n']) {
+        true => format!("\"{}\"", cell.replace('"', "\"\"")),
+        false => cell,
     }
 }
 
@@ -293,6 +295,15 @@ mod tests {
         name: String,
         sigma: Option<f64>,
         time_ms: std::collections::BTreeMap<String, f64>,
+    }
+
+    #[test]
+    fn an_array_or_a_label_with_a_comma_is_one_quoted_cell() {
+        assert_eq!(text(&serde_json::json!([3, 4])), "\"[3,4]\"");
+        assert_eq!(text(&serde_json::json!("a,\"b\"")), "\"a,\"\"b\"\"\"");
+        assert_eq!(text(&serde_json::json!([])), "[]");
+        assert_eq!(text(&Value::Null), "");
+        assert_eq!(text(&serde_json::json!(1.5)), "1.5");
     }
 
     #[test]

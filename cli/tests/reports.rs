@@ -31,6 +31,8 @@ struct Runs {
     sbn: PathBuf,
     /// `plume run shock --policy select` and `plume run erosion --policy select`.
     select: [PathBuf; 2],
+    /// `plume run shock --balancer hier --tree 2,2` on thread ranks.
+    hier: PathBuf,
     /// `plume run erosion`.
     erosion: PathBuf,
     /// `plume compare shock`.
@@ -48,6 +50,7 @@ fn runs() -> &'static Runs {
             plum: dir.join("plum"),
             sbn: dir.join("sbn"),
             select: [dir.join("select"), dir.join("erosion_select")],
+            hier: dir.join("hier"),
             erosion: dir.join("erosion"),
             compare: dir.join("compare"),
             euler: [dir.join("euler_sod"), dir.join("euler_blast")],
@@ -106,6 +109,24 @@ fn runs() -> &'static Runs {
             "none",
             "--out",
             &out(&runs.select[0]),
+        ]);
+        plume(&[
+            "run",
+            "shock",
+            "--balancer",
+            "hier",
+            "--tree",
+            "2,2",
+            "--hier-strategy",
+            "greedy",
+            "--procs",
+            "4",
+            "--levels",
+            "2",
+            "--vtk",
+            "none",
+            "--out",
+            &out(&runs.hier),
         ]);
         plume(&[
             "run",
@@ -267,6 +288,7 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         r.sbn.join("metrics.json"),
         r.select[0].join("metrics.json"),
         r.select[1].join("metrics.json"),
+        r.hier.join("metrics.json"),
         r.erosion.join("metrics.json"),
         r.compare.join("compare.json"),
         r.euler[0].join("metrics.json"),
@@ -290,14 +312,16 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         (&r.sbn, "levels"),
         (&r.select[0], "levels"),
         (&r.select[1], "iterations"),
+        (&r.hier, "levels"),
         (&r.erosion, "iterations"),
         (&r.euler[0], "iterations"),
     ] {
         let csv = std::fs::read_to_string(folder.join("metrics.csv")).unwrap();
         for column in csv.lines().next().unwrap().split(',') {
             let field = format!("{series}[].{column}");
+            // An array's column holds the whole array, documented as `field[]`.
             assert!(
-                doc.contains(&field),
+                doc.contains(&field) || doc.contains(&format!("{field}[]")),
                 "metrics.csv column {column} is not documented"
             );
         }
