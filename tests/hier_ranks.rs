@@ -4,7 +4,7 @@
 use plume::balance::hier::{
     balance, balance_on_ranks, Clock, CommData, HierOptions, LbTest, ObjData, Strategy, Tree,
 };
-use plume::comm::{launch_threads, Comm};
+use plume::comm::{launch_threads, Comm, CommExt};
 
 /// Each rank's `(object, destination)` moves on thread ranks.
 fn on_ranks(
@@ -70,4 +70,33 @@ fn a_tree_of_another_size_is_refused_on_every_rank() {
     })
     .unwrap();
     assert_eq!(out, [true; 4]);
+}
+
+#[test]
+fn a_rank_failing_in_the_phases_ends_every_rank_with_its_error() {
+    let tree = Tree::uniform(4, 2).unwrap();
+    let (objs, _) = LbTest::new(160, 4).generate().unwrap();
+    let stray = *objs.iter().find(|o| o.home != 1).unwrap();
+    let errors = launch_threads(4, |comm| {
+        let me = comm.rank() as u32;
+        // Rank 1 is handed another rank's object: it fails before phase 1, while the others
+        // wait for its database.
+        let mut mine: Vec<ObjData> = objs.iter().filter(|o| o.home == me).copied().collect();
+        if me == 1 {
+            mine.push(stray);
+        }
+        let outcome = balance_on_ranks(comm, &tree, &HierOptions::default(), mine, vec![]);
+        Ok(comm.agree(outcome).err().map(|e| e.to_string()))
+    })
+    .unwrap();
+    let expected = format!(
+        "object {}: its home is {}, but rank 1 holds it",
+        stray.id, stray.home
+    );
+    for (rank, error) in errors.iter().enumerate() {
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains(&expected)),
+            "rank {rank}: {error:?}"
+        );
+    }
 }

@@ -17,6 +17,9 @@ use crate::{Error, Result};
 /// The tags of the three phases' messages.
 const TAGS: [Tag; 3] = [0x5D00, 0x5D01, 0x5D02];
 
+/// The tag of a failure a rank tells the others, so that none waits for its messages.
+const TAG_FAIL: Tag = 0x5D03;
+
 fn tag(phase: Phase) -> Tag {
     match phase {
         Phase::Collection => TAGS[0],
@@ -32,6 +35,8 @@ pub struct RankTransport<'a, C: Comm + ?Sized> {
     stash: HashMap<(Node, Node), VecDeque<Msg>>,
     /// What arrived from other ranks.
     received: Received,
+    /// Another rank's failure arrived (this rank's error is not its own).
+    heard_failure: bool,
 }
 
 /// What a rank received from other ranks during one balance.
@@ -52,6 +57,22 @@ impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
             comm,
             stash: HashMap::new(),
             received: Received::default(),
+            heard_failure: false,
+        }
+    }
+
+    /// Tells every other rank that this one failed with `error`, unless the error is another
+    /// rank's (best effort: a rank that has gone hears it from the caller's agreement).
+    fn tell_failure(&self, error: &Error) {
+        if self.heard_failure {
+            return;
+        }
+        let Ok(bytes) = bincode::serialize(error) else {
+            return;
+        };
+        let me = self.comm.rank();
+        for q in (0..self.comm.size()).filter(|&q| q != me) {
+            let _ = self.comm.send(q, TAG_FAIL, bytes.clone());
         }
     }
 
@@ -73,6 +94,10 @@ impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
                 return Ok(msg);
             }
             let m = self.comm.receive()?;
+            if m.tag == TAG_FAIL {
+                self.heard_failure = true;
+                return Err(m.decode()?);
+            }
             if !TAGS.contains(&m.tag) {
                 return Err(Error::Protocol {
                     from: m.source,
@@ -172,7 +197,9 @@ pub fn balance_on_ranks<C: Comm + ?Sized>(
 }
 
 /// [`balance_on_ranks`] with what the rank found on the way: the domains it leads and what it
-/// received.
+/// received. A rank that fails tells the others, which then return its error instead of
+/// waiting for its messages; the caller agrees on the outcome
+/// ([`CommExt::agree`](crate::comm::CommExt::agree)).
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] unless the tree has `comm.size()` processors,
@@ -186,17 +213,20 @@ pub fn run_on_ranks<C: Comm + ?Sized>(
 ) -> Result<RankOutcome> {
     Error::check_len("tree processors", comm.size(), tree.nprocs())?;
     let me = comm.rank();
-    if let Some(o) = objs.iter().find(|o| o.home as usize != me) {
-        return Err(Error::Invalid(format!(
+    let mut transport = RankTransport::new(comm);
+    let out = match objs.iter().find(|o| o.home as usize != me) {
+        Some(o) => Err(Error::Invalid(format!(
             "object {}: its home is {}, but rank {me} holds it",
             o.id, o.home
-        )));
-    }
-    let mut own = Some(Db { objs, records });
-    let mut transport = RankTransport::new(comm);
-    let out = run(tree, opts, &mut transport, |_| {
-        own.take().unwrap_or_default()
-    })?;
+        ))),
+        None => {
+            let mut own = Some(Db { objs, records });
+            run(tree, opts, &mut transport, |_| {
+                own.take().unwrap_or_default()
+            })
+        }
+    };
+    let out = out.inspect_err(|e| transport.tell_failure(e))?;
     Ok(RankOutcome {
         moves: out.moves.into_values().next().unwrap_or_default(),
         domains: out.domains,
