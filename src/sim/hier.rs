@@ -3,7 +3,7 @@
 //! process ([`balance`]) over the dual graph as a repartitioner from the current owners, so
 //! that PLUM's pipeline (policy, the identity remap, the accept rule, the records) runs it as
 //! it runs METIS: the single-process shock case balances with it on P simulated processors.
-//! The objects and records are those [`Hierarchical`](crate::dist::Hierarchical) builds from
+//! The objects and records are those [`crate::dist::Hierarchical`] builds from
 //! the ranks' rows, and a domain holding more roots than a lowest domain's share works on
 //! totals, as there.
 

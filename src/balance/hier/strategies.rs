@@ -26,7 +26,7 @@ pub enum Strategy {
     GreedyComm,
     /// RefineLB with its binary search: few moves from overloaded to underloaded processors.
     Refine,
-    /// PLUM on the domain's subgraph ([`metis`]): METIS parts remapped onto the processors so
+    /// PLUM on the domain's subgraph ([`metis()`]): METIS parts remapped onto the processors so
     /// that the most load stays.
     Metis,
 }
@@ -141,7 +141,7 @@ pub fn greedy_comm(
 }
 
 /// PLUM on a lowest domain's subgraph (B.4, "METIS on the domain's subgraph for the mesh"):
-/// METIS cuts the graph of `objs` and `records` ([`ObjectGraph`]: loads as vertex weights,
+/// METIS cuts the graph of `objs` and `records` (the object graph: loads as vertex weights,
 /// bytes as edge weights) into one part per bin, aiming at the bins' `speeds`, and PLUM's
 /// optimal remap maps the parts onto the bins so that the most load stays on its current bin
 /// (`child`). Fewer objects than bins cannot be cut that way: they go by [`greedy`] (plume
