@@ -54,6 +54,18 @@ pub trait CommExt: Comm {
         self.send(dest, tag, encode(value)?)
     }
 
+    /// Tells every other rank, with `tag`, that this one failed with `error` (best effort: a
+    /// rank that has gone hears it from the next [`CommExt::agree`]), so that a rank waiting
+    /// in [`Comm::receive`] for this one's messages gets the error instead.
+    fn tell_failure(&self, tag: Tag, error: &Error) {
+        let Ok(bytes) = encode(error) else {
+            return;
+        };
+        for q in (0..self.size()).filter(|&q| q != self.rank()) {
+            let _ = self.send(q, tag, bytes.clone());
+        }
+    }
+
     /// Every rank's `value` reduced under `op`.
     fn reduce_u64(&self, value: u64, op: ReduceOp) -> Result<u64> {
         Ok(self.all_reduce_u64(&[value], op)?[0])

@@ -206,7 +206,7 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
         };
         if let Err(error) = &worked {
             if !self.remote_failure {
-                self.tell_failure(error);
+                self.comm.tell_failure(TAG_FAIL, error);
             }
         }
         // Waiting for the other ranks to end their work, the termination and the owners'
@@ -656,15 +656,6 @@ impl<'a, C: Comm + ?Sized> Engine<'a, C> {
                 Error::Invalid(format!("rank {} failed (test hook)", self.me)),
             ),
             _ => Ok(()),
-        }
-    }
-
-    /// Tells every other rank that this one failed with `error` (best effort: a rank that
-    /// has gone hears it from the agreement).
-    fn tell_failure(&mut self, error: &Error) {
-        let me = self.me;
-        for q in (0..self.comm.size() as u32).filter(|&q| q != me) {
-            let _ = self.send(q, TAG_FAIL, WireKind::Termination, encode(error));
         }
     }
 

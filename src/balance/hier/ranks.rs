@@ -11,7 +11,7 @@ use super::msg::{Db, Msg, Phase};
 use super::options::HierOptions;
 use super::transport::Transport;
 use super::tree::{Node, Tree};
-use crate::comm::{Comm, Tag};
+use crate::comm::{Comm, CommExt, Tag};
 use crate::{Error, Result};
 
 /// The tags of the three phases' messages.
@@ -62,17 +62,10 @@ impl<'a, C: Comm + ?Sized> RankTransport<'a, C> {
     }
 
     /// Tells every other rank that this one failed with `error`, unless the error is another
-    /// rank's (best effort: a rank that has gone hears it from the caller's agreement).
+    /// rank's.
     fn tell_failure(&self, error: &Error) {
-        if self.heard_failure {
-            return;
-        }
-        let Ok(bytes) = bincode::serialize(error) else {
-            return;
-        };
-        let me = self.comm.rank();
-        for q in (0..self.comm.size()).filter(|&q| q != me) {
-            let _ = self.comm.send(q, TAG_FAIL, bytes.clone());
+        if !self.heard_failure {
+            self.comm.tell_failure(TAG_FAIL, error);
         }
     }
 
