@@ -3,8 +3,8 @@
 //! at most once, home → destination, told only to its home).
 
 use plume::balance::hier::{
-    balance, greedy, run, Clock, CommData, Db, HierBalance, HierOptions, InProcess, LbTest,
-    ObjData, Outcome, Strategy, Tree,
+    balance, greedy, pick, pick_by_cut, run, Clock, CommData, Db, HierBalance, HierOptions,
+    InProcess, LbTest, ObjData, Outcome, PickRule, Strategy, Tree,
 };
 use proptest::prelude::*;
 
@@ -183,6 +183,7 @@ proptest! {
         g in 2usize..5,
         max_objects in prop::option::of(2usize..40),
         strategy in prop::sample::select(vec![Strategy::Greedy, Strategy::GreedyComm, Strategy::Refine]),
+        pick in prop::sample::select(vec![PickRule::Heaviest, PickRule::Cut]),
     ) {
         let objs: Vec<ObjData> = loads
             .iter()
@@ -194,7 +195,7 @@ proptest! {
             .map(|i| CommData { from: objs[i].id, to: objs[(i + 1) % n].id, bytes: 64.0 })
             .collect();
         let tree = Tree::uniform(p, g).unwrap();
-        let opts = HierOptions { strategy, max_objects, ..HierOptions::default() };
+        let opts = HierOptions { strategy, max_objects, pick, ..HierOptions::default() };
         let out = phases(&tree, &opts, &objs, &records);
         // Moves are told to the home only, each object at most once.
         let mut told: Vec<u32> = Vec::new();
@@ -220,5 +221,23 @@ proptest! {
         let total: f64 = objs.iter().map(|o| o.load).sum();
         prop_assert_eq!(per.iter().sum::<f64>(), total);
         prop_assert!(b.max_load.1 <= b.max_load.0 + 19.0);
+    }
+}
+
+proptest! {
+    /// Without records no object gains by its neighbours: the cut rule takes what B.4's
+    /// heaviest-first rule takes.
+    #[test]
+    fn cut_pick_without_records_is_heaviest_first(
+        loads in prop::collection::vec(0u32..20, 0..40),
+        amounts in prop::collection::vec(0u32..60, 0..4),
+    ) {
+        let objs: Vec<ObjData> = loads
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| obj(7 * i as u32 % 41, 0, f64::from(l)))
+            .collect();
+        let amounts: Vec<f64> = amounts.into_iter().map(f64::from).collect();
+        prop_assert_eq!(pick_by_cut(&objs, &[], &amounts), pick(&objs, &amounts));
     }
 }

@@ -1,7 +1,7 @@
 //! The hierarchical balancer as the cases set it ([`HierSettings`]: `--tree` and
 //! `--hier-strategy`), one wiring for every case that runs on ranks.
 
-use plume::balance::hier::{HierOptions, Strategy};
+use plume::balance::hier::{HierOptions, PickRule, Strategy};
 use plume::balance::{BalancePolicy, PlumOptions};
 use plume::dist::Hierarchical;
 use plume::partition::Partitioner;
@@ -42,12 +42,21 @@ impl HierSettings {
         records: bool,
     ) -> plume::Result<Hierarchical> {
         let tree = self.tree.build(plum.nprocs)?;
-        let opts = HierOptions {
-            strategy: self.strategy,
-            ..HierOptions::default()
-        };
-        let h = Hierarchical::with(tree, opts, plum, policy, first)?;
+        let h = Hierarchical::with(tree, self.options(), plum, policy, first)?;
         Ok(if records { h.keeping_records() } else { h })
+    }
+}
+
+impl HierSettings {
+    /// HybridLB's options for the mesh: the lowest domains' strategy, and pieces picked by
+    /// cut at the semi-centralized levels ([`PickRule::Cut`]: B.4's heaviest roots lie
+    /// scattered over a domain, and each one sent cuts its faces twice).
+    pub fn options(&self) -> HierOptions {
+        HierOptions {
+            strategy: self.strategy,
+            pick: PickRule::Cut,
+            ..HierOptions::default()
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use plume::sim::{plum_level, processing_times};
 
 use crate::hier::HierSettings;
 use crate::words::{PolicyName, PolicySettings};
-use plume::balance::hier::{Clock, HierOptions};
+use plume::balance::hier::Clock;
 use plume::partition::Partitioner;
 use plume::remap::{Identity, Remapper};
 use plume::sim::HierPartitioner;
@@ -262,17 +262,13 @@ pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Res
                 .clone()
                 .unwrap_or_else(|| HierSettings::new(cfg.procs));
             let tree = hier.tree.build(cfg.procs)?;
-            let opts = HierOptions {
-                strategy: hier.strategy,
-                ..HierOptions::default()
-            };
             let clock = Clock {
                 machine: cfg.machine,
                 ..Clock::default()
             };
             let t = cfg.plum.model.time_per_load;
             (
-                Box::new(HierPartitioner::new(tree, opts, clock, t)),
+                Box::new(HierPartitioner::new(tree, hier.options(), clock, t)),
                 Box::new(Identity),
             )
         }

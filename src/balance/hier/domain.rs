@@ -5,8 +5,8 @@ use super::db::{db_bytes, drop_lightest, keep_crossing, CommData, DomainInfo, Ob
 use super::msg::{Db, Match, Msg, Token};
 use super::options::HierOptions;
 use super::strategies::{
-    greedy, greedy_comm, metis, ops, pick, place_tokens, refine_search, semi_transfers, sorted_ids,
-    Ops, Sink, Strategy,
+    greedy, greedy_comm, metis, ops, pick, pick_by_cut, place_tokens, refine_search,
+    semi_transfers, sorted_ids, Ops, PickRule, Sink, Strategy,
 };
 use super::transport::Transport;
 use super::tree::{Node, Tree};
@@ -115,11 +115,14 @@ pub(super) fn split_amounts(
     owe.into_iter().map(Msg::Owe).collect()
 }
 
-/// Sweep B at a topmost full domain: the objects it sends for what it owes, tagged with their
-/// destination; they leave its database.
-pub(super) fn pick_owed(full: &mut Full) -> Vec<(Node, Token)> {
+/// Sweep B at a topmost full domain: the objects it sends for what it owes, picked by `rule`,
+/// tagged with their destination; they leave its database.
+pub(super) fn pick_owed(full: &mut Full, rule: PickRule) -> Vec<(Node, Token)> {
     let amounts: Vec<f64> = full.owe.iter().map(|&(_, x)| x).collect();
-    let picks = pick(&full.objs, &amounts);
+    let picks = match rule {
+        PickRule::Heaviest => pick(&full.objs, &amounts),
+        PickRule::Cut => pick_by_cut(&full.objs, &full.records, &amounts),
+    };
     let mut gone = vec![false; full.objs.len()];
     let mut out = Vec::new();
     for (&(dest, _), picked) in full.owe.iter().zip(&picks) {
@@ -254,8 +257,8 @@ pub(super) fn decide(
             }
             Strategy::Metis => {
                 let records = full.records.len();
-                let bin = metis(&full.objs, &full.child, &full.records, &speeds)?;
-                (bin, ops(Ops::Metis { records }, n, k))
+                let (bin, runs) = metis(&full.objs, &full.child, &full.records, &speeds)?;
+                (bin, ops(Ops::Metis { records, runs }, n, k))
             }
         }
     };

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::strategies::Strategy;
+use super::strategies::{PickRule, Strategy};
 
 /// Options of HybridLB.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -17,16 +17,20 @@ pub struct HierOptions {
     pub max_bytes: Option<u64>,
     /// Bandwidth GreedyCommLB charges messages at, bytes per second.
     pub bandwidth: f64,
+    /// How an overloaded child picks what it sends at a semi-centralized level.
+    pub pick: PickRule,
 }
 
 impl Default for HierOptions {
-    /// GreedyLB at the lowest level, no reduction, the SP2's 36 MB/s.
+    /// GreedyLB at the lowest level, no reduction, the SP2's 36 MB/s, B.4's heaviest-first
+    /// pick.
     fn default() -> Self {
         HierOptions {
             strategy: Strategy::Greedy,
             max_objects: None,
             max_bytes: None,
             bandwidth: crate::sim::Machine::default().bandwidth,
+            pick: PickRule::Heaviest,
         }
     }
 }

@@ -144,8 +144,10 @@ pub fn greedy_comm(
 /// METIS cuts the graph of `objs` and `records` (the object graph: loads as vertex weights,
 /// bytes as edge weights) into one part per bin, aiming at the bins' `speeds`, and PLUM's
 /// optimal remap maps the parts onto the bins so that the most load stays on its current bin
-/// (`child`). Fewer objects than bins cannot be cut that way: they go by [`greedy`] (plume
-/// decision). Returns each object's bin.
+/// (`child`). Plume decisions: fewer objects than bins cannot be cut that way, they go by
+/// [`greedy`]; METIS balances the lumpy loads of a small domain poorly (a refined root
+/// outweighs many coarse ones), so [`refine_search`]'s few moves from overloaded to
+/// underloaded bins mend its parts. Returns each object's bin and RefineLB's runs.
 ///
 /// # Errors
 /// METIS's and the remap's (neither fails on the graphs built here).
@@ -154,10 +156,10 @@ pub fn metis(
     child: &[u32],
     records: &[CommData],
     speeds: &[f64],
-) -> Result<Vec<u32>> {
+) -> Result<(Vec<u32>, usize)> {
     let k = speeds.len();
     if objs.len() < k {
-        return Ok(greedy(objs, speeds, &vec![0.0; k]));
+        return Ok((greedy(objs, speeds, &vec![0.0; k]), 0));
     }
     let members: Vec<usize> = (0..objs.len()).collect();
     let graph = ObjectGraph::new(objs, &members, records);
@@ -169,7 +171,7 @@ pub fn metis(
     let shares: Vec<f64> = speeds.iter().map(|s| s / total).collect();
     let even = speeds.iter().all(|&s| s == speeds[0]);
     let b = plum.propose(&graph.view()?, child, (!even).then_some(&shares[..]))?;
-    Ok(b.new_owner.expect("accepted always"))
+    Ok(refine_search(objs, &b.new_owner.expect("accepted always"), speeds))
 }
 
 /// `(id, index)` sorted by id.
@@ -364,6 +366,123 @@ pub fn pick(objs: &[ObjData], amounts: &[f64]) -> Vec<Vec<usize>> {
     out
 }
 
+/// How an overloaded child picks the objects it sends for the amounts it owes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub enum PickRule {
+    /// B.4's rule, [`pick`]: heaviest first.
+    #[default]
+    Heaviest,
+    /// Plume's rule for the mesh, [`pick_by_cut`]: pieces grown from the domain's boundary,
+    /// each object the one whose leaving cuts the fewest of the domain's records.
+    Cut,
+}
+
+/// The objects an overloaded child sends for each amount it owes, by cut (plume decision, for
+/// the mesh, where [`pick`]'s heaviest objects lie scattered over the domain and every one
+/// of them cuts its faces twice): for each amount in turn, the object not taken yet of
+/// largest gain — bytes of its records to the objects already taken for this amount minus
+/// bytes to the objects staying — (heavier, then lower id, on ties) is taken if the
+/// cumulative load stays `≤ amount + ½ ·` the smallest object still not taken, else left for
+/// this amount. A piece so grows from the objects with the fewest records inside, the
+/// domain's boundary, and stays connected while its neighbours fit. Records with an end
+/// outside `objs` count for neither. Returns, per amount, the indices of the objects taken.
+///
+/// ```
+/// use plume::balance::hier::{pick_by_cut, CommData, ObjData};
+/// // A chain 0–1–2–3 of unit loads: 2 units leave from an end, as one piece.
+/// let objs: Vec<ObjData> = (0..4).map(|id| ObjData { id, home: 0, load: 1.0 }).collect();
+/// let link = |from, to| CommData { from, to, bytes: 1.0 };
+/// let records = [link(0, 1), link(1, 0), link(1, 2), link(2, 1), link(2, 3), link(3, 2)];
+/// assert_eq!(pick_by_cut(&objs, &records, &[2.0]), [vec![0, 1]]);
+/// ```
+pub fn pick_by_cut(objs: &[ObjData], records: &[CommData], amounts: &[f64]) -> Vec<Vec<usize>> {
+    let index = sorted_ids(objs);
+    let find = |id: u32| (index.binary_search_by_key(&id, |&(x, _)| x).ok()).map(|j| index[j].1);
+    // Each object's records inside `objs`, both ways, as (other object, bytes).
+    let mut talk: Vec<Vec<(usize, f64)>> = vec![Vec::new(); objs.len()];
+    for r in records {
+        if let (Some(a), Some(b)) = (find(r.from), find(r.to)) {
+            talk[a].push((b, r.bytes));
+            talk[b].push((a, r.bytes));
+        }
+    }
+    let order = heaviest_first(objs);
+    let mut taken = vec![false; objs.len()];
+    let mut smallest = order.len();
+    // Bytes of each object's records to the objects staying (not taken for any amount).
+    let mut staying: Vec<f64> = talk
+        .iter()
+        .map(|t| t.iter().map(|&(_, b)| b).sum())
+        .collect();
+    // Gain desc, load desc, id asc.
+    let candidate = |gain: f64, i: usize| {
+        (
+            Reverse(OrdF64(gain)),
+            Reverse(objs[i].load.to_bits()),
+            objs[i].id,
+            i,
+        )
+    };
+    let mut out = Vec::with_capacity(amounts.len());
+    for &amount in amounts {
+        let mut gain: Vec<f64> = staying.iter().map(|&s| -s).collect();
+        let mut queue: BTreeSet<_> = (0..objs.len())
+            .filter(|&i| !taken[i])
+            .map(|i| candidate(gain[i], i))
+            .collect();
+        let mut picked = Vec::new();
+        let mut cum = 0.0;
+        while let Some((_, _, _, i)) = queue.pop_first() {
+            while smallest > 0 && taken[order[smallest - 1]] {
+                smallest -= 1;
+            }
+            if smallest == 0 {
+                break;
+            }
+            let half = objs[order[smallest - 1]].load / 2.0;
+            if cum + objs[i].load > amount + half {
+                continue;
+            }
+            cum += objs[i].load;
+            taken[i] = true;
+            picked.push(i);
+            for &(j, bytes) in &talk[i] {
+                staying[j] -= bytes;
+                if queue.remove(&candidate(gain[j], j)) {
+                    gain[j] += 2.0 * bytes;
+                    queue.insert(candidate(gain[j], j));
+                }
+            }
+        }
+        out.push(picked);
+    }
+    out
+}
+
+/// An `f64` ordered by [`f64::total_cmp`].
+#[derive(Debug, Clone, Copy)]
+struct OrdF64(f64);
+
+impl PartialEq for OrdF64 {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for OrdF64 {}
+
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrdF64 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
 /// Incoming tokens placed before a domain decides (B.4, plume decision): heaviest first (id
 /// asc on ties), each on the bin of least `load / speed` (lowest index on ties), `loads`
 /// growing as they are placed. Returns each token's bin.
@@ -384,7 +503,7 @@ pub fn place_tokens(tokens: &[ObjData], loads: &mut [f64], speeds: &[f64]) -> Ve
 /// Operations a strategy's run is modelled to cost (B.10's operation-count model, B.7's
 /// `[H1]`), for `n` objects over `k` bins: Greedy `n log₂ n + n log₂ k`, GreedyComm the same
 /// plus its `c` records, one RefineLB run `k log₂ k + n log₂ k`, a semi-centralized level
-/// `k log₂ k + n`.
+/// `k log₂ k + n`, METIS `(n + c) log₂ k` plus its RefineLB runs.
 pub fn ops(kind: Ops, n: usize, k: usize) -> f64 {
     let lg = |x: usize| (x.max(2) as f64).log2();
     let (n, kf) = (n as f64, k as f64);
@@ -393,7 +512,9 @@ pub fn ops(kind: Ops, n: usize, k: usize) -> f64 {
         Ops::GreedyComm { records } => n * lg(n as usize) + n * lg(k) + records as f64,
         Ops::Refine { runs } => runs.max(1) as f64 * (kf * lg(k) + n * lg(k)),
         Ops::Semi => kf * lg(k) + n,
-        Ops::Metis { records } => (n + records as f64) * lg(k),
+        Ops::Metis { records, runs } => {
+            (n + records as f64) * lg(k) + runs as f64 * (kf * lg(k) + n * lg(k))
+        }
     }
 }
 
@@ -414,10 +535,13 @@ pub enum Ops {
     },
     /// A semi-centralized level (pairing plus picking).
     Semi,
-    /// METIS k-way and the remap over this many records (multilevel: `O((N + C) log k)`).
+    /// METIS k-way and the remap over this many records (multilevel: `O((N + C) log k)`),
+    /// then RefineLB's runs mending its parts.
     Metis {
         /// Records the domain holds.
         records: usize,
+        /// Runs of [`refine`] after METIS.
+        runs: usize,
     },
 }
 
@@ -517,6 +641,52 @@ mod tests {
     }
 
     #[test]
+    fn cut_pick_sends_a_piece_of_the_boundary_not_the_scattered_heaviest() {
+        // A 4 × 4 grid of unit loads but for two heavier interior objects, 5 and 10 (2 each):
+        // for 4 units the heaviest-first rule sends 5 and 10, cutting all 8 of their links;
+        // by cut, a piece from a corner goes, cutting at most 4.
+        let mut loads = [1.0; 16];
+        loads[5] = 2.0;
+        loads[10] = 2.0;
+        let o = objs(&loads);
+        let mut rec = Vec::new();
+        for i in 0..16u32 {
+            let (r, c) = (i / 4, i % 4);
+            let mut link = |j: u32| {
+                rec.push(CommData {
+                    from: i,
+                    to: j,
+                    bytes: 1.0,
+                });
+                rec.push(CommData {
+                    from: j,
+                    to: i,
+                    bytes: 1.0,
+                });
+            };
+            if c < 3 {
+                link(i + 1);
+            }
+            if r < 3 {
+                link(i + 4);
+            }
+        }
+        let cut = |picked: &[usize]| {
+            let inside = |id: u32| picked.contains(&(id as usize));
+            rec.iter()
+                .filter(|r| inside(r.from) && !inside(r.to))
+                .count()
+        };
+        let heaviest = pick(&o, &[4.0]);
+        assert_eq!(heaviest, [vec![5, 10]]);
+        assert_eq!(cut(&heaviest[0]), 8);
+        let by_cut = pick_by_cut(&o, &rec, &[4.0]);
+        let load: f64 = by_cut[0].iter().map(|&i| o[i].load).sum();
+        assert!(load > 3.0 && load <= 4.5, "{by_cut:?}");
+        assert!(cut(&by_cut[0]) <= 4, "{by_cut:?}");
+    }
+
+    #[test]
     fn tokens_go_heaviest_first_to_the_least_loaded() {
         let mut loads = [1.0, 1.0];
         let t = objs(&[4.0, 4.0]);
@@ -559,9 +729,9 @@ mod tests {
             });
         }
         let child = [1, 1, 1, 0, 0, 0, 0, 0];
-        let bin = metis(&o, &child, &rec, &[1.0, 1.0]).unwrap();
+        let (bin, _) = metis(&o, &child, &rec, &[1.0, 1.0]).unwrap();
         assert_eq!(bin, [1, 1, 1, 1, 0, 0, 0, 0]);
         // Fewer objects than bins: greedy.
-        assert_eq!(metis(&o[..1], &[0], &[], &[1.0, 1.0]).unwrap(), [0]);
+        assert_eq!(metis(&o[..1], &[0], &[], &[1.0, 1.0]).unwrap(), (vec![0], 0));
     }
 }
