@@ -314,7 +314,9 @@ impl<'a> Senders<'a> {
     /// `o` as a token with the records it sends.
     fn token(&self, o: &ObjData) -> Token {
         let start = self.order.partition_point(|&i| self.records[i].from < o.id);
-        let end = self.order.partition_point(|&i| self.records[i].from <= o.id);
+        let end = self
+            .order
+            .partition_point(|&i| self.records[i].from <= o.id);
         Token {
             obj: *o,
             records: self.order[start..end]

@@ -31,6 +31,9 @@
 //! domains pick the objects, and the tokens travel up to the leader that decided the move and
 //! down to their destination, each semi-centralized leader on the way placing those meant for
 //! its whole domain on its least loaded child.
+//! For the mesh ([`PickRule::Cut`]) the topmost full domains send connected pieces grown from
+//! their boundary instead of B.4's heaviest objects, and METIS in a lowest domain is mended by
+//! RefineLB's few moves ([`metis()`]).
 //!
 //! ```
 //! use plume::balance::hier::{balance, Clock, HierOptions, LbTest, Tree};

@@ -171,7 +171,11 @@ pub fn metis(
     let shares: Vec<f64> = speeds.iter().map(|s| s / total).collect();
     let even = speeds.iter().all(|&s| s == speeds[0]);
     let b = plum.propose(&graph.view()?, child, (!even).then_some(&shares[..]))?;
-    Ok(refine_search(objs, &b.new_owner.expect("accepted always"), speeds))
+    Ok(refine_search(
+        objs,
+        &b.new_owner.expect("accepted always"),
+        speeds,
+    ))
 }
 
 /// `(id, index)` sorted by id.
@@ -732,6 +736,9 @@ mod tests {
         let (bin, _) = metis(&o, &child, &rec, &[1.0, 1.0]).unwrap();
         assert_eq!(bin, [1, 1, 1, 1, 0, 0, 0, 0]);
         // Fewer objects than bins: greedy.
-        assert_eq!(metis(&o[..1], &[0], &[], &[1.0, 1.0]).unwrap(), (vec![0], 0));
+        assert_eq!(
+            metis(&o[..1], &[0], &[], &[1.0, 1.0]).unwrap(),
+            (vec![0], 0)
+        );
     }
 }
