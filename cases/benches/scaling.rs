@@ -156,7 +156,7 @@ fn blast_config(procs: usize, mesh: &Mesh, t_end: f64) -> EulerRunConfig {
         balancer: BalancerName::Plum,
         partitioner: PartitionerName::Diffusion,
         initial: InitialName::Sfc,
-        policy: plume_cases::euler::record::DEFAULT_POLICY,
+        policy: None,
         sbn: None,
         hier: None,
         output_every: 50,

@@ -19,7 +19,6 @@ use plume_cases::budget::{Budget, EULER};
 use plume_cases::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use plume_cases::euler::messages::check_state;
 use plume_cases::euler::record::EulerRunConfig;
-use plume_cases::euler::record::DEFAULT_POLICY;
 use plume_cases::euler::run_ranks::{self, MeshExtent};
 use plume_cases::euler::{
     Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, MemoryBudget, Primitive,
@@ -240,6 +239,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     }
     let hier = super::shock::hier_settings(args.balancer, &args.tree, args.hier_strategy, procs)?;
     let policy = policy(args)?;
+    let select = policy == Some(PolicyName::Select);
     refuse_sbn_options(
         args.balancer,
         args.variant,
@@ -253,7 +253,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
                 "--partitioner {p} is PLUM's: it goes with --balancer plum"
             ))
         }
-        (Some(p), _) if policy == PolicyName::Select && p.keeps_parts_on_ranks() => {
+        (Some(p), _) if select && p.keeps_parts_on_ranks() => {
             return usage(format!(
                 "--partitioner {p} with --policy select: the diffusive action is select's own; \
                  its global repartition takes --partitioner metis or rcb"
@@ -261,7 +261,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
         }
         (Some(p), _) => p,
         // Select's global action: PLUM with METIS on rank 0's gathered graph.
-        (None, Balancer::Plum) if policy == PolicyName::Select => PartitionerName::Metis,
+        (None, Balancer::Plum) if select => PartitionerName::Metis,
         (None, Balancer::Plum) => DEFAULT_PARTITIONER,
         // Without PLUM no partitioner rebalances: the records name none (`metis`, the field's
         // default, is left out of them).
@@ -367,14 +367,14 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     })
 }
 
-/// The policy `args` ask for: `--policy` with PLUM or the hierarchical balancer (`select`
+/// The policy `args` name (`None`: none, the default): `--policy` with PLUM or the hierarchical balancer (`select`
 /// with PLUM only), among the words run euler offers (`never`, `periodic:K`,
 /// `threshold[:X]`, `cost-benefit[:C]`, `select`: the modelled triggers of the adaptation
 /// steps and seed 000's choice; seed 001's triggers are the erosion case's).
-fn policy(args: &EulerArgs) -> CliResult<PolicyName> {
+fn policy(args: &EulerArgs) -> CliResult<Option<PolicyName>> {
     let usage = |m: String| Err(Failure::Usage(m));
     let Some(policy) = args.policy else {
-        return Ok(DEFAULT_POLICY);
+        return Ok(None);
     };
     match (policy, args.balancer) {
         (_, b @ (Balancer::None | Balancer::Sbn)) => usage(format!(
@@ -392,7 +392,7 @@ fn policy(args: &EulerArgs) -> CliResult<PolicyName> {
             | PolicyName::CostBenefit(_)
             | PolicyName::Select,
             _,
-        ) => Ok(policy),
+        ) => Ok(Some(policy)),
         _ => usage(format!(
             "--policy {policy}: run euler offers never, periodic:K, threshold[:X], \
              cost-benefit[:C] or select"

@@ -29,10 +29,11 @@ pub struct EulerRunConfig {
     /// What makes the first owners.
     #[serde(skip_serializing_if = "InitialName::is_metis")]
     pub initial: InitialName,
-    /// When PLUM (or the hierarchical balancer) balances, or `select` (written only when not
-    /// the default `threshold`, so that the records of earlier runs stay as they were).
-    #[serde(skip_serializing_if = "is_default_policy")]
-    pub policy: PolicyName,
+    /// When PLUM (or the hierarchical balancer) balances, or `select`, as `--policy` named it
+    /// (`None`: not named, [`DEFAULT_POLICY`]; written only when named, so that the records of
+    /// earlier runs stay as they were).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyName>,
     /// SBN's options (with the SBN balancer).
     pub sbn: Option<SbnOptions>,
     /// The hierarchical balancer's tree and strategy (with `balancer: hier`; written only
@@ -46,12 +47,12 @@ pub struct EulerRunConfig {
     pub euler: EulerConfig,
 }
 
-/// Whether `policy` is the default, `threshold` (for serde's `skip_serializing_if`).
-fn is_default_policy(policy: &PolicyName) -> bool {
-    *policy == DEFAULT_POLICY
-}
-
 impl EulerRunConfig {
+    /// The run's policy: the one named, or [`DEFAULT_POLICY`].
+    pub fn policy(&self) -> PolicyName {
+        self.policy.unwrap_or(DEFAULT_POLICY)
+    }
+
     /// PLUM's options of the run: one part per rank, PLUM's cost model and accept rule (the
     /// model of `select` and of the modelled times, [`super::decisions`]).
     pub fn plum(&self) -> PlumOptions {
@@ -59,16 +60,16 @@ impl EulerRunConfig {
     }
 
     /// Whether the run records its decision points ([`super::decisions`]): under a policy
-    /// other than the default, or with the hierarchical balancer.
+    /// named, or with the hierarchical balancer.
     pub fn records_decisions(&self) -> bool {
-        self.policy != DEFAULT_POLICY || self.balancer == Balancer::Hier
+        self.policy.is_some() || self.balancer == Balancer::Hier
     }
 
     /// Whether PLUM balances on rank 0's gathered graph: with a partitioner that does not
     /// keep the parts on the ranks, and under `select` (whose global action is that PLUM).
     fn gathered(&self) -> bool {
         self.balancer == Balancer::Plum
-            && (!self.partitioner.keeps_parts_on_ranks() || self.policy == PolicyName::Select)
+            && (!self.partitioner.keeps_parts_on_ranks() || self.policy() == PolicyName::Select)
     }
 }
 
@@ -92,7 +93,7 @@ pub fn balancer_over(
     // METIS's default seed, as the run always had.
     let seed = 1;
     let first = cfg.initial.build(seed, centroids);
-    let policy = || cfg.policy.build(PolicySettings::default());
+    let policy = || cfg.policy().build(PolicySettings::default());
     let gathered_plum = |first| -> plume::Result<Plum> {
         Ok(Plum::with(
             opts.clone(),
@@ -111,7 +112,7 @@ pub fn balancer_over(
                 .unwrap_or_else(|| HierSettings::new(cfg.procs));
             Box::new(hier.balancer(opts.clone(), policy(), first, false)?)
         }
-        Balancer::Plum if cfg.policy == PolicyName::Select => {
+        Balancer::Plum if cfg.policy() == PolicyName::Select => {
             Box::new(crate::selection::replayed(gathered_plum(first)?)?)
         }
         Balancer::Plum if cfg.partitioner.keeps_parts_on_ranks() => Box::new(Diffusive::with(
@@ -173,10 +174,9 @@ pub struct EulerRecord {
 /// The table's header.
 pub fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
     let e = &cfg.euler;
-    let policy = match cfg.policy == DEFAULT_POLICY {
-        true => String::new(),
-        false => format!(", policy {}", cfg.policy),
-    };
+    let policy = cfg
+        .policy
+        .map_or(String::new(), |p| format!(", policy {p}"));
     format!(
         "euler {}: {roots} roots, P = {}, balancer {:?}{policy}, flux {:?}, CFL {}, max depth {}, \
          adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
