@@ -156,7 +156,9 @@ fn blast_config(procs: usize, mesh: &Mesh, t_end: f64) -> EulerRunConfig {
         balancer: BalancerName::Plum,
         partitioner: PartitionerName::Diffusion,
         initial: InitialName::Sfc,
+        policy: None,
         sbn: None,
+        hier: None,
         output_every: 50,
         euler: EulerConfig {
             case: Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), 0.2 * extent),

@@ -1,9 +1,24 @@
-//! `--policy select`'s records in the cases (`diffusion.md` C.1, C.6): one decision point's,
-//! flat ([`LevelSelect`]), and a run's summary of the choices and their replays
-//! ([`SelectSummary`]).
+//! `--policy select` in the cases (`diffusion.md` C.1, C.6): the balancer on ranks over a
+//! case's PLUM ([`replayed`]), one decision point's record, flat ([`LevelSelect`]), and a
+//! run's summary of the choices and their replays ([`SelectSummary`]).
 
-use plume::balance::{Action, Replay, ReplaySummary};
-use plume::dist::SelectRecord;
+use plume::balance::{Action, Plum, Replay, ReplaySummary};
+use plume::dist::{Select, SelectOptions, SelectRecord};
+
+/// The choice among none, the diffusive repartitioner and `plum` (the case's PLUM, the global
+/// action) on ranks, every decision point replayed under the three actions (C.6).
+///
+/// # Errors
+/// [`Select::new`]'s.
+pub fn replayed(plum: Plum) -> plume::Result<Select> {
+    Select::new(
+        plum,
+        SelectOptions {
+            replay: true,
+            ..SelectOptions::default()
+        },
+    )
+}
 
 /// A decision point's record under `--policy select`, flat (`levels[].select` or
 /// `iterations[].select` in `metrics.json`, one column each in `metrics.csv`).

@@ -12,6 +12,7 @@ use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, words};
 use super::options::{refuse_sbn_options, BackendName};
+use plume::balance::hier::Strategy;
 use plume::balance::Variant;
 use plume::numbers::short;
 use plume_cases::budget::{Budget, EULER};
@@ -24,7 +25,7 @@ use plume_cases::euler::{
     SchemeOptions, State1d, TimeScheme,
 };
 use plume_cases::provenance::MeshSource;
-use plume_cases::words::{Balancer, InitialName, PartitionerName};
+use plume_cases::words::{Balancer, InitialName, PartitionerName, PolicyName, TreeSpec};
 use plume_cases::words::{SbnPolicyName, VtkLevels};
 
 /// SBN's choices when `--sbn-policy` is left out: the seed's, with no work sent back with a
@@ -80,11 +81,28 @@ pub struct EulerArgs {
     /// How the ranks run.
     #[arg(long, value_enum, default_value_t = BackendName::Threads)]
     pub backend: BackendName,
-    /// Balancer: plum (repartition, remap and migrate in each adaptation step), sbn (the
-    /// ranks balance while they compute each stage of an iteration, trees move lazily) or
-    /// none.
+    /// Balancer: plum (repartition, remap and migrate in each adaptation step), hier (seed
+    /// 002's hierarchical balancing over a tree of the ranks), sbn (the ranks balance while
+    /// they compute each stage of an iteration, trees move lazily) or none.
     #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
     pub balancer: Balancer,
+    /// The hierarchical balancer's tree (with --balancer hier): one branching G, or a list of
+    /// branchings from the top whose product is P (2,2: 2 domains of 2 ranks) [default: three
+    /// levels, the smallest uniform branching that reaches P].
+    #[arg(long, value_name = "G|G1,G2,...")]
+    pub tree: Option<TreeSpec>,
+    /// The hierarchical balancer's strategy in its lowest domains (with --balancer hier)
+    /// [default: metis].
+    #[arg(long, value_parser = words::<Strategy>())]
+    pub hier_strategy: Option<Strategy>,
+    /// When to balance, with --balancer plum or hier: threshold[:X] (LoadImb ≥ X, default
+    /// 1.05), never, periodic:K, cost-benefit[:C] (C: seconds assumed per balance before the
+    /// first is measured, default 0), or select (with --balancer plum: at each adaptation
+    /// the choice among none, a diffusive step and PLUM's global repartition with
+    /// --partitioner metis or rcb, by their predicted times, each decision replayed under all
+    /// three) [default: threshold].
+    #[arg(long, value_name = "POLICY")]
+    pub policy: Option<PolicyName>,
     /// PLUM's partitioner, with --balancer plum [default: diffusion, from the current owners
     /// on the ranks' own rows, nothing gathered: one part per rank, the identity remap; metis
     /// and rcb run on rank 0 with the gathered weights].
@@ -219,9 +237,9 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     if args.output_every == 0 {
         return usage("--output-every must be at least 1".into());
     }
-    if args.balancer == Balancer::Hier {
-        return usage("--balancer hier: run euler does not offer it yet (run shock does)".into());
-    }
+    let hier = super::shock::hier_settings(args.balancer, &args.tree, args.hier_strategy, procs)?;
+    let policy = policy(args)?;
+    let select = policy == Some(PolicyName::Select);
     refuse_sbn_options(
         args.balancer,
         args.variant,
@@ -235,7 +253,15 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
                 "--partitioner {p} is PLUM's: it goes with --balancer plum"
             ))
         }
+        (Some(p), _) if select && p.keeps_parts_on_ranks() => {
+            return usage(format!(
+                "--partitioner {p} with --policy select: the diffusive action is select's own; \
+                 its global repartition takes --partitioner metis or rcb"
+            ))
+        }
         (Some(p), _) => p,
+        // Select's global action: PLUM with METIS on rank 0's gathered graph.
+        (None, Balancer::Plum) if select => PartitionerName::Metis,
         (None, Balancer::Plum) => DEFAULT_PARTITIONER,
         // Without PLUM no partitioner rebalances: the records name none (`metis`, the field's
         // default, is left out of them).
@@ -319,6 +345,8 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
         balancer: args.balancer,
         partitioner,
         initial: args.initial,
+        policy,
+        hier,
         sbn: (args.balancer == Balancer::Sbn).then(|| {
             let mut sbn = SbnOptions {
                 variant: args.variant.unwrap_or(Variant::Basic),
@@ -337,6 +365,39 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
         output_every: args.output_every,
         euler,
     })
+}
+
+/// The policy `args` name (`None`: none, the default): `--policy` with PLUM or the hierarchical balancer (`select`
+/// with PLUM only), among the words run euler offers (`never`, `periodic:K`,
+/// `threshold[:X]`, `cost-benefit[:C]`, `select`: the modelled triggers of the adaptation
+/// steps and seed 000's choice; seed 001's triggers are the erosion case's).
+fn policy(args: &EulerArgs) -> CliResult<Option<PolicyName>> {
+    let usage = |m: String| Err(Failure::Usage(m));
+    let Some(policy) = args.policy else {
+        return Ok(None);
+    };
+    match (policy, args.balancer) {
+        (_, b @ (Balancer::None | Balancer::Sbn)) => usage(format!(
+            "--policy {policy} applies to --balancer plum or hier, not --balancer {b}"
+        )),
+        (PolicyName::Select, Balancer::Hier) => usage(
+            "--policy select chooses among none, PLUM's diffusive step and its global \
+             repartition: it goes with --balancer plum, not hier"
+                .into(),
+        ),
+        (
+            PolicyName::Never
+            | PolicyName::Periodic(_)
+            | PolicyName::Threshold(_)
+            | PolicyName::CostBenefit(_)
+            | PolicyName::Select,
+            _,
+        ) => Ok(Some(policy)),
+        _ => usage(format!(
+            "--policy {policy}: run euler offers never, periodic:K, threshold[:X], \
+             cost-benefit[:C] or select"
+        )),
+    }
 }
 
 /// Checks `cfg`, the run `args` ask for, against the whole initial `mesh`: its initial state

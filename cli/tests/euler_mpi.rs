@@ -2,7 +2,8 @@
 //! and 3 processes the job's records (times aside) and its last pieces' densities are the
 //! threads backend's on as many ranks, bit for bit; balanced by SBN on 3 processes (trees
 //! moving between processes while they compute), the records are the unbalanced run's, what
-//! SBN decided aside. `harness = false`: each scenario starts its own `mpirun` job on the
+//! SBN decided aside; the hierarchical balancer on 4 processes (tree 2,2) decides as on 4
+//! thread ranks: the same records and decision points, the clocks aside. `harness = false`: each scenario starts its own `mpirun` job on the
 //! built `plume`.
 
 mod common;
@@ -20,6 +21,7 @@ fn main() {
         the_job_gives_the_threads_flow(procs);
     }
     sbn_between_processes_gives_the_unbalanced_flow();
+    hier_between_processes_decides_as_on_threads();
     println!("euler_mpi: all scenarios passed");
 }
 
@@ -129,4 +131,49 @@ fn sbn_between_processes_gives_the_unbalanced_flow() {
         euler_moved_trees(&dir.path("mpi")) > 0,
         "SBN moved no tree between the processes"
     );
+}
+
+fn hier_between_processes_decides_as_on_threads() {
+    let dir = TempDir::new("euler-mpi-hier");
+    let (mpi, threads) = (dir.arg("mpi"), dir.arg("threads"));
+    let common = [
+        "--balancer",
+        "hier",
+        "--tree",
+        "2,2",
+        "--t-end",
+        "0.03",
+        "--output-every",
+        "20",
+        "--vtk",
+        "none",
+    ];
+    let output = external::mpirun(
+        4,
+        120,
+        Path::new(env!("CARGO_BIN_EXE_plume")),
+        &[
+            &["run", "euler", "--backend", "mpi", "--out", &mpi][..],
+            &common,
+        ]
+        .concat(),
+    );
+    assert!(
+        output.status.success(),
+        "mpirun -n 4 --balancer hier: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    ok(&[
+        &["run", "euler", "--procs", "4", "--out", &threads][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(records(&dir.path("mpi")), records(&dir.path("threads")));
+    let decisions = |name: &str| records_without(&dir.path(name), "decisions", &[]);
+    let on_threads = decisions("threads");
+    assert!(
+        on_threads.iter().any(|d| d["balanced"] == true),
+        "hier never balanced"
+    );
+    assert_eq!(decisions("mpi"), on_threads);
 }

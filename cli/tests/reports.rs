@@ -39,6 +39,8 @@ struct Runs {
     compare: PathBuf,
     /// `plume run euler` (sod) and `plume run euler --case blast --balancer sbn`.
     euler: [PathBuf; 2],
+    /// `plume run euler --policy select` and `plume run euler --balancer hier --tree 2,2`.
+    euler_decisions: [PathBuf; 2],
 }
 
 fn runs() -> &'static Runs {
@@ -54,6 +56,7 @@ fn runs() -> &'static Runs {
             erosion: dir.join("erosion"),
             compare: dir.join("compare"),
             euler: [dir.join("euler_sod"), dir.join("euler_blast")],
+            euler_decisions: [dir.join("euler_select"), dir.join("euler_hier")],
         };
         let out = |p: &Path| p.display().to_string();
         let mesh = out(&shock_box());
@@ -197,6 +200,27 @@ fn runs() -> &'static Runs {
             ];
             plume(&[&options[..], case.2].concat());
         }
+        // Their decision points: select's and the hierarchical balancer's (which balances at
+        // the initial refinement).
+        let balancers = [
+            &["--policy", "select"][..],
+            &["--balancer", "hier", "--tree", "2,2"],
+        ];
+        for (more, folder) in balancers.iter().zip(&runs.euler_decisions) {
+            let options = [
+                "run",
+                "euler",
+                "--procs",
+                "4",
+                "--t-end",
+                "0.005",
+                "--vtk",
+                "none",
+                "--out",
+                &out(folder),
+            ];
+            plume(&[&options[..], more].concat());
+        }
         runs
     })
 }
@@ -293,6 +317,8 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         r.compare.join("compare.json"),
         r.euler[0].join("metrics.json"),
         r.euler[1].join("metrics.json"),
+        r.euler_decisions[0].join("metrics.json"),
+        r.euler_decisions[1].join("metrics.json"),
     ] {
         let mut paths = BTreeSet::new();
         field_paths(&json(&file), "", &mut paths);

@@ -12,8 +12,8 @@ use plume::adapt::{AdaptOptions, InitialMesh, LeafId, Transfer};
 use plume::balance::SbnOptions;
 use plume::comm::{Comm, CommExt};
 use plume::dist::{
-    BalanceAt, Balancer, FirstOwners, LevelOptions, Moved, ProcessedLevel, Processing, Run,
-    StepReport,
+    BalanceAt, Balancer, FirstOwners, LevelMetrics, LevelOptions, Moved, ProcessedLevel,
+    Processing, Run, StepReport,
 };
 use plume::hash::{mix64, IntMap};
 use plume::metrics::{Phase, RankCpu};
@@ -197,6 +197,9 @@ pub struct EulerRun<'c, C: Comm + ?Sized> {
     /// This rank's CPU account of each adaptation step since the last
     /// [`EulerRun::take_step_cpu`].
     step_cpu: Vec<RankCpu>,
+    /// The numbers of each adaptation step since the last [`EulerRun::take_steps`], with the
+    /// iterations done before it.
+    steps: Vec<(usize, LevelMetrics)>,
     /// This rank's CPU segments between the adaptation steps (the flow, the indicator, the
     /// flow mesh's rebuild) since the last [`EulerRun::take_flow_cpu`], as [`Run::account`]
     /// cut them, up to the last step.
@@ -302,6 +305,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             adapt_change: [0.0; 3],
             sbn,
             step_cpu: Vec::new(),
+            steps: Vec::new(),
             flow_cpu: Vec::new(),
         };
         euler.set_initial_state()?;
@@ -405,6 +409,13 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         RankCpu::from_segments(segments)
     }
 
+    /// The numbers of each adaptation step since the last call (the initial refinement's
+    /// included, at iteration 0), in order, each with the iterations done before it: the
+    /// balancer's decision, what moved (the same on every rank).
+    pub fn take_steps(&mut self) -> Vec<(usize, LevelMetrics)> {
+        std::mem::take(&mut self.steps)
+    }
+
     /// What the adaptation steps moved since the last call.
     pub fn take_moved(&mut self) -> Moved {
         std::mem::take(&mut self.moved)
@@ -457,6 +468,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         self.moved.elements += m.elements;
         self.moved.bytes += m.bytes;
         self.step_cpu.push(report.cpu.clone());
+        self.steps.push((self.iteration, report.metrics.clone()));
         Ok(report)
     }
 

@@ -15,6 +15,8 @@
 //! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
 //! - [`messages`]: errors a user can act on (input states that would overflow, a flow no
 //!   longer physical), numbers in short form;
+//! - [`decisions`]: what a run records of its decision points (`--policy`, `--balancer hier`)
+//!   and their modelled time;
 //! - [`driver`]: one rank's run, which ties them to [`plume::dist::Run`]'s adaptation, PLUM
 //!   balancing and migration.
 //!
@@ -25,6 +27,7 @@
 
 pub mod balanced;
 pub mod cases;
+pub mod decisions;
 pub mod driver;
 pub mod flux;
 pub mod gas;

@@ -2,14 +2,21 @@
 //! holds it), one record per output ([`EulerRecord`]) and the table rank 0 prints of them; and
 //! the balancer the configuration names.
 
-use plume::balance::{Plum, PlumOptions, SbnOptions, Threshold};
+use plume::balance::{Plum, PlumOptions, SbnOptions};
 use plume::dist::{self, Diffusive, GatheredPlum, NoBalancing};
 
 use super::EulerConfig;
-use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName};
+use crate::hier::HierSettings;
+use crate::words::PolicySettings;
+use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName, PolicyName};
 
-/// The whole configuration of a run, as `metrics.json` records it.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+/// The when-to-balance policy of a run that names none: PLUM's `LoadImb` threshold 1.05.
+pub const DEFAULT_POLICY: PolicyName = PolicyName::Threshold(None);
+
+/// The whole configuration of a run, as `metrics.json` records it. Not `Copy`: the
+/// hierarchical balancer's tree is a list; every process makes its own configuration from the
+/// command line and the mesh's extent, so nothing of it travels between ranks.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct EulerRunConfig {
     /// Ranks.
     pub procs: usize,
@@ -22,8 +29,17 @@ pub struct EulerRunConfig {
     /// What makes the first owners.
     #[serde(skip_serializing_if = "InitialName::is_metis")]
     pub initial: InitialName,
+    /// When PLUM (or the hierarchical balancer) balances, or `select`, as `--policy` named it
+    /// (`None`: not named, [`DEFAULT_POLICY`]; written only when named, so that the records of
+    /// earlier runs stay as they were).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyName>,
     /// SBN's options (with the SBN balancer).
     pub sbn: Option<SbnOptions>,
+    /// The hierarchical balancer's tree and strategy (with `balancer: hier`; written only
+    /// then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hier: Option<HierSettings>,
     /// Iterations between outputs.
     pub output_every: usize,
     /// The solver's settings.
@@ -31,51 +47,90 @@ pub struct EulerRunConfig {
     pub euler: EulerConfig,
 }
 
+impl EulerRunConfig {
+    /// The run's policy: the one named, or [`DEFAULT_POLICY`].
+    pub fn policy(&self) -> PolicyName {
+        self.policy.unwrap_or(DEFAULT_POLICY)
+    }
+
+    /// PLUM's options of the run: one part per rank, PLUM's cost model and accept rule (the
+    /// model of `select` and of the modelled times, [`super::decisions`]).
+    pub fn plum(&self) -> PlumOptions {
+        PlumOptions::new(self.procs)
+    }
+
+    /// Whether the run records its decision points ([`super::decisions`]): under a policy
+    /// named, or with the hierarchical balancer.
+    pub fn records_decisions(&self) -> bool {
+        self.policy.is_some() || self.balancer == Balancer::Hier
+    }
+
+    /// Whether PLUM balances on rank 0's gathered graph: with a partitioner that does not
+    /// keep the parts on the ranks, and under `select` (whose global action is that PLUM).
+    fn gathered(&self) -> bool {
+        self.balancer == Balancer::Plum
+            && (!self.partitioner.keeps_parts_on_ranks() || self.policy() == PolicyName::Select)
+    }
+}
+
 /// The balancer of `cfg` for roots whose centroids are `centroids` (every root's on the rank
 /// that partitions, rank 0; none on the others, whose balancer's partitioners never run), its
-/// first owners `cfg.initial`'s: with PLUM (LoadImb threshold 1.05), the diffusive
-/// repartitioner on the ranks' rows (nothing gathered: parts are ranks) or, for another
-/// partitioner, PLUM on rank 0 with the gathered weights and the optimal TotalV remap; no
-/// balancing (no balancer, or SBN, which balances while the ranks compute).
+/// first owners `cfg.initial`'s, balancing when `cfg.policy` asks (by default at LoadImb
+/// 1.05): with PLUM, the diffusive repartitioner on the ranks' rows (nothing gathered: parts
+/// are ranks) or, for another partitioner, PLUM on rank 0 with the gathered weights and the
+/// optimal TotalV remap; under `select`, the choice among none, the diffusive repartitioner
+/// and that PLUM at every decision point ([`crate::selection::replayed`]); the hierarchical
+/// balancer with `cfg.hier`; no balancing (no balancer, or SBN, which balances while the ranks
+/// compute).
+///
+/// # Errors
+/// A tree that does not fit the ranks; PLUM's and select's refusals.
 pub fn balancer_over(
     cfg: &EulerRunConfig,
     centroids: &[[f64; 3]],
 ) -> plume::Result<Box<dyn dist::Balancer>> {
-    let opts = PlumOptions::new(cfg.procs);
+    let opts = cfg.plum();
     // METIS's default seed, as the run always had.
     let seed = 1;
     let first = cfg.initial.build(seed, centroids);
+    let policy = || cfg.policy().build(PolicySettings::default());
+    let gathered_plum = |first| -> plume::Result<Plum> {
+        Ok(Plum::with(
+            opts.clone(),
+            cfg.partitioner.build(seed, centroids),
+            ObjectiveName::TotalV.build(),
+            policy(),
+        )?
+        .first_by(first))
+    };
     Ok(match cfg.balancer {
         Balancer::None | Balancer::Sbn => Box::new(NoBalancing::new(first)),
         Balancer::Hier => {
-            return Err(plume::Error::Invalid(
-                "run euler does not offer the hierarchical balancer (--balancer hier) yet".into(),
-            ))
+            let hier = cfg
+                .hier
+                .clone()
+                .unwrap_or_else(|| HierSettings::new(cfg.procs));
+            Box::new(hier.balancer(opts.clone(), policy(), first, false)?)
+        }
+        Balancer::Plum if cfg.policy() == PolicyName::Select => {
+            Box::new(crate::selection::replayed(gathered_plum(first)?)?)
         }
         Balancer::Plum if cfg.partitioner.keeps_parts_on_ranks() => Box::new(Diffusive::with(
-            opts,
+            opts.clone(),
             cfg.partitioner.diffusion(),
-            Box::new(Threshold::default()),
+            policy(),
             first,
         )?),
-        Balancer::Plum => Box::new(GatheredPlum::new(
-            Plum::with(
-                opts,
-                cfg.partitioner.build(seed, centroids),
-                ObjectiveName::TotalV.build(),
-                Box::new(Threshold::default()),
-            )?
-            .first_by(first),
-        )),
+        Balancer::Plum => Box::new(GatheredPlum::new(gathered_plum(first)?)),
     })
 }
 
 /// Where a run of `cfg` that starts from chunks takes its first owners: the Hilbert curve
 /// across the ranks for `--initial sfc` (the same owners as its partitioner on rank 0), unless
-/// PLUM balances on rank 0's gathered graph, which its first partition makes; else the
-/// balancer's on rank 0 (METIS).
+/// PLUM balances on rank 0's gathered graph (under `select` too), which its first partition
+/// makes; else the balancer's on rank 0 (METIS).
 pub fn first_owners(cfg: &EulerRunConfig) -> dist::FirstOwners {
-    let gathered = cfg.balancer == Balancer::Plum && !cfg.partitioner.keeps_parts_on_ranks();
+    let gathered = cfg.gathered();
     match cfg.initial {
         InitialName::Sfc if !gathered => dist::FirstOwners::Sfc,
         _ => dist::FirstOwners::Balancer,
@@ -119,8 +174,11 @@ pub struct EulerRecord {
 /// The table's header.
 pub fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
     let e = &cfg.euler;
+    let policy = cfg
+        .policy
+        .map_or(String::new(), |p| format!(", policy {p}"));
     format!(
-        "euler {}: {roots} roots, P = {}, balancer {:?}, flux {:?}, CFL {}, max depth {}, \
+        "euler {}: {roots} roots, P = {}, balancer {:?}{policy}, flux {:?}, CFL {}, max depth {}, \
          adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
          conservation | density L1 error | LoadImb | moved trees | moved KB | flux M/s/rank | \
          flow ms | adapt ms | balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | \

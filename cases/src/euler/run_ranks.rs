@@ -21,6 +21,7 @@ use plume::metrics::{Phase, RunCpu};
 use plume::numbers::short;
 use plume::partition::root_centroids;
 
+use super::decisions::{DecisionsSummary, EulerDecision};
 use super::record::{
     balancer_over, first_owners, table_head, table_row, EulerRecord, EulerRunConfig,
 };
@@ -239,6 +240,8 @@ struct Rank0 {
     progress: Box<dyn Progress>,
     source: Option<MeshSource>,
     records: Vec<EulerRecord>,
+    /// The decision points, when the run records them ([`EulerRunConfig::records_decisions`]).
+    decisions: Vec<EulerDecision>,
     /// The probes' time series.
     probes: ProbeLog,
 }
@@ -261,6 +264,7 @@ impl Rank0 {
             progress: req.ranks.host.bar(PROGRESS_STEPS, "euler".into()),
             source,
             records: Vec::new(),
+            decisions: Vec::new(),
             probes: ProbeLog::new(req.probes.to_vec(), &PROBE_COLUMNS),
         })
     }
@@ -331,11 +335,28 @@ impl Rank0 {
                 ))
                 .map_err(|e| plume::Error::io("stdout", &e))?;
         }
+        if cfg.records_decisions() {
+            let summary = DecisionsSummary::of(&self.decisions);
+            let select = DecisionsSummary::select(&self.decisions);
+            let text = summary.text() + &select.map_or(String::new(), |s| s.text());
+            self.printed
+                .print(&text)
+                .map_err(|e| plume::Error::io("stdout", &e))?;
+        }
         self.printed
             .print(&crate::cpu::summary_line(cpu))
             .map_err(|e| plume::Error::io("stdout", &e))?;
         let mut report = Report::new(cfg, "iterations", &self.records);
+        if cfg.records_decisions() {
+            report.insert_summary("decisions", &DecisionsSummary::of(&self.decisions));
+            if let Some(select) = DecisionsSummary::select(&self.decisions) {
+                report.insert_summary("select", &select);
+            }
+        }
         report.insert_run("cpu", cpu);
+        if cfg.records_decisions() {
+            report.insert_run("decisions", &self.decisions);
+        }
         report
             .with_provenance(Provenance::of_this_process(self.source.take()))
             .write(folder, self.printed.text())
@@ -384,8 +405,8 @@ fn on_rank(
     let serial = &setup.serial;
     let whole: Whole = comm.broadcast_serde(0, setup.whole.as_ref())?;
     // The processes that did not make the mesh make the configuration from its extent.
-    let made = match setup.cfg {
-        Some(cfg) => Ok(cfg),
+    let made = match &setup.cfg {
+        Some(cfg) => Ok(cfg.clone()),
         None => (req.config)(rank.process.procs, &whole.extent),
     };
     let cfg = &comm.agree_as(made)?;
@@ -426,6 +447,14 @@ fn on_rank(
         };
         if writes {
             write_output(&euler, rank.series, step, mine.as_deref_mut())?;
+        }
+        let steps = euler.take_steps();
+        if let Some(out) = mine.as_mut().filter(|_| cfg.records_decisions()) {
+            let model = cfg.plum().model;
+            let decided = steps
+                .iter()
+                .filter_map(|(i, m)| EulerDecision::of(*i, m, &model, cfg.procs));
+            out.case.decisions.extend(decided);
         }
         for step_cpu in euler.take_step_cpu() {
             crate::cpu::add_step(comm, &mut cpu, &step_cpu)?;

@@ -3,7 +3,7 @@
 //! the run's summary of the choices and their replays.
 
 use plume::balance::{Action, Plum};
-use plume::dist::{self, BalanceOutcome, GatheredPlum, Select, SelectOptions};
+use plume::dist::{self, BalanceOutcome, GatheredPlum};
 use plume::metrics::Movement;
 
 use super::{Balancer, LevelRecord, ShockConfig};
@@ -15,16 +15,10 @@ use crate::words::PolicyName;
 /// replayed); PLUM on rank 0 otherwise.
 ///
 /// # Errors
-/// [`Select::new`]'s.
+/// [`plume::dist::Select::new`]'s.
 pub(super) fn balancer(cfg: &ShockConfig, plum: Plum) -> plume::Result<Box<dyn dist::Balancer>> {
     Ok(match (cfg.balancer, cfg.policy) {
-        (Balancer::Plum, PolicyName::Select) => Box::new(Select::new(
-            plum,
-            SelectOptions {
-                replay: true,
-                ..SelectOptions::default()
-            },
-        )?),
+        (Balancer::Plum, PolicyName::Select) => Box::new(crate::selection::replayed(plum)?),
         _ => Box::new(GatheredPlum::new(plum)),
     })
 }
