@@ -46,31 +46,38 @@ fn densities(dir: &Path, step: usize, procs: usize) -> Vec<u64> {
         .collect()
 }
 
-fn the_job_gives_the_threads_flow(procs: usize) {
-    let dir = TempDir::new(&format!("euler-mpi-{procs}"));
+/// Runs `plume run euler --backend mpi --out DIR/mpi MPI_ARGS` under `mpirun -n procs`, then
+/// `plume run euler --procs procs --out DIR/threads THREADS_ARGS` on thread ranks.
+fn mpi_and_threads(dir: &TempDir, procs: usize, mpi_args: &[&str], threads_args: &[&str]) {
     let (mpi, threads) = (dir.arg("mpi"), dir.arg("threads"));
-    let common = ["--t-end", "0.03", "--output-every", "20", "--vtk", "last"];
     let output = external::mpirun(
         procs,
         120,
         Path::new(env!("CARGO_BIN_EXE_plume")),
         &[
             &["run", "euler", "--backend", "mpi", "--out", &mpi][..],
-            &common,
+            mpi_args,
         ]
         .concat(),
     );
     assert!(
         output.status.success(),
-        "mpirun -n {procs}: {}",
+        "mpirun -n {procs} {}: {}",
+        mpi_args.join(" "),
         String::from_utf8_lossy(&output.stderr)
     );
     let p = procs.to_string();
     ok(&[
         &["run", "euler", "--procs", &p, "--out", &threads][..],
-        &common,
+        threads_args,
     ]
     .concat());
+}
+
+fn the_job_gives_the_threads_flow(procs: usize) {
+    let dir = TempDir::new(&format!("euler-mpi-{procs}"));
+    let common = ["--t-end", "0.03", "--output-every", "20", "--vtk", "last"];
+    mpi_and_threads(&dir, procs, &common, &common);
     let (a, b) = (records(&dir.path("mpi")), records(&dir.path("threads")));
     assert_eq!(a, b, "P = {procs}");
     let last = a.len() - 1;
@@ -83,46 +90,14 @@ fn the_job_gives_the_threads_flow(procs: usize) {
 
 fn sbn_between_processes_gives_the_unbalanced_flow() {
     let dir = TempDir::new("euler-mpi-sbn");
-    let (mpi, threads) = (dir.arg("mpi"), dir.arg("threads"));
     let common = ["--t-end", "0.03", "--output-every", "20", "--vtk", "none"];
-    let output = external::mpirun(
+    let (sbn, none) = (["--balancer", "sbn"], ["--balancer", "none"]);
+    mpi_and_threads(
+        &dir,
         3,
-        120,
-        Path::new(env!("CARGO_BIN_EXE_plume")),
-        &[
-            &[
-                "run",
-                "euler",
-                "--backend",
-                "mpi",
-                "--balancer",
-                "sbn",
-                "--out",
-                &mpi,
-            ][..],
-            &common,
-        ]
-        .concat(),
+        &[&sbn[..], &common].concat(),
+        &[&none[..], &common].concat(),
     );
-    assert!(
-        output.status.success(),
-        "mpirun -n 3 --balancer sbn: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    ok(&[
-        &[
-            "run",
-            "euler",
-            "--procs",
-            "3",
-            "--balancer",
-            "none",
-            "--out",
-            &threads,
-        ][..],
-        &common,
-    ]
-    .concat());
     assert_eq!(
         records_without(&dir.path("mpi"), "iterations", &EULER_BALANCER_FIELDS),
         records_without(&dir.path("threads"), "iterations", &EULER_BALANCER_FIELDS)
@@ -135,7 +110,6 @@ fn sbn_between_processes_gives_the_unbalanced_flow() {
 
 fn hier_between_processes_decides_as_on_threads() {
     let dir = TempDir::new("euler-mpi-hier");
-    let (mpi, threads) = (dir.arg("mpi"), dir.arg("threads"));
     let common = [
         "--balancer",
         "hier",
@@ -148,26 +122,7 @@ fn hier_between_processes_decides_as_on_threads() {
         "--vtk",
         "none",
     ];
-    let output = external::mpirun(
-        4,
-        120,
-        Path::new(env!("CARGO_BIN_EXE_plume")),
-        &[
-            &["run", "euler", "--backend", "mpi", "--out", &mpi][..],
-            &common,
-        ]
-        .concat(),
-    );
-    assert!(
-        output.status.success(),
-        "mpirun -n 4 --balancer hier: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    ok(&[
-        &["run", "euler", "--procs", "4", "--out", &threads][..],
-        &common,
-    ]
-    .concat());
+    mpi_and_threads(&dir, 4, &common, &common);
     assert_eq!(records(&dir.path("mpi")), records(&dir.path("threads")));
     let decisions = |name: &str| records_without(&dir.path(name), "decisions", &[]);
     let on_threads = decisions("threads");
