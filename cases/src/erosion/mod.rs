@@ -2,14 +2,15 @@
 //! one per stripe of the box, and the eroded rock is refined, so work grows where erosion
 //! happens and keeps growing there. Each iteration every fluid leaf does one unit of work; the
 //! iteration's modelled time is that of the slowest rank ([`machine`]); after it the policy
-//! decides whether to balance, with equal shares (the standard method) or ULBA's.
+//! decides whether to balance, with equal shares (the standard method) or ULBA's, and the
+//! partitioning (or the hierarchical balancer, `cfg.hier`) decides who gets which roots.
 //!
 //! | file | owns |
 //! | --- | --- |
 //! | `mod.rs` | the configuration, the iteration loop, its records and summary |
 //! | `domain.rs` | the box, the rocks, the strong rocks drawn from the seed |
 //! | `front.rs` | rock/fluid leaves, the erosion front, one erosion step |
-//! | `layout.rs` | the PLUM pipeline on the fluid work: stripes or graph partitioning |
+//! | `layout.rs` | the PLUM pipeline on the fluid work: stripes or graph partitioning, or the hierarchical balancer |
 //! | `machine.rs` | the modelled step and balance times |
 //! | `ranks.rs` | the case on real ranks through `plume::dist::Run` |
 //! | `select.rs` | `--policy select`: the choice among none, diffusive and global |
