@@ -14,7 +14,9 @@ use plume::adapt::{AdaptOptions, InitialMesh};
 use plume::balance::hier::{balance, Clock, CommData, HierOptions, ObjData, Strategy, Tree};
 use plume::balance::{Accept, Periodic, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::{mesh_objects, Balancer, Decision, HeldRows, Hierarchical, LevelMetrics, Run};
+use plume::dist::{
+    mesh_objects, BalanceAt, Balancer, Decision, HeldRows, Hierarchical, LevelMetrics, Run,
+};
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
 use plume::partition::Metis;
@@ -191,5 +193,61 @@ fn a_tree_for_other_ranks_is_refused_on_every_rank() {
     for e in errors {
         let e = e.expect("refused");
         assert!(e.contains("8 processors") && e.contains("4 ranks"), "{e}");
+    }
+}
+
+/// `Run::balance_now` (issue 24: `run erosion --balancer hier` balances between its steps):
+/// after a step that does not balance (`BalanceAt::Never`) it decides as a step balancing
+/// after subdivision does, the simulation's decisions on every rank, and moves the trees: the
+/// same verdict, phases' numbers, moves and owners, every root held by its owner.
+#[test]
+fn balancing_between_steps_decides_as_a_step_after_subdivision() {
+    let seen = |between: bool| {
+        let mesh = generate_box([5, 4, 3], [1.25, 1.0, 0.75]).unwrap();
+        let initial = InitialMesh::new(mesh).unwrap();
+        let tree = Tree::from_list(8, &[2, 4]).unwrap();
+        without_hang(move || {
+            launch_threads(tree.nprocs(), |comm| {
+                let checked = Checked {
+                    inner: hierarchical(&tree, Strategy::Metis)?,
+                    tree: tree.clone(),
+                    strategy: Strategy::Metis,
+                };
+                let at = match between {
+                    true => BalanceAt::Never,
+                    false => BalanceAt::AfterSubdivision,
+                };
+                let run = Run::on_parts(comm, &initial, adapt_options(), checked)?;
+                let mut run = run.balance_at(at);
+                let mut seen = Vec::new();
+                for step in 0..STEPS {
+                    let report = run.step(|leaf| random_mark(leaf, step))?;
+                    let m = report.metrics;
+                    let (balance, mut hier, moved) = match between {
+                        true => {
+                            assert!(m.balance.is_none() && m.hier.is_none());
+                            assert_eq!(m.moved.trees, 0);
+                            let done = run.balance_now()?;
+                            (done.balance, done.hier, done.moved)
+                        }
+                        false => (m.balance, m.hier, m.moved),
+                    };
+                    check_parts(&run, &initial)?;
+                    // The phases' wall-clock seconds aside.
+                    if let Some(h) = hier.as_mut() {
+                        h.seconds = 0.0;
+                    }
+                    seen.push((balance, hier, moved, run.owner().to_vec()));
+                }
+                Ok(seen)
+            })
+            .unwrap()
+        })
+    };
+    let (between, within) = (seen(true), seen(false));
+    assert_eq!(between, within);
+    for (balance, hier, moved, _) in &between[0] {
+        assert!(balance.as_ref().is_some_and(|b| b.accepted) && hier.is_some());
+        assert!(moved.trees > 0);
     }
 }

@@ -1,10 +1,11 @@
 //! The hierarchical balancer as the cases set it ([`HierSettings`]: `--tree` and
 //! `--hier-strategy`), one wiring for every case that runs on ranks.
 
-use plume::balance::hier::{HierOptions, PickRule, Strategy};
+use plume::balance::hier::{Clock, HierOptions, PickRule, Strategy};
 use plume::balance::{BalancePolicy, PlumOptions};
 use plume::dist::Hierarchical;
 use plume::partition::Partitioner;
+use plume::sim::HierPartitioner;
 use serde::Serialize;
 
 use crate::words::{TreeSpec, Words};
@@ -45,9 +46,24 @@ impl HierSettings {
         let h = Hierarchical::with(tree, self.options(), plum, policy, first)?;
         Ok(if records { h.keeping_records() } else { h })
     }
-}
 
-impl HierSettings {
+    /// The balancer on `procs` processors of the simulated machine, in one process
+    /// ([`HierPartitioner`], PLUM's repartitioner with the identity remap: the ranks'
+    /// decisions), a root's load being `PWgt · time_per_load` as on ranks.
+    ///
+    /// # Errors
+    /// A tree that does not fit the processors ([`TreeSpec::build`]).
+    pub fn simulated(&self, procs: usize, time_per_load: f64) -> plume::Result<HierPartitioner> {
+        let tree = self.tree.build(procs)?;
+        let clock = Clock::default();
+        Ok(HierPartitioner::new(
+            tree,
+            self.options(),
+            clock,
+            time_per_load,
+        ))
+    }
+
     /// HybridLB's options for the mesh: the lowest domains' strategy, and pieces picked by
     /// cut at the semi-centralized levels ([`PickRule::Cut`]: B.4's heaviest roots lie
     /// scattered over a domain, and each one sent cuts its faces twice).

@@ -13,9 +13,10 @@ use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
 use super::options::BackendName;
 use super::options::{ranks, words};
+use plume::balance::hier::Strategy;
 use plume_cases::budget::Budget;
 use plume_cases::erosion::{self, run_ranks, ErosionConfig};
-use plume_cases::words::{PartitionKind, PolicyName, StepTimeName, VtkLevels};
+use plume_cases::words::{Balancer, PartitionKind, PolicyName, StepTimeName, TreeSpec, VtkLevels};
 
 /// Arguments of `plume run erosion`.
 #[derive(Debug, Args)]
@@ -48,9 +49,24 @@ pub struct ErosionArgs {
     /// overhead (seed 001 eq. 9 and 11), or the mean cost alone.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub ulba_overhead: bool,
-    /// Partitioning (both cut the ranks' parts to ULBA's shares).
+    /// Partitioning (both cut the ranks' parts to ULBA's shares; with --balancer hier, the
+    /// first owners only).
     #[arg(long, value_parser = words::<PartitionKind>(), default_value_t = PartitionKind::Stripes)]
     pub partition: PartitionKind,
+    /// Balancer: plum (the --partition pipeline on rank 0's gathered fluid work) or hier
+    /// (hierarchical balancing on the ranks' own fluid work, rank 0 gathering only its lowest
+    /// domain's roots; not with --policy ulba or select, nor --compare).
+    #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
+    pub balancer: Balancer,
+    /// The hierarchical balancer's tree (with --balancer hier): one branching G, or a list of
+    /// branchings from the top whose product is P (8,4: 8 domains of 4 ranks) [default: three
+    /// levels, the smallest uniform branching that reaches P].
+    #[arg(long, value_name = "G|G1,G2,...")]
+    pub tree: Option<TreeSpec>,
+    /// The hierarchical balancer's strategy in its lowest domains (with --balancer hier)
+    /// [default: metis].
+    #[arg(long, value_parser = words::<Strategy>())]
+    pub hier_strategy: Option<Strategy>,
     /// Iterations.
     #[arg(long, default_value_t = 200)]
     pub iterations: usize,
@@ -150,6 +166,20 @@ pub(super) fn config(args: &ErosionArgs, procs: usize) -> CliResult<ErosionConfi
     if args.period == 0 {
         return Err(usage("--period must be at least 1".into()));
     }
+    if let Balancer::Sbn | Balancer::None = args.balancer {
+        return Err(usage(format!(
+            "--balancer {}: run erosion balances with plum or hier (--policy never for none)",
+            args.balancer
+        )));
+    }
+    let hier = super::shock::hier_settings(args.balancer, &args.tree, args.hier_strategy, procs)?;
+    if hier.is_some() && args.compare {
+        return Err(usage(
+            "--compare runs ULBA, whose uneven shares --balancer hier cannot aim at: compare \
+             with --balancer plum"
+                .into(),
+        ));
+    }
     let mut cfg = ErosionConfig::new(procs);
     cfg.policy = args.policy;
     cfg.alpha = args.alpha;
@@ -157,11 +187,13 @@ pub(super) fn config(args: &ErosionArgs, procs: usize) -> CliResult<ErosionConfi
     cfg.step_time = args.step_time.into();
     cfg.ulba_overhead = args.ulba_overhead;
     cfg.partition = args.partition;
+    cfg.hier = hier;
     cfg.iterations = args.iterations;
     cfg.seed = args.seed;
     cfg.strong = args.strong;
     cfg.cells = cells;
     cfg.max_depth = args.max_depth;
     cfg.budget = Budget::of_system();
+    cfg.check_balancer()?;
     Ok(cfg)
 }

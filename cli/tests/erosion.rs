@@ -387,6 +387,29 @@ fn run_erosion_rejects_bad_options_with_one_line() {
         (vec!["--strong", "9"], "--strong"),
         (vec!["--partition", "lines"], "--partition"),
         (vec!["--cells", "0", "4", "1"], "--cells"),
+        // Issue 24 (2): the hierarchical balancer's options and what it cannot serve.
+        (vec!["--balancer", "hier", "--tree", "1"], "--tree"),
+        (vec!["--balancer", "hier", "--tree", "3,4"], "--tree 3,4"),
+        (vec!["--balancer", "hier", "--procs", "1"], "--tree"),
+        (
+            vec!["--tree", "2,4"],
+            "--tree applies to --balancer hier only",
+        ),
+        (vec!["--hier-strategy", "refine"], "--hier-strategy applies"),
+        (
+            vec!["--balancer", "hier", "--hier-strategy", "best"],
+            "--hier-strategy",
+        ),
+        (
+            vec!["--balancer", "hier", "--policy", "ulba"],
+            "--policy ulba",
+        ),
+        (
+            vec!["--balancer", "hier", "--policy", "select"],
+            "--policy select",
+        ),
+        (vec!["--balancer", "hier", "--compare"], "--compare"),
+        (vec!["--balancer", "sbn"], "--balancer sbn"),
     ] {
         let mut all = vec!["run", "erosion", "--iterations", "1"];
         all.extend(args);

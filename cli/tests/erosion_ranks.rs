@@ -10,6 +10,7 @@ mod external;
 #[path = "common/vtk.rs"]
 mod vtk;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::{ok, TempDir};
@@ -93,54 +94,156 @@ fn each_rank_holds_its_roots_and_their_ghost_layer_not_the_domain() {
         cfg.iterations = 12;
         let reference = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
         assert!(reference.summary.lb_calls > 0, "the trees move");
-        let whole = erosion::domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, 2).unwrap();
-        let whole = whole.forest.initial().clone();
-        // The roots sharing a vertex with one of `own` (`own` included), by brute force.
-        let around = |own: &[u32]| {
-            let mut around: Vec<u32> = own
-                .iter()
-                .flat_map(|&r| whole.mesh().tets[r as usize])
-                .flat_map(|v| whole.topology().elems_around(v).iter().copied())
-                .collect();
-            around.sort_unstable();
-            around.dedup();
-            around
-        };
-        let runs = launch_threads(cfg.procs, |comm| {
-            let rank = comm.rank() as u32;
-            ranks::run_rank(comm, &cfg, |moment, forest, owner| {
-                let initial = forest.initial();
-                let part: Vec<u32> = (0..forest.nroots() as u32)
-                    .map(|r| initial.root_gid(r))
-                    .collect();
-                let own: Vec<u32> = (0..forest.nroots() as u32)
-                    .filter(|&r| forest.holds(r))
-                    .map(|r| initial.root_gid(r))
-                    .collect();
-                let at = moment.iterations;
-                let (held, ghosts) = (own.len(), around(&own));
-                assert!(
-                    part == ghosts,
-                    "{partition}: rank {rank} after {at} holds {} roots; its {held} and their \
-                     ghost layer are {}",
-                    part.len(),
-                    ghosts.len()
-                );
-                assert!(
-                    part.len() < whole.nroots(),
-                    "{partition}: rank {rank} holds all"
-                );
-                assert_eq!(owner.len(), part.len());
-                for r in 0..forest.nroots() as u32 {
-                    assert_eq!(owner[r as usize] == rank, forest.holds(r));
-                }
-                Ok(())
-            })
-        })
-        .unwrap();
-        let run = runs[0].as_ref().expect("rank 0's run");
+        let (run, _) = run_checking_parts(&cfg, &partition.to_string());
         assert_eq!(run.iterations, reference.iterations, "{partition}");
         assert_eq!(run.summary, reference.summary);
+    }
+}
+
+/// Runs `cfg` on thread ranks, checking after every iteration that each rank holds its roots
+/// and their ghost layer (the roots sharing a vertex with one of its own), not the whole
+/// domain, that its owners say which roots it holds, and that every root is held once;
+/// returns rank 0's run and how many roots each rank held after each iteration (at the
+/// start: the first). `what` names the run in the failures.
+fn run_checking_parts(cfg: &ErosionConfig, what: &str) -> (erosion::ErosionRun, Vec<Vec<u64>>) {
+    let whole = erosion::domain::build(cfg.procs, cfg.cells, cfg.strong, cfg.seed, 2).unwrap();
+    let whole = whole.forest.initial().clone();
+    // The roots sharing a vertex with one of `own` (`own` included), by brute force.
+    let around = |own: &[u32]| {
+        let mut around: Vec<u32> = own
+            .iter()
+            .flat_map(|&r| whole.mesh().tets[r as usize])
+            .flat_map(|v| whole.topology().elems_around(v).iter().copied())
+            .collect();
+        around.sort_unstable();
+        around.dedup();
+        around
+    };
+    let held = std::sync::Mutex::new(BTreeMap::<usize, Vec<(u32, Vec<u32>)>>::new());
+    let runs = launch_threads(cfg.procs, |comm| {
+        let rank = comm.rank() as u32;
+        ranks::run_rank(comm, cfg, |moment, forest, owner| {
+            let initial = forest.initial();
+            let part: Vec<u32> = (0..forest.nroots() as u32)
+                .map(|r| initial.root_gid(r))
+                .collect();
+            let own: Vec<u32> = (0..forest.nroots() as u32)
+                .filter(|&r| forest.holds(r))
+                .map(|r| initial.root_gid(r))
+                .collect();
+            let at = moment.iterations;
+            assert!(
+                part == around(&own),
+                "{what}: rank {rank} after {at} holds {} roots; its {} and their ghost layer \
+                 are {}",
+                part.len(),
+                own.len(),
+                around(&own).len()
+            );
+            assert!(part.len() < whole.nroots(), "{what}: rank {rank} holds all");
+            assert_eq!(owner.len(), part.len());
+            for r in 0..forest.nroots() as u32 {
+                assert_eq!(owner[r as usize] == rank, forest.holds(r));
+            }
+            held.lock()
+                .unwrap()
+                .entry(at)
+                .or_default()
+                .push((rank, own));
+            Ok(())
+        })
+    })
+    .unwrap();
+    let mut counts = Vec::new();
+    for (at, mut by_rank) in held.into_inner().unwrap() {
+        assert_eq!(at, counts.len());
+        by_rank.sort_unstable();
+        counts.push(by_rank.iter().map(|(_, own)| own.len() as u64).collect());
+        let mut roots: Vec<u32> = by_rank.into_iter().flat_map(|(_, own)| own).collect();
+        roots.sort_unstable();
+        let all: Vec<u32> = (0..whole.nroots() as u32).collect();
+        assert!(
+            roots == all,
+            "{what}: after {at} not every root is held once"
+        );
+    }
+    assert!(runs[1..].iter().all(Option::is_none));
+    let run = runs.into_iter().next().flatten().expect("rank 0's run");
+    (run, counts)
+}
+
+/// Issue 24 (2): `--balancer hier` on P = 4 and 8 thread ranks. Each rank holds its roots and
+/// their ghost layer, every root once; the decisions are the simulated machine's (the
+/// single-process run with the hierarchical balancer in one process: the same records, the
+/// ranks' own `hier` numbers aside), rank 0 gathers no more than its lowest domain's roots, two
+/// runs decide alike, and the balances pay: the run is faster than without them.
+#[test]
+fn hier_on_thread_ranks_decides_as_the_simulated_machine_and_keeps_the_parts() {
+    use plume::balance::hier::Strategy;
+    use plume_cases::hier::HierSettings;
+    use plume_cases::words::TreeSpec;
+
+    for (procs, tree, strategy) in [
+        (4, vec![2, 2], Strategy::Metis),
+        (8, vec![2, 4], Strategy::Metis),
+        (8, vec![4, 2], Strategy::Refine),
+    ] {
+        let mut cfg = small(procs, PolicyName::Periodic(3), PartitionKind::Stripes);
+        cfg.cells = [8, 8, 1];
+        cfg.iterations = 12;
+        cfg.hier = Some(HierSettings {
+            tree: TreeSpec::List(tree.clone()),
+            strategy,
+        });
+        let what = format!("P = {procs}, tree {tree:?}, {strategy:?}");
+        let (run, held) = run_checking_parts(&cfg, &what);
+        let simulated = erosion::run(&cfg, |_, _, _| Ok(())).unwrap();
+        assert!(run.summary.lb_calls >= 3, "{what}: the trees move");
+        let mut without_hier = run.iterations.clone();
+        for r in &mut without_hier {
+            assert_eq!(r.hier.is_some(), r.balanced, "{what}: {r:?}");
+            r.hier = None;
+        }
+        assert_eq!(without_hier, simulated.iterations, "{what}");
+        assert_eq!(run.summary, simulated.summary, "{what}");
+        // Rank 0 receives the roots the other ranks of its lowest domain held when the
+        // balance began (the steps move none), and at most 4 face records each: the top
+        // works on its children's totals.
+        let lowest = tree[tree.len() - 1];
+        for r in run.iterations.iter().filter(|r| r.balanced) {
+            let h = r.hier.as_ref().unwrap();
+            let domain: u64 = held[r.iteration][1..lowest].iter().sum();
+            assert_eq!(h.rank0_roots, domain, "{what}: {h:?}");
+            assert!(h.rank0_records <= 4 * h.rank0_roots, "{what}: {h:?}");
+            assert_eq!(h.semi_domains[0], 1, "{what}: the top works on totals");
+            assert_eq!(h.max_db_bytes[0], 16 * tree[0] as u64, "{what}: {h:?}");
+        }
+        let again = launch_threads(procs, |comm| ranks::run_rank(comm, &cfg, |_, _, _| Ok(())))
+            .unwrap()
+            .swap_remove(0)
+            .unwrap();
+        // The phases' wall-clock seconds aside (never written).
+        let decisions = |records: &[erosion::IterationRecord]| {
+            let mut records = records.to_vec();
+            for h in records.iter_mut().filter_map(|r| r.hier.as_mut()) {
+                h.seconds = 0.0;
+            }
+            records
+        };
+        assert_eq!(
+            decisions(&again.iterations),
+            decisions(&run.iterations),
+            "{what}: deterministic"
+        );
+        let mut never = cfg.clone();
+        never.policy = PolicyName::Never;
+        let never = erosion::run(&never, |_, _, _| Ok(())).unwrap();
+        assert!(
+            run.summary.total_time < never.summary.total_time,
+            "{what}: {} s balanced, {} s never",
+            run.summary.total_time,
+            never.summary.total_time
+        );
     }
 }
 

@@ -35,6 +35,8 @@ struct Runs {
     hier: PathBuf,
     /// `plume run erosion`.
     erosion: PathBuf,
+    /// `plume run erosion --balancer hier --tree 2,2`.
+    erosion_hier: PathBuf,
     /// `plume compare shock`.
     compare: PathBuf,
     /// `plume run euler` (sod) and `plume run euler --case blast --balancer sbn`.
@@ -54,6 +56,7 @@ fn runs() -> &'static Runs {
             select: [dir.join("select"), dir.join("erosion_select")],
             hier: dir.join("hier"),
             erosion: dir.join("erosion"),
+            erosion_hier: dir.join("erosion_hier"),
             compare: dir.join("compare"),
             euler: [dir.join("euler_sod"), dir.join("euler_blast")],
             euler_decisions: [dir.join("euler_select"), dir.join("euler_hier")],
@@ -164,6 +167,28 @@ fn runs() -> &'static Runs {
             "none",
             "--out",
             &out(&runs.erosion),
+        ]);
+        plume(&[
+            "run",
+            "erosion",
+            "--procs",
+            "4",
+            "--cells",
+            "6",
+            "6",
+            "1",
+            "--iterations",
+            "10",
+            "--policy",
+            "periodic:4",
+            "--balancer",
+            "hier",
+            "--tree",
+            "2,2",
+            "--vtk",
+            "none",
+            "--out",
+            &out(&runs.erosion_hier),
         ]);
         plume(&[
             "compare",
@@ -314,6 +339,7 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         r.select[1].join("metrics.json"),
         r.hier.join("metrics.json"),
         r.erosion.join("metrics.json"),
+        r.erosion_hier.join("metrics.json"),
         r.compare.join("compare.json"),
         r.euler[0].join("metrics.json"),
         r.euler[1].join("metrics.json"),
@@ -340,6 +366,7 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         (&r.select[1], "iterations"),
         (&r.hier, "levels"),
         (&r.erosion, "iterations"),
+        (&r.erosion_hier, "iterations"),
         (&r.euler[0], "iterations"),
     ] {
         let csv = std::fs::read_to_string(folder.join("metrics.csv")).unwrap();

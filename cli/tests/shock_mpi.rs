@@ -5,7 +5,7 @@
 //! `plume run shock --balancer sbn --backend mpi` processes its levels and leaves PLUM's mesh.
 //! `plume run erosion --backend mpi` likewise gives the threads backend's records and pieces.
 //! An interrupted job prints one `interrupted` line, not one per rank. `--balancer hier` on 4
-//! MPI ranks writes the threads backend's records.
+//! MPI ranks writes the threads backend's records, in `run shock` and in `run erosion`.
 //! `harness = false`: each scenario starts its own `mpirun` job on the built `plume`.
 
 mod common;
@@ -30,6 +30,7 @@ fn main() {
         sbn_on_mpi_ranks_keeps_the_mesh(procs);
     }
     hier_on_mpi_ranks_decides_as_on_threads();
+    erosion_hier_on_mpi_ranks_decides_as_on_threads();
     a_conflicting_procs_is_a_usage_error();
     an_unreadable_mesh_ends_every_process_with_one_message();
     an_interrupted_job_says_it_once();
@@ -140,6 +141,52 @@ fn hier_on_mpi_ranks_decides_as_on_threads() {
     assert!(got.iter().all(|r| r["hier"].is_object()), "{got:?}");
     assert_eq!(got, records(&threads));
     println!("test shock_mpi: hier on 4 MPI ranks decides as on threads ... ok");
+}
+
+/// Issue 24 (2): `run erosion --balancer hier --tree 2,2` on 4 MPI ranks writes the threads
+/// backend's records: the same decisions, bit for bit, and what rank 0 gathered for them.
+fn erosion_hier_on_mpi_ranks_decides_as_on_threads() {
+    let dir = TempDir::new("erosion-mpi-hier");
+    let (mpi, threads) = (dir.path("mpi"), dir.path("threads"));
+    let case = [
+        "run",
+        "erosion",
+        "--cells",
+        "6",
+        "6",
+        "1",
+        "--iterations",
+        "8",
+        "--policy",
+        "periodic:3",
+        "--vtk",
+        "none",
+        "--balancer",
+        "hier",
+        "--tree",
+        "2,2",
+    ];
+    let backend = ["--backend", "mpi", "--out", mpi.to_str().unwrap()];
+    mpirun_ok(4, &[&case[..], &backend].concat());
+    ok(&[
+        &case[..],
+        &["--procs", "4", "--out", threads.to_str().unwrap()],
+    ]
+    .concat());
+    let metrics = |dir: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
+    };
+    let (mpi_json, threads_json) = (metrics(&mpi), metrics(&threads));
+    let balanced: Vec<&Value> = mpi_json["iterations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["balanced"] == true)
+        .collect();
+    assert!(!balanced.is_empty() && balanced.iter().all(|r| r["hier"].is_object()));
+    assert_eq!(mpi_json["iterations"], threads_json["iterations"]);
+    assert_eq!(mpi_json["summary"], threads_json["summary"]);
+    println!("test shock_mpi: erosion's hier on 4 MPI ranks decides as on threads ... ok");
 }
 
 fn the_erosion_job_gives_the_threads_records(procs: usize) {

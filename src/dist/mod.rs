@@ -154,6 +154,17 @@ pub struct LevelMetrics {
     pub moved: Moved,
 }
 
+/// What [`Run::balance_now`] did, the same on every rank.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Rebalanced {
+    /// The balancer's decision (`None` when it reports none).
+    pub balance: Option<BalanceOutcome>,
+    /// The hierarchical balancer's numbers ([`Hierarchical`]; `None` for the others).
+    pub hier: Option<HierStats>,
+    /// What migration moved.
+    pub moved: Moved,
+}
+
 /// Wall-clock time of each stage of a step on this rank.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StepTimes {
@@ -790,6 +801,28 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
             .map(|&(g, to)| (initial.local_root(g).expect("checked: held here"), to))
             .collect();
         migration::migrate(self.comm.inner(), &mut self.forest, &mut self.share, &local)
+    }
+
+    /// Balances between steps (a collective): the balancer decides on the current weights of
+    /// the trees held here, as a step balancing after subdivision would, and the trees move,
+    /// without adapting. For a caller that decides itself when to balance (its steps at
+    /// [`BalanceAt::Never`], its balancer balancing whenever asked). Returns the balancer's
+    /// numbers and what moved; the rank that keeps the balancer's whole decision has it in
+    /// [`Run::balance`].
+    ///
+    /// # Errors
+    /// The balancer's and the migration's, on every rank.
+    pub fn balance_now(&mut self) -> Result<Rebalanced> {
+        // The trees move: a processing level's graph of them is no longer theirs.
+        self.level_graph = None;
+        let rows = self.rows(false);
+        let mut times = StepTimes::default();
+        let (balance, hier, moved) = self.balance_and_migrate(&rows, &mut times)?;
+        Ok(Rebalanced {
+            balance,
+            hier,
+            moved,
+        })
     }
 
     /// A checksum of every tree of the run (a collective): the same whichever rank holds

@@ -4,7 +4,10 @@
 //! Either way ULBA's uneven shares are the pipeline's target shares: stripe k is cut to rank k's
 //! share; a METIS part is cut to the share of a rank and goes to a rank with that share.
 //! The erosion loop decides when to balance ([`Plum::propose`]), and every proposal is
-//! carried out.
+//! carried out. With the hierarchical balancer (`--balancer hier`) the partitioning makes only
+//! the first owners: each balance is HybridLB's, from the current owners on the fluid work
+//! ([`HierSettings::simulated`](crate::hier::HierSettings::simulated) in one process,
+//! [`HierSettings::balancer`](crate::hier::HierSettings::balancer) on ranks).
 
 use plume::balance::{Accept, Never, Plum, PlumOptions};
 use plume::graph::{DualGraph, Weights};
@@ -27,28 +30,57 @@ pub fn balancer(
     length: f64,
     columns: usize,
 ) -> plume::Result<Plum> {
-    let (partitioner, remapper): (Box<dyn Partitioner>, Box<dyn Remapper>) = match kind {
+    let (partitioner, remapper) = pipeline(kind, centroids, length, columns);
+    Plum::with(options(procs), partitioner, remapper, Box::new(Never))
+}
+
+/// The partitioner and remapper of `kind` (see [`balancer`]).
+fn pipeline(
+    kind: PartitionKind,
+    centroids: &[[f64; 3]],
+    length: f64,
+    columns: usize,
+) -> (Box<dyn Partitioner>, Box<dyn Remapper>) {
+    match kind {
         PartitionKind::Stripes => (
             Box::new(Stripes::along_x(centroids, 0.0, length, columns)),
             Box::new(Identity),
         ),
         PartitionKind::Graph => (Box::new(Metis::default()), Box::new(TotalVOptimal)),
-    };
-    let opts = PlumOptions {
+    }
+}
+
+/// PLUM's options on `procs` ranks: every proposal carried out.
+fn options(procs: usize) -> PlumOptions {
+    PlumOptions {
         accept: Accept::Always,
         ..PlumOptions::new(procs)
-    };
-    Plum::with(opts, partitioner, remapper, Box::new(Never))
+    }
 }
 
 /// The balancer of the erosion case `cfg` ([`balancer`]): one stripe per rank, `cells[0]`
-/// columns each.
+/// columns each; with `cfg.hier`, the hierarchical balancer from the current owners
+/// (simulated in this process, a root's load its fluid work at the machine's `ω`), the
+/// partitioning making the first owners.
 ///
 /// # Errors
-/// When `cfg` has no rank.
+/// When `cfg` has no rank, or a tree that does not fit its ranks.
 pub fn balancer_of(cfg: &ErosionConfig, centroids: &[[f64; 3]]) -> plume::Result<Plum> {
     let p = cfg.procs;
-    balancer(cfg.partition, centroids, p, p as f64, p * cfg.cells[0])
+    let Some(hier) = &cfg.hier else {
+        return balancer(cfg.partition, centroids, p, p as f64, p * cfg.cells[0]);
+    };
+    let first = first_partitioner(cfg, centroids);
+    let hier = Box::new(hier.simulated(p, cfg.machine.time_per_leaf())?);
+    let plum = Plum::with(options(p), hier, Box::new(Identity), Box::new(Never))?;
+    Ok(plum.first_by(first))
+}
+
+/// The partitioner of `cfg.partition` (see [`balancer_of`]), which makes the first owners
+/// of a run balanced by the hierarchical balancer.
+pub fn first_partitioner(cfg: &ErosionConfig, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
+    let p = cfg.procs;
+    pipeline(cfg.partition, centroids, p as f64, p * cfg.cells[0]).0
 }
 
 /// The dual graph's weights with the fluid work as the work of each root.

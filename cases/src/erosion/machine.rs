@@ -53,6 +53,11 @@ impl Machine {
         times
     }
 
+    /// Seconds of one fluid leaf update, `1 / ω`: a root's load per unit of fluid work.
+    pub fn time_per_leaf(&self) -> f64 {
+        1.0 / self.omega
+    }
+
     /// Modelled cost of a balance moving `max_sr` elements (max sent + max received).
     pub fn balance_cost(&self, max_sr: u64) -> f64 {
         self.balance_fixed + max_sr as f64 * self.element_bytes / self.bandwidth

@@ -2,14 +2,15 @@
 //! one per stripe of the box, and the eroded rock is refined, so work grows where erosion
 //! happens and keeps growing there. Each iteration every fluid leaf does one unit of work; the
 //! iteration's modelled time is that of the slowest rank ([`machine`]); after it the policy
-//! decides whether to balance, with equal shares (the standard method) or ULBA's.
+//! decides whether to balance, with equal shares (the standard method) or ULBA's, and the
+//! partitioning (or the hierarchical balancer, `cfg.hier`) decides who gets which roots.
 //!
 //! | file | owns |
 //! | --- | --- |
 //! | `mod.rs` | the configuration, the iteration loop, its records and summary |
 //! | `domain.rs` | the box, the rocks, the strong rocks drawn from the seed |
 //! | `front.rs` | rock/fluid leaves, the erosion front, one erosion step |
-//! | `layout.rs` | the PLUM pipeline on the fluid work: stripes or graph partitioning |
+//! | `layout.rs` | the PLUM pipeline on the fluid work: stripes or graph partitioning, or the hierarchical balancer |
 //! | `machine.rs` | the modelled step and balance times |
 //! | `ranks.rs` | the case on real ranks through `plume::dist::Run` |
 //! | `select.rs` | `--policy select`: the choice among none, diffusive and global |
@@ -27,11 +28,12 @@ use plume::balance::{
     migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
 };
 use plume::graph::DualGraph;
-use plume::metrics::{rank_loads, Imbalance};
+use plume::metrics::{rank_loads, Imbalance, Movement};
 use plume::partition::root_centroids;
 use serde::Serialize;
 
 use crate::budget::{self, Budget};
+use crate::hier::HierSettings;
 use crate::words::{PartitionKind, PolicyName, PolicySettings};
 use front::Erosion;
 use layout::fluid_weights;
@@ -52,8 +54,13 @@ pub struct ErosionConfig {
     pub step_time: StepTime,
     /// Whether ULBA's trigger adds its overhead (eq. 9 and 11) to the mean cost.
     pub ulba_overhead: bool,
-    /// Stripes or graph.
+    /// Stripes or graph (with `hier`: the first owners only).
     pub partition: PartitionKind,
+    /// The hierarchical balancer's tree and strategy (`--balancer hier`: it decides every
+    /// balance from the current owners, on ranks with no rank gathering more than its lowest
+    /// domain's roots); `None` for the partitioning's own balances. Written only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hier: Option<HierSettings>,
     /// Iterations.
     pub iterations: usize,
     /// Seed of the strong rocks and of the erosion draws.
@@ -90,6 +97,7 @@ impl ErosionConfig {
             step_time: StepTime::MedianOfThree,
             ulba_overhead: true,
             partition: PartitionKind::Stripes,
+            hier: None,
             iterations: 200,
             seed: 1,
             strong: 1,
@@ -98,6 +106,31 @@ impl ErosionConfig {
             machine: Machine::default(),
             budget: Budget::UNLIMITED,
         }
+    }
+
+    /// Refuses the hierarchical balancer with a policy it cannot serve: ULBA's uneven target
+    /// shares (HybridLB balances each domain to its number of ranks: it has no share of a
+    /// rank's to aim at) and `select`'s choice (whose global action is PLUM's repartition).
+    ///
+    /// # Errors
+    /// [`crate::Error::SettingOutOfRange`] naming the policy.
+    pub fn check_balancer(&self) -> crate::error::Result<()> {
+        let rule = match (&self.hier, self.policy) {
+            (Some(_), PolicyName::Ulba) => {
+                "balances to uneven shares, which `balancer` hier cannot aim at: it balances \
+                 each domain to its number of ranks"
+            }
+            (Some(_), PolicyName::Select) => {
+                "chooses among none, a diffusive step and PLUM's global repartition: not with \
+                 `balancer` hier"
+            }
+            _ => return Ok(()),
+        };
+        Err(crate::Error::SettingOutOfRange {
+            setting: "policy".into(),
+            value: self.policy.to_string(),
+            rule: rule.into(),
+        })
     }
 
     /// The policy object: the cost-based triggers (standard, ULBA, degradation and
@@ -148,6 +181,9 @@ pub struct IterationRecord {
     /// `--policy select`: the decision point after this iteration (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub select: Option<crate::selection::LevelSelect>,
+    /// The hierarchical balancer's numbers at a balance on ranks (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hier: Option<plume::dist::HierStats>,
 }
 
 /// Totals of a run.
@@ -312,6 +348,7 @@ impl<'a> Ledger<'a> {
     /// The ledger of `cfg`'s run on the domain whose roots' centroids are `centroids` (which
     /// the stripes cut; the graph partitioning needs none).
     fn new(cfg: &'a ErosionConfig, centroids: &[[f64; 3]]) -> crate::error::Result<Self> {
+        cfg.check_balancer()?;
         Ok(Ledger {
             cfg,
             plum: layout::balancer_of(cfg, centroids)?,
@@ -365,6 +402,7 @@ impl<'a> Ledger<'a> {
             sigma_minus: None,
             sigma_plus: None,
             select: None,
+            hier: None,
         }
     }
 
@@ -390,12 +428,7 @@ impl<'a> Ledger<'a> {
             }
             return Ok(chosen.new_owner);
         }
-        let obs = Observation {
-            loads: &self.loads,
-            time_per_load: 1.0 / cfg.machine.omega,
-            iterations: 1,
-        };
-        if !self.policy.should_balance(&obs) {
+        if !self.triggers() {
             return Ok(None);
         }
         let shares = self.policy.target_shares(cfg.procs);
@@ -403,11 +436,31 @@ impl<'a> Ledger<'a> {
         let proposal = self
             .plum
             .propose(&graph.view(&weights)?, owner, shares.as_deref())?;
-        let cost = cfg.machine.balance_cost(proposal.movement.max_sr);
-        self.policy.balanced_moving(cost, proposal.movement.max_v);
+        self.settle(record, &proposal.movement, shares.is_some());
+        Ok(proposal.new_owner)
+    }
+
+    /// Whether the policy balances after the iteration under way (not `--policy select`'s
+    /// choice, which [`Ledger::decide`] makes).
+    fn triggers(&mut self) -> bool {
+        let obs = Observation {
+            loads: &self.loads,
+            time_per_load: self.cfg.machine.time_per_leaf(),
+            iterations: 1,
+        };
+        self.policy.should_balance(&obs)
+    }
+
+    /// Records in `record` the balance the policy asked for, which moved `movement` (the
+    /// trees' elements; to uneven shares when `uneven`), and tells the policy, the rates and
+    /// the costs.
+    fn settle(&mut self, record: &mut IterationRecord, movement: &Movement, uneven: bool) {
+        let cfg = self.cfg;
+        let cost = cfg.machine.balance_cost(movement.max_sr);
+        self.policy.balanced_moving(cost, movement.max_v);
         self.rates.rebalanced();
         self.costs.record(cost);
-        let alpha = if shares.is_some() { cfg.alpha } else { 0.0 };
+        let alpha = if uneven { cfg.alpha } else { 0.0 };
         let mean_cost = self.costs.mean();
         let total: f64 = self.loads.iter().sum();
         if let Some(model) = fitted_model(&self.rates, cfg, alpha, mean_cost) {
@@ -417,7 +470,6 @@ impl<'a> Ledger<'a> {
         record.balanced = true;
         record.lb_cost = cost;
         record.time += cost;
-        Ok(proposal.new_owner)
     }
 
     /// The finished run.

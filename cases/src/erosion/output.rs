@@ -15,7 +15,7 @@ use crate::progress::Host;
 use crate::run_folder::RunFolder;
 use crate::selection::SelectSummary;
 use crate::stream::Streamed;
-use crate::words::PolicyName;
+use crate::words::{PolicyName, Words};
 
 /// The cell arrays of the leaves `forest` holds beside the forest's own: their material and
 /// the rank owning their root.
@@ -34,13 +34,17 @@ pub fn summary_table(run: &ErosionRun) -> String {
     let s = &run.summary;
     let opt = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
     let mut t = format!(
-        "erosion: P = {}, {} roots, strong rock(s) {:?}, policy {}{}, {} partitioning, {} iterations\n\n",
+        "erosion: P = {}, {} roots, strong rock(s) {:?}, policy {}{}, {} partitioning{}, {} iterations\n\n",
         c.procs,
         run.roots,
         run.strong,
         c.policy,
         if c.policy == PolicyName::Ulba { format!(" (α = {})", c.alpha) } else { String::new() },
         c.partition,
+        match &c.hier {
+            Some(h) => format!(" (first owners), hierarchical balancer (tree {}, {})", h.tree, h.strategy.word()),
+            None => String::new(),
+        },
         c.iterations
     );
     t += "| total time s | LB calls | mean usage | mean interval | model σ+ | final leaves | final work |\n";

@@ -12,13 +12,24 @@
 //! iteration changed), owner and, for the stripes, centroid, and the balancer's gathered dual
 //! graph. It decides each balance and sends each rank the roots that leave it, and the trees
 //! move: a run's records are the single-process run's for every P and backend.
+//!
+//! With the hierarchical balancer (`cfg.hier`) rank 0 decides only *when* to balance; the
+//! ranks then run HybridLB's phases on the roots each holds, a root's load its fluid work (the
+//! run's leaf cost: one a fluid leaf), so that no rank gathers more than its lowest domain's
+//! roots for the decision ([`Run::balance_now`]). Rank 0 still holds every root's fluid work,
+//! owner and `CWgt` for the records and the policy: an iteration's modelled time is its slowest
+//! rank's fluid work and cut faces. The records are the single-process run's with the
+//! simulated hierarchical balancer ([`crate::hier::HierSettings::simulated`]), whose decisions
+//! the ranks' are, plus what the phases gathered (`hier`).
 
 use std::collections::{BTreeSet, HashSet};
 
 use crate::error::{Error, Result};
+use plume::adapt::LeafView;
 use plume::adapt::{Forest, LeafId, NO_ELEM};
+use plume::balance::{Accept, Periodic, PlumOptions, RemapCostModel};
 use plume::comm::{Comm, CommExt, ReduceOp};
-use plume::dist::{FirstOwners, GatheredPlum, Mark, Run};
+use plume::dist::{BalanceAt, Balancer, FirstOwners, GatheredPlum, Mark, Run};
 use plume::mesh::chunk::Chunk;
 use plume::metrics::{Phase, RankCpu};
 
@@ -90,12 +101,14 @@ pub fn run_rank<C: Comm + ?Sized>(
         0 => Ledger::new(cfg, &centroids).map(Some),
         _ => Ok(None),
     })?;
-    // The run's own balancer never triggers: the policy decides on rank 0.
-    let plum = comm.agree_as(layout::balancer_of(cfg, &centroids))?;
+    let balancer = comm.agree_as(run_balancer(cfg, &centroids))?;
     drop(centroids);
     let opts = domain::options(cfg.max_depth);
-    let plum = GatheredPlum::new(plum);
-    let mut run = Run::from_chunk(comm, |_| Ok(chunk), opts, plum, FirstOwners::Balancer)?;
+    let mut run = Run::from_chunk(comm, |_| Ok(chunk), opts, balancer, FirstOwners::Balancer)?;
+    if cfg.hier.is_some() {
+        // The balances come between the steps, on the fluid work.
+        run = run.balance_at(BalanceAt::Never).leaf_cost(fluid_leaf);
+    }
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), None)?;
     let rocks = domain::rocks(run.forest().initial().mesh(), cfg.procs);
     for r in run.held_roots() {
@@ -198,8 +211,14 @@ pub fn run_rank<C: Comm + ?Sized>(
         let decided = match (rank0.as_mut(), record.as_mut()) {
             (Some(r0), Some(record)) => {
                 record.eroded = nb_eroded as usize;
-                let graph = run.graph().expect("rank 0 keeps the graph");
-                r0.ledger.decide(record, graph, &r0.fluid, &r0.owner)
+                match cfg.hier {
+                    Some(_) => Ok(r0.ledger.triggers().then_some(Decided::Hierarchical)),
+                    None => {
+                        let graph = run.graph().expect("rank 0 keeps the graph");
+                        let owners = r0.ledger.decide(record, graph, &r0.fluid, &r0.owner);
+                        owners.map(|o| o.map(Decided::Owners))
+                    }
+                }
             }
             _ => Ok(None),
         };
@@ -208,10 +227,19 @@ pub fn run_rank<C: Comm + ?Sized>(
         let balances = decided.is_some();
         run.account(Phase::Balance);
         let balances = comm.broadcast_serde(0, rank0.as_ref().map(|_| &balances))?;
-        if balances {
+        if balances && cfg.hier.is_some() {
+            let hier = carry(&mut run, &mut erosion, cfg.procs, Run::balance_now)?.hier;
+            if let (Some(r0), Some(record)) = (rank0.as_mut(), record.as_mut()) {
+                let balance = run.balance().expect("rank 0 keeps the decision");
+                r0.ledger.settle(record, &balance.movement, false);
+                let owner = run.gathered_owner().expect("rank 0 keeps the owners");
+                r0.owner.copy_from_slice(owner);
+                record.hier = hier;
+            }
+        } else if balances {
             let moves = rank0
                 .as_mut()
-                .zip(decided)
+                .zip(decided.and_then(Decided::owners))
                 .map(|(r0, o)| (&mut r0.owner, o));
             migrate(&mut run, &mut erosion, moves, cfg.procs)?;
         }
@@ -236,6 +264,58 @@ pub fn run_rank<C: Comm + ?Sized>(
             ..r0.ledger.finish(strong, roots, leaves as usize, work)
         }
     }))
+}
+
+/// Rank 0's decision after an iteration that balances.
+enum Decided {
+    /// Every root's new owner, from rank 0's balancer.
+    Owners(Vec<u32>),
+    /// The hierarchical balancer decides on the ranks.
+    Hierarchical,
+}
+
+impl Decided {
+    /// The new owners rank 0 decided (`None`: the ranks decide them).
+    fn owners(self) -> Option<Vec<u32>> {
+        match self {
+            Decided::Owners(o) => Some(o),
+            Decided::Hierarchical => None,
+        }
+    }
+}
+
+/// The run's own balancer for `cfg` (roots' centroids `centroids` on rank 0 for the stripes):
+/// PLUM on rank 0's gathered graph, which never triggers (the policy decides on rank 0 and
+/// rank 0 sends the moves), or the hierarchical balancer, balancing whenever rank 0's policy
+/// asks ([`Run::balance_now`]) on the ranks' fluid work, rank 0 keeping the graph for the
+/// records. Both make the first owners by `cfg.partition`.
+fn run_balancer(cfg: &ErosionConfig, centroids: &[[f64; 3]]) -> Result<Box<dyn Balancer>> {
+    let Some(hier) = &cfg.hier else {
+        return Ok(Box::new(GatheredPlum::new(layout::balancer_of(
+            cfg, centroids,
+        )?)));
+    };
+    let plum = PlumOptions {
+        accept: Accept::Always,
+        model: RemapCostModel {
+            time_per_load: cfg.machine.time_per_leaf(),
+            ..RemapCostModel::default()
+        },
+        ..PlumOptions::new(cfg.procs)
+    };
+    let first = layout::first_partitioner(cfg, centroids);
+    Ok(Box::new(hier.balancer(
+        plum,
+        Box::new(Periodic::new(1)),
+        first,
+        true,
+    )?))
+}
+
+/// A leaf's cost on ranks balanced by the hierarchical balancer: one a fluid leaf, the
+/// erosion's work (a root's cost is its fluid work).
+fn fluid_leaf(leaf: &LeafView) -> u64 {
+    u64::from(leaf.data[0] == FLUID)
 }
 
 /// Every root's centroid, by global id, on rank 0 when the stripes cut them (a collective;
@@ -289,6 +369,19 @@ fn migrate<C: Comm + ?Sized>(
     }
     run.account(Phase::Migrate);
     let leaving = comm.all_to_all_serde(&outgoing)?.swap_remove(0);
+    carry(run, erosion, stripes, |run| run.migrate_leaving(&leaving))?;
+    Ok(())
+}
+
+/// Moves trees by `moving` (a collective: a migration of the run) and the erosion follows: the
+/// new holders compute the fronts of the roots that arrived, the old ones forget them.
+/// Returns what `moving` returned.
+fn carry<'c, C: Comm + ?Sized, T>(
+    run: &mut Run<'c, C>,
+    erosion: &mut Erosion,
+    stripes: usize,
+    moving: impl FnOnce(&mut Run<'c, C>) -> plume::Result<T>,
+) -> Result<T> {
     // The part's global ids before the migration renumbers it (its roots' local ids).
     let part = run.forest().initial();
     let gids_before: Vec<u32> = (0..part.nroots() as u32)
@@ -300,7 +393,7 @@ fn migrate<C: Comm + ?Sized>(
         .into_iter()
         .map(|r| gids_before[r as usize])
         .collect();
-    run.migrate_leaving(&leaving)?;
+    let moved = moving(run)?;
     let forest = run.forest();
     let initial = forest.initial();
     erosion.renumber(&gids_before, forest, domain::rocks(initial.mesh(), stripes));
@@ -309,7 +402,8 @@ fn migrate<C: Comm + ?Sized>(
         .into_iter()
         .filter(|&r| held_before.binary_search(&initial.root_gid(r)).is_err())
         .collect();
-    refresh(run, erosion, &arrived)
+    refresh(run, erosion, &arrived)?;
+    Ok(moved)
 }
 
 /// Brings rank 0's fluid work of every root up to date with the erosion of `roots` (roots

@@ -142,8 +142,10 @@ fn split_child(
 }
 
 /// The graph of some objects and the records between them, for METIS: vertex `j` is the
-/// `j`-th object given, weighing its load in microseconds (at least 1); an edge joins two
-/// objects with records either way, weighing their bytes both ways (at least 1).
+/// `j`-th object given, weighing its load in microseconds (at least 1; an object of no load
+/// weighs nothing beside loaded ones, e.g. an erosion's rock root, and objects all of no load
+/// weigh 1 each); an edge joins two objects with records either way, weighing their bytes both
+/// ways (at least 1).
 pub(super) struct ObjectGraph {
     xadj: Vec<u32>,
     adjncy: Vec<u32>,
@@ -189,9 +191,17 @@ impl ObjectGraph {
             ewgt.extend(row.iter().map(|e| e.1));
             xadj.push(adjncy.len() as u32);
         }
+        let loaded = members.iter().any(|&i| objs[i].load > 0.0);
         let vwgt: Vec<u64> = members
             .iter()
-            .map(|&i| (objs[i].load * 1e6).round().max(1.0) as u64)
+            .map(|&i| {
+                let load = objs[i].load;
+                if loaded && load == 0.0 {
+                    0
+                } else {
+                    (load * 1e6).round().max(1.0) as u64
+                }
+            })
             .collect();
         ObjectGraph {
             xadj,
@@ -217,6 +227,26 @@ mod tests {
         assert_eq!(db_bytes(1_000, 2_000), 48_000);
         assert_eq!(std::mem::size_of::<ObjData>() as u64, RECORD_BYTES);
         assert_eq!(std::mem::size_of::<CommData>() as u64, RECORD_BYTES);
+    }
+
+    #[test]
+    fn objects_of_no_load_weigh_nothing_beside_loaded_ones() {
+        let objs = |loads: &[f64]| -> Vec<ObjData> {
+            let home = 0;
+            let o = |(id, &load)| ObjData { id, home, load };
+            (0u32..).zip(loads).map(o).collect()
+        };
+        let vwgt = |o: &[ObjData]| {
+            let members: Vec<usize> = (0..o.len()).collect();
+            ObjectGraph::new(o, &members, &[]).vwgt
+        };
+        // Microseconds, a tiny load at least 1, no load 0.
+        assert_eq!(
+            vwgt(&objs(&[0.0, 1e-6, 2.4e-6, 1e-9, 0.0])),
+            [0, 1, 2, 1, 0]
+        );
+        // Nothing loaded: split by count.
+        assert_eq!(vwgt(&objs(&[0.0, 0.0])), [1, 1]);
     }
 
     #[test]
