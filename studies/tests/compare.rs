@@ -6,7 +6,7 @@ use std::path::Path;
 use plume::mesh::Mesh;
 use plume_cases::run_folder::RunFolder;
 use plume_cases::shock::{Balancer, ShockConfig};
-use plume_studies::compare::compare;
+use plume_studies::compare::{compare, HierChoice};
 
 fn shock_mesh() -> Mesh {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../meshes/shock_box.msh");
@@ -22,7 +22,16 @@ fn base() -> ShockConfig {
 #[test]
 fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
     let procs = [3, 8];
-    let run = || compare(&procs, &base(), shock_mesh(), |_| Ok(())).unwrap();
+    let run = || {
+        compare(
+            &procs,
+            &base(),
+            &HierChoice::default(),
+            shock_mesh(),
+            |_| Ok(()),
+        )
+        .unwrap()
+    };
     let a = run();
     assert_eq!(a.procs, procs);
     for (i, &p) in procs.iter().enumerate() {
@@ -53,7 +62,14 @@ fn both_methods_for_every_p_and_the_same_json_for_the_same_seed() {
 
 #[test]
 fn writes_the_tables_and_the_charts() {
-    let a = compare(&[2, 4], &base(), shock_mesh(), |_| Ok(())).unwrap();
+    let a = compare(
+        &[2, 4],
+        &base(),
+        &HierChoice::default(),
+        shock_mesh(),
+        |_| Ok(()),
+    )
+    .unwrap();
     let dir = std::env::temp_dir().join(format!("plume-compare-{}", std::process::id()));
     a.write(&mut RunFolder::open(&dir).unwrap()).unwrap();
     let md = std::fs::read_to_string(dir.join("compare.md")).unwrap();

@@ -7,9 +7,11 @@ use plume::sim::Machine;
 use plume_cases::Result;
 
 use super::hier::{Databases, GatheredGraph, HierRun};
+use plume::balance::hier::Strategy;
 use plume_cases::hier::HierSettings;
 use plume_cases::provenance::Provenance;
 use plume_cases::shock::{self, Balancer, ShockConfig, ShockRun};
+use plume_cases::words::TreeSpec;
 
 /// The three methods' runs for every P.
 pub struct Comparison {
@@ -32,20 +34,39 @@ pub struct Comparison {
     pub machine_name: Option<String>,
 }
 
+/// The hierarchical group's tree and strategy, the same at every P.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HierChoice {
+    /// The tree at every P (`None`: each P's default, [`HierSettings::new`]).
+    pub tree: Option<TreeSpec>,
+    /// The lowest domains' strategy (`None`: [`HierSettings::new`]'s).
+    pub strategy: Option<Strategy>,
+}
+
+impl HierChoice {
+    /// The settings at P = `procs`.
+    pub fn at(&self, procs: usize) -> HierSettings {
+        let default = HierSettings::new(procs);
+        HierSettings {
+            tree: self.tree.clone().unwrap_or(default.tree),
+            strategy: self.strategy.unwrap_or(default.strategy),
+        }
+    }
+}
+
 /// Runs the shock-wave case once and balances it with PLUM, with SBN and with the
-/// hierarchical balancer, all set as in `base`, for every P of `procs`; `each_level(level)` is
-/// called after every level. The hierarchical balancer's tree and strategy are `base.hier`'s
-/// at every P (the tree must fit each), or [`HierSettings::new`]'s default for each P; it runs
-/// at P of at least 2.
+/// hierarchical balancer (`hier`'s tree and strategy, at P of at least 2), all set as in
+/// `base`, for every P of `procs`; `each_level(level)` is called after every level.
 ///
 /// # Errors
-/// A tree of `base.hier` that does not fit one of the P ([`Error::Plume`]), and those of
+/// A tree of `hier` that does not fit one of the P ([`Error::Plume`]), and those of
 /// [`shock::run_many`].
 ///
 /// [`Error::Plume`]: plume_cases::Error::Plume
 pub fn compare(
     procs: &[usize],
     base: &ShockConfig,
+    hier: &HierChoice,
     mesh: Mesh,
     mut each_level: impl FnMut(usize) -> Result<()>,
 ) -> Result<Comparison> {
@@ -58,8 +79,7 @@ pub fn compare(
             let mut cfg = base.clone();
             cfg.procs = p;
             cfg.balancer = balancer;
-            cfg.hier = (balancer == Balancer::Hier)
-                .then(|| (base.hier.clone()).unwrap_or_else(|| HierSettings::new(p)));
+            cfg.hier = (balancer == Balancer::Hier).then(|| hier.at(p));
             if let Some(hier) = &cfg.hier {
                 hier.tree.build(p)?;
             }

@@ -32,7 +32,7 @@ mod published;
 mod rows;
 mod write;
 
-pub use comparison::{compare, Comparison};
+pub use comparison::{compare, Comparison, HierChoice};
 pub use hier::{Databases, GatheredGraph, HierRun};
 pub use markdown::machine_table;
 pub use published::SEED_TABLE_8;
