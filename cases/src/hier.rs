@@ -1,7 +1,7 @@
 //! The hierarchical balancer as the cases set it ([`HierSettings`]: `--tree` and
 //! `--hier-strategy`), one wiring for every case that runs on ranks.
 
-use plume::balance::hier::{HierOptions, Strategy};
+use plume::balance::hier::{HierOptions, Pick, Strategy};
 use plume::balance::{BalancePolicy, PlumOptions};
 use plume::dist::Hierarchical;
 use plume::partition::Partitioner;
@@ -42,12 +42,20 @@ impl HierSettings {
         records: bool,
     ) -> plume::Result<Hierarchical> {
         let tree = self.tree.build(plum.nprocs)?;
-        let opts = HierOptions {
-            strategy: self.strategy,
-            ..HierOptions::default()
-        };
-        let h = Hierarchical::with(tree, opts, plum, policy, first)?;
+        let h = Hierarchical::with(tree, self.options(), plum, policy, first)?;
         Ok(if records { h.keeping_records() } else { h })
+    }
+}
+
+impl HierSettings {
+    /// The balancer's options on the mesh: the strategy, and the roots a domain sends away
+    /// picked by ΔCut ([`Pick::Cut`]: heaviest first would scatter them, each a cut island).
+    pub fn options(&self) -> HierOptions {
+        HierOptions {
+            strategy: self.strategy,
+            pick: Pick::Cut,
+            ..HierOptions::default()
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use plume::sim::{plum_level, processing_times};
 
 use crate::hier::HierSettings;
 use crate::words::{PolicyName, PolicySettings};
-use plume::balance::hier::{Clock, HierBalance, HierOptions};
+use plume::balance::hier::{Clock, HierBalance};
 use plume::partition::Partitioner;
 use plume::remap::{Identity, Remapper};
 use plume::sim::HierPartitioner;
@@ -288,10 +288,7 @@ fn plum_and_hier(
                 .clone()
                 .unwrap_or_else(|| HierSettings::new(cfg.procs));
             let tree = hier.tree.build(cfg.procs)?;
-            let opts = HierOptions {
-                strategy: hier.strategy,
-                ..HierOptions::default()
-            };
+            let opts = hier.options();
             let clock = Clock {
                 machine: cfg.machine,
                 ..Clock::default()

@@ -5,8 +5,8 @@ use super::db::{db_bytes, drop_lightest, keep_crossing, CommData, DomainInfo, Ob
 use super::msg::{Db, Match, Msg, Token};
 use super::options::HierOptions;
 use super::strategies::{
-    greedy, greedy_comm, metis, ops, pick, place_tokens, refine_search, semi_transfers, sorted_ids,
-    Ops, Sink, Strategy,
+    greedy, greedy_comm, metis, ops, pick, pick_by_cut, place_tokens, refine_search,
+    semi_transfers, sorted_ids, Ops, Pick, Sink, Strategy,
 };
 use super::transport::Transport;
 use super::tree::{Node, Tree};
@@ -117,9 +117,12 @@ pub(super) fn split_amounts(
 
 /// Sweep B at a topmost full domain: the objects it sends for what it owes, tagged with their
 /// destination; they leave its database.
-pub(super) fn pick_owed(full: &mut Full) -> Vec<(Node, Token)> {
+pub(super) fn pick_owed(opts: &HierOptions, full: &mut Full) -> Vec<(Node, Token)> {
     let amounts: Vec<f64> = full.owe.iter().map(|&(_, x)| x).collect();
-    let picks = pick(&full.objs, &amounts);
+    let picks = match opts.pick {
+        Pick::Heaviest => pick(&full.objs, &amounts),
+        Pick::Cut => pick_by_cut(&full.objs, &full.records, &amounts),
+    };
     let mut gone = vec![false; full.objs.len()];
     let mut out = Vec::new();
     for (&(dest, _), picked) in full.owe.iter().zip(&picks) {

@@ -202,7 +202,7 @@ pub fn run<T: Transport>(
                 .expect("a domain run here has a state")
             {
                 State::Semi(s) => gather_picked(tree, transport, node, s)?,
-                State::Full(full) if full.parent_semi => pick_owed(full),
+                State::Full(full) if full.parent_semi => pick_owed(opts, full),
                 State::Full(_) => continue,
             };
             if level > 0 {

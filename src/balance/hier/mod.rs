@@ -67,8 +67,8 @@ pub use options::HierOptions;
 pub use ranks::{balance_on_ranks, run_on_ranks, RankOutcome, RankTransport, Received};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
-    bin_loads, greedy, greedy_comm, metis, ops, pick, place_tokens, refine, refine_search,
-    semi_transfers, Ops, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
+    bin_loads, greedy, greedy_comm, metis, ops, pick, pick_by_cut, place_tokens, refine,
+    refine_search, semi_transfers, Ops, Pick, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
 };
 pub use transport::Transport;
 pub use tree::{level_model, message_model, Node, Tree};

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::strategies::Strategy;
+use super::strategies::{Pick, Strategy};
 
 /// Options of HybridLB.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -17,6 +17,10 @@ pub struct HierOptions {
     pub max_bytes: Option<u64>,
     /// Bandwidth GreedyCommLB charges messages at, bytes per second.
     pub bandwidth: f64,
+    /// How a full domain under a semi-centralized parent picks what it sends away (not
+    /// written: only the mesh's balancers set it).
+    #[serde(skip)]
+    pub pick: Pick,
 }
 
 impl Default for HierOptions {
@@ -27,6 +31,7 @@ impl Default for HierOptions {
             max_objects: None,
             max_bytes: None,
             bandwidth: crate::sim::Machine::default().bandwidth,
+            pick: Pick::Heaviest,
         }
     }
 }

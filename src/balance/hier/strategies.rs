@@ -364,6 +364,90 @@ pub fn pick(objs: &[ObjData], amounts: &[f64]) -> Vec<Vec<usize>> {
     out
 }
 
+/// How a full domain under a semi-centralized parent picks the objects it sends for what it
+/// owes (B.4's sweep B).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub enum Pick {
+    /// B.4: heaviest first ([`pick`]).
+    #[default]
+    Heaviest,
+    /// For the mesh (plume decision): the objects whose departure cuts the least first, as
+    /// SBN chooses the roots it gives away ([`pick_by_cut`]).
+    Cut,
+}
+
+/// [`pick`] in the order of each object's ΔCut per unit of its load instead of its load: its
+/// records' bytes to objects outside the domain (or already picked) minus those to objects
+/// that stay, over its load, the largest first (then the heavier, then the lower id), the
+/// neighbours' ΔCut growing as an object is picked, so that what leaves grows from the domain's boundary as one piece; each
+/// object is taken while the cumulative load stays `≤ amount + ½ ·` the smallest object not
+/// taken, as in [`pick`]. Returns, per amount, the indices of the objects taken.
+pub fn pick_by_cut(objs: &[ObjData], records: &[CommData], amounts: &[f64]) -> Vec<Vec<usize>> {
+    let n = objs.len();
+    let index = sorted_ids(objs);
+    let at = |id: u32| (index.binary_search_by_key(&id, |&(x, _)| x).ok()).map(|j| index[j].1);
+    let mut inside: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    let mut gain = vec![0.0f64; n];
+    for r in records {
+        let Some(i) = at(r.from) else { continue };
+        match at(r.to) {
+            Some(j) => {
+                inside[i].push((j, r.bytes));
+                gain[i] -= r.bytes;
+            }
+            None => gain[i] += r.bytes,
+        }
+    }
+    // Keys ascending: the largest gain, then the heaviest, then the lowest id first.
+    let key = |i: usize, gain: f64| {
+        let gain = gain / objs[i].load.max(f64::MIN_POSITIVE);
+        let g = gain.to_bits();
+        let ordered = if gain >= 0.0 { g | (1 << 63) } else { !g };
+        (
+            Reverse(ordered),
+            Reverse(objs[i].load.to_bits()),
+            objs[i].id,
+            i,
+        )
+    };
+    let mut queue: BTreeSet<_> = (0..n).map(|i| key(i, gain[i])).collect();
+    let order = heaviest_first(objs);
+    let mut taken = vec![false; n];
+    let mut smallest = order.len();
+    let mut out = Vec::with_capacity(amounts.len());
+    for &amount in amounts {
+        let mut picked = Vec::new();
+        let mut skipped = Vec::new();
+        let mut cum = 0.0;
+        while let Some(first) = queue.pop_first() {
+            let i = first.3;
+            while smallest > 0 && taken[order[smallest - 1]] {
+                smallest -= 1;
+            }
+            let half = objs[order[smallest - 1]].load / 2.0;
+            if cum + objs[i].load > amount + half {
+                skipped.push(i);
+                continue;
+            }
+            cum += objs[i].load;
+            taken[i] = true;
+            picked.push(i);
+            for &(j, bytes) in &inside[i] {
+                if !taken[j] {
+                    let was = queue.remove(&key(j, gain[j]));
+                    gain[j] += 2.0 * bytes;
+                    if was {
+                        queue.insert(key(j, gain[j]));
+                    }
+                }
+            }
+        }
+        queue.extend(skipped.into_iter().map(|i| key(i, gain[i])));
+        out.push(picked);
+    }
+    out
+}
+
 /// Incoming tokens placed before a domain decides (B.4, plume decision): heaviest first (id
 /// asc on ties), each on the bin of least `load / speed` (lowest index on ties), `loads`
 /// growing as they are placed. Returns each token's bin.
@@ -505,6 +589,42 @@ mod tests {
                 (0, Sink::Child(1), 1.0)
             ]
         );
+    }
+
+    #[test]
+    fn picks_by_cut_grow_from_the_boundary_where_heaviest_first_scatters() {
+        // A path 0 - 1 - 2 - 3 inside the domain, 3 facing an object outside (id 9); both
+        // directions of each face, one byte each.
+        let o = objs(&[1.0, 1.0, 1.0, 1.0]);
+        let face = |from: u32, to: u32| CommData {
+            from,
+            to,
+            bytes: 1.0,
+        };
+        let mut records = vec![face(3, 9)];
+        for (a, b) in [(0, 1), (1, 2), (2, 3)] {
+            records.extend([face(a, b), face(b, a)]);
+        }
+        // ΔCut per unit load: 3 gives 1 - 1 = 0, the others -1 or -2; once 3 leaves, 2's
+        // face to it counts outside (-2 + 2 = 0), and 2 goes; 1 would overshoot 2 + ½.
+        assert_eq!(pick_by_cut(&o, &records, &[2.0]), [vec![3, 2]]);
+        // Heaviest first (ties by id) takes 0 and 1: two faces cut instead of one.
+        assert_eq!(pick(&o, &[2.0]), [vec![0, 1]]);
+        // The next amount continues from where the first stopped.
+        assert_eq!(
+            pick_by_cut(&o, &records, &[2.0, 1.0]),
+            [vec![3, 2], vec![1]]
+        );
+        // ΔCut per unit load: of two objects facing out by one byte, the light one (1 a unit)
+        // before the heavy one (½); then the heavy one fits 1 + 2 ≤ 2 + ½ · 2.
+        let two = objs(&[2.0, 1.0]);
+        let out = [face(0, 9), face(1, 9)];
+        assert_eq!(pick_by_cut(&two, &out, &[2.0]), [vec![1, 0]]);
+        // An object without faces first (0), then of two joined by a face the heavy one (-½
+        // a unit against -1): 0.5 + 2 ≤ 2 + ½ · 1.
+        let joined = [face(0, 1), face(1, 0)];
+        let three = objs(&[2.0, 1.0, 0.5]);
+        assert_eq!(pick_by_cut(&three, &joined, &[2.0]), [vec![2, 0]]);
     }
 
     #[test]
