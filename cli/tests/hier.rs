@@ -160,3 +160,79 @@ fn the_simulated_machine_decides_as_the_thread_ranks() {
     assert_eq!(got.len(), 2);
     assert_eq!(got, expected);
 }
+
+/// Issue 24: `compare shock` runs the hierarchical balancer beside PLUM and SBN; its group at
+/// P = 8 over the tree 2,4 is `run shock --balancer hier` at the same P and tree (the same
+/// level averages, so the same summed simulated T), its databases count every root once at
+/// the top and no more than a lowest domain's below it, and a tree that does not fit one of
+/// the P is a one-line usage error naming `--tree` that writes nothing.
+#[test]
+fn compare_shock_runs_hier_as_run_shock_does() {
+    let dir = TempDir::new("hier-compare");
+    let out = dir.arg("cmp");
+    ok(&[
+        "compare", "shock", "--procs", "8", "--levels", "2", "--tree", "2,4", "--out", &out,
+    ]);
+    let text = std::fs::read_to_string(dir.path("cmp").join("compare.json")).unwrap();
+    let cmp: Value = serde_json::from_str(&text).unwrap();
+    let hier = &cmp["hier"][0];
+    assert_eq!(
+        (&hier["tree"], &hier["strategy"]),
+        (&"2,4".into(), &"metis".into())
+    );
+
+    let (_, _) = hier_run(&dir, "ranks", &["--procs", "8", "--tree", "2,4"]);
+    let text = std::fs::read_to_string(dir.path("ranks").join("metrics.json")).unwrap();
+    let ranks: Value = serde_json::from_str(&text).unwrap();
+    let summary = &ranks["summary"];
+    for key in [
+        "load_imb",
+        "cut_pct",
+        "total_v",
+        "max_sr",
+        "comm_mb",
+        "trees_moved",
+        "sim",
+        "time_balance",
+    ] {
+        assert_eq!(hier[key], summary[key], "{key}");
+    }
+    assert!(hier["time_balance"]["elapsed"].as_f64().unwrap() > 0.0);
+
+    let gathered = &cmp["plum_gathered_db"];
+    let roots = gathered["roots"].as_u64().unwrap();
+    assert_eq!(roots, 50_136);
+    let records = gathered["records"].as_u64().unwrap();
+    assert_eq!(gathered["bytes"].as_u64(), Some(16 * (roots + records)));
+    assert_eq!(hier["max_db_objects"][0].as_u64(), Some(roots));
+    // The lowest domains, 4 processors each: the largest holds half the roots or more.
+    let lowest = hier["max_db_objects"][1].as_u64().unwrap();
+    assert!(2 * lowest >= roots && lowest < roots, "{lowest}");
+    let bytes: Vec<u64> = hier["max_db_bytes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap())
+        .collect();
+    let largest = *bytes.iter().max().unwrap();
+    assert_eq!(hier["largest_db_bytes"].as_u64(), Some(largest));
+    let ratio = gathered["bytes"].as_u64().unwrap() as f64 / largest as f64;
+    assert_eq!(hier["db_ratio"].as_f64(), Some(ratio));
+
+    let bad = dir.arg("bad");
+    fails(
+        &[
+            "compare", "shock", "--procs", "2,4", "--tree", "2,2", "--out", &bad,
+        ],
+        2,
+        &["--tree 2,2", "multiply to 4", "2 ranks"],
+    );
+    fails(
+        &[
+            "compare", "shock", "--procs", "4", "--tree", "1", "--out", &bad,
+        ],
+        2,
+        &["--tree", "at least 2 children"],
+    );
+    assert!(!dir.path("bad").exists(), "a usage error writes nothing");
+}

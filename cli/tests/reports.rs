@@ -305,8 +305,8 @@ fn documented_fields() -> BTreeSet<String> {
 }
 
 /// True when the doc covers `path`: listed itself, a phase's field of the CPU account
-/// (`cpu.phases.<phase>.x`), or a summary (`summary.x`, a method's `plum[].x` / `sbn[].x` in
-/// `compare.json`) of a documented record field `x`.
+/// (`cpu.phases.<phase>.x`), or a summary (`summary.x`, a method's `plum[].x` / `sbn[].x` /
+/// `hier[].x` in `compare.json`) of a documented record field `x`.
 fn covered(path: &str, doc: &BTreeSet<String>) -> bool {
     if doc.contains(path) {
         return true;
@@ -317,7 +317,7 @@ fn covered(path: &str, doc: &BTreeSet<String>) -> bool {
     {
         return doc.contains(&format!("cpu.phases.<phase>.{x}"));
     }
-    let rest = ["summary.", "plum[].", "sbn[]."]
+    let rest = ["summary.", "plum[].", "sbn[].", "hier[]."]
         .iter()
         .find_map(|prefix| path.strip_prefix(prefix));
     rest.is_some_and(|x| {

@@ -192,6 +192,34 @@ pub trait Partitioner: Send + Sync {
     }
 }
 
+/// A shared partitioner partitions as the one it shares (a caller keeps a handle to read what
+/// the partitioner reports, as [`crate::sim::HierPartitioner::last`], while a balancer owns
+/// the other).
+impl<T: Partitioner + ?Sized> Partitioner for std::sync::Arc<T> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+
+    fn partition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        part: &mut [u32],
+    ) -> Result<PartitionInfo> {
+        (**self).partition(graph, targets, part)
+    }
+
+    fn repartition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        current: &[u32],
+        part: &mut [u32],
+    ) -> Result<PartitionInfo> {
+        (**self).repartition(graph, targets, current, part)
+    }
+}
+
 /// Checks the arguments every partitioner shares: valid targets, `1 <= nparts <= nvertices`,
 /// one `part` entry per vertex. For implementers of [`Partitioner`].
 ///

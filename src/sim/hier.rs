@@ -45,6 +45,12 @@ impl HierPartitioner {
     pub fn last(&self) -> Option<HierBalance> {
         self.last.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
+
+    /// The report of the last balance, taken: `None` until the next balance (a caller reading
+    /// it after every step sees only the balances of that step).
+    pub fn take_last(&self) -> Option<HierBalance> {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
 }
 
 impl Partitioner for HierPartitioner {

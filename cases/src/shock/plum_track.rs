@@ -12,10 +12,11 @@ use plume::sim::{plum_level, processing_times};
 
 use crate::hier::HierSettings;
 use crate::words::{PolicyName, PolicySettings};
-use plume::balance::hier::Clock;
+use plume::balance::hier::{Clock, HierBalance};
 use plume::partition::Partitioner;
 use plume::remap::{Identity, Remapper};
 use plume::sim::HierPartitioner;
+use std::sync::Arc;
 
 use super::record::loads_and_cut;
 use super::track::Track;
@@ -33,12 +34,16 @@ pub(super) struct PlumTrack {
     /// The flows of what moved (elements of the trees as packed).
     flows: Movement,
     times: StageTimes,
+    /// With [`Balancer::Hier`]: the partitioner PLUM runs, and its report of this level's
+    /// balance (`None` when it did not balance).
+    hier: Option<Arc<HierPartitioner>>,
+    hier_balance: Option<HierBalance>,
 }
 
 impl PlumTrack {
     /// The track of `cfg`, starting from the partitioner's initial partition.
     pub(super) fn new(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Self> {
-        let plum = make_plum(cfg, forest.mesh())?;
+        let (plum, hier) = make_plum(cfg, forest.mesh())?;
         let owner = plum.initial_assignment(&graph.view(&graph.weights)?)?;
         Ok(PlumTrack {
             cfg: cfg.clone(),
@@ -49,6 +54,8 @@ impl PlumTrack {
             moved: Migration::default(),
             flows: Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]),
             times: StageTimes::new(),
+            hier,
+            hier_balance: None,
         })
     }
 
@@ -70,6 +77,7 @@ impl PlumTrack {
         }
         self.times = balancer_times(&b, clock.elapsed());
         self.balance = Some(b);
+        self.hier_balance = self.hier.as_ref().and_then(|h| h.take_last());
         Ok(())
     }
 
@@ -83,6 +91,10 @@ impl Track for PlumTrack {
         &self.owner
     }
 
+    fn hier_balance(&self) -> Option<&HierBalance> {
+        self.hier_balance.as_ref()
+    }
+
     fn before_subdivision(
         &mut self,
         forest: &Forest,
@@ -94,6 +106,7 @@ impl Track for PlumTrack {
         self.moved = Migration::default();
         self.flows = Movement::from_flows(vec![0; self.cfg.procs], vec![0; self.cfg.procs]);
         self.times.clear();
+        self.hier_balance = None;
         if self.balances(BalanceAt::Predicted) {
             self.balance_and_migrate(graph, predicted, forest)?;
         }
@@ -231,9 +244,13 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
 }
 
 /// PLUM as `cfg` sets it for `mesh`'s roots (the partitioner may use their centroids); with
-/// [`Balancer::None`] its policy never balances.
-pub(super) fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> plume::Result<Plum> {
-    plum_over(cfg, &root_centroids(mesh))
+/// [`Balancer::None`] its policy never balances. With [`Balancer::Hier`], also the
+/// hierarchical partitioner PLUM runs, to read its reports.
+fn make_plum(
+    cfg: &ShockConfig,
+    mesh: &Mesh,
+) -> plume::Result<(Plum, Option<Arc<HierPartitioner>>)> {
+    plum_and_hier(cfg, &root_centroids(mesh))
 }
 
 /// The centroid of each root of `mesh`, as PLUM's partitioners take them.
@@ -246,6 +263,14 @@ pub(super) fn root_centroids(mesh: &Mesh) -> Vec<[f64; 3]> {
 /// PLUM as `cfg` sets it for roots whose centroids are `centroids` (every root's where it
 /// partitions, rank 0 of a run on ranks; none elsewhere).
 pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<Plum> {
+    Ok(plum_and_hier(cfg, centroids)?.0)
+}
+
+/// [`plum_over`], and with [`Balancer::Hier`] the hierarchical partitioner it runs.
+fn plum_and_hier(
+    cfg: &ShockConfig,
+    centroids: &[[f64; 3]],
+) -> plume::Result<(Plum, Option<Arc<HierPartitioner>>)> {
     let mut opts = cfg.plum.clone();
     opts.nprocs = cfg.procs;
     opts.parts_per_proc = cfg.parts_per_proc;
@@ -253,6 +278,7 @@ pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Res
         Balancer::None => PolicyName::Never,
         Balancer::Plum | Balancer::Sbn | Balancer::Hier => cfg.policy,
     };
+    let mut hier_partitioner = None;
     let (partitioner, remapper): (Box<dyn Partitioner>, Box<dyn Remapper>) = match cfg.balancer {
         // The hierarchical balancer on the simulated machine: its decisions are the parts,
         // one a processor, kept where they are.
@@ -262,15 +288,15 @@ pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Res
                 .clone()
                 .unwrap_or_else(|| HierSettings::new(cfg.procs));
             let tree = hier.tree.build(cfg.procs)?;
+            let opts = hier.options();
             let clock = Clock {
                 machine: cfg.machine,
                 ..Clock::default()
             };
             let t = cfg.plum.model.time_per_load;
-            (
-                Box::new(HierPartitioner::new(tree, hier.options(), clock, t)),
-                Box::new(Identity),
-            )
+            let hier = Arc::new(HierPartitioner::new(tree, opts, clock, t));
+            hier_partitioner = Some(Arc::clone(&hier));
+            (Box::new(hier), Box::new(Identity))
         }
         _ => (
             cfg.partitioner.build(cfg.seed, centroids),
@@ -283,5 +309,6 @@ pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Res
         remapper,
         policy.build(PolicySettings::default()),
     )?;
-    Ok(plum.first_by(cfg.initial.build(cfg.seed, centroids)))
+    let plum = plum.first_by(cfg.initial.build(cfg.seed, centroids));
+    Ok((plum, hier_partitioner))
 }

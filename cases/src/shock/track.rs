@@ -29,4 +29,9 @@ pub trait Track {
         graph: &DualGraph,
         adapt_ms: &StageTimes,
     ) -> Result<LevelRecord>;
+    /// The hierarchical balancer's report of this level's balance (its databases, its phases'
+    /// simulated time), when the track balances with it and balanced at this level.
+    fn hier_balance(&self) -> Option<&plume::balance::hier::HierBalance> {
+        None
+    }
 }

@@ -1,5 +1,6 @@
-//! The SVG charts against P: LoadImb, Cut% and MaxSR of both methods beside the published
-//! values (seed 004 figure 21), and SBN's simulated time relative to PLUM's.
+//! The SVG charts against P: LoadImb, Cut% and MaxSR of PLUM and SBN beside the published
+//! values (seed 004 figure 21), SBN's simulated time relative to PLUM's, and the hierarchical
+//! balancer's summed simulated T relative to PLUM's.
 
 use plume_cases::charts::{ChartOptions, Series};
 
@@ -8,8 +9,8 @@ use super::rows::Row;
 use super::Comparison;
 
 impl Comparison {
-    /// The charts against P: LoadImb, Cut% and MaxSR of both methods beside the published
-    /// values, and SBN's simulated time relative to PLUM's.
+    /// The charts against P: LoadImb, Cut% and MaxSR of PLUM and SBN beside the published
+    /// values, SBN's simulated time relative to PLUM's, and the hierarchical balancer's.
     pub(super) fn charts(&self) -> Vec<Chart> {
         let rows = self.rows();
         let ours = |pick: fn(&Row) -> f64| {
@@ -86,6 +87,25 @@ impl Comparison {
                     reference: Some((1.0, "equal time".into())),
                 },
             },
+            Chart {
+                file: "hier.svg",
+                title: "Hierarchical balancing's summed simulated T relative to PLUM's, shock wave"
+                    .into(),
+                y_label: "hier / PLUM summed simulated T (below 1: hier faster)",
+                series: vec![Series::new(
+                    "hier / PLUM",
+                    self.hier_rows()
+                        .iter()
+                        .map(|r| (r.procs as f64, r.t_s.1 / r.t_s.0))
+                        .collect(),
+                )
+                .with_colour(HIER)],
+                options: ChartOptions {
+                    x_log2: true,
+                    y_includes: vec![1.0],
+                    reference: Some((1.0, "equal time".into())),
+                },
+            },
         ]
     }
 }
@@ -100,6 +120,7 @@ const PUBLISHED: &str = "seed 004, published";
 const PLUM: usize = 0;
 const SBN: usize = 1;
 const SBN_QWGT: usize = 2;
+const HIER: usize = 3;
 
 /// A chart of [`Comparison::write`].
 pub(super) struct Chart {

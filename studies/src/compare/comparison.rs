@@ -1,15 +1,19 @@
-//! The comparison itself: [`compare`] runs the shock case once and balances it with PLUM and
-//! SBN for every P into a [`Comparison`] (its files are made in `json.rs`, `markdown.rs` and
-//! `charts.rs`, and written by `write.rs`).
+//! The comparison itself: [`compare`] runs the shock case once and balances it with PLUM, SBN
+//! and the hierarchical balancer for every P into a [`Comparison`] (its files are made in
+//! `json.rs`, `markdown.rs` and `charts.rs`, and written by `write.rs`).
 
 use plume::mesh::Mesh;
 use plume::sim::Machine;
 use plume_cases::Result;
 
+use super::hier::{Databases, GatheredGraph, HierRun};
+use plume::balance::hier::Strategy;
+use plume_cases::hier::HierSettings;
 use plume_cases::provenance::Provenance;
 use plume_cases::shock::{self, Balancer, ShockConfig, ShockRun};
+use plume_cases::words::TreeSpec;
 
-/// The two methods' runs for every P.
+/// The three methods' runs for every P.
 pub struct Comparison {
     /// Where the comparison comes from (written first in `compare.json` when set).
     pub provenance: Option<Provenance>,
@@ -19,41 +23,101 @@ pub struct Comparison {
     pub plum: Vec<ShockRun>,
     /// SBN's run for each P.
     pub sbn: Vec<ShockRun>,
-    /// The simulated machine both were timed on.
+    /// The hierarchical balancer's run for each P, with its databases (`None` at P = 1: a
+    /// hierarchy needs 2 processors, and one has nothing to balance).
+    pub hier: Vec<Option<HierRun>>,
+    /// What flat PLUM's rank 0 gathers at a balance: every root and face record.
+    pub gathered: GatheredGraph,
+    /// The simulated machine all were timed on.
     pub machine: Machine,
     /// The machine's name as the command line gave it (`sp2`, `measured`, a file), when set.
     pub machine_name: Option<String>,
 }
 
-/// Runs the shock-wave case once and balances it with PLUM and with SBN, both set as in
+/// The hierarchical group's tree and strategy, the same at every P.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HierChoice {
+    /// The tree at every P (`None`: each P's default, [`HierSettings::new`]).
+    pub tree: Option<TreeSpec>,
+    /// The lowest domains' strategy (`None`: [`HierSettings::new`]'s).
+    pub strategy: Option<Strategy>,
+}
+
+impl HierChoice {
+    /// The settings at P = `procs`.
+    pub fn at(&self, procs: usize) -> HierSettings {
+        let default = HierSettings::new(procs);
+        HierSettings {
+            tree: self.tree.clone().unwrap_or(default.tree),
+            strategy: self.strategy.unwrap_or(default.strategy),
+        }
+    }
+}
+
+/// Runs the shock-wave case once and balances it with PLUM, with SBN and with the
+/// hierarchical balancer (`hier`'s tree and strategy, at P of at least 2), all set as in
 /// `base`, for every P of `procs`; `each_level(level)` is called after every level.
+///
+/// # Errors
+/// A tree of `hier` that does not fit one of the P ([`Error::Plume`]), and those of
+/// [`shock::run_many`].
+///
+/// [`Error::Plume`]: plume_cases::Error::Plume
 pub fn compare(
     procs: &[usize],
     base: &ShockConfig,
+    hier: &HierChoice,
     mesh: Mesh,
     mut each_level: impl FnMut(usize) -> Result<()>,
 ) -> Result<Comparison> {
-    let mut cfgs = Vec::with_capacity(2 * procs.len());
+    let mut cfgs = Vec::with_capacity(3 * procs.len());
     for &p in procs {
-        for balancer in [Balancer::Plum, Balancer::Sbn] {
+        for balancer in [Balancer::Plum, Balancer::Sbn, Balancer::Hier] {
+            if balancer == Balancer::Hier && p < 2 {
+                continue;
+            }
             let mut cfg = base.clone();
             cfg.procs = p;
             cfg.balancer = balancer;
+            cfg.hier = (balancer == Balancer::Hier).then(|| hier.at(p));
+            if let Some(hier) = &cfg.hier {
+                hier.tree.build(p)?;
+            }
             cfgs.push(cfg);
         }
     }
-    let runs = shock::run_many(&cfgs, mesh, |level, _, _, _| match level {
-        0 => Ok(()),
-        _ => each_level(level),
+    let mut gathered = GatheredGraph::default();
+    let mut databases: Vec<_> = cfgs.iter().map(|_| Databases::default()).collect();
+    let runs = shock::run_many(&cfgs, mesh, |level, forest, tracks, _| {
+        if level == 0 {
+            gathered = GatheredGraph::of(forest);
+            return Ok(());
+        }
+        for (db, track) in databases.iter_mut().zip(tracks) {
+            if let Some(b) = track.hier_balance() {
+                db.add(b);
+            }
+        }
+        each_level(level)
     })?;
-    let (plum, sbn): (Vec<_>, Vec<_>) = runs
-        .into_iter()
-        .partition(|r| r.config.balancer == Balancer::Plum);
+    let (mut plum, mut sbn, mut hier) = (Vec::new(), Vec::new(), Vec::new());
+    let mut runs = runs.into_iter().zip(databases);
+    for &p in procs {
+        let mut next = || runs.next().expect("a run for every configuration");
+        plum.push(next().0);
+        sbn.push(next().0);
+        hier.push((p >= 2).then(|| {
+            let (run, database) = next();
+            HierRun::new(run, database, &gathered)
+        }));
+    }
     Ok(Comparison {
         provenance: None,
         procs: procs.to_vec(),
         plum,
         sbn,
+        hier,
+        gathered,
         machine: base.machine,
         machine_name: None,
     })

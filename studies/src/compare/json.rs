@@ -1,10 +1,12 @@
-//! `compare.json`: each method's level averages for every P, and the simulated machine.
+//! `compare.json`: each method's level averages for every P (the hierarchical balancer's with
+//! its tree and largest databases), the graph flat PLUM gathers, and the simulated machine.
 
 use serde_json::{Map, Value};
 
 use super::rows::summary;
-use super::Comparison;
+use super::{Comparison, HierRun};
 use plume_cases::shock::ShockRun;
+use plume_cases::words::Words;
 
 impl Comparison {
     /// `compare.json`: the per-method level averages for each P. Wall-clock readings
@@ -14,16 +16,7 @@ impl Comparison {
     /// A one-line message naming the first number that is not finite.
     pub fn json(&self) -> Result<String, String> {
         let summaries = |runs: &[ShockRun]| {
-            Value::Array(
-                runs.iter()
-                    .map(|r| {
-                        let mut s = summary(r);
-                        s.remove("time_ms");
-                        s.remove("balance_pct");
-                        Value::Object(s)
-                    })
-                    .collect(),
-            )
+            Value::Array(runs.iter().map(|r| Value::Object(numbers(r))).collect())
         };
         let mut top = Map::new();
         if let Some(p) = &self.provenance {
@@ -36,6 +29,15 @@ impl Comparison {
         top.insert("machine".into(), self.machine_json());
         top.insert("plum".into(), summaries(&self.plum));
         top.insert("sbn".into(), summaries(&self.sbn));
+        let hier = self
+            .hier
+            .iter()
+            .map(|h| h.as_ref().map_or(Value::Null, hier_json));
+        top.insert("hier".into(), Value::Array(hier.collect()));
+        top.insert(
+            "plum_gathered_db".into(),
+            serde_json::to_value(self.gathered).expect("counts serialize"),
+        );
         plume_cases::report::finite::pretty_json("compare", &Value::Object(top))
     }
 
@@ -51,4 +53,30 @@ impl Comparison {
         }
         Value::Object(json)
     }
+}
+
+/// A run's level averages without the wall-clock readings (`time_ms`, `balance_pct`).
+fn numbers(run: &ShockRun) -> Map<String, Value> {
+    let mut s = summary(run);
+    s.remove("time_ms");
+    s.remove("balance_pct");
+    s
+}
+
+/// The hierarchical balancer's entry: its level averages, then its tree, strategy and largest
+/// databases.
+fn hier_json(h: &HierRun) -> Value {
+    let mut s = numbers(&h.run);
+    let settings = h.settings();
+    s.insert("tree".into(), Value::from(settings.tree.to_string()));
+    s.insert("strategy".into(), Value::from(settings.strategy.word()));
+    if let Value::Object(db) = serde_json::to_value(&h.databases).expect("counts serialize") {
+        s.extend(db);
+    }
+    s.insert(
+        "largest_db_bytes".into(),
+        serde_json::json!(h.databases.largest_bytes()),
+    );
+    s.insert("db_ratio".into(), serde_json::json!(h.db_ratio));
+    Value::Object(s)
 }

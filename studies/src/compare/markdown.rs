@@ -119,6 +119,50 @@ impl Comparison {
                 r.eta.1
             );
         }
+        t + &self.hier_markdown()
+    }
+
+    /// The section on the hierarchical balancer beside PLUM, on the same simulated machine.
+    fn hier_markdown(&self) -> String {
+        let g = &self.gathered;
+        let mut t =
+            "\n## Hierarchical balancing beside PLUM on the same simulated machine\n\n".to_string();
+        t += &format!(
+            "The hierarchical balancer (`run shock --balancer hier`; `hierarchical.md`) from the \
+             same first owners as PLUM, with PLUM's policy and accept rule, at every P of at \
+             least 2: its tree, the strategy of its lowest domains, its summed simulated T \
+             beside PLUM's (seconds, the levels' times summed), its averages as in table 8, and \
+             the largest database one of its leaders held at any tree level and balance \
+             (eq. (2): 16 bytes a root, a face record or a child's total) against the graph \
+             flat PLUM's rank 0 gathers: {} roots and {} face records, {} bytes.\n\n",
+            g.roots, g.records, g.bytes
+        );
+        t += "| P | tree | strategy | T PLUM s | T hier s | hier / PLUM | LoadImb hier | \
+              Cut% PLUM | Cut% hier | TotalV hier | MaxSR hier | Comm. MB hier | largest \
+              database hier bytes | PLUM's / hier's database |\n";
+        t += "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \
+              ---: | ---: |\n";
+        for row in self.hier_rows() {
+            let ratio = |x: Option<f64>, d: usize| x.map_or("—".into(), |x| format!("{x:.d$}"));
+            t += &format!(
+                "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} | {:.0} | {:.0} | \
+                 {:.2} | {} | {} |\n",
+                row.procs,
+                row.tree,
+                row.strategy,
+                row.t_s.0,
+                row.t_s.1,
+                row.t_s.1 / row.t_s.0,
+                row.load_imb,
+                row.cut_pct.0,
+                row.cut_pct.1,
+                row.total_v,
+                row.max_sr,
+                row.comm_mb,
+                row.largest_db_bytes.map_or("—".into(), |b| b.to_string()),
+                ratio(row.db_ratio, 1),
+            );
+        }
         t
     }
 

@@ -15,6 +15,7 @@
 //! | file | owns |
 //! | --- | --- |
 //! | `comparison.rs` | running the comparison ([`compare`], [`Comparison`]) |
+//! | `hier.rs` | the hierarchical balancer's run with its largest databases ([`HierRun`]), and the graph flat PLUM gathers ([`GatheredGraph`]) |
 //! | `published.rs` | seed 004's published table 8 ([`SEED_TABLE_8`]) |
 //! | `rows.rs` | one P's averages of both methods, read from the runs' summaries |
 //! | `json.rs` | `compare.json` |
@@ -24,12 +25,14 @@
 
 mod charts;
 mod comparison;
+mod hier;
 mod json;
 mod markdown;
 mod published;
 mod rows;
 mod write;
 
-pub use comparison::{compare, Comparison};
+pub use comparison::{compare, Comparison, HierChoice};
+pub use hier::{Databases, GatheredGraph, HierRun};
 pub use markdown::machine_table;
 pub use published::SEED_TABLE_8;

@@ -1,10 +1,12 @@
-//! One P's averages of both methods ([`Row`]), read from the runs' summaries, as the tables
-//! and charts show them.
+//! One P's averages of PLUM and SBN ([`Row`]) and of the hierarchical balancer ([`HierRow`]),
+//! read from the runs' summaries, as the tables and charts show them.
 
 use serde_json::{Map, Value};
 
-use super::Comparison;
+use super::hier::summed_t;
+use super::{Comparison, HierRun};
 use plume_cases::shock::{ShockRun, Stage};
+use plume_cases::words::Words;
 
 impl Comparison {
     /// One row per P, in the order run.
@@ -14,6 +16,54 @@ impl Comparison {
             .zip(self.plum.iter().zip(&self.sbn))
             .map(|(&procs, (plum, sbn))| Row::new(procs, plum, sbn))
             .collect()
+    }
+
+    /// One row per P the hierarchical balancer ran at (P of at least 2), in the order run.
+    pub(super) fn hier_rows(&self) -> Vec<HierRow> {
+        self.procs
+            .iter()
+            .zip(self.plum.iter().zip(&self.hier))
+            .filter_map(|(&procs, (plum, hier))| {
+                hier.as_ref().map(|h| HierRow::new(procs, plum, h))
+            })
+            .collect()
+    }
+}
+
+/// One P's numbers of the hierarchical balancer, beside PLUM's where compared.
+pub(super) struct HierRow {
+    pub(super) procs: usize,
+    pub(super) tree: String,
+    pub(super) strategy: &'static str,
+    /// Summed simulated T, (PLUM, hier).
+    pub(super) t_s: (f64, f64),
+    pub(super) load_imb: f64,
+    /// Cut%, (PLUM, hier).
+    pub(super) cut_pct: (f64, f64),
+    pub(super) total_v: f64,
+    pub(super) max_sr: f64,
+    pub(super) comm_mb: f64,
+    pub(super) largest_db_bytes: Option<u64>,
+    pub(super) db_ratio: Option<f64>,
+}
+
+impl HierRow {
+    fn new(procs: usize, plum: &ShockRun, hier: &HierRun) -> HierRow {
+        let (p, h) = (summary(plum), summary(&hier.run));
+        let settings = hier.settings();
+        HierRow {
+            procs,
+            tree: settings.tree.to_string(),
+            strategy: settings.strategy.word(),
+            t_s: (summed_t(plum), summed_t(&hier.run)),
+            load_imb: field(&h, "load_imb"),
+            cut_pct: (field(&p, "cut_pct"), field(&h, "cut_pct")),
+            total_v: field(&h, "total_v"),
+            max_sr: field(&h, "max_sr"),
+            comm_mb: field(&h, "comm_mb"),
+            largest_db_bytes: hier.databases.largest_bytes(),
+            db_ratio: hier.db_ratio,
+        }
     }
 }
 
