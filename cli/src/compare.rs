@@ -9,16 +9,14 @@ use clap::{Args, Subcommand};
 use super::common::say;
 use super::failure::{CliResult, Failure};
 use super::machine::machine;
-use super::options::{words, ShockCaseArgs};
+use super::options::{HierArgs, ShockCaseArgs};
 use super::progress::Progress;
-use super::shock::hier_settings;
-use plume::balance::hier::Strategy;
 use plume_cases::error::check_procs;
 use plume_cases::provenance::Provenance;
 use plume_cases::run_folder::RunFolder;
 use plume_cases::shock::ShockConfig;
+use plume_cases::words::Balancer;
 use plume_cases::words::MachineName;
-use plume_cases::words::{Balancer, TreeSpec};
 use plume_studies::compare::{compare, HierChoice};
 
 /// The cases `plume compare` knows.
@@ -43,14 +41,9 @@ pub struct CompareArgs {
     /// `plume calibrate --out` wrote.
     #[arg(long, default_value = "sp2", value_name = "sp2|measured|FILE.json")]
     pub machine: MachineName,
-    /// The hierarchical balancer's tree at every P of at least 2: one branching G, or a list
-    /// of branchings from the top whose product is each P (8,4: 8 domains of 4 processors)
-    /// [default: for each P, three levels, the smallest uniform branching that reaches P].
-    #[arg(long, value_name = "G|G1,G2,...")]
-    pub tree: Option<TreeSpec>,
-    /// The hierarchical balancer's strategy in its lowest domains [default: metis].
-    #[arg(long, value_parser = words::<Strategy>())]
-    pub hier_strategy: Option<Strategy>,
+    /// The hierarchical balancer's options.
+    #[command(flatten)]
+    pub hier: HierArgs,
     /// Output folder.
     #[arg(long, default_value = "out/compare")]
     pub out: PathBuf,
@@ -72,12 +65,12 @@ pub fn run(cmd: CompareCommand) -> CliResult {
     for &p in &args.procs {
         check_procs(p, base.parts_per_proc, mesh.nelems())?;
         if p >= 2 {
-            hier_settings(Balancer::Hier, &args.tree, args.hier_strategy, p)?;
+            args.hier.settings(Balancer::Hier, p)?;
         }
     }
     let hier = HierChoice {
-        tree: args.tree,
-        strategy: args.hier_strategy,
+        tree: args.hier.tree,
+        strategy: args.hier.hier_strategy,
     };
     let mut folder = RunFolder::open(&args.out)?;
     let progress = Progress::bar(base.levels as u64, "compare");

@@ -11,12 +11,11 @@ use clap::Args;
 
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
-use super::options::BackendName;
 use super::options::{ranks, words};
-use plume::balance::hier::Strategy;
+use super::options::{BackendName, HierArgs};
 use plume_cases::budget::Budget;
 use plume_cases::erosion::{self, run_ranks, ErosionConfig};
-use plume_cases::words::{Balancer, PartitionKind, PolicyName, StepTimeName, TreeSpec, VtkLevels};
+use plume_cases::words::{Balancer, PartitionKind, PolicyName, StepTimeName, VtkLevels};
 
 /// Arguments of `plume run erosion`.
 #[derive(Debug, Args)]
@@ -58,15 +57,9 @@ pub struct ErosionArgs {
     /// domain's roots; not with --policy ulba or select, nor --compare).
     #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
     pub balancer: Balancer,
-    /// The hierarchical balancer's tree (with --balancer hier): one branching G, or a list of
-    /// branchings from the top whose product is P (8,4: 8 domains of 4 ranks) [default: three
-    /// levels, the smallest uniform branching that reaches P].
-    #[arg(long, value_name = "G|G1,G2,...")]
-    pub tree: Option<TreeSpec>,
-    /// The hierarchical balancer's strategy in its lowest domains (with --balancer hier)
-    /// [default: metis].
-    #[arg(long, value_parser = words::<Strategy>())]
-    pub hier_strategy: Option<Strategy>,
+    /// The hierarchical balancer's options.
+    #[command(flatten)]
+    pub hier: HierArgs,
     /// Iterations.
     #[arg(long, default_value_t = 200)]
     pub iterations: usize,
@@ -172,7 +165,7 @@ pub(super) fn config(args: &ErosionArgs, procs: usize) -> CliResult<ErosionConfi
             args.balancer
         )));
     }
-    let hier = super::shock::hier_settings(args.balancer, &args.tree, args.hier_strategy, procs)?;
+    let hier = args.hier.settings(args.balancer, procs)?;
     if hier.is_some() && args.compare {
         return Err(usage(
             "--compare runs ULBA, whose uneven shares --balancer hier cannot aim at: compare \

@@ -11,8 +11,7 @@ use plume::mesh::{geometry, Mesh};
 use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, words};
-use super::options::{refuse_sbn_options, BackendName};
-use plume::balance::hier::Strategy;
+use super::options::{refuse_sbn_options, BackendName, HierArgs};
 use plume::balance::Variant;
 use plume::numbers::short;
 use plume_cases::budget::{Budget, EULER};
@@ -25,7 +24,7 @@ use plume_cases::euler::{
     SchemeOptions, State1d, TimeScheme,
 };
 use plume_cases::provenance::MeshSource;
-use plume_cases::words::{Balancer, InitialName, PartitionerName, PolicyName, TreeSpec};
+use plume_cases::words::{Balancer, InitialName, PartitionerName, PolicyName};
 use plume_cases::words::{SbnPolicyName, VtkLevels};
 
 /// SBN's choices when `--sbn-policy` is left out: the seed's, with no work sent back with a
@@ -86,15 +85,9 @@ pub struct EulerArgs {
     /// they compute each stage of an iteration, trees move lazily) or none.
     #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
     pub balancer: Balancer,
-    /// The hierarchical balancer's tree (with --balancer hier): one branching G, or a list of
-    /// branchings from the top whose product is P (2,2: 2 domains of 2 ranks) [default: three
-    /// levels, the smallest uniform branching that reaches P].
-    #[arg(long, value_name = "G|G1,G2,...")]
-    pub tree: Option<TreeSpec>,
-    /// The hierarchical balancer's strategy in its lowest domains (with --balancer hier)
-    /// [default: metis].
-    #[arg(long, value_parser = words::<Strategy>())]
-    pub hier_strategy: Option<Strategy>,
+    /// The hierarchical balancer's options.
+    #[command(flatten)]
+    pub hier: HierArgs,
     /// When to balance, with --balancer plum or hier: threshold[:X] (LoadImb ≥ X, default
     /// 1.05), never, periodic:K, cost-benefit[:C] (C: seconds assumed per balance before the
     /// first is measured, default 0), or select (with --balancer plum: at each adaptation
@@ -237,7 +230,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     if args.output_every == 0 {
         return usage("--output-every must be at least 1".into());
     }
-    let hier = super::shock::hier_settings(args.balancer, &args.tree, args.hier_strategy, procs)?;
+    let hier = args.hier.settings(args.balancer, procs)?;
     let policy = policy(args)?;
     let select = policy == Some(PolicyName::Select);
     refuse_sbn_options(

@@ -1,7 +1,7 @@
 //! What several subcommands' options share: the clap glue that parses the cases' words
 //! ([`words`]), how the ranks run ([`BackendName`]), the shock case's options of `run shock`
-//! and `compare shock` ([`ShockCaseArgs`]) and the refusal of SBN's options with another
-//! balancer ([`refuse_sbn_options`]).
+//! and `compare shock` ([`ShockCaseArgs`]), the hierarchical balancer's ([`HierArgs`]) and the
+//! refusal of SBN's options with another balancer ([`refuse_sbn_options`]).
 
 use std::path::{Path, PathBuf};
 
@@ -11,12 +11,14 @@ use plume::balance::Variant;
 
 use super::common::{load_mesh, VtkCompression};
 use super::failure::{CliResult, Failure};
+use plume::balance::hier::Strategy;
 use plume::io::VtuOptions;
 use plume_cases::budget::Budget;
+use plume_cases::hier::HierSettings;
 use plume_cases::provenance::MeshSource;
 use plume_cases::ranks::Ranks;
 use plume_cases::shock::{self, ShockConfig};
-use plume_cases::words::{Balancer, SbnPolicyName, VtkLevels, Words};
+use plume_cases::words::{Balancer, SbnPolicyName, TreeSpec, VtkLevels, Words};
 
 /// How a case runs its ranks from `run`'s options: `procs` ranks (`--procs`), under `mpirun`
 /// when `mpi` (`--backend mpi`), output into `out` (`--out`) with `vtk`'s VTK files
@@ -162,4 +164,53 @@ pub fn shock_mesh(path: Option<&Path>) -> CliResult<(plume::mesh::Mesh, MeshSour
         Some(path) => (load_mesh(path)?, MeshSource::of_file(path)?),
         None => shock::published_mesh_and_source()?,
     })
+}
+
+/// The hierarchical balancer's options (`run shock|euler|erosion`, `compare shock`).
+#[derive(Debug, Clone, Args)]
+pub struct HierArgs {
+    /// The hierarchical balancer's tree (with --balancer hier): one branching G, or a list of
+    /// branchings from the top whose product is P (8,4: 8 domains of 4 ranks) [default: three
+    /// levels, the smallest uniform branching that reaches P].
+    #[arg(long, value_name = "G|G1,G2,...")]
+    pub tree: Option<TreeSpec>,
+    /// The hierarchical balancer's strategy in its lowest domains (with --balancer hier)
+    /// [default: metis].
+    #[arg(long, value_parser = words::<Strategy>())]
+    pub hier_strategy: Option<Strategy>,
+}
+
+impl HierArgs {
+    /// The hierarchical balancer's settings on `procs` ranks with `balancer` hier (`None` for
+    /// the others, which refuse `--tree` and `--hier-strategy`).
+    pub fn settings(&self, balancer: Balancer, procs: usize) -> CliResult<Option<HierSettings>> {
+        if balancer != Balancer::Hier {
+            let given = [
+                self.tree.as_ref().map(|_| "--tree"),
+                self.hier_strategy.map(|_| "--hier-strategy"),
+            ];
+            return match given.into_iter().flatten().next() {
+                Some(option) => Err(Failure::Usage(format!(
+                    "{option} applies to --balancer hier only, not --balancer {balancer}"
+                ))),
+                None => Ok(None),
+            };
+        }
+        let mut settings = HierSettings::new(procs);
+        if let Some(tree) = &self.tree {
+            settings.tree = tree.clone();
+        }
+        if let Some(strategy) = self.hier_strategy {
+            settings.strategy = strategy;
+        }
+        if let Err(e) = settings.tree.build(procs) {
+            let e = e.to_string();
+            return Err(Failure::Usage(format!(
+                "--tree {}: {}",
+                settings.tree,
+                e.trim_start_matches("tree: ")
+            )));
+        }
+        Ok(Some(settings))
+    }
 }

@@ -12,13 +12,10 @@ use plume::dist::BalanceAt;
 
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
-use super::options::{ranks, refuse_sbn_options, words, BackendName, ShockCaseArgs};
-use plume::balance::hier::Strategy;
-use plume_cases::hier::HierSettings;
+use super::options::{ranks, refuse_sbn_options, words, BackendName, HierArgs, ShockCaseArgs};
 use plume_cases::shock::{run_ranks, ShockConfig};
 use plume_cases::words::{
-    Balancer, InitialName, MachineName, ObjectiveName, PartitionerName, PolicyName, TreeSpec,
-    VtkLevels,
+    Balancer, InitialName, MachineName, ObjectiveName, PartitionerName, PolicyName, VtkLevels,
 };
 
 /// Arguments of `plume run shock`.
@@ -36,15 +33,9 @@ pub struct ShockArgs {
     /// Balancer (sbn without --backend: on the simulated machine).
     #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
     pub balancer: Balancer,
-    /// The hierarchical balancer's tree (with --balancer hier): one branching G, or a list of
-    /// branchings from the top whose product is P (8,4: 8 domains of 4 ranks) [default: three
-    /// levels, the smallest uniform branching that reaches P].
-    #[arg(long, value_name = "G|G1,G2,...")]
-    pub tree: Option<TreeSpec>,
-    /// The hierarchical balancer's strategy in its lowest domains (with --balancer hier)
-    /// [default: metis].
-    #[arg(long, value_parser = words::<Strategy>())]
-    pub hier_strategy: Option<Strategy>,
+    /// The hierarchical balancer's options.
+    #[command(flatten)]
+    pub hier: HierArgs,
     /// On ranks, process every level with the per-leaf kernel after its step (PLUM and none:
     /// each rank its own roots; always on for SBN on ranks), and report the measured times.
     #[arg(long)]
@@ -139,7 +130,7 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     )?;
     let mut cfg = ShockConfig::new(procs);
     cfg.balancer = args.balancer;
-    cfg.hier = hier_settings(args.balancer, &args.tree, args.hier_strategy, procs)?;
+    cfg.hier = args.hier.settings(args.balancer, procs)?;
     if cfg.hier.is_some() && args.parts_per_proc > 1 {
         return Err(usage(format!(
             "--balancer hier balances the ranks' own roots: one part per rank, not \
@@ -164,44 +155,6 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
         cfg.machine = super::machine::machine(&args.machine)?;
     }
     Ok(cfg)
-}
-
-/// The hierarchical balancer's settings on `procs` ranks with `balancer` hier (`None` for the
-/// others, which refuse `--tree` and `--hier-strategy`).
-pub(super) fn hier_settings(
-    balancer: Balancer,
-    tree: &Option<TreeSpec>,
-    strategy: Option<Strategy>,
-    procs: usize,
-) -> CliResult<Option<HierSettings>> {
-    if balancer != Balancer::Hier {
-        let given = [
-            tree.as_ref().map(|_| "--tree"),
-            strategy.map(|_| "--hier-strategy"),
-        ];
-        return match given.into_iter().flatten().next() {
-            Some(option) => Err(Failure::Usage(format!(
-                "{option} applies to --balancer hier only, not --balancer {balancer}"
-            ))),
-            None => Ok(None),
-        };
-    }
-    let mut settings = HierSettings::new(procs);
-    if let Some(tree) = tree {
-        settings.tree = tree.clone();
-    }
-    if let Some(strategy) = strategy {
-        settings.strategy = strategy;
-    }
-    if let Err(e) = settings.tree.build(procs) {
-        let e = e.to_string();
-        return Err(Failure::Usage(format!(
-            "--tree {}: {}",
-            settings.tree,
-            e.trim_start_matches("tree: ")
-        )));
-    }
-    Ok(Some(settings))
 }
 
 /// PLUM's objective with `partitioner` and `parts_per_proc` parts per processor: `objective`,
