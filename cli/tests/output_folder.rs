@@ -94,6 +94,7 @@ fn rerunning_shock_and_compare_into_a_used_folder_leaves_only_the_new_runs_files
         "compare.json",
         "compare.md",
         "cut.svg",
+        "hier.svg",
         "loadimb.svg",
         "maxsr.svg",
         "time.svg",
