@@ -49,13 +49,18 @@ impl HierSettings {
 
     /// The balancer on `procs` processors of the simulated machine, in one process
     /// ([`HierPartitioner`], PLUM's repartitioner with the identity remap: the ranks'
-    /// decisions), a root's load being `PWgt · time_per_load` as on ranks.
+    /// decisions), its phases timed by `clock`, a root's load being `PWgt · time_per_load` as
+    /// on ranks.
     ///
     /// # Errors
     /// A tree that does not fit the processors ([`TreeSpec::build`]).
-    pub fn simulated(&self, procs: usize, time_per_load: f64) -> plume::Result<HierPartitioner> {
+    pub fn simulated(
+        &self,
+        procs: usize,
+        clock: Clock,
+        time_per_load: f64,
+    ) -> plume::Result<HierPartitioner> {
         let tree = self.tree.build(procs)?;
-        let clock = Clock::default();
         Ok(HierPartitioner::new(
             tree,
             self.options(),

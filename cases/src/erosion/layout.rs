@@ -9,6 +9,7 @@
 //! ([`HierSettings::simulated`](crate::hier::HierSettings::simulated) in one process,
 //! [`HierSettings::balancer`](crate::hier::HierSettings::balancer) on ranks).
 
+use plume::balance::hier::Clock;
 use plume::balance::{Accept, Never, Plum, PlumOptions};
 use plume::graph::{DualGraph, Weights};
 use plume::partition::{Metis, Partitioner, Stripes};
@@ -71,7 +72,7 @@ pub fn balancer_of(cfg: &ErosionConfig, centroids: &[[f64; 3]]) -> plume::Result
         return balancer(cfg.partition, centroids, p, p as f64, p * cfg.cells[0]);
     };
     let first = first_partitioner(cfg, centroids);
-    let hier = Box::new(hier.simulated(p, cfg.machine.time_per_leaf())?);
+    let hier = Box::new(hier.simulated(p, Clock::default(), cfg.machine.time_per_leaf())?);
     let plum = Plum::with(options(p), hier, Box::new(Identity), Box::new(Never))?;
     Ok(plum.first_by(first))
 }

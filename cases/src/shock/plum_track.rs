@@ -287,14 +287,12 @@ fn plum_and_hier(
                 .hier
                 .clone()
                 .unwrap_or_else(|| HierSettings::new(cfg.procs));
-            let tree = hier.tree.build(cfg.procs)?;
-            let opts = hier.options();
             let clock = Clock {
                 machine: cfg.machine,
                 ..Clock::default()
             };
             let t = cfg.plum.model.time_per_load;
-            let hier = Arc::new(HierPartitioner::new(tree, opts, clock, t));
+            let hier = Arc::new(hier.simulated(cfg.procs, clock, t)?);
             hier_partitioner = Some(Arc::clone(&hier));
             (Box::new(hier), Box::new(Identity))
         }
