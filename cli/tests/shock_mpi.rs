@@ -54,6 +54,19 @@ fn mpirun_ok(procs: usize, args: &[&str]) -> Output {
     output
 }
 
+/// Runs `case` as a job of `procs` processes (`--backend mpi --out DIR/mpi`), then on `procs`
+/// thread ranks (`--out DIR/threads`); returns the job's output.
+fn job_and_threads(dir: &TempDir, procs: usize, case: &[&str]) -> Output {
+    let (mpi, threads) = (dir.arg("mpi"), dir.arg("threads"));
+    let output = mpirun_ok(
+        procs,
+        &[case, &["--backend", "mpi", "--out", &mpi]].concat(),
+    );
+    let p = procs.to_string();
+    ok(&[case, &["--procs", &p, "--out", &threads]].concat());
+    output
+}
+
 /// The records of `dir`'s `metrics.json`, wall-clock fields taken out.
 fn records(dir: &Path) -> Vec<Value> {
     records_without(dir, "levels", &["time_ms", "balance_pct"])
@@ -72,23 +85,13 @@ fn the_job_gives_the_threads_records(procs: usize) {
     let dir = TempDir::new(&format!("shock-mpi-{procs}"));
     let (mpi, threads) = (dir.path("mpi"), dir.path("threads"));
     let case = ["run", "shock", "--levels", "2", "--vtk", "last"];
-    let output = mpirun_ok(
-        procs,
-        &[
-            &case[..],
-            &["--backend", "mpi", "--out", mpi.to_str().unwrap()],
-        ]
-        .concat(),
-    );
+    let output = job_and_threads(&dir, procs, &case);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
         stdout.matches("| avg |").count(),
         1,
         "only rank 0 prints:\n{stdout}"
     );
-    let p = procs.to_string();
-    let threads_arg = threads.to_str().unwrap();
-    ok(&[&case[..], &["--procs", &p, "--out", threads_arg]].concat());
     assert_eq!(records(&mpi), records(&threads), "N = {procs}");
     for rank in 0..procs {
         let piece = mpi.join(format!("level_0002/r{rank:04}.vtu"));
@@ -130,13 +133,7 @@ fn hier_on_mpi_ranks_decides_as_on_threads() {
         "--tree",
         "2,2",
     ];
-    let backend = ["--backend", "mpi", "--out", mpi.to_str().unwrap()];
-    mpirun_ok(4, &[&case[..], &backend].concat());
-    ok(&[
-        &case[..],
-        &["--procs", "4", "--out", threads.to_str().unwrap()],
-    ]
-    .concat());
+    job_and_threads(&dir, 4, &case);
     let got = records(&mpi);
     assert!(got.iter().all(|r| r["hier"].is_object()), "{got:?}");
     assert_eq!(got, records(&threads));
@@ -166,13 +163,7 @@ fn erosion_hier_on_mpi_ranks_decides_as_on_threads() {
         "--tree",
         "2,2",
     ];
-    let backend = ["--backend", "mpi", "--out", mpi.to_str().unwrap()];
-    mpirun_ok(4, &[&case[..], &backend].concat());
-    ok(&[
-        &case[..],
-        &["--procs", "4", "--out", threads.to_str().unwrap()],
-    ]
-    .concat());
+    job_and_threads(&dir, 4, &case);
     let metrics = |dir: &Path| -> Value {
         serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
     };
@@ -206,20 +197,7 @@ fn the_erosion_job_gives_the_threads_records(procs: usize) {
         "--vtk",
         "last",
     ];
-    mpirun_ok(
-        procs,
-        &[
-            &case[..],
-            &["--backend", "mpi", "--out", mpi.to_str().unwrap()],
-        ]
-        .concat(),
-    );
-    let p = procs.to_string();
-    ok(&[
-        &case[..],
-        &["--procs", &p, "--out", threads.to_str().unwrap()],
-    ]
-    .concat());
+    job_and_threads(&dir, procs, &case);
     let metrics = |dir: &Path| -> Value {
         serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
     };
