@@ -40,6 +40,7 @@
 
 mod diffusion;
 mod metis;
+pub mod minex;
 mod rcb;
 mod repair;
 mod sfc;
@@ -52,6 +53,7 @@ pub use diffusion::{
     check_diffusion, diffuse, give_away, lambda_pct, simulate, sweep, Diffused, Diffusion,
     DiffusionReport, Flow, Quotient, RankDiffusion, Refinement, Rows, Simulation, Sweeps,
 };
+pub use minex::{score, Grid, Latency, Minex, MinexOptions, Totals, UnitCosts};
 pub use rcb::{root_centroids, Rcb};
 pub use repair::fill_empty_parts;
 pub use sfc::{curve_order, cut_sorted, hilbert_key, hilbert_keys, Sfc};

@@ -1,0 +1,250 @@
+//! MinEX (`minex.md`, seed 004 §6–7): a diffusive multilevel partitioner that starts from the
+//! current assignment and minimises the application's predicted time `MaxQWgt` — processing,
+//! communication, data remapping and their packing, on a grid of clusters joined by slower
+//! links, with the solver's latency tolerance modelled — instead of balancing processing
+//! under a cut. Its output is already a processor per vertex: under PLUM the remap is the
+//! identity.
+//!
+//! | file | owns |
+//! | --- | --- |
+//! | `grid.rs` | the clusters, their slowdowns and the processor → cluster map ([`Grid`]) |
+//! | `totals.rs` | the cost of any assignment: per-processor [`Totals`], [`Latency`] models, [`score`] |
+
+mod grid;
+mod totals;
+
+pub use grid::Grid;
+pub use totals::{score, Latency, QwgtSummary, Totals, UnitCosts};
+
+use super::{check_arguments, finish, Metis, PartitionInfo, Partitioner, Targets};
+use crate::graph::GraphView;
+use crate::{Error, Result};
+
+/// The contraction order (`minex.md` A.5 step 1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub enum ContractionKey {
+    /// §7.2.2's key `[M9]`: `(n_v + n_w) · contractions so far − CWgt(v,w) − CWgt(w,v)`.
+    #[default]
+    Colored,
+    /// §6.4.4's plain `−CWgt(v,w)`: heaviest edges first.
+    Heaviest,
+}
+
+/// Where moved data is charged (`minex.md` A.6-1, defect D4-1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub enum RemapRule {
+    /// Data moving to another processor costs its transfer, inside a cluster too.
+    #[default]
+    Processor,
+    /// The seed's literal rule: moves inside a cluster are free.
+    Cluster,
+}
+
+/// MinEX's settings (`minex.md` A.1, A.6).
+#[derive(Debug, Clone)]
+pub struct MinexOptions {
+    /// ThroTTle τ ≥ 0 (`f64::INFINITY` disables rule R2).
+    pub throttle: f64,
+    /// How processing hides communication and data movement.
+    pub latency: Latency,
+    /// The machine; its number of processors is the number of parts.
+    pub grid: Grid,
+    /// What one unit of each weight costs.
+    pub costs: UnitCosts,
+    /// Contract until at most this many vertices remain (`None`: `10 · P`; `Some(usize::MAX)`
+    /// never contracts).
+    pub coarsen_to: Option<usize>,
+    /// Rule R5's threshold: a move that keeps `MaxQWgt` and `MinQWgt` must lower `MinVar` by at
+    /// least this fraction of it (0.01).
+    pub minvar_threshold: f64,
+    /// The contraction order.
+    pub contraction_key: ContractionKey,
+    /// Where moved data is charged.
+    pub remap: RemapRule,
+    /// Most moves executed per call, as a multiple of the vertices (20).
+    pub move_cap: usize,
+}
+
+impl MinexOptions {
+    /// The defaults on `grid`: τ = 64 (the seed's best column sum at P = 32), no tolerance,
+    /// seed units, contraction to `10 · P`, the 1 % rule, the colored key, processor-level
+    /// remapping, a cap of `20 · |V|` moves.
+    pub fn new(grid: Grid) -> Self {
+        MinexOptions {
+            throttle: 64.0,
+            latency: Latency::None,
+            grid,
+            costs: UnitCosts::SEED,
+            coarsen_to: None,
+            minvar_threshold: 0.01,
+            contraction_key: ContractionKey::Colored,
+            remap: RemapRule::Processor,
+            move_cap: 20,
+        }
+    }
+
+    /// Checks the settings: τ ≥ 0 and not NaN.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the setting.
+    pub fn check(&self) -> Result<()> {
+        if !(self.throttle >= 0.0) {
+            return Err(Error::Invalid(format!(
+                "throttle must be at least 0, not {}",
+                self.throttle
+            )));
+        }
+        if !(self.minvar_threshold >= 0.0 && self.minvar_threshold.is_finite()) {
+            return Err(Error::Invalid(format!(
+                "MinVar threshold must be finite and at least 0, not {}",
+                self.minvar_threshold
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The moves MinEX refused, by rule (`minex.md` A.4).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Rejected {
+    /// R1: the move would empty its processor.
+    pub empty: u64,
+    /// R2: `Gain > 0` too large for the ThroTTle.
+    pub throttle: u64,
+    /// R3: `MaxQWgt` would rise.
+    pub max_up: u64,
+    /// R4: `MaxQWgt` kept, `MinQWgt` would fall.
+    pub min_down: u64,
+    /// R5: both kept, `MinVar` not lowered by the threshold.
+    pub minvar: u64,
+}
+
+/// What one MinEX call did (`levels[].minex` in reports).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MinexReport {
+    /// ThroTTle used.
+    pub throttle: f64,
+    /// Moves executed.
+    pub moves: u64,
+    /// Popped moves re-inserted because their re-evaluated key was no longer the smallest.
+    pub order_deviations: u64,
+    /// Evaluated moves refused, by rule.
+    pub rejected: Rejected,
+    /// Active vertices after contraction.
+    pub coarse_vertices: usize,
+    /// `MaxQWgt`, `MinQWgt`, `QWgtTOT` and `LoadImb` of the result.
+    pub result: QwgtSummary,
+    /// Those of the input assignment.
+    pub input: QwgtSummary,
+    /// Whether the move cap stopped it.
+    pub capped: bool,
+    /// Milliseconds of contraction, partition and refinement steps.
+    pub time_ms: StepTimes,
+}
+
+/// Milliseconds per MinEX step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct StepTimes {
+    /// Contraction (step 1).
+    pub contract: f64,
+    /// Moves on the contracted graph (step 2).
+    pub partition: f64,
+    /// Expansion with moves (step 3).
+    pub refine: f64,
+}
+
+/// The MinEX partitioner.
+#[derive(Debug, Clone)]
+pub struct Minex {
+    /// Its settings.
+    pub options: MinexOptions,
+}
+
+impl Minex {
+    /// MinEX with these settings.
+    pub fn new(options: MinexOptions) -> Self {
+        Minex { options }
+    }
+
+    /// The new processor of every vertex of `graph`, starting from `current` (where each
+    /// vertex's data is), with `graph.sizes()` as `RWgt`; and what the call did.
+    ///
+    /// # Errors
+    /// The options' [`MinexOptions::check`], [`Error::LengthMismatch`] and
+    /// [`Error::PartOutOfRange`] for a `current` that does not fit the graph and the grid.
+    pub fn rebalance(
+        &self,
+        graph: &GraphView<'_>,
+        current: &[u32],
+    ) -> Result<(Vec<u32>, MinexReport)> {
+        self.options.check()?;
+        let o = &self.options;
+        let totals = score(graph, &o.grid, o.costs, current, current)?;
+        let qwgt: Vec<u64> = totals.iter().map(|t| o.latency.qwgt(t)).collect();
+        let input = QwgtSummary::of(&qwgt);
+        // Placeholder until the algorithm lands: no move.
+        Ok((
+            current.to_vec(),
+            MinexReport {
+                throttle: o.throttle,
+                moves: 0,
+                order_deviations: 0,
+                rejected: Rejected::default(),
+                coarse_vertices: graph.nvertices(),
+                result: input,
+                input,
+                capped: false,
+                time_ms: StepTimes::default(),
+            },
+        ))
+    }
+}
+
+impl Minex {
+    /// Checks that `targets` asks for one equal part per processor of the grid.
+    fn check_targets(&self, targets: Targets<'_>) -> Result<()> {
+        let procs = self.options.grid.nprocs();
+        match targets {
+            Targets::Equal(n) if n == procs => Ok(()),
+            Targets::Equal(n) => Err(Error::Invalid(format!(
+                "MinEX's grid has {procs} processors, {n} parts were asked for"
+            ))),
+            Targets::Shares(_) => Err(Error::Invalid(
+                "MinEX balances QWgt, not target shares: give it equal parts".into(),
+            )),
+        }
+    }
+}
+
+impl Partitioner for Minex {
+    fn name(&self) -> &'static str {
+        "minex"
+    }
+
+    /// From scratch: METIS's partition taken as where the data is, then MinEX from it.
+    fn partition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        part: &mut [u32],
+    ) -> Result<PartitionInfo> {
+        self.check_targets(targets)?;
+        let mut start = vec![0; graph.nvertices()];
+        Metis::default().partition(graph, targets, &mut start)?;
+        self.repartition(graph, targets, &start, part)
+    }
+
+    fn repartition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        current: &[u32],
+        part: &mut [u32],
+    ) -> Result<PartitionInfo> {
+        check_arguments(graph, targets, part)?;
+        self.check_targets(targets)?;
+        let (new, _) = self.rebalance(graph, current)?;
+        part.copy_from_slice(&new);
+        Ok(finish("minex", graph, targets.nparts(), part, (1, 1)))
+    }
+}
