@@ -88,7 +88,7 @@ impl MinexOptions {
     /// # Errors
     /// [`Error::Invalid`] naming the setting.
     pub fn check(&self) -> Result<()> {
-        if !(self.throttle >= 0.0) {
+        if self.throttle.is_nan() || self.throttle < 0.0 {
             return Err(Error::Invalid(format!(
                 "throttle must be at least 0, not {}",
                 self.throttle
