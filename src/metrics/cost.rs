@@ -2,6 +2,7 @@
 //! §6.2; `dual-graph-and-metrics.md` "Costs of a root on a processor").
 
 use crate::graph::{DualGraph, Weights};
+use crate::partition::Grid;
 
 /// Heterogeneity of the machine: a processor slowdown `Proc_p` and a link slowdown
 /// `Connect(p, q)`, both 1 when absent (a homogeneous machine, which is what plume runs on by
@@ -32,6 +33,46 @@ impl Slowdowns<'_> {
     /// `Connect(p, q)`.
     pub fn connect(&self, p: u32, q: u32) -> f64 {
         self.connect.map_or(1.0, |c| c(p, q))
+    }
+}
+
+/// A [`Grid`]'s slowdowns per processor, owned: [`GridSlowdowns::slowdowns`] lends them to a
+/// [`CostModel`] (`Proc_p` of `p`'s cluster, `Connect` between the clusters of `p` and `q`).
+///
+/// ```
+/// use plume::graph::Weights;
+/// use plume::metrics::{CostModel, GridSlowdowns};
+/// use plume::partition::Grid;
+/// // Two processors in two clusters, Connect = 10 between them; an edge 0 – 1 of CWgt 2.
+/// let grid = Grid::even(2, 2, 10).unwrap();
+/// let held = GridSlowdowns::new(&grid);
+/// let w = Weights { pwgt: vec![1, 1], rwgt: vec![1, 1], cwgt: vec![2, 2] };
+/// let model = CostModel::new(&[0, 1, 2], &[1, 0], &w).with_slowdowns(held.slowdowns());
+/// assert_eq!(model.comm(0, 0, &[0, 1]), 20.0);
+/// assert_eq!(model.wgt(0, 1), 1.0);
+/// ```
+pub struct GridSlowdowns<'a> {
+    proc: Vec<f64>,
+    connect: Box<dyn Fn(u32, u32) -> f64 + Send + Sync + 'a>,
+}
+
+impl<'a> GridSlowdowns<'a> {
+    /// The slowdowns of `grid`'s processors.
+    pub fn new(grid: &'a Grid) -> Self {
+        GridSlowdowns {
+            proc: (0..grid.nprocs() as u32)
+                .map(|p| f64::from(grid.proc(p)))
+                .collect(),
+            connect: Box::new(|p, q| f64::from(grid.connect(p, q))),
+        }
+    }
+
+    /// The [`Slowdowns`] a cost model takes.
+    pub fn slowdowns(&self) -> Slowdowns<'_> {
+        Slowdowns {
+            proc: Some(&self.proc),
+            connect: Some(&*self.connect),
+        }
     }
 }
 

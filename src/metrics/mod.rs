@@ -40,7 +40,7 @@ mod moments;
 mod movement;
 mod time;
 
-pub use cost::{CostModel, CostScales, Slowdowns, SysLoad};
+pub use cost::{CostModel, CostScales, GridSlowdowns, Slowdowns, SysLoad};
 pub use cpu::{CpuAccount, Phase, PhaseCpu, RankCpu, RunCpu};
 pub use cut::Cut;
 pub use imbalance::{rank_loads, Imbalance};

@@ -29,6 +29,7 @@ pub use plum_level::{plum_level, PlumLevel};
 
 use crate::graph::DualGraph;
 use crate::metrics::{CostModel, CostScales};
+use crate::partition::UnitCosts;
 pub use crate::solver_model::{FACE_BYTES, ITERATIONS, LEVEL_FACE_BYTES};
 use crate::{Error, Result};
 pub use sbn_level::{sbn_level, SbnLevel};
@@ -137,6 +138,20 @@ impl Machine {
             work: self.t_leaf,
             comm: self.t_face,
             remap: self.element_bytes / self.bandwidth + self.t_pack,
+        }
+    }
+
+    /// The unit costs of this machine for MinEX, in whole nanoseconds (rounded): a leaf, a
+    /// cut face (its packing is in `t_face`), an element in flight, and half of `t_pack` for
+    /// packing an element and half for unpacking it.
+    pub fn unit_costs(&self) -> UnitCosts {
+        let ns = |seconds: f64| (seconds * 1e9).round() as u64;
+        UnitCosts {
+            work: ns(self.t_leaf),
+            comm: ns(self.t_face),
+            comm_pack: 0,
+            remap: ns(self.element_bytes / self.bandwidth),
+            remap_pack: ns(self.t_pack / 2.0),
         }
     }
 
