@@ -26,6 +26,15 @@ struct ScotchGraph {
     _dummy: [c_double; 12],
 }
 
+/// `SCOTCH_Context` (`double dummy[3]`).
+#[repr(C)]
+struct ScotchContext {
+    _dummy: [c_double; 3],
+}
+
+/// `SCOTCH_OPTIONNUMDETERMINISTIC`.
+const SCOTCH_OPTIONNUMDETERMINISTIC: c_int = 0;
+
 /// `SCOTCH_Strat` (`double dummy[1]`).
 #[repr(C)]
 struct ScotchStrat {
@@ -141,7 +150,25 @@ extern "C" {
         partnbr: c_int,
         balrat: c_double,
     ) -> c_int;
-    fn SCOTCH_randomReset();
+    fn SCOTCH_contextInit(context: *mut ScotchContext) -> c_int;
+    fn SCOTCH_contextExit(context: *mut ScotchContext);
+    fn SCOTCH_contextOptionSetNum(
+        context: *mut ScotchContext,
+        option: c_int,
+        value: c_int,
+    ) -> c_int;
+    fn SCOTCH_contextRandomClone(context: *mut ScotchContext) -> c_int;
+    fn SCOTCH_contextRandomReset(context: *mut ScotchContext);
+    fn SCOTCH_contextThreadSpawn(
+        context: *mut ScotchContext,
+        thrdnbr: c_int,
+        coretab: *const c_int,
+    ) -> c_int;
+    fn SCOTCH_contextBindGraph(
+        context: *mut ScotchContext,
+        graph: *const ScotchGraph,
+        bound: *mut ScotchGraph,
+    ) -> c_int;
 }
 
 /// MPI, started once per process by the `mpi` crate (kept for the process's life), or found
@@ -581,7 +608,9 @@ pub(crate) struct ScotchInput {
 }
 
 /// Runs `SCOTCH_graphRepart` into `partnbr` parts with migration ratio `emraval` and a mapping
-/// strategy built from `flags` and `balrat`: the new parts and the wall time of building the
+/// strategy built from `flags` and `balrat`, on one thread with a private random generator
+/// reset for each call (Debian's Scotch is threaded: with its default context, two calls on a
+/// 50,400-vertex graph gave different parts): the new parts and the wall time of building the
 /// graph and repartitioning it, in seconds.
 pub(crate) fn scotch_repart(
     s: &mut ScotchInput,
@@ -592,46 +621,55 @@ pub(crate) fn scotch_repart(
 ) -> Result<(Vec<c_int>, f64), String> {
     let n = s.velotab.len();
     let mut parttab: Vec<c_int> = vec![0; n];
+    let mut context = ScotchContext { _dummy: [0.0; 3] };
     let mut graph = ScotchGraph { _dummy: [0.0; 12] };
+    let mut bound = ScotchGraph { _dummy: [0.0; 12] };
     let mut strat = ScotchStrat { _dummy: [0.0; 1] };
-    // SAFETY: both are Scotch objects of the header's size, initialised here and exited below
-    // on every path.
-    if unsafe { SCOTCH_graphInit(&mut graph) } != 0 {
-        return Err("SCOTCH_graphInit failed".into());
-    }
-    // SAFETY: as above.
-    if unsafe { SCOTCH_stratInit(&mut strat) } != 0 {
-        // SAFETY: the graph was initialised above.
-        unsafe { SCOTCH_graphExit(&mut graph) };
-        return Err("SCOTCH_stratInit failed".into());
-    }
     let start = Instant::now();
-    // SAFETY: the arrays have the lengths SCOTCH_graphBuild reads (verttab n + 1, velotab and
-    // vmlotab n, edgetab and edlotab verttab[n]) and outlive the graph, exited below; the strategy
-    // and graph are initialised; parttab holds n parts.
+    // SAFETY: the four objects have the header's sizes; each is initialised here and exited
+    // below in the reverse order whatever the outcome (Scotch's exit routines accept an
+    // initialised object even if a later step failed). The arrays have the lengths
+    // SCOTCH_graphBuild reads (verttab n + 1, velotab and vmlotab n, edgetab and edlotab
+    // verttab[n]) and outlive the graph; parttab holds n parts.
     let rc = unsafe {
-        SCOTCH_randomReset();
-        let mut rc = SCOTCH_graphBuild(
-            &mut graph,
-            0,
-            n as c_int,
-            s.verttab.as_ptr(),
-            ptr::null(),
-            s.velotab.as_ptr(),
-            ptr::null(),
-            s.edgetab.len() as c_int,
-            s.edgetab.as_ptr(),
-            s.edlotab.as_ptr(),
-        );
+        SCOTCH_contextInit(&mut context);
+        SCOTCH_graphInit(&mut graph);
+        SCOTCH_graphInit(&mut bound);
+        SCOTCH_stratInit(&mut strat);
+        let mut rc = SCOTCH_contextThreadSpawn(&mut context, 1, ptr::null());
+        if rc == 0 {
+            rc = SCOTCH_contextOptionSetNum(&mut context, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+        }
+        if rc == 0 {
+            rc = SCOTCH_contextRandomClone(&mut context);
+        }
+        if rc == 0 {
+            SCOTCH_contextRandomReset(&mut context);
+            rc = SCOTCH_graphBuild(
+                &mut graph,
+                0,
+                n as c_int,
+                s.verttab.as_ptr(),
+                ptr::null(),
+                s.velotab.as_ptr(),
+                ptr::null(),
+                s.edgetab.len() as c_int,
+                s.edgetab.as_ptr(),
+                s.edlotab.as_ptr(),
+            );
+        }
         if rc == 0 {
             rc = SCOTCH_graphCheck(&graph);
+        }
+        if rc == 0 {
+            rc = SCOTCH_contextBindGraph(&mut context, &graph, &mut bound);
         }
         if rc == 0 {
             rc = SCOTCH_stratGraphMapBuild(&mut strat, flags, partnbr, balrat);
         }
         if rc == 0 {
             rc = SCOTCH_graphRepart(
-                &mut graph,
+                &mut bound,
                 partnbr,
                 s.parotab.as_mut_ptr(),
                 emraval,
@@ -640,14 +678,13 @@ pub(crate) fn scotch_repart(
                 parttab.as_mut_ptr(),
             );
         }
+        SCOTCH_stratExit(&mut strat);
+        SCOTCH_graphExit(&mut bound);
+        SCOTCH_graphExit(&mut graph);
+        SCOTCH_contextExit(&mut context);
         rc
     };
     let seconds = start.elapsed().as_secs_f64();
-    // SAFETY: both were initialised above and are not used afterwards.
-    unsafe {
-        SCOTCH_stratExit(&mut strat);
-        SCOTCH_graphExit(&mut graph);
-    }
     if rc != 0 {
         return Err(format!("Scotch returned {rc} (see its message on stderr)"));
     }

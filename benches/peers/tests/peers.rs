@@ -16,9 +16,11 @@ use plume_peers::{repartition, Input, Method, Output, MAX_ITERATIONS};
 
 /// The shock case's `N_adapt`: solver iterations between two repartitionings.
 const ITERATIONS: u32 = 20;
+/// Parts of the small box.
 const K: usize = 8;
 
 struct Case {
+    k: usize,
     xadj: Vec<u32>,
     adjncy: Vec<u32>,
     pwgt: Vec<u64>,
@@ -30,12 +32,15 @@ struct Case {
 }
 
 impl Case {
+    /// The small box (864 roots) in `K` parts.
     fn new() -> Case {
-        let forest = Forest::new(
-            generate_box([6, 6, 4], [6.0, 6.0, 4.0]).unwrap(),
-            Default::default(),
-        )
-        .unwrap();
+        Case::with([6, 6, 4], K)
+    }
+
+    /// A box of `cells` (6 roots per cell, 1 × 1 × 1 each) in `k` parts.
+    fn with(cells: [usize; 3], k: usize) -> Case {
+        let size = cells.map(|c| c as f64);
+        let forest = Forest::new(generate_box(cells, size).unwrap(), Default::default()).unwrap();
         let graph = DualGraph::new(&forest);
         let coords = root_centroids(forest.mesh());
         let refined: Vec<bool> = coords.iter().map(|c| c[0] < 1.5).collect();
@@ -57,9 +62,10 @@ impl Case {
         };
         let mut rcb = vec![0; graph.nvertices()];
         Rcb::new(coords.clone())
-            .partition(&graph.view(&unit).unwrap(), Targets::Equal(K), &mut rcb)
+            .partition(&graph.view(&unit).unwrap(), Targets::Equal(k), &mut rcb)
             .unwrap();
         Case {
+            k,
             xadj: graph.xadj().to_vec(),
             adjncy: graph.adjncy().to_vec(),
             pwgt,
@@ -79,26 +85,26 @@ impl Case {
             rwgt: &self.rwgt,
             coords: &self.coords,
             current,
-            k: K,
+            k: self.k,
             iterations: ITERATIONS,
         }
     }
 
     /// `max / mean` of the parts' `PWgt`.
     fn load_imb(&self, part: &[u32]) -> f64 {
-        Imbalance::from_u64(&rank_loads(&self.pwgt, part, K)).load_imb
+        Imbalance::from_u64(&rank_loads(&self.pwgt, part, self.k)).load_imb
     }
 
     /// `RWgt` that changes part between `from` and `to`.
     fn moved(&self, from: &[u32], to: &[u32]) -> u64 {
-        Movement::new(from, to, &self.rwgt, K).total_v
+        Movement::new(from, to, &self.rwgt, self.k).total_v
     }
 
     /// `RWgt` moved from `from` to `to` once `to`'s parts are renamed to overlap `from`'s most
     /// (Kuhn–Munkres on plume's similarity matrix).
     fn moved_after_best_renaming(&self, from: &[u32], to: &[u32]) -> u64 {
-        let s = SimilarityMatrix::new(from, to, &self.rwgt, K, 1).unwrap();
-        let mut part2proc = vec![0; K];
+        let s = SimilarityMatrix::new(from, to, &self.rwgt, self.k, 1).unwrap();
+        let mut part2proc = vec![0; self.k];
         TotalVOptimal
             .remap(&s, &mut part2proc)
             .unwrap()
@@ -107,14 +113,12 @@ impl Case {
     }
 
     /// The imbalance a peer may reach at `tolerance`: the tolerance plus one heaviest vertex
-    /// over the mean part (no peer splits a vertex, and HSFC and PHG place the last vertices
-    /// of a part whole), plus 2 % for the peers that treat the tolerance as a target rather
-    /// than a bound (PHG's refinement stops at a local minimum; Scotch's `balrat` is the
-    /// ratio its k-way refinement aims at).
+    /// over the mean part. No peer splits a vertex, and HSFC ignores the tolerance: it cuts the
+    /// curve as evenly as whole vertices allow (1.0109 here whatever the tolerance, above 1.01).
     fn imbalance_bound(&self, tolerance: f64) -> f64 {
         let total: u64 = self.pwgt.iter().sum();
         let heaviest = *self.pwgt.iter().max().unwrap();
-        tolerance + heaviest as f64 * K as f64 / total as f64 + 0.02
+        tolerance + heaviest as f64 * self.k as f64 / total as f64
     }
 }
 
@@ -157,7 +161,10 @@ fn every_peer_rebalances_into_k_nonempty_parts_near_its_tolerance() {
 
 #[test]
 fn every_peer_gives_the_same_parts_for_the_same_input() {
-    let case = Case::new();
+    // Large enough for Scotch's threads to race (8,640 roots, 32 parts: two calls differed
+    // before Scotch ran on one thread of its own context) and for PHG to draw from Zoltan's
+    // random generator (two calls differed before its seed was reset).
+    let case = Case::with([12, 12, 10], 32);
     for method in Method::ALL {
         let first = run(method, &case.input(&case.rcb), 1.03);
         let second = run(method, &case.input(&case.rcb), 1.03);
