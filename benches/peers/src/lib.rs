@@ -93,8 +93,9 @@ pub struct Output {
     /// The new part of every vertex, in `0..k`.
     pub part: Vec<u32>,
     /// Wall time of the peer's partitioning call, in seconds (Zoltan: `Zoltan_LB_Partition`,
-    /// which queries the graph and builds its own; Scotch: `SCOTCH_graphBuild` and
-    /// `SCOTCH_graphRepart`), without this crate's checks and array conversions.
+    /// which queries the graph and builds its own; Scotch: its one-thread context,
+    /// `SCOTCH_graphBuild` and `SCOTCH_graphRepart`), without this crate's checks and array
+    /// conversions.
     pub seconds: f64,
 }
 

@@ -112,10 +112,14 @@ impl Case {
             .total_v
     }
 
-    /// The imbalance a peer may reach at `tolerance`: the tolerance plus one heaviest vertex
-    /// over the mean part. No peer splits a vertex, and HSFC ignores the tolerance: it cuts the
-    /// curve as evenly as whole vertices allow (1.0109 here whatever the tolerance, above 1.01).
-    fn imbalance_bound(&self, tolerance: f64) -> f64 {
+    /// The imbalance `method` may reach at `tolerance`. The graph peers honour it (plus 0.1 %
+    /// for Zoltan's `float` weights). HSFC ignores it: it cuts the curve as evenly as whole
+    /// vertices allow, so it may miss by up to one heaviest vertex over the mean part (1.0109
+    /// for 1.01 on the small box).
+    fn imbalance_bound(&self, method: Method, tolerance: f64) -> f64 {
+        if method != Method::ZoltanHsfc {
+            return tolerance + 1e-3;
+        }
         let total: u64 = self.pwgt.iter().sum();
         let heaviest = *self.pwgt.iter().max().unwrap();
         tolerance + heaviest as f64 * self.k as f64 / total as f64
@@ -129,14 +133,16 @@ fn run(method: Method, input: &Input<'_>, tolerance: f64) -> Output {
 
 #[test]
 fn every_peer_rebalances_into_k_nonempty_parts_near_its_tolerance() {
-    let case = Case::new();
+    // 8,640 roots in 32 parts: Scotch's remapping strategy missed its balrat here (LoadImb
+    // 1.0167 for 1.01, 1.0375 for 1.03) before SCOTCH_STRATBALANCE.
+    let case = Case::with([12, 12, 10], 32);
     let start = case.load_imb(&case.rcb);
     assert!(start > 1.5, "the start must be unbalanced: {start}");
     for method in Method::ALL {
         for tolerance in [1.01, 1.03, 1.05] {
             let out = run(method, &case.input(&case.rcb), tolerance);
             assert_eq!(out.part.len(), case.pwgt.len());
-            let counts = rank_loads(&vec![1; out.part.len()], &out.part, K);
+            let counts = rank_loads(&vec![1; out.part.len()], &out.part, case.k);
             assert!(
                 counts.iter().all(|&c| c > 0),
                 "{} empty part",
@@ -150,7 +156,7 @@ fn every_peer_rebalances_into_k_nonempty_parts_near_its_tolerance() {
                 out.seconds
             );
             assert!(
-                imb <= case.imbalance_bound(tolerance),
+                imb <= case.imbalance_bound(method, tolerance),
                 "{} at {tolerance}: LoadImb {imb}",
                 method.name()
             );
@@ -188,7 +194,7 @@ fn from_a_balanced_partition_every_peer_moves_less_than_partitioning_anew() {
         let start = run(method, &case.input(&case.rcb), 1.05).part;
         let imb = case.load_imb(&start);
         assert!(
-            imb <= case.imbalance_bound(1.05),
+            imb <= case.imbalance_bound(method, 1.05),
             "{}: {imb}",
             method.name()
         );
