@@ -181,7 +181,7 @@ static ZOLTAN: OnceLock<Result<c_uint, String>> = OnceLock::new();
 
 /// Starts MPI (serialized threading: calls come from any thread, one at a time) and Zoltan,
 /// once; later calls return the first outcome.
-pub(crate) fn initialise_mpi() -> Result<(), String> {
+pub(crate) fn start_zoltan() -> Result<(), String> {
     let mpi = MPI.get_or_init(|| {
         if mpi::environment::is_initialized() {
             return Ok(None);
@@ -232,7 +232,7 @@ pub(crate) fn zoltan_partition(
     params: &[(&str, String)],
     q: &ZoltanQueries<'_>,
 ) -> Result<(Vec<u32>, f64), String> {
-    // SAFETY: MPI is initialised by the caller (`initialise_mpi`); the world communicator's raw
+    // SAFETY: MPI is initialised by the caller (`start_zoltan`); the world communicator's raw
     // handle is valid for the process's life.
     let zz = unsafe { Zoltan_Create(mpi::topology::SimpleCommunicator::world().as_raw()) };
     if zz.is_null() {

@@ -117,8 +117,9 @@ pub fn repartition(method: Method, input: &Input<'_>, tolerance: f64) -> Result<
     let _one_at_a_time = LIBRARIES.lock().unwrap_or_else(|e| e.into_inner());
     let result = match method {
         Method::ScotchRepart => scotch::repartition(input, tolerance),
-        zoltan_method => ffi::initialise_mpi()
-            .and_then(|()| zoltan::repartition(zoltan_method, input, tolerance)),
+        zoltan_method => {
+            ffi::start_zoltan().and_then(|()| zoltan::repartition(zoltan_method, input, tolerance))
+        }
     };
     let output = result.map_err(|e| format!("plume-peers: {} failed: {e}", method.name()))?;
     check_answer(&output.part, input.k)

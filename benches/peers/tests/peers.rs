@@ -150,9 +150,10 @@ fn every_peer_rebalances_into_k_nonempty_parts_near_its_tolerance() {
             );
             let imb = case.load_imb(&out.part);
             eprintln!(
-                "{:18} tol {tolerance}: LoadImb {imb:.4} (from {start:.3}), moved RWgt {}, {:.4} s",
+                "{:18} tol {tolerance}: LoadImb {imb:.4} (from {start:.3}), moved {} of {} RWgt, {:.4} s",
                 method.name(),
                 case.moved(&case.rcb, &out.part),
+                case.rwgt.iter().sum::<u64>(),
                 out.seconds
             );
             assert!(
