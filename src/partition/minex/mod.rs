@@ -10,11 +10,18 @@
 //! | `grid.rs` | the clusters, their slowdowns and the processor → cluster map ([`Grid`]) |
 //! | `totals.rs` | the cost of any assignment: per-processor [`Totals`], [`Latency`] models, [`score`] |
 
+mod coarse;
 mod grid;
+mod heap;
+mod moves;
+mod run;
+mod state;
+#[cfg(test)]
+mod tests;
 mod totals;
 
 pub use grid::Grid;
-pub use totals::{score, Latency, QwgtSummary, Totals, UnitCosts};
+pub use totals::{score, score_with, Latency, QwgtSummary, Totals, UnitCosts};
 
 use super::{check_arguments, finish, Metis, PartitionInfo, Partitioner, Targets};
 use crate::graph::GraphView;
@@ -38,6 +45,17 @@ pub enum RemapRule {
     Processor,
     /// The seed's literal rule: moves inside a cluster are free.
     Cluster,
+}
+
+impl RemapRule {
+    /// Whether data moving from processor `from` to another processor `to` of `grid` costs
+    /// its transfer and packing.
+    pub fn charges(self, grid: &Grid, from: u32, to: u32) -> bool {
+        match self {
+            RemapRule::Processor => true,
+            RemapRule::Cluster => grid.cluster(from) != grid.cluster(to),
+        }
+    }
 }
 
 /// MinEX's settings (`minex.md` A.1, A.6).
@@ -177,26 +195,28 @@ impl Minex {
         graph: &GraphView<'_>,
         current: &[u32],
     ) -> Result<(Vec<u32>, MinexReport)> {
+        self.rebalance_observed(graph, current, |_| {})
+    }
+
+    /// [`Minex::rebalance`], calling `observe` after every executed move (the tests' window
+    /// on the incremental state).
+    pub(crate) fn rebalance_observed<'g>(
+        &self,
+        graph: &GraphView<'g>,
+        current: &[u32],
+        observe: impl FnMut(&run::Engine<'g, '_>),
+    ) -> Result<(Vec<u32>, MinexReport)> {
         self.options.check()?;
         let o = &self.options;
-        let totals = score(graph, &o.grid, o.costs, current, current)?;
-        let qwgt: Vec<u64> = totals.iter().map(|t| o.latency.qwgt(t)).collect();
-        let input = QwgtSummary::of(&qwgt);
-        // Placeholder until the algorithm lands: no move.
-        Ok((
-            current.to_vec(),
-            MinexReport {
-                throttle: o.throttle,
-                moves: 0,
-                order_deviations: 0,
-                rejected: Rejected::default(),
-                coarse_vertices: graph.nvertices(),
-                result: input,
-                input,
-                capped: false,
-                time_ms: StepTimes::default(),
-            },
-        ))
+        if graph.nvertices() >= (u32::MAX / 2) as usize {
+            return Err(Error::Invalid(format!(
+                "MinEX takes graphs of fewer than {} vertices, not {}",
+                u32::MAX / 2,
+                graph.nvertices()
+            )));
+        }
+        let totals = score_with(graph, &o.grid, o.costs, o.remap, current, current)?;
+        Ok(run::Engine::run(o, *graph, current, totals, observe))
     }
 }
 
