@@ -2,10 +2,10 @@
 //! §6.4.5, §6.4.7): original vertices `0..n` and merged ones `n..vTot`, each with its
 //! weights, the originals it represents, its assignment and data holder; Union/Find over
 //! `mrg`/`lkup` (fig. 22, 0-based); contraction of same-processor edges one at a time in the
-//! order of the `[M9]` key, evaluated lazily; the Stack of collapsed pairs and their expansion.
+//! order of the `[M9]` key; the Stack of collapsed pairs and their expansion.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use super::ContractionKey;
 use crate::graph::GraphView;
@@ -13,8 +13,9 @@ use crate::graph::GraphView;
 /// No vertex (`-1` in fig. 22).
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// A contraction candidate: `(key, smaller id, larger id, CWgt of the edge)`.
-type EdgeEntry = Reverse<(i128, u32, u32, u64)>;
+/// A contraction candidate of one colour, the greatest first: `(CWgt, smaller id, larger
+/// id)`, heaviest edge first, then the smaller ids.
+type EdgeEntry = (u64, Reverse<u32>, Reverse<u32>);
 
 /// The seed's VList: every vertex, original or merged, and the Stack.
 #[derive(Debug)]
@@ -138,11 +139,20 @@ impl<'g> Hierarchy<'g> {
         }
     }
 
-    /// Step 1: collapses same-processor edges one at a time, smallest key first (stored keys
-    /// only grow, so a popped key is recomputed and pushed back while larger than the next),
-    /// until at most `target` vertices are active or no such edge is left.
+    /// Step 1: collapses same-processor edges one at a time, smallest key first (ties by the
+    /// smaller, then the larger id), until at most `target` vertices are active or no such
+    /// edge is left. A key grows with the contractions done, by the edge's colour each
+    /// time, so the order inside one colour never changes: one heap per colour, and the
+    /// smallest key is the least of the heaps' tops, each evaluated at the current count
+    /// (exact, where recomputing stale keys one pop at a time re-pushes most of the heap at
+    /// every contraction).
     pub(crate) fn contract(&mut self, rule: ContractionKey, target: usize) {
-        let mut heap: BinaryHeap<EdgeEntry> = BinaryHeap::new();
+        let colour = |count: u64| match rule {
+            ContractionKey::Colored => count,
+            ContractionKey::Heaviest => 0,
+        };
+        let mut by_colour: BTreeMap<u64, BinaryHeap<EdgeEntry>> = BTreeMap::new();
+        let mut heaviest = 0;
         let g = self.graph;
         for v in 0..g.nvertices() as u32 {
             let range = g.xadj()[v as usize] as usize..g.xadj()[v as usize + 1] as usize;
@@ -151,31 +161,53 @@ impl<'g> Hierarchy<'g> {
                 .zip(&g.edge_weights()[range])
             {
                 if v < w && self.assign[v as usize] == self.assign[w as usize] {
-                    heap.push(Reverse((Self::key(rule, 2, 0, c), v, w, c)));
+                    let heap = by_colour.entry(colour(2)).or_default();
+                    heap.push((c, Reverse(v), Reverse(w)));
+                    heaviest = heaviest.max(c);
                 }
             }
         }
         let mut done = 0;
+        let mut drained = Vec::new();
         while self.active > target {
-            let Some(Reverse((stored, v, w, c))) = heap.pop() else {
+            // The least key over the colours, ascending; a colour's keys are at least
+            // `key(colour, heaviest)`, which grows with the colour: stop there.
+            let mut best: Option<(i128, u32, u32, u64)> = None;
+            for (&colour, heap) in by_colour.iter_mut() {
+                if best.is_some_and(|b| Self::key(rule, colour, done, heaviest) > b.0) {
+                    break;
+                }
+                while heap
+                    .peek()
+                    .is_some_and(|&(_, v, w)| !self.is_active(v.0) || !self.is_active(w.0))
+                {
+                    heap.pop();
+                }
+                let Some(&(c, Reverse(v), Reverse(w))) = heap.peek() else {
+                    drained.push(colour);
+                    continue;
+                };
+                let key = (Self::key(rule, colour, done, c), v, w, colour);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+            for colour in drained.drain(..) {
+                by_colour.remove(&colour);
+            }
+            let Some((_, v, w, at)) = best else {
                 break;
             };
-            if !self.is_active(v) || !self.is_active(w) {
-                continue;
-            }
-            let color = self.count[v as usize] + self.count[w as usize];
-            let key = Self::key(rule, color, done, c);
-            if key > stored && heap.peek().is_some_and(|next| (key, v, w, c) > next.0) {
-                heap.push(Reverse((key, v, w, c)));
-                continue;
-            }
+            by_colour.get_mut(&at).expect("a colour").pop();
             let merged = self.collapse(v, w);
             done += 1;
             let list = merged as usize - g.nvertices();
             for &(x, cx) in &self.merged[list] {
                 if self.assign[x as usize] == self.assign[merged as usize] {
-                    let color = self.count[x as usize] + self.count[merged as usize];
-                    heap.push(Reverse((Self::key(rule, color, done, cx), x, merged, cx)));
+                    let count = self.count[x as usize] + self.count[merged as usize];
+                    let heap = by_colour.entry(colour(count)).or_default();
+                    heap.push((cx, Reverse(x), Reverse(merged)));
+                    heaviest = heaviest.max(cx);
                 }
             }
         }
