@@ -151,9 +151,8 @@ impl<'g> Hierarchy<'g> {
             ContractionKey::Colored => count,
             ContractionKey::Heaviest => 0,
         };
-        let mut by_colour: BTreeMap<u64, BinaryHeap<EdgeEntry>> = BTreeMap::new();
-        let mut heaviest = 0;
         let g = self.graph;
+        let mut first = Vec::new();
         for v in 0..g.nvertices() as u32 {
             let range = g.xadj()[v as usize] as usize..g.xadj()[v as usize + 1] as usize;
             for (&w, &c) in g.adjncy()[range.clone()]
@@ -161,11 +160,14 @@ impl<'g> Hierarchy<'g> {
                 .zip(&g.edge_weights()[range])
             {
                 if v < w && self.assign[v as usize] == self.assign[w as usize] {
-                    let heap = by_colour.entry(colour(2)).or_default();
-                    heap.push((c, Reverse(v), Reverse(w)));
-                    heaviest = heaviest.max(c);
+                    first.push((c, Reverse(v), Reverse(w)));
                 }
             }
+        }
+        let mut heaviest = first.iter().map(|e| e.0).max().unwrap_or(0);
+        let mut by_colour: BTreeMap<u64, BinaryHeap<EdgeEntry>> = BTreeMap::new();
+        if !first.is_empty() {
+            by_colour.insert(colour(2), BinaryHeap::from(first));
         }
         let mut done = 0;
         let mut drained = Vec::new();

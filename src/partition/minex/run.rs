@@ -9,6 +9,7 @@ use super::moves::{Key, Move, Moves};
 use super::state::State;
 use super::{MinexOptions, MinexReport, QwgtSummary, StepTimes, Totals};
 use crate::graph::GraphView;
+use crate::hash::IntMap;
 
 /// The state of a MinEX call while it runs (what an observer sees after each move).
 #[derive(Debug)]
@@ -25,6 +26,8 @@ pub(crate) struct Engine<'g, 'o> {
     heap: IndexedHeap<Key>,
     /// Moves executed.
     executed: u64,
+    /// The best move last found for each vertex, with the number of moves executed then.
+    found: IntMap<u32, (u64, Move)>,
     /// Most moves allowed.
     cap: u64,
     /// Whether the cap was reached.
@@ -57,6 +60,7 @@ impl<'g, 'o> Engine<'g, 'o> {
             moves: Moves::new(options),
             heap: IndexedHeap::new(2 * n),
             executed: 0,
+            found: IntMap::default(),
             cap: (options.move_cap as u64).saturating_mul(n as u64),
             capped: false,
             deviations: 0,
@@ -82,6 +86,7 @@ impl<'g, 'o> Engine<'g, 'o> {
         let partition = clock.elapsed();
         while let Some((v, w, merged)) = engine.h.expand() {
             engine.heap.remove(merged);
+            engine.found.remove(&merged);
             if !engine.capped {
                 engine.consider(v);
                 engine.consider(w);
@@ -111,21 +116,38 @@ impl<'g, 'o> Engine<'g, 'o> {
     /// (Re)sets `v`'s heap entry to its best acceptable move, or removes it.
     fn consider(&mut self, v: u32) {
         match self.moves.best(&self.state, &mut self.h, v) {
-            Some(m) => self.heap.set(v, m.key()),
-            None => self.heap.remove(v),
+            Some(m) => {
+                self.heap.set(v, m.key());
+                self.found.insert(v, (self.executed, m));
+            }
+            None => {
+                self.heap.remove(v);
+                self.found.remove(&v);
+            }
         }
     }
 
-    /// Step 2's loop: pop the smallest key, re-evaluate that vertex on the current state,
+    /// `v`'s best move on the current state: the one found when its entry was set if no
+    /// move was executed since (the state is the same), else evaluated again.
+    fn current_best(&mut self, v: u32) -> Option<Move> {
+        match self.found.remove(&v) {
+            Some((at, m)) if at == self.executed => Some(m),
+            _ => self.moves.best(&self.state, &mut self.h, v),
+        }
+    }
+
+    /// Step 2's loop: pop the smallest key, re-evaluate that vertex on the current state (unless
+    /// nothing moved since it was evaluated),
     /// re-insert it if its key grew past the next one, else execute it and re-evaluate it and
     /// its neighbours. Until the heap is empty or the move cap is reached.
     fn run_moves(&mut self, observe: &mut impl FnMut(&Engine<'g, 'o>)) {
         while let Some((_, v)) = self.heap.pop() {
-            let Some(m) = self.moves.best(&self.state, &mut self.h, v) else {
+            let Some(m) = self.current_best(v) else {
                 continue;
             };
             if self.heap.peek_key().is_some_and(|next| m.key() > next) {
                 self.heap.set(v, m.key());
+                self.found.insert(v, (self.executed, m));
                 self.deviations += 1;
                 continue;
             }
