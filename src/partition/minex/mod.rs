@@ -50,7 +50,8 @@
 //!   RunBias` for any `RunBias` larger than the range of `Gain`.
 //! - **Move order approximate, acceptance exact** (A.6-7): a popped vertex is re-evaluated on
 //!   the current state; if its key is now larger than the next one it goes back
-//!   (`order_deviations` counts these), else its move is executed.
+//!   (`order_deviations` counts these), else its move is executed. A vertex popped before any
+//!   move was executed since its evaluation keeps that evaluation (the state is the same).
 //! - **Border** vertices, original or merged, are those with a neighbour (through Find) on
 //!   another processor: they have targets. No flag is kept: a vertex's targets are found when
 //!   it is evaluated, and one without an acceptable move leaves the heap. Step 2 evaluates
@@ -61,8 +62,11 @@
 //!   processors has them; a graph without edges can only move vertices to empty processors.
 //! - **Contraction** (A.6-6): to at most `10·P` vertices by default, same-processor edges
 //!   only, smallest `[M9]` key first (`(n_v + n_w) · contractions so far − CWgt(v,w) −
-//!   CWgt(w,v)`), ties by (smaller id, larger id); a popped key is recomputed and pushed back
-//!   while larger than the next stored one (stored keys only grow, so this is exact).
+//!   CWgt(w,v)`), ties by (smaller id, larger id). The spec's lazy re-evaluation (pop, recompute,
+//!   push back while larger than the next stored key) re-pushes most of the heap at every
+//!   contraction, since every key grows with the count (194 s on the shock graph); instead
+//!   the edges are kept in one heap per colour `n_v + n_w`, whose order never changes, and
+//!   the least key is the least of the tops at the current count: the same choice, exactly.
 //!   Parallel edges of a merged vertex are summed. P = 1 contracts and moves nothing.
 //! - **Union/Find** is fig. 22 with 0-based ids (`lkup < vTot`, D4-5), iterative (merge
 //!   chains can be long), every vertex on the walked path caching the root.
@@ -70,6 +74,8 @@
 //!   moves (the expansion still finishes) and the report says `capped`.
 //! - **Units**: [`UnitCosts::SEED`] (all 1) for the seed's tables; a machine's nanoseconds
 //!   ([`crate::sim::Machine::unit_costs`]) for comparisons of time.
+//!
+//! `docs/minex.md` says the same for users.
 
 mod coarse;
 mod grid;

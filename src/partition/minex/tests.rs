@@ -134,7 +134,12 @@ proptest! {
             remap: if cluster_rule { RemapRule::Cluster } else { RemapRule::Processor },
             ..MinexOptions::new(grid)
         };
-        checked_run(&Minex::new(options), &g, &current);
+        let (_, report, _) = checked_run(&Minex::new(options), &g, &current);
+        // Every vertex with a neighbour elsewhere is evaluated: some move is made or refused.
+        let border = (0..n as u32).any(|v| g.neighbours(v).iter().any(|&w| current[w as usize] != current[v as usize]));
+        let r = report.rejected;
+        let refused = r.empty + r.throttle + r.max_up + r.min_down + r.minvar;
+        prop_assert!(!border || report.moves + refused > 0, "{report:?}");
     }
 }
 
