@@ -5,16 +5,90 @@
 //! under a cut. Its output is already a processor per vertex: under PLUM the remap is the
 //! identity.
 //!
+//! [`Minex::rebalance`] runs `minex.md` A.5: `A := D`; contraction of same-processor edges,
+//! one at a time, to [`MinexOptions::coarsen_to`] vertices (10·P by default); moves on the
+//! contracted graph from a heap of each vertex's best acceptable move, re-evaluated when
+//! popped; then the Stack is popped pair by pair, each expanded pair evaluated and moves run
+//! from it, the neighbours of every executed move re-evaluated. One evaluation costs
+//! `O(deg(v) + targets · touched processors · log P)`; contraction `O(|E| log |E|)`.
+//!
 //! | file | owns |
 //! | --- | --- |
 //! | `grid.rs` | the clusters, their slowdowns and the processor → cluster map ([`Grid`]) |
-//! | `totals.rs` | the cost of any assignment: per-processor [`Totals`], [`Latency`] models, [`score`] |
+//! | `totals.rs` | the cost of any assignment: per-processor [`Totals`], [`Latency`] models, [`score`] / [`score_with`] (the from-scratch oracle) |
+//! | `state.rs` | the incremental state: totals, `QWgt`, `S1`, `S2`, the ordered multiset of `QWgt`, the empty processors; a move's `Delta` |
+//! | `moves.rs` | evaluating a move, rules R1–R5, the exact ThroTTle and 1 % comparisons, the order of moves, the heap key; executing a move |
+//! | `coarse.rs` | the vertex list (originals and merged), Union/Find (fig. 22), contraction with the `[M9]` key, the Stack and expansion |
+//! | `heap.rs` | the indexed min-heap (one entry per vertex, replaced or removed in `O(log n)`) |
+//! | `run.rs` | one call: the three steps, the move loop, the cap, the report |
+//! | `tests.rs` | A.10 tests 5–9, watching the state after every move |
+//!
+//! Decisions where the seed is silent or wrong (`minex.md` A.6, defects D4-1…D4-10):
+//! - **Remap** at processor level ([`RemapRule::Processor`]); the seed's literal cluster rule
+//!   ([`RemapRule::Cluster`]) makes data moving inside a cluster free (`Rrcv`, `Runpack`,
+//!   `Rpack` 0; `QSend` still counts it). `CData` sums over cut neighbours; packing moved data
+//!   is charged to the old holder, unpacking to the new (D4-1, D4-2).
+//! - **Integers**: every cost is a `u64` (integer slowdowns and unit costs); `Gain` and
+//!   `P·MinVar = P·S2 − S1²` are exact `i128`. `P·ΔMinVar` is used everywhere in place of
+//!   `ΔMinVar`, so nothing is divided.
+//! - **ThroTTle** (R2, D4-3): a move with `Gain > 0` is refused when `ΔMinVar ≥ 0` or
+//!   `Gain² / (−ΔMinVar) > τ`, evaluated as `P·Gain² > τ·(−P·ΔMinVar)` with τ read as the
+//!   dyadic rational an `f64` is (`m·2^e`): both sides integers in `i128`, exact. τ = ∞
+//!   disables R2 entirely; τ = 0 refuses every `Gain > 0`. Only when a product overflows
+//!   `i128` (≈ 1.7·10³⁸, far beyond seed units or nanoseconds at P ≤ 1,024) are the two sides
+//!   compared in `f64`.
+//! - **R5** (the 1 % rule, A.6-9) is relative to the current MinVar and requires a strict
+//!   decrease: refused when `−ΔMinVar ≤ 0` or `−P·ΔMinVar < threshold · P·MinVar` (same exact
+//!   comparison). So nothing passes it when MinVar = 0, and every executed move strictly
+//!   lowers `(MaxQWgt, −MinQWgt, MinVar)`: the loop ends.
+//! - **Refusals** are counted per evaluated candidate `(v, q)`, under the first rule in the
+//!   order R1, R2, R3, R4, R5 that refuses it (a vertex evaluated again counts again).
+//! - **Order of two moves** (A.6-8): the lexicographic order on `(MaxQWgt', −MinQWgt', Gain,
+//!   P·ΔMinVar, v, q)`, smaller better — the seed's "if Gain is negative" condition dropped
+//!   for a total order. Each vertex keeps only its best acceptable move in the heap.
+//! - **Heap key**: `(MaxQWgt', Gain, v, q)`, the seed's `(GainBias + Gain) + MaxQWgt ×
+//!   RunBias` for any `RunBias` larger than the range of `Gain`.
+//! - **Move order approximate, acceptance exact** (A.6-7): a popped vertex is re-evaluated on
+//!   the current state; if its key is now larger than the next one it goes back
+//!   (`order_deviations` counts these), else its move is executed. A vertex popped before any
+//!   move was executed since its evaluation keeps that evaluation (the state is the same).
+//! - **Border** vertices, original or merged, are those with a neighbour (through Find) on
+//!   another processor: they have targets. No flag is kept: a vertex's targets are found when
+//!   it is evaluated, and one without an acceptable move leaves the heap. Step 2 evaluates
+//!   every active vertex; an expansion evaluates the pair; an executed move re-evaluates the
+//!   vertex and its neighbours (inserting new border vertices, removing former ones).
+//! - **Empty processors** (A.6-5) are extra targets of every vertex of a processor whose
+//!   `QWgt` is `MaxQWgt`. R1 keeps processors from emptying, so only an input with empty
+//!   processors has them; a graph without edges can only move vertices to empty processors.
+//! - **Contraction** (A.6-6): to at most `10·P` vertices by default, same-processor edges
+//!   only, smallest `[M9]` key first (`(n_v + n_w) · contractions so far − CWgt(v,w) −
+//!   CWgt(w,v)`), ties by (smaller id, larger id). The spec's lazy re-evaluation (pop, recompute,
+//!   push back while larger than the next stored key) re-pushes most of the heap at every
+//!   contraction, since every key grows with the count (194 s on the shock graph); instead
+//!   the edges are kept in one heap per colour `n_v + n_w`, whose order never changes, and
+//!   the least key is the least of the tops at the current count: the same choice, exactly.
+//!   Parallel edges of a merged vertex are summed. P = 1 contracts and moves nothing.
+//! - **Union/Find** is fig. 22 with 0-based ids (`lkup < vTot`, D4-5), iterative (merge
+//!   chains can be long), every vertex on the walked path caching the root.
+//! - **Move cap** (A.6-10): `move_cap · |V|` executed moves (20·|V|); once reached, no more
+//!   moves (the expansion still finishes) and the report says `capped`.
+//! - **Units**: [`UnitCosts::SEED`] (all 1) for the seed's tables; a machine's nanoseconds
+//!   ([`crate::sim::Machine::unit_costs`]) for comparisons of time.
+//!
+//! `docs/minex.md` says the same for users.
 
+mod coarse;
 mod grid;
+mod heap;
+mod moves;
+mod run;
+mod state;
+#[cfg(test)]
+mod tests;
 mod totals;
 
 pub use grid::Grid;
-pub use totals::{score, Latency, QwgtSummary, Totals, UnitCosts};
+pub use totals::{score, score_with, Latency, QwgtSummary, Totals, UnitCosts};
 
 use super::{check_arguments, finish, Metis, PartitionInfo, Partitioner, Targets};
 use crate::graph::GraphView;
@@ -38,6 +112,17 @@ pub enum RemapRule {
     Processor,
     /// The seed's literal rule: moves inside a cluster are free.
     Cluster,
+}
+
+impl RemapRule {
+    /// Whether data moving from processor `from` to another processor `to` of `grid` costs
+    /// its transfer and packing.
+    pub fn charges(self, grid: &Grid, from: u32, to: u32) -> bool {
+        match self {
+            RemapRule::Processor => true,
+            RemapRule::Cluster => grid.cluster(from) != grid.cluster(to),
+        }
+    }
 }
 
 /// MinEX's settings (`minex.md` A.1, A.6).
@@ -177,26 +262,28 @@ impl Minex {
         graph: &GraphView<'_>,
         current: &[u32],
     ) -> Result<(Vec<u32>, MinexReport)> {
+        self.rebalance_observed(graph, current, |_| {})
+    }
+
+    /// [`Minex::rebalance`], calling `observe` after every executed move (the tests' window
+    /// on the incremental state).
+    pub(crate) fn rebalance_observed<'g>(
+        &self,
+        graph: &GraphView<'g>,
+        current: &[u32],
+        observe: impl FnMut(&run::Engine<'g, '_>),
+    ) -> Result<(Vec<u32>, MinexReport)> {
         self.options.check()?;
         let o = &self.options;
-        let totals = score(graph, &o.grid, o.costs, current, current)?;
-        let qwgt: Vec<u64> = totals.iter().map(|t| o.latency.qwgt(t)).collect();
-        let input = QwgtSummary::of(&qwgt);
-        // Placeholder until the algorithm lands: no move.
-        Ok((
-            current.to_vec(),
-            MinexReport {
-                throttle: o.throttle,
-                moves: 0,
-                order_deviations: 0,
-                rejected: Rejected::default(),
-                coarse_vertices: graph.nvertices(),
-                result: input,
-                input,
-                capped: false,
-                time_ms: StepTimes::default(),
-            },
-        ))
+        if graph.nvertices() >= (u32::MAX / 2) as usize {
+            return Err(Error::Invalid(format!(
+                "MinEX takes graphs of fewer than {} vertices, not {}",
+                u32::MAX / 2,
+                graph.nvertices()
+            )));
+        }
+        let totals = score_with(graph, &o.grid, o.costs, o.remap, current, current)?;
+        Ok(run::Engine::run(o, *graph, current, totals, observe))
     }
 }
 

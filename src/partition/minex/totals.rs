@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::Grid;
+use super::{Grid, RemapRule};
 use crate::graph::GraphView;
 use crate::{Error, Result};
 
@@ -140,6 +140,23 @@ pub fn score(
     assigned: &[u32],
     data: &[u32],
 ) -> Result<Vec<Totals>> {
+    score_with(graph, grid, costs, RemapRule::Processor, assigned, data)
+}
+
+/// [`score`] with moved data charged by `remap`: under [`RemapRule::Cluster`] (the seed's
+/// literal rule) data moving inside a cluster costs nothing (`Rrcv`, `Runpack`, `Rpack`);
+/// `QSend` still counts it.
+///
+/// # Errors
+/// Those of [`score`].
+pub fn score_with(
+    graph: &GraphView<'_>,
+    grid: &Grid,
+    costs: UnitCosts,
+    remap: RemapRule,
+    assigned: &[u32],
+    data: &[u32],
+) -> Result<Vec<Totals>> {
     let n = graph.nvertices();
     Error::check_len("assignment", n, assigned.len())?;
     Error::check_len("data owners", n, data.len())?;
@@ -171,11 +188,12 @@ pub fn score(
             }
         }
         if o != p {
-            t.rrcv += sizes[v] * costs.remap * u64::from(grid.connect(o, p));
-            t.runpack += sizes[v] * costs.remap_pack * proc;
-            let old = &mut totals[o as usize];
-            old.rpack += sizes[v] * costs.remap_pack * u64::from(grid.proc(o));
-            old.qsend += 1;
+            if remap.charges(grid, o, p) {
+                t.rrcv += sizes[v] * costs.remap * u64::from(grid.connect(o, p));
+                t.runpack += sizes[v] * costs.remap_pack * proc;
+                totals[o as usize].rpack += sizes[v] * costs.remap_pack * u64::from(grid.proc(o));
+            }
+            totals[o as usize].qsend += 1;
         }
         totals[o as usize].qown += 1;
     }
