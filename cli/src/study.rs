@@ -368,7 +368,11 @@ fn hier_study(args: HierArgs) -> CliResult<PathBuf> {
 
 /// Prints the notes of a study's written files (the charts skipped) and its tables; returns
 /// the folder.
-pub(super) fn finish(written: Result<Vec<String>, String>, tables: &str, out: PathBuf) -> CliResult<PathBuf> {
+pub(super) fn finish(
+    written: Result<Vec<String>, String>,
+    tables: &str,
+    out: PathBuf,
+) -> CliResult<PathBuf> {
     for note in written.map_err(Failure::Error)? {
         eprintln!("plume: note: {note}");
     }

@@ -60,11 +60,7 @@ pub struct MinexArgs {
 }
 
 /// A comma-separated list of `what` parsed by `one`.
-fn list<T>(
-    text: &str,
-    option: &str,
-    one: impl Fn(&str) -> Option<T>,
-) -> Result<Vec<T>, String> {
+fn list<T>(text: &str, option: &str, one: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, String> {
     text.split(',')
         .map(str::trim)
         .filter(|w| !w.is_empty())
@@ -93,7 +89,10 @@ fn clusters(text: &str) -> Result<Vec<usize>, String> {
 fn throttle(w: &str) -> Option<f64> {
     match w {
         "inf" | "∞" => Some(f64::INFINITY),
-        _ => w.parse::<f64>().ok().filter(|t| !t.is_nan() && t.is_finite()),
+        _ => w
+            .parse::<f64>()
+            .ok()
+            .filter(|t| !t.is_nan() && t.is_finite()),
     }
 }
 
@@ -114,7 +113,10 @@ fn config(args: &MinexArgs) -> Result<MinexConfig, String> {
         .map(Tolerance::parse)
         .collect::<Result<Vec<_>, _>>()?;
     let default_throttle = throttle(args.default_throttle.trim()).ok_or_else(|| {
-        format!("--default-throttle {}: not a ThroTTle", args.default_throttle)
+        format!(
+            "--default-throttle {}: not a ThroTTle",
+            args.default_throttle
+        )
     })?;
     if default_throttle < 0.0 {
         return Err(format!(

@@ -48,14 +48,20 @@ fn the_sequence_holds_the_runs_weights_and_initial_partition() {
         balancer: Balancer::None,
         ..config()
     };
-    let runs = shock::run_many(std::slice::from_ref(&cfg), box_mesh(), |_, _, _, _| Ok(())).unwrap();
+    let runs =
+        shock::run_many(std::slice::from_ref(&cfg), box_mesh(), |_, _, _, _| Ok(())).unwrap();
     let levels = &runs[0].levels;
     assert_eq!(seq.levels.len(), levels.len());
     let roots = seq.xadj.len() - 1;
     for (s, r) in seq.levels.iter().zip(levels) {
         assert_eq!(s.leaves, r.leaves);
         // Predicted PWgt: the leaves after subdivision.
-        assert_eq!(s.pwgt.iter().sum::<u64>(), r.leaves as u64, "level {}", s.level);
+        assert_eq!(
+            s.pwgt.iter().sum::<u64>(),
+            r.leaves as u64,
+            "level {}",
+            s.level
+        );
         assert_eq!((s.pwgt.len(), s.rwgt.len()), (roots, roots));
         assert_eq!(s.cwgt.len(), seq.adjncy.len());
         assert!(s.rwgt.iter().all(|&e| e >= 1));
@@ -110,7 +116,13 @@ fn every_replayed_assignment_is_valid_and_minex_never_raises_its_input() {
                             let t = score(&g, &grid, UnitCosts::SEED, assigned, &data).unwrap();
                             t.iter().map(|t| lat.latency().qwgt(t)).max().unwrap()
                         };
-                        assert!(q(a) <= q(&data), "level {}: {} > {}", level.level, q(a), q(&data));
+                        assert!(
+                            q(a) <= q(&data),
+                            "level {}: {} > {}",
+                            level.level,
+                            q(a),
+                            q(&data)
+                        );
                     }
                     data.clone_from(a);
                 }
@@ -159,8 +171,14 @@ fn replays_are_deterministic_and_written() {
     assert_eq!(json(&a), json(&b));
     // Rows: P = 4 on (1 cluster) + (2 clusters × 2 I), both tolerances, and P = 2 on one
     // cluster; every check evaluated or said not to be.
-    assert!(a.rows.iter().any(|r| r.method == Method::ClusterMetis && r.clusters == 2));
-    assert!(a.rows.iter().any(|r| r.procs == 2 && r.method == Method::Minex));
+    assert!(a
+        .rows
+        .iter()
+        .any(|r| r.method == Method::ClusterMetis && r.clusters == 2));
+    assert!(a
+        .rows
+        .iter()
+        .any(|r| r.procs == 2 && r.method == Method::Minex));
     assert_eq!(
         a.rows.iter().filter(|r| r.coarsen_to.is_some()).count(),
         2 * cfg.latency.len()
@@ -170,7 +188,12 @@ fn replays_are_deterministic_and_written() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut folder = RunFolder::open(&dir).unwrap();
     let notes = a.write(&mut folder).unwrap();
-    for f in ["minex.md", "minex.json", "table14_throttle.svg", "table16_procs.svg"] {
+    for f in [
+        "minex.md",
+        "minex.json",
+        "table14_throttle.svg",
+        "table16_procs.svg",
+    ] {
         assert!(dir.join(f).is_file(), "{f} ({notes:?})");
     }
     let md = std::fs::read_to_string(dir.join("minex.md")).unwrap();

@@ -99,7 +99,10 @@ pub fn evaluate(study: &MinexStudy) -> Vec<Check> {
     let sweep = |c: usize| -> Option<Vec<(f64, Total)>> {
         cfg.throttle
             .iter()
-            .map(|&t| r.total(Method::Minex, p, c, i_t, lat_t, Some(t)).map(|x| (t, x)))
+            .map(|&t| {
+                r.total(Method::Minex, p, c, i_t, lat_t, Some(t))
+                    .map(|x| (t, x))
+            })
             .collect()
     };
     let one = sweep(1);
@@ -123,10 +126,7 @@ pub fn evaluate(study: &MinexStudy) -> Vec<Check> {
         "R1c",
         "Σ MaxQWgt lowest at an intermediate τ in [P/2, 4P], the largest τ 5–30 % higher",
         one.as_ref().map(|s| {
-            let best = s
-                .iter()
-                .min_by_key(|(_, t)| t.max_qwgt)
-                .expect("a τ ran");
+            let best = s.iter().min_by_key(|(_, t)| t.max_qwgt).expect("a τ ran");
             let last = s[s.len() - 1].1.max_qwgt as f64 / best.1.max_qwgt.max(1) as f64;
             let inside = best.0 >= p as f64 / 2.0 && best.0 <= 4.0 * p as f64;
             (
@@ -144,7 +144,10 @@ pub fn evaluate(study: &MinexStudy) -> Vec<Check> {
                 .zip(&b)
                 .map(|((_, x), (_, y))| y.max_qwgt as f64 / x.max_qwgt.max(1) as f64)
                 .fold(f64::INFINITY, f64::min);
-            (worst >= 1.0, format!("smallest {c_max}/1-cluster ratio {worst:.3}"))
+            (
+                worst >= 1.0,
+                format!("smallest {c_max}/1-cluster ratio {worst:.3}"),
+            )
         }),
     ));
 
@@ -186,8 +189,13 @@ pub fn evaluate(study: &MinexStudy) -> Vec<Check> {
                 .collect();
             (
                 bad.is_empty(),
-                format!("{} of {} cells not below{}", bad.len(), cells.len(),
-                    bad.first().map_or(String::new(), |b| format!(", first {b}"))),
+                format!(
+                    "{} of {} cells not below{}",
+                    bad.len(),
+                    cells.len(),
+                    bad.first()
+                        .map_or(String::new(), |b| format!(", first {b}"))
+                ),
             )
         }),
     ));
@@ -332,10 +340,16 @@ pub fn evaluate(study: &MinexStudy) -> Vec<Check> {
         "MinEX's QWgt LoadImb ≤ 1.5 where METIS's exceeds 2",
         high.as_ref().map(|v| {
             let cells: Vec<_> = v.iter().filter(|(_, b)| b.qwgt_load_imb > 2.0).collect();
-            let worst = cells.iter().map(|(a, _)| a.qwgt_load_imb).fold(0.0, f64::max);
+            let worst = cells
+                .iter()
+                .map(|(a, _)| a.qwgt_load_imb)
+                .fold(0.0, f64::max);
             (
                 worst <= 1.5,
-                format!("{} cells where METIS > 2; MinEX's largest {worst:.2}", cells.len()),
+                format!(
+                    "{} cells where METIS > 2; MinEX's largest {worst:.2}",
+                    cells.len()
+                ),
             )
         }),
     ));
@@ -372,7 +386,12 @@ pub fn evaluate(study: &MinexStudy) -> Vec<Check> {
                 let gain = 1.0 - a.t_measured / b.t_measured;
                 (
                     gain >= 0.03,
-                    format!("T {:.4} vs {:.4} s ({:.1} % lower)", a.t_measured, b.t_measured, 100.0 * gain),
+                    format!(
+                        "T {:.4} vs {:.4} s ({:.1} % lower)",
+                        a.t_measured,
+                        b.t_measured,
+                        100.0 * gain
+                    ),
                 )
             }),
         ));
@@ -389,20 +408,25 @@ pub fn evaluate(study: &MinexStudy) -> Vec<Check> {
     out.push(check(
         "A.11-cluster",
         "C = 4, I = 10, no tolerance: MinEX's Σ MaxQWgt ≥ 10 % below the cluster-aware METIS's",
-        mx.zip(r.method(Method::ClusterMetis, 4, 10, none)).map(|(a, b)| {
-            let gain = 1.0 - a.max_qwgt as f64 / b.max_qwgt as f64;
-            (gain >= 0.10, format!("{:.1} % below", 100.0 * gain))
-        }),
+        mx.zip(r.method(Method::ClusterMetis, 4, 10, none))
+            .map(|(a, b)| {
+                let gain = 1.0 - a.max_qwgt as f64 / b.max_qwgt as f64;
+                (gain >= 0.10, format!("{:.1} % below", 100.0 * gain))
+            }),
     ));
     out.push(check(
         "A.11-cost",
         "MinEX's Σ partitioning time ≤ 3× METIS's (one cluster, P of the study; wall clock here)",
-        r.minex(p, 1, 1, none)
-            .zip(metis(1, 1))
-            .map(|(a, b)| {
-                let x = a.partition_ms / b.partition_ms.max(1e-9);
-                (x <= 3.0, format!("{:.1} vs {:.1} ms ({x:.2}×)", a.partition_ms, b.partition_ms))
-            }),
+        r.minex(p, 1, 1, none).zip(metis(1, 1)).map(|(a, b)| {
+            let x = a.partition_ms / b.partition_ms.max(1e-9);
+            (
+                x <= 3.0,
+                format!(
+                    "{:.1} vs {:.1} ms ({x:.2}×)",
+                    a.partition_ms, b.partition_ms
+                ),
+            )
+        }),
     ));
     out
 }

@@ -190,7 +190,9 @@ impl MinexConfig {
         }
         for &p in std::iter::once(&self.procs).chain(&self.scale_procs) {
             if p < 1 || p > roots {
-                return Err(format!("--procs {p}: needs 1 to {roots} processors (the roots)"));
+                return Err(format!(
+                    "--procs {p}: needs 1 to {roots} processors (the roots)"
+                ));
             }
         }
         for &c in &self.clusters {

@@ -128,7 +128,10 @@ impl Total {
 }
 
 /// The graph of `level`: predicted `PWgt` and `CWgt`, `RWgt` what moves.
-pub fn level_graph<'a>(seq: &'a Sequence, level: &'a SequenceLevel) -> plume::Result<GraphView<'a>> {
+pub fn level_graph<'a>(
+    seq: &'a Sequence,
+    level: &'a SequenceLevel,
+) -> plume::Result<GraphView<'a>> {
     GraphView::new(&seq.xadj, &seq.adjncy, &level.cwgt, &level.pwgt)?.with_sizes(&level.rwgt)
 }
 
@@ -215,7 +218,11 @@ fn cluster_metis(seq: &Sequence, g: &GraphView<'_>, grid: &Grid) -> plume::Resul
     let procs = grid.nprocs();
     let clusters = grid.nclusters();
     let members: Vec<Vec<u32>> = (0..clusters as u32)
-        .map(|c| (0..procs as u32).filter(|&p| grid.cluster(p) == c).collect())
+        .map(|c| {
+            (0..procs as u32)
+                .filter(|&p| grid.cluster(p) == c)
+                .collect()
+        })
         .collect();
     let shares: Vec<f64> = members.iter().map(|m| m.len() as f64).collect();
     let n = g.nvertices();
@@ -224,7 +231,9 @@ fn cluster_metis(seq: &Sequence, g: &GraphView<'_>, grid: &Grid) -> plume::Resul
     let mut out = vec![0u32; n];
     let mut local = vec![u32::MAX; n];
     for (c, procs_of) in members.iter().enumerate() {
-        let verts: Vec<u32> = (0..n as u32).filter(|&v| cluster[v as usize] == c as u32).collect();
+        let verts: Vec<u32> = (0..n as u32)
+            .filter(|&v| cluster[v as usize] == c as u32)
+            .collect();
         for (i, &v) in verts.iter().enumerate() {
             local[v as usize] = i as u32;
         }
@@ -342,8 +351,7 @@ pub fn rows_for(
         let grid = Grid::even(procs, c, i).map_err(err("grid"))?;
         let label = format!("{c} clusters, I = {i}");
         if c > 1 && !cluster_aware.iter().any(|(k, _)| *k == c) {
-            let r = replay(seq, procs, Method::ClusterMetis, &grid, None)
-                .map_err(err(&label))?;
+            let r = replay(seq, procs, Method::ClusterMetis, &grid, None).map_err(err(&label))?;
             cluster_aware.push((c, r));
         }
         let mut scored: Vec<(&Replayed, Option<f64>)> =
@@ -360,8 +368,8 @@ pub fn rows_for(
             let mut minex = Vec::new();
             for &tau in &taus {
                 let opts = cfg.minex(grid.clone(), lat, tau);
-                let r = replay(seq, procs, Method::Minex, &grid, Some(&opts))
-                    .map_err(err(&label))?;
+                let r =
+                    replay(seq, procs, Method::Minex, &grid, Some(&opts)).map_err(err(&label))?;
                 minex.push((r, tau, None));
             }
             if main && c == 1 {
@@ -378,8 +386,7 @@ pub fn rows_for(
                 .map(|&(r, t)| (r, t, None))
                 .chain(minex.iter().map(|(r, t, k)| (r, Some(*t), *k)));
             for (r, throttle, coarsen_to) in all {
-                let (levels, total) =
-                    score_levels(cfg, seq, &grid, lat, r).map_err(err(&label))?;
+                let (levels, total) = score_levels(cfg, seq, &grid, lat, r).map_err(err(&label))?;
                 rows.push(Row {
                     method: r.method,
                     procs,

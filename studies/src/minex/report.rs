@@ -9,8 +9,9 @@ use plume_cases::charts::{chart_or_note, has_points, line_chart_with, ChartOptio
 use plume_cases::run_folder::RunFolder;
 
 use super::published::{
-    TABLE_14, TABLE_15, TABLE_16_MAX, TABLE_16_NONE, TABLE_16_PROCS, TABLE_17, TABLE_17_INTERCONNECT,
-    TABLE_18, TABLE_19, TABLE_19_INTERCONNECT, TABLE_20, TABLE_21, TABLE_22, THROTTLES,
+    TABLE_14, TABLE_15, TABLE_16_MAX, TABLE_16_NONE, TABLE_16_PROCS, TABLE_17,
+    TABLE_17_INTERCONNECT, TABLE_18, TABLE_19, TABLE_19_INTERCONNECT, TABLE_20, TABLE_21, TABLE_22,
+    THROTTLES,
 };
 use super::{Key, Method, MinexStudy, Tolerance, Total};
 
@@ -118,8 +119,15 @@ impl MinexStudy {
     fn throttle_tables(&self, out: &mut String) {
         let cfg = &self.config;
         let (i, lat) = (cfg.throttle_interconnect(), cfg.throttle_latency());
-        let cols: Vec<String> = cfg.throttle.iter().map(|&t| format!("τ = {}", tau(t))).collect();
-        for (name, table) in [("14: Σ MaxQWgt (thousands)", 14), ("15: mean QWgt LoadImb", 15)] {
+        let cols: Vec<String> = cfg
+            .throttle
+            .iter()
+            .map(|&t| format!("τ = {}", tau(t)))
+            .collect();
+        for (name, table) in [
+            ("14: Σ MaxQWgt (thousands)", 14),
+            ("15: mean QWgt LoadImb", 15),
+        ] {
             let _ = writeln!(
                 out,
                 "## Table {name} by ThroTTle, P = {}, I = {i}, {} tolerance\n",
@@ -145,7 +153,10 @@ impl MinexStudy {
                             .then_some(col)
                             .flatten();
                         match (ours, table) {
-                            (Some(o), 14) => with(k(o.max_qwgt), published.map(|j| TABLE_14[c - 1][j].to_string())),
+                            (Some(o), 14) => with(
+                                k(o.max_qwgt),
+                                published.map(|j| TABLE_14[c - 1][j].to_string()),
+                            ),
                             (Some(o), _) => with(
                                 format!("{:.2}", o.qwgt_load_imb),
                                 published.map(|j| format!("{:.2}", TABLE_15[c - 1][j])),
@@ -162,7 +173,10 @@ impl MinexStudy {
 
     fn scale_table(&self, out: &mut String) {
         let cfg = &self.config;
-        let _ = writeln!(out, "## Table 16: Σ MaxQWgt (thousands) by P, one cluster\n");
+        let _ = writeln!(
+            out,
+            "## Table 16: Σ MaxQWgt (thousands) by P, one cluster\n"
+        );
         let cols: Vec<String> = cfg.scale_procs.iter().map(|q| format!("P = {q}")).collect();
         header(out, "tolerance", &cols);
         for lat in &cfg.latency {
@@ -201,7 +215,11 @@ impl MinexStudy {
                 cfg.procs,
                 lat.word()
             );
-            let cols: Vec<String> = cfg.interconnect.iter().map(|i| format!("I = {i}")).collect();
+            let cols: Vec<String> = cfg
+                .interconnect
+                .iter()
+                .map(|i| format!("I = {i}"))
+                .collect();
             header(out, "clusters", &cols);
             for &c in &cfg.clusters {
                 let cells: Vec<String> = cfg
@@ -229,19 +247,48 @@ impl MinexStudy {
         if !cfg.latency.contains(&lat) {
             return;
         }
-        let cols: Vec<String> = cfg.interconnect.iter().map(|i| format!("I = {i}")).collect();
+        let cols: Vec<String> = cfg
+            .interconnect
+            .iter()
+            .map(|i| format!("I = {i}"))
+            .collect();
         type Pick = fn(&Total) -> String;
         let q: Pick = |t| k(t.max_qwgt);
         let imb: Pick = |t| format!("{:.2}", t.qwgt_load_imb);
-        let tables: [(&str, Method, Pick, Option<&[[f64; 5]; 8]>, Option<&[[u32; 5]; 8]>); 6] = [
-            ("19: Σ MaxQWgt (thousands), METIS identity", Method::MetisIdentity, q, None, Some(&TABLE_19)),
-            ("20: Σ MaxQWgt (thousands), MinEX", Method::Minex, q, None, Some(&TABLE_20)),
-            ("19b: Σ MaxQWgt (thousands), PLUM (METIS + TotalV)", Method::Plum, q, None, None),
-            ("19c: Σ MaxQWgt (thousands), cluster-aware METIS (one cluster: METIS identity)", Method::ClusterMetis, q, None, None),
-            ("21: mean QWgt LoadImb, METIS identity", Method::MetisIdentity, imb, Some(&TABLE_21), None),
-            ("22: mean QWgt LoadImb, MinEX", Method::Minex, imb, Some(&TABLE_22), None),
+        type Published = Option<fn(usize, usize) -> String>;
+        let t19: Published = Some(|c, j| TABLE_19[c][j].to_string());
+        let t20: Published = Some(|c, j| TABLE_20[c][j].to_string());
+        let t21: Published = Some(|c, j| format!("{:.2}", TABLE_21[c][j]));
+        let t22: Published = Some(|c, j| format!("{:.2}", TABLE_22[c][j]));
+        let tables: [(&str, Method, Pick, Published); 6] = [
+            (
+                "19: Σ MaxQWgt (thousands), METIS identity",
+                Method::MetisIdentity,
+                q,
+                t19,
+            ),
+            ("20: Σ MaxQWgt (thousands), MinEX", Method::Minex, q, t20),
+            (
+                "19b: Σ MaxQWgt (thousands), PLUM (METIS + TotalV)",
+                Method::Plum,
+                q,
+                None,
+            ),
+            (
+                "19c: Σ MaxQWgt (thousands), cluster-aware METIS (one cluster: METIS identity)",
+                Method::ClusterMetis,
+                q,
+                None,
+            ),
+            (
+                "21: mean QWgt LoadImb, METIS identity",
+                Method::MetisIdentity,
+                imb,
+                t21,
+            ),
+            ("22: mean QWgt LoadImb, MinEX", Method::Minex, imb, t22),
         ];
-        for (name, method, pick, pub_f, pub_u) in tables {
+        for (name, method, pick, published_of) in tables {
             let _ = writeln!(
                 out,
                 "## Table {name}, P = {}, no tolerance (published: the seed's N-body case)\n",
@@ -262,11 +309,7 @@ impl MinexStudy {
                         };
                         let col = TABLE_19_INTERCONNECT.iter().position(|&x| x == i);
                         let cell = (cfg.procs == 32 && c <= 8).then_some(col).flatten();
-                        let published = cell.and_then(|j| {
-                            pub_u
-                                .map(|t| t[c - 1][j].to_string())
-                                .or(pub_f.map(|t| format!("{:.2}", t[c - 1][j])))
-                        });
+                        let published = cell.zip(published_of).map(|(j, f)| f(c - 1, j));
                         ours.map_or("–".into(), |t| with(pick(&t), published))
                     })
                     .collect();
@@ -301,10 +344,19 @@ impl MinexStudy {
         .collect();
         header(out, "P", &cols);
         let mut procs = vec![cfg.procs];
-        procs.extend(cfg.scale_procs.iter().filter(|&&q| q == 8 && q != cfg.procs));
+        procs.extend(
+            cfg.scale_procs
+                .iter()
+                .filter(|&&q| q == 8 && q != cfg.procs),
+        );
         procs.sort_unstable();
         for q in procs {
-            for method in [Method::Minex, Method::Plum, Method::MetisIdentity, Method::None] {
+            for method in [
+                Method::Minex,
+                Method::Plum,
+                Method::MetisIdentity,
+                Method::None,
+            ] {
                 let t = match method {
                     Method::Minex => self.minex(q, 1, 1, Tolerance::None),
                     m => self.total(Key {
@@ -408,7 +460,9 @@ impl MinexStudy {
                 .iter()
                 .filter_map(|&q| Some((q as f64, self.minex(q, 1, 1, *lat)?.max_qwgt as f64 / 1e3)))
                 .collect();
-            scale.push(Series::new(format!("MinEX, {} tolerance", lat.word()), points).with_colour(n));
+            scale.push(
+                Series::new(format!("MinEX, {} tolerance", lat.word()), points).with_colour(n),
+            );
             let published = match lat {
                 Tolerance::Max => TABLE_16_MAX,
                 Tolerance::None => TABLE_16_NONE,
