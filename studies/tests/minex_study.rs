@@ -10,7 +10,7 @@ use plume::partition::{score, Grid, Metis, Partitioner, Targets, UnitCosts};
 use plume::remap::TotalVOptimal;
 use plume_cases::run_folder::RunFolder;
 use plume_cases::shock::{self, record_sequence, Balancer, Sequence, ShockConfig};
-use plume_studies::minex::replay::{initial, level_graph, replay, score_levels};
+use plume_studies::minex::replay::{initial, level_graph, replay, score_levels, Levels};
 use plume_studies::minex::{run, Method, MinexConfig, Tolerance};
 
 const PROCS: usize = 4;
@@ -88,6 +88,8 @@ fn the_sequence_holds_the_runs_weights_and_initial_partition() {
 #[test]
 fn every_replayed_assignment_is_valid_and_minex_never_raises_its_input() {
     let seq = sequence();
+    let levels = Levels::new(&seq).unwrap();
+    let start = initial(&seq, PROCS).unwrap();
     let cfg = study_config();
     for (c, i) in [(1, 1), (2, 100)] {
         let grid = Grid::even(PROCS, c, i).unwrap();
@@ -100,7 +102,7 @@ fn every_replayed_assignment_is_valid_and_minex_never_raises_its_input() {
                 Method::ClusterMetis,
                 Method::None,
             ] {
-                let r = replay(&seq, PROCS, method, &grid, Some(&opts)).unwrap();
+                let r = replay(&levels, &start, method, &grid, Some(&opts)).unwrap();
                 assert_eq!(r.assignments.len(), seq.levels.len());
                 let mut data = initial(&seq, PROCS).unwrap();
                 for (level, a) in seq.levels.iter().zip(&r.assignments) {
@@ -136,8 +138,9 @@ fn plums_movement_is_what_plum_reports_for_the_same_step() {
     let seq = sequence();
     let cfg = study_config();
     let grid = Grid::single(PROCS).unwrap();
-    let r = replay(&seq, PROCS, Method::Plum, &grid, None).unwrap();
-    let (levels, _) = score_levels(&cfg, &seq, &grid, Tolerance::None, &r).unwrap();
+    let views = Levels::new(&seq).unwrap();
+    let r = replay(&views, &seq.initial, Method::Plum, &grid, None).unwrap();
+    let (levels, _) = score_levels(&cfg, &views, &seq.initial, &grid, Tolerance::None, &r).unwrap();
     let plum = Plum::with(
         PlumOptions {
             accept: Accept::Always,

@@ -334,8 +334,9 @@ pub fn run(
     let mut rows = Vec::new();
     let mut procs = vec![cfg.procs];
     procs.extend(cfg.scale_procs.iter().filter(|&&p| p != cfg.procs));
+    let levels = replay::Levels::new(seq).map_err(|e| format!("the recorded sequence: {e}"))?;
     for &p in &procs {
-        replay::rows_for(cfg, seq, p, &mut rows)?;
+        replay::rows_for(cfg, &levels, p, &mut rows)?;
         done(&format!("P = {p}"));
     }
     let mut study = MinexStudy {

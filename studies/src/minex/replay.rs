@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use plume::balance::{Accept, Plum, PlumOptions, Threshold};
-use plume::graph::GraphView;
+use plume::graph::{GraphView, Weights};
 use plume::metrics::{rank_loads, CostModel, Cut, GridSlowdowns, Movement};
 use plume::partition::{
     minex::QwgtSummary, score, Grid, Metis, Minex, MinexOptions, Partitioner, Targets, UnitCosts,
@@ -127,6 +127,34 @@ impl Total {
     }
 }
 
+/// The recorded levels as the replays read them: each level's graph and weights, made once.
+pub struct Levels<'a> {
+    /// The sequence.
+    pub seq: &'a Sequence,
+    /// Each level's graph ([`level_graph`]).
+    pub graphs: Vec<GraphView<'a>>,
+    /// Each level's weights, for the simulated machine's cost model.
+    pub weights: Vec<Weights>,
+}
+
+impl<'a> Levels<'a> {
+    /// The levels of `seq`.
+    ///
+    /// # Errors
+    /// A sequence whose weights do not fit its graph.
+    pub fn new(seq: &'a Sequence) -> plume::Result<Levels<'a>> {
+        Ok(Levels {
+            seq,
+            graphs: seq
+                .levels
+                .iter()
+                .map(|l| level_graph(seq, l))
+                .collect::<plume::Result<_>>()?,
+            weights: seq.levels.iter().map(SequenceLevel::weights).collect(),
+        })
+    }
+}
+
 /// The graph of `level`: predicted `PWgt` and `CWgt`, `RWgt` what moves.
 pub fn level_graph<'a>(
     seq: &'a Sequence,
@@ -164,13 +192,14 @@ pub fn initial(seq: &Sequence, procs: usize) -> plume::Result<Vec<u32>> {
 /// # Errors
 /// A partitioner's failure.
 pub fn replay(
-    seq: &Sequence,
-    procs: usize,
+    levels: &Levels<'_>,
+    start: &[u32],
     method: Method,
     grid: &Grid,
     minex: Option<&MinexOptions>,
 ) -> plume::Result<Replayed> {
-    let mut current = initial(seq, procs)?;
+    let (seq, procs) = (levels.seq, grid.nprocs());
+    let mut current = start.to_vec();
     let plum = Plum::with(
         PlumOptions {
             accept: Accept::Always,
@@ -181,24 +210,23 @@ pub fn replay(
         Box::new(Threshold::default()),
     )?;
     let (mut assignments, mut partition_ms) = (Vec::new(), Vec::new());
-    for level in &seq.levels {
-        let g = level_graph(seq, level)?;
+    for g in &levels.graphs {
         let clock = Instant::now();
         let next = match method {
             Method::None => current.clone(),
             Method::MetisIdentity => {
                 let mut part = vec![0; g.nvertices()];
-                metis(seq).partition(&g, Targets::Equal(procs), &mut part)?;
+                metis(seq).partition(g, Targets::Equal(procs), &mut part)?;
                 part
             }
             Method::Plum => {
-                let b = plum.propose(&g, &current, None)?;
+                let b = plum.propose(g, &current, None)?;
                 b.new_owner.unwrap_or_else(|| current.clone())
             }
-            Method::ClusterMetis => cluster_metis(seq, &g, grid)?,
+            Method::ClusterMetis => cluster_metis(seq, g, grid)?,
             Method::Minex => {
                 let opts = minex.expect("MinEX replays with its options").clone();
-                Minex::new(opts).rebalance(&g, &current)?.0
+                Minex::new(opts).rebalance(g, &current)?.0
             }
         };
         partition_ms.push(clock.elapsed().as_secs_f64() * 1e3);
@@ -268,39 +296,40 @@ fn cluster_metis(seq: &Sequence, g: &GraphView<'_>, grid: &Grid) -> plume::Resul
 /// The scoring's (an assignment that does not fit the grid).
 pub fn score_levels(
     cfg: &MinexConfig,
-    seq: &Sequence,
+    levels: &Levels<'_>,
+    start: &[u32],
     grid: &Grid,
     latency: Tolerance,
     replayed: &Replayed,
 ) -> plume::Result<(Vec<LevelScore>, Total)> {
-    let procs = grid.nprocs();
+    let (seq, procs) = (levels.seq, grid.nprocs());
     let model = latency.latency();
     let held = GridSlowdowns::new(grid);
     let overhead = PlumOptions::new(procs).model.overhead;
-    let mut data = initial(seq, procs)?;
-    let mut levels = Vec::with_capacity(seq.levels.len());
-    for ((level, assigned), &ms) in seq
+    let mut data = start.to_vec();
+    let mut scores = Vec::with_capacity(seq.levels.len());
+    for ((((level, g), weights), assigned), &ms) in seq
         .levels
         .iter()
+        .zip(&levels.graphs)
+        .zip(&levels.weights)
         .zip(&replayed.assignments)
         .zip(&replayed.partition_ms)
     {
-        let g = level_graph(seq, level)?;
-        let totals = score(&g, grid, UnitCosts::SEED, assigned, &data)?;
+        let totals = score(g, grid, UnitCosts::SEED, assigned, &data)?;
         let qwgt: Vec<u64> = totals.iter().map(|t| model.qwgt(t)).collect();
         let q = QwgtSummary::of(&qwgt);
         let loads = rank_loads(&level.pwgt, assigned, procs);
         let mean = loads.iter().sum::<u64>() as f64 / procs as f64;
         let leaf_load_imb = *loads.iter().max().unwrap_or(&0) as f64 / mean.max(1e-300);
         let moved = Movement::new(&data, assigned, &level.rwgt, procs);
-        let weights = level.weights();
         let t = |m: &Machine| {
-            let costs = CostModel::new(&seq.xadj, &seq.adjncy, &weights)
+            let costs = CostModel::new(&seq.xadj, &seq.adjncy, weights)
                 .with_scales(m.scales())
                 .with_slowdowns(held.slowdowns());
             plum_level(&costs, m, assigned, procs, &moved, overhead).makespan
         };
-        levels.push(LevelScore {
+        scores.push(LevelScore {
             level: level.level,
             max_qwgt: q.max_qwgt,
             qwgt_load_imb: q.qwgt_load_imb,
@@ -314,8 +343,8 @@ pub fn score_levels(
         });
         data.clone_from(assigned);
     }
-    let total = Total::of(&levels);
-    Ok((levels, total))
+    let total = Total::of(&scores);
+    Ok((scores, total))
 }
 
 /// Every row of the study at `procs`: at `cfg.procs` every grid and tolerance, the
@@ -325,10 +354,11 @@ pub fn score_levels(
 /// A one-line message naming the configuration that failed.
 pub fn rows_for(
     cfg: &MinexConfig,
-    seq: &Sequence,
+    levels: &Levels<'_>,
     procs: usize,
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
+    let seq = levels.seq;
     let main = procs == cfg.procs;
     let err = |what: &str| {
         let what = what.to_string();
@@ -342,16 +372,18 @@ pub fn rows_for(
         }
     }
     let single = Grid::single(procs).map_err(err("grid"))?;
+    let start = initial(seq, procs).map_err(err("the initial partition"))?;
     let baselines = [Method::None, Method::MetisIdentity, Method::Plum]
         .into_iter()
-        .map(|m| replay(seq, procs, m, &single, None).map_err(err(m.name())))
+        .map(|m| replay(levels, &start, m, &single, None).map_err(err(m.name())))
         .collect::<Result<Vec<_>, _>>()?;
     let mut cluster_aware: Vec<(usize, Replayed)> = Vec::new();
     for &(c, i) in &grids {
         let grid = Grid::even(procs, c, i).map_err(err("grid"))?;
         let label = format!("{c} clusters, I = {i}");
         if c > 1 && !cluster_aware.iter().any(|(k, _)| *k == c) {
-            let r = replay(seq, procs, Method::ClusterMetis, &grid, None).map_err(err(&label))?;
+            let r =
+                replay(levels, &start, Method::ClusterMetis, &grid, None).map_err(err(&label))?;
             cluster_aware.push((c, r));
         }
         let mut scored: Vec<(&Replayed, Option<f64>)> =
@@ -368,15 +400,15 @@ pub fn rows_for(
             let mut minex = Vec::new();
             for &tau in &taus {
                 let opts = cfg.minex(grid.clone(), lat, tau);
-                let r =
-                    replay(seq, procs, Method::Minex, &grid, Some(&opts)).map_err(err(&label))?;
+                let r = replay(levels, &start, Method::Minex, &grid, Some(&opts))
+                    .map_err(err(&label))?;
                 minex.push((r, tau, None));
             }
             if main && c == 1 {
                 for &k in &cfg.coarsen_to {
                     let mut opts = cfg.minex(grid.clone(), lat, cfg.tau());
                     opts.coarsen_to = Some(k.map_or(usize::MAX, |k| k * procs));
-                    let r = replay(seq, procs, Method::Minex, &grid, Some(&opts))
+                    let r = replay(levels, &start, Method::Minex, &grid, Some(&opts))
                         .map_err(err(&label))?;
                     minex.push((r, cfg.tau(), Some(k.map_or(usize::MAX, |k| k * procs))));
                 }
@@ -386,7 +418,8 @@ pub fn rows_for(
                 .map(|&(r, t)| (r, t, None))
                 .chain(minex.iter().map(|(r, t, k)| (r, Some(*t), *k)));
             for (r, throttle, coarsen_to) in all {
-                let (levels, total) = score_levels(cfg, seq, &grid, lat, r).map_err(err(&label))?;
+                let (levels, total) =
+                    score_levels(cfg, levels, &start, &grid, lat, r).map_err(err(&label))?;
                 rows.push(Row {
                     method: r.method,
                     procs,
