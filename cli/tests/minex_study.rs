@@ -96,3 +96,61 @@ fn a_small_study_writes_its_files_and_prints_its_checks() {
     assert!(json["provenance"].is_object());
     assert_eq!(json["config"]["throttle"], serde_json::json!([0.0, "inf"]));
 }
+
+#[test]
+fn compare_with_minex_adds_its_group_and_leaves_the_other_files_as_they_were() {
+    let dir = TempDir::new("minex-compare");
+    let mesh = dir.arg("box.msh");
+    ok(&[
+        "mesh", "box", "--cells", "16", "4", "4", "--size", "4", "1", "1", "-o", &mesh,
+    ]);
+    let (plain, with) = (dir.arg("plain"), dir.arg("with"));
+    let common = [
+        "compare", "shock", "--mesh", &mesh, "--procs", "2,4", "--levels", "2",
+    ];
+    ok(&[&common[..], &["--out", &plain]].concat());
+    ok(&[&common[..], &["--minex", "--out", &with]].concat());
+    let read = |folder: &str, f: &str| std::fs::read(dir.path(folder).join(f)).unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(dir.path("plain"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    for f in &files {
+        match f.as_str() {
+            "compare.md" => {
+                // Table 9 holds wall-clock milliseconds: left out of the comparison.
+                let text = |folder| {
+                    let t = String::from_utf8(read(folder, f)).unwrap();
+                    let (head, rest) = t.split_once("## Table 9").unwrap();
+                    let tail = &rest[rest.find("\n## ").unwrap()..];
+                    format!("{head}{tail}")
+                };
+                let (a, b) = (text("plain"), text("with"));
+                assert!(b.starts_with(&a) && b.len() > a.len(), "{a}\n---\n{b}");
+                assert!(b[a.len()..].contains("## MinEX beside PLUM"), "{b}");
+            }
+            "compare.json" => {
+                let parse = |folder| -> serde_json::Value {
+                    let mut v: serde_json::Value =
+                        serde_json::from_slice(&read(folder, f)).unwrap();
+                    v.as_object_mut().unwrap().remove("provenance");
+                    v
+                };
+                let (a, mut b) = (parse("plain"), parse("with"));
+                let minex = b.as_object_mut().unwrap().remove("minex").unwrap();
+                assert_eq!(a, b);
+                let rows = minex.as_array().unwrap();
+                assert_eq!(rows.len(), 2);
+                assert_eq!(rows[1]["procs"], 4);
+                assert!(rows[1]["minex"]["t_s"].as_f64().unwrap() > 0.0);
+                assert!(a.get("minex").is_none());
+            }
+            // The folder's manifest lists minex.svg too.
+            ".plume-manifest" => {}
+            _ => assert_eq!(read("plain", f), read("with", f), "{f}"),
+        }
+    }
+    assert!(dir.path("with").join("minex.svg").is_file());
+    assert!(!dir.path("plain").join("minex.svg").exists());
+}
