@@ -153,9 +153,9 @@ fn plums_movement_is_what_plum_reports_for_the_same_step() {
     .unwrap();
     let mut owner = seq.initial.clone();
     for (level, score) in seq.levels.iter().zip(&levels) {
-        let b = plum
-            .propose(&level_graph(&seq, level).unwrap(), &owner, None)
-            .unwrap();
+        let g = level_graph(&seq, level).unwrap();
+        let g = g.with_sizes(&level.predicted_rwgt).unwrap();
+        let b = plum.propose_moving(&g, &owner, None, &level.rwgt).unwrap();
         assert_eq!(
             (score.total_v, score.max_sr),
             (b.movement.total_v, b.movement.max_sr)

@@ -8,7 +8,8 @@
 //! from the JSON ([`Sequence`] is `serde` both ways): level `l` starts from the assignment the
 //! method chose at level `l − 1` (the initial partition at level 1), partitions the graph with
 //! `levels[l].pwgt` as vertex weights, `levels[l].cwgt` as edge weights (aligned with
-//! `adjncy`) and `levels[l].rwgt` as migration sizes.
+//! `adjncy`) and `levels[l].rwgt` as migration sizes (`predicted_rwgt`: the sizes after
+//! subdivision, which PLUM's remap minimises on).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -39,6 +40,9 @@ pub struct SequenceLevel {
     pub cwgt: Vec<u64>,
     /// `RWgt` per root: the elements of its tree before subdivision, what moves if it moves.
     pub rwgt: Vec<u64>,
+    /// Predicted `RWgt` per root (its elements after subdivision): what PLUM's remap
+    /// minimises on (`Plum::balance_moving`'s graph sizes), the cost being that of `rwgt`.
+    pub predicted_rwgt: Vec<u64>,
 }
 
 impl SequenceLevel {
@@ -120,6 +124,7 @@ impl Track for Recorder {
             pwgt: predicted.pwgt,
             cwgt: predicted.cwgt,
             rwgt,
+            predicted_rwgt: predicted.rwgt,
         });
         drop(seen);
         self.inner.after_subdivision(level, forest, graph, adapt_ms)
@@ -153,6 +158,7 @@ pub fn record(
             pwgt: w.pwgt.clone(),
             cwgt: w.cwgt.clone(),
             rwgt: w.rwgt.clone(),
+            predicted_rwgt: w.rwgt.clone(),
         };
         *base.borrow_mut() = Some((
             graph.xadj().to_vec(),

@@ -1,6 +1,6 @@
 //! The peak memory of `plume study minex`'s replays, estimated before they start so that a
 //! study that would not fit is refused (the recording run checks its own levels as `plume run
-//! shock` does): the recorded sequence (the graph once, three weights per root and one per
+//! shock` does): the recorded sequence (the graph once, four weights per root and one per
 //! CSR entry per level), the assignments kept at once (the three baselines, a cluster-aware
 //! METIS and the MinEX replays of one grid and tolerance, one per level each), and METIS's and
 //! MinEX's working copies of one level's graph.
@@ -22,8 +22,8 @@ pub const WORK_PER_ENTRY: u64 = with_margin(32);
 /// `entries` CSR entries.
 pub fn peak_bytes(cfg: &MinexConfig, roots: usize, entries: usize, levels: usize) -> u128 {
     let (r, e, l) = (roots as u128, entries as u128, levels as u128);
-    // The graph, centroids, base weights and initial partition; per level three weights.
-    let sequence = r * (4 + 24 + 16 + 4) + e * (4 + 8) + (l + 1) * (r * 16 + e * 8);
+    // The graph, centroids, base weights and initial partition; per level four weights.
+    let sequence = r * (4 + 24 + 16 + 4) + e * (4 + 8) + (l + 1) * (r * 24 + e * 8);
     // Assignments kept at once: 4 baselines and the MinEX replays of one grid.
     let replays = (4 + cfg.throttle.len() + cfg.coarsen_to.len()) as u128;
     let assignments = replays * l * r * 4;

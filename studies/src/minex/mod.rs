@@ -53,6 +53,14 @@ impl Tolerance {
         }
     }
 
+    /// Its name in a sentence: `no` or `maximum` (tolerance).
+    pub fn label(self) -> &'static str {
+        match self {
+            Tolerance::None => "no",
+            Tolerance::Max => "maximum",
+        }
+    }
+
     /// The tolerance a word names.
     ///
     /// # Errors

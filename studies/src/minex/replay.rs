@@ -26,7 +26,8 @@ use super::{MinexConfig, Row, Tolerance};
 pub enum Method {
     /// MinEX from the previous assignment.
     Minex,
-    /// PLUM: METIS k-way on the predicted weights, optimal TotalV remap, accepted always.
+    /// PLUM: METIS k-way on the predicted weights, optimal TotalV remap (on the predicted
+    /// sizes, as `run shock` balances), accepted always.
     Plum,
     /// METIS k-way, part `p` on processor `p` (the seed's baseline, tables 19–22).
     MetisIdentity,
@@ -133,6 +134,8 @@ pub struct Levels<'a> {
     pub seq: &'a Sequence,
     /// Each level's graph ([`level_graph`]).
     pub graphs: Vec<GraphView<'a>>,
+    /// Each level's graph with the predicted sizes (PLUM's remap objective).
+    pub predicted: Vec<GraphView<'a>>,
     /// Each level's weights, for the simulated machine's cost model.
     pub weights: Vec<Weights>,
 }
@@ -149,6 +152,11 @@ impl<'a> Levels<'a> {
                 .levels
                 .iter()
                 .map(|l| level_graph(seq, l))
+                .collect::<plume::Result<_>>()?,
+            predicted: seq
+                .levels
+                .iter()
+                .map(|l| level_graph(seq, l)?.with_sizes(&l.predicted_rwgt))
                 .collect::<plume::Result<_>>()?,
             weights: seq.levels.iter().map(SequenceLevel::weights).collect(),
         })
@@ -210,7 +218,7 @@ pub fn replay(
         Box::new(Threshold::default()),
     )?;
     let (mut assignments, mut partition_ms) = (Vec::new(), Vec::new());
-    for g in &levels.graphs {
+    for ((g, predicted), level) in levels.graphs.iter().zip(&levels.predicted).zip(&seq.levels) {
         let clock = Instant::now();
         let next = match method {
             Method::None => current.clone(),
@@ -220,7 +228,9 @@ pub fn replay(
                 part
             }
             Method::Plum => {
-                let b = plum.propose(g, &current, None)?;
+                // As PLUM balances before subdivision: the remap on the predicted sizes, the
+                // cost on what moves.
+                let b = plum.propose_moving(predicted, &current, None, &level.rwgt)?;
                 b.new_owner.unwrap_or_else(|| current.clone())
             }
             Method::ClusterMetis => cluster_metis(seq, g, grid)?,

@@ -132,7 +132,7 @@ impl MinexStudy {
                 out,
                 "## Table {name} by ThroTTle, P = {}, I = {i}, {} tolerance\n",
                 cfg.procs,
-                lat.word()
+                lat.label()
             );
             header(out, "clusters", &cols);
             for &c in &cfg.clusters {
@@ -213,7 +213,7 @@ impl MinexStudy {
                 out,
                 "## Table {table}: Σ MaxQWgt (thousands) of MinEX, P = {}, {} tolerance\n",
                 cfg.procs,
-                lat.word()
+                lat.label()
             );
             let cols: Vec<String> = cfg
                 .interconnect
@@ -461,7 +461,7 @@ impl MinexStudy {
                 .filter_map(|&q| Some((q as f64, self.minex(q, 1, 1, *lat)?.max_qwgt as f64 / 1e3)))
                 .collect();
             scale.push(
-                Series::new(format!("MinEX, {} tolerance", lat.word()), points).with_colour(n),
+                Series::new(format!("MinEX, {} tolerance", lat.label()), points).with_colour(n),
             );
             let published = match lat {
                 Tolerance::Max => TABLE_16_MAX,
@@ -473,7 +473,8 @@ impl MinexStudy {
                 .map(|(&q, v)| (q as f64, f64::from(v)))
                 .collect();
             scale.push(
-                Series::published(format!("seed, {} tolerance", lat.word()), points).with_colour(n),
+                Series::published(format!("seed, {} tolerance", lat.label()), points)
+                    .with_colour(n),
             );
         }
         let per_interconnect = |f: &dyn Fn(usize, u32) -> Option<f64>| -> Vec<Series> {
@@ -504,7 +505,7 @@ impl MinexStudy {
                 file: "table14_throttle.svg",
                 title: format!(
                     "Σ MaxQWgt by ThroTTle (P = {p}, I = {i_t}, {} tolerance)",
-                    lat_t.word()
+                    lat_t.label()
                 ),
                 x_label: "τ, by column (0, 3, 16, 32, 64, 128, ∞ by default)",
                 y_label: "Σ MaxQWgt, thousands of units",
