@@ -84,7 +84,6 @@ impl MinexStudy {
     /// The tables and the checks, in markdown.
     pub fn markdown(&self) -> String {
         let cfg = &self.config;
-        let p = cfg.procs;
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -112,7 +111,6 @@ impl MinexStudy {
         for c in &self.checks {
             let _ = writeln!(out, "- {}", c.line());
         }
-        let _ = p;
         out
     }
 
