@@ -27,6 +27,10 @@ fn bad_options_are_one_line_usage_errors() {
     refused(&["--latency", "none,some"], "--latency some");
     refused(&["--clusters", "8..1"], "--clusters 8..1: an empty range");
     refused(&["--levels", "0"], "--levels 0");
+    refused(
+        &["--scale-procs", "2,100000"],
+        "--scale-procs 100000: needs 1 to 50136",
+    );
 }
 
 #[test]

@@ -196,10 +196,11 @@ impl MinexConfig {
         if self.throttle.is_empty() {
             return Err("--throttle must list at least one value".into());
         }
-        for &p in std::iter::once(&self.procs).chain(&self.scale_procs) {
+        let procs = std::iter::once(("--procs", self.procs));
+        for (option, p) in procs.chain(self.scale_procs.iter().map(|&p| ("--scale-procs", p))) {
             if p < 1 || p > roots {
                 return Err(format!(
-                    "--procs {p}: needs 1 to {roots} processors (the roots)"
+                    "{option} {p}: needs 1 to {roots} processors (the roots)"
                 ));
             }
         }
