@@ -203,3 +203,51 @@ fn replays_are_deterministic_and_written() {
     assert!(md.contains("## Table 14") && md.contains("R6a "), "{md}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn checks_are_measured_from_the_rows() {
+    let seq = sequence();
+    let cfg = study_config();
+    let mut study = run(&cfg, &seq, |_| {}).unwrap();
+    let r5 = |s: &plume_studies::minex::MinexStudy| {
+        let checks = plume_studies::minex::checks::evaluate(s);
+        checks.into_iter().find(|c| c.id == "R5").unwrap()
+    };
+    let plum_sr = study
+        .rows
+        .iter()
+        .find(|r| r.method == Method::Plum && r.procs == PROCS && r.clusters == 1)
+        .map(|r| r.total.max_sr)
+        .unwrap();
+    let minex = |s: &mut plume_studies::minex::MinexStudy| {
+        s.rows
+            .iter_mut()
+            .find(|r| {
+                r.method == Method::Minex
+                    && r.procs == PROCS
+                    && r.clusters == 1
+                    && r.latency == Tolerance::None
+                    && r.coarsen_to.is_none()
+                    && r.throttle == Some(cfg.tau())
+            })
+            .unwrap()
+            .total
+            .max_sr = 0;
+    };
+    minex(&mut study);
+    let holds = r5(&study);
+    assert_eq!(holds.holds, Some(true), "{}", holds.line());
+    assert!(holds.line().starts_with("R5 holds: "));
+    for r in study.rows.iter_mut().filter(|r| r.method == Method::Minex) {
+        r.total.max_sr = plum_sr + 1;
+    }
+    let fails = r5(&study);
+    assert_eq!(fails.holds, Some(false));
+    assert!(
+        fails
+            .line()
+            .contains(&format!("MaxSR {} vs {plum_sr}", plum_sr + 1)),
+        "{}",
+        fails.line()
+    );
+}
