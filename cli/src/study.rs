@@ -1,6 +1,7 @@
 //! `plume study erosion2d` and `plume study model`: seed 001's own erosion experiment on a 2-D
 //! cellular grid (figures 4a, 4b, 5) and its model-only studies (figures 2, 3); `plume study
-//! hier`: seed 002's lb_test at its scale (tables 2–5, figures 3–7). Each prints its markdown
+//! hier`: seed 002's lb_test at its scale (tables 2–5, figures 3–7); `plume study minex`
+//! (`study_minex.rs`): seed 004's MinEX tables 14–22 on the shock sequence. Each prints its markdown
 //! tables and writes them with a JSON file and SVG charts into `--out`.
 
 use std::path::PathBuf;
@@ -33,6 +34,10 @@ pub enum StudyCommand {
     /// (METIS + remap) and HybridLB on up to 65,536 simulated processors (tables 2–5,
     /// figures 3–7).
     Hier(HierArgs),
+    /// Seed 004's MinEX experiments on the shock sequence, recorded once and replayed per
+    /// configuration: ThroTTle × clusters, P = 2 … 1,024, clusters × interconnect with no and
+    /// maximum tolerance, MinEX against METIS and PLUM (tables 14–22, `minex.md` A.7–A.11).
+    Minex(super::study_minex::MinexArgs),
 }
 
 /// Arguments of `plume study hier`.
@@ -161,6 +166,7 @@ pub fn run(cmd: StudyCommand) -> CliResult {
         StudyCommand::Erosion2d(args) => erosion2d(args)?,
         StudyCommand::Model(args) => model(args)?,
         StudyCommand::Hier(args) => hier_study(args)?,
+        StudyCommand::Minex(args) => super::study_minex::run(args)?,
     };
     say(format!(
         "wrote {} ({:.1} s wall)",
@@ -362,7 +368,11 @@ fn hier_study(args: HierArgs) -> CliResult<PathBuf> {
 
 /// Prints the notes of a study's written files (the charts skipped) and its tables; returns
 /// the folder.
-fn finish(written: Result<Vec<String>, String>, tables: &str, out: PathBuf) -> CliResult<PathBuf> {
+pub(super) fn finish(
+    written: Result<Vec<String>, String>,
+    tables: &str,
+    out: PathBuf,
+) -> CliResult<PathBuf> {
     for note in written.map_err(Failure::Error)? {
         eprintln!("plume: note: {note}");
     }
@@ -372,7 +382,7 @@ fn finish(written: Result<Vec<String>, String>, tables: &str, out: PathBuf) -> C
 
 /// Refuses (a usage error naming `what`, the option at fault, with `hint`) a study whose estimate `need`
 /// exceeds the memory this process can still get, or what it could address at all.
-fn check_size(what: &str, need: u128, hint: &str) -> CliResult {
+pub(super) fn check_size(what: &str, need: u128, hint: &str) -> CliResult {
     let what = format!("{what}: the study");
     Budget::bytes(isize::MAX as u64)
         .check(&what, need, hint.to_string())

@@ -8,4 +8,5 @@
 pub mod compare;
 pub mod erosion2d;
 pub mod hier;
+pub mod minex;
 pub mod model_study;

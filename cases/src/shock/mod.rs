@@ -24,6 +24,7 @@
 //! | `config.rs` | the run's configuration ([`ShockConfig`]: its [`Balancer`], when PLUM balances, [`BalanceAt`]) and its options' words in the reports |
 //! | `front.rs` | the moving front ([`Front`]), where it stands at a level and the leaves it marks |
 //! | `serial.rs` | the case in one process ([`run`], [`run_many`]), the [`track`] each balancer follows it with, a finished [`ShockRun`] |
+//! | `sequence.rs` | the recorded sequence of weights any repartitioner can replay ([`Sequence`]) |
 //! | `track.rs` | what a balancer's track is to the serial driver ([`Track`]) |
 //! | `memory.rs` | the memory checks before the run and before each level ([`check_memory`]) |
 //! | `plum_track.rs`, `sbn_track.rs` | PLUM's (and no balancing's) and SBN's tracks on the simulated machine |
@@ -44,6 +45,7 @@ pub mod run_ranks;
 mod sbn_ranks;
 mod sbn_track;
 mod select;
+mod sequence;
 mod serial;
 mod stage;
 mod table;
@@ -56,6 +58,7 @@ pub use memory::check_memory;
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 pub use plume::dist::BalanceAt;
 pub use record::{error_pct, LevelRecord, MeasuredRecord, SbnRecord, SimRecord, Traffic};
+pub use sequence::{record as record_sequence, Sequence, SequenceLevel};
 pub use serial::{run, run_many, track, ShockRun};
 pub use stage::{balancer_ms, Stage, StageTimes};
 pub use track::Track;

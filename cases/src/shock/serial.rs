@@ -109,6 +109,17 @@ pub fn run(
 pub fn run_many(
     cfgs: &[ShockConfig],
     mesh: Mesh,
+    each_level: impl FnMut(usize, &Forest, &[Box<dyn Track>], &[LevelRecord]) -> Result<()>,
+) -> Result<Vec<ShockRun>> {
+    run_many_with(cfgs, mesh, track, each_level)
+}
+
+/// [`run_many`] with the tracks made by `make` (one per configuration; [`track`] in
+/// [`run_many`]), so that a caller can wrap them (the recorder of `sequence.rs`).
+pub(super) fn run_many_with(
+    cfgs: &[ShockConfig],
+    mesh: Mesh,
+    make: impl Fn(&ShockConfig, &Forest, &DualGraph) -> Result<Box<dyn Track>>,
     mut each_level: impl FnMut(usize, &Forest, &[Box<dyn Track>], &[LevelRecord]) -> Result<()>,
 ) -> Result<Vec<ShockRun>> {
     let Some(first) = cfgs.first() else {
@@ -131,7 +142,7 @@ pub fn run_many(
     let mut graph = DualGraph::new(&forest);
     let mut tracks = cfgs
         .iter()
-        .map(|cfg| track(cfg, &forest, &graph))
+        .map(|cfg| make(cfg, &forest, &graph))
         .collect::<Result<Vec<_>>>()?;
     let mut levels = vec![Vec::with_capacity(first.levels); cfgs.len()];
     each_level(0, &forest, &tracks, &[])?;

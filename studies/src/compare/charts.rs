@@ -12,6 +12,32 @@ impl Comparison {
     /// The charts against P: LoadImb, Cut% and MaxSR of PLUM and SBN beside the published
     /// values, SBN's simulated time relative to PLUM's, and the hierarchical balancer's.
     pub(super) fn charts(&self) -> Vec<Chart> {
+        let mut charts = self.method_charts();
+        if let Some(rows) = &self.minex {
+            charts.push(Chart {
+                file: "minex.svg",
+                title: "MinEX's summed simulated T relative to PLUM's (replayed), shock wave"
+                    .into(),
+                y_label: "T MinEX / T PLUM",
+                series: vec![Series::new(
+                    "MinEX",
+                    rows.iter()
+                        .map(|r| (r.procs as f64, r.minex.t_sp2 / r.plum_replayed.t_sp2))
+                        .collect(),
+                )
+                .with_colour(MINEX)],
+                options: ChartOptions {
+                    x_log2: true,
+                    y_includes: vec![1.0],
+                    reference: Some((1.0, "equal time".into())),
+                },
+            });
+        }
+        charts
+    }
+
+    /// The charts of PLUM, SBN and the hierarchical balancer.
+    fn method_charts(&self) -> Vec<Chart> {
         let rows = self.rows();
         let ours = |pick: fn(&Row) -> f64| {
             rows.iter()
@@ -121,6 +147,7 @@ const PLUM: usize = 0;
 const SBN: usize = 1;
 const SBN_QWGT: usize = 2;
 const HIER: usize = 3;
+const MINEX: usize = 4;
 
 /// A chart of [`Comparison::write`].
 pub(super) struct Chart {

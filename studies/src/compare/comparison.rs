@@ -32,6 +32,9 @@ pub struct Comparison {
     pub machine: Machine,
     /// The machine's name as the command line gave it (`sp2`, `measured`, a file), when set.
     pub machine_name: Option<String>,
+    /// MinEX and PLUM replayed on the recorded levels for each P (`--minex`; `None`
+    /// without: the files stay as they were).
+    pub minex: Option<Vec<super::MinexRow>>,
 }
 
 /// The hierarchical group's tree and strategy, the same at every P.
@@ -120,5 +123,6 @@ pub fn compare(
         gathered,
         machine: base.machine,
         machine_name: None,
+        minex: None,
     })
 }

@@ -1,5 +1,6 @@
 //! `compare.json`: each method's level averages for every P (the hierarchical balancer's with
-//! its tree and largest databases), the graph flat PLUM gathers, and the simulated machine.
+//! its tree and largest databases), the graph flat PLUM gathers, the simulated machine, and
+//! with `--minex` the MinEX group (`minex`).
 
 use serde_json::{Map, Value};
 
@@ -38,6 +39,12 @@ impl Comparison {
             "plum_gathered_db".into(),
             serde_json::to_value(self.gathered).expect("counts serialize"),
         );
+        if let Some(rows) = &self.minex {
+            top.insert(
+                "minex".into(),
+                Value::Array(rows.iter().map(minex_json).collect()),
+            );
+        }
         plume_cases::report::finite::pretty_json("compare", &Value::Object(top))
     }
 
@@ -79,4 +86,26 @@ fn hier_json(h: &HierRun) -> Value {
     );
     s.insert("db_ratio".into(), serde_json::json!(h.db_ratio));
     Value::Object(s)
+}
+
+/// One P of the MinEX group: MinEX's and the replayed PLUM's sums (T on the comparison's
+/// machine, seconds; MaxSR, TotalV, `MaxQWgt` in seed units) and means (leaf LoadImb, Cut%).
+fn minex_json(r: &super::MinexRow) -> Value {
+    let method = |t: &crate::minex::Total| {
+        serde_json::json!({
+            "t_s": t.t_sp2,
+            "load_imb": t.leaf_load_imb,
+            "cut_pct": t.cut_pct,
+            "total_v": t.total_v,
+            "max_sr": t.max_sr,
+            "max_qwgt": t.max_qwgt,
+            "qwgt_load_imb": t.qwgt_load_imb,
+        })
+    };
+    serde_json::json!({
+        "procs": r.procs,
+        "throttle": r.throttle,
+        "minex": method(&r.minex),
+        "plum_replayed": method(&r.plum_replayed),
+    })
 }

@@ -119,7 +119,7 @@ impl Comparison {
                 r.eta.1
             );
         }
-        t + &self.hier_markdown()
+        t + &self.hier_markdown() + &self.minex_markdown()
     }
 
     /// The section on the hierarchical balancer beside PLUM, on the same simulated machine.

@@ -16,6 +16,7 @@
 //! | --- | --- |
 //! | `comparison.rs` | running the comparison ([`compare`], [`Comparison`]) |
 //! | `hier.rs` | the hierarchical balancer's run with its largest databases ([`HierRun`]), and the graph flat PLUM gathers ([`GatheredGraph`]) |
+//! | `minex.rs` | MinEX beside PLUM, replayed on the recorded levels (`--minex`: [`minex_group`]) |
 //! | `published.rs` | seed 004's published table 8 ([`SEED_TABLE_8`]) |
 //! | `rows.rs` | one P's averages of both methods, read from the runs' summaries |
 //! | `json.rs` | `compare.json` |
@@ -28,6 +29,7 @@ mod comparison;
 mod hier;
 mod json;
 mod markdown;
+mod minex;
 mod published;
 mod rows;
 mod write;
@@ -35,4 +37,5 @@ mod write;
 pub use comparison::{compare, Comparison, HierChoice};
 pub use hier::{Databases, GatheredGraph, HierRun};
 pub use markdown::machine_table;
+pub use minex::{minex_group, MinexRow};
 pub use published::SEED_TABLE_8;
