@@ -103,9 +103,9 @@ fn every_replayed_assignment_is_valid_and_minex_never_raises_its_input() {
                 Method::None,
             ] {
                 let r = replay(&levels, &start, method, &grid, Some(&opts)).unwrap();
-                assert_eq!(r.assignments.len(), seq.levels.len());
+                assert_eq!(r.steps.assignments.len(), seq.levels.len());
                 let mut data = initial(&seq, PROCS).unwrap();
-                for (level, a) in seq.levels.iter().zip(&r.assignments) {
+                for (level, a) in seq.levels.iter().zip(&r.steps.assignments) {
                     assert_eq!(a.len(), seq.xadj.len() - 1);
                     let mut count = vec![0; PROCS];
                     for &p in a {
@@ -140,7 +140,8 @@ fn plums_movement_is_what_plum_reports_for_the_same_step() {
     let grid = Grid::single(PROCS).unwrap();
     let views = Levels::new(&seq).unwrap();
     let r = replay(&views, &seq.initial, Method::Plum, &grid, None).unwrap();
-    let (levels, _) = score_levels(&cfg, &views, &seq.initial, &grid, Tolerance::None, &r).unwrap();
+    let (levels, _) =
+        score_levels(&cfg, &views, &seq.initial, &grid, Tolerance::None, &r.steps).unwrap();
     let plum = Plum::with(
         PlumOptions {
             accept: Accept::Always,

@@ -54,11 +54,14 @@ pub fn minex_group(
             } else {
                 initial(seq, p).map_err(err)?
             };
-            let opts = cfg.minex(grid.clone(), Tolerance::None, cfg.tau());
+            // MinEX balances the costs of the machine it is timed on (`minex.md` A.6-13).
+            let mut opts = cfg.minex(grid.clone(), Tolerance::None, cfg.tau());
+            opts.costs = machine.unit_costs();
             let total = |method, opts| -> Result<Total, String> {
                 let r = replay(&levels, &start, method, &grid, opts).map_err(err)?;
                 let (_, mut t) =
-                    score_levels(&cfg, &levels, &start, &grid, Tolerance::None, &r).map_err(err)?;
+                    score_levels(&cfg, &levels, &start, &grid, Tolerance::None, &r.steps)
+                        .map_err(err)?;
                 t.partition_ms = 0.0;
                 Ok(t)
             };
@@ -79,7 +82,8 @@ impl Comparison {
             return String::new();
         };
         let mut t = "\n## MinEX beside PLUM, replayed on the recorded levels\n\n".to_string();
-        t += "MinEX (`minex.md`; one cluster, no tolerance, ThroTTle as given) and PLUM (METIS \
+        t += "MinEX (`minex.md`; one cluster, no tolerance, ThroTTle as given, balancing this machine's \
+              costs in nanoseconds) and PLUM (METIS \
               + optimal TotalV, accepted always) replayed over the same recorded sequence \
               (predicted weights, each level from the method's own previous assignment; \
               `plume study minex`), timed on this comparison's machine: summed simulated T \

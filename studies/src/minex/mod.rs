@@ -32,7 +32,7 @@ use plume_cases::shock::Sequence;
 use serde::{Serialize, Serializer};
 
 pub use checks::Check;
-pub use replay::{LevelScore, Method, Replayed, Total};
+pub use replay::{LevelScore, Method, Replayed, Steps, Total};
 
 /// The latency tolerance of a row (`minex.md` A.3), by its word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -24,8 +24,13 @@ use super::{MinexConfig, Row, Tolerance};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
-    /// MinEX from the previous assignment.
+    /// MinEX from the previous assignment, in seed units.
     Minex,
+    /// MinEX balancing the SP2 machine's nanoseconds (`Machine::unit_costs`): what A.11's
+    /// simulated times compare with PLUM (`minex.md` A.6-13).
+    MinexSp2,
+    /// MinEX balancing the measured-like machine's nanoseconds.
+    MinexMeasured,
     /// PLUM: METIS k-way on the predicted weights, optimal TotalV remap (on the predicted
     /// sizes, as `run shock` balances), accepted always.
     Plum,
@@ -43,6 +48,8 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             Method::Minex => "MinEX",
+            Method::MinexSp2 => "MinEX (SP2 ns)",
+            Method::MinexMeasured => "MinEX (measured-like ns)",
             Method::Plum => "PLUM (METIS + TotalV)",
             Method::MetisIdentity => "METIS identity",
             Method::ClusterMetis => "cluster-aware METIS",
@@ -51,15 +58,22 @@ impl Method {
     }
 }
 
-/// A method's assignments, one per level, and the milliseconds each took.
+/// Assignments, one per level, and the milliseconds each took to compute.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Replayed {
-    /// The method.
-    pub method: Method,
+pub struct Steps {
     /// The assignment of every level (vertex → processor).
     pub assignments: Vec<Vec<u32>>,
     /// Wall milliseconds of each level's partitioning.
     pub partition_ms: Vec<f64>,
+}
+
+/// One of the study's methods replayed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replayed {
+    /// The method.
+    pub method: Method,
+    /// Its assignments.
+    pub steps: Steps,
 }
 
 /// One level of a row.
@@ -207,7 +221,6 @@ pub fn replay(
     minex: Option<&MinexOptions>,
 ) -> plume::Result<Replayed> {
     let (seq, procs) = (levels.seq, grid.nprocs());
-    let mut current = start.to_vec();
     let plum = Plum::with(
         PlumOptions {
             accept: Accept::Always,
@@ -217,11 +230,9 @@ pub fn replay(
         Box::new(TotalVOptimal),
         Box::new(Threshold::default()),
     )?;
-    let (mut assignments, mut partition_ms) = (Vec::new(), Vec::new());
-    for ((g, predicted), level) in levels.graphs.iter().zip(&levels.predicted).zip(&seq.levels) {
-        let clock = Instant::now();
-        let next = match method {
-            Method::None => current.clone(),
+    let steps = replay_steps(levels, start, |g, predicted, level, current| {
+        Ok(match method {
+            Method::None => current.to_vec(),
             Method::MetisIdentity => {
                 let mut part = vec![0; g.nvertices()];
                 metis(seq).partition(g, Targets::Equal(procs), &mut part)?;
@@ -230,21 +241,51 @@ pub fn replay(
             Method::Plum => {
                 // As PLUM balances before subdivision: the remap on the predicted sizes, the
                 // cost on what moves.
-                let b = plum.propose_moving(predicted, &current, None, &level.rwgt)?;
-                b.new_owner.unwrap_or_else(|| current.clone())
+                let b = plum.propose_moving(predicted, current, None, &level.rwgt)?;
+                b.new_owner.unwrap_or_else(|| current.to_vec())
             }
             Method::ClusterMetis => cluster_metis(seq, g, grid)?,
-            Method::Minex => {
+            Method::Minex | Method::MinexSp2 | Method::MinexMeasured => {
                 let opts = minex.expect("MinEX replays with its options").clone();
-                Minex::new(opts).rebalance(g, &current)?.0
+                Minex::new(opts).rebalance(g, current)?.0
             }
-        };
+        })
+    })?;
+    Ok(Replayed { method, steps })
+}
+
+/// Replays any repartitioner over the recorded levels: `next(graph, predicted, level,
+/// current)` returns the level's assignment from the previous one (`start` at level 1), given
+/// the level's graph (`RWgt` what moves) and the same graph with the predicted sizes; each
+/// call is timed.
+///
+/// # Errors
+/// The first error `next` returns.
+pub fn replay_steps(
+    levels: &Levels<'_>,
+    start: &[u32],
+    mut next: impl FnMut(
+        &GraphView<'_>,
+        &GraphView<'_>,
+        &SequenceLevel,
+        &[u32],
+    ) -> plume::Result<Vec<u32>>,
+) -> plume::Result<Steps> {
+    let mut current = start.to_vec();
+    let (mut assignments, mut partition_ms) = (Vec::new(), Vec::new());
+    for ((g, predicted), level) in levels
+        .graphs
+        .iter()
+        .zip(&levels.predicted)
+        .zip(&levels.seq.levels)
+    {
+        let clock = Instant::now();
+        let assigned = next(g, predicted, level, &current)?;
         partition_ms.push(clock.elapsed().as_secs_f64() * 1e3);
-        current.clone_from(&next);
-        assignments.push(next);
+        current.clone_from(&assigned);
+        assignments.push(assigned);
     }
-    Ok(Replayed {
-        method,
+    Ok(Steps {
         assignments,
         partition_ms,
     })
@@ -299,7 +340,7 @@ fn cluster_metis(seq: &Sequence, g: &GraphView<'_>, grid: &Grid) -> plume::Resul
     Ok(out)
 }
 
-/// `replayed` scored level by level on `grid` with `latency` (seed units) and timed on the
+/// `steps` scored level by level on `grid` with `latency` (seed units) and timed on the
 /// two machines of `cfg` with the grid's slowdowns.
 ///
 /// # Errors
@@ -310,7 +351,7 @@ pub fn score_levels(
     start: &[u32],
     grid: &Grid,
     latency: Tolerance,
-    replayed: &Replayed,
+    steps: &Steps,
 ) -> plume::Result<(Vec<LevelScore>, Total)> {
     let (seq, procs) = (levels.seq, grid.nprocs());
     let model = latency.latency();
@@ -323,8 +364,8 @@ pub fn score_levels(
         .iter()
         .zip(&levels.graphs)
         .zip(&levels.weights)
-        .zip(&replayed.assignments)
-        .zip(&replayed.partition_ms)
+        .zip(&steps.assignments)
+        .zip(&steps.partition_ms)
     {
         let totals = score(g, grid, UnitCosts::SEED, assigned, &data)?;
         let qwgt: Vec<u64> = totals.iter().map(|t| model.qwgt(t)).collect();
@@ -414,6 +455,19 @@ pub fn rows_for(
                     .map_err(err(&label))?;
                 minex.push((r, tau, None));
             }
+            if c == 1 && lat == Tolerance::None {
+                // A.11 times MinEX on the machines: it balances their costs there.
+                for (method, machine) in [
+                    (Method::MinexSp2, &cfg.sp2),
+                    (Method::MinexMeasured, &cfg.measured),
+                ] {
+                    let mut opts = cfg.minex(grid.clone(), lat, cfg.tau());
+                    opts.costs = machine.unit_costs();
+                    let r =
+                        replay(levels, &start, method, &grid, Some(&opts)).map_err(err(&label))?;
+                    minex.push((r, cfg.tau(), None));
+                }
+            }
             if main && c == 1 {
                 for &k in &cfg.coarsen_to {
                     let mut opts = cfg.minex(grid.clone(), lat, cfg.tau());
@@ -429,7 +483,7 @@ pub fn rows_for(
                 .chain(minex.iter().map(|(r, t, k)| (r, Some(*t), *k)));
             for (r, throttle, coarsen_to) in all {
                 let (levels, total) =
-                    score_levels(cfg, levels, &start, &grid, lat, r).map_err(err(&label))?;
+                    score_levels(cfg, levels, &start, &grid, lat, &r.steps).map_err(err(&label))?;
                 rows.push(Row {
                     method: r.method,
                     procs,

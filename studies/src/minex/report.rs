@@ -351,12 +351,21 @@ impl MinexStudy {
         for q in procs {
             for method in [
                 Method::Minex,
+                Method::MinexSp2,
+                Method::MinexMeasured,
                 Method::Plum,
                 Method::MetisIdentity,
                 Method::None,
             ] {
                 let t = match method {
-                    Method::Minex => self.minex(q, 1, 1, Tolerance::None),
+                    Method::Minex | Method::MinexSp2 | Method::MinexMeasured => self.total(Key {
+                        method,
+                        procs: q,
+                        clusters: 1,
+                        interconnect: 1,
+                        latency: Tolerance::None,
+                        throttle: Some(cfg.tau()),
+                    }),
                     m => self.total(Key {
                         method: m,
                         procs: q,
