@@ -29,8 +29,26 @@ pub fn plum_level(
     movement: &Movement,
     overhead: f64,
 ) -> PlumLevel {
+    plum_level_over(model, machine, owner, procs, (movement, movement), overhead)
+}
+
+/// [`plum_level`] on a machine whose links are slower between some processors (a grid of
+/// clusters): `(movement, over_links)` are the elements that moved and the same flows with
+/// each tree's elements multiplied by the `Connect` slowdown of the link it crossed. The
+/// remap's flight time is that of `over_links`' `MaxSR` (the busiest sender's plus the busiest
+/// receiver's slowed elements), its packing that of `movement`'s (packing is processor time,
+/// not link time). With `over_links` = `movement` it is [`plum_level`], bit for bit.
+pub fn plum_level_over(
+    model: &CostModel,
+    machine: &Machine,
+    owner: &[u32],
+    procs: usize,
+    (movement, over_links): (&Movement, &Movement),
+    overhead: f64,
+) -> PlumLevel {
     let remap = if movement.total_v > 0 {
-        overhead + machine.transfer(movement.max_sr as f64)
+        let flight = machine.flight(over_links.max_sr as f64 * machine.element_bytes);
+        overhead + (flight + movement.max_sr as f64 * machine.t_pack)
     } else {
         0.0
     };

@@ -78,6 +78,13 @@ pub struct LevelRecord {
     /// The hierarchical balancer's numbers when it balanced (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hier: Option<plume::dist::HierStats>,
+    /// MinEX's report when it balanced the level (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minex: Option<plume::partition::minex::MinexReport>,
+    /// The level's assignment scored by MinEX's model on the run's grid and latency model
+    /// (with `--grid` or `--partitioner minex`, for every balancer; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minex_model: Option<crate::minex::MinexModel>,
     /// The processing level as measured on the ranks (absent when the level was not
     /// processed on them).
     #[serde(skip_serializing_if = "Option::is_none")]
