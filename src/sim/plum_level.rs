@@ -74,3 +74,36 @@ pub fn plum_level_over(
         split,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Weights;
+
+    #[test]
+    fn slower_links_lengthen_only_the_remaps_flight() {
+        // Two roots, no edge; root 0 moves 0 → 1 with 10 elements.
+        let w = Weights {
+            pwgt: vec![2, 3],
+            rwgt: vec![10, 1],
+            cwgt: vec![],
+        };
+        let model = CostModel::new(&[0, 0, 0], &[], &w);
+        let machine = Machine {
+            t_pack: 1e-3,
+            ..Machine::default()
+        };
+        let moved = Movement::new(&[0, 1], &[1, 1], &w.rwgt, 2);
+        let plain = plum_level(&model, &machine, &[1, 1], 2, &moved, 0.5);
+        let same = plum_level_over(&model, &machine, &[1, 1], 2, (&moved, &moved), 0.5);
+        assert_eq!(plain, same, "the same flows: the same level, bit for bit");
+        // The link is 10 times slower: 10 × 20 elements (sent + received) in flight.
+        let slowed = Movement::new(&[0, 1], &[1, 1], &[100, 1], 2);
+        let over = plum_level_over(&model, &machine, &[1, 1], 2, (&moved, &slowed), 0.5);
+        let flight = |elements: f64| machine.flight(elements * machine.element_bytes);
+        let expected = 0.5 + flight(200.0) + 20.0 * machine.t_pack;
+        assert_eq!(over.remap, expected);
+        assert!(over.remap > plain.remap);
+        assert_eq!(over.makespan - over.remap, plain.makespan - plain.remap);
+    }
+}
