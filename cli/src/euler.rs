@@ -91,7 +91,7 @@ pub struct EulerArgs {
     /// MinEX's options and the machine's grid (MinEX balances for it; the case has no
     /// simulated machine to time).
     #[command(flatten)]
-    pub minex: MinexArgs,
+    pub minex: Box<MinexArgs>,
     /// When to balance, with --balancer plum or hier: threshold[:X] (LoadImb ≥ X, default
     /// 1.05), never, periodic:K, cost-benefit[:C] (C: seconds assumed per balance before the
     /// first is measured, default 0), or select (with --balancer plum: at each adaptation

@@ -40,7 +40,7 @@ pub struct ShockArgs {
     pub hier: HierArgs,
     /// MinEX's options and the machine's grid.
     #[command(flatten)]
-    pub minex: MinexArgs,
+    pub minex: Box<MinexArgs>,
     /// On ranks, process every level with the per-leaf kernel after its step (PLUM and none:
     /// each rank its own roots; always on for SBN on ranks), and report the measured times.
     #[arg(long)]

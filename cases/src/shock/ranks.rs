@@ -241,14 +241,14 @@ fn predicted(
     })
 }
 
+/// A run's balancer on ranks, and MinEX when PLUM runs it (to read its reports on rank 0).
+type BalancerAndMinex = (Box<dyn dist::Balancer>, Option<Arc<MinexPartitioner>>);
+
 /// The balancer `cfg` asks for on ranks, for roots whose centroids are `centroids` (rank 0's;
 /// none elsewhere): PLUM on rank 0's gathered weights (which also runs the `none` and `sbn`
-/// runs: its policy never balances, SBN balances while processing), or the hierarchical
-/// balancer, rank 0 keeping the whole graph for the records.
-fn balancer_over(
-    cfg: &ShockConfig,
-    centroids: &[[f64; 3]],
-) -> plume::Result<(Box<dyn dist::Balancer>, Option<Arc<MinexPartitioner>>)> {
+/// runs: its policy never balances, SBN balances while processing; with MinEX, also MinEX),
+/// or the hierarchical balancer, rank 0 keeping the whole graph for the records.
+fn balancer_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<BalancerAndMinex> {
     if cfg.balancer != Balancer::Hier {
         let (plum, minex) = plum_over(cfg, centroids)?;
         return Ok((super::select::balancer(cfg, plum)?, minex));
