@@ -100,6 +100,21 @@ fn minex_on_thread_ranks_keeps_the_mesh_and_decides_alike_twice() {
         assert_eq!(m["remapper"], "identity");
     }
     assert!(minex[0]["balance_triggered"].as_bool().unwrap());
+    // No ThroTTle: written as a word, JSON having no infinity.
+    let args = [
+        "--partitioner",
+        "minex",
+        "--throttle",
+        "inf",
+        "--latency",
+        "max",
+    ];
+    let (unlimited, config) = shock_run(&dir, "unlimited", &args);
+    assert_eq!(
+        (&config["minex"]["throttle"], &config["latency"]),
+        (&"inf".into(), &"max".into())
+    );
+    assert_eq!(unlimited[0]["minex"]["throttle"], "inf");
 }
 
 /// Issue 25 (A.10 test 9): the single-process run on P simulated processors (`shock::run`)
