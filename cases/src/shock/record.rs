@@ -342,18 +342,6 @@ pub(crate) struct LevelLoads {
     pub cut_pct: f64,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::error_pct;
-
-    #[test]
-    fn the_error_is_signed_and_relative_to_the_measured_time() {
-        assert!((error_pct(1.2, 1.0) - 20.0).abs() < 1e-12);
-        assert!((error_pct(0.5, 2.0) + 75.0).abs() < 1e-12);
-        assert_eq!(error_pct(3.0, 0.0), 0.0);
-    }
-}
-
 /// MinEX's `report` as JSON with an infinite ThroTTle written `"inf"` (JSON has no infinity).
 fn minex_report_json<S: serde::Serializer>(
     report: &Option<plume::partition::minex::MinexReport>,
@@ -365,4 +353,16 @@ fn minex_report_json<S: serde::Serializer>(
         json["throttle"] = "inf".into();
     }
     json.serialize(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_pct;
+
+    #[test]
+    fn the_error_is_signed_and_relative_to_the_measured_time() {
+        assert!((error_pct(1.2, 1.0) - 20.0).abs() < 1e-12);
+        assert!((error_pct(0.5, 2.0) + 75.0).abs() < 1e-12);
+        assert_eq!(error_pct(3.0, 0.0), 0.0);
+    }
 }
