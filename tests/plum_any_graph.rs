@@ -309,3 +309,81 @@ fn plum_prices_a_remap_on_what_will_move() {
         .balance_moving(&view, &owner, &moving[1..])
         .is_err());
 }
+
+/// A repartitioner that keeps every vertex where it is and remembers the sizes it was given.
+struct SeesSizes {
+    weighs_moving: bool,
+    seen: std::sync::Mutex<Vec<u64>>,
+}
+
+impl Partitioner for SeesSizes {
+    fn name(&self) -> &'static str {
+        "sees-sizes"
+    }
+
+    fn partition(
+        &self,
+        _: &GraphView<'_>,
+        _: Targets<'_>,
+        _: &mut [u32],
+    ) -> plume::Result<plume::partition::PartitionInfo> {
+        unreachable!("PLUM repartitions with one part per processor")
+    }
+
+    fn repartition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        current: &[u32],
+        part: &mut [u32],
+    ) -> plume::Result<plume::partition::PartitionInfo> {
+        *self.seen.lock().unwrap() = graph.sizes().to_vec();
+        part.copy_from_slice(current);
+        Ok(plume::partition::PartitionInfo {
+            algorithm: "sees-sizes",
+            nparts: targets.nparts(),
+            edge_cut: 0,
+            total_edge_weight: 0,
+            repair_moves: 0,
+            vertex_weight_divisor: 1,
+            edge_weight_divisor: 1,
+        })
+    }
+
+    fn weighs_moving_sizes(&self) -> bool {
+        self.weighs_moving
+    }
+}
+
+/// Issue 25: a repartitioner that weighs the data that would move now (MinEX) is given the
+/// moving sizes as the view's sizes; the others keep the graph's sizes.
+#[test]
+fn a_repartitioner_weighing_what_moves_sees_the_moving_sizes() {
+    let g = Grid::new([4, 3, 2]);
+    let owner = slabs(&g, 2);
+    let moving: Vec<u64> = (0..g.vwgt.len() as u64).map(|v| 100 + v).collect();
+    for weighs_moving in [true, false] {
+        let seer = std::sync::Arc::new(SeesSizes {
+            weighs_moving,
+            seen: Default::default(),
+        });
+        let plum = Plum::with(
+            PlumOptions::new(2),
+            Box::new(std::sync::Arc::clone(&seer)),
+            Box::new(plume::remap::Identity),
+            Box::new(plume::balance::Never),
+        )
+        .unwrap();
+        let b = plum
+            .propose_moving(
+                &g.view().with_sizes(&g.sizes).unwrap(),
+                &owner,
+                None,
+                &moving,
+            )
+            .unwrap();
+        assert_eq!(b.movement.total_v, 0, "nothing moved");
+        let expected = if weighs_moving { &moving } else { &g.sizes };
+        assert_eq!(*seer.seen.lock().unwrap(), *expected, "{weighs_moving}");
+    }
+}

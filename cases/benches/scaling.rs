@@ -159,6 +159,9 @@ fn blast_config(procs: usize, mesh: &Mesh, t_end: f64) -> EulerRunConfig {
         policy: None,
         sbn: None,
         hier: None,
+        grid: None,
+        latency: None,
+        minex: None,
         output_every: 50,
         euler: EulerConfig {
             case: Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), 0.2 * extent),

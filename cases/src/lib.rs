@@ -18,6 +18,7 @@ pub mod error;
 pub mod euler;
 pub mod folder_lock;
 pub mod hier;
+pub mod minex;
 pub mod probes;
 pub mod progress;
 pub mod provenance;

@@ -9,7 +9,8 @@
 //!
 //! | setting | words |
 //! | --- | --- |
-//! | partitioner | `metis`, `rcb`, `diffusion` |
+//! | partitioner | `metis`, `rcb`, `diffusion`, `diffusion-cut`, `minex` |
+//! | latency (MinEX) | `none`, `max` |
 //! | initial (first owners) | `metis`, `sfc` |
 //! | objective | `totalv`, `totalv-greedy`, `maxv`, `maxsr`, `identity` |
 //! | partition (erosion) | `stripes`, `graph` |
@@ -39,7 +40,9 @@ use plume::balance::{
     Variant,
 };
 use plume::dist::BalanceAt;
-use plume::partition::{Diffusion, Metis, Partitioner, Rcb, Refinement, Sfc};
+use plume::partition::{Diffusion, Latency, Metis, Partitioner, Rcb, Refinement, Sfc};
+
+use crate::minex::{MinexPartitioner, MinexSetup};
 use plume::remap::{Identity, MaxSR, MaxVExact, Remapper, TotalVGreedy, TotalVOptimal};
 
 /// A closed set of values, each named by one word.
@@ -318,6 +321,8 @@ word_enum! {
         /// faces with and boundary roots moved where they save cut faces: a lower cut for
         /// more collectives a balance.
         DiffusionCut = "diffusion-cut",
+        /// MinEX from the current owners (one part per rank, the identity remap): moves roots to minimise the predicted time of the level, remapping and slow links included (on ranks, on the graph rank 0 gathers).
+        Minex = "minex",
     }
 }
 
@@ -334,6 +339,7 @@ impl PartitionerName {
             PartitionerName::Diffusion | PartitionerName::DiffusionCut => {
                 Box::new(self.diffusion())
             }
+            PartitionerName::Minex => Box::new(MinexPartitioner::new(MinexSetup::default())),
         }
     }
 
@@ -359,8 +365,38 @@ impl PartitionerName {
     pub fn keeps_parts_on_ranks(self) -> bool {
         matches!(
             self,
+            PartitionerName::Diffusion | PartitionerName::DiffusionCut | PartitionerName::Minex
+        )
+    }
+
+    /// Whether the partitioner runs on the ranks' own rows (the diffusive repartitioner),
+    /// not on the graph rank 0 gathers (METIS, RCB, MinEX).
+    pub fn runs_on_rows(self) -> bool {
+        matches!(
+            self,
             PartitionerName::Diffusion | PartitionerName::DiffusionCut
         )
+    }
+}
+
+word_enum! {
+    /// `--latency`: how much of a processor's communication and data movement MinEX counts
+    /// as hidden under its processing (seed 004 §6.4.8).
+    pub enum LatencyName ("latency model") {
+        /// No tolerance: processing, communication, remapping and their packing add up.
+        None = "none",
+        /// Maximum tolerance: transmission hides under processing, packing does not.
+        Max = "max",
+    }
+}
+
+impl LatencyName {
+    /// The library's model.
+    pub fn model(self) -> Latency {
+        match self {
+            LatencyName::None => Latency::None,
+            LatencyName::Max => Latency::Max,
+        }
     }
 }
 
@@ -747,8 +783,9 @@ mod tests {
     fn value_words_are_the_documented_ones_in_json_too() {
         assert_eq!(
             words_round_trip::<PartitionerName>(),
-            ["metis", "rcb", "diffusion", "diffusion-cut"]
+            ["metis", "rcb", "diffusion", "diffusion-cut", "minex"]
         );
+        assert_eq!(words_round_trip::<LatencyName>(), ["none", "max"]);
         assert_eq!(words_round_trip::<InitialName>(), ["metis", "sfc"]);
         assert_eq!(
             words_round_trip::<ObjectiveName>(),

@@ -11,7 +11,7 @@ use plume::mesh::{geometry, Mesh};
 use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, words};
-use super::options::{refuse_sbn_options, BackendName, HierArgs};
+use super::options::{refuse_sbn_options, BackendName, HierArgs, MinexArgs};
 use plume::balance::Variant;
 use plume::numbers::short;
 use plume_cases::budget::{Budget, EULER};
@@ -88,6 +88,10 @@ pub struct EulerArgs {
     /// The hierarchical balancer's options.
     #[command(flatten)]
     pub hier: HierArgs,
+    /// MinEX's options and the machine's grid (MinEX balances for it; the case has no
+    /// simulated machine to time).
+    #[command(flatten)]
+    pub minex: Box<MinexArgs>,
     /// When to balance, with --balancer plum or hier: threshold[:X] (LoadImb ≥ X, default
     /// 1.05), never, periodic:K, cost-benefit[:C] (C: seconds assumed per balance before the
     /// first is measured, default 0), or select (with --balancer plum: at each adaptation
@@ -97,8 +101,9 @@ pub struct EulerArgs {
     #[arg(long, value_name = "POLICY")]
     pub policy: Option<PolicyName>,
     /// PLUM's partitioner, with --balancer plum [default: diffusion, from the current owners
-    /// on the ranks' own rows, nothing gathered: one part per rank, the identity remap; metis
-    /// and rcb run on rank 0 with the gathered weights].
+    /// on the ranks' own rows, nothing gathered: one part per rank, the identity remap; metis,
+    /// rcb and minex run on rank 0 with the gathered weights, minex from the current owners
+    /// too].
     #[arg(long, value_parser = words::<PartitionerName>())]
     pub partitioner: Option<PartitionerName>,
     /// What makes the first owners of the roots: sfc (a Hilbert curve over the root centroids
@@ -260,6 +265,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
         // default, is left out of them).
         (None, _) => PartitionerName::Metis,
     };
+    let minex = args.minex.choice(partitioner, procs)?;
     let (lo, hi) = (mesh.lo, mesh.hi);
     let case = match args.case {
         CaseName::Sod => {
@@ -340,6 +346,9 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
         initial: args.initial,
         policy,
         hier,
+        grid: minex.grid,
+        latency: minex.latency,
+        minex: minex.minex,
         sbn: (args.balancer == Balancer::Sbn).then(|| {
             let mut sbn = SbnOptions {
                 variant: args.variant.unwrap_or(Variant::Basic),

@@ -1,7 +1,8 @@
 //! What several subcommands' options share: the clap glue that parses the cases' words
 //! ([`words`]), how the ranks run ([`BackendName`]), the shock case's options of `run shock`
 //! and `compare shock` ([`ShockCaseArgs`]), the hierarchical balancer's ([`HierArgs`]) and the
-//! refusal of SBN's options with another balancer ([`refuse_sbn_options`]).
+//! refusal of SBN's options with another balancer ([`refuse_sbn_options`]), and MinEX's and
+//! the grid's ([`MinexArgs`]).
 
 use std::path::{Path, PathBuf};
 
@@ -15,10 +16,13 @@ use plume::balance::hier::Strategy;
 use plume::io::VtuOptions;
 use plume_cases::budget::Budget;
 use plume_cases::hier::HierSettings;
+use plume_cases::minex::{GridSpec, MinexSettings};
 use plume_cases::provenance::MeshSource;
 use plume_cases::ranks::Ranks;
 use plume_cases::shock::{self, ShockConfig};
-use plume_cases::words::{Balancer, SbnPolicyName, TreeSpec, VtkLevels, Words};
+use plume_cases::words::{
+    Balancer, LatencyName, PartitionerName, SbnPolicyName, TreeSpec, VtkLevels, Words,
+};
 
 /// How a case runs its ranks from `run`'s options: `procs` ranks (`--procs`), under `mpirun`
 /// when `mpi` (`--backend mpi`), output into `out` (`--out`) with `vtk`'s VTK files
@@ -212,5 +216,90 @@ impl HierArgs {
             )));
         }
         Ok(Some(settings))
+    }
+}
+
+/// MinEX's options and the machine's grid (`run shock|euler`).
+#[derive(Debug, Clone, Args)]
+pub struct MinexArgs {
+    /// The machine as a grid of clusters: the ranks in C contiguous clusters as even as
+    /// possible, links I times slower between clusters (whole numbers, 1 ≤ C ≤ P, I ≥ 1). With
+    /// every balancer: the simulated machine times processing and communication, and the
+    /// remap's flight time, on it, and every level records its assignment scored by MinEX's
+    /// model; MinEX balances for it.
+    #[arg(long, value_name = "clusters=C,interconnect=I")]
+    pub grid: Option<GridSpec>,
+    /// MinEX's ThroTTle τ ≥ 0, or inf (with --partitioner minex): how much a move may raise
+    /// the total time to even the processors out [default: 64].
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub throttle: Option<f64>,
+    /// MinEX contracts the graph to at most N vertices before moving them (with --partitioner
+    /// minex) [default: 10·P].
+    #[arg(long, value_name = "N")]
+    pub coarsen_to: Option<usize>,
+    /// How much of a processor's communication and data movement its processing hides, in
+    /// MinEX's model (with --partitioner minex) [default: none].
+    #[arg(long, value_parser = words::<LatencyName>())]
+    pub latency: Option<LatencyName>,
+}
+
+/// What [`MinexArgs`] set for a run: the grid, MinEX's latency model and settings (the last
+/// two with MinEX only).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MinexChoice {
+    /// `--grid`.
+    pub grid: Option<GridSpec>,
+    /// `--latency` (`none` when not given) with MinEX.
+    pub latency: Option<LatencyName>,
+    /// `--throttle` and `--coarsen-to` with MinEX.
+    pub minex: Option<MinexSettings>,
+}
+
+impl MinexArgs {
+    /// The grid and MinEX's settings on `procs` ranks with `partitioner` (the options of MinEX
+    /// refused with another one).
+    pub fn choice(&self, partitioner: PartitionerName, procs: usize) -> CliResult<MinexChoice> {
+        let usage = |m: String| Err(Failure::Usage(m));
+        if let Some(spec) = self.grid {
+            if let Err(e) = spec.grid(procs) {
+                let e = e.to_string();
+                return usage(format!("--grid {spec}: {}", e.trim_start_matches("grid: ")));
+            }
+        }
+        if partitioner != PartitionerName::Minex {
+            let given = [
+                self.throttle.map(|_| "--throttle"),
+                self.coarsen_to.map(|_| "--coarsen-to"),
+                self.latency.map(|_| "--latency"),
+            ];
+            return match given.into_iter().flatten().next() {
+                Some(option) => usage(format!(
+                    "{option} applies to --partitioner minex only, not --partitioner \
+                     {partitioner}"
+                )),
+                None => Ok(MinexChoice {
+                    grid: self.grid,
+                    ..MinexChoice::default()
+                }),
+            };
+        }
+        let mut settings = MinexSettings::default();
+        if let Some(t) = self.throttle {
+            if t.is_nan() || t < 0.0 {
+                return usage(format!("--throttle {t} must be at least 0 (or inf)"));
+            }
+            settings.throttle = t;
+        }
+        if let Some(n) = self.coarsen_to {
+            if n == 0 {
+                return usage("--coarsen-to must be at least 1".into());
+            }
+            settings.coarsen_to = Some(n);
+        }
+        Ok(MinexChoice {
+            grid: self.grid,
+            latency: Some(self.latency.unwrap_or(LatencyName::None)),
+            minex: Some(settings),
+        })
     }
 }

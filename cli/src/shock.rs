@@ -12,7 +12,9 @@ use plume::dist::BalanceAt;
 
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
-use super::options::{ranks, refuse_sbn_options, words, BackendName, HierArgs, ShockCaseArgs};
+use super::options::{
+    ranks, refuse_sbn_options, words, BackendName, HierArgs, MinexArgs, ShockCaseArgs,
+};
 use plume_cases::shock::{run_ranks, ShockConfig};
 use plume_cases::words::{
     Balancer, InitialName, MachineName, ObjectiveName, PartitionerName, PolicyName, VtkLevels,
@@ -36,6 +38,9 @@ pub struct ShockArgs {
     /// The hierarchical balancer's options.
     #[command(flatten)]
     pub hier: HierArgs,
+    /// MinEX's options and the machine's grid.
+    #[command(flatten)]
+    pub minex: Box<MinexArgs>,
     /// On ranks, process every level with the per-leaf kernel after its step (PLUM and none:
     /// each rank its own roots; always on for SBN on ranks), and report the measured times.
     #[arg(long)]
@@ -54,7 +59,7 @@ pub struct ShockArgs {
     /// being the ranks).
     #[arg(long, value_parser = words::<ObjectiveName>(), default_value_t = ObjectiveName::TotalV)]
     pub objective: ObjectiveName,
-    /// Partitioner (diffusion: one part per rank).
+    /// Partitioner (diffusion and minex: one part per rank, the identity remap).
     #[arg(long, value_parser = words::<PartitionerName>(), default_value_t = PartitionerName::Metis)]
     pub partitioner: PartitionerName,
     /// What makes the first owners of the roots.
@@ -141,6 +146,8 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
     args.case.apply(&mut cfg)?;
     cfg.objective = plum_objective(args.partitioner, args.objective, args.parts_per_proc)?;
     cfg.partitioner = args.partitioner;
+    let minex = args.minex.choice(args.partitioner, procs)?;
+    (cfg.grid, cfg.latency, cfg.minex) = (minex.grid, minex.latency, minex.minex);
     cfg.initial = args.initial;
     cfg.policy = args.policy;
     cfg.parts_per_proc = args.parts_per_proc;

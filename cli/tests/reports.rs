@@ -43,6 +43,9 @@ struct Runs {
     euler: [PathBuf; 2],
     /// `plume run euler --policy select` and `plume run euler --balancer hier --tree 2,2`.
     euler_decisions: [PathBuf; 2],
+    /// `plume run shock` and `plume run euler` with `--partitioner minex`, every MinEX option
+    /// and `--grid`.
+    minex: [PathBuf; 2],
 }
 
 fn runs() -> &'static Runs {
@@ -60,6 +63,7 @@ fn runs() -> &'static Runs {
             compare: dir.join("compare"),
             euler: [dir.join("euler_sod"), dir.join("euler_blast")],
             euler_decisions: [dir.join("euler_select"), dir.join("euler_hier")],
+            minex: [dir.join("minex"), dir.join("euler_minex")],
         };
         let out = |p: &Path| p.display().to_string();
         let mesh = out(&shock_box());
@@ -246,6 +250,40 @@ fn runs() -> &'static Runs {
             ];
             plume(&[&options[..], more].concat());
         }
+        let minex = [
+            "--partitioner",
+            "minex",
+            "--throttle",
+            "16",
+            "--coarsen-to",
+            "40",
+            "--latency",
+            "max",
+            "--grid",
+            "clusters=2,interconnect=10",
+            "--procs",
+            "4",
+            "--vtk",
+            "none",
+        ];
+        let shock = [
+            "run",
+            "shock",
+            "--levels",
+            "2",
+            "--out",
+            &out(&runs.minex[0]),
+        ];
+        plume(&[&shock[..], &minex].concat());
+        let euler = [
+            "run",
+            "euler",
+            "--t-end",
+            "0.005",
+            "--out",
+            &out(&runs.minex[1]),
+        ];
+        plume(&[&euler[..], &minex].concat());
         runs
     })
 }
@@ -345,6 +383,8 @@ fn every_field_of_the_report_files_is_documented_and_every_documented_field_exis
         r.euler[1].join("metrics.json"),
         r.euler_decisions[0].join("metrics.json"),
         r.euler_decisions[1].join("metrics.json"),
+        r.minex[0].join("metrics.json"),
+        r.minex[1].join("metrics.json"),
     ] {
         let mut paths = BTreeSet::new();
         field_paths(&json(&file), "", &mut paths);

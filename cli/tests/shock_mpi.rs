@@ -30,6 +30,7 @@ fn main() {
         sbn_on_mpi_ranks_keeps_the_mesh(procs);
     }
     hier_on_mpi_ranks_decides_as_on_threads();
+    minex_on_mpi_ranks_decides_as_on_threads();
     erosion_hier_on_mpi_ranks_decides_as_on_threads();
     a_conflicting_procs_is_a_usage_error();
     an_unreadable_mesh_ends_every_process_with_one_message();
@@ -138,6 +139,42 @@ fn hier_on_mpi_ranks_decides_as_on_threads() {
     assert!(got.iter().all(|r| r["hier"].is_object()), "{got:?}");
     assert_eq!(got, records(&threads));
     println!("test shock_mpi: hier on 4 MPI ranks decides as on threads ... ok");
+}
+
+/// Issue 25 (A.10 test 9): `run shock --partitioner minex` on a grid of 2 clusters on 4 MPI
+/// ranks writes the threads backend's records: MinEX on the graph rank 0 gathers decides
+/// alike, and the grid times the remap from the same moving sizes.
+fn minex_on_mpi_ranks_decides_as_on_threads() {
+    let dir = TempDir::new("shock-mpi-minex");
+    let (mpi, threads) = (dir.path("mpi"), dir.path("threads"));
+    let case = [
+        "run",
+        "shock",
+        "--levels",
+        "2",
+        "--vtk",
+        "none",
+        "--partitioner",
+        "minex",
+        "--grid",
+        "clusters=2,interconnect=10",
+    ];
+    job_and_threads(&dir, 4, &case);
+    // MinEX's step times are wall-clock times too.
+    let without_steps = |records: Vec<Value>| -> Vec<Value> {
+        let mut records = records;
+        for r in &mut records {
+            if let Some(m) = r.get_mut("minex").and_then(Value::as_object_mut) {
+                m.remove("time_ms");
+            }
+        }
+        records
+    };
+    let got = without_steps(records(&mpi));
+    assert!(got[0]["minex"].is_object(), "{got:?}");
+    assert!(got.iter().all(|r| r["minex_model"].is_object()), "{got:?}");
+    assert_eq!(got, without_steps(records(&threads)));
+    println!("test shock_mpi: minex on 4 MPI ranks decides as on threads ... ok");
 }
 
 /// Issue 24 (2): `run erosion --balancer hier --tree 2,2` on 4 MPI ranks writes the threads

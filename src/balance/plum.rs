@@ -354,6 +354,11 @@ impl Plum {
         // With one part per processor, parts are processors: a repartitioner may start from
         // the current owners.
         let partition = match f {
+            1 if self.partitioner.weighs_moving_sizes() => {
+                let now = graph.with_sizes(moving)?;
+                self.partitioner
+                    .repartition(&now, targets, owner, &mut part)?
+            }
             1 => self
                 .partitioner
                 .repartition(graph, targets, owner, &mut part)?,

@@ -213,6 +213,13 @@ pub trait Balancer {
     fn owners(&self) -> Option<&[u32]> {
         None
     }
+
+    /// Every root's size as its tree last moved or would move (elements, by global id), on a
+    /// rank that keeps them for the records (rank 0 of [`GatheredPlum`](super::GatheredPlum));
+    /// `None` by default.
+    fn moving(&self) -> Option<&[u64]> {
+        None
+    }
 }
 
 impl<B: Balancer + ?Sized> Balancer for Box<B> {
@@ -238,6 +245,10 @@ impl<B: Balancer + ?Sized> Balancer for Box<B> {
 
     fn owners(&self) -> Option<&[u32]> {
         (**self).owners()
+    }
+
+    fn moving(&self) -> Option<&[u64]> {
+        (**self).moving()
     }
 }
 

@@ -123,6 +123,11 @@ impl Gathered {
         self.whole.as_ref().map(|w| &w.owner[..])
     }
 
+    /// Rank 0's moving sizes.
+    pub(super) fn moving(&self) -> Option<&[u64]> {
+        self.whole.as_ref().map(|w| &w.moving[..])
+    }
+
     /// Sends rank 0 the rows of `held` that changed since this rank last sent them (a
     /// collective); rank 0 takes them into its graph, owners and moving sizes. Returns rank 0's
     /// failure to take them (`Ok` elsewhere), for the caller to agree on.
@@ -306,6 +311,10 @@ impl Balancer for GatheredPlum {
 
     fn owners(&self) -> Option<&[u32]> {
         self.gathered.owners()
+    }
+
+    fn moving(&self) -> Option<&[u64]> {
+        self.gathered.moving()
     }
 }
 

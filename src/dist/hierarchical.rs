@@ -286,4 +286,8 @@ impl Balancer for Hierarchical {
     fn owners(&self) -> Option<&[u32]> {
         self.records.as_ref().and_then(Gathered::owners)
     }
+
+    fn moving(&self) -> Option<&[u64]> {
+        self.records.as_ref().and_then(Gathered::moving)
+    }
 }

@@ -544,6 +544,12 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         }
     }
 
+    /// Every root's size as its tree moved at the last balance (elements, by global id), on a
+    /// rank whose balancer gathers them (rank 0 of [`GatheredPlum`]); `None` elsewhere.
+    pub fn gathered_moving(&self) -> Option<&[u64]> {
+        self.balancer.moving()
+    }
+
     /// The dual graph's current weights on a rank whose balancer gathers them (rank 0 of
     /// [`GatheredPlum`]; `None` elsewhere and with other balancers).
     pub fn weights(&self) -> Option<&Weights> {

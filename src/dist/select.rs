@@ -403,4 +403,8 @@ impl Balancer for Select {
     fn owners(&self) -> Option<&[u32]> {
         self.plum.owners()
     }
+
+    fn moving(&self) -> Option<&[u64]> {
+        self.plum.moving()
+    }
 }

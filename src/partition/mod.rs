@@ -192,6 +192,14 @@ pub trait Partitioner: Send + Sync {
         let _ = current;
         self.partition(graph, targets, part)
     }
+
+    /// Whether [`Partitioner::repartition`] weighs the data that would move now: PLUM then
+    /// gives it a view whose sizes are what each vertex would move with (the trees before
+    /// subdivision, [`crate::balance::Plum::balance_moving`]'s `moving`), not the graph's
+    /// (predicted) sizes. `false` by default: the others see the graph's sizes.
+    fn weighs_moving_sizes(&self) -> bool {
+        false
+    }
 }
 
 /// A shared partitioner partitions as the one it shares (a caller keeps a handle to read what
@@ -219,6 +227,10 @@ impl<T: Partitioner + ?Sized> Partitioner for std::sync::Arc<T> {
         part: &mut [u32],
     ) -> Result<PartitionInfo> {
         (**self).repartition(graph, targets, current, part)
+    }
+
+    fn weighs_moving_sizes(&self) -> bool {
+        (**self).weighs_moving_sizes()
     }
 }
 

@@ -29,8 +29,26 @@ pub fn plum_level(
     movement: &Movement,
     overhead: f64,
 ) -> PlumLevel {
+    plum_level_over(model, machine, owner, procs, (movement, movement), overhead)
+}
+
+/// [`plum_level`] on a machine whose links are slower between some processors (a grid of
+/// clusters): `(movement, over_links)` are the elements that moved and the same flows with
+/// each tree's elements multiplied by the `Connect` slowdown of the link it crossed. The
+/// remap's flight time is that of `over_links`' `MaxSR` (the busiest sender's plus the busiest
+/// receiver's slowed elements), its packing that of `movement`'s (packing is processor time,
+/// not link time). With `over_links` = `movement` it is [`plum_level`], bit for bit.
+pub fn plum_level_over(
+    model: &CostModel,
+    machine: &Machine,
+    owner: &[u32],
+    procs: usize,
+    (movement, over_links): (&Movement, &Movement),
+    overhead: f64,
+) -> PlumLevel {
     let remap = if movement.total_v > 0 {
-        overhead + machine.transfer(movement.max_sr as f64)
+        let flight = machine.flight(over_links.max_sr as f64 * machine.element_bytes);
+        overhead + (flight + movement.max_sr as f64 * machine.t_pack)
     } else {
         0.0
     };
@@ -54,5 +72,38 @@ pub fn plum_level(
         remap,
         makespan,
         split,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Weights;
+
+    #[test]
+    fn slower_links_lengthen_only_the_remaps_flight() {
+        // Two roots, no edge; root 0 moves 0 → 1 with 10 elements.
+        let w = Weights {
+            pwgt: vec![2, 3],
+            rwgt: vec![10, 1],
+            cwgt: vec![],
+        };
+        let model = CostModel::new(&[0, 0, 0], &[], &w);
+        let machine = Machine {
+            t_pack: 1e-3,
+            ..Machine::default()
+        };
+        let moved = Movement::new(&[0, 1], &[1, 1], &w.rwgt, 2);
+        let plain = plum_level(&model, &machine, &[1, 1], 2, &moved, 0.5);
+        let same = plum_level_over(&model, &machine, &[1, 1], 2, (&moved, &moved), 0.5);
+        assert_eq!(plain, same, "the same flows: the same level, bit for bit");
+        // The link is 10 times slower: 10 × 20 elements (sent + received) in flight.
+        let slowed = Movement::new(&[0, 1], &[1, 1], &[100, 1], 2);
+        let over = plum_level_over(&model, &machine, &[1, 1], 2, (&moved, &slowed), 0.5);
+        let flight = |elements: f64| machine.flight(elements * machine.element_bytes);
+        let expected = 0.5 + flight(200.0) + 20.0 * machine.t_pack;
+        assert_eq!(over.remap, expected);
+        assert!(over.remap > plain.remap);
+        assert_eq!(over.makespan - over.remap, plain.makespan - plain.remap);
     }
 }

@@ -7,8 +7,12 @@ use plume::dist::{self, Diffusive, GatheredPlum, NoBalancing};
 
 use super::EulerConfig;
 use crate::hier::HierSettings;
+use crate::minex::{GridSpec, MinexPartitioner, MinexSettings, MinexSetup};
 use crate::words::PolicySettings;
-use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName, PolicyName};
+use crate::words::{
+    Balancer, InitialName, LatencyName, ObjectiveName, PartitionerName, PolicyName,
+};
+use plume::partition::Partitioner;
 
 /// The when-to-balance policy of a run that names none: PLUM's `LoadImb` threshold 1.05.
 pub const DEFAULT_POLICY: PolicyName = PolicyName::Threshold(None);
@@ -40,6 +44,16 @@ pub struct EulerRunConfig {
     /// then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hier: Option<HierSettings>,
+    /// The machine as a grid of clusters MinEX balances for (`--grid`; written only when
+    /// given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<GridSpec>,
+    /// MinEX's latency model (with `--partitioner minex` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyName>,
+    /// MinEX's settings (with `--partitioner minex` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minex: Option<MinexSettings>,
     /// Iterations between outputs.
     pub output_every: usize,
     /// The solver's settings.
@@ -69,7 +83,28 @@ impl EulerRunConfig {
     /// keep the parts on the ranks, and under `select` (whose global action is that PLUM).
     fn gathered(&self) -> bool {
         self.balancer == Balancer::Plum
-            && (!self.partitioner.keeps_parts_on_ranks() || self.policy() == PolicyName::Select)
+            && (!self.partitioner.runs_on_rows() || self.policy() == PolicyName::Select)
+    }
+
+    /// PLUM's partitioner: MinEX on the run's grid, in the SP2 machine's units (the case has
+    /// no simulated machine of its own), or the one named with its defaults.
+    ///
+    /// # Errors
+    /// A grid that does not fit the ranks.
+    fn partitioner(
+        &self,
+        seed: u64,
+        centroids: &[[f64; 3]],
+    ) -> plume::Result<Box<dyn Partitioner>> {
+        if self.partitioner != PartitionerName::Minex {
+            return Ok(self.partitioner.build(seed, centroids));
+        }
+        Ok(Box::new(MinexPartitioner::new(MinexSetup {
+            settings: self.minex.unwrap_or_default(),
+            grid: self.grid.map(|g| g.grid(self.procs)).transpose()?,
+            latency: self.latency.unwrap_or(LatencyName::None),
+            ..MinexSetup::default()
+        })))
     }
 }
 
@@ -95,10 +130,15 @@ pub fn balancer_over(
     let first = cfg.initial.build(seed, centroids);
     let policy = || cfg.policy().build(PolicySettings::default());
     let gathered_plum = |first| -> plume::Result<Plum> {
+        // MinEX's parts are the ranks: the identity remap.
+        let objective = match cfg.partitioner == PartitionerName::Minex {
+            true => ObjectiveName::Identity,
+            false => ObjectiveName::TotalV,
+        };
         Ok(Plum::with(
             opts.clone(),
-            cfg.partitioner.build(seed, centroids),
-            ObjectiveName::TotalV.build(),
+            cfg.partitioner(seed, centroids)?,
+            objective.build(),
             policy(),
         )?
         .first_by(first))
@@ -115,7 +155,7 @@ pub fn balancer_over(
         Balancer::Plum if cfg.policy() == PolicyName::Select => {
             Box::new(crate::selection::replayed(gathered_plum(first)?)?)
         }
-        Balancer::Plum if cfg.partitioner.keeps_parts_on_ranks() => Box::new(Diffusive::with(
+        Balancer::Plum if cfg.partitioner.runs_on_rows() => Box::new(Diffusive::with(
             opts.clone(),
             cfg.partitioner.diffusion(),
             policy(),

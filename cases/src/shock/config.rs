@@ -9,7 +9,11 @@ use serde::Serialize;
 
 use crate::budget::Budget;
 use crate::hier::HierSettings;
-use crate::words::{Balancer, InitialName, ObjectiveName, PartitionerName, PolicyName, Words};
+use crate::minex::{with_cost_model, GridSpec, MinexModel, MinexSettings, MinexSetup};
+use crate::words::{
+    Balancer, InitialName, LatencyName, ObjectiveName, PartitionerName, PolicyName, Words,
+};
+use plume::partition::Grid;
 
 use super::front::Front;
 
@@ -50,6 +54,17 @@ pub struct ShockConfig {
     pub hier: Option<HierSettings>,
     /// The simulated machine both are timed on.
     pub machine: Machine,
+    /// The machine as a grid of clusters (`--grid`): processing × `Proc`, communication and
+    /// the remap's flight time × `Connect` (written only when given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<GridSpec>,
+    /// MinEX's latency model, which also scores every level's assignment (written with
+    /// `--partitioner minex` only; `none` when not given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyName>,
+    /// MinEX's settings (with `--partitioner minex` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minex: Option<MinexSettings>,
     /// The front.
     pub front: Front,
     /// On ranks: process every level with this kernel after its step (SBN balancing while
@@ -83,10 +98,78 @@ impl ShockConfig {
             sbn: SbnOptions::default(),
             hier: None,
             machine: Machine::default(),
+            grid: None,
+            latency: None,
+            minex: None,
             front: Front::default(),
             processing: None,
             budget: Budget::UNLIMITED,
         }
+    }
+}
+
+impl ShockConfig {
+    /// The machine's grid (`None` without `--grid`: a homogeneous machine).
+    ///
+    /// # Errors
+    /// A grid that does not fit `procs` (more clusters than processors).
+    pub fn machine_grid(&self) -> plume::Result<Option<Grid>> {
+        self.grid.map(|spec| spec.grid(self.procs)).transpose()
+    }
+
+    /// Whether every level records its assignment scored by MinEX's model
+    /// (`levels[].minex_model`): with a grid or with MinEX, so that other records stay as
+    /// they were.
+    pub fn scores_minex(&self) -> bool {
+        self.grid.is_some() || self.partitioner == PartitionerName::Minex
+    }
+
+    /// MinEX as this run sets it: on the machine's grid, in its nanoseconds.
+    ///
+    /// # Errors
+    /// As [`ShockConfig::machine_grid`].
+    pub fn minex_setup(&self) -> plume::Result<MinexSetup> {
+        Ok(MinexSetup {
+            settings: self.minex.unwrap_or_default(),
+            grid: self.machine_grid()?,
+            latency: self.latency.unwrap_or(LatencyName::None),
+            costs: self.machine.unit_costs(),
+        })
+    }
+
+    /// The level of `graph` processed on `owner` (each root's data on `start` before it,
+    /// `moving` its tree's elements when it moved) scored by MinEX's model on the run's grid
+    /// and latency model, when the run records it ([`ShockConfig::scores_minex`]).
+    pub(super) fn minex_model(
+        &self,
+        graph: &plume::graph::DualGraph,
+        (owner, start, moving): (&[u32], &[u32], &[u64]),
+    ) -> Option<MinexModel> {
+        if !self.scores_minex() {
+            return None;
+        }
+        let setup = self.minex_setup().ok()?;
+        let grid = match setup.grid {
+            Some(grid) => grid,
+            None => Grid::single(self.procs).ok()?,
+        };
+        let latency = setup.latency.model();
+        MinexModel::of(graph, (owner, start, moving), &grid, &latency, setup.costs).ok()
+    }
+
+    /// `self`'s cost model of `graph` on the simulated machine and its grid, lent to `f`.
+    ///
+    /// # Panics
+    /// On a grid that does not fit the processors: the runs check it when they start
+    /// ([`ShockConfig::machine_grid`]).
+    #[track_caller]
+    pub(super) fn with_costs<R>(
+        &self,
+        graph: &plume::graph::DualGraph,
+        f: impl FnOnce(plume::metrics::CostModel<'_>) -> R,
+    ) -> R {
+        let grid = self.machine_grid().expect("the run checked its grid");
+        with_cost_model(&self.machine, grid.as_ref(), graph, f)
     }
 }
 

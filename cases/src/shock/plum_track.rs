@@ -8,11 +8,14 @@ use plume::balance::{migrate_counted, Balance, Migration, Plum};
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{geometry, Mesh};
 use plume::metrics::{Cut, Movement};
-use plume::sim::{plum_level, processing_times};
+use plume::sim::{plum_level_over, processing_times};
 
 use crate::hier::HierSettings;
+use crate::minex::{flows_over_links, MinexPartitioner};
+use crate::words::PartitionerName;
 use crate::words::{PolicyName, PolicySettings};
 use plume::balance::hier::{Clock, HierBalance};
+use plume::partition::minex::MinexReport;
 use plume::partition::Partitioner;
 use plume::remap::{Identity, Remapper};
 use plume::sim::HierPartitioner;
@@ -38,12 +41,18 @@ pub(super) struct PlumTrack {
     /// balance (`None` when it did not balance).
     hier: Option<Arc<HierPartitioner>>,
     hier_balance: Option<HierBalance>,
+    /// With MinEX: the partitioner PLUM runs, and its report of this level's balance.
+    minex: Option<Arc<MinexPartitioner>>,
+    minex_report: Option<MinexReport>,
+    /// Each root's elements as its tree moved at this level's balance (empty without one).
+    moving: Vec<u64>,
 }
 
 impl PlumTrack {
     /// The track of `cfg`, starting from the partitioner's initial partition.
     pub(super) fn new(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Self> {
-        let (plum, hier) = make_plum(cfg, forest.mesh())?;
+        cfg.machine_grid()?;
+        let (plum, hier, minex) = make_plum(cfg, forest.mesh())?;
         let owner = plum.initial_assignment(&graph.view(&graph.weights)?)?;
         Ok(PlumTrack {
             cfg: cfg.clone(),
@@ -56,6 +65,9 @@ impl PlumTrack {
             times: StageTimes::new(),
             hier,
             hier_balance: None,
+            minex,
+            minex_report: None,
+            moving: Vec::new(),
         })
     }
 
@@ -78,6 +90,8 @@ impl PlumTrack {
         self.times = balancer_times(&b, clock.elapsed());
         self.balance = Some(b);
         self.hier_balance = self.hier.as_ref().and_then(|h| h.take_last());
+        self.minex_report = self.minex.as_ref().and_then(|m| m.take_last());
+        self.moving = moving;
         Ok(())
     }
 
@@ -107,6 +121,8 @@ impl Track for PlumTrack {
         self.flows = Movement::from_flows(vec![0; self.cfg.procs], vec![0; self.cfg.procs]);
         self.times.clear();
         self.hier_balance = None;
+        self.minex_report = None;
+        self.moving.clear();
         if self.balances(BalanceAt::Predicted) {
             self.balance_and_migrate(graph, predicted, forest)?;
         }
@@ -138,6 +154,8 @@ impl Track for PlumTrack {
                 moved: self.moved,
                 time_ms,
                 hier: None,
+                moving: (!self.moving.is_empty()).then_some(&self.moving[..]),
+                minex: self.minex_report.take(),
             },
         ))
     }
@@ -178,6 +196,11 @@ pub(super) struct PlumLevel<'a> {
     pub time_ms: StageTimes,
     /// The hierarchical balancer's numbers (none for the others).
     pub hier: Option<plume::dist::HierStats>,
+    /// Each root's elements as its tree moved at the level's balance (`None` without one:
+    /// nothing moved, the graph's sizes stand in).
+    pub moving: Option<&'a [u64]>,
+    /// MinEX's report when it balanced the level.
+    pub minex: Option<MinexReport>,
 }
 
 /// The record of a level balanced by PLUM (or by nothing) on `cfg`'s simulated machine.
@@ -198,9 +221,18 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
         _ => (at.flows.clone(), 0),
     };
     let overhead = cfg.plum.model.overhead;
-    let costs = cfg.machine.cost_model(graph);
-    let sim = plum_level(&costs, &cfg.machine, owner, cfg.procs, at.flows, overhead);
-    let processing = processing_times(&costs, owner, cfg.procs);
+    let moving = at.moving.unwrap_or(&w.rwgt);
+    let grid = cfg.machine_grid().expect("the run checked its grid");
+    // On a grid each tree's elements fly `Connect` times slower between clusters.
+    let over_links = grid
+        .as_ref()
+        .map(|g| flows_over_links(g, (at.start, owner, moving)));
+    let (sim, processing) = cfg.with_costs(graph, |costs| {
+        let flows = (at.flows, over_links.as_ref().unwrap_or(at.flows));
+        let sim = plum_level_over(&costs, &cfg.machine, owner, cfg.procs, flows, overhead);
+        (sim, processing_times(&costs, owner, cfg.procs))
+    });
+    let minex_model = cfg.minex_model(graph, (owner, at.start, moving));
     let model = &cfg.plum.model;
     let time_ms = at.time_ms;
     LevelRecord {
@@ -234,6 +266,8 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
         sim: SimRecord::new(sim.makespan, &sim.split, &processing),
         sbn: None,
         hier: at.hier,
+        minex: at.minex,
+        minex_model,
         measured: None,
         rank_times: Vec::new(),
         load_models: None,
@@ -244,14 +278,19 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
 }
 
 /// PLUM as `cfg` sets it for `mesh`'s roots (the partitioner may use their centroids); with
-/// [`Balancer::None`] its policy never balances. With [`Balancer::Hier`], also the
-/// hierarchical partitioner PLUM runs, to read its reports.
-fn make_plum(
-    cfg: &ShockConfig,
-    mesh: &Mesh,
-) -> plume::Result<(Plum, Option<Arc<HierPartitioner>>)> {
-    plum_and_hier(cfg, &root_centroids(mesh))
+/// [`Balancer::None`] its policy never balances. Also the hierarchical partitioner or MinEX
+/// PLUM runs, to read their reports.
+fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> plume::Result<Built> {
+    plum_and_reporters(cfg, &root_centroids(mesh))
 }
+
+/// PLUM and, when it runs them, the hierarchical partitioner or MinEX, whose reports the
+/// records read.
+type Built = (
+    Plum,
+    Option<Arc<HierPartitioner>>,
+    Option<Arc<MinexPartitioner>>,
+);
 
 /// The centroid of each root of `mesh`, as PLUM's partitioners take them.
 pub(super) fn root_centroids(mesh: &Mesh) -> Vec<[f64; 3]> {
@@ -261,16 +300,17 @@ pub(super) fn root_centroids(mesh: &Mesh) -> Vec<[f64; 3]> {
 }
 
 /// PLUM as `cfg` sets it for roots whose centroids are `centroids` (every root's where it
-/// partitions, rank 0 of a run on ranks; none elsewhere).
-pub(super) fn plum_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<Plum> {
-    Ok(plum_and_hier(cfg, centroids)?.0)
+/// partitions, rank 0 of a run on ranks; none elsewhere), and MinEX when PLUM runs it.
+pub(super) fn plum_over(
+    cfg: &ShockConfig,
+    centroids: &[[f64; 3]],
+) -> plume::Result<(Plum, Option<Arc<MinexPartitioner>>)> {
+    let (plum, _, minex) = plum_and_reporters(cfg, centroids)?;
+    Ok((plum, minex))
 }
 
 /// [`plum_over`], and with [`Balancer::Hier`] the hierarchical partitioner it runs.
-fn plum_and_hier(
-    cfg: &ShockConfig,
-    centroids: &[[f64; 3]],
-) -> plume::Result<(Plum, Option<Arc<HierPartitioner>>)> {
+fn plum_and_reporters(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<Built> {
     let mut opts = cfg.plum.clone();
     opts.nprocs = cfg.procs;
     opts.parts_per_proc = cfg.parts_per_proc;
@@ -278,7 +318,7 @@ fn plum_and_hier(
         Balancer::None => PolicyName::Never,
         Balancer::Plum | Balancer::Sbn | Balancer::Hier => cfg.policy,
     };
-    let mut hier_partitioner = None;
+    let (mut hier_partitioner, mut minex) = (None, None);
     let (partitioner, remapper): (Box<dyn Partitioner>, Box<dyn Remapper>) = match cfg.balancer {
         // The hierarchical balancer on the simulated machine: its decisions are the parts,
         // one a processor, kept where they are.
@@ -296,6 +336,12 @@ fn plum_and_hier(
             hier_partitioner = Some(Arc::clone(&hier));
             (Box::new(hier), Box::new(Identity))
         }
+        // MinEX on the machine's grid and in its units: its output is the processors.
+        _ if cfg.partitioner == PartitionerName::Minex => {
+            let m = Arc::new(MinexPartitioner::new(cfg.minex_setup()?));
+            minex = Some(Arc::clone(&m));
+            (Box::new(m), Box::new(Identity))
+        }
         _ => (
             cfg.partitioner.build(cfg.seed, centroids),
             cfg.objective.build(),
@@ -308,5 +354,5 @@ fn plum_and_hier(
         policy.build(PolicySettings::default()),
     )?;
     let plum = plum.first_by(cfg.initial.build(cfg.seed, centroids));
-    Ok((plum, hier_partitioner))
+    Ok((plum, hier_partitioner, minex))
 }

@@ -30,8 +30,10 @@ use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
 use crate::budget;
 use crate::hier::HierSettings;
+use crate::minex::MinexPartitioner;
 use crate::words::PolicySettings;
 use plume::balance::PlumOptions;
+use std::sync::Arc;
 
 /// Runs this rank's part of the shock case with `cfg` (PLUM, SBN or no balancer, on
 /// `comm.size()` ranks; with `cfg.processing`, each step is followed by a processing level:
@@ -77,7 +79,9 @@ pub fn run_rank<C: Comm + ?Sized>(
     let centroids = mesh.as_ref().map(root_centroids).unwrap_or_default();
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree_as(check_memory(cfg, roots, ranks_here))?;
-    let balancer = comm.agree_as(balancer_over(cfg, &centroids))?;
+    comm.agree_as(cfg.machine_grid())?;
+    let (balancer, minex) = comm.agree_as(balancer_over(cfg, &centroids))?;
+    let minex = minex.as_deref();
     drop(centroids);
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
@@ -110,11 +114,12 @@ pub fn run_rank<C: Comm + ?Sized>(
         report.metrics.level = level;
         crate::cpu::add_step(comm, &mut cpu, &report.cpu)?;
         let record = match cfg.processing {
-            None => start.map(|start| record(cfg, &run, &report, &start)),
+            None => start.map(|start| record(cfg, &run, &report, (&start, minex))),
             Some(kernel) => {
                 let previous = levels.last().map(processing_times);
                 let start = (&report, start);
                 let level = (level, previous.as_deref());
+                let start = (start, minex);
                 process(cfg, &mut run, kernel, level, start, s_per_leaf)?
             }
         };
@@ -150,7 +155,8 @@ fn processing_times(record: &LevelRecord) -> Vec<f64> {
 }
 
 /// The processing level after step `level` (`report`; `start`: the owners before it, on rank
-/// 0; `previous`: each rank's processing seconds at the previous level, on rank 0): SBN
+/// 0, and MinEX when PLUM runs it; `previous`: each rank's processing seconds at the previous
+/// level, on rank 0): SBN
 /// balancing while the ranks process, or each rank processing its own roots, its load models
 /// then weighed against what the ranks measured. Returns rank 0's record of the level.
 fn process<C: Comm + ?Sized>(
@@ -158,7 +164,7 @@ fn process<C: Comm + ?Sized>(
     run: &mut Run<C>,
     kernel: plume::dist::Kernel,
     (level, previous): (usize, Option<&[f64]>),
-    (report, start): (&StepReport, Option<Vec<u32>>),
+    ((report, start), minex): ((&StepReport, Option<Vec<u32>>), Option<&MinexPartitioner>),
     s_per_leaf: f64,
 ) -> Result<Option<LevelRecord>> {
     let sbn = (cfg.balancer == Balancer::Sbn).then_some(plume::balance::SbnOptions {
@@ -186,8 +192,8 @@ fn process<C: Comm + ?Sized>(
     Ok(Some(match sbn {
         Some(_) => super::sbn_ranks::sbn_record(cfg, run, report, &start, measured),
         None => {
-            let mut record =
-                super::sbn_ranks::with_measured(record(cfg, run, report, &start), measured);
+            let record = record(cfg, run, report, (&start, minex));
+            let mut record = super::sbn_ranks::with_measured(record, measured);
             record.load_models = load_models(cfg, run, &processed, previous);
             record
         }
@@ -206,7 +212,7 @@ fn load_models<C: Comm + ?Sized>(
     let (graph, owner) = (run.graph()?, run.gathered_owner()?);
     let measured: Vec<f64> = processed.ranks.iter().map(|r| r.times.processing).collect();
     let leaves: Vec<f64> = processed.ranks.iter().map(|r| r.leaves as f64).collect();
-    let qwgt = cfg.machine.cost_model(graph).qwgt(owner, owner, cfg.procs);
+    let qwgt = cfg.with_costs(graph, |model| model.qwgt(owner, owner, cfg.procs));
     LoadModels::new(&measured, &leaves, &qwgt, previous)
 }
 
@@ -219,29 +225,33 @@ fn predicted(
     from: &[u32],
     sbn: Option<plume::balance::SbnOptions>,
 ) -> Result<f64> {
-    let model = cfg.machine.cost_model(graph);
-    Ok(match sbn {
-        Some(opts) => {
-            let shared = plume::balance::sbn::Shared::new(model, cfg.procs, opts);
-            plume::sim::sbn_level(&shared, &cfg.machine, from, from)?.makespan
-        }
-        None => {
-            let none = Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]);
-            plume::sim::plum_level(&model, &cfg.machine, from, cfg.procs, &none, 0.0).makespan
-        }
+    cfg.with_costs(graph, |model| {
+        Ok(match sbn {
+            Some(opts) => {
+                let shared = plume::balance::sbn::Shared::new(model, cfg.procs, opts);
+                plume::sim::sbn_level(&shared, &cfg.machine, from, from)?.makespan
+            }
+            None => {
+                let none = Movement::from_flows(vec![0; cfg.procs], vec![0; cfg.procs]);
+                let level =
+                    plume::sim::plum_level(&model, &cfg.machine, from, cfg.procs, &none, 0.0);
+                level.makespan
+            }
+        })
     })
 }
 
+/// A run's balancer on ranks, and MinEX when PLUM runs it (to read its reports on rank 0).
+type BalancerAndMinex = (Box<dyn dist::Balancer>, Option<Arc<MinexPartitioner>>);
+
 /// The balancer `cfg` asks for on ranks, for roots whose centroids are `centroids` (rank 0's;
 /// none elsewhere): PLUM on rank 0's gathered weights (which also runs the `none` and `sbn`
-/// runs: its policy never balances, SBN balances while processing), or the hierarchical
-/// balancer, rank 0 keeping the whole graph for the records.
-fn balancer_over(
-    cfg: &ShockConfig,
-    centroids: &[[f64; 3]],
-) -> plume::Result<Box<dyn dist::Balancer>> {
+/// runs: its policy never balances, SBN balances while processing; with MinEX, also MinEX),
+/// or the hierarchical balancer, rank 0 keeping the whole graph for the records.
+fn balancer_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<BalancerAndMinex> {
     if cfg.balancer != Balancer::Hier {
-        return super::select::balancer(cfg, plum_over(cfg, centroids)?);
+        let (plum, minex) = plum_over(cfg, centroids)?;
+        return Ok((super::select::balancer(cfg, plum)?, minex));
     }
     let hier = cfg
         .hier
@@ -253,7 +263,7 @@ fn balancer_over(
     };
     let policy = cfg.policy.build(PolicySettings::default());
     let first = cfg.initial.build(cfg.seed, centroids);
-    Ok(Box::new(hier.balancer(plum, policy, first, true)?))
+    Ok((Box::new(hier.balancer(plum, policy, first, true)?), None))
 }
 
 /// The bounding box of `mesh`'s vertices.
@@ -344,12 +354,13 @@ fn gathered_owner<'a, C: Comm + ?Sized>(run: &'a Run<C>) -> &'a [u32] {
         .expect("rank 0 keeps every root's owner")
 }
 
-/// Rank 0's record of the level `report` ended (`start`: the owners before it).
+/// Rank 0's record of the level `report` ended (`start`: the owners before it; `minex`:
+/// MinEX when PLUM runs it, its report of the level's balance taken).
 fn record<C: Comm + ?Sized>(
     cfg: &ShockConfig,
     run: &Run<C>,
     report: &StepReport,
-    start: &[u32],
+    (start, minex): (&[u32], Option<&MinexPartitioner>),
 ) -> LevelRecord {
     let graph = run.graph().expect("rank 0 keeps the dual graph");
     let balance = run
@@ -388,6 +399,8 @@ fn record<C: Comm + ?Sized>(
             },
             time_ms,
             hier: report.metrics.hier.clone(),
+            moving: balance.and(run.gathered_moving()),
+            minex: minex.and_then(MinexPartitioner::take_last),
         },
     );
     super::select::with_selection(record, outcome)

@@ -42,8 +42,8 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
         .expect("a processing level holds every owner");
     let before = loads_and_cut(graph, start, cfg.procs);
     let now = loads_and_cut(graph, owner, cfg.procs);
-    let model = cfg.machine.cost_model(graph);
-    let qwgt = model.qwgt(owner, owner, cfg.procs);
+    let qwgt = cfg.with_costs(graph, |model| model.qwgt(owner, owner, cfg.procs));
+    let minex_model = cfg.minex_model(graph, (owner, start, &graph.weights.rwgt));
     let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
     let movement = processed.movement();
     let measured = MeasuredRecord::new(processed, s_per_leaf, predicted_s);
@@ -93,6 +93,8 @@ pub(super) fn sbn_record<C: Comm + ?Sized>(
         sim: SimRecord::new(measured.wall_s, &split, &processing),
         sbn: Some(SbnRecord::measured(processed, qwgt_load_imb)),
         hier: None,
+        minex: None,
+        minex_model,
         measured: Some(measured),
         rank_times: processed.ranks.iter().map(|r| r.times).collect(),
         load_models: None,

@@ -9,7 +9,7 @@ use plume::balance::migrate;
 use plume::balance::sbn::prepartition::prepartition;
 use plume::balance::sbn::Shared;
 use plume::graph::{DualGraph, Weights};
-use plume::metrics::SysLoad;
+use plume::metrics::{GridSlowdowns, SysLoad};
 use plume::sim::{processing_times, sbn_level};
 
 use super::record::loads_and_cut;
@@ -49,7 +49,12 @@ impl Track for SbnTrack {
         adapt_ms: &StageTimes,
     ) -> Result<LevelRecord> {
         let cfg = &self.cfg;
-        let model = cfg.machine.cost_model(graph);
+        let grid = cfg.machine_grid()?;
+        let held = grid.as_ref().map(GridSlowdowns::new);
+        let mut model = cfg.machine.cost_model(graph);
+        if let Some(held) = &held {
+            model = model.with_slowdowns(held.slowdowns());
+        }
         let clock = std::time::Instant::now();
         let opts = plume::balance::SbnOptions {
             seed: cfg.sbn.seed ^ level as u64,
@@ -68,6 +73,8 @@ impl Track for SbnTrack {
         let processing = processing_times(&model, &self.owner, cfg.procs);
         let qwgt_load_imb = SysLoad::new(&qwgt).load_imb(&qwgt);
         let clock = std::time::Instant::now();
+        let rwgt = &graph.weights.rwgt;
+        let minex_model = cfg.minex_model(graph, (&self.owner, &data, rwgt));
         let mut owner = data;
         let moved = migrate(forest, &mut owner, &self.owner);
         let migration_ms = clock.elapsed().as_secs_f64() * 1e3;
@@ -113,6 +120,8 @@ impl Track for SbnTrack {
             sim: SimRecord::new(sim.makespan, &sim.split, &processing),
             sbn: Some(SbnRecord::new(&sim, qwgt_load_imb)),
             hier: None,
+            minex: None,
+            minex_model,
             measured: None,
             rank_times: Vec::new(),
             load_models: None,

@@ -1,0 +1,382 @@
+//! MinEX and the grid of clusters as the cases set them (`minex.md` A.9): the machine's grid
+//! (`--grid clusters=C,interconnect=I`, [`GridSpec`]), MinEX's settings (`--throttle`,
+//! `--coarsen-to`, `--latency`: [`MinexSettings`]), MinEX as PLUM's repartitioner keeping its
+//! last report ([`MinexPartitioner`]), and the score of any level's assignment under MinEX's
+//! model ([`MinexModel`]), so that every balancer is measured on one scale.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Mutex;
+
+use plume::graph::{DualGraph, GraphView};
+use plume::metrics::{CostModel, Cut, GridSlowdowns, Movement};
+use plume::partition::minex::{MinexReport, QwgtSummary};
+use plume::partition::{
+    check_arguments, score, Grid, Latency, Minex, MinexOptions, PartitionInfo, Partitioner,
+    Targets, UnitCosts,
+};
+use plume::sim::Machine;
+use serde::Serialize;
+
+use crate::words::LatencyName;
+
+/// The machine as a grid of clusters (the seed's experiments, §7.1.1): the processors in
+/// `clusters` contiguous clusters as even as possible, links `interconnect` times slower
+/// between clusters than inside one ([`Grid::even`]). Written `clusters=C,interconnect=I`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridSpec {
+    /// Number of clusters C (at least 1, at most P).
+    pub clusters: usize,
+    /// `Connect` between two clusters (at least 1).
+    pub interconnect: u32,
+}
+
+impl GridSpec {
+    /// The grid of `procs` processors.
+    ///
+    /// # Errors
+    /// [`Grid::even`]'s: more clusters than processors.
+    pub fn grid(&self, procs: usize) -> plume::Result<Grid> {
+        Grid::even(procs, self.clusters, self.interconnect)
+    }
+}
+
+impl fmt::Display for GridSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "clusters={},interconnect={}",
+            self.clusters, self.interconnect
+        )
+    }
+}
+
+impl FromStr for GridSpec {
+    type Err = String;
+
+    /// `clusters=C,interconnect=I` (in either order): C ≥ 1 and I ≥ 1 whole numbers.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (mut clusters, mut interconnect) = (None, None);
+        for item in s.split(',') {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("'{item}' is not key=value"))?;
+            let slot = match key.trim() {
+                "clusters" => &mut clusters,
+                "interconnect" => &mut interconnect,
+                other => return Err(format!("unknown key '{other}' (clusters, interconnect)")),
+            };
+            if slot.is_some() {
+                return Err(format!("{key} given twice"));
+            }
+            let n: u32 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("{key} must be a whole number, not '{value}'"))?;
+            if n < 1 {
+                return Err(format!("{key} must be at least 1, not {n}"));
+            }
+            *slot = Some(n);
+        }
+        match (clusters, interconnect) {
+            (Some(c), Some(i)) => Ok(GridSpec {
+                clusters: c as usize,
+                interconnect: i,
+            }),
+            _ => Err("needs clusters=C,interconnect=I".into()),
+        }
+    }
+}
+
+impl Serialize for GridSpec {
+    /// `{"clusters": C, "interconnect": I}`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("GridSpec", 2)?;
+        st.serialize_field("clusters", &self.clusters)?;
+        st.serialize_field("interconnect", &self.interconnect)?;
+        st.end()
+    }
+}
+
+/// MinEX's settings a run names (`config.minex`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MinexSettings {
+    /// ThroTTle τ ≥ 0 (infinite: rule R2 off).
+    pub throttle: f64,
+    /// Contract to at most this many vertices (`None`: MinEX's default, `10 · P`).
+    pub coarsen_to: Option<usize>,
+}
+
+impl Default for MinexSettings {
+    /// MinEX's defaults ([`MinexOptions::new`]).
+    fn default() -> Self {
+        let defaults = MinexOptions::new(Grid::single(1).expect("one processor is a grid"));
+        MinexSettings {
+            throttle: defaults.throttle,
+            coarsen_to: defaults.coarsen_to,
+        }
+    }
+}
+
+impl Serialize for MinexSettings {
+    /// `{"throttle": τ, "coarsen_to": N}`: an infinite τ as `"inf"` (JSON has no infinity),
+    /// `coarsen_to` only when set.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("MinexSettings", 2)?;
+        match self.throttle.is_finite() {
+            true => st.serialize_field("throttle", &self.throttle)?,
+            false => st.serialize_field("throttle", "inf")?,
+        }
+        match self.coarsen_to {
+            Some(n) => st.serialize_field("coarsen_to", &n)?,
+            None => st.skip_field("coarsen_to")?,
+        }
+        st.end()
+    }
+}
+
+/// Everything MinEX balances with in a run: its settings, the machine's grid (`None`: one
+/// cluster of the parts asked for), the latency model and the cost of a unit of each weight.
+#[derive(Debug, Clone)]
+pub struct MinexSetup {
+    /// τ and the contraction target.
+    pub settings: MinexSettings,
+    /// The grid (`None`: one homogeneous cluster).
+    pub grid: Option<Grid>,
+    /// The latency model.
+    pub latency: LatencyName,
+    /// A unit of each weight (the simulated machine's nanoseconds in the cases).
+    pub costs: UnitCosts,
+}
+
+impl Default for MinexSetup {
+    /// MinEX's defaults on one cluster, no tolerance, in the SP2 machine's nanoseconds.
+    fn default() -> Self {
+        MinexSetup {
+            settings: MinexSettings::default(),
+            grid: None,
+            latency: LatencyName::None,
+            costs: Machine::default().unit_costs(),
+        }
+    }
+}
+
+impl MinexSetup {
+    /// MinEX on `procs` processors.
+    ///
+    /// # Errors
+    /// [`Grid::single`]'s for no processor.
+    fn minex(&self, procs: usize) -> plume::Result<Minex> {
+        let grid = match &self.grid {
+            Some(g) => g.clone(),
+            None => Grid::single(procs)?,
+        };
+        let mut options = MinexOptions::new(grid);
+        options.throttle = self.settings.throttle;
+        options.coarsen_to = self.settings.coarsen_to;
+        options.latency = self.latency.model();
+        options.costs = self.costs;
+        Ok(Minex::new(options))
+    }
+}
+
+/// MinEX as PLUM's repartitioner: from the current owners, one part per processor (PLUM's
+/// remap is then the identity), weighing the data that would move now
+/// ([`Partitioner::weighs_moving_sizes`]); keeps the report of its last call for the level's
+/// record ([`MinexPartitioner::take_last`]), as [`plume::sim::HierPartitioner`] does.
+pub struct MinexPartitioner {
+    setup: MinexSetup,
+    last: Mutex<Option<MinexReport>>,
+}
+
+impl MinexPartitioner {
+    /// MinEX with `setup`.
+    pub fn new(setup: MinexSetup) -> Self {
+        MinexPartitioner {
+            setup,
+            last: Mutex::new(None),
+        }
+    }
+
+    /// The report of the last call, taken: `None` until the next one.
+    pub fn take_last(&self) -> Option<MinexReport> {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+impl Partitioner for MinexPartitioner {
+    fn name(&self) -> &'static str {
+        "minex"
+    }
+
+    /// From scratch: MinEX's own (METIS's partition taken as where the data is).
+    fn partition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        part: &mut [u32],
+    ) -> plume::Result<PartitionInfo> {
+        self.setup
+            .minex(targets.nparts().max(1))?
+            .partition(graph, targets, part)
+    }
+
+    fn repartition(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        current: &[u32],
+        part: &mut [u32],
+    ) -> plume::Result<PartitionInfo> {
+        check_arguments(graph, targets, part)?;
+        let procs = targets.nparts();
+        let minex = self.setup.minex(procs)?;
+        if targets != Targets::Equal(minex.options.grid.nprocs()) {
+            return Err(plume::Error::Invalid(format!(
+                "minex: balances the grid's {} processors to equal shares, one part each",
+                minex.options.grid.nprocs()
+            )));
+        }
+        let (new, report) = minex.rebalance(graph, current)?;
+        part.copy_from_slice(&new);
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(report);
+        let cut = Cut::new(graph.xadj(), graph.adjncy(), graph.edge_weights(), part);
+        Ok(PartitionInfo {
+            algorithm: "minex",
+            nparts: procs,
+            edge_cut: cut.cut,
+            total_edge_weight: cut.total,
+            repair_moves: 0,
+            vertex_weight_divisor: 1,
+            edge_weight_divisor: 1,
+        })
+    }
+
+    fn weighs_moving_sizes(&self) -> bool {
+        true
+    }
+}
+
+/// A level's assignment scored by MinEX's model on the run's grid and latency model, in
+/// seconds of the simulated machine (`levels[].minex_model`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MinexModel {
+    /// `MaxQWgt`: the most loaded processor's predicted time, seconds.
+    pub max_qwgt_s: f64,
+    /// `MaxQWgt / (QWgtTOT / P)`.
+    pub qwgt_load_imb: f64,
+}
+
+impl MinexModel {
+    /// The level of `graph` (its processed weights) processed on `owner` with every root's
+    /// data on `start` before it and `moving[v]` elements in root v's tree when it moved, on
+    /// `grid` under `latency` with `costs` (nanoseconds) per unit.
+    ///
+    /// # Errors
+    /// [`score`]'s, for owners or sizes that do not fit the graph and the grid.
+    pub fn of(
+        graph: &DualGraph,
+        (owner, start, moving): (&[u32], &[u32], &[u64]),
+        grid: &Grid,
+        latency: &Latency,
+        costs: UnitCosts,
+    ) -> plume::Result<MinexModel> {
+        let view = graph.view(&graph.weights)?.with_sizes(moving)?;
+        let totals = score(&view, grid, costs, owner, start)?;
+        let qwgt: Vec<u64> = totals.iter().map(|t| latency.qwgt(t)).collect();
+        let s = QwgtSummary::of(&qwgt);
+        Ok(MinexModel {
+            max_qwgt_s: s.max_qwgt as f64 * 1e-9,
+            qwgt_load_imb: s.qwgt_load_imb,
+        })
+    }
+}
+
+/// `machine`'s cost model of `graph`'s weights on `grid` (processing × `Proc`, communication
+/// × `Connect`; none without a grid, bit for bit [`Machine::cost_model`]), lent to `f`.
+pub fn with_cost_model<R>(
+    machine: &Machine,
+    grid: Option<&Grid>,
+    graph: &DualGraph,
+    f: impl FnOnce(CostModel<'_>) -> R,
+) -> R {
+    let model = machine.cost_model(graph);
+    match grid {
+        Some(grid) => {
+            let held = GridSlowdowns::new(grid);
+            f(model.with_slowdowns(held.slowdowns()))
+        }
+        None => f(model),
+    }
+}
+
+/// The flows of a move from `start` to `owner` with `moving[v]` elements in root v's tree,
+/// each tree's elements multiplied by the `Connect` slowdown of the link it crossed on
+/// `grid` (the remap's flight time on a clustered machine: [`plume::sim::plum_level_over`]).
+pub fn flows_over_links(grid: &Grid, (start, owner, moving): (&[u32], &[u32], &[u64])) -> Movement {
+    let slowed: Vec<u64> = (start.iter().zip(owner).zip(moving))
+        .map(|((&o, &a), &m)| m * u64::from(grid.connect(o, a)))
+        .collect();
+    Movement::new(start, owner, &slowed, grid.nprocs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_specs_parse_in_either_order_and_refuse_bad_values() {
+        let spec = GridSpec {
+            clusters: 2,
+            interconnect: 10,
+        };
+        assert_eq!("clusters=2,interconnect=10".parse(), Ok(spec));
+        assert_eq!("interconnect=10,clusters=2".parse(), Ok(spec));
+        assert_eq!(spec.to_string().parse(), Ok(spec));
+        for bad in [
+            "clusters=2",
+            "clusters=0,interconnect=3",
+            "clusters=2,interconnect=0",
+            "clusters=2,interconnect=NaN",
+            "clusters=2,interconnect=1.5",
+            "clusters=2,interconnect=3,clusters=1",
+            "cluster=2,interconnect=3",
+            "2,3",
+        ] {
+            assert!(bad.parse::<GridSpec>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn flows_over_links_slow_only_what_crosses_clusters() {
+        // Processors 0, 1 in cluster 0 and 2, 3 in cluster 1; Connect 10 between them.
+        let grid = Grid::even(4, 2, 10).unwrap();
+        let (start, owner, moving) = ([0, 0, 2, 3], [1, 2, 2, 3], [5, 7, 1, 1]);
+        let m = flows_over_links(&grid, (&start, &owner, &moving));
+        // Root 0 stays in cluster 0 (5 elements), root 1 crosses (7 · 10).
+        assert_eq!((m.sent[0], m.recv[1], m.recv[2]), (75, 5, 70));
+        assert_eq!(m.max_sr, 75 + 70);
+        let uniform = Grid::even(4, 2, 1).unwrap();
+        let plain = Movement::new(&start, &owner, &moving, 4);
+        assert_eq!(flows_over_links(&uniform, (&start, &owner, &moving)), plain);
+    }
+
+    #[test]
+    fn settings_write_an_infinite_throttle_as_a_word() {
+        let s = MinexSettings {
+            throttle: f64::INFINITY,
+            coarsen_to: None,
+        };
+        assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"throttle":"inf"}"#);
+        let s = MinexSettings {
+            throttle: 3.0,
+            coarsen_to: Some(40),
+        };
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"throttle":3.0,"coarsen_to":40}"#
+        );
+    }
+}
