@@ -18,8 +18,6 @@ use plume::partition::{
 use plume::sim::Machine;
 use serde::Serialize;
 
-use crate::words::LatencyName;
-
 /// The machine as a grid of clusters (the seed's experiments, §7.1.1): the processors in
 /// `clusters` contiguous clusters as even as possible, links `interconnect` times slower
 /// between clusters than inside one ([`Grid::even`]). Written `clusters=C,interconnect=I`.
@@ -146,7 +144,7 @@ pub struct MinexSetup {
     /// The grid (`None`: one homogeneous cluster).
     pub grid: Option<Grid>,
     /// The latency model.
-    pub latency: LatencyName,
+    pub latency: Latency,
     /// A unit of each weight (the simulated machine's nanoseconds in the cases).
     pub costs: UnitCosts,
 }
@@ -157,7 +155,7 @@ impl Default for MinexSetup {
         MinexSetup {
             settings: MinexSettings::default(),
             grid: None,
-            latency: LatencyName::None,
+            latency: Latency::None,
             costs: Machine::default().unit_costs(),
         }
     }
@@ -176,7 +174,7 @@ impl MinexSetup {
         let mut options = MinexOptions::new(grid);
         options.throttle = self.settings.throttle;
         options.coarsen_to = self.settings.coarsen_to;
-        options.latency = self.latency.model();
+        options.latency = self.latency.clone();
         options.costs = self.costs;
         Ok(Minex::new(options))
     }

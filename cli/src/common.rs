@@ -244,3 +244,27 @@ pub fn refine_levels(
     }
     Ok(())
 }
+
+/// Prints the notes of a study's written files (the charts skipped) and its tables; returns
+/// the folder.
+pub fn finish(
+    written: Result<Vec<String>, String>,
+    tables: &str,
+    out: std::path::PathBuf,
+) -> CliResult<std::path::PathBuf> {
+    for note in written.map_err(Failure::Error)? {
+        eprintln!("plume: note: {note}");
+    }
+    say(tables)?;
+    Ok(out)
+}
+
+/// Refuses (a usage error naming `what`, the option at fault, with `hint`) a study whose estimate `need`
+/// exceeds the memory this process can still get, or what it could address at all.
+pub fn check_size(what: &str, need: u128, hint: &str) -> CliResult {
+    let what = format!("{what}: the study");
+    Budget::bytes(isize::MAX as u64)
+        .check(&what, need, hint.to_string())
+        .and_then(|()| Budget::of_system().check(&what, need, hint.to_string()))
+        .map_err(|e| Failure::Usage(e.to_string()))
+}

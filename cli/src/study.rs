@@ -9,10 +9,9 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
-use super::common::{finite, number_in, say};
+use super::common::{check_size, finish, finite, number_in, say};
 use super::failure::{CliResult, Failure};
 use super::progress::Progress;
-use plume_cases::budget::Budget;
 use plume_cases::provenance::Provenance;
 use plume_cases::run_folder::RunFolder;
 use plume_studies::erosion2d::study::{self, StudyConfig};
@@ -364,28 +363,4 @@ fn hier_study(args: HierArgs) -> CliResult<PathBuf> {
     drop(progress);
     result.provenance = Some(Provenance::of_this_process(None));
     finish(result.write(&mut folder), &result.markdown(), args.out)
-}
-
-/// Prints the notes of a study's written files (the charts skipped) and its tables; returns
-/// the folder.
-pub(super) fn finish(
-    written: Result<Vec<String>, String>,
-    tables: &str,
-    out: PathBuf,
-) -> CliResult<PathBuf> {
-    for note in written.map_err(Failure::Error)? {
-        eprintln!("plume: note: {note}");
-    }
-    say(tables)?;
-    Ok(out)
-}
-
-/// Refuses (a usage error naming `what`, the option at fault, with `hint`) a study whose estimate `need`
-/// exceeds the memory this process can still get, or what it could address at all.
-pub(super) fn check_size(what: &str, need: u128, hint: &str) -> CliResult {
-    let what = format!("{what}: the study");
-    Budget::bytes(isize::MAX as u64)
-        .check(&what, need, hint.to_string())
-        .and_then(|()| Budget::of_system().check(&what, need, hint.to_string()))
-        .map_err(|e| Failure::Usage(e.to_string()))
 }

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::common::{check_size, finish};
 use super::failure::{CliResult, Failure};
 use super::options::shock_mesh;
 use super::progress::Progress;
-use super::study::{check_size, finish};
 use plume_cases::budget::Budget;
 use plume_cases::provenance::Provenance;
 use plume_cases::run_folder::RunFolder;

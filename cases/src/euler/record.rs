@@ -102,7 +102,7 @@ impl EulerRunConfig {
         Ok(Box::new(MinexPartitioner::new(MinexSetup {
             settings: self.minex.unwrap_or_default(),
             grid: self.grid.map(|g| g.grid(self.procs)).transpose()?,
-            latency: self.latency.unwrap_or(LatencyName::None),
+            latency: self.latency.unwrap_or(LatencyName::None).model(),
             ..MinexSetup::default()
         })))
     }

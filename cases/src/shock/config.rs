@@ -132,7 +132,7 @@ impl ShockConfig {
         Ok(MinexSetup {
             settings: self.minex.unwrap_or_default(),
             grid: self.machine_grid()?,
-            latency: self.latency.unwrap_or(LatencyName::None),
+            latency: self.latency.unwrap_or(LatencyName::None).model(),
             costs: self.machine.unit_costs(),
         })
     }
@@ -153,7 +153,7 @@ impl ShockConfig {
             Some(grid) => grid,
             None => Grid::single(self.procs).ok()?,
         };
-        let latency = setup.latency.model();
+        let latency = setup.latency.clone();
         MinexModel::of(graph, (owner, start, moving), &grid, &latency, setup.costs).ok()
     }
 
