@@ -216,6 +216,47 @@ pub fn chart_or_note(
     draw(&path).map(|()| None)
 }
 
+/// One line chart of a report: its file, its texts, its series and options.
+pub struct LineChart {
+    /// File name in the run folder.
+    pub file: &'static str,
+    /// Title above the plot.
+    pub title: String,
+    /// Label of the x axis.
+    pub x_label: &'static str,
+    /// Label of the y axis.
+    pub y_label: &'static str,
+    /// The lines.
+    pub series: Vec<Series>,
+    /// Axes and reference line.
+    pub options: ChartOptions,
+}
+
+impl LineChart {
+    /// Writes the chart into `folder` ([`line_chart_with`]), or, when it has no point to draw,
+    /// returns the note of [`chart_or_note`] saying so and `why`.
+    ///
+    /// # Errors
+    /// As [`chart_or_note`].
+    pub fn write_or_note(
+        &self,
+        folder: &mut RunFolder,
+        why: &str,
+    ) -> Result<Option<String>, String> {
+        let drawable = (has_points(&self.series, &self.options), why);
+        chart_or_note(folder, self.file, drawable, |path| {
+            line_chart_with(
+                path,
+                &self.title,
+                self.x_label,
+                self.y_label,
+                &self.series,
+                &self.options,
+            )
+        })
+    }
+}
+
 /// Draws the chart of [`line_chart_with`] into `svg`.
 fn draw(
     svg: &mut String,

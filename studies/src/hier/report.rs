@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use plume::balance::hier::message_model;
-use plume_cases::charts::{chart_or_note, has_points, line_chart_with, ChartOptions, Series};
+use plume_cases::charts::{ChartOptions, LineChart, Series};
 use plume_cases::run_folder::RunFolder;
 
 use super::published::{
@@ -66,16 +66,6 @@ fn table_3_column(method: Method) -> Option<usize> {
         Method::Hybrid => Some(3),
         Method::Plum => None,
     }
-}
-
-/// A chart of [`HierStudy::write`].
-struct Chart {
-    file: &'static str,
-    title: String,
-    x_label: &'static str,
-    y_label: &'static str,
-    series: Vec<Series>,
-    options: ChartOptions,
 }
 
 /// Bytes as megabytes with three decimals.
@@ -279,7 +269,7 @@ impl HierStudy {
     }
 
     /// The charts.
-    fn charts(&self) -> Vec<Chart> {
+    fn charts(&self) -> Vec<LineChart> {
         let methods = self.methods();
         let against_p = |pick: &dyn Fn(&super::MethodRun) -> f64| -> Vec<Series> {
             methods
@@ -365,7 +355,7 @@ impl HierStudy {
             ..ChartOptions::default()
         };
         vec![
-            Chart {
+            LineChart {
                 file: "fig3_levels.svg",
                 title: format!(
                     "HybridLB's time against the tree's levels ({} objects, P = {})",
@@ -381,7 +371,7 @@ impl HierStudy {
                     ..ChartOptions::default()
                 },
             },
-            Chart {
+            LineChart {
                 file: "fig4_messages.svg",
                 title: format!(
                     "Balancing messages against the tree's levels (three phases, P = {})",
@@ -392,7 +382,7 @@ impl HierStudy {
                 series: messages,
                 options: linear(0.0),
             },
-            Chart {
+            LineChart {
                 file: "fig5_memory.svg",
                 title: format!("The largest database one processor holds ({objects} objects)"),
                 x_label: p_label,
@@ -400,7 +390,7 @@ impl HierStudy {
                 series: against_p(&|r| r.peak_db_bytes as f64 / 1e6),
                 options: log_p(0.0),
             },
-            Chart {
+            LineChart {
                 file: "fig5_time.svg",
                 title: format!("Balancing time, all phases ({objects} objects)"),
                 x_label: p_label,
@@ -408,7 +398,7 @@ impl HierStudy {
                 series: against_p(&|r| r.times.total()),
                 options: log_p(0.0),
             },
-            Chart {
+            LineChart {
                 file: "fig6_step.svg",
                 title: format!(
                     "Time per step after balancing, relative to GreedyLB's ({objects} objects)"
@@ -422,7 +412,7 @@ impl HierStudy {
                     reference: Some((1.03, "B.12's bound, 1.03".into())),
                 },
             },
-            Chart {
+            LineChart {
                 file: "fig7_strategy.svg",
                 title: format!("Strategy time ({objects} objects)"),
                 x_label: p_label,
@@ -440,24 +430,7 @@ impl HierStudy {
     /// # Errors
     /// A one-line message naming the file that cannot be written.
     pub fn write(&self, folder: &mut RunFolder) -> Result<Vec<String>, String> {
-        // Checked before any file is written: the record, written last, must be writable.
-        let json = plume_cases::report::finite::pretty_json("hier", self)?;
-        folder
-            .write("hier.md", &self.markdown())
-            .map_err(|e| e.to_string())?;
-        let mut notes = Vec::new();
-        for c in self.charts() {
-            let drawable = (
-                has_points(&c.series, &c.options),
-                "no tree of the sweep to draw (`--sweep-levels` of 3 or more)",
-            );
-            notes.extend(chart_or_note(folder, c.file, drawable, |path| {
-                line_chart_with(path, &c.title, c.x_label, c.y_label, &c.series, &c.options)
-            })?);
-        }
-        folder
-            .write("hier.json", &json)
-            .map_err(|e| e.to_string())?;
-        Ok(notes)
+        let why = "no tree of the sweep to draw (`--sweep-levels` of 3 or more)";
+        crate::write_study(folder, "hier", self, &self.markdown(), &self.charts(), why)
     }
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use plume_cases::charts::{chart_or_note, has_points, line_chart_with, ChartOptions, Series};
+use plume_cases::charts::{ChartOptions, LineChart, Series};
 use plume_cases::run_folder::RunFolder;
 
 use super::published::{
@@ -41,16 +41,6 @@ fn tau(t: f64) -> String {
 fn header(out: &mut String, first: &str, columns: &[String]) {
     let _ = writeln!(out, "| {first} | {} |", columns.join(" | "));
     let _ = writeln!(out, "| ---: |{}", " ---: |".repeat(columns.len()));
-}
-
-/// A chart to write.
-struct Chart {
-    file: &'static str,
-    title: String,
-    x_label: &'static str,
-    y_label: &'static str,
-    series: Vec<Series>,
-    options: ChartOptions,
 }
 
 impl MinexStudy {
@@ -432,7 +422,7 @@ impl MinexStudy {
         out.push('\n');
     }
 
-    fn charts(&self) -> Vec<Chart> {
+    fn charts(&self) -> Vec<LineChart> {
         let cfg = &self.config;
         let p = cfg.procs;
         let (i_t, lat_t) = (cfg.throttle_interconnect(), cfg.throttle_latency());
@@ -508,7 +498,7 @@ impl MinexStudy {
             Some(self.minex(p, c, i, none)?.max_qwgt as f64 / m)
         });
         vec![
-            Chart {
+            LineChart {
                 file: "table14_throttle.svg",
                 title: format!(
                     "Σ MaxQWgt by ThroTTle (P = {p}, I = {i_t}, {} tolerance)",
@@ -522,7 +512,7 @@ impl MinexStudy {
                     ..ChartOptions::default()
                 },
             },
-            Chart {
+            LineChart {
                 file: "table16_procs.svg",
                 title: "Σ MaxQWgt by P, one cluster".into(),
                 x_label: "processors P",
@@ -534,7 +524,7 @@ impl MinexStudy {
                     ..ChartOptions::default()
                 },
             },
-            Chart {
+            LineChart {
                 file: "table17_clusters.svg",
                 title: format!("MinEX's Σ MaxQWgt over one cluster's (P = {p}, no tolerance)"),
                 x_label: "clusters",
@@ -545,7 +535,7 @@ impl MinexStudy {
                     ..ChartOptions::default()
                 },
             },
-            Chart {
+            LineChart {
                 file: "table19_metis.svg",
                 title: format!("MinEX's Σ MaxQWgt over METIS identity's (P = {p}, no tolerance)"),
                 x_label: "clusters",
@@ -566,23 +556,7 @@ impl MinexStudy {
     /// # Errors
     /// A one-line message naming the file that cannot be written.
     pub fn write(&self, folder: &mut RunFolder) -> Result<Vec<String>, String> {
-        let json = plume_cases::report::finite::pretty_json("minex", self)?;
-        folder
-            .write("minex.md", &self.markdown())
-            .map_err(|e| e.to_string())?;
-        let mut notes = Vec::new();
-        for c in self.charts() {
-            let drawable = (
-                has_points(&c.series, &c.options),
-                "the rows it draws were not run",
-            );
-            notes.extend(chart_or_note(folder, c.file, drawable, |path| {
-                line_chart_with(path, &c.title, c.x_label, c.y_label, &c.series, &c.options)
-            })?);
-        }
-        folder
-            .write("minex.json", &json)
-            .map_err(|e| e.to_string())?;
-        Ok(notes)
+        let why = "the rows it draws were not run";
+        crate::write_study(folder, "minex", self, &self.markdown(), &self.charts(), why)
     }
 }
