@@ -201,7 +201,7 @@ pub fn score_with(
 }
 
 /// `MaxQWgt`, `MinQWgt`, `QWgtTOT` and `LoadImb = MaxQWgt / (QWgtTOT / P)` of the processors'
-/// `QWgt` (seed 004 [M6]).
+/// `QWgt` (seed 004 `[M6]`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct QwgtSummary {
     /// `MaxQWgt`: the predicted time of the application.
