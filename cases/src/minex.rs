@@ -9,11 +9,10 @@ use std::str::FromStr;
 use std::sync::Mutex;
 
 use plume::graph::{DualGraph, GraphView};
-use plume::metrics::{CostModel, Cut, GridSlowdowns, Movement};
+use plume::metrics::{CostModel, GridSlowdowns, Movement};
 use plume::partition::minex::{MinexReport, QwgtSummary};
 use plume::partition::{
-    check_arguments, score, Grid, Latency, Minex, MinexOptions, PartitionInfo, Partitioner,
-    Targets, UnitCosts,
+    score, Grid, Latency, Minex, MinexOptions, PartitionInfo, Partitioner, Targets, UnitCosts,
 };
 use plume::sim::Machine;
 use serde::Serialize;
@@ -97,12 +96,15 @@ impl Serialize for GridSpec {
     }
 }
 
-/// MinEX's settings a run names (`config.minex`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// MinEX's settings a run names (`config.minex`: an infinite τ written `"inf"`, `coarsen_to`
+/// only when set).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MinexSettings {
     /// ThroTTle τ ≥ 0 (infinite: rule R2 off).
+    #[serde(serialize_with = "plume::partition::minex::throttle_json")]
     pub throttle: f64,
     /// Contract to at most this many vertices (`None`: MinEX's default, `10 · P`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub coarsen_to: Option<usize>,
 }
 
@@ -114,24 +116,6 @@ impl Default for MinexSettings {
             throttle: defaults.throttle,
             coarsen_to: defaults.coarsen_to,
         }
-    }
-}
-
-impl Serialize for MinexSettings {
-    /// `{"throttle": τ, "coarsen_to": N}`: an infinite τ as `"inf"` (JSON has no infinity),
-    /// `coarsen_to` only when set.
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("MinexSettings", 2)?;
-        match self.throttle.is_finite() {
-            true => st.serialize_field("throttle", &self.throttle)?,
-            false => st.serialize_field("throttle", "inf")?,
-        }
-        match self.coarsen_to {
-            Some(n) => st.serialize_field("coarsen_to", &n)?,
-            None => st.skip_field("coarsen_to")?,
-        }
-        st.end()
     }
 }
 
@@ -228,28 +212,10 @@ impl Partitioner for MinexPartitioner {
         current: &[u32],
         part: &mut [u32],
     ) -> plume::Result<PartitionInfo> {
-        check_arguments(graph, targets, part)?;
-        let procs = targets.nparts();
-        let minex = self.setup.minex(procs)?;
-        if targets != Targets::Equal(minex.options.grid.nprocs()) {
-            return Err(plume::Error::Invalid(format!(
-                "minex: balances the grid's {} processors to equal shares, one part each",
-                minex.options.grid.nprocs()
-            )));
-        }
-        let (new, report) = minex.rebalance(graph, current)?;
-        part.copy_from_slice(&new);
+        let minex = self.setup.minex(targets.nparts().max(1))?;
+        let (info, report) = minex.repartition_reported(graph, targets, current, part)?;
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(report);
-        let cut = Cut::new(graph.xadj(), graph.adjncy(), graph.edge_weights(), part);
-        Ok(PartitionInfo {
-            algorithm: "minex",
-            nparts: procs,
-            edge_cut: cut.cut,
-            total_edge_weight: cut.total,
-            repair_moves: 0,
-            vertex_weight_divisor: 1,
-            edge_weight_divisor: 1,
-        })
+        Ok(info)
     }
 
     fn weighs_moving_sizes(&self) -> bool {

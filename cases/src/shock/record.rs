@@ -78,12 +78,8 @@ pub struct LevelRecord {
     /// The hierarchical balancer's numbers when it balanced (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hier: Option<plume::dist::HierStats>,
-    /// MinEX's report when it balanced the level (absent otherwise; an infinite ThroTTle
-    /// written `"inf"`).
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "minex_report_json"
-    )]
+    /// MinEX's report when it balanced the level (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub minex: Option<plume::partition::minex::MinexReport>,
     /// The level's assignment scored by MinEX's model on the run's grid and latency model
     /// (with `--grid` or `--partitioner minex`, for every balancer; absent otherwise).
@@ -340,19 +336,6 @@ pub(crate) struct LevelLoads {
     pub max: u64,
     /// Cut% of the assignment.
     pub cut_pct: f64,
-}
-
-/// MinEX's `report` as JSON with an infinite ThroTTle written `"inf"` (JSON has no infinity).
-fn minex_report_json<S: serde::Serializer>(
-    report: &Option<plume::partition::minex::MinexReport>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    use serde::Serialize;
-    let mut json = serde_json::to_value(report).map_err(serde::ser::Error::custom)?;
-    if report.as_ref().is_some_and(|r| r.throttle.is_infinite()) {
-        json["throttle"] = "inf".into();
-    }
-    json.serialize(s)
 }
 
 #[cfg(test)]

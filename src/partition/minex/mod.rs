@@ -204,10 +204,39 @@ pub struct Rejected {
     pub minvar: u64,
 }
 
+/// A ThroTTle as reports write it: the number, `"inf"` for ∞ (JSON has no infinity).
+///
+/// ```
+/// use plume::partition::minex::ThrottleJson;
+/// assert_eq!(serde_json::to_string(&ThrottleJson(f64::INFINITY)).unwrap(), r#""inf""#);
+/// assert_eq!(serde_json::to_string(&ThrottleJson(64.0)).unwrap(), "64.0");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThrottleJson(pub f64);
+
+impl serde::Serialize for ThrottleJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if self.0.is_infinite() {
+            s.serialize_str("inf")
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
+}
+
+/// serde's `serialize_with` for a ThroTTle field ([`ThrottleJson`]).
+///
+/// # Errors
+/// The serializer's.
+pub fn throttle_json<S: serde::Serializer>(t: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&ThrottleJson(*t), s)
+}
+
 /// What one MinEX call did (`levels[].minex` in reports).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MinexReport {
-    /// ThroTTle used.
+    /// ThroTTle used (`"inf"` in JSON when infinite).
+    #[serde(serialize_with = "throttle_json")]
     pub throttle: f64,
     /// Moves executed.
     pub moves: u64,
@@ -288,6 +317,26 @@ impl Minex {
 }
 
 impl Minex {
+    /// [`Partitioner::repartition`] with MinEX's report of the call.
+    ///
+    /// # Errors
+    /// As [`Partitioner::repartition`]; targets other than one equal part per processor of
+    /// the grid are refused.
+    pub fn repartition_reported(
+        &self,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        current: &[u32],
+        part: &mut [u32],
+    ) -> Result<(PartitionInfo, MinexReport)> {
+        check_arguments(graph, targets, part)?;
+        self.check_targets(targets)?;
+        let (new, report) = self.rebalance(graph, current)?;
+        part.copy_from_slice(&new);
+        let info = finish("minex", graph, targets.nparts(), part, (1, 1));
+        Ok((info, report))
+    }
+
     /// Checks that `targets` asks for one equal part per processor of the grid.
     fn check_targets(&self, targets: Targets<'_>) -> Result<()> {
         let procs = self.options.grid.nprocs();
@@ -328,10 +377,12 @@ impl Partitioner for Minex {
         current: &[u32],
         part: &mut [u32],
     ) -> Result<PartitionInfo> {
-        check_arguments(graph, targets, part)?;
-        self.check_targets(targets)?;
-        let (new, _) = self.rebalance(graph, current)?;
-        part.copy_from_slice(&new);
-        Ok(finish("minex", graph, targets.nparts(), part, (1, 1)))
+        self.repartition_reported(graph, targets, current, part)
+            .map(|(info, _)| info)
+    }
+
+    /// MinEX's `RWgt` is what would move now: it is given the moving sizes.
+    fn weighs_moving_sizes(&self) -> bool {
+        true
     }
 }

@@ -25,6 +25,7 @@ pub mod report;
 
 use std::time::Instant;
 
+use plume::partition::minex::ThrottleJson;
 use plume::partition::{Grid, Latency, MinexOptions};
 use plume::sim::Machine;
 use plume_cases::provenance::Provenance;
@@ -82,27 +83,14 @@ impl Tolerance {
     }
 }
 
-/// Writes a ThroTTle as a number, `"inf"` for ∞ (JSON has no infinity).
+/// Writes a ThroTTle ([`ThrottleJson`]: `"inf"` for ∞), `null` when absent.
 fn throttle_json<S: Serializer>(t: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match t {
-        Some(t) if t.is_infinite() => s.serialize_str("inf"),
-        Some(t) => s.serialize_f64(*t),
-        None => s.serialize_none(),
-    }
+    t.map(ThrottleJson).serialize(s)
 }
 
-/// Writes a list of ThroTTles, `"inf"` for ∞.
+/// Writes a list of ThroTTles ([`ThrottleJson`]).
 fn throttles_json<S: Serializer>(ts: &[f64], s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeSeq;
-    let mut seq = s.serialize_seq(Some(ts.len()))?;
-    for t in ts {
-        if t.is_infinite() {
-            seq.serialize_element("inf")?;
-        } else {
-            seq.serialize_element(t)?;
-        }
-    }
-    seq.end()
+    s.collect_seq(ts.iter().map(|&t| ThrottleJson(t)))
 }
 
 /// What `plume study minex` runs.
