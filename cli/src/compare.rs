@@ -14,10 +14,10 @@ use super::progress::Progress;
 use plume_cases::error::check_procs;
 use plume_cases::provenance::Provenance;
 use plume_cases::run_folder::RunFolder;
-use plume_cases::shock::{record_sequence, ShockConfig};
+use plume_cases::shock::ShockConfig;
 use plume_cases::words::Balancer;
 use plume_cases::words::MachineName;
-use plume_studies::compare::{compare, minex_group, HierChoice};
+use plume_studies::compare::{compare, compare_recording, minex_group, HierChoice};
 
 /// The cases `plume compare` knows.
 #[derive(Debug, Subcommand)]
@@ -78,17 +78,19 @@ pub fn run(cmd: CompareCommand) -> CliResult {
         strategy: args.hier.hier_strategy,
     };
     let mut folder = RunFolder::open(&args.out)?;
-    let minex_mesh = args.minex.then(|| mesh.clone());
     let progress = Progress::bar(base.levels as u64, "compare");
-    let mut comparison = compare(&args.procs, &base, &hier, mesh, |_| {
+    let each_level = |_| {
         progress.inc();
         Ok(())
-    })?;
-    if let Some(mesh) = minex_mesh {
-        let seq = record_sequence(&base, mesh, |_| {})?;
+    };
+    let mut comparison = if args.minex {
+        let (mut comparison, seq) = compare_recording(&args.procs, &base, &hier, mesh, each_level)?;
         comparison.minex =
             Some(minex_group(&seq, &args.procs, &base.machine).map_err(Failure::Error)?);
-    }
+        comparison
+    } else {
+        compare(&args.procs, &base, &hier, mesh, each_level)?
+    };
     comparison.provenance = Some(Provenance::of_this_process(Some(source)));
     comparison.machine_name = Some(args.machine.to_string());
     drop(progress);

@@ -58,7 +58,7 @@ pub use memory::check_memory;
 pub use mesh::{published_mesh, published_mesh_and_source, PUBLISHED_MESH_NAME};
 pub use plume::dist::BalanceAt;
 pub use record::{error_pct, LevelRecord, MeasuredRecord, SbnRecord, SimRecord, Traffic};
-pub use sequence::{record as record_sequence, Sequence, SequenceLevel};
+pub use sequence::{record as record_sequence, run_recording, Sequence, SequenceLevel};
 pub use serial::{run, run_many, track, ShockRun};
 pub use stage::{balancer_ms, Stage, StageTimes};
 pub use track::Track;

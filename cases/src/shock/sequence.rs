@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 
 use super::plum_track::root_centroids;
-use super::serial::{run_many_with, track};
+use super::serial::{run_many_with, track, ShockRun};
 use super::track::Track;
 use super::{Balancer, LevelRecord, ShockConfig, StageTimes};
 
@@ -146,11 +146,37 @@ pub fn record(
         balancer: Balancer::None,
         ..cfg.clone()
     };
+    let (_, seq) = run_recording(std::slice::from_ref(&cfg), mesh, |level, _, _, _| {
+        each_level(level);
+        Ok(())
+    })?;
+    Ok(seq)
+}
+
+/// [`super::run_many`] that also records the sequence: the weights every track is shown are
+/// the same, so the first configuration's track records them (its initial partition is the
+/// sequence's, METIS with its seed as every track starts).
+///
+/// # Errors
+/// As [`super::run_many`].
+pub fn run_recording(
+    cfgs: &[ShockConfig],
+    mesh: Mesh,
+    each_level: impl FnMut(usize, &Forest, &[Box<dyn Track>], &[LevelRecord]) -> Result<()>,
+) -> Result<(Vec<ShockRun>, Sequence)> {
+    let Some(first) = cfgs.first() else {
+        return Err(crate::Error::Plume(plume::Error::Zero {
+            what: "configurations",
+        }));
+    };
     let centroids = root_centroids(&mesh);
     let seen = Rc::new(RefCell::new(Recording::default()));
     let base = RefCell::new(None);
     let make = |c: &ShockConfig, forest: &Forest, graph: &DualGraph| -> Result<Box<dyn Track>> {
         let inner = track(c, forest, graph)?;
+        if base.borrow().is_some() {
+            return Ok(inner);
+        }
         let w = &graph.weights;
         let level0 = SequenceLevel {
             level: 0,
@@ -171,20 +197,18 @@ pub fn record(
             seen: Rc::clone(&seen),
         }))
     };
-    run_many_with(std::slice::from_ref(&cfg), mesh, make, |level, _, _, _| {
-        each_level(level);
-        Ok(())
-    })?;
-    let (xadj, adjncy, base, initial) = base.into_inner().expect("the track was made");
+    let runs = run_many_with(cfgs, mesh, make, each_level)?;
+    let (xadj, adjncy, base, initial) = base.into_inner().expect("the first track was made");
     let levels = std::mem::take(&mut seen.borrow_mut().levels);
-    Ok(Sequence {
+    let seq = Sequence {
         xadj,
         adjncy,
         centroids,
         base,
-        procs: cfg.procs,
+        procs: first.procs,
         initial,
-        seed: cfg.seed,
+        seed: first.seed,
         levels,
-    })
+    };
+    Ok((runs, seq))
 }

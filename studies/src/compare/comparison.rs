@@ -10,7 +10,7 @@ use super::hier::{Databases, GatheredGraph, HierRun};
 use plume::balance::hier::Strategy;
 use plume_cases::hier::HierSettings;
 use plume_cases::provenance::Provenance;
-use plume_cases::shock::{self, Balancer, ShockConfig, ShockRun};
+use plume_cases::shock::{self, Balancer, Sequence, ShockConfig, ShockRun};
 use plume_cases::words::TreeSpec;
 
 /// The three methods' runs for every P.
@@ -71,8 +71,36 @@ pub fn compare(
     base: &ShockConfig,
     hier: &HierChoice,
     mesh: Mesh,
-    mut each_level: impl FnMut(usize) -> Result<()>,
+    each_level: impl FnMut(usize) -> Result<()>,
 ) -> Result<Comparison> {
+    compare_with(procs, base, hier, mesh, false, each_level).map(|(c, _)| c)
+}
+
+/// [`compare`] that also records the run's sequence ([`shock::run_recording`]) for the
+/// replays of `compare shock --minex`: one run of the case, not a second one to record.
+///
+/// # Errors
+/// As [`compare`].
+pub fn compare_recording(
+    procs: &[usize],
+    base: &ShockConfig,
+    hier: &HierChoice,
+    mesh: Mesh,
+    each_level: impl FnMut(usize) -> Result<()>,
+) -> Result<(Comparison, Sequence)> {
+    let (c, seq) = compare_with(procs, base, hier, mesh, true, each_level)?;
+    Ok((c, seq.expect("recorded")))
+}
+
+/// [`compare`], recording the sequence when `record`.
+fn compare_with(
+    procs: &[usize],
+    base: &ShockConfig,
+    hier: &HierChoice,
+    mesh: Mesh,
+    record: bool,
+    mut each_level: impl FnMut(usize) -> Result<()>,
+) -> Result<(Comparison, Option<Sequence>)> {
     let mut cfgs = Vec::with_capacity(3 * procs.len());
     for &p in procs {
         for balancer in [Balancer::Plum, Balancer::Sbn, Balancer::Hier] {
@@ -91,7 +119,7 @@ pub fn compare(
     }
     let mut gathered = GatheredGraph::default();
     let mut databases: Vec<_> = cfgs.iter().map(|_| Databases::default()).collect();
-    let runs = shock::run_many(&cfgs, mesh, |level, forest, tracks, _| {
+    let watch = |level, forest: &_, tracks: &[Box<dyn shock::Track>], _: &_| {
         if level == 0 {
             gathered = GatheredGraph::of(forest);
             return Ok(());
@@ -102,7 +130,13 @@ pub fn compare(
             }
         }
         each_level(level)
-    })?;
+    };
+    let (runs, seq) = if record {
+        let (runs, seq) = shock::run_recording(&cfgs, mesh, watch)?;
+        (runs, Some(seq))
+    } else {
+        (shock::run_many(&cfgs, mesh, watch)?, None)
+    };
     let (mut plum, mut sbn, mut hier) = (Vec::new(), Vec::new(), Vec::new());
     let mut runs = runs.into_iter().zip(databases);
     for &p in procs {
@@ -114,7 +148,7 @@ pub fn compare(
             HierRun::new(run, database, &gathered)
         }));
     }
-    Ok(Comparison {
+    let comparison = Comparison {
         provenance: None,
         procs: procs.to_vec(),
         plum,
@@ -124,5 +158,6 @@ pub fn compare(
         machine: base.machine,
         machine_name: None,
         minex: None,
-    })
+    };
+    Ok((comparison, seq))
 }

@@ -34,7 +34,7 @@ mod published;
 mod rows;
 mod write;
 
-pub use comparison::{compare, Comparison, HierChoice};
+pub use comparison::{compare, compare_recording, Comparison, HierChoice};
 pub use hier::{Databases, GatheredGraph, HierRun};
 pub use markdown::machine_table;
 pub use minex::{minex_group, MinexRow};
