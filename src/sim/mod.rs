@@ -25,7 +25,7 @@ pub mod plum_level;
 pub mod sbn_level;
 
 pub use hier::HierPartitioner;
-pub use plum_level::{plum_level, plum_level_over, PlumLevel};
+pub use plum_level::{flows_over_links, plum_level, plum_level_over, PlumLevel};
 
 use crate::graph::DualGraph;
 use crate::metrics::{CostModel, CostScales};

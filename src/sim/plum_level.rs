@@ -5,6 +5,7 @@
 
 use super::{Machine, TimeSplit};
 use crate::metrics::{CostModel, Movement};
+use crate::partition::Grid;
 
 /// What one level under PLUM took.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -75,9 +76,35 @@ pub fn plum_level_over(
     }
 }
 
+/// The flows of a move from `start` to `owner` with `moving[v]` elements in root v's tree,
+/// each tree's elements multiplied by the `Connect` slowdown of the link it crossed on
+/// `grid` (the remap's flight time on a clustered machine: [`plum_level_over`]).
+pub fn flows_over_links(grid: &Grid, (start, owner, moving): (&[u32], &[u32], &[u64])) -> Movement {
+    let slowed: Vec<u64> = (start.iter().zip(owner).zip(moving))
+        .map(|((&o, &a), &m)| m * u64::from(grid.connect(o, a)))
+        .collect();
+    Movement::new(start, owner, &slowed, grid.nprocs())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::partition::Grid;
+
+    #[test]
+    fn flows_over_links_slow_only_what_crosses_clusters() {
+        // Processors 0, 1 in cluster 0 and 2, 3 in cluster 1; Connect 10 between them.
+        let grid = Grid::even(4, 2, 10).unwrap();
+        let (start, owner, moving) = ([0, 0, 2, 3], [1, 2, 2, 3], [5, 7, 1, 1]);
+        let m = flows_over_links(&grid, (&start, &owner, &moving));
+        // Root 0 stays in cluster 0 (5 elements), root 1 crosses (7 · 10).
+        assert_eq!((m.sent[0], m.recv[1], m.recv[2]), (75, 5, 70));
+        assert_eq!(m.max_sr, 75 + 70);
+        let uniform = Grid::even(4, 2, 1).unwrap();
+        let plain = Movement::new(&start, &owner, &moving, 4);
+        assert_eq!(flows_over_links(&uniform, (&start, &owner, &moving)), plain);
+    }
+
     use crate::graph::Weights;
 
     #[test]

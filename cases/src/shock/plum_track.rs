@@ -11,13 +11,14 @@ use plume::metrics::{Cut, Movement};
 use plume::sim::{plum_level_over, processing_times};
 
 use crate::hier::HierSettings;
-use crate::minex::{flows_over_links, MinexPartitioner};
+use crate::minex::MinexPartitioner;
 use crate::words::PartitionerName;
 use crate::words::{PolicyName, PolicySettings};
 use plume::balance::hier::{Clock, HierBalance};
 use plume::partition::minex::MinexReport;
 use plume::partition::Partitioner;
 use plume::remap::{Identity, Remapper};
+use plume::sim::flows_over_links;
 use plume::sim::HierPartitioner;
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@ use plume::partition::{
     minex::QwgtSummary, score, Grid, Metis, Minex, MinexOptions, Partitioner, Targets, UnitCosts,
 };
 use plume::remap::TotalVOptimal;
-use plume::sim::{plum_level, Machine};
+use plume::sim::{flows_over_links, plum_level_over, Machine};
 use plume_cases::shock::{Sequence, SequenceLevel};
 use serde::Serialize;
 
@@ -374,11 +374,13 @@ pub fn score_levels(
         let mean = loads.iter().sum::<u64>() as f64 / procs as f64;
         let leaf_load_imb = *loads.iter().max().unwrap_or(&0) as f64 / mean.max(1e-300);
         let moved = Movement::new(&data, assigned, &level.rwgt, procs);
+        // Trees crossing clusters fly `Connect` times slower, as in `run shock --grid`.
+        let over_links = flows_over_links(grid, (&data, assigned, &level.rwgt));
         let t = |m: &Machine| {
             let costs = CostModel::new(&seq.xadj, &seq.adjncy, weights)
                 .with_scales(m.scales())
                 .with_slowdowns(held.slowdowns());
-            plum_level(&costs, m, assigned, procs, &moved, overhead).makespan
+            plum_level_over(&costs, m, assigned, procs, (&moved, &over_links), overhead).makespan
         };
         scores.push(LevelScore {
             level: level.level,
