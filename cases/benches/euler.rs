@@ -1,8 +1,9 @@
 //! The Euler solver (criterion). Run with `cargo bench -p plume-cases --bench euler`.
 //!
-//! - `residual/hllc`, `residual/rusanov`: one residual (every leaf's four face fluxes, summed)
-//!   on a Sod tube of ~25,000 leaves on one rank; the throughput is leaf-face flux
-//!   evaluations per second on one core;
+//! - `residual/hllc_1`, `residual/rusanov_1`: one first-order residual (every leaf's four
+//!   face fluxes, summed) on a Sod tube of ~25,000 leaves on one rank; `residual/hllc_2`,
+//!   `residual/rusanov_2` the second-order one, its gradients, limiter and reconstruction
+//!   included; the throughput is leaf-face flux evaluations per second on one core;
 //! - `flux/hllc`: one HLLC flux across a face, alone;
 //! - `sod_adaptive/p1`, `/p2`: 40 iterations of an adaptive Sod run (adapting every 2) on 1
 //!   and 2 thread ranks, balanced by PLUM; the share of the ranks' time spent in the flow,
@@ -15,7 +16,8 @@ use plume::balance::{Plum, PlumOptions, SbnOptions};
 use plume::dist::GatheredPlum;
 use plume::mesh::generate_box;
 use plume_cases::euler::mesh::FlowMesh;
-use plume_cases::euler::scheme::{Boundaries, Scheme};
+use plume_cases::euler::reconstruct::FaceStates;
+use plume_cases::euler::scheme::{Boundaries, Order, Scheme, Sides, States};
 use plume_cases::euler::{
     Case, EulerConfig, EulerRun, FlowTimes, FluxScheme, IndicatorOptions, InitialRefinement,
     MemoryBudget, Primitive, SchemeOptions,
@@ -60,18 +62,37 @@ fn residual(c: &mut Criterion) {
     let (mesh, initial) = tube();
     let mut g = c.benchmark_group("residual");
     g.throughput(Throughput::Elements(4 * mesh.nleaves() as u64));
-    for (name, flux) in [("hllc", FluxScheme::Hllc), ("rusanov", FluxScheme::Rusanov)] {
+    for (flux, order) in [
+        (FluxScheme::Hllc, Order::First),
+        (FluxScheme::Rusanov, Order::First),
+        (FluxScheme::Hllc, Order::Second),
+        (FluxScheme::Rusanov, Order::Second),
+    ] {
         let scheme = Scheme {
             opts: SchemeOptions {
                 flux,
+                order,
                 ..SchemeOptions::default()
             },
             boundaries: Boundaries::from_tags(&initial.mesh().tags, Primitive::at_rest(1.0, 1.0))
                 .unwrap(),
         };
         let mut rate = vec![[0.0; 5]; mesh.nleaves()];
+        let name = format!("{flux:?}_{}", order as u8 + 1).to_lowercase();
+        // One rank, no ghosts: the states the fluxes read need no exchange.
+        let states = |mesh: &FlowMesh| match order {
+            Order::First => States::Cells(Sides::of(mesh)),
+            Order::Second => {
+                let (leaves, fallbacks) = scheme.reconstruction().leaf_faces(mesh);
+                States::Faces(FaceStates {
+                    leaves,
+                    ghosts: Vec::new(),
+                    fallbacks,
+                })
+            }
+        };
         g.bench_function(name, |b| {
-            b.iter(|| scheme.residual(black_box(&mesh), &mut rate))
+            b.iter(|| scheme.residual(black_box(&mesh), &states(&mesh), &mut rate))
         });
     }
     g.finish();

@@ -19,9 +19,10 @@ use plume_cases::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use plume_cases::euler::messages::check_state;
 use plume_cases::euler::record::EulerRunConfig;
 use plume_cases::euler::run_ranks::{self, MeshExtent};
+use plume_cases::euler::scheme::DEFAULT_VENKAT_K;
 use plume_cases::euler::{
-    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, MemoryBudget, Primitive,
-    SchemeOptions, State1d, TimeScheme,
+    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, Limiter, MemoryBudget,
+    Order, Primitive, SchemeOptions, State1d, TimeScheme,
 };
 use plume_cases::provenance::MeshSource;
 use plume_cases::words::{Balancer, InitialName, PartitionerName, PolicyName};
@@ -65,6 +66,30 @@ pub enum TimeName {
     Euler,
     /// Two-stage SSP Runge–Kutta.
     SspRk2,
+    /// Three-stage SSP Runge–Kutta.
+    SspRk3,
+}
+
+/// Spatial orders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderName {
+    /// First order: each leaf's own state on its faces.
+    #[value(name = "1")]
+    First,
+    /// Second order: states reconstructed on the faces from limited least-squares gradients.
+    #[value(name = "2")]
+    Second,
+}
+
+/// Gradient limiters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LimiterName {
+    /// Barth–Jespersen: strictly within the neighbours' range; clips smooth extrema.
+    Barth,
+    /// Venkatakrishnan: smooth, with the constant --venkat-k.
+    Venkat,
+    /// None: unlimited gradients (smooth flows only).
+    None,
 }
 
 /// Arguments of `plume run euler`.
@@ -151,9 +176,19 @@ pub struct EulerArgs {
     /// Numerical flux.
     #[arg(long, value_enum, default_value_t = FluxName::Hllc)]
     pub flux: FluxName,
-    /// Time integration.
-    #[arg(long, value_enum, default_value_t = TimeName::Euler)]
-    pub time: TimeName,
+    /// Spatial order.
+    #[arg(long, value_enum, default_value_t = OrderName::Second)]
+    pub order: OrderName,
+    /// The gradients' limiter (with --order 2).
+    #[arg(long, value_enum)]
+    pub limiter: Option<LimiterName>,
+    /// Venkatakrishnan's constant K, ε² = (K h)³ with h the cube root of a leaf's volume:
+    /// larger limits less where the flow is smooth (with --limiter venkat) [default: 5].
+    #[arg(long, value_name = "K", value_parser = finite)]
+    pub venkat_k: Option<f64>,
+    /// Time integration [default: ssp-rk2 with --order 2, euler with --order 1].
+    #[arg(long, value_enum)]
+    pub time: Option<TimeName>,
     /// Refine leaves whose density jump |ρa − ρb| / min(ρa, ρb) across a face exceeds this.
     #[arg(long, default_value_t = 0.1, value_parser = finite)]
     pub refine_above: f64,
@@ -187,6 +222,60 @@ pub struct EulerArgs {
     /// How the .vtu files store their data.
     #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
     pub vtk_compression: VtkCompression,
+}
+
+/// The scheme `args` ask for.
+fn scheme_options(args: &EulerArgs) -> CliResult<SchemeOptions> {
+    let order = match args.order {
+        OrderName::First => Order::First,
+        OrderName::Second => Order::Second,
+    };
+    if order == Order::First {
+        if let Some(option) = [
+            args.limiter.map(|_| "--limiter"),
+            args.venkat_k.map(|_| "--venkat-k"),
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+        {
+            return Err(Failure::Usage(format!(
+                "{option} limits the gradients of --order 2; --order 1 has none"
+            )));
+        }
+    }
+    let limiter = match args.limiter.unwrap_or(LimiterName::Venkat) {
+        LimiterName::Barth => Limiter::BarthJespersen,
+        LimiterName::Venkat => Limiter::Venkatakrishnan,
+        LimiterName::None => Limiter::None,
+    };
+    let venkat_k = args.venkat_k.unwrap_or(DEFAULT_VENKAT_K);
+    if args.venkat_k.is_some() && limiter != Limiter::Venkatakrishnan {
+        return Err(Failure::Usage(
+            "--venkat-k is Venkatakrishnan's constant: it needs --limiter venkat".into(),
+        ));
+    }
+    if venkat_k < 0.0 {
+        return Err(Failure::Usage(format!(
+            "--venkat-k {venkat_k} must be at least 0"
+        )));
+    }
+    Ok(SchemeOptions {
+        flux: match args.flux {
+            FluxName::Hllc => FluxScheme::Hllc,
+            FluxName::Rusanov => FluxScheme::Rusanov,
+        },
+        order,
+        limiter,
+        venkat_k,
+        time: match args.time {
+            None => TimeScheme::for_order(order),
+            Some(TimeName::Euler) => TimeScheme::Euler,
+            Some(TimeName::SspRk2) => TimeScheme::SspRk2,
+            Some(TimeName::SspRk3) => TimeScheme::SspRk3,
+        },
+        cfl: args.cfl,
+    })
 }
 
 /// Parses `ρ,u,p`.
@@ -301,17 +390,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     };
     let euler = EulerConfig {
         case,
-        scheme: SchemeOptions {
-            flux: match args.flux {
-                FluxName::Hllc => FluxScheme::Hllc,
-                FluxName::Rusanov => FluxScheme::Rusanov,
-            },
-            time: match args.time {
-                TimeName::Euler => TimeScheme::Euler,
-                TimeName::SspRk2 => TimeScheme::SspRk2,
-            },
-            cfl: args.cfl,
-        },
+        scheme: scheme_options(args)?,
         indicator: IndicatorOptions {
             refine_above: args.refine_above,
             coarsen_below: args.coarsen_below,

@@ -10,23 +10,34 @@ use plume::balance::{Plum, PlumOptions};
 use plume::dist::GatheredPlum;
 use plume::mesh::{generate_box, PhysicalName};
 use plume_cases::euler::{
-    Case, EulerConfig, EulerRun, InitialRefinement, SchemeOptions, State1d, TimeScheme,
+    Case, EulerConfig, EulerRun, InitialRefinement, Order, SchemeOptions, State1d, TimeScheme,
 };
 use plume_cases::ranks::launch_threads;
 
-fn blast_config(time: TimeScheme) -> EulerConfig {
+fn blast_config(order: Order, time: TimeScheme) -> EulerConfig {
     let blast = Case::blast([0.3, 0.5, 0.5], 0.25);
-    euler_common::adaptive(blast, SchemeOptions::default().flux, time, 2)
+    let mut cfg = euler_common::adaptive(blast, SchemeOptions::default().flux, time, 2);
+    cfg.scheme.order = order;
+    cfg
 }
 
 /// Runs the blast in a closed box on `procs` ranks for `iterations` iterations; returns the
 /// largest relative change of (mass, momentum, energy) across an adaptation step and of
 /// (mass, energy) across a flow step.
-fn closed_box(procs: usize, time: TimeScheme, iterations: usize) -> ([f64; 3], [f64; 2]) {
+fn closed_box(
+    procs: usize,
+    (order, time): (Order, TimeScheme),
+    iterations: usize,
+) -> ([f64; 3], [f64; 2]) {
     let initial = InitialMesh::new(generate_box([3, 3, 3], [1.0; 3]).unwrap()).unwrap();
     let per_rank = launch_threads(procs, |comm| {
         let plum = Plum::new(PlumOptions::new(procs))?;
-        let mut euler = EulerRun::new(comm, &initial, blast_config(time), GatheredPlum::new(plum))?;
+        let mut euler = EulerRun::new(
+            comm,
+            &initial,
+            blast_config(order, time),
+            GatheredPlum::new(plum),
+        )?;
         let mut flow = [0.0f64; 2];
         for _ in 0..iterations {
             let before = euler.totals()?;
@@ -45,16 +56,26 @@ fn closed_box(procs: usize, time: TimeScheme, iterations: usize) -> ([f64; 3], [
 #[test]
 fn adaptation_and_migration_conserve_mass_momentum_and_energy() {
     for procs in [1, 3] {
-        let (adapt, _) = closed_box(procs, TimeScheme::Euler, 12);
-        assert!(adapt.iter().all(|&c| c <= 1e-12), "P = {procs}: {adapt:?}");
+        for order in [Order::First, Order::Second] {
+            let (adapt, _) = closed_box(procs, (order, TimeScheme::Euler), 12);
+            assert!(
+                adapt.iter().all(|&c| c <= 1e-12),
+                "P = {procs}, {order:?}: {adapt:?}"
+            );
+        }
     }
 }
 
 #[test]
 fn a_flow_step_in_a_closed_box_conserves_mass_and_energy() {
-    for time in [TimeScheme::Euler, TimeScheme::SspRk2] {
-        let (_, flow) = closed_box(2, time, 6);
-        assert!(flow.iter().all(|&c| c <= 1e-13), "{time:?}: {flow:?}");
+    for order in [Order::First, Order::Second] {
+        for time in [TimeScheme::Euler, TimeScheme::SspRk2, TimeScheme::SspRk3] {
+            let (_, flow) = closed_box(2, (order, time), 6);
+            assert!(
+                flow.iter().all(|&c| c <= 1e-13),
+                "{order:?} {time:?}: {flow:?}"
+            );
+        }
     }
 }
 
@@ -82,7 +103,7 @@ fn a_uniform_flow_stays_uniform_through_steps_and_adaptation() {
         },
         initial: InitialRefinement::Uniform(1),
         adapt_every: 0,
-        ..blast_config(TimeScheme::Euler)
+        ..blast_config(Order::Second, TimeScheme::SspRk2)
     };
     let worst = launch_threads(2, |comm| {
         let plum = Plum::new(PlumOptions::new(2))?;

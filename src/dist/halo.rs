@@ -19,7 +19,7 @@ use crate::mesh::topology::{sort3_by_key, FACE_VERTS};
 use crate::{Error, Result};
 
 /// A copy of a leaf held by another rank.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GhostLeaf {
     /// The rank holding the leaf.
     pub rank: u32,
@@ -31,6 +31,9 @@ pub struct GhostLeaf {
     pub keys: [u64; 4],
     /// Its depth below its root.
     pub level: u8,
+    /// Its corners, in the leaf's vertex order (positions are the same bits on every rank,
+    /// so a ghost's geometry is its owner's).
+    pub corners: [[f64; 3]; 4],
 }
 
 /// This rank's leaf adjacency with its ghosts (see the module doc).
@@ -49,8 +52,8 @@ pub struct Halo {
     generation: u64,
 }
 
-/// A ghost as it travels: `(root, its global id, element, vertex keys, level)`.
-type WireGhost = (u32, u32, u32, [u64; 4], u8);
+/// A ghost as it travels: `(root, its global id, element, vertex keys, level, corners)`.
+type WireGhost = (u32, u32, u32, [u64; 4], u8, [[f64; 3]; 4]);
 
 impl<C: Comm + ?Sized> Run<'_, C> {
     /// This rank's leaf adjacency with ghosts of the other ranks' leaves across rank
@@ -93,12 +96,14 @@ impl<C: Comm + ?Sized> Run<'_, C> {
                     .map(|&i| {
                         let id = adjacency.leaves[i as usize];
                         let e = &forest.trees()[id.root as usize].elems[id.elem as usize];
+                        let verts = e.verts.map(|v| &forest.vertices()[v]);
                         (
                             id.root,
                             forest.initial().root_gid(id.root),
                             id.elem,
-                            e.verts.map(|v| forest.vertices()[v].key),
+                            verts.map(|v| v.key),
                             e.level,
+                            verts.map(|v| v.pos),
                         )
                     })
                     .collect();
@@ -111,12 +116,13 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         for (rank, (wire, data)) in incoming.into_iter().enumerate() {
             ghosts.extend(
                 wire.into_iter()
-                    .map(|(root, root_gid, elem, keys, level)| GhostLeaf {
+                    .map(|(root, root_gid, elem, keys, level, corners)| GhostLeaf {
                         rank: rank as u32,
                         id: LeafId { root, elem },
                         root_gid,
                         keys,
                         level,
+                        corners,
                     }),
             );
             ghost_data.extend_from_slice(&data);
@@ -154,6 +160,57 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         self.comm.agree(fits)?;
         halo.ghost_data = data;
         Ok(())
+    }
+
+    /// Sends `width` values of each leaf held here that other ranks keep ghosts of
+    /// (`values(i, out)` appends leaf `i`'s, `i` its index in `halo`'s adjacency) and returns
+    /// the ghosts' (`width` per ghost, in `halo.ghosts`' order), along the lists
+    /// [`Run::refresh_halo`] uses (a collective): for what a solver computes per leaf between
+    /// two exchanges of the leaf data, e.g. gradients or reconstructed face states.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] on every rank when `values` does not append `width` values
+    /// a leaf, or what is received does not fit the ghosts (the halo is stale); transport
+    /// errors.
+    pub fn exchange_halo(
+        &self,
+        halo: &Halo,
+        width: usize,
+        mut values: impl FnMut(usize, &mut Vec<f64>),
+    ) -> Result<Vec<f64>> {
+        let outgoing: Vec<Vec<f64>> = halo
+            .sends
+            .iter()
+            .map(|leaves| {
+                let mut out = Vec::with_capacity(width * leaves.len());
+                for &i in leaves {
+                    values(i as usize, &mut out);
+                }
+                out
+            })
+            .collect();
+        let appended = outgoing
+            .iter()
+            .zip(&halo.sends)
+            .map(|(out, leaves)| {
+                Error::check_len("values per leaf sent", width * leaves.len(), out.len())
+            })
+            .find(Result::is_err)
+            .unwrap_or(Ok(()));
+        self.comm.agree(appended)?;
+        let data: Vec<f64> = self
+            .comm
+            .all_to_all_serde(&outgoing)?
+            .into_iter()
+            .flatten()
+            .collect();
+        let fits = Error::check_len(
+            "ghost values received",
+            width * halo.ghosts.len(),
+            data.len(),
+        );
+        self.comm.agree(fits)?;
+        Ok(data)
     }
 
     /// Per rank, the leaves held here with a face on a tree that rank holds, each once, in

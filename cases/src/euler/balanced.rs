@@ -2,14 +2,17 @@
 //! ([`Run::process`](plume::dist::Run::process)), the leaves of one root one job ([`StageJobs`]). SBN balances while the
 //! ranks work, and a root's tree moves lazily to the rank about to process it.
 //!
-//! A job reads the states the stage starts from (its leaves', and beyond their faces the
-//! neighbours', held here or ghosts) and sets its leaves' new states aside until every root
-//! is done, so neither the order the ranks take the roots in nor who takes them changes a bit.
-//! When a root's tree leaves a rank unprocessed, what the tree does not carry goes with it
-//! ([`RootInputs`]: what lies beyond each face of its leaves, another leaf of the root by its
-//! index, a neighbour outside the root by its state, or the boundary's tag; and for SSP-RK2's
-//! second stage the iteration's first states). The tree carries its leaves' states, and the
-//! new owner computes their geometry from its corners as the old one did, so it computes
+//! Before each stage's level every rank computes the states its leaves' fluxes read (the
+//! leaves' own at first order, the reconstructed face states at second order with the
+//! ghosts' exchanged: [`Scheme::stage_states`]). A job reads them (its leaves', and beyond
+//! their faces the neighbours', held here or ghosts) and sets its leaves' new states aside
+//! until every root is done, so neither the order the ranks take the roots in nor who takes
+//! them changes a bit. When a root's tree leaves a rank unprocessed, what the tree does not
+//! carry goes with it ([`RootInputs`]: what lies beyond each face of its leaves, another leaf
+//! of the root by its index and face, a neighbour outside the root by its state on the face,
+//! or the boundary's tag; at second order its own leaves' face states; and for the stages
+//! after the first the iteration's first states). The tree carries its leaves' states, and
+//! the new owner computes their geometry from its corners as the old one did, so it computes
 //! exactly what the old one would have. After the level the new states go into the forest;
 //! the flow mesh is rebuilt around the new owners when trees moved, else only the ghosts are
 //! refreshed. Jobs are named by their roots' global ids: a rank may hold its part of the mesh,
@@ -22,17 +25,21 @@ use plume::dist::{Processed, RootWork};
 use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
 
-use super::gas::Conserved;
+use super::gas::{Conserved, NVARS};
+use super::gradient::primitive_array;
 use super::mesh::{FlowMesh, LeafGeometry};
-use super::scheme::{with_speed, Beyond, Scheme, Sides, Stage};
+use super::reconstruct::FaceState;
+use super::scheme::{with_speed, Beyond, Scheme, Stage, States};
 
 /// What lies beyond one face, as it travels.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 enum BeyondInput {
-    /// Another leaf of the root: its index in canonical order.
-    Inside(u32),
-    /// A leaf of another root: its state.
+    /// Another leaf of the root: its index in canonical order and its face.
+    Inside(u32, u8),
+    /// A leaf of another root: its state (first order).
     Outside(Conserved),
+    /// A leaf of another root: its primitive state on the face (second order).
+    OutsideFace([f64; NVARS]),
     /// The boundary, with the face's physical tag.
     Boundary(u32),
 }
@@ -44,6 +51,8 @@ enum BeyondInput {
 pub struct RootInputs {
     /// Per leaf in canonical order, what lies beyond its faces.
     beyond: Vec<[BeyondInput; 4]>,
+    /// At second order, per leaf, its primitive state on each face.
+    faces: Option<Vec<[[f64; NVARS]; 4]>>,
     /// Per leaf, the iteration's first state, when the stage reads it.
     starts: Option<Vec<Conserved>>,
     keys: u64,
@@ -64,8 +73,8 @@ pub struct RootDone {
 pub struct StageJobs<'a> {
     scheme: &'a Scheme,
     mesh: &'a FlowMesh,
-    /// The sides of the mesh's leaves and ghosts.
-    sides: Sides,
+    /// The states the fluxes read on the faces of the mesh's leaves and ghosts.
+    states: &'a States,
     stage: Stage,
     dt: f64,
     /// The iteration's first states of the roots held here at the start (second stage only),
@@ -80,18 +89,19 @@ pub struct StageJobs<'a> {
 }
 
 impl<'a> StageJobs<'a> {
-    /// `stage` of the scheme over `dt` on the leaves of `mesh`; `starts` holds the iteration's first states of the roots held here (from the
-    /// first stage's [`StageJobs::finish`]) when `stage` reads them.
+    /// `stage` of the scheme over `dt` on the leaves of `mesh`, whose faces' states are
+    /// `states`; `starts` holds the iteration's first states of the roots held here (from
+    /// the first stage's [`StageJobs::finish`]) when `stage` reads them.
     pub fn new(
         scheme: &'a Scheme,
-        mesh: &'a FlowMesh,
+        (mesh, states): (&'a FlowMesh, &'a States),
         (stage, dt): (Stage, f64),
         starts: IntMap<u32, Vec<Conserved>>,
     ) -> Self {
         StageJobs {
             scheme,
             mesh,
-            sides: Sides::of(mesh),
+            states,
             stage,
             dt,
             starts,
@@ -126,27 +136,45 @@ impl<'a> StageJobs<'a> {
             .map(|i| {
                 std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
                     Across::Boundary { tag } => BeyondInput::Boundary(tag),
-                    Across::Leaf { leaf, .. } if range.contains(&(leaf as usize)) => {
-                        BeyondInput::Inside(leaf - range.start as u32)
+                    Across::Leaf { leaf, face } if range.contains(&(leaf as usize)) => {
+                        BeyondInput::Inside(leaf - range.start as u32, face)
                     }
-                    _ => BeyondInput::Outside(
-                        mesh.neighbour_state(i, k)
-                            .expect("the halo resolves every face between leaves"),
-                    ),
+                    _ => match self.states {
+                        States::Cells(_) => BeyondInput::Outside(
+                            mesh.neighbour_state(i, k)
+                                .expect("the halo resolves every face between leaves"),
+                        ),
+                        States::Faces(faces) => BeyondInput::OutsideFace(primitive_array(
+                            &faces
+                                .beyond(mesh, i, k)
+                                .expect("the halo resolves every face between leaves")
+                                .w,
+                        )),
+                    },
                 })
             })
             .collect();
-        let starts = match self.stage {
-            Stage::Average => Some(
+        let faces = match self.states {
+            States::Cells(_) => None,
+            States::Faces(faces) => Some(
+                faces.leaves[range.clone()]
+                    .iter()
+                    .map(|f| f.map(|f| primitive_array(&f.w)))
+                    .collect(),
+            ),
+        };
+        let starts = match self.stage.reads_start() {
+            true => Some(
                 self.root_starts(r, range.len())?
                     .into_iter()
                     .flatten()
                     .collect(),
             ),
-            Stage::Forward => None,
+            false => None,
         };
         Ok(RootInputs {
             beyond,
+            faces,
             starts,
             keys: keys_digest(range.map(|i| mesh.keys(i))),
         })
@@ -155,7 +183,7 @@ impl<'a> StageJobs<'a> {
     /// The iteration's first states of root `r`'s `n` leaves when the stage reads them, else
     /// `None` for each.
     fn root_starts(&self, r: u32, n: usize) -> Result<Vec<Option<Conserved>>> {
-        if self.stage != Stage::Average {
+        if !self.stage.reads_start() {
             return Ok(vec![None; n]);
         }
         match self.starts.get(&r) {
@@ -174,7 +202,7 @@ impl<'a> StageJobs<'a> {
             .zip(starts)
             .map(|(i, start)| {
                 let u = &self.mesh.state[i];
-                let rate = self.scheme.mesh_leaf_rate(self.mesh, &self.sides, i);
+                let rate = self.scheme.mesh_leaf_rate(self.mesh, self.states, i);
                 let start = start.unwrap_or(*u);
                 (self.stage.update(u, &start, &rate, self.dt), start)
             })
@@ -200,44 +228,65 @@ impl<'a> StageJobs<'a> {
                 "root {r}'s tree arrived with other leaves, or in another order, than its job's"
             )));
         }
-        let starts = match (self.stage, inputs.starts.as_deref()) {
-            (Stage::Forward, _) => None,
-            (Stage::Average, Some(s)) if s.len() == leaves.len() => Some(s),
-            (Stage::Average, _) => {
+        let starts = match (self.stage.reads_start(), inputs.starts.as_deref()) {
+            (false, _) => None,
+            (true, Some(s)) if s.len() == leaves.len() => Some(s),
+            (true, _) => {
                 return Err(Error::Invalid(format!(
                     "root {r}'s job arrived without the iteration's first states"
                 )))
             }
         };
         let inside =
-            |b: &BeyondInput| matches!(*b, BeyondInput::Inside(j) if j as usize >= leaves.len());
+            |b: &BeyondInput| matches!(*b, BeyondInput::Inside(j, _) if j as usize >= leaves.len());
         if inputs.beyond.iter().flatten().any(inside) {
             return Err(Error::Invalid(format!(
                 "root {r}'s job names a leaf the root does not have"
             )));
         }
+        // Each leaf's state on each face: its own at first order, the reconstructed ones
+        // that came with the job at second order.
+        let faces: Vec<[FaceState; 4]> = match (self.states, &inputs.faces) {
+            (States::Cells(_), None) => leaves
+                .iter()
+                .map(|(_, u, w, c)| {
+                    [FaceState {
+                        u: *u,
+                        w: *w,
+                        c: *c,
+                    }; 4]
+                })
+                .collect(),
+            (States::Faces(_), Some(f)) if f.len() == leaves.len() => f
+                .iter()
+                .map(|f| f.map(|w| FaceState::of_primitive(&w)))
+                .collect(),
+            _ => {
+                return Err(Error::Invalid(format!(
+                    "root {r}'s job arrived for another order of the scheme"
+                )))
+            }
+        };
         let mut done = Vec::with_capacity(leaves.len());
-        for (i, (geometry, u, w, c)) in leaves.iter().enumerate() {
+        for (i, (geometry, u, _, _)) in leaves.iter().enumerate() {
             // A boundary face's side is never read: the leaf's own stands in.
-            let outside = inputs.beyond[i].map(|b| match b {
+            let outside = std::array::from_fn::<FaceState, 4, _>(|k| match inputs.beyond[i][k] {
                 BeyondInput::Outside(o) => {
                     let (w, c) = with_speed(&o);
-                    (o, w, c)
+                    FaceState { u: o, w, c }
                 }
-                _ => (*u, *w, *c),
+                BeyondInput::OutsideFace(w) => FaceState::of_primitive(&w),
+                _ => faces[i][k],
             });
             let beyond = std::array::from_fn(|k| match inputs.beyond[i][k] {
-                BeyondInput::Inside(j) => {
-                    let (_, u, w, c) = &leaves[j as usize];
-                    Beyond::Leaf((u, w, *c))
-                }
-                BeyondInput::Outside(_) => {
-                    let (u, w, c) = &outside[k];
-                    Beyond::Leaf((u, w, *c))
+                BeyondInput::Inside(j, f) => Beyond::Leaf(faces[j as usize][f as usize % 4].side()),
+                BeyondInput::Outside(_) | BeyondInput::OutsideFace(_) => {
+                    Beyond::Leaf(outside[k].side())
                 }
                 BeyondInput::Boundary(tag) => Beyond::Boundary(tag),
             });
-            let rate = self.scheme.leaf_rate((u, w, *c), geometry, beyond);
+            let this = std::array::from_fn(|k| faces[i][k].side());
+            let rate = self.scheme.leaf_rate(this, geometry, beyond);
             let start = starts.map_or(*u, |s| s[i]);
             done.push((self.stage.update(u, &start, &rate, self.dt), start));
         }

@@ -23,7 +23,7 @@ use super::cases::Case;
 use super::gas::NVARS;
 use super::indicator::{marks, IndicatorOptions};
 use super::mesh::FlowMesh;
-use super::scheme::{Boundaries, Scheme, SchemeOptions, Stage};
+use super::scheme::{Boundaries, Scheme, SchemeOptions, Stage, StepCounts};
 use super::totals::{TotalSums, Totals};
 use crate::budget::{self, Budget};
 use plume::numbers::short;
@@ -187,6 +187,9 @@ pub struct EulerRun<'c, C: Comm + ?Sized> {
     pub times: FlowTimes,
     /// Leaf-face flux evaluations done here.
     pub flux_evaluations: u64,
+    /// Faces of leaves held here whose second-order reconstruction fell back to first order
+    /// (a non-positive density or pressure), over all stages.
+    pub fallbacks: u64,
     /// What the adaptation steps moved, since the last [`EulerRun::take_moved`].
     moved: Moved,
     /// The largest relative change of mass, momentum and energy across one adaptation step
@@ -301,6 +304,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             iteration: 0,
             times: FlowTimes::default(),
             flux_evaluations: 0,
+            fallbacks: 0,
             moved: Moved::default(),
             adapt_change: [0.0; 3],
             sbn,
@@ -352,10 +356,12 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
                 },
                 e => e,
             })?;
-        self.flux_evaluations += match self.sbn {
+        let counts = match self.sbn {
             None => self.scheme.advance(&mut self.run, &mut self.mesh, dt)?,
             Some(sbn) => self.advance_balanced(sbn, dt)?,
         };
+        self.flux_evaluations += counts.evaluations;
+        self.fallbacks += counts.fallbacks;
         self.time = if dt == self.cfg.t_end - self.time {
             self.cfg.t_end
         } else {
@@ -492,18 +498,21 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     }
 
     /// One iteration's stages as processing levels balanced by SBN (a collective; see
-    /// [`super::balanced`]). Returns the leaf-face flux evaluations done here.
-    fn advance_balanced(&mut self, sbn: SbnOptions, dt: f64) -> Result<u64> {
+    /// [`super::balanced`]).
+    fn advance_balanced(&mut self, sbn: SbnOptions, dt: f64) -> Result<StepCounts> {
         let mut starts = IntMap::default();
-        let mut evaluations = 0;
+        let mut counts = StepCounts::default();
         for (s, &stage) in Stage::of(self.scheme.opts.time).iter().enumerate() {
-            let seed = sbn.seed ^ mix64((self.iteration as u64) << 1 | s as u64);
+            let seed = sbn.seed ^ mix64((self.iteration as u64) << 2 | s as u64);
             let opts = LevelOptions::new(Processing::Sbn(SbnOptions { seed, ..sbn }));
-            let mut jobs = StageJobs::new(&self.scheme, &self.mesh, (stage, dt), starts);
+            self.run.account(Phase::Flux);
+            let states = self.scheme.stage_states(&self.run, &self.mesh)?;
+            counts.fallbacks += states.fallbacks();
+            let mut jobs = StageJobs::new(&self.scheme, (&self.mesh, &states), (stage, dt), starts);
             self.run.account(Phase::Process);
             let level = self.run.process(&opts, &mut jobs)?;
             let (done, n) = jobs.finish();
-            evaluations += n;
+            counts.evaluations += n;
             self.count_level(&level);
             let clock = Instant::now();
             let moved = level.ranks.iter().any(|r| r.data_moves > 0);
@@ -534,7 +543,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
                 self.mesh.publish(&mut self.run)?;
             }
         }
-        Ok(evaluations)
+        Ok(counts)
     }
 
     /// Adds what an SBN level moved and this rank's balancing and migration times.

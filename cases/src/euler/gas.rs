@@ -11,7 +11,7 @@ pub const NVARS: usize = 5;
 pub type Conserved = [f64; NVARS];
 
 /// A primitive state: density, velocity, pressure.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Primitive {
     /// Density ρ.
     pub rho: f64,

@@ -18,7 +18,10 @@ use plume::mesh::geometry::{self, cross, dot, sub};
 use plume::mesh::topology::{sort3_by_key, FACE_VERTS};
 use plume::metrics::Phase;
 
+use std::sync::OnceLock;
+
 use super::gas::{Conserved, NVARS};
+use super::lsq::LeastSquares;
 
 /// One face of a leaf in the canonical orientation (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -42,13 +45,23 @@ impl FaceGeometry {
     }
 }
 
-/// A leaf's volume and faces (local face `k` opposite local vertex `k`).
+/// A leaf's volume, centroid and faces (local face `k` opposite local vertex `k`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LeafGeometry {
     /// Volume.
     pub volume: f64,
+    /// The centroid ([`centroid`]).
+    pub centroid: [f64; 3],
     /// The four faces.
     pub faces: [FaceGeometry; 4],
+    /// From the centroid to each face's centroid: where the scheme reconstructs the state.
+    pub to_faces: [[f64; 3]; 4],
+}
+
+/// The centroid of a tetrahedron's corners, summed in the order given: a leaf and its ghost
+/// on another rank list their corners alike, so they get the same bits.
+pub fn centroid(corners: &[[f64; 3]; 4]) -> [f64; 3] {
+    std::array::from_fn(|d| 0.25 * (corners[0][d] + corners[1][d] + corners[2][d] + corners[3][d]))
 }
 
 impl LeafGeometry {
@@ -66,9 +79,16 @@ impl LeafGeometry {
                 outward: dot(n, sub(corners[k], a)) < 0.0,
             }
         });
+        let centre = centroid(corners);
+        let to_faces = std::array::from_fn(|k| {
+            let [a, b, c] = FACE_VERTS[k].map(|j| corners[j]);
+            std::array::from_fn(|d| (a[d] + b[d] + c[d]) / 3.0 - centre[d])
+        });
         LeafGeometry {
             volume: geometry::volume(corners).abs(),
+            centroid: centre,
             faces,
+            to_faces,
         }
     }
 
@@ -93,8 +113,12 @@ pub struct FlowMesh {
     /// The global id of each root of the part the mesh was built on (by local id, ascending):
     /// the roots of `halo.adjacency.root_offsets`.
     pub root_gids: Vec<u32>,
+    /// Per ghost, its centroid ([`centroid`] of the corners the halo carries).
+    pub ghost_centroids: Vec<[f64; 3]>,
     /// Per leaf, what its geometry was computed from, to reuse it in the next build.
     shapes: Vec<Shape>,
+    /// Per leaf, its least-squares operator, once asked for.
+    least_squares: OnceLock<Vec<LeastSquares>>,
 }
 
 /// The corners and vertex keys of a leaf: all [`LeafGeometry::new`] reads.
@@ -149,14 +173,16 @@ impl FlowMesh {
         }
         let n = halo.adjacency.nleaves();
         let mut mesh = FlowMesh {
-            halo,
             geometry: Vec::with_capacity(n),
             state: Vec::with_capacity(n),
             level: Vec::with_capacity(n),
             root_gids: (0..forest.initial().nroots() as u32)
                 .map(|r| forest.initial().root_gid(r))
                 .collect(),
+            ghost_centroids: halo.ghosts.iter().map(|g| centroid(&g.corners)).collect(),
             shapes: Vec::with_capacity(n),
+            least_squares: OnceLock::new(),
+            halo,
         };
         let verts = forest.vertices();
         forest.for_each_leaf(|leaf| {
@@ -179,6 +205,32 @@ impl FlowMesh {
     fn geometry_of(&self, id: LeafId, shape: &Shape) -> Option<LeafGeometry> {
         let i = self.halo.adjacency.index_of(id)? as usize;
         self.shapes[i].same_bits(shape).then_some(self.geometry[i])
+    }
+
+    /// Where each neighbour of leaf `i` lies, from its centroid: a leaf's or a ghost's
+    /// centroid, or across a boundary face the leaf's mirror image through the face.
+    pub fn neighbour_offsets(&self, i: usize) -> [[f64; 3]; 4] {
+        let g = &self.geometry[i];
+        let from = |x: [f64; 3]| std::array::from_fn(|d| x[d] - g.centroid[d]);
+        std::array::from_fn(|k| match self.halo.adjacency.across[i][k] {
+            Across::Leaf { leaf, .. } => from(self.geometry[leaf as usize].centroid),
+            Across::Ghost { ghost, .. } => from(self.ghost_centroids[ghost as usize]),
+            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
+            Across::Boundary { .. } => {
+                let n = g.faces[k].outward_normal();
+                let along = 2.0 * dot(g.to_faces[k], n);
+                n.map(|x| along * x)
+            }
+        })
+    }
+
+    /// The least-squares operator of each leaf ([`LeastSquares`]), built on first use.
+    pub fn least_squares(&self) -> &[LeastSquares] {
+        self.least_squares.get_or_init(|| {
+            (0..self.nleaves())
+                .map(|i| LeastSquares::new(&self.neighbour_offsets(i)))
+                .collect()
+        })
     }
 
     /// The vertex keys of leaf `i`'s corners.

@@ -7,7 +7,10 @@
 //! - [`riemann`]: the exact Riemann solver, the reference of the Sod tests;
 //! - [`mesh`]: a rank's leaves as finite volumes (geometry in a canonical orientation, states,
 //!   halo of the other ranks' leaves);
-//! - [`scheme`]: boundaries, residual, CFL time step, explicit Euler or SSP-RK2;
+//! - [`lsq`], [`gradient`]: least-squares gradients of the primitive variables;
+//! - [`limiter`]: Barth–Jespersen and Venkatakrishnan limiters;
+//! - [`reconstruct`]: second order, the states reconstructed on the faces;
+//! - [`scheme`]: boundaries, residual, CFL time step, explicit Euler, SSP-RK2 or SSP-RK3;
 //! - [`balanced`]: the scheme's stages as SBN's root jobs, balanced while the ranks work;
 //! - [`indicator`]: the density-jump indicator and its marks;
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
@@ -31,9 +34,13 @@ pub mod decisions;
 pub mod driver;
 pub mod flux;
 pub mod gas;
+pub mod gradient;
 pub mod indicator;
+pub mod limiter;
+pub mod lsq;
 pub mod mesh;
 pub mod messages;
+pub mod reconstruct;
 pub mod record;
 pub mod riemann;
 pub mod run_ranks;
@@ -46,7 +53,8 @@ pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudg
 pub use flux::FluxScheme;
 pub use gas::{Conserved, Primitive, GAMMA, NVARS};
 pub use indicator::IndicatorOptions;
+pub use limiter::Limiter;
 pub use riemann::{ExactRiemann, State1d};
-pub use scheme::{SchemeOptions, TimeScheme};
+pub use scheme::{Order, SchemeOptions, TimeScheme};
 pub use totals::{LeafSums, TotalSums, Totals};
 pub use validation::RiemannReference;

@@ -206,6 +206,9 @@ pub struct EulerRecord {
     pub moved_bytes: u64,
     /// Leaf-face flux evaluations per second per rank since the last output (flow time).
     pub flux_rate: f64,
+    /// Faces whose second-order reconstruction fell back to first order (a non-positive
+    /// density or pressure) since the last output, summed over the stages and the ranks.
+    pub fallback_faces: u64,
     /// Milliseconds since the last output, summed over ranks: `flow`, `adaptation`,
     /// `balancing`, `migration`.
     pub time_ms: std::collections::BTreeMap<&'static str, f64>,
@@ -218,15 +221,16 @@ pub fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
         .policy
         .map_or(String::new(), |p| format!(", policy {p}"));
     format!(
-        "euler {}: {roots} roots, P = {}, balancer {:?}{policy}, flux {:?}, CFL {}, max depth {}, \
+        "euler {}: {roots} roots, P = {}, balancer {}{policy}, {}, CFL {}, max depth {}, \
          adapt every {}\n\n| iteration | time | leaves | mass change | energy change | adapt \
          conservation | density L1 error | LoadImb | moved trees | moved KB | flux M/s/rank | \
-         flow ms | adapt ms | balance ms | migrate ms |\n| ---: | ---: | ---: | ---: | ---: | \
-         ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+         1st-order faces | flow ms | adapt ms | balance ms | migrate ms |\n| ---: | ---: | ---: \
+         | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \
+         ---: |\n",
         e.case.name(),
         cfg.procs,
         cfg.balancer,
-        e.scheme.flux,
+        e.scheme,
         e.scheme.cfl,
         e.indicator.max_depth,
         e.adapt_every
@@ -237,7 +241,7 @@ pub fn table_head(cfg: &EulerRunConfig, roots: usize) -> String {
 pub fn table_row(r: &EulerRecord) -> String {
     let ms = |k: &str| r.time_ms.get(k).copied().unwrap_or(0.0);
     format!(
-        "| {} | {:.5} | {} | {:.1e} | {:.1e} | {:.1e} | {} | {:.3} | {} | {:.1} | {:.1} | \
+        "| {} | {:.5} | {} | {:.1e} | {:.1e} | {:.1e} | {} | {:.3} | {} | {:.1} | {:.1} | {} | \
          {:.1} | {:.1} | {:.1} | {:.1} |\n",
         r.iteration,
         r.time,
@@ -250,6 +254,7 @@ pub fn table_row(r: &EulerRecord) -> String {
         r.moved_trees,
         r.moved_bytes as f64 / 1e3,
         r.flux_rate / 1e6,
+        r.fallback_faces,
         ms("flow"),
         ms("adaptation"),
         ms("balancing"),

@@ -391,6 +391,7 @@ impl Reference {
 struct Since {
     times: FlowTimes,
     flux_evaluations: u64,
+    fallbacks: u64,
 }
 
 /// One rank's part of the run: its pieces, and on rank 0 (which takes `rank0`) the table, the
@@ -529,12 +530,14 @@ fn record<C: Comm + ?Sized>(
         ms(t.balancing, since.times.balancing),
         ms(t.migration, since.times.migration),
         (euler.flux_evaluations - since.flux_evaluations) as f64,
+        (euler.fallbacks - since.fallbacks) as f64,
     ];
     let sums = comm.all_reduce_f64(&local, ReduceOp::Sum)?;
     let most = comm.all_reduce_f64(&[local[0]], ReduceOp::Max)?[0];
     *since = Since {
         times: t,
         flux_evaluations: euler.flux_evaluations,
+        fallbacks: euler.fallbacks,
     };
     let procs = comm.size() as f64;
     let flow_s = sums[1] / 1e3;
@@ -554,6 +557,7 @@ fn record<C: Comm + ?Sized>(
         moved_trees: moved.trees,
         moved_bytes: moved.bytes,
         flux_rate: if flow_s > 0.0 { sums[5] / flow_s } else { 0.0 },
+        fallback_faces: sums[6] as u64,
         time_ms: BTreeMap::from([
             ("flow", sums[1]),
             ("adaptation", sums[2]),

@@ -1,7 +1,9 @@
-//! The first-order finite-volume scheme on the leaves: each leaf's residual
-//! `−(1/V) Σ_k F_k A_k` over its four faces in local face order (fluxes in the canonical
-//! orientation of [`super::mesh`]), the CFL time step (a global minimum over the ranks), and
-//! explicit Euler or SSP-RK2 (Shu–Osher) in time, the halo exchanged after every stage.
+//! The finite-volume scheme on the leaves: each leaf's residual `−(1/V) Σ_k F_k A_k` over its
+//! four faces in local face order (fluxes in the canonical orientation of [`super::mesh`]),
+//! between the leaves' own states (first order) or the states reconstructed on each face
+//! (second order, [`super::reconstruct`]); the CFL time step (a global minimum over the
+//! ranks); explicit Euler, SSP-RK2 or SSP-RK3 (Shu–Osher) in time, the halo exchanged after
+//! every stage.
 
 use crate::error::{Error, Result};
 use plume::comm::{Comm, ReduceOp};
@@ -12,8 +14,10 @@ use plume::metrics::Phase;
 
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
+use super::limiter::Limiter;
 use super::mesh::{FlowMesh, LeafGeometry};
 use super::messages::unphysical;
+use super::reconstruct::{FaceStates, Reconstruction};
 use plume::adapt::Across;
 
 /// What a boundary face does to the flow.
@@ -34,7 +38,7 @@ pub struct Boundaries {
     /// `kinds[tag]`: the kind of the faces tagged `tag` (tag 0 and tags without a name: wall).
     kinds: Vec<BoundaryKind>,
     /// The outside state of inflow faces.
-    inflow: Conserved,
+    inflow: Primitive,
 }
 
 impl Boundaries {
@@ -73,10 +77,7 @@ impl Boundaries {
             }
             kinds[t] = kind;
         }
-        Ok(Boundaries {
-            kinds,
-            inflow: inflow.conserved(),
-        })
+        Ok(Boundaries { kinds, inflow })
     }
 
     /// The kind of the faces tagged `tag`.
@@ -86,24 +87,77 @@ impl Boundaries {
             .copied()
             .unwrap_or(BoundaryKind::Wall)
     }
+
+    /// The state outside a face tagged `tag` of outward unit normal `n` whose inside state
+    /// is `inside`: the mirror image for a wall, the inside state for an outflow, the fixed
+    /// state for an inflow (what the gradients see beyond the boundary).
+    pub fn outside(&self, tag: u32, inside: &Primitive, n: [f64; 3]) -> Primitive {
+        match self.kind(tag) {
+            BoundaryKind::Wall => inside.mirrored(n),
+            BoundaryKind::Outflow => *inside,
+            BoundaryKind::Inflow => self.inflow,
+        }
+    }
+
+    /// The flux out of a leaf through a boundary face tagged `tag` of outward unit normal
+    /// `n`, the leaf's state on the face being `this`.
+    fn flux(&self, flux: FluxScheme, this: Side, tag: u32, n: [f64; 3]) -> Conserved {
+        match self.kind(tag) {
+            BoundaryKind::Wall => flux.wall_flux(this.0, n),
+            BoundaryKind::Outflow => flux.flux_of(this, this, n),
+            BoundaryKind::Inflow => flux.flux(this.0, &self.inflow.conserved(), n),
+        }
+    }
+}
+
+/// Spatial order of accuracy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// Each leaf's own state on its faces.
+    First,
+    /// States reconstructed linearly on the faces from limited gradients.
+    #[default]
+    Second,
 }
 
 /// Time integration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TimeScheme {
     /// Explicit (forward) Euler.
-    #[default]
     Euler,
     /// Two-stage strong-stability-preserving Runge–Kutta (Shu–Osher).
     SspRk2,
+    /// Three-stage strong-stability-preserving Runge–Kutta (Shu–Osher).
+    SspRk3,
 }
+
+impl TimeScheme {
+    /// The time integration that goes with `order` unless chosen: explicit Euler at first
+    /// order, SSP-RK2 at second.
+    pub fn for_order(order: Order) -> TimeScheme {
+        match order {
+            Order::First => TimeScheme::Euler,
+            Order::Second => TimeScheme::SspRk2,
+        }
+    }
+}
+
+/// Venkatakrishnan's constant `K` unless chosen.
+pub const DEFAULT_VENKAT_K: f64 = 5.0;
 
 /// The scheme's settings.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct SchemeOptions {
     /// Numerical flux.
     pub flux: FluxScheme,
+    /// Spatial order.
+    pub order: Order,
+    /// The gradients' limiter (second order).
+    pub limiter: Limiter,
+    /// Venkatakrishnan's constant `K` (`ε² = (K h)³`).
+    pub venkat_k: f64,
     /// Time integration.
     pub time: TimeScheme,
     /// CFL number.
@@ -111,13 +165,63 @@ pub struct SchemeOptions {
 }
 
 impl Default for SchemeOptions {
+    /// Second order, HLLC, Venkatakrishnan's limiter with `K` = [`DEFAULT_VENKAT_K`],
+    /// SSP-RK2, CFL 0.4.
     fn default() -> Self {
         SchemeOptions {
             flux: FluxScheme::Hllc,
-            time: TimeScheme::Euler,
+            order: Order::Second,
+            limiter: Limiter::Venkatakrishnan,
+            venkat_k: DEFAULT_VENKAT_K,
+            time: TimeScheme::SspRk2,
             cfl: 0.4,
         }
     }
+}
+
+impl SchemeOptions {
+    /// First order in space, explicit Euler in time (the scheme before second order).
+    pub fn first_order() -> SchemeOptions {
+        SchemeOptions {
+            order: Order::First,
+            time: TimeScheme::Euler,
+            ..SchemeOptions::default()
+        }
+    }
+}
+
+impl std::fmt::Display for SchemeOptions {
+    /// The settings as the command line spells them, e.g. `flux hllc, order 2 (limiter venkat,
+    /// K 5), ssp-rk2`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let flux = match self.flux {
+            FluxScheme::Hllc => "hllc",
+            FluxScheme::Rusanov => "rusanov",
+        };
+        let time = match self.time {
+            TimeScheme::Euler => "euler",
+            TimeScheme::SspRk2 => "ssp-rk2",
+            TimeScheme::SspRk3 => "ssp-rk3",
+        };
+        let limiter = match self.limiter {
+            Limiter::BarthJespersen => "barth".to_string(),
+            Limiter::Venkatakrishnan => format!("venkat, K {}", self.venkat_k),
+            Limiter::None => "none".to_string(),
+        };
+        match self.order {
+            Order::First => write!(f, "flux {flux}, order 1, time {time}"),
+            Order::Second => write!(f, "flux {flux}, order 2 (limiter {limiter}), time {time}"),
+        }
+    }
+}
+
+/// What one iteration of the scheme did here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StepCounts {
+    /// Leaf-face flux evaluations.
+    pub evaluations: u64,
+    /// Faces whose reconstruction fell back to first order ([`super::reconstruct`]).
+    pub fallbacks: u64,
 }
 
 /// The finite-volume scheme with its boundaries.
@@ -172,7 +276,6 @@ impl Scheme {
     }
 
     /// Advances the states by `dt` (ghosts current on entry and on return; a collective).
-    /// Returns the number of leaf-face flux evaluations done here.
     ///
     /// # Errors
     /// The halo exchange's errors.
@@ -181,70 +284,79 @@ impl Scheme {
         run: &mut Run<C>,
         mesh: &mut FlowMesh,
         dt: f64,
-    ) -> Result<u64> {
+    ) -> Result<StepCounts> {
         let mut rate = vec![[0.0; NVARS]; mesh.nleaves()];
-        let start = match self.opts.time {
-            TimeScheme::Euler => Vec::new(),
-            TimeScheme::SspRk2 => mesh.state.clone(),
-        };
         let stages = Stage::of(self.opts.time);
+        let start = match stages.len() {
+            1 => Vec::new(),
+            _ => mesh.state.clone(),
+        };
+        let mut counts = StepCounts::default();
         for &stage in stages {
             run.account(Phase::Flux);
-            self.residual(mesh, &mut rate);
+            let states = self.stage_states(run, mesh)?;
+            counts.fallbacks += states.fallbacks();
+            self.residual(mesh, &states, &mut rate);
             for (i, (u, r)) in mesh.state.iter_mut().zip(&rate).enumerate() {
                 *u = stage.update(u, start.get(i).unwrap_or(u), r, dt);
             }
             mesh.publish(run)?;
         }
-        Ok(4 * (stages.len() * mesh.nleaves()) as u64)
+        counts.evaluations = 4 * (stages.len() * mesh.nleaves()) as u64;
+        Ok(counts)
     }
 
-    /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`.
-    pub fn residual(&self, mesh: &FlowMesh, rate: &mut [Conserved]) {
-        let sides = Sides::of(mesh);
-        for (i, r) in rate.iter_mut().enumerate() {
-            *r = self.mesh_leaf_rate(mesh, &sides, i);
+    /// The states the fluxes of a stage read on `mesh`'s faces: the leaves' own at first
+    /// order; at second order the reconstructed ones, the ghosts' from their owners (a
+    /// collective).
+    ///
+    /// # Errors
+    /// The exchange's errors.
+    pub fn stage_states<C: Comm + ?Sized>(&self, run: &Run<C>, mesh: &FlowMesh) -> Result<States> {
+        Ok(match self.opts.order {
+            Order::First => States::Cells(Sides::of(mesh)),
+            Order::Second => States::Faces(self.reconstruction().face_states(run, mesh)?),
+        })
+    }
+
+    /// The second-order reconstruction's settings.
+    pub fn reconstruction(&self) -> Reconstruction<'_> {
+        Reconstruction {
+            limiter: self.opts.limiter,
+            venkat_k: self.opts.venkat_k,
+            boundaries: &self.boundaries,
         }
     }
 
-    /// The rate of change of leaf `i` of `mesh`, whose leaves' and ghosts' sides are `sides`.
-    pub fn mesh_leaf_rate(&self, mesh: &FlowMesh, sides: &Sides, i: usize) -> Conserved {
-        let beyond = std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
-            Across::Leaf { leaf, .. } => {
-                let (w, c) = &sides.leaves[leaf as usize];
-                Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
-            }
-            Across::Ghost { ghost, .. } => {
-                let (u, w, c) = &sides.ghosts[ghost as usize];
-                Beyond::Leaf((u, w, *c))
-            }
-            Across::Boundary { tag } => Beyond::Boundary(tag),
-            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
-        });
-        let this = (&mesh.state[i], &sides.leaves[i].0, sides.leaves[i].1);
+    /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`, the faces' states
+    /// being `states`.
+    pub fn residual(&self, mesh: &FlowMesh, states: &States, rate: &mut [Conserved]) {
+        for (i, r) in rate.iter_mut().enumerate() {
+            *r = self.mesh_leaf_rate(mesh, states, i);
+        }
+    }
+
+    /// The rate of change of leaf `i` of `mesh`, the faces' states being `states`.
+    pub fn mesh_leaf_rate(&self, mesh: &FlowMesh, states: &States, i: usize) -> Conserved {
+        let (this, beyond) = states.around(mesh, i);
         self.leaf_rate(this, &mesh.geometry[i], beyond)
     }
 
-    /// The rate of change `−(1/V) Σ_k F_k A_k` of one leaf: its side `this`, its geometry, and
-    /// what lies beyond each of its faces, summed in local face order.
+    /// The rate of change `−(1/V) Σ_k F_k A_k` of one leaf: its state on each face `this`, its
+    /// geometry, and what lies beyond each of its faces, summed in local face order.
     pub fn leaf_rate(
         &self,
-        this: Side,
+        this: [Side; 4],
         geometry: &LeafGeometry,
         beyond: [Beyond<'_>; 4],
     ) -> Conserved {
         let flux = self.opts.flux;
         let mut sum = [0.0; NVARS];
-        for (face, other) in geometry.faces.iter().zip(beyond) {
+        for ((face, other), this) in geometry.faces.iter().zip(beyond).zip(this) {
             let other = match other {
                 Beyond::Leaf(other) => other,
                 Beyond::Boundary(tag) => {
-                    let n = face.outward_normal();
-                    let out = match self.boundaries.kind(tag) {
-                        BoundaryKind::Wall => flux.wall_flux(this.0, n),
-                        BoundaryKind::Outflow => flux.flux_of(this, this, n),
-                        BoundaryKind::Inflow => flux.flux(this.0, &self.boundaries.inflow, n),
-                    };
+                    let out = self.boundaries.flux(flux, this, tag, face.outward_normal());
                     add(&mut sum, &out, face.area);
                     continue;
                 }
@@ -272,6 +384,58 @@ pub enum Beyond<'a> {
     Leaf(Side<'a>),
     /// The boundary, with the face's physical tag.
     Boundary(u32),
+}
+
+/// The states a stage's fluxes read on the faces of a flow mesh's leaves and ghosts.
+pub enum States {
+    /// First order: each leaf's own.
+    Cells(Sides),
+    /// Second order: reconstructed on each face.
+    Faces(FaceStates),
+}
+
+impl States {
+    /// Leaf `i`'s state on each of its faces, and what lies beyond them.
+    pub fn around<'s>(&'s self, mesh: &'s FlowMesh, i: usize) -> ([Side<'s>; 4], [Beyond<'s>; 4]) {
+        let across = &mesh.halo.adjacency.across[i];
+        let boundary = |k: usize| match across[k] {
+            Across::Boundary { tag } => Beyond::Boundary(tag),
+            _ => unreachable!("the halo resolves every face between leaves"),
+        };
+        match self {
+            States::Cells(sides) => {
+                let this = (&mesh.state[i], &sides.leaves[i].0, sides.leaves[i].1);
+                let beyond = std::array::from_fn(|k| match across[k] {
+                    Across::Leaf { leaf, .. } => {
+                        let (w, c) = &sides.leaves[leaf as usize];
+                        Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
+                    }
+                    Across::Ghost { ghost, .. } => {
+                        let (u, w, c) = &sides.ghosts[ghost as usize];
+                        Beyond::Leaf((u, w, *c))
+                    }
+                    _ => boundary(k),
+                });
+                ([this; 4], beyond)
+            }
+            States::Faces(faces) => {
+                let this = std::array::from_fn(|k| faces.leaves[i][k].side());
+                let beyond = std::array::from_fn(|k| match faces.beyond(mesh, i, k) {
+                    Some(f) => Beyond::Leaf(f.side()),
+                    None => boundary(k),
+                });
+                (this, beyond)
+            }
+        }
+    }
+
+    /// Faces of leaves held here whose reconstruction fell back to first order.
+    pub fn fallbacks(&self) -> u64 {
+        match self {
+            States::Cells(_) => 0,
+            States::Faces(f) => f.fallbacks,
+        }
+    }
 }
 
 /// The primitive states and speeds of sound of a flow mesh's leaves and ghosts, computed once
@@ -306,13 +470,18 @@ pub fn with_speed(u: &Conserved) -> (Primitive, f64) {
     (w, c)
 }
 
-/// One stage's update of a leaf's state `u` with its rate `rate` over `dt`.
+/// One stage's update of a leaf's state `u` with its rate `rate` over `dt` (Shu–Osher form,
+/// `start` the iteration's first state).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
-    /// `u + dt·rate`: explicit Euler, and SSP-RK2's first stage.
+    /// `u + dt·rate`: explicit Euler, and the SSP schemes' first stage.
     Forward,
-    /// `½·start + ½·(u + dt·rate)`: SSP-RK2's second stage, `start` the iteration's first state.
+    /// `½·start + ½·(u + dt·rate)`: SSP-RK2's second stage.
     Average,
+    /// `¾·start + ¼·(u + dt·rate)`: SSP-RK3's second stage.
+    Quarter,
+    /// `⅓·start + ⅔·(u + dt·rate)`: SSP-RK3's third stage.
+    TwoThirds,
 }
 
 impl Stage {
@@ -321,15 +490,25 @@ impl Stage {
         match time {
             TimeScheme::Euler => &[Stage::Forward],
             TimeScheme::SspRk2 => &[Stage::Forward, Stage::Average],
+            TimeScheme::SspRk3 => &[Stage::Forward, Stage::Quarter, Stage::TwoThirds],
         }
     }
 
-    /// The new state (`start` is read by [`Stage::Average`] only).
+    /// True when the stage reads the iteration's first state.
+    pub fn reads_start(self) -> bool {
+        self != Stage::Forward
+    }
+
+    /// The new state (`start` is read by every stage but [`Stage::Forward`]).
     #[inline]
     pub fn update(self, u: &Conserved, start: &Conserved, rate: &Conserved, dt: f64) -> Conserved {
+        let blend =
+            |a: f64, b: f64| std::array::from_fn(|k| a * start[k] + b * (u[k] + dt * rate[k]));
         match self {
             Stage::Forward => std::array::from_fn(|k| u[k] + dt * rate[k]),
-            Stage::Average => std::array::from_fn(|k| 0.5 * start[k] + 0.5 * (u[k] + dt * rate[k])),
+            Stage::Average => blend(0.5, 0.5),
+            Stage::Quarter => blend(0.75, 0.25),
+            Stage::TwoThirds => blend(1.0 / 3.0, 2.0 / 3.0),
         }
     }
 }

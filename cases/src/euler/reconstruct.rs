@@ -1,0 +1,153 @@
+//! Second order in space: the state on each face of each leaf, reconstructed linearly from the
+//! leaf's limited gradient ([`super::gradient`], [`super::limiter`]) at the face's centroid,
+//! `W_f = W + φ ∇W·r_f` in primitive variables. A face whose reconstructed density or
+//! pressure is not positive takes the leaf's own state (first order on that face), counted.
+//!
+//! The rank holding a leaf reconstructs its faces; ghosts' face states come from their owners
+//! ([`plume::dist::Run::exchange_halo`]), so both sides of every face, on one rank or two,
+//! use the same bits and the flux through it is the same from both sides: conservation and
+//! the independence from P hold as at first order. Face states are rebuilt at every stage from
+//! the current states and the current flow mesh: nothing survives an adaptation step.
+
+use plume::adapt::Across;
+use plume::comm::Comm;
+use plume::dist::Run;
+
+use super::flux::Side;
+use super::gas::{Conserved, Primitive, NVARS};
+use super::gradient::{neighbour_values, primitive_array, primitive_of_array};
+use super::limiter::{changes, Limiter, Range};
+use super::mesh::FlowMesh;
+use super::scheme::Boundaries;
+use crate::error::Result;
+
+/// A state on a face, with what the fluxes read of it, made from its primitive variables.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaceState {
+    /// Conserved variables.
+    pub u: Conserved,
+    /// Primitive variables.
+    pub w: Primitive,
+    /// Speed of sound.
+    pub c: f64,
+}
+
+impl FaceState {
+    /// The face state of primitive variables `w` (`[ρ, u, v, w, p]`): the same bits wherever
+    /// it is made from them.
+    pub fn of_primitive(w: &[f64; NVARS]) -> FaceState {
+        let w = primitive_of_array(w);
+        FaceState {
+            u: w.conserved(),
+            c: w.sound_speed(),
+            w,
+        }
+    }
+
+    /// As the fluxes take it.
+    pub fn side(&self) -> Side<'_> {
+        (&self.u, &self.w, self.c)
+    }
+}
+
+/// The face states of a flow mesh's leaves and ghosts (see the module doc).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaceStates {
+    /// Per leaf, its four faces' states, in local face order.
+    pub leaves: Vec<[FaceState; 4]>,
+    /// Per ghost, likewise.
+    pub ghosts: Vec<[FaceState; 4]>,
+    /// Faces of leaves held here that fell back to first order.
+    pub fallbacks: u64,
+}
+
+/// How a leaf's faces are reconstructed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reconstruction<'a> {
+    /// The limiter.
+    pub limiter: Limiter,
+    /// Venkatakrishnan's constant.
+    pub venkat_k: f64,
+    /// What stands beyond boundary faces.
+    pub boundaries: &'a Boundaries,
+}
+
+impl Reconstruction<'_> {
+    /// The face states of `mesh`'s leaves, with the ghosts' from their owners (a collective).
+    ///
+    /// # Errors
+    /// The exchange's errors.
+    pub fn face_states<C: Comm + ?Sized>(
+        &self,
+        run: &Run<C>,
+        mesh: &FlowMesh,
+    ) -> Result<FaceStates> {
+        let (leaves, fallbacks) = self.leaf_faces(mesh);
+        let faces_of = |i: usize, out: &mut Vec<f64>| {
+            out.extend(leaves[i].iter().flat_map(|f| primitive_array(&f.w)));
+        };
+        let ghosts = run
+            .exchange_halo(&mesh.halo, 4 * NVARS, faces_of)?
+            .chunks_exact(4 * NVARS)
+            .map(|g| {
+                std::array::from_fn(|k| {
+                    FaceState::of_primitive(&std::array::from_fn(|v| g[k * NVARS + v]))
+                })
+            })
+            .collect();
+        Ok(FaceStates {
+            leaves,
+            ghosts,
+            fallbacks,
+        })
+    }
+
+    /// The face states of the leaves of `mesh` and the number of faces that fell back to first
+    /// order.
+    pub fn leaf_faces(&self, mesh: &FlowMesh) -> (Vec<[FaceState; 4]>, u64) {
+        let leaves: Vec<[f64; NVARS]> = mesh
+            .state
+            .iter()
+            .map(|u| primitive_array(&Primitive::of(u)))
+            .collect();
+        let ghosts: Vec<[f64; NVARS]> = (0..mesh.halo.ghosts.len() as u32)
+            .map(|g| primitive_array(&Primitive::of(&mesh.ghost_state(g))))
+            .collect();
+        let lsq = mesh.least_squares();
+        let mut fallbacks = 0;
+        let faces = (0..mesh.nleaves())
+            .map(|i| {
+                let w = &leaves[i];
+                let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
+                let grad = lsq[i].gradient(&beyond.map(|b| std::array::from_fn(|v| b[v] - w[v])));
+                let geometry = &mesh.geometry[i];
+                let range = Range::of(beyond.iter().chain([w]));
+                let changes = changes(&grad, &geometry.to_faces);
+                let phi = self
+                    .limiter
+                    .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
+                std::array::from_fn(|f| {
+                    let face: [f64; NVARS] = std::array::from_fn(|v| w[v] + phi[v] * changes[v][f]);
+                    let physical = face[0] > 0.0 && face[4] > 0.0;
+                    if !physical {
+                        fallbacks += 1;
+                    }
+                    FaceState::of_primitive(if physical { &face } else { w })
+                })
+            })
+            .collect();
+        (faces, fallbacks)
+    }
+}
+
+impl FaceStates {
+    /// The state beyond face `k` of leaf `i` of `mesh`: its neighbour's face state on the
+    /// same triangle (`None` on the boundary).
+    pub fn beyond(&self, mesh: &FlowMesh, i: usize, k: usize) -> Option<&FaceState> {
+        match mesh.halo.adjacency.across[i][k] {
+            Across::Leaf { leaf, face } => Some(&self.leaves[leaf as usize][face as usize]),
+            Across::Ghost { ghost, face } => Some(&self.ghosts[ghost as usize][face as usize]),
+            Across::Boundary { .. } | Across::Remote { .. } => None,
+        }
+    }
+}
