@@ -105,6 +105,13 @@ impl EulerStudy {
             threads = rayon::current_num_threads(),
             wall = self.wall_s,
         );
+        if let Some(p) = &self.provenance {
+            let _ = writeln!(
+                out,
+                "Made by `{}` (plume {}).\n",
+                p.command_line, p.plume_version
+            );
+        }
         let _ = writeln!(
             out,
             "## L1 density error and observed order by uniform level\n"
