@@ -117,6 +117,12 @@ pub enum Error {
         /// The root (element of the initial mesh).
         root: u32,
     },
+    /// A root is named twice in a list of roots that must be distinct (e.g. the trees to take
+    /// away).
+    RootRepeated {
+        /// The root named more than once.
+        root: u32,
+    },
     /// An element named as a leaf is not a leaf held by this rank (out of range, not held
     /// here, or refined).
     NotALeaf {
@@ -276,6 +282,7 @@ impl fmt::Display for Error {
                 write!(f, "{what} is {value}: it must be a finite number")
             }
             Error::RootNotHeld { root } => write!(f, "root {root}'s tree is not held here"),
+            Error::RootRepeated { root } => write!(f, "root {root} is named twice"),
             Error::NotALeaf { root, elem, rank } => write!(
                 f,
                 "element {elem} of root {root} is not a leaf held on rank {rank}"

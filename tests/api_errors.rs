@@ -5,11 +5,12 @@
 
 use plume::adapt::Forest;
 use plume::balance::sbn::{SbnOptions, Shared};
-use plume::balance::{Plum, PlumOptions};
+use plume::balance::{Plum, PlumOptions, Threshold};
 use plume::graph::{DualGraph, GraphView, Weights};
 use plume::mesh::{generate_box, Mesh};
 use plume::metrics::TimeBalance;
 use plume::partition::{root_centroids, Partitioner, Rcb, Stripes, Targets};
+use plume::remap::{Identity, RemapInfo, Remapper, SimilarityMatrix};
 use plume::sim::{sbn_level, Machine};
 use plume::Error;
 
@@ -51,6 +52,40 @@ fn plum_balance_rejects_an_owner_of_the_wrong_length() {
         }
     );
     assert_eq!(e.to_string(), "owner: 23 entries, expected 24");
+}
+
+/// A user's remapper that maps as [`Identity`] and then writes `wrong` into part 0's entry.
+struct Miswriting {
+    wrong: u32,
+}
+
+impl Remapper for Miswriting {
+    fn remap(&self, s: &SimilarityMatrix, part2proc: &mut [u32]) -> plume::Result<RemapInfo> {
+        let info = Identity.remap(s, part2proc)?;
+        part2proc[0] = self.wrong;
+        Ok(info)
+    }
+}
+
+#[test]
+fn plum_balance_refuses_a_user_remappers_processor_out_of_range_or_twice() {
+    let f = forest();
+    let g = DualGraph::new(&f);
+    let owner = vec![0; 24];
+    for (wrong, says) in [
+        (2, "puts part 0 on processor 2, but there are 2 processors"),
+        (1, "gives processor 0 0 parts, each must have 1"),
+    ] {
+        let mut plum = Plum::with(
+            PlumOptions::new(2),
+            Box::new(Rcb::new(root_centroids(f.initial().mesh()))),
+            Box::new(Miswriting { wrong }),
+            Box::new(Threshold::default()),
+        )
+        .unwrap();
+        let e = error(plum.balance(&g.view(&g.weights).unwrap(), &owner));
+        assert!(e.to_string().contains(says), "{e}");
+    }
 }
 
 #[test]

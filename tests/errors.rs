@@ -70,6 +70,18 @@ fn taking_a_root_not_held_names_the_root() {
 }
 
 #[test]
+fn taking_a_root_twice_in_one_call_is_refused_and_takes_nothing() {
+    let mut f = forest();
+    let leaves = f.nleaves();
+    assert_eq!(
+        error(f.take_trees(&[5, 7, 5])),
+        Error::RootRepeated { root: 5 }
+    );
+    assert_eq!(f.nleaves(), leaves, "nothing was taken");
+    assert_eq!(f.take_trees(&[5, 7]).unwrap().len(), 2);
+}
+
+#[test]
 fn marking_an_element_that_is_not_a_leaf_names_it_and_the_rank_on_every_rank() {
     let results = launch_threads(2, |comm| -> Result<Result<()>> {
         let mesh = generate_box([2, 2, 2], [1.0, 1.0, 1.0])?;

@@ -60,7 +60,7 @@ pub fn words<T: Words + Send + Sync>() -> impl TypedValueParser<Value = T> {
 pub enum BackendName {
     /// P threads of this process.
     Threads,
-    /// One MPI process per rank: `mpirun -n P plume run shock --backend mpi` (a plume built
+    /// One MPI process per rank: `mpirun -n P plume run <case> --backend mpi` (a plume built
     /// with `--features mpi`).
     Mpi,
 }

@@ -52,9 +52,10 @@ pub struct ShockArgs {
     /// measured (this machine, calibrated first: on the run's own ranks when it runs on ranks,
     /// at least 2 of them; else on 2 threads) or a FILE.json `plume calibrate --out` wrote. On
     /// ranks SBN balances on its costs, and each processing level's measured time is set
-    /// against its prediction for the same level.
-    #[arg(long, default_value = "sp2", value_name = "sp2|measured|FILE.json")]
-    pub machine: MachineName,
+    /// against its prediction for the same level (the table shows the prediction only when
+    /// --machine is given) [default: sp2].
+    #[arg(long, value_name = "sp2|measured|FILE.json")]
+    pub machine: Option<MachineName>,
     /// Processor reassignment objective (with --partitioner diffusion: identity, the parts
     /// being the ranks).
     #[arg(long, value_parser = words::<ObjectiveName>(), default_value_t = ObjectiveName::TotalV)]
@@ -108,7 +109,7 @@ pub fn run(args: ShockArgs) -> CliResult {
     let request = run_ranks::Request {
         config: &on_procs,
         mesh: &mesh,
-        measured: args.machine == MachineName::Measured,
+        measured: args.machine == Some(MachineName::Measured),
         ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
     };
     Ok(match (args.backend, args.balancer) {
@@ -158,9 +159,11 @@ pub(super) fn config(args: &ShockArgs, procs: usize) -> CliResult<ShockConfig> {
         cfg.processing = Some(plume::dist::Kernel::new(args.kernel_sweeps));
     }
     // Measured on ranks: the ranks calibrate themselves when they start (`measured_on`).
-    if !(on_ranks && args.machine == MachineName::Measured) {
-        cfg.machine = super::machine::machine(&args.machine)?;
+    let machine = args.machine.clone().unwrap_or(MachineName::Sp2);
+    if !(on_ranks && machine == MachineName::Measured) {
+        cfg.machine = super::machine::machine(&machine)?;
     }
+    cfg.predicts = args.machine.is_some();
     Ok(cfg)
 }
 

@@ -233,6 +233,22 @@ fn run_shock_on_ranks_sets_each_level_against_the_given_machines_prediction() {
 }
 
 #[test]
+fn run_shock_on_ranks_shows_no_prediction_unless_a_machine_is_given() {
+    let dir = TempDir::new("unpredicted");
+    for (out, args) in [
+        ("plum", &["--process"][..]),
+        ("sbn", &["--balancer", "sbn", "--backend", "threads"][..]),
+    ] {
+        let (metrics, printed) = run_on_ranks(&dir, out, args);
+        // The default SP2 model predicts another machine: the table leaves it out, the
+        // records keep it.
+        assert!(printed.contains("| r. wall s |"), "{printed}");
+        assert!(!printed.contains("pred."), "{printed}");
+        assert!(prediction(&metrics).1 > 0.0);
+    }
+}
+
+#[test]
 fn run_shock_refuses_a_machine_it_cannot_have_in_one_line() {
     let dir = TempDir::new("run-machine");
     let out = dir.arg("o");

@@ -75,6 +75,32 @@ fn mesh_box_then_info_in_both_formats() {
 }
 
 #[test]
+fn info_prints_the_bounding_box_and_the_physical_groups() {
+    let dir = TempDir::new("groups");
+    let path = dir.path("groups.msh");
+    std::fs::write(
+        &path,
+        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 5 \"outflow\"\n\
+         3 6 \"fluid\"\n$EndPhysicalNames\n$Nodes\n4\n1 0 0 0\n2 2 0 0\n3 0 1 0\n\
+         4 0 0 3\n$EndNodes\n$Elements\n2\n1 2 2 5 1 1 2 3\n2 4 2 6 1 1 2 3 4\n$EndElements\n",
+    )
+    .unwrap();
+    let run = ok(&["info", &path.display().to_string()]);
+    let info = fields(&run.stdout);
+    assert_eq!(
+        info["bounding box"], "(0, 0, 0) – (2, 1, 3)",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("group 'outflow'  surface 5, 1 faces")
+            && run.stdout.contains("group 'fluid'  volume 6, 1 elements"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn info_reports_skipped_and_reoriented_elements_on_stderr() {
     let dir = TempDir::new("notes");
     let path = dir.path("inverted.msh");

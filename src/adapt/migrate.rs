@@ -103,7 +103,8 @@ impl Forest {
     /// closure and subdivision, by the subdivision when no leaf here divides with them).
     ///
     /// # Errors
-    /// [`Error::RootNotHeld`] when a root is out of range or not held here (nothing is taken).
+    /// [`Error::RootNotHeld`] when a root is out of range or not held here,
+    /// [`Error::RootRepeated`] when one is named twice (nothing is taken).
     pub fn take_trees(&mut self, roots: &[u32]) -> Result<Vec<TreePacket>> {
         let mut out = Vec::with_capacity(roots.len());
         self.take_trees_with(roots, |p| out.push(p.clone()))?;
@@ -123,6 +124,11 @@ impl Forest {
             .find(|&&r| r as usize >= self.nroots() || !self.held[r as usize])
         {
             return Err(Error::RootNotHeld { root: r });
+        }
+        let mut sorted = roots.to_vec();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::RootRepeated { root: w[0] });
         }
         let mut packet = TreePacket::empty();
         for &r in roots {

@@ -379,6 +379,8 @@ impl Plum {
                 remap_within_classes(self.remapper.as_ref(), &sim, &class, &mut part2proc)?
             }
         };
+        // The remapper may be the caller's: its mapping indexes the processors below.
+        crate::remap::check_mapping(&sim, &part2proc)?;
         times.reassign = start.elapsed();
         let mut identity = vec![0u32; p * f];
         let identity = Identity.remap(&sim, &mut identity)?.volumes;

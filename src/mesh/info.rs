@@ -1,10 +1,10 @@
 //! Summary numbers of a mesh, as printed by `plume info FILE`.
 
-use super::{geometry, Mesh, Topology};
+use super::{geometry, Mesh, PhysicalName, Topology};
 use std::fmt;
 
-/// Counts, volume and dihedral-angle range of a mesh.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Counts, volume, extent, dihedral-angle range and physical groups of a mesh.
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeshInfo {
     /// Number of vertices (unused ones included).
     pub nverts: usize,
@@ -19,6 +19,33 @@ pub struct MeshInfo {
     pub min_dihedral: f64,
     /// Largest dihedral angle of any element, in degrees.
     pub max_dihedral: f64,
+    /// The smallest and largest coordinates of the elements' vertices, per axis.
+    pub bounding_box: ([f64; 3], [f64; 3]),
+    /// The named physical groups, in file order, with what each tags.
+    pub groups: Vec<GroupInfo>,
+}
+
+/// A named physical group and the number of entities it tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupInfo {
+    /// The group's name, tag and dimension.
+    pub name: PhysicalName,
+    /// Elements (a volume group) or element faces (a surface group) carrying its tag.
+    pub count: usize,
+}
+
+impl fmt::Display for GroupInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (kind, what) = match self.name.dim {
+            3 => ("volume", "elements"),
+            _ => ("surface", "faces"),
+        };
+        write!(
+            f,
+            "group '{}'  {kind} {}, {} {what}",
+            self.name.name, self.name.tag, self.count
+        )
+    }
 }
 
 impl MeshInfo {
@@ -36,6 +63,24 @@ impl MeshInfo {
             min_dihedral = min_dihedral.min(lo);
             max_dihedral = max_dihedral.max(hi);
         }
+        let used = mesh.tets.iter().flatten().map(|&v| mesh.coords[v as usize]);
+        let tags = &mesh.tags;
+        let groups = tags
+            .names
+            .iter()
+            .map(|name| GroupInfo {
+                name: name.clone(),
+                count: match name.dim {
+                    3 => tags.volume.iter().filter(|&&t| t == name.tag).count(),
+                    _ => tags
+                        .boundary
+                        .iter()
+                        .flatten()
+                        .filter(|&&t| t == name.tag)
+                        .count(),
+                },
+            })
+            .collect();
         MeshInfo {
             nverts: mesh.nverts(),
             nelems: mesh.nelems(),
@@ -43,6 +88,8 @@ impl MeshInfo {
             volume: mesh.volume(),
             min_dihedral,
             max_dihedral,
+            bounding_box: geometry::bounding_box(used),
+            groups,
         }
     }
 }
@@ -53,11 +100,21 @@ impl fmt::Display for MeshInfo {
         writeln!(f, "elements        {}", self.nelems)?;
         writeln!(f, "boundary faces  {}", self.nboundary_faces)?;
         writeln!(f, "volume          {}", significant(self.volume, 12))?;
+        let corner = |p: [f64; 3]| p.map(|x| significant(x, 12)).join(", ");
+        let (lo, hi) = self.bounding_box;
+        writeln!(f, "bounding box    ({}) – ({})", corner(lo), corner(hi))?;
         write!(
             f,
             "dihedral angles {:.2}° – {:.2}°",
             self.min_dihedral, self.max_dihedral
-        )
+        )?;
+        if self.groups.is_empty() {
+            return write!(f, "\nphysical groups none");
+        }
+        for g in &self.groups {
+            write!(f, "\n{g}")?;
+        }
+        Ok(())
     }
 }
 
@@ -93,6 +150,47 @@ mod tests {
         let text = info.to_string();
         assert!(text.contains("elements        12") && text.contains("45.00° – 90.00°"));
         assert!(text.contains("volume          2\n"), "{text}");
+        assert!(
+            text.contains("bounding box    (0, 0, 0) – (2, 1, 1)\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("physical groups none"), "{text}");
+    }
+
+    #[test]
+    fn groups_count_what_carries_their_tags() {
+        let mut mesh = generate_box([1, 1, 1], [1.0; 3]).unwrap();
+        // Element 0's face 0 and element 1's faces 0 and 2 in group 7; elements 2 and 5 in 4.
+        let mut boundary = vec![[0; 4]; 6];
+        boundary[0][0] = 7;
+        boundary[1] = [7, 0, 7, 0];
+        let named = |dim, tag, name: &str| PhysicalName {
+            dim,
+            tag,
+            name: name.into(),
+        };
+        mesh.tags = crate::mesh::PhysicalTags {
+            volume: vec![0, 0, 4, 0, 0, 4],
+            boundary,
+            names: vec![
+                named(2, 7, "inflow"),
+                named(3, 4, "fluid"),
+                named(2, 9, "none"),
+            ],
+        };
+        let info = MeshInfo::of(&mesh);
+        let counts: Vec<usize> = info.groups.iter().map(|g| g.count).collect();
+        assert_eq!(counts, [3, 2, 0]);
+        let text = info.to_string();
+        assert!(
+            text.contains("\ngroup 'inflow'  surface 7, 3 faces\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("group 'none'  surface 9, 0 faces"), "{text}");
+        assert!(
+            text.contains("group 'fluid'  volume 4, 2 elements"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -126,6 +126,35 @@ pub trait Remapper {
     fn remap(&self, s: &SimilarityMatrix, part2proc: &mut [u32]) -> Result<RemapInfo>;
 }
 
+/// Checks a remapper's output (a user's remapper included): every part on a processor `< P`,
+/// each processor with exactly `F` parts.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] for a mapping of the wrong length, [`Error::Invalid`] naming the
+/// first part on a processor out of range, or the first processor with another number of parts.
+pub fn check_mapping(s: &SimilarityMatrix, part2proc: &[u32]) -> Result<()> {
+    check_buffer(s, part2proc)?;
+    let (p, f) = (s.nprocs(), s.parts_per_proc());
+    let mut parts = vec![0usize; p];
+    for (j, &q) in part2proc.iter().enumerate() {
+        match parts.get_mut(q as usize) {
+            Some(n) => *n += 1,
+            None => {
+                return Err(Error::Invalid(format!(
+                    "the remap puts part {j} on processor {q}, but there are {p} processors"
+                )))
+            }
+        }
+    }
+    match parts.iter().position(|&n| n != f) {
+        Some(q) => Err(Error::Invalid(format!(
+            "the remap gives processor {q} {} parts, each must have {f}",
+            parts[q]
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The common validation of every remapper's output buffer.
 fn check_buffer(s: &SimilarityMatrix, part2proc: &[u32]) -> Result<()> {
     Error::check_len("part2proc", s.nparts(), part2proc.len())

@@ -54,6 +54,12 @@ pub struct ShockConfig {
     pub hier: Option<HierSettings>,
     /// The simulated machine both are timed on.
     pub machine: Machine,
+    /// On ranks: the table sets each processing level's time predicted on `machine` beside
+    /// the measured one. Only when the machine was asked for or calibrated: the default SP2
+    /// model predicts a 1990s machine, not the one the ranks run on. The records keep the
+    /// prediction either way.
+    #[serde(skip)]
+    pub predicts: bool,
     /// The machine as a grid of clusters (`--grid`): processing × `Proc`, communication and
     /// the remap's flight time × `Connect` (written only when given).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +104,7 @@ impl ShockConfig {
             sbn: SbnOptions::default(),
             hier: None,
             machine: Machine::default(),
+            predicts: false,
             grid: None,
             latency: None,
             minex: None,

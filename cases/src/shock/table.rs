@@ -8,6 +8,7 @@ use crate::provenance::{MeshSource, Provenance};
 use crate::run_folder::RunFolder;
 use crate::stream::Streamed;
 use crate::words::{Balancer, Words};
+use plume::sim::Machine;
 
 /// The per-level table as rank 0 prints it while the levels end, with a progress bar, and the
 /// reports it goes into.
@@ -52,7 +53,8 @@ impl Table {
         drop(self.progress);
         let mut text = table_average(&run.levels, &self.columns);
         if let Some(kernel) = run.config.processing {
-            text += &rank_times(&run.levels, kernel.sweeps, run.config.machine.t_leaf);
+            let machine = run.config.predicts.then_some(&run.config.machine);
+            text += &rank_times(&run.levels, kernel.sweeps, machine);
             let models: Vec<_> = run
                 .levels
                 .iter()
@@ -163,8 +165,6 @@ const SBN_SIM_COLUMNS: &[Column] = &[
 const MEASURED_COLUMNS: &[Column] = &[
     ("work LoadImb", Decimals(3), |r| measured(r).work_load_imb),
     ("r. wall s", Decimals(3), |r| measured(r).wall_s),
-    ("pred. s", Decimals(3), |r| measured(r).predicted_s),
-    ("pred. err %", Decimals(1), |r| measured(r).error_pct),
     ("r. proc %", Decimals(1), |r| {
         let m = measured(r);
         m.pct(m.processing_s)
@@ -187,6 +187,13 @@ const MEASURED_COLUMNS: &[Column] = &[
     }),
 ];
 
+/// The machine's prediction of a level processed on the ranks, beside the measured time
+/// ([`ShockConfig::predicts`]).
+const PREDICTED_COLUMNS: &[Column] = &[
+    ("pred. s", Decimals(3), |r| measured(r).predicted_s),
+    ("pred. err %", Decimals(1), |r| measured(r).error_pct),
+];
+
 fn measured(r: &LevelRecord) -> &MeasuredRecord {
     r.measured.as_ref().expect("a level processed on the ranks")
 }
@@ -200,7 +207,7 @@ fn stage_ms(r: &LevelRecord, stage: Stage) -> f64 {
 }
 
 /// The per-level table's columns for `cfg`'s balancer, and the measured ones when the levels
-/// are processed on the ranks.
+/// are processed on the ranks (with the machine's predictions when it predicts).
 fn columns(cfg: &ShockConfig) -> Vec<Column> {
     let (balancer, timing) = match (cfg.balancer, cfg.processing) {
         (Balancer::Plum | Balancer::None | Balancer::Hier, None) => (PLUM_COLUMNS, &[][..]),
@@ -210,7 +217,11 @@ fn columns(cfg: &ShockConfig) -> Vec<Column> {
         (Balancer::Sbn, None) => (SBN_COLUMNS, SBN_SIM_COLUMNS),
         (Balancer::Sbn, Some(_)) => (SBN_COLUMNS, MEASURED_COLUMNS),
     };
-    [balancer, timing].concat()
+    let predicted = match (cfg.processing, cfg.predicts) {
+        (Some(_), true) => PREDICTED_COLUMNS,
+        _ => &[],
+    };
+    [balancer, timing, predicted].concat()
 }
 
 /// The table's title line and its markdown header.
@@ -270,8 +281,9 @@ fn table_row(r: &LevelRecord, columns: &[Column]) -> String {
 /// The kernel's measured cost, the levels' measured and predicted times (the machine's
 /// `t_leaf` against what a leaf took the ranks in the levels, the first cause of an error on a
 /// shared machine), the bytes sent by message kind per level and every rank's measured times
-/// per level.
-fn rank_times(levels: &[LevelRecord], sweeps: u32, t_leaf: f64) -> String {
+/// per level; with the machine that predicts them ([`ShockConfig::predicts`]), the levels'
+/// predicted time.
+fn rank_times(levels: &[LevelRecord], sweeps: u32, machine: Option<&Machine>) -> String {
     let per_leaf = levels
         .first()
         .and_then(|r| r.measured)
@@ -289,14 +301,20 @@ fn rank_times(levels: &[LevelRecord], sweeps: u32, t_leaf: f64) -> String {
     let (wall, predicted) = (sum(|m| m.wall_s), sum(|m| m.predicted_s));
     let leaves: usize = levels.iter().map(|r| r.leaves).sum();
     let in_levels = sum(|m| m.processing_s) / leaves.max(1) as f64;
-    t += &format!(
-        "levels: {wall:.3} s measured, {predicted:.3} s predicted by the simulated machine \
-         (`pred.`, the constants in metrics.json's config.machine): error {:+.1} %; a leaf \
-         took the ranks {:.1} ns in the levels, the machine's t_leaf is {:.1} ns\n",
-        super::error_pct(predicted, wall),
-        in_levels * 1e9,
-        t_leaf * 1e9
-    );
+    t += &match machine {
+        Some(m) => format!(
+            "levels: {wall:.3} s measured, {predicted:.3} s predicted by the simulated machine \
+             (`pred.`, the constants in metrics.json's config.machine): error {:+.1} %; a leaf \
+             took the ranks {:.1} ns in the levels, the machine's t_leaf is {:.1} ns\n",
+            super::error_pct(predicted, wall),
+            in_levels * 1e9,
+            m.t_leaf * 1e9
+        ),
+        None => format!(
+            "levels: {wall:.3} s measured; a leaf took the ranks {:.1} ns in the levels\n",
+            in_levels * 1e9
+        ),
+    };
     t += "\n| level | balance bytes | distribution bytes | migration bytes | locate bytes | \
           faces bytes |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for r in levels {

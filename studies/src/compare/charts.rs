@@ -76,7 +76,7 @@ impl Comparison {
             },
             Chart {
                 file: "cut.svg",
-                title: "Cut% against P, shock wave (SBN: Post-Exec)".into(),
+                title: "Post-Exec Cut% against P, shock wave".into(),
                 y_label: "Cut% (percent of the communication weight)",
                 series: vec![
                     Series::new("PLUM", ours(|r| r.cut_pct.0)).with_colour(PLUM),
@@ -94,7 +94,7 @@ impl Comparison {
                     Series::new("PLUM, what moved", ours(|r| r.max_sr.0)).with_colour(PLUM),
                     Series::new("SBN, what moved", ours(|r| r.max_sr.1)).with_colour(SBN),
                     Series::new("PLUM, predicted", ours(|r| r.plum_predicted_max_sr))
-                        .with_colour(SBN_QWGT),
+                        .with_colour(PLUM_PREDICTED),
                     seed("PLUM", 2, false, PLUM),
                     seed("SBN", 2, true, SBN),
                 ],
@@ -142,12 +142,14 @@ pub(super) const P_LABEL: &str = "P (processors, log₂ scale)";
 /// How the published values are named in the charts' legends.
 const PUBLISHED: &str = "seed 004, published";
 
-/// Palette colours of the methods in the charts.
+/// Palette colours of the series in the charts: one meaning each across every chart of a
+/// comparison.
 const PLUM: usize = 0;
 const SBN: usize = 1;
 const SBN_QWGT: usize = 2;
 const HIER: usize = 3;
 const MINEX: usize = 4;
+const PLUM_PREDICTED: usize = 5;
 
 /// A chart of [`Comparison::write`].
 pub(super) struct Chart {
@@ -156,4 +158,40 @@ pub(super) struct Chart {
     pub(super) y_label: &'static str,
     pub(super) series: Vec<Series>,
     pub(super) options: ChartOptions,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use plume_cases::shock::ShockConfig;
+
+    use super::super::comparison::{compare, HierChoice};
+
+    #[test]
+    fn a_colour_means_one_method_in_every_chart_of_a_comparison() {
+        let mesh = plume::mesh::generate_box([8, 2, 2], [4.0, 1.0, 1.0]).unwrap();
+        let mut base = ShockConfig::new(2);
+        base.levels = 1;
+        let c = compare(&[2, 4], &base, &HierChoice::default(), mesh, |_| Ok(())).unwrap();
+        // The method a series belongs to: the first word of its name (`SBN, what moved`,
+        // `SBN / PLUM`, `SBN QWgt, seed 004, published`).
+        let mut methods: BTreeMap<usize, BTreeMap<String, String>> = BTreeMap::new();
+        for chart in c.charts() {
+            for s in &chart.series {
+                let colour = s.colour.expect("every series has its method's colour");
+                let method = s
+                    .name
+                    .split([',', ' '])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                let file = chart.file.to_string();
+                methods.entry(colour).or_default().insert(method, file);
+            }
+        }
+        for (colour, by_method) in &methods {
+            assert_eq!(by_method.len(), 1, "colour {colour}: {by_method:?}");
+        }
+    }
 }
