@@ -38,7 +38,8 @@ pub struct NamedScheme {
 
 impl NamedScheme {
     /// The solver's scheme of spatial order `order`: 1, explicit Euler in time; 2 is not in
-    /// this build yet (`None`).
+    /// this build yet (`None`; with issue 26's second-order scheme it is
+    /// `SchemeOptions::default()`, and order 1 sets `order: Order::First` as well).
     pub fn of_order(order: u8) -> Option<NamedScheme> {
         match order {
             1 => Some(NamedScheme {
