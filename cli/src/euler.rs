@@ -566,6 +566,8 @@ fn check_not_uniform(case: &Case, states: &[Primitive]) -> CliResult {
         Case::Blast {
             inside, outside, ..
         } => inside != outside,
+        // The command line makes no wave: nothing to refuse.
+        Case::Wave { .. } => false,
     };
     let first = states[0];
     let uniform = states.iter().all(|&w| w == first);
@@ -588,6 +590,7 @@ fn check_not_uniform(case: &Case, states: &[Primitive]) -> CliResult {
             short(centre[1]),
             short(centre[2])
         ),
+        Case::Wave { .. } => unreachable!("a wave is never refused above"),
         Case::Sod { interface, .. } => format!(
             "--interface {}: every leaf's centroid lies on its {} side, so the flow would \
              stay uniform",

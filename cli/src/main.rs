@@ -42,6 +42,7 @@ mod refine;
 mod shock;
 mod signals;
 mod study;
+mod study_euler;
 mod study_minex;
 
 use clap::{Parser, Subcommand};

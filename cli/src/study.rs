@@ -1,7 +1,8 @@
 //! `plume study erosion2d` and `plume study model`: seed 001's own erosion experiment on a 2-D
 //! cellular grid (figures 4a, 4b, 5) and its model-only studies (figures 2, 3); `plume study
 //! hier`: seed 002's lb_test at its scale (tables 2–5, figures 3–7); `plume study minex`
-//! (`study_minex.rs`): seed 004's MinEX tables 14–22 on the shock sequence. Each prints its markdown
+//! (`study_minex.rs`): seed 004's MinEX tables 14–22 on the shock sequence; `plume study euler`
+//! (`study_euler.rs`): the Euler solver's validation. Each prints its markdown
 //! tables and writes them with a JSON file and SVG charts into `--out`.
 
 use std::path::PathBuf;
@@ -37,6 +38,10 @@ pub enum StudyCommand {
     /// configuration: ThroTTle × clusters, P = 2 … 1,024, clusters × interconnect with no and
     /// maximum tolerance, MinEX against METIS and PLUM (tables 14–22, `minex.md` A.7–A.11).
     Minex(super::study_minex::MinexArgs),
+    /// The Euler solver against exact and reference solutions (issue 26): Sod and Toro's
+    /// tests 1–5, a smooth density wave, the blast against a 1-D spherical reference; L1
+    /// errors and observed orders on uniform levels, adaptive runs' share of leaves.
+    Euler(super::study_euler::EulerStudyArgs),
 }
 
 /// Arguments of `plume study hier`.
@@ -166,6 +171,7 @@ pub fn run(cmd: StudyCommand) -> CliResult {
         StudyCommand::Model(args) => model(args)?,
         StudyCommand::Hier(args) => hier_study(args)?,
         StudyCommand::Minex(args) => super::study_minex::run(args)?,
+        StudyCommand::Euler(args) => super::study_euler::run(args)?,
     };
     say(format!(
         "wrote {} ({:.1} s wall)",

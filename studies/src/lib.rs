@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod erosion2d;
+pub mod euler;
 pub mod hier;
 pub mod minex;
 pub mod model_study;

@@ -1,5 +1,6 @@
 //! The flow cases: the Sod shock tube along x (any left and right states and interface, so
-//! other Riemann problems run too) and a blast (a sphere of high pressure at rest).
+//! other Riemann problems run too, Toro's five tests among them), a blast (a sphere of high
+//! pressure at rest) and a smooth density wave carried at uniform velocity and pressure.
 
 use super::gas::Primitive;
 use super::riemann::State1d;
@@ -18,6 +19,79 @@ pub const SOD_RIGHT: State1d = State1d {
     u: 0.0,
     p: 0.1,
 };
+
+/// One of Toro's five Riemann problems (*Riemann Solvers and Numerical Methods for Fluid
+/// Dynamics*, ch. 4, table 4.1) as the book runs it: on `[0, 1]`, the interface at 0.5, the
+/// solution shown at `t_end` (figures 4.7–4.11).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ToroTest {
+    /// The test's number, 1 to 5.
+    pub number: u8,
+    /// State left of the interface.
+    pub left: State1d,
+    /// State right of it.
+    pub right: State1d,
+    /// The interface.
+    pub interface: f64,
+    /// The output time.
+    pub t_end: f64,
+}
+
+/// Toro's tests 1–5 (table 4.1; output times of figures 4.7–4.11): Sod's problem, two
+/// rarefactions leaving a near vacuum, the left and right halves of Woodward and Colella's
+/// blast waves, and the collision of two strong shocks.
+pub const TORO_TESTS: [ToroTest; 5] = [
+    toro(1, [1.0, 0.0, 1.0], [0.125, 0.0, 0.1], 0.25),
+    toro(2, [1.0, -2.0, 0.4], [1.0, 2.0, 0.4], 0.15),
+    toro(3, [1.0, 0.0, 1000.0], [1.0, 0.0, 0.01], 0.012),
+    toro(4, [1.0, 0.0, 0.01], [1.0, 0.0, 100.0], 0.035),
+    toro(
+        5,
+        [5.99924, 19.5975, 460.894],
+        [5.99242, -6.19633, 46.0950],
+        0.035,
+    ),
+];
+
+/// Toro's test `number` of states `[ρ, u, p]` on `[0, 1]`, output at `t_end`.
+const fn toro(number: u8, l: [f64; 3], r: [f64; 3], t_end: f64) -> ToroTest {
+    ToroTest {
+        number,
+        left: State1d {
+            rho: l[0],
+            u: l[1],
+            p: l[2],
+        },
+        right: State1d {
+            rho: r[0],
+            u: r[1],
+            p: r[2],
+        },
+        interface: 0.5,
+        t_end,
+    }
+}
+
+impl ToroTest {
+    /// The test as a case.
+    pub fn case(&self) -> Case {
+        Case::Sod {
+            left: self.left,
+            right: self.right,
+            interface: self.interface,
+        }
+    }
+}
+
+/// A compactly supported bump of class C² on `[-1, 1]`: `(1 − s²)³`, zero outside.
+pub fn bump(s: f64) -> f64 {
+    let inside = 1.0 - s * s;
+    if inside > 0.0 {
+        inside * inside * inside
+    } else {
+        0.0
+    }
+}
 
 /// A flow case: its initial state everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -44,6 +118,20 @@ pub enum Case {
         inside: f64,
         /// Pressure outside.
         outside: f64,
+    },
+    /// A smooth density (entropy) wave carried along x at uniform velocity and pressure:
+    /// density `base.rho + amplitude · bump((x − centre) / half_width)` ([`bump`]), velocity
+    /// `base.u` along x, pressure `base.p`. The exact solution at `t` is the initial state
+    /// moved by `base.u · t`.
+    Wave {
+        /// The uniform state the wave rides on.
+        base: State1d,
+        /// The bump's height over `base.rho`.
+        amplitude: f64,
+        /// The bump's centre along x at t = 0.
+        centre: f64,
+        /// Half the width of the bump's support.
+        half_width: f64,
     },
 }
 
@@ -73,6 +161,21 @@ impl Case {
         match self {
             Case::Sod { .. } => "sod",
             Case::Blast { .. } => "blast",
+            Case::Wave { .. } => "wave",
+        }
+    }
+
+    /// The exact density of a wave case at `x` at time `t` (`None` for the other cases, whose
+    /// references are [`Case::reference`] and the spherical solver).
+    pub fn wave_density(&self, x: [f64; 3], t: f64) -> Option<f64> {
+        match *self {
+            Case::Wave {
+                base,
+                amplitude,
+                centre,
+                half_width,
+            } => Some(base.rho + amplitude * bump((x[0] - base.u * t - centre) / half_width)),
+            _ => None,
         }
     }
 
@@ -101,6 +204,10 @@ impl Case {
                     },
                 )
             }
+            Case::Wave { base, .. } => along_x(State1d {
+                rho: self.wave_density(x, 0.0).unwrap_or(base.rho),
+                ..base
+            }),
         }
     }
 
@@ -113,15 +220,17 @@ impl Case {
                 right,
                 interface,
             } => RiemannReference::new(left, right, interface).ok(),
-            Case::Blast { .. } => None,
+            Case::Blast { .. } | Case::Wave { .. } => None,
         }
     }
 
-    /// The state outside inflow boundaries: Sod's left state, the blast's outside gas.
+    /// The state outside inflow boundaries: Sod's left state, the blast's outside gas, the
+    /// wave's uniform state.
     pub fn inflow(&self) -> Primitive {
         match *self {
             Case::Sod { left, .. } => along_x(left),
             Case::Blast { rho, outside, .. } => Primitive::at_rest(rho, outside),
+            Case::Wave { base, .. } => along_x(base),
         }
     }
 }
@@ -132,5 +241,57 @@ fn along_x(s: State1d) -> Primitive {
         rho: s.rho,
         vel: [s.u, 0.0, 0.0],
         p: s.p,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bump_is_c2_with_compact_support() {
+        assert_eq!(bump(0.0), 1.0);
+        assert_eq!((bump(1.0), bump(-1.5), bump(3.0)), (0.0, 0.0, 0.0));
+        // Its first and second derivatives vanish at s = ±1: one-sided differences of
+        // step h near the edge fall as h² and h.
+        let h = 1e-3;
+        let first = (bump(1.0) - bump(1.0 - h)) / h;
+        let second = (bump(1.0) - 2.0 * bump(1.0 - h) + bump(1.0 - 2.0 * h)) / (h * h);
+        assert!(
+            first.abs() < 1e-4 && second.abs() < 1e-1,
+            "{first} {second}"
+        );
+    }
+
+    #[test]
+    fn the_wave_moves_at_the_base_velocity_and_keeps_the_pressure() {
+        let base = State1d {
+            rho: 1.0,
+            u: 2.0,
+            p: 0.7,
+        };
+        let wave = Case::Wave {
+            base,
+            amplitude: 0.5,
+            centre: 1.0,
+            half_width: 0.25,
+        };
+        let at = |x: f64, t: f64| wave.wave_density([x, 0.3, 0.1], t).unwrap();
+        assert_eq!(at(1.0, 0.0), 1.5);
+        assert_eq!(at(1.6, 0.3), 1.5);
+        assert_eq!(at(1.0 + 0.3, 0.0), 1.0);
+        let w = wave.state_at([1.1, 0.0, 0.0]);
+        assert_eq!((w.vel, w.p), ([2.0, 0.0, 0.0], 0.7));
+        assert_eq!(w.rho, at(1.1, 0.0));
+        assert!(Case::sod(0.5).wave_density([0.0; 3], 0.0).is_none());
+    }
+
+    #[test]
+    fn toro_tests_have_their_waves_inside_the_unit_tube_at_their_output_times() {
+        for test in TORO_TESTS {
+            let exact = RiemannReference::new(test.left, test.right, test.interface).unwrap();
+            let until = exact.unbounded_until(0.0, 1.0);
+            assert!(test.t_end < until, "test {}: {until}", test.number);
+        }
     }
 }

@@ -14,8 +14,10 @@
 //! - [`balanced`]: the scheme's stages as SBN's root jobs, balanced while the ranks work;
 //! - [`indicator`]: the density-jump indicator and its marks;
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
-//! - [`cases`]: the Sod tube and the blast;
-//! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
+//! - [`cases`]: the Sod tube (Toro's tests among its Riemann problems), the blast, the smooth
+//!   density wave;
+//! - [`validation`]: a run against a reference (L1 density error, profiles along x or r);
+//! - [`spherical`]: the 1-D spherically symmetric reference of the blast on a fine radial grid;
 //! - [`messages`]: errors a user can act on (input states that would overflow, a flow no
 //!   longer physical), numbers in short form;
 //! - [`decisions`]: what a run records of its decision points (`--policy`, `--balancer hier`)
@@ -45,10 +47,11 @@ pub mod record;
 pub mod riemann;
 pub mod run_ranks;
 pub mod scheme;
+pub mod spherical;
 pub mod totals;
 pub mod validation;
 
-pub use cases::Case;
+pub use cases::{Case, ToroTest, TORO_TESTS};
 pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudget};
 pub use flux::FluxScheme;
 pub use gas::{Conserved, Primitive, GAMMA, NVARS};

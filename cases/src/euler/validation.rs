@@ -1,6 +1,7 @@
-//! How far a run of a Riemann problem along x (the Sod case) is from the exact solution
-//! (`flow-solver.md`, cases and checks): the volume-weighted L1 error of the density, and the
-//! density profile along x against the exact one, for the reports and the chart.
+//! How far a run is from a reference solution (`flow-solver.md`, cases and checks): the
+//! volume-weighted L1 error of the density against any exact density field (a Riemann
+//! problem's along x, the smooth wave's, the spherical blast's), and profiles of the flow along
+//! a coordinate (x, or the radius) for the reports and the charts.
 //!
 //! The error is summed exactly ([`LeafSums`]), so it does not depend on P.
 
@@ -9,6 +10,7 @@ use plume::comm::{Comm, CommExt};
 use plume::mesh::geometry;
 use plume::Result;
 
+use super::gas::{Conserved, Primitive};
 use super::riemann::{ExactRiemann, RiemannError, State1d};
 use super::totals::LeafSums;
 
@@ -37,13 +39,18 @@ impl RiemannReference {
 
     /// The exact density at `x` at time `t` (at `t = 0`, the initial states).
     pub fn density(&self, x: f64, t: f64) -> f64 {
+        self.state(x, t).rho
+    }
+
+    /// The exact state at `x` at time `t` (at `t = 0`, the initial states).
+    pub fn state(&self, x: f64, t: f64) -> State1d {
         let dx = x - self.interface;
         if t > 0.0 {
-            self.exact.sample(dx / t).rho
+            self.exact.sample(dx / t)
         } else if dx < 0.0 {
-            self.exact.left.rho
+            self.exact.left
         } else {
-            self.exact.right.rho
+            self.exact.right
         }
     }
 
@@ -67,14 +74,25 @@ impl RiemannReference {
     /// # Errors
     /// Transport errors.
     pub fn density_l1<C: Comm + ?Sized>(&self, comm: &C, forest: &Forest, t: f64) -> Result<f64> {
-        let [error, volume] = LeafSums::gather(comm, forest, |leaf, v| {
-            [
-                v * (leaf.data[0] - self.density(leaf.centroid[0], t)).abs(),
-                v,
-            ]
-        })?;
-        Ok(if volume > 0.0 { error / volume } else { 0.0 })
+        density_l1(comm, forest, |x| self.density(x[0], t))
     }
+}
+
+/// The volume-weighted L1 error of the density over the leaves of every rank's `forest`
+/// against the exact density `exact(x)` at each leaf's centroid `x` (a collective):
+/// `Σ V·|ρ − exact(x_c)| / Σ V`.
+///
+/// # Errors
+/// Transport errors.
+pub fn density_l1<C: Comm + ?Sized>(
+    comm: &C,
+    forest: &Forest,
+    exact: impl Fn([f64; 3]) -> f64,
+) -> Result<f64> {
+    let [error, volume] = LeafSums::gather(comm, forest, |leaf, v| {
+        [v * (leaf.data[0] - exact(leaf.centroid)).abs(), v]
+    })?;
+    Ok(if volume > 0.0 { error / volume } else { 0.0 })
 }
 
 /// The density along x over every rank's leaves (a collective): `slabs` slabs of equal width
@@ -86,13 +104,30 @@ impl RiemannReference {
 pub fn density_profile<C: Comm + ?Sized>(
     comm: &C,
     forest: &Forest,
-    (lo, hi): (f64, f64),
+    range: (f64, f64),
     slabs: usize,
+) -> crate::Result<Vec<(f64, f64)>> {
+    profile(comm, forest, (|x| x[0], range, slabs), |w| w.rho)
+}
+
+/// A value of the flow along a coordinate over every rank's leaves (a collective): with
+/// `(along, (lo, hi), slabs)`, `slabs` slabs of equal width of the coordinate `along(x)`
+/// between `lo` and `hi` (x, or the distance from a centre), each the volume-weighted mean of
+/// `value` (of a leaf's primitive state) over the leaves whose centroid lies in it, at the
+/// slab's middle; empty slabs are left out, centroids beyond the range count in the end slabs.
+///
+/// # Errors
+/// [`crate::Error::Input`] for no slab or an empty or non-finite range; transport errors.
+pub fn profile<C: Comm + ?Sized>(
+    comm: &C,
+    forest: &Forest,
+    (along, (lo, hi), slabs): (impl Fn([f64; 3]) -> f64, (f64, f64), usize),
+    value: impl Fn(&Primitive) -> f64,
 ) -> crate::Result<Vec<(f64, f64)>> {
     let range = hi - lo;
     if slabs == 0 || !(range.is_finite() && range > 0.0) {
         return Err(crate::Error::Input(format!(
-            "a density profile needs slabs (got {slabs}) over a finite range lo < hi (got {lo} to {hi})"
+            "a profile needs slabs (got {slabs}) over a finite range lo < hi (got {lo} to {hi})"
         )));
     }
     let width = range / slabs as f64;
@@ -100,8 +135,9 @@ pub fn density_profile<C: Comm + ?Sized>(
     let mut mass = vec![0.0; 2 * slabs];
     forest.for_each_leaf(|leaf| {
         let v = geometry::volume(&leaf.corners).abs();
-        let s = slab(leaf.centroid[0]);
-        mass[2 * s] += v * leaf.data[0];
+        let s = slab(along(leaf.centroid));
+        let u: Conserved = std::array::from_fn(|k| leaf.data[k]);
+        mass[2 * s] += v * value(&Primitive::of(&u));
         mass[2 * s + 1] += v;
     });
     // Slab sums travel whole and add in rank order; a slab's mean then depends on P only
@@ -129,7 +165,7 @@ mod tests {
         let mesh = generate_box([4, 1, 1], [1.0, 0.25, 0.25]).unwrap();
         let mut forest = Forest::new(
             mesh,
-            AdaptOptions::with_fields(vec![Transfer::Conservative]),
+            AdaptOptions::with_fields(vec![Transfer::Conservative; crate::euler::NVARS]),
         )
         .unwrap();
         forest.mark_refine_where(|_| true);
