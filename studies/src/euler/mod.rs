@@ -18,7 +18,7 @@ pub mod runs;
 use std::time::Instant;
 
 use plume_cases::euler::spherical::{shock_radius, Geometry, RadialFlow};
-use plume_cases::euler::{Case, RiemannReference, SchemeOptions, State1d, TimeScheme, TORO_TESTS};
+use plume_cases::euler::{Case, RiemannReference, SchemeOptions, State1d, TORO_TESTS};
 use plume_cases::provenance::Provenance;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -37,21 +37,20 @@ pub struct NamedScheme {
 }
 
 impl NamedScheme {
-    /// The solver's scheme of spatial order `order`: 1, explicit Euler in time; 2 is not in
-    /// this build yet (`None`; with issue 26's second-order scheme it is
-    /// `SchemeOptions::default()`, and order 1 sets `order: Order::First` as well).
+    /// The solver's scheme of spatial order `order` as `plume run euler` runs it: 1 with
+    /// explicit Euler in time ([`SchemeOptions::first_order`]), 2 the default (SSP-RK2,
+    /// Venkatakrishnan's limiter); `None` for another order.
     pub fn of_order(order: u8) -> Option<NamedScheme> {
-        match order {
-            1 => Some(NamedScheme {
-                order: 1,
-                name: "first order".into(),
-                scheme: SchemeOptions {
-                    time: TimeScheme::Euler,
-                    ..SchemeOptions::default()
-                },
-            }),
-            _ => None,
-        }
+        let (name, scheme) = match order {
+            1 => ("first order", SchemeOptions::first_order()),
+            2 => ("second order", SchemeOptions::default()),
+            _ => return None,
+        };
+        Some(NamedScheme {
+            order,
+            name: name.into(),
+            scheme,
+        })
     }
 }
 
