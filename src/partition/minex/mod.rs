@@ -75,7 +75,7 @@
 //! - **Units**: [`UnitCosts::SEED`] (all 1) for the seed's tables; a machine's nanoseconds
 //!   ([`crate::sim::Machine::unit_costs`]) for comparisons of time.
 //!
-//! `docs/minex.md` says the same for users.
+//! `docs/design/minex.md` says the same for users.
 
 mod coarse;
 mod grid;
