@@ -9,7 +9,7 @@
 //!   halo of the other ranks' leaves);
 //! - [`scheme`]: boundaries, residual, CFL time step, explicit Euler or SSP-RK2;
 //! - [`balanced`]: the scheme's stages as SBN's root jobs, balanced while the ranks work;
-//! - [`indicator`]: the density-jump indicator and its marks;
+//! - [`indicator`]: the refinement indicators (jump, gradient, Löhner) and their marks;
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
 //! - [`cases`]: the Sod tube and the blast;
 //! - [`validation`]: a Sod run against the exact solution (L1 error, density profile);
@@ -45,7 +45,7 @@ pub use cases::Case;
 pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudget};
 pub use flux::FluxScheme;
 pub use gas::{Conserved, Primitive, GAMMA, NVARS};
-pub use indicator::IndicatorOptions;
+pub use indicator::{Indicator, IndicatorOptions, Variables};
 pub use riemann::{ExactRiemann, State1d};
 pub use scheme::{SchemeOptions, TimeScheme};
 pub use totals::{LeafSums, TotalSums, Totals};
