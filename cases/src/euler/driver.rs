@@ -270,7 +270,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         sbn: Option<SbnOptions>,
     ) -> Result<Self> {
         cfg.check()?;
-        let boundaries = Boundaries::from_tags(&initial.mesh().tags, cfg.case.inflow())?;
+        let boundaries = Boundaries::from_tags(&initial.mesh().tags, &[], cfg.case.inflow())?;
         let opts = adapt_options(&cfg);
         // Each rank holds only its part of the mesh, SBN's processing levels included.
         let run = Run::on_parts(comm, initial, opts, balancer)?;
