@@ -66,8 +66,12 @@ fn residual(c: &mut Criterion) {
                 flux,
                 ..SchemeOptions::default()
             },
-            boundaries: Boundaries::from_tags(&initial.mesh().tags, Primitive::at_rest(1.0, 1.0))
-                .unwrap(),
+            boundaries: Boundaries::from_tags(
+                &initial.mesh().tags,
+                &[],
+                Primitive::at_rest(1.0, 1.0),
+            )
+            .unwrap(),
         };
         let mut rate = vec![[0.0; 5]; mesh.nleaves()];
         g.bench_function(name, |b| {
