@@ -74,8 +74,12 @@ fn residual(c: &mut Criterion) {
                 order,
                 ..SchemeOptions::default()
             },
-            boundaries: Boundaries::from_tags(&initial.mesh().tags, Primitive::at_rest(1.0, 1.0))
-                .unwrap(),
+            boundaries: Boundaries::from_tags(
+                &initial.mesh().tags,
+                &[],
+                Primitive::at_rest(1.0, 1.0),
+            )
+            .unwrap(),
         };
         let mut rate = vec![[0.0; 5]; mesh.nleaves()];
         let name = format!("{flux:?}_{}", order as u8 + 1).to_lowercase();

@@ -185,7 +185,7 @@ fn euler_run(procs: usize, t_end: f64) -> RunCpu {
     let mesh = read_shock_mesh();
     serial.lap(Phase::Read);
     let cfg = blast_config(procs, &mesh, t_end);
-    let boundaries = Boundaries::from_tags(&mesh.tags, cfg.euler.case.inflow()).expect("tags");
+    let boundaries = Boundaries::from_tags(&mesh.tags, &[], cfg.euler.case.inflow()).expect("tags");
     let mesh = ForRank0::new(Some(mesh));
     let mut runs = launch_threads(procs, |comm| {
         // As `run euler` does: the partitioners run on rank 0, which holds the mesh.

@@ -21,8 +21,8 @@ use plume_cases::euler::record::EulerRunConfig;
 use plume_cases::euler::run_ranks::{self, MeshExtent};
 use plume_cases::euler::scheme::DEFAULT_VENKAT_K;
 use plume_cases::euler::{
-    Case, EulerConfig, FluxScheme, IndicatorOptions, InitialRefinement, Limiter, MemoryBudget,
-    Order, Primitive, SchemeOptions, State1d, TimeScheme,
+    Case, EulerConfig, FluxScheme, Indicator, IndicatorOptions, InitialRefinement, Limiter,
+    MemoryBudget, Order, Primitive, SchemeOptions, State1d, TimeScheme, Variables,
 };
 use plume_cases::provenance::MeshSource;
 use plume_cases::words::{Balancer, InitialName, PartitionerName, PolicyName};
@@ -90,6 +90,50 @@ pub enum LimiterName {
     Venkat,
     /// None: unlimited gradients (smooth flows only).
     None,
+}
+
+/// Refinement indicators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IndicatorName {
+    /// The largest normalised jump across a face.
+    Jump,
+    /// The leaf's size times its gradient, normalised.
+    Gradient,
+    /// Löhner's normalised second difference.
+    Loehner,
+}
+
+/// Variables an indicator looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VariableName {
+    /// Density.
+    Density,
+    /// Pressure.
+    Pressure,
+    /// Velocity magnitude.
+    Velocity,
+}
+
+/// The indicator options `args` ask for, thresholds defaulting to the indicator's.
+fn indicator_options(args: &EulerArgs) -> IndicatorOptions {
+    let indicator = match args.indicator {
+        IndicatorName::Jump => Indicator::Jump,
+        IndicatorName::Gradient => Indicator::Gradient,
+        IndicatorName::Loehner => Indicator::Loehner,
+    };
+    let (refine, coarsen) = indicator.default_thresholds();
+    let has = |v| args.indicator_vars.contains(&v);
+    IndicatorOptions {
+        indicator,
+        variables: Variables {
+            density: has(VariableName::Density),
+            pressure: has(VariableName::Pressure),
+            velocity: has(VariableName::Velocity),
+        },
+        refine_above: args.refine_above.unwrap_or(refine),
+        coarsen_below: args.coarsen_below.unwrap_or(coarsen),
+        max_depth: args.max_depth,
+    }
 }
 
 /// Arguments of `plume run euler`.
@@ -189,12 +233,24 @@ pub struct EulerArgs {
     /// Time integration [default: ssp-rk2 with --order 2, euler with --order 1].
     #[arg(long, value_enum)]
     pub time: Option<TimeName>,
-    /// Refine leaves whose density jump |ρa − ρb| / min(ρa, ρb) across a face exceeds this.
-    #[arg(long, default_value_t = 0.1, value_parser = finite)]
-    pub refine_above: f64,
-    /// Coarsen families whose leaves' jumps are all below this.
-    #[arg(long, default_value_t = 0.02, value_parser = finite)]
-    pub coarsen_below: f64,
+    /// The refinement indicator (docs/euler.md says when to use each): `jump` (the largest
+    /// normalised jump across a face), `gradient` (the leaf's size times its Green–Gauss
+    /// gradient, normalised), `loehner` (Löhner's normalised second difference, in [0, 1]).
+    #[arg(long, value_enum, default_value_t = IndicatorName::Jump)]
+    pub indicator: IndicatorName,
+    /// The variables the indicator looks at, comma-separated: density, pressure, velocity
+    /// (its magnitude, scaled by the speed of sound); a leaf refines when any asks. The
+    /// initial refinement looks at all three.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "density")]
+    pub indicator_vars: Vec<VariableName>,
+    /// Refine leaves whose indicator exceeds this [default: 0.1 for jump and gradient, 0.8
+    /// for loehner].
+    #[arg(long, value_parser = finite)]
+    pub refine_above: Option<f64>,
+    /// Coarsen families whose leaves' indicators are all below this [default: 0.02 for jump
+    /// and gradient, 0.2 for loehner].
+    #[arg(long, value_parser = finite)]
+    pub coarsen_below: Option<f64>,
     /// Deepest refinement level.
     #[arg(long, default_value_t = 2, value_parser = levels)]
     pub max_depth: u8,
@@ -391,11 +447,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     let euler = EulerConfig {
         case,
         scheme: scheme_options(args)?,
-        indicator: IndicatorOptions {
-            refine_above: args.refine_above,
-            coarsen_below: args.coarsen_below,
-            max_depth: args.max_depth,
-        },
+        indicator: indicator_options(args),
         initial: InitialRefinement::Adaptive,
         adapt_every: args.adapt_every,
         t_end: args.t_end.unwrap_or(match args.case {

@@ -34,7 +34,7 @@ fn toro3_faces(limiters: &[Limiter]) -> Vec<(u64, bool)> {
         t_end: 1.0,
         memory: MemoryBudget::UNLIMITED,
     };
-    let boundaries = Boundaries::from_tags(&initial.mesh().tags, case.inflow()).unwrap();
+    let boundaries = Boundaries::from_tags(&initial.mesh().tags, &[], case.inflow()).unwrap();
     launch_threads(1, |comm| {
         let plum = Plum::new(PlumOptions::new(1))?;
         let euler = EulerRun::new(comm, &initial, cfg, GatheredPlum::new(plum))?;

@@ -104,6 +104,7 @@ fn the_adaptive_run_reaches_the_finest_uniform_error_with_a_third_of_its_leaves(
         refine_above: 0.01,
         coarsen_below: 0.002,
         max_depth: 2,
+        ..IndicatorOptions::default()
     };
     let adaptive = run(
         1,

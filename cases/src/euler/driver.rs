@@ -1,7 +1,7 @@
 //! One rank's part of an Euler run: a [`Run`] carrying the conserved variables on its
 //! leaves, the [`FlowMesh`] rebuilt after each adaptation step, and the loop's pieces: the
 //! initial mesh adapted to the initial state, an iteration of the scheme, an adaptation step
-//! driven by the density-jump indicator. Balancing is the run's balancer's in the adaptation
+//! driven by the indicator ([`super::indicator`]). Balancing is the run's balancer's in the adaptation
 //! steps (PLUM, or the diffusive repartitioner: trees migrated by the [`Run`]), or SBN's while the ranks compute each stage of an iteration
 //! ([`super::balanced`]; trees move lazily).
 
@@ -21,7 +21,7 @@ use plume::metrics::{Phase, RankCpu};
 use super::balanced::StageJobs;
 use super::cases::Case;
 use super::gas::NVARS;
-use super::indicator::{marks, IndicatorOptions};
+use super::indicator::{marks, IndicatorOptions, Variables};
 use super::mesh::FlowMesh;
 use super::scheme::{Boundaries, Scheme, SchemeOptions, Stage, StepCounts};
 use super::totals::{TotalSums, Totals};
@@ -36,7 +36,9 @@ pub const MIN_CFL: f64 = 1e-3;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InitialRefinement {
-    /// By the indicator on the initial state, `max_depth` rounds.
+    /// By the indicator on the initial state on every variable (density, pressure, velocity:
+    /// whatever `--indicator-vars` says of the flow), `max_depth` rounds, the state sampled at
+    /// each new leaf's centroid.
     Adaptive,
     /// Every leaf, this many levels.
     Uniform(u8),
@@ -271,7 +273,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         sbn: Option<SbnOptions>,
     ) -> Result<Self> {
         cfg.check()?;
-        let boundaries = Boundaries::from_tags(&initial.mesh().tags, cfg.case.inflow())?;
+        let boundaries = Boundaries::from_tags(&initial.mesh().tags, &[], cfg.case.inflow())?;
         let opts = adapt_options(&cfg);
         // Each rank holds only its part of the mesh, SBN's processing levels included.
         let run = Run::on_parts(comm, initial, opts, balancer)?;
@@ -319,7 +321,14 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         };
         for _ in 0..rounds {
             let refine = match cfg.initial {
-                InitialRefinement::Adaptive => marks(&euler.mesh, &cfg.indicator).refine,
+                // Every variable: an initial state may jump in pressure alone (the blast).
+                InitialRefinement::Adaptive => {
+                    let on_all = IndicatorOptions {
+                        variables: Variables::ALL,
+                        ..cfg.indicator
+                    };
+                    marks(&euler.mesh, &on_all).refine
+                }
                 InitialRefinement::Uniform(_) => euler.mesh.halo.adjacency.leaves.clone(),
             };
             euler.adapt_marked(refine, Vec::new())?;

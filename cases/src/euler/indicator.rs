@@ -1,18 +1,140 @@
-//! The adaptation indicator (`flow-solver.md`): per leaf, the largest normalised density
-//! jump `|ρ_a − ρ_b| / min(ρ_a, ρ_b)` across its faces (boundary faces count 0); leaves above
-//! the refine threshold are refined, families whose leaves are all below the coarsen
-//! threshold are coarsened (the forest removes a family only when all its leaves ask).
+//! The adaptation indicators (`flow-solver.md`, issue 26): per leaf, a number from its state
+//! and its face neighbours' (ghosts included; boundary faces take no part), on one or several
+//! flow variables (density, pressure, velocity magnitude: the largest over the variables, so a
+//! leaf refines when any variable asks). Leaves above the refine threshold are refined,
+//! families whose leaves are all below the coarsen threshold are coarsened (the forest removes
+//! a family only when all its leaves ask).
+//!
+//! The three indicators, each dimensionless (`s` is a variable's scale across a face: the
+//! smaller of the two densities or pressures, the smaller of the two speeds of sound for the
+//! velocity magnitude, so a jump in velocity is a jump in Mach number):
+//! - [`Indicator::Jump`]: the largest normalised jump `|φ_a − φ_b| / s` across the faces;
+//! - [`Indicator::Gradient`]: `h |∇φ| / s_i` with `h = V^{1/3}` and the Green–Gauss gradient
+//!   `∇φ = (1/V) Σ_k φ_f,k n_k A_k`, `φ_f` the mean of the two sides (the leaf's own value on a
+//!   boundary face: a zero-gradient closure), `s_i` the leaf's own scale;
+//! - [`Indicator::Loehner`]: Löhner's second-difference estimator written for cell-centred
+//!   data on tetrahedra: the face differences `d_k = φ_k − φ_i` of the leaf's neighbours give
+//!   `|Σ_k d_k| / (Σ_k |d_k| + ε Σ_k (|φ_k| + |φ_i|))`, `ε` = [`LOEHNER_FILTER`]: the
+//!   numerator is an undivided Laplacian (it vanishes on a linear field sampled symmetrically),
+//!   the denominator the first differences plus a noise filter, so the value lies in [0, 1],
+//!   near 1 at a discontinuity whatever its strength and near 0 where the flow is smooth.
 
 use plume::adapt::LeafId;
+use plume::mesh::geometry::norm;
 
+use super::gas::{Conserved, Primitive};
 use super::mesh::FlowMesh;
+
+/// The noise filter ε of [`Indicator::Loehner`] (Löhner 1987's customary 0.01: differences
+/// smaller than about 1 % of the values are not taken for a wave).
+pub const LOEHNER_FILTER: f64 = 0.01;
+
+/// Which estimator marks the leaves (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Indicator {
+    /// The largest normalised jump across the faces.
+    #[default]
+    Jump,
+    /// The Green–Gauss gradient times the leaf's size, normalised.
+    Gradient,
+    /// Löhner's normalised second difference.
+    Loehner,
+}
+
+impl Indicator {
+    /// The default `(refine_above, coarsen_below)` thresholds: 0.1 and 0.02 for the jump and
+    /// the gradient (a 10 % jump refines; the gradient of a jump `J` across one face of a
+    /// regular tetrahedron reads about 0.9 J), 0.8 and 0.2 for Löhner's (FLASH's defaults).
+    pub fn default_thresholds(self) -> (f64, f64) {
+        match self {
+            Indicator::Jump | Indicator::Gradient => (0.1, 0.02),
+            Indicator::Loehner => (0.8, 0.2),
+        }
+    }
+}
+
+/// The flow variables an indicator looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Variables {
+    /// Density ρ.
+    pub density: bool,
+    /// Pressure p.
+    pub pressure: bool,
+    /// Velocity magnitude |u|.
+    pub velocity: bool,
+}
+
+impl Variables {
+    /// Density only (the default: the flow's waves all move density but the contact moves
+    /// nothing else, and the shock moves all).
+    pub const DENSITY: Variables = Variables {
+        density: true,
+        pressure: false,
+        velocity: false,
+    };
+    /// All three (the initial refinement's: an initial state may jump in any of them).
+    pub const ALL: Variables = Variables {
+        density: true,
+        pressure: true,
+        velocity: true,
+    };
+
+    /// The variables chosen, each with its value and scale of a primitive state.
+    fn chosen(self) -> impl Iterator<Item = Variable> {
+        [
+            (self.density, Variable::Density),
+            (self.pressure, Variable::Pressure),
+            (self.velocity, Variable::Velocity),
+        ]
+        .into_iter()
+        .filter_map(|(on, v)| on.then_some(v))
+    }
+}
+
+impl Default for Variables {
+    fn default() -> Self {
+        Variables::DENSITY
+    }
+}
+
+/// One flow variable.
+#[derive(Debug, Clone, Copy)]
+enum Variable {
+    Density,
+    Pressure,
+    Velocity,
+}
+
+impl Variable {
+    /// Its value in `w`.
+    fn value(self, w: &Primitive) -> f64 {
+        match self {
+            Variable::Density => w.rho,
+            Variable::Pressure => w.p,
+            Variable::Velocity => norm(w.vel),
+        }
+    }
+
+    /// Its scale in `w` (see the module doc).
+    fn scale(self, w: &Primitive) -> f64 {
+        match self {
+            Variable::Velocity => w.sound_speed(),
+            v => v.value(w),
+        }
+    }
+}
 
 /// When to refine and coarsen.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct IndicatorOptions {
-    /// Refine a leaf whose jump exceeds this.
+    /// The estimator.
+    pub indicator: Indicator,
+    /// The variables it looks at.
+    pub variables: Variables,
+    /// Refine a leaf whose indicator exceeds this.
     pub refine_above: f64,
-    /// Coarsen a leaf whose jump is below this.
+    /// Coarsen a leaf whose indicator is below this.
     pub coarsen_below: f64,
     /// Deepest level a leaf is refined to.
     pub max_depth: u8,
@@ -20,9 +142,12 @@ pub struct IndicatorOptions {
 
 impl Default for IndicatorOptions {
     fn default() -> Self {
+        let (refine_above, coarsen_below) = Indicator::Jump.default_thresholds();
         IndicatorOptions {
-            refine_above: 0.1,
-            coarsen_below: 0.02,
+            indicator: Indicator::Jump,
+            variables: Variables::DENSITY,
+            refine_above,
+            coarsen_below,
             max_depth: 3,
         }
     }
@@ -37,30 +162,80 @@ pub struct Marks {
     pub coarsen: Vec<LeafId>,
 }
 
-/// The indicator of every leaf of `mesh`, in leaf order.
-pub fn density_jumps(mesh: &FlowMesh) -> Vec<f64> {
+/// The indicator `opts` asks for of every leaf of `mesh`, in leaf order: the largest over
+/// the chosen variables (0 with none).
+pub fn indicator_values(mesh: &FlowMesh, opts: &IndicatorOptions) -> Vec<f64> {
     (0..mesh.nleaves())
         .map(|i| {
-            let rho = mesh.state[i][0];
-            (0..4)
-                .filter_map(|k| mesh.neighbour_state(i, k))
-                .map(|other| (rho - other[0]).abs() / rho.min(other[0]))
+            let this = Primitive::of(&mesh.state[i]);
+            let across: [Option<Primitive>; 4] = std::array::from_fn(|k| {
+                mesh.neighbour_state(i, k)
+                    .map(|u: Conserved| Primitive::of(&u))
+            });
+            opts.variables
+                .chosen()
+                .map(|v| leaf_value(opts.indicator, v, mesh, i, (&this, &across)))
                 .fold(0.0, f64::max)
         })
         .collect()
 }
 
+/// The indicator of leaf `i` of `mesh` on variable `v`, its primitive state `this` and its
+/// neighbours' across each face (`None` on the boundary).
+fn leaf_value(
+    indicator: Indicator,
+    v: Variable,
+    mesh: &FlowMesh,
+    i: usize,
+    (this, across): (&Primitive, &[Option<Primitive>; 4]),
+) -> f64 {
+    let phi = v.value(this);
+    let neighbours = || across.iter().flatten();
+    match indicator {
+        Indicator::Jump => neighbours()
+            .map(|w| (phi - v.value(w)).abs() / v.scale(this).min(v.scale(w)))
+            .fold(0.0, f64::max),
+        Indicator::Gradient => {
+            let g = &mesh.geometry[i];
+            let mut grad = [0.0; 3];
+            for (face, other) in g.faces.iter().zip(across) {
+                let at_face = other.map_or(phi, |w| 0.5 * (phi + v.value(&w)));
+                let n = face.outward_normal();
+                for d in 0..3 {
+                    grad[d] += at_face * n[d] * face.area;
+                }
+            }
+            norm(grad) / g.volume * g.volume.cbrt() / v.scale(this)
+        }
+        Indicator::Loehner => {
+            let (mut sum, mut abs, mut filter) = (0.0, 0.0, 0.0);
+            for w in neighbours() {
+                let d = v.value(w) - phi;
+                sum += d;
+                abs += d.abs();
+                filter += v.value(w).abs() + phi.abs();
+            }
+            let den = abs + LOEHNER_FILTER * filter;
+            if den > 0.0 {
+                sum.abs() / den
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
 /// The marks of `mesh`'s leaves under `opts`.
 pub fn marks(mesh: &FlowMesh, opts: &IndicatorOptions) -> Marks {
     let mut marks = Marks::default();
-    for ((jump, &level), &id) in density_jumps(mesh)
+    for ((value, &level), &id) in indicator_values(mesh, opts)
         .iter()
         .zip(&mesh.level)
         .zip(&mesh.halo.adjacency.leaves)
     {
-        if *jump > opts.refine_above && level < opts.max_depth {
+        if *value > opts.refine_above && level < opts.max_depth {
             marks.refine.push(id);
-        } else if *jump < opts.coarsen_below && level > 0 {
+        } else if *value < opts.coarsen_below && level > 0 {
             marks.coarsen.push(id);
         }
     }

@@ -12,7 +12,7 @@
 //! - [`reconstruct`]: second order, the states reconstructed on the faces;
 //! - [`scheme`]: boundaries, residual, CFL time step, explicit Euler, SSP-RK2 or SSP-RK3;
 //! - [`balanced`]: the scheme's stages as SBN's root jobs, balanced while the ranks work;
-//! - [`indicator`]: the density-jump indicator and its marks;
+//! - [`indicator`]: the refinement indicators (jump, gradient, Löhner) and their marks;
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
 //! - [`cases`]: the Sod tube (Toro's tests among its Riemann problems), the blast, the smooth
 //!   density wave;
@@ -55,7 +55,7 @@ pub use cases::{Case, ToroTest, TORO_TESTS};
 pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudget};
 pub use flux::FluxScheme;
 pub use gas::{Conserved, Primitive, GAMMA, NVARS};
-pub use indicator::IndicatorOptions;
+pub use indicator::{Indicator, IndicatorOptions, Variables};
 pub use limiter::Limiter;
 pub use riemann::{ExactRiemann, State1d};
 pub use scheme::{Order, SchemeOptions, TimeScheme};

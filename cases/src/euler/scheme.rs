@@ -21,15 +21,41 @@ use super::reconstruct::{FaceStates, Reconstruction};
 use plume::adapt::Across;
 
 /// What a boundary face does to the flow.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BoundaryKind {
-    /// Reflective wall (the untagged boundary).
+    /// Reflective slip wall (the untagged boundary): the flux of the wall's pressure alone.
     Wall,
     /// Transmissive: the outside state is the inside one.
     Outflow,
-    /// A fixed outside state.
+    /// A fixed outside state, the flux the numerical flux's Riemann solver (HLLC or Rusanov)
+    /// gives between the leaf and it.
     Inflow,
+    /// The same flux as [`BoundaryKind::Inflow`] (a fixed outside state through the Riemann
+    /// solver, so waves leave and the outside state comes in only as far as its
+    /// characteristics carry it): the usual name of an outer boundary.
+    Farfield,
+    /// A mirror plane: for the Euler equations the same flux as a slip wall.
+    Symmetry,
+}
+
+impl BoundaryKind {
+    /// Every kind, with its name.
+    pub const ALL: [(BoundaryKind, &'static str); 5] = [
+        (BoundaryKind::Wall, "wall"),
+        (BoundaryKind::Outflow, "outflow"),
+        (BoundaryKind::Inflow, "inflow"),
+        (BoundaryKind::Farfield, "farfield"),
+        (BoundaryKind::Symmetry, "symmetry"),
+    ];
+
+    /// The kind named `name`.
+    pub fn named(name: &str) -> Option<BoundaryKind> {
+        BoundaryKind::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|&(k, _)| k)
+    }
 }
 
 /// The boundary condition of every physical tag.
@@ -37,29 +63,47 @@ pub enum BoundaryKind {
 pub struct Boundaries {
     /// `kinds[tag]`: the kind of the faces tagged `tag` (tag 0 and tags without a name: wall).
     kinds: Vec<BoundaryKind>,
-    /// The outside state of inflow faces.
+    /// The outside state of inflow and farfield faces.
     inflow: Primitive,
 }
 
 impl Boundaries {
-    /// The boundaries by physical group name (`wall`, `outflow`, `inflow`) of the surface
-    /// groups of `tags`; the untagged boundary is a wall; `inflow` is the state outside
-    /// inflow faces.
+    /// The boundaries of the surface groups of `tags`: a group named in `map` (group name,
+    /// kind) takes that kind, any other one the kind its own name says (`wall`, `outflow`,
+    /// `inflow`, `farfield`, `symmetry`); the untagged boundary is a wall; `inflow` is the
+    /// state outside inflow and farfield faces.
     ///
     /// # Errors
-    /// [`Error::Input`] naming a surface group that is none of the three, or one that tags
-    /// no boundary face (its triangles lie on interior faces, where no condition applies).
-    pub fn from_tags(tags: &PhysicalTags, inflow: Primitive) -> Result<Boundaries> {
+    /// [`Error::Input`] naming a name of `map` that is no surface group of `tags`, a surface
+    /// group that is no kind and not in `map`, or one that tags no boundary face (its
+    /// triangles lie on interior faces, where no condition applies).
+    pub fn from_tags(
+        tags: &PhysicalTags,
+        map: &[(String, BoundaryKind)],
+        inflow: Primitive,
+    ) -> Result<Boundaries> {
+        let groups = || tags.names.iter().filter(|n| n.dim == 2);
+        if let Some((missing, _)) = map.iter().find(|(g, _)| groups().all(|n| &n.name != g)) {
+            let names: Vec<&str> = groups().map(|n| n.name.as_str()).collect();
+            return Err(Error::Input(format!(
+                "--bc {missing}: the mesh has no surface group '{missing}' (its groups: {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        }
         let mut kinds = Vec::new();
-        for name in tags.names.iter().filter(|n| n.dim == 2) {
-            let kind = match name.name.as_str() {
-                "wall" => BoundaryKind::Wall,
-                "outflow" => BoundaryKind::Outflow,
-                "inflow" => BoundaryKind::Inflow,
-                other => {
+        for name in groups() {
+            let mapped = map.iter().rev().find(|(g, _)| *g == name.name);
+            let kind = match mapped.map(|&(_, k)| k).or(BoundaryKind::named(&name.name)) {
+                Some(kind) => kind,
+                None => {
                     return Err(Error::Input(format!(
-                        "boundary group '{other}' (tag {}) is not wall, outflow or inflow",
-                        name.tag
+                        "boundary group '{}' (tag {}) is not wall, outflow, inflow, farfield or \
+                         symmetry: name its condition with --bc {}=KIND",
+                        name.name, name.tag, name.name
                     )))
                 }
             };
@@ -93,9 +137,9 @@ impl Boundaries {
     /// state for an inflow (what the gradients see beyond the boundary).
     pub fn outside(&self, tag: u32, inside: &Primitive, n: [f64; 3]) -> Primitive {
         match self.kind(tag) {
-            BoundaryKind::Wall => inside.mirrored(n),
+            BoundaryKind::Wall | BoundaryKind::Symmetry => inside.mirrored(n),
             BoundaryKind::Outflow => *inside,
-            BoundaryKind::Inflow => self.inflow,
+            BoundaryKind::Inflow | BoundaryKind::Farfield => self.inflow,
         }
     }
 
@@ -103,9 +147,11 @@ impl Boundaries {
     /// `n`, the leaf's state on the face being `this`.
     fn flux(&self, flux: FluxScheme, this: Side, tag: u32, n: [f64; 3]) -> Conserved {
         match self.kind(tag) {
-            BoundaryKind::Wall => flux.wall_flux(this.0, n),
+            BoundaryKind::Wall | BoundaryKind::Symmetry => flux.wall_flux(this.0, n),
             BoundaryKind::Outflow => flux.flux_of(this, this, n),
-            BoundaryKind::Inflow => flux.flux(this.0, &self.inflow.conserved(), n),
+            BoundaryKind::Inflow | BoundaryKind::Farfield => {
+                flux.flux(this.0, &self.inflow.conserved(), n)
+            }
         }
     }
 }
@@ -546,6 +592,7 @@ mod tests {
     fn boundaries_follow_the_group_names_and_untagged_faces_are_walls() {
         let b = Boundaries::from_tags(
             &named(&[(3, "inflow"), (7, "outflow"), (1, "wall")]),
+            &[],
             Primitive::at_rest(1.0, 1.0),
         )
         .unwrap();
@@ -554,15 +601,71 @@ mod tests {
         assert_eq!(b.kind(1), BoundaryKind::Wall);
         assert_eq!(b.kind(0), BoundaryKind::Wall);
         assert_eq!(b.kind(99), BoundaryKind::Wall);
-        let e = Boundaries::from_tags(&named(&[(2, "farfield")]), Primitive::at_rest(1.0, 1.0));
-        assert!(e.unwrap_err().to_string().contains("'farfield'"));
+        let e = Boundaries::from_tags(&named(&[(2, "far")]), &[], Primitive::at_rest(1.0, 1.0));
+        assert!(e.unwrap_err().to_string().contains("'far'"));
+    }
+
+    #[test]
+    fn bc_maps_group_names_to_kinds_and_refuses_unknown_groups() {
+        let tags = named(&[(3, "left"), (7, "right"), (1, "symmetry"), (2, "farfield")]);
+        let map = [
+            ("left".to_string(), BoundaryKind::Inflow),
+            ("right".to_string(), BoundaryKind::Outflow),
+            ("farfield".to_string(), BoundaryKind::Wall),
+        ];
+        let b = Boundaries::from_tags(&tags, &map, Primitive::at_rest(1.0, 1.0)).unwrap();
+        assert_eq!(b.kind(3), BoundaryKind::Inflow);
+        assert_eq!(b.kind(7), BoundaryKind::Outflow);
+        assert_eq!(b.kind(1), BoundaryKind::Symmetry);
+        // A mapping overrides the kind the group's own name says.
+        assert_eq!(b.kind(2), BoundaryKind::Wall);
+        let unmapped = Boundaries::from_tags(&tags, &map[..1], Primitive::at_rest(1.0, 1.0));
+        assert!(unmapped
+            .unwrap_err()
+            .to_string()
+            .contains("--bc right=KIND"));
+        let bad = [("top".to_string(), BoundaryKind::Wall)];
+        let e = Boundaries::from_tags(&tags, &bad, Primitive::at_rest(1.0, 1.0)).unwrap_err();
+        assert!(e.to_string().contains("no surface group 'top'"), "{e}");
+    }
+
+    #[test]
+    fn symmetry_is_a_wall_and_farfield_an_inflow_of_the_outside_state() {
+        let tags = named(&[(1, "wall"), (2, "symmetry"), (3, "inflow"), (4, "farfield")]);
+        let outside = Primitive {
+            rho: 0.5,
+            vel: [0.3, -0.2, 0.1],
+            p: 0.4,
+        };
+        let scheme = Scheme {
+            opts: SchemeOptions::default(),
+            boundaries: Boundaries::from_tags(&tags, &[], outside).unwrap(),
+        };
+        let corners = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let geometry = LeafGeometry::new(&corners, &[0, 1, 2, 3]);
+        let inside = Primitive {
+            rho: 1.0,
+            vel: [0.1, 0.2, -0.3],
+            p: 1.0,
+        };
+        let u = inside.conserved();
+        let (w, c) = with_speed(&u);
+        let rate = |tag| scheme.leaf_rate([(&u, &w, c); 4], &geometry, [Beyond::Boundary(tag); 4]);
+        assert_eq!(rate(2), rate(1));
+        assert_eq!(rate(4), rate(3));
+        assert_ne!(rate(3), rate(1));
+        // An inside state equal to the outside one is a free stream: nothing changes.
+        let free = outside.conserved();
+        let (w, c) = with_speed(&free);
+        let still = scheme.leaf_rate([(&free, &w, c); 4], &geometry, [Beyond::Boundary(4); 4]);
+        assert!(still.iter().all(|r| r.abs() < 1e-14), "{still:?}");
     }
 
     #[test]
     fn a_group_on_no_boundary_face_is_an_error_naming_it() {
         let mut tags = named(&[(3, "inflow")]);
         tags.names.extend(named(&[(7, "outflow")]).names);
-        let e = Boundaries::from_tags(&tags, Primitive::at_rest(1.0, 1.0)).unwrap_err();
+        let e = Boundaries::from_tags(&tags, &[], Primitive::at_rest(1.0, 1.0)).unwrap_err();
         assert!(e.to_string().contains("'outflow' (tag 7)"), "{e}");
     }
 }

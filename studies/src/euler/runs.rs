@@ -135,6 +135,7 @@ pub fn run(
             refine_above: cfg.refine_above,
             coarsen_below: cfg.coarsen_below,
             max_depth: depth,
+            ..IndicatorOptions::default()
         },
         initial: start,
         adapt_every,
