@@ -19,7 +19,7 @@ use plume_cases::euler::cases::{SOD_LEFT, SOD_RIGHT};
 use plume_cases::euler::messages::check_state;
 use plume_cases::euler::record::EulerRunConfig;
 use plume_cases::euler::run_ranks::{self, MeshExtent};
-use plume_cases::euler::scheme::DEFAULT_VENKAT_K;
+use plume_cases::euler::scheme::{BoundaryKind, DEFAULT_VENKAT_K};
 use plume_cases::euler::{
     Case, EulerConfig, FluxScheme, Indicator, IndicatorOptions, InitialRefinement, Limiter,
     MemoryBudget, Order, Primitive, SchemeOptions, State1d, TimeScheme, Variables,
@@ -199,6 +199,16 @@ pub struct EulerArgs {
     /// for blast].
     #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
+    /// The boundary condition of the mesh's surface group NAME: wall (slip), outflow
+    /// (transmissive), inflow or farfield (the --inflow state outside, fluxes by the Riemann
+    /// solver), symmetry (a mirror, the same flux as a wall); repeatable. Groups not named here
+    /// take the kind their own name says.
+    #[arg(long = "bc", value_name = "NAME=KIND", value_parser = boundary)]
+    pub bcs: Vec<(String, BoundaryKind)>,
+    /// The state outside inflow and farfield faces [default: Sod's left state; the blast's
+    /// gas at rest].
+    #[arg(long, value_name = "ρ,u,v,w,p", value_parser = outside_state)]
+    pub inflow: Option<Primitive>,
     /// Sod: the state left of the interface [default: 1,0,1].
     #[arg(long, value_name = "ρ,u,p", value_parser = state)]
     pub left: Option<State1d>,
@@ -332,6 +342,36 @@ fn scheme_options(args: &EulerArgs) -> CliResult<SchemeOptions> {
         },
         cfl: args.cfl,
     })
+}
+
+/// Parses `NAME=KIND`.
+fn boundary(text: &str) -> Result<(String, BoundaryKind), String> {
+    let kinds = || BoundaryKind::ALL.map(|(_, n)| n).join(", ");
+    let (name, kind) = text
+        .split_once('=')
+        .ok_or_else(|| format!("must be NAME=KIND, KIND one of {}", kinds()))?;
+    let kind = BoundaryKind::named(kind.trim())
+        .ok_or_else(|| format!("unknown kind '{kind}': one of {}", kinds()))?;
+    Ok((name.trim().to_string(), kind))
+}
+
+/// Parses `ρ,u,v,w,p`.
+fn outside_state(text: &str) -> Result<Primitive, String> {
+    let numbers: Vec<f64> = text
+        .split(',')
+        .map(|w| w.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| "must be five numbers ρ,u,v,w,p".to_string())?;
+    let finite = numbers.iter().all(|x| x.is_finite());
+    match numbers[..] {
+        [rho, u, v, w, p] if rho > 0.0 && p > 0.0 && finite => Ok(Primitive {
+            rho,
+            vel: [u, v, w],
+            p,
+        }),
+        [_, _, _, _, _] => Err("density and pressure must be positive and finite".into()),
+        _ => Err("must be five numbers ρ,u,v,w,p".into()),
+    }
 }
 
 /// Parses `ρ,u,p`.
@@ -496,6 +536,8 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
             sbn
         }),
         output_every: args.output_every,
+        bc: args.bcs.clone(),
+        inflow: args.inflow,
         euler,
     })
 }

@@ -470,3 +470,69 @@ fn runs_that_would_never_finish_are_refused_before_they_start() {
     ok(&with(&[&short[..], &["--max-iterations", "7"]].concat()));
     assert!(dir.path("out/metrics.json").exists());
 }
+
+/// Two tetrahedra (centroids at x = 0.25 and 0.5) whose boundary triangle 1 2 3 is the
+/// surface group `far`.
+const FAR_GROUP: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n\
+    2 2 \"far\"\n$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n\
+    5 1 1 1\n$EndNodes\n$Elements\n3\n1 2 2 2 2 1 2 3\n2 4 2 0 0 1 2 3 4\n\
+    3 4 2 0 0 2 3 4 5\n$EndElements\n";
+
+#[test]
+fn boundary_groups_take_the_kind_bc_names_before_the_run_starts() {
+    let dir = TempDir::new("euler-bc");
+    let mesh = dir.arg("far.msh");
+    std::fs::write(&mesh, FAR_GROUP).unwrap();
+    let out = dir.arg("out");
+    let run = |extra: &[&str]| -> Vec<String> {
+        let base = [
+            "run",
+            "euler",
+            "--procs",
+            "1",
+            "--mesh",
+            &mesh,
+            "--interface",
+            "0.4",
+            "--t-end",
+            "0.01",
+            "--max-depth",
+            "0",
+            "--vtk",
+            "none",
+            "--out",
+            &out,
+        ];
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    // A group whose name is no kind, not named by --bc: refused before the table.
+    let failed = fails(&refs(&run(&[])), 1, &["'far'", "--bc far=KIND"]);
+    assert!(failed.stdout.is_empty(), "{}", failed.stdout);
+    let failed = fails(
+        &refs(&run(&["--bc", "near=wall"])),
+        1,
+        &["--bc near", "far"],
+    );
+    assert!(failed.stdout.is_empty(), "{}", failed.stdout);
+    fails(
+        &refs(&run(&["--bc", "far=bogus"])),
+        2,
+        &["--bc", "farfield"],
+    );
+    fails(&refs(&run(&["--inflow", "1,0,0,0"])), 2, &["--inflow"]);
+    // Named, it runs, and the records say how.
+    ok(&refs(&run(&[
+        "--bc",
+        "far=farfield",
+        "--inflow",
+        "1,0.5,0,0,1",
+    ])));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("out/metrics.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        json["config"]["bc"],
+        serde_json::json!([["far", "farfield"]])
+    );
+    assert_eq!(json["config"]["inflow"]["vel"][0], 0.5);
+}

@@ -5,6 +5,8 @@
 use plume::balance::{Plum, PlumOptions, SbnOptions};
 use plume::dist::{self, Diffusive, GatheredPlum, NoBalancing};
 
+use super::gas::Primitive;
+use super::scheme::{Boundaries, BoundaryKind};
 use super::EulerConfig;
 use crate::hier::HierSettings;
 use crate::minex::{GridSpec, MinexPartitioner, MinexSettings, MinexSetup};
@@ -12,6 +14,7 @@ use crate::words::PolicySettings;
 use crate::words::{
     Balancer, InitialName, LatencyName, ObjectiveName, PartitionerName, PolicyName,
 };
+use plume::mesh::PhysicalTags;
 use plume::partition::Partitioner;
 
 /// The when-to-balance policy of a run that names none: PLUM's `LoadImb` threshold 1.05.
@@ -56,12 +59,28 @@ pub struct EulerRunConfig {
     pub minex: Option<MinexSettings>,
     /// Iterations between outputs.
     pub output_every: usize,
+    /// Boundary conditions named for surface groups (`--bc NAME=KIND`), over the groups'
+    /// own names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bc: Vec<(String, BoundaryKind)>,
+    /// The state outside inflow and farfield faces (`--inflow`; the case's by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inflow: Option<Primitive>,
     /// The solver's settings.
     #[serde(flatten)]
     pub euler: EulerConfig,
 }
 
 impl EulerRunConfig {
+    /// The boundary conditions of `tags` (`mesh.tags` of the run's mesh).
+    ///
+    /// # Errors
+    /// [`Boundaries::from_tags`]'s.
+    pub fn boundaries(&self, tags: &PhysicalTags) -> crate::Result<Boundaries> {
+        let inflow = self.inflow.unwrap_or_else(|| self.euler.case.inflow());
+        Boundaries::from_tags(tags, &self.bc, inflow)
+    }
+
     /// The run's policy: the one named, or [`DEFAULT_POLICY`].
     pub fn policy(&self) -> PolicyName {
         self.policy.unwrap_or(DEFAULT_POLICY)

@@ -182,7 +182,7 @@ impl RankCase for OnRanks<'_, '_> {
         let extent = MeshExtent::of(&mesh);
         let cfg = (self.0.config)(process.procs, &extent)?;
         (self.0.check)(&cfg, &mesh)?;
-        let boundaries = Boundaries::from_tags(&mesh.tags, &[], cfg.euler.case.inflow())?;
+        let boundaries = cfg.boundaries(&mesh.tags)?;
         if !self.0.probes.is_empty() {
             // Probes are located in the whole mesh once, before the run.
             let initial = InitialMesh::new(mesh.clone())?;
