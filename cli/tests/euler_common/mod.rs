@@ -20,6 +20,8 @@ pub struct LeafSample {
     pub level: u8,
     /// Centroid.
     pub centroid: [f64; 3],
+    /// Corners.
+    pub corners: [[f64; 3]; 4],
     /// Volume.
     pub volume: f64,
     /// State.
@@ -89,6 +91,7 @@ pub fn samples<C: plume::comm::Comm + ?Sized>(euler: &EulerRun<C>) -> Vec<LeafSa
             keys,
             level: leaf.level,
             centroid: leaf.centroid,
+            corners: leaf.corners,
             volume: geometry::volume(&leaf.corners).abs(),
             state: std::array::from_fn(|k| leaf.data[k]),
         });
