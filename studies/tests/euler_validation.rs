@@ -79,6 +79,24 @@ fn sod_and_toro_1_to_5_converge_to_the_exact_solution_at_first_order() {
 }
 
 #[test]
+fn sod_and_toro_1_to_5_converge_faster_at_second_order() {
+    // Measured with the default second-order scheme (Venkatakrishnan, K = 5, SSP-RK2): the
+    // discontinuities bound the order below 1, but every error on level 2 is 1.5 to 2.7 times
+    // below the first order's.
+    let measured = [
+        ("sod", (9.600e-3, 0.81)),
+        ("toro1", (9.617e-3, 0.78)),
+        ("toro2", (1.453e-2, 0.75)),
+        ("toro3", (1.540e-1, 0.61)),
+        ("toro4", (1.495e-1, 0.62)),
+        ("toro5", (8.603e-1, 0.53)),
+    ];
+    for (name, m) in measured {
+        converges(name, 2, m);
+    }
+}
+
+#[test]
 fn the_smooth_wave_converges_at_first_order() {
     // Measured: 2.557e-2 on level 2, order 0.71 from level 1 (tending to 1 as h falls).
     converges("wave", 1, (2.557e-2, 0.71));
