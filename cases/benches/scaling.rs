@@ -163,6 +163,8 @@ fn blast_config(procs: usize, mesh: &Mesh, t_end: f64) -> EulerRunConfig {
         latency: None,
         minex: None,
         output_every: 50,
+        bc: Vec::new(),
+        inflow: None,
         euler: EulerConfig {
             case: Case::blast(std::array::from_fn(|d| 0.5 * (lo[d] + hi[d])), 0.2 * extent),
             scheme: SchemeOptions::default(),

@@ -96,7 +96,7 @@ pub enum RunCommand {
     Erosion(erosion::ErosionArgs),
     /// A finite-volume Euler flow (Sod tube, blast) driving the adaptation, balanced by PLUM
     /// on P thread or MPI ranks.
-    Euler(euler::EulerArgs),
+    Euler(Box<euler::EulerArgs>),
 }
 
 /// Runs one parsed command line.

@@ -4,7 +4,7 @@
 //! the boundary's outside state ([`Boundaries::outside`]), so every leaf has four
 //! neighbours. With `d_k` the offset from the leaf's centroid to neighbour `k` and weights
 //! `1/|d_k|²`, the gradient minimises `Σ_k |∇W·d_k − ΔW_k|² / |d_k|²`: it is exact for a
-//! linear field, and the normal matrix depends on the geometry only ([`LeastSquares`], built
+//! linear field, and the normal matrix depends on the geometry only ([`super::lsq::LeastSquares`], built
 //! once per flow mesh). A leaf whose neighbours lie (nearly) in a plane gets a zero gradient.
 //!
 //! Every leaf's gradient is computed by the rank holding it, from its own neighbours' states
@@ -12,9 +12,9 @@
 
 use plume::adapt::Across;
 
+use super::boundary::Boundaries;
 use super::gas::{Primitive, NVARS};
 use super::mesh::FlowMesh;
-use super::scheme::Boundaries;
 
 pub use super::lsq::Gradient;
 

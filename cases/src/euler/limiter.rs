@@ -16,7 +16,7 @@
 //! and the leaf takes the smallest factor over its faces.
 
 use super::gas::NVARS;
-use super::gradient::Gradient;
+use super::lsq::Gradient;
 use plume::mesh::geometry::dot;
 
 /// How the gradients are limited.

@@ -10,7 +10,8 @@
 //! - [`lsq`], [`gradient`]: least-squares gradients of the primitive variables;
 //! - [`limiter`]: Barth–Jespersen and Venkatakrishnan limiters;
 //! - [`reconstruct`]: second order, the states reconstructed on the faces;
-//! - [`scheme`]: boundaries, residual, CFL time step, explicit Euler, SSP-RK2 or SSP-RK3;
+//! - [`boundary`]: the boundary conditions by physical group;
+//! - [`scheme`]: residual, CFL time step, explicit Euler, SSP-RK2 or SSP-RK3;
 //! - [`balanced`]: the scheme's stages as SBN's root jobs, balanced while the ranks work;
 //! - [`indicator`]: the refinement indicators (jump, gradient, Löhner) and their marks;
 //! - [`totals`]: mass, momentum and energy summed in an order independent of P;
@@ -31,6 +32,7 @@
 //! (each face between two leaves is evaluated once from each side, with the same bits).
 
 pub mod balanced;
+pub mod boundary;
 pub mod cases;
 pub mod decisions;
 pub mod driver;

@@ -13,12 +13,12 @@ use plume::adapt::Across;
 use plume::comm::Comm;
 use plume::dist::Run;
 
+use super::boundary::Boundaries;
 use super::flux::Side;
 use super::gas::{Conserved, Primitive, NVARS};
 use super::gradient::{neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
 use super::mesh::FlowMesh;
-use super::scheme::Boundaries;
 use crate::error::Result;
 
 /// A state on a face, with what the fluxes read of it, made from its primitive variables.
