@@ -145,20 +145,11 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// [`Error::LengthMismatch`] on every rank when the data received does not fit the
     /// ghosts (the halo is stale); transport errors.
     pub fn refresh_halo(&self, halo: &mut Halo) -> Result<()> {
-        let outgoing: Vec<Vec<f64>> = halo
-            .sends
-            .iter()
-            .map(|leaves| self.data_of(&halo.adjacency, leaves))
-            .collect();
-        let data: Vec<f64> = self
-            .comm
-            .all_to_all_serde(&outgoing)?
-            .into_iter()
-            .flatten()
-            .collect();
-        let fits = Error::check_len("ghost data received", halo.ghost_data.len(), data.len());
-        self.comm.agree(fits)?;
-        halo.ghost_data = data;
+        let nfields = self.forest.options().nfields;
+        let forest = &self.forest;
+        halo.ghost_data = self.exchange_halo(halo, nfields, |i, out| {
+            out.extend_from_slice(forest.leaf_data(halo.adjacency.leaves[i]))
+        })?;
         Ok(())
     }
 

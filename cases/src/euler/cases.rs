@@ -236,7 +236,7 @@ impl Case {
 }
 
 /// The 3-D state of the 1-D state `s` along x.
-fn along_x(s: State1d) -> Primitive {
+pub(crate) fn along_x(s: State1d) -> Primitive {
     Primitive {
         rho: s.rho,
         vel: [s.u, 0.0, 0.0],

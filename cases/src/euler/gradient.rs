@@ -52,17 +52,23 @@ pub fn neighbour_values(
     })
 }
 
-/// The (unlimited) gradient of the primitive variables on every leaf of `mesh`, in leaf
-/// order, with `boundaries` standing beyond boundary faces.
-pub fn primitive_gradients(mesh: &FlowMesh, boundaries: &Boundaries) -> Vec<Gradient> {
-    let leaves: Vec<[f64; NVARS]> = mesh
+/// The primitive variables of `mesh`'s leaves and of its ghosts, in their orders.
+pub fn mesh_primitives(mesh: &FlowMesh) -> (Vec<[f64; NVARS]>, Vec<[f64; NVARS]>) {
+    let leaves = mesh
         .state
         .iter()
         .map(|u| primitive_array(&Primitive::of(u)))
         .collect();
-    let ghosts: Vec<[f64; NVARS]> = (0..mesh.halo.ghosts.len() as u32)
+    let ghosts = (0..mesh.halo.ghosts.len() as u32)
         .map(|g| primitive_array(&Primitive::of(&mesh.ghost_state(g))))
         .collect();
+    (leaves, ghosts)
+}
+
+/// The (unlimited) gradient of the primitive variables on every leaf of `mesh`, in leaf
+/// order, with `boundaries` standing beyond boundary faces.
+pub fn primitive_gradients(mesh: &FlowMesh, boundaries: &Boundaries) -> Vec<Gradient> {
+    let (leaves, ghosts) = mesh_primitives(mesh);
     (0..mesh.nleaves())
         .map(|i| {
             let beyond = neighbour_values(mesh, boundaries, (&leaves, &ghosts), i);

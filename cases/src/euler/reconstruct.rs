@@ -16,7 +16,7 @@ use plume::dist::Run;
 use super::boundary::Boundaries;
 use super::flux::Side;
 use super::gas::{Conserved, Primitive, NVARS};
-use super::gradient::{neighbour_values, primitive_array, primitive_of_array};
+use super::gradient::{mesh_primitives, neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
 use super::mesh::FlowMesh;
 use crate::error::Result;
@@ -105,14 +105,7 @@ impl Reconstruction<'_> {
     /// The face states of the leaves of `mesh` and the number of faces that fell back to first
     /// order.
     pub fn leaf_faces(&self, mesh: &FlowMesh) -> (Vec<[FaceState; 4]>, u64) {
-        let leaves: Vec<[f64; NVARS]> = mesh
-            .state
-            .iter()
-            .map(|u| primitive_array(&Primitive::of(u)))
-            .collect();
-        let ghosts: Vec<[f64; NVARS]> = (0..mesh.halo.ghosts.len() as u32)
-            .map(|g| primitive_array(&Primitive::of(&mesh.ghost_state(g))))
-            .collect();
+        let (leaves, ghosts) = mesh_primitives(mesh);
         let lsq = mesh.least_squares();
         let mut fallbacks = 0;
         let faces = (0..mesh.nleaves())

@@ -84,7 +84,7 @@ impl RadialFlow {
         let mut state = Vec::with_capacity(cells);
         for i in 0..cells {
             let s = initial(0.5 * (faces[i] + faces[i + 1]));
-            let w = along(s);
+            let w = super::cases::along_x(s);
             if !(w.is_physical() && s.u.is_finite()) {
                 return Err(Error::Input(format!(
                     "the radial reference's initial state at r = {} is not physical: {s:?}",
@@ -166,7 +166,7 @@ impl RadialFlow {
             .collect();
         let face_state = |i: usize, side: f64| {
             let w = packed(&prim[i]);
-            along(State1d {
+            super::cases::along_x(State1d {
                 rho: w[0] + side * 0.5 * slopes[i][0],
                 u: w[1] + side * 0.5 * slopes[i][1],
                 p: w[2] + side * 0.5 * slopes[i][2],
@@ -296,15 +296,6 @@ fn monotonized_central(a: f64, b: f64) -> f64 {
 /// `(ρ, u, p)` of a primitive state along x.
 fn packed(w: &Primitive) -> [f64; 3] {
     [w.rho, w.vel[0], w.p]
-}
-
-/// The 3-D state of the 1-D state `s` along x.
-fn along(s: State1d) -> Primitive {
-    Primitive {
-        rho: s.rho,
-        vel: [s.u, 0.0, 0.0],
-        p: s.p,
-    }
 }
 
 #[cfg(test)]
