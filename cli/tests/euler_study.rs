@@ -28,7 +28,7 @@ fn a_small_study_writes_its_tables_json_and_charts() {
     for p in ["sod", "toro1", "toro2", "toro3", "toro4", "toro5", "wave"] {
         files.extend(["density", "velocity", "pressure"].map(|q| format!("{p}_{q}.svg")));
     }
-    files.push("convergence_order1.svg".into());
+    files.extend(["convergence_order1.svg", "convergence_order2.svg"].map(String::from));
     for f in &files {
         assert!(dir.path("out").join(f).is_file(), "{f}");
     }
@@ -41,11 +41,12 @@ fn a_small_study_writes_its_tables_json_and_charts() {
         serde_json::from_str(&std::fs::read_to_string(dir.path("out").join("euler.json")).unwrap())
             .unwrap();
     assert!(json["provenance"].is_object());
-    // 7 tube problems on 2 levels, the blast on 1, and 3 adaptive runs.
+    // Both orders (the default): 7 tube problems on 2 levels, the blast on 1, and 3 adaptive
+    // runs each.
     let rows = json["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 7 * 2 + 1 + 3, "{rows:?}");
+    assert_eq!(rows.len(), 2 * (7 * 2 + 1 + 3), "{rows:?}");
     assert!(rows.iter().all(|r| r["l1"].as_f64().unwrap() > 0.0));
-    assert_eq!(json["fractions"].as_array().unwrap().len(), 3);
+    assert_eq!(json["fractions"].as_array().unwrap().len(), 2 * 3);
 }
 
 #[test]
