@@ -357,38 +357,34 @@ fn boundary(text: &str) -> Result<(String, BoundaryKind), String> {
 
 /// Parses `ρ,u,v,w,p`.
 fn outside_state(text: &str) -> Result<Primitive, String> {
-    let numbers: Vec<f64> = text
-        .split(',')
-        .map(|w| w.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| "must be five numbers ρ,u,v,w,p".to_string())?;
-    let finite = numbers.iter().all(|x| x.is_finite());
-    match numbers[..] {
-        [rho, u, v, w, p] if rho > 0.0 && p > 0.0 && finite => Ok(Primitive {
-            rho,
-            vel: [u, v, w],
-            p,
-        }),
-        [_, _, _, _, _] => Err("density and pressure must be positive and finite".into()),
-        _ => Err("must be five numbers ρ,u,v,w,p".into()),
-    }
+    let [rho, u, v, w, p] = flow_state(text, "ρ,u,v,w,p")?;
+    Ok(Primitive {
+        rho,
+        vel: [u, v, w],
+        p,
+    })
 }
 
 /// Parses `ρ,u,p`.
 fn state(text: &str) -> Result<State1d, String> {
-    let v: Vec<f64> = text
+    let [rho, u, p] = flow_state(text, "ρ,u,p")?;
+    Ok(State1d { rho, u, p })
+}
+
+/// The `N` comma-separated numbers of a state whose first is a density and last a pressure
+/// (`names` lists them for the message): all finite, density and pressure positive.
+fn flow_state<const N: usize>(text: &str, names: &str) -> Result<[f64; N], String> {
+    let shape = || format!("must be {N} numbers {names}");
+    let numbers: Vec<f64> = text
         .split(',')
         .map(|w| w.trim().parse::<f64>())
         .collect::<Result<_, _>>()
-        .map_err(|_| "must be three numbers ρ,u,p".to_string())?;
-    match v[..] {
-        [rho, u, p]
-            if rho > 0.0 && p > 0.0 && rho.is_finite() && p.is_finite() && u.is_finite() =>
-        {
-            Ok(State1d { rho, u, p })
-        }
-        [_, _, _] => Err("density and pressure must be positive and finite".into()),
-        _ => Err("must be three numbers ρ,u,p".into()),
+        .map_err(|_| shape())?;
+    let numbers: [f64; N] = numbers.try_into().map_err(|_| shape())?;
+    if numbers.iter().all(|x| x.is_finite()) && numbers[0] > 0.0 && numbers[N - 1] > 0.0 {
+        Ok(numbers)
+    } else {
+        Err("density and pressure must be positive and finite".into())
     }
 }
 

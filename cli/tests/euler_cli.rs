@@ -292,10 +292,15 @@ fn plum_balances_by_diffusion_on_the_ranks_unless_told_otherwise() {
 
 /// Two tetrahedra sharing the face x + y + z = 1, and a triangle of the group `outflow` lying
 /// on that shared (interior) face.
-const OUTFLOW_INSIDE: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n\
-    2 2 \"outflow\"\n$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n\
-    5 1 1 1\n$EndNodes\n$Elements\n3\n1 2 2 2 2 2 3 4\n2 4 2 0 0 1 2 3 4\n\
-    3 4 2 0 0 2 3 4 5\n$EndElements\n";
+/// Two tetrahedra (centroids at x = 0.25 and 0.5) whose triangle `triangle` (Gmsh node
+/// numbers) is the surface group `group`, tag 2.
+fn two_tets_with_group(group: &str, triangle: &str) -> String {
+    format!(
+        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n2 2 \"{group}\"\n\
+         $EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n$EndNodes\n\
+         $Elements\n3\n1 2 2 2 2 {triangle}\n2 4 2 0 0 1 2 3 4\n3 4 2 0 0 2 3 4 5\n$EndElements\n"
+    )
+}
 
 #[test]
 fn input_that_cannot_apply_is_refused_not_ignored() {
@@ -341,7 +346,8 @@ fn input_that_cannot_apply_is_refused_not_ignored() {
     );
     // A boundary group on interior faces.
     let mesh = dir.path("inside.msh");
-    std::fs::write(&mesh, OUTFLOW_INSIDE).unwrap();
+    // The group's triangle 2 3 4 is the face the two tetrahedra share.
+    std::fs::write(&mesh, two_tets_with_group("outflow", "2 3 4")).unwrap();
     let mut with_mesh = run(&["--procs", "1", "--mesh"]);
     with_mesh.push(mesh.to_str().unwrap().to_string());
     let failed = fails(&refs(&with_mesh), 1, &["'outflow'", "no boundary face"]);
@@ -471,18 +477,11 @@ fn runs_that_would_never_finish_are_refused_before_they_start() {
     assert!(dir.path("out/metrics.json").exists());
 }
 
-/// Two tetrahedra (centroids at x = 0.25 and 0.5) whose boundary triangle 1 2 3 is the
-/// surface group `far`.
-const FAR_GROUP: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n\
-    2 2 \"far\"\n$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n\
-    5 1 1 1\n$EndNodes\n$Elements\n3\n1 2 2 2 2 1 2 3\n2 4 2 0 0 1 2 3 4\n\
-    3 4 2 0 0 2 3 4 5\n$EndElements\n";
-
 #[test]
 fn boundary_groups_take_the_kind_bc_names_before_the_run_starts() {
     let dir = TempDir::new("euler-bc");
     let mesh = dir.arg("far.msh");
-    std::fs::write(&mesh, FAR_GROUP).unwrap();
+    std::fs::write(&mesh, two_tets_with_group("far", "1 2 3")).unwrap();
     let out = dir.arg("out");
     let run = |extra: &[&str]| -> Vec<String> {
         let base = [

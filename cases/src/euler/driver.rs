@@ -327,7 +327,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
                         variables: Variables::ALL,
                         ..cfg.indicator
                     };
-                    marks(&euler.mesh, &on_all).refine
+                    marks(&euler.mesh, &euler.scheme.boundaries, &on_all).refine
                 }
                 InitialRefinement::Uniform(_) => euler.mesh.halo.adjacency.leaves.clone(),
             };
@@ -393,7 +393,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     pub fn adapt(&mut self) -> Result<StepReport> {
         self.run.account(Phase::Mark);
         let start = Instant::now();
-        let marks = marks(&self.mesh, &self.cfg.indicator);
+        let marks = marks(&self.mesh, &self.scheme.boundaries, &self.cfg.indicator);
         self.times.adaptation += start.elapsed();
         self.adapt_marked(marks.refine, marks.coarsen)
     }

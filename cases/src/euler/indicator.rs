@@ -9,9 +9,9 @@
 //! smaller of the two densities or pressures, the smaller of the two speeds of sound for the
 //! velocity magnitude, so a jump in velocity is a jump in Mach number):
 //! - [`Indicator::Jump`]: the largest normalised jump `|φ_a − φ_b| / s` across the faces;
-//! - [`Indicator::Gradient`]: `h |∇φ| / s_i` with `h = V^{1/3}` and the Green–Gauss gradient
-//!   `∇φ = (1/V) Σ_k φ_f,k n_k A_k`, `φ_f` the mean of the two sides (the leaf's own value on a
-//!   boundary face: a zero-gradient closure), `s_i` the leaf's own scale;
+//! - [`Indicator::Gradient`]: `h |∇φ| / s_i` with `h = V^{1/3}`, `∇φ` the scheme's
+//!   least-squares gradient ([`super::gradient`]; for the velocity the norm of the velocity's
+//!   gradient tensor), `s_i` the leaf's own scale;
 //! - [`Indicator::Loehner`]: Löhner's second-difference estimator written for cell-centred
 //!   data on tetrahedra: the face differences `d_k = φ_k − φ_i` of the leaf's neighbours give
 //!   `|Σ_k d_k| / (Σ_k |d_k| + ε Σ_k (|φ_k| + |φ_i|))`, `ε` = [`LOEHNER_FILTER`]: the
@@ -20,9 +20,11 @@
 //!   near 1 at a discontinuity whatever its strength and near 0 where the flow is smooth.
 
 use plume::adapt::LeafId;
-use plume::mesh::geometry::norm;
+use plume::mesh::geometry::{dot, norm};
 
+use super::boundary::Boundaries;
 use super::gas::{Conserved, Primitive};
+use super::gradient::{primitive_gradients, Gradient};
 use super::mesh::FlowMesh;
 
 /// The noise filter ε of [`Indicator::Loehner`] (Löhner 1987's customary 0.01: differences
@@ -36,7 +38,7 @@ pub enum Indicator {
     /// The largest normalised jump across the faces.
     #[default]
     Jump,
-    /// The Green–Gauss gradient times the leaf's size, normalised.
+    /// The least-squares gradient times the leaf's size, normalised.
     Gradient,
     /// Löhner's normalised second difference.
     Loehner,
@@ -162,9 +164,18 @@ pub struct Marks {
     pub coarsen: Vec<LeafId>,
 }
 
-/// The indicator `opts` asks for of every leaf of `mesh`, in leaf order: the largest over
-/// the chosen variables (0 with none).
-pub fn indicator_values(mesh: &FlowMesh, opts: &IndicatorOptions) -> Vec<f64> {
+/// The indicator `opts` asks for of every leaf of `mesh`, in leaf order, with `boundaries`
+/// beyond boundary faces (for the gradients): the largest over the chosen variables (0 with
+/// none).
+pub fn indicator_values(
+    mesh: &FlowMesh,
+    boundaries: &Boundaries,
+    opts: &IndicatorOptions,
+) -> Vec<f64> {
+    let gradients = match opts.indicator {
+        Indicator::Gradient => primitive_gradients(mesh, boundaries),
+        _ => Vec::new(),
+    };
     (0..mesh.nleaves())
         .map(|i| {
             let this = Primitive::of(&mesh.state[i]);
@@ -174,19 +185,36 @@ pub fn indicator_values(mesh: &FlowMesh, opts: &IndicatorOptions) -> Vec<f64> {
             });
             opts.variables
                 .chosen()
-                .map(|v| leaf_value(opts.indicator, v, mesh, i, (&this, &across)))
+                .map(|v| match opts.indicator {
+                    Indicator::Gradient => gradient_value(v, mesh, i, (&this, &gradients[i])),
+                    _ => leaf_value(opts.indicator, v, (&this, &across)),
+                })
                 .fold(0.0, f64::max)
         })
         .collect()
 }
 
-/// The indicator of leaf `i` of `mesh` on variable `v`, its primitive state `this` and its
-/// neighbours' across each face (`None` on the boundary).
-fn leaf_value(
-    indicator: Indicator,
+/// [`Indicator::Gradient`] of leaf `i` of `mesh` on variable `v`, its primitive state `this`
+/// and gradient `grad`.
+fn gradient_value(
     v: Variable,
     mesh: &FlowMesh,
     i: usize,
+    (this, grad): (&Primitive, &Gradient),
+) -> f64 {
+    let size = match v {
+        Variable::Density => norm(grad[0]),
+        Variable::Pressure => norm(grad[4]),
+        Variable::Velocity => grad[1..4].iter().map(|g| dot(*g, *g)).sum::<f64>().sqrt(),
+    };
+    size * mesh.geometry[i].volume.cbrt() / v.scale(this)
+}
+
+/// [`Indicator::Jump`] or [`Indicator::Loehner`] on variable `v` of a leaf of primitive state
+/// `this` whose neighbours' across each face are `across` (`None` on the boundary).
+fn leaf_value(
+    indicator: Indicator,
+    v: Variable,
     (this, across): (&Primitive, &[Option<Primitive>; 4]),
 ) -> f64 {
     let phi = v.value(this);
@@ -195,18 +223,7 @@ fn leaf_value(
         Indicator::Jump => neighbours()
             .map(|w| (phi - v.value(w)).abs() / v.scale(this).min(v.scale(w)))
             .fold(0.0, f64::max),
-        Indicator::Gradient => {
-            let g = &mesh.geometry[i];
-            let mut grad = [0.0; 3];
-            for (face, other) in g.faces.iter().zip(across) {
-                let at_face = other.map_or(phi, |w| 0.5 * (phi + v.value(&w)));
-                let n = face.outward_normal();
-                for d in 0..3 {
-                    grad[d] += at_face * n[d] * face.area;
-                }
-            }
-            norm(grad) / g.volume * g.volume.cbrt() / v.scale(this)
-        }
+        Indicator::Gradient => unreachable!("the gradient indicator reads the gradients"),
         Indicator::Loehner => {
             let (mut sum, mut abs, mut filter) = (0.0, 0.0, 0.0);
             for w in neighbours() {
@@ -225,10 +242,10 @@ fn leaf_value(
     }
 }
 
-/// The marks of `mesh`'s leaves under `opts`.
-pub fn marks(mesh: &FlowMesh, opts: &IndicatorOptions) -> Marks {
+/// The marks of `mesh`'s leaves under `opts`, with `boundaries` beyond boundary faces.
+pub fn marks(mesh: &FlowMesh, boundaries: &Boundaries, opts: &IndicatorOptions) -> Marks {
     let mut marks = Marks::default();
-    for ((value, &level), &id) in indicator_values(mesh, opts)
+    for ((value, &level), &id) in indicator_values(mesh, boundaries, opts)
         .iter()
         .zip(&mesh.level)
         .zip(&mesh.halo.adjacency.leaves)
