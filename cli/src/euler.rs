@@ -244,7 +244,7 @@ pub struct EulerArgs {
     #[arg(long, value_enum)]
     pub time: Option<TimeName>,
     /// The refinement indicator (docs/euler.md says when to use each): `jump` (the largest
-    /// normalised jump across a face), `gradient` (the leaf's size times its Green–Gauss
+    /// normalised jump across a face), `gradient` (the leaf's size times its least-squares
     /// gradient, normalised), `loehner` (Löhner's normalised second difference, in [0, 1]).
     #[arg(long, value_enum, default_value_t = IndicatorName::Jump)]
     pub indicator: IndicatorName,
