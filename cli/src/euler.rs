@@ -237,7 +237,7 @@ pub struct EulerArgs {
     #[arg(long, value_enum)]
     pub limiter: Option<LimiterName>,
     /// Venkatakrishnan's constant K, ε² = (K h)³ with h the cube root of a leaf's volume:
-    /// larger limits less where the flow is smooth (with --limiter venkat) [default: 5].
+    /// larger limits less where the flow is smooth (with --limiter venkat) [default: 20].
     #[arg(long, value_name = "K", value_parser = finite)]
     pub venkat_k: Option<f64>,
     /// Time integration [default: ssp-rk2 with --order 2, euler with --order 1].

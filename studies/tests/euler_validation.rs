@@ -80,16 +80,16 @@ fn sod_and_toro_1_to_5_converge_to_the_exact_solution_at_first_order() {
 
 #[test]
 fn sod_and_toro_1_to_5_converge_faster_at_second_order() {
-    // Measured with the default second-order scheme (Venkatakrishnan, K = 5, SSP-RK2): the
+    // Measured with the default second-order scheme (Venkatakrishnan, K = 20, SSP-RK2): the
     // discontinuities bound the order below 1, but every error on level 2 is 1.5 to 2.7 times
     // below the first order's.
     let measured = [
-        ("sod", (9.600e-3, 0.81)),
-        ("toro1", (9.617e-3, 0.78)),
-        ("toro2", (1.453e-2, 0.75)),
-        ("toro3", (1.540e-1, 0.61)),
-        ("toro4", (1.495e-1, 0.62)),
-        ("toro5", (8.603e-1, 0.53)),
+        ("sod", (9.568e-3, 0.92)),
+        ("toro1", (9.625e-3, 0.92)),
+        ("toro2", (1.197e-2, 0.88)),
+        ("toro3", (1.611e-1, 0.62)),
+        ("toro4", (1.551e-1, 0.60)),
+        ("toro5", (9.004e-1, 0.49)),
     ];
     for (name, m) in measured {
         converges(name, 2, m);
@@ -100,6 +100,15 @@ fn sod_and_toro_1_to_5_converge_faster_at_second_order() {
 fn the_smooth_wave_converges_at_first_order() {
     // Measured: 2.557e-2 on level 2, order 0.71 from level 1 (tending to 1 as h falls).
     converges("wave", 1, (2.557e-2, 0.71));
+}
+
+#[test]
+fn the_smooth_wave_converges_at_second_order() {
+    // The wave enters through an inflow end and leaves through a transmissive one. Measured:
+    // 2.371e-3 on level 2, order 1.99 from level 1 (and 1.84 from level 2 to 3, which
+    // `plume study euler` measures; too slow for the suite): the limiter leaves the smooth
+    // extremum alone.
+    converges("wave", 2, (2.371e-3, 1.99));
 }
 
 #[test]

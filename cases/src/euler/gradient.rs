@@ -2,8 +2,8 @@
 //! squares over what lies beyond its four faces: a neighbouring leaf (held here or a ghost) at
 //! its centroid, or, across a boundary face, the leaf's mirror image through the face with
 //! the boundary's outside state ([`Boundaries::outside`]), so every leaf has four
-//! neighbours. With `d_k` the offset from the leaf's centroid to neighbour `k` and weights
-//! `1/|d_k|²`, the gradient minimises `Σ_k |∇W·d_k − ΔW_k|² / |d_k|²`: it is exact for a
+//! neighbours. With `d_k` the offset from the leaf's centroid to neighbour `k`, the gradient
+//! minimises `Σ_k |∇W·d_k − ΔW_k|²` (equal weights: [`super::lsq`] says why): it is exact for a
 //! linear field, and the normal matrix depends on the geometry only ([`super::lsq::LeastSquares`], built
 //! once per flow mesh). A leaf whose neighbours lie (nearly) in a plane gets a zero gradient.
 //!

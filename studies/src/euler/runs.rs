@@ -79,17 +79,28 @@ pub struct Measured {
     pub profiles: Vec<Vec<(f64, f64)>>,
 }
 
-/// The tube `[0, 1] × [0, 1/n]²` of `n` cubes, its ends (x = 0 and 1) transmissive, its
-/// sides walls (the flow along x slides along them).
-fn tube(cubes: usize) -> plume::Result<InitialMesh> {
+/// The tube `[0, 1] × [0, 1/n]²` of `n` cubes, its end x = 1 transmissive, its end x = 0 of
+/// the boundary kind `entry` (`outflow`: transmissive; `inflow`: the case's inflow state
+/// outside), its sides walls (the flow along x slides along them).
+fn tube(cubes: usize, entry: &str) -> plume::Result<InitialMesh> {
     let h = 1.0 / cubes as f64;
     let mut mesh = generate_box([cubes, 1, 1], [1.0, h, h])?;
-    mesh.tag_boundary(|centre, _| u32::from(centre[0] <= 0.0 || centre[0] >= 1.0))?;
-    mesh.tags.names.push(PhysicalName {
-        dim: 2,
-        tag: 1,
-        name: "outflow".into(),
-    });
+    mesh.tag_boundary(|centre, _| {
+        if centre[0] >= 1.0 {
+            1
+        } else if centre[0] <= 0.0 {
+            2
+        } else {
+            0
+        }
+    })?;
+    for (tag, name) in [(1, "outflow"), (2, entry)] {
+        mesh.tags.names.push(PhysicalName {
+            dim: 2,
+            tag,
+            name: name.into(),
+        });
+    }
     InitialMesh::new(mesh)
 }
 
@@ -111,7 +122,8 @@ pub fn run(
 ) -> Result<Measured, String> {
     let clock = Instant::now();
     let (initial, cubes) = match problem.domain {
-        Domain::Tube => (tube(cfg.tube_cubes), cfg.tube_cubes),
+        Domain::Tube => (tube(cfg.tube_cubes, "outflow"), cfg.tube_cubes),
+        Domain::Channel => (tube(cfg.tube_cubes, "inflow"), cfg.tube_cubes),
         Domain::Octant => (octant(cfg.blast_cubes), cfg.blast_cubes),
     };
     let initial = initial.map_err(|e| e.to_string())?;
