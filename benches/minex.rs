@@ -1,4 +1,4 @@
-//! MinEX against METIS on the shock case's dual graph (`minex.md` A.11: MinEX should cost at
+//! MinEX against METIS on the shock case's dual graph (`docs/design/minex.md`: MinEX should cost at
 //! most 3× METIS's time on the 50,136-root graph at P = 32).
 //!
 //! The graph: `meshes/shock_box.msh` (depth 3) as `plume run shock` adapts it. Level 1's

@@ -1,8 +1,8 @@
 //! Benchmarks of processor reassignment (criterion). Run with `cargo bench --bench remap`.
 //!
-//! Before timing, prints the check of the published claim (plum.md step 6, seed 004 §5.1.3):
-//! "the greedy TotalV heuristic is within 3% of optimal at about 1% of its time", for P = 32
-//! and 64 on three kinds of seeded random similarity matrices:
+//! Before timing, prints the check of the published claim (`docs/design/plum.md`, [Harvey 2001,
+//! §5.1.3]): "the greedy TotalV heuristic is within 3% of optimal at about 1% of its time", for P =
+//! 32 and 64 on three kinds of seeded random similarity matrices:
 //!
 //! - `repartition`: a chain of 200·P roots whose tree sizes grow in a moving window (a shock),
 //!   old and new partitions into equal-weight contiguous blocks, new parts numbered in a random

@@ -1,5 +1,5 @@
-//! The invariants of `adaptation.md` under random refine / coarsen marks over several rounds,
-//! on the box generator and on a piece of the Gmsh mesh: conformity, volume, structure,
+//! The invariants of `docs/design/adaptation.md` under random refine / coarsen marks over several
+//! rounds, on the box generator and on a piece of the Gmsh mesh: conformity, volume, structure,
 //! maximum depth, reversibility, determinism under any marking order, incremental and predicted
 //! dual-graph weights equal to a recomputation, and element quality under uniform refinement.
 

@@ -1,4 +1,4 @@
-//! ULBA against the standard method through the public API (seed 001 §III-C): with α = 0, or
+//! ULBA against the standard method through the public API [Boulmier 2019, §III-C]: with α = 0, or
 //! when half of the ranks or more overload, it decides and shares exactly as the standard
 //! method; with one clear outlier it underloads that rank only.
 

@@ -1,6 +1,6 @@
-//! Per-rank, per-phase CPU accounting of `plume::dist::Run` on thread ranks (`scale.md`, "How
-//! to measure speed-up on a 2-core machine"), for P = 1, 2, 3, 4 on a small box with a moving
-//! front, balanced before and after subdivision:
+//! Per-rank, per-phase CPU accounting of `plume::dist::Run` on thread ranks
+//! (`docs/performance.md`), for P = 1, 2, 3, 4 on a small box with a moving front, balanced before
+//! and after subdivision:
 //! - every phase of start-up and of each step: each rank's seconds finite and ≥ 0, and
 //!   max over ranks ≤ critical path ≤ sum over ranks; at P = 1 the three are one number;
 //! - a rank's phases sum to no more than its own CPU clock counted around the step (or around

@@ -1,4 +1,4 @@
-//! `plume::dist::Hierarchical` on thread ranks (`hierarchical.md` B.10 "On the mesh"): its
+//! `plume::dist::Hierarchical` on thread ranks (`docs/design/hierarchical.md`): its
 //! decisions are the in-process simulation's on the same roots and records, bit for bit
 //! (P = 8 on two trees, every lowest strategy, METIS included); every root stays held by its
 //! owner and the leaves are those of the gathered balancer's run; the levels above the lowest

@@ -1,9 +1,9 @@
-//! `plume::dist::Select`, seed 000's choice among none, diffusive and global (`diffusion.md`
-//! C.1, C.6) as a run's balancer, on thread ranks: every step records the three predictions
-//! and the choice alike on every rank, does the chosen action (none moves nothing; the others
-//! move what they report) and keeps rank 0's owners every root's; the replay of each decision
-//! point is made on the state the decision saw (none: `N_adapt` iterations at the largest load
-//! then) and the replay of the chosen action is what the run did; the same run gives the same
+//! `plume::dist::Select`, [Pearce 2014]'s choice among none, diffusive and global
+//! (`docs/design/diffusive.md`) as a run's balancer, on thread ranks: every step records the three
+//! predictions and the choice alike on every rank, does the chosen action (none moves nothing; the
+//! others move what they report) and keeps rank 0's owners every root's; the replay of each
+//! decision point is made on the state the decision saw (none: `N_adapt` iterations at the largest
+//! load then) and the replay of the chosen action is what the run did; the same run gives the same
 //! records; the union of the ranks' leaves is the serial forest's.
 
 mod common;

@@ -1,4 +1,4 @@
-//! HybridLB's three phases end to end (`hierarchical.md` B.11 tests 2, 8 and 10, and the
+//! HybridLB's three phases end to end (`docs/design/hierarchical.md`, and the
 //! invariants of every balance: each object assigned once, load conserved, each object moving
 //! at most once, home → destination, told only to its home).
 

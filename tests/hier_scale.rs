@@ -1,4 +1,4 @@
-//! Seed 002's scale (`hierarchical.md` B.10, B.12): lb_test with 1,048,576 objects on 65,536
+//! [Zheng 2011]'s scale (`docs/design/hierarchical.md`): lb_test with 1,048,576 objects on 65,536
 //! simulated processors, tree 128 × 512, table 5's threshold of 65,536 objects. Ignored by
 //! default (a few seconds in release): `cargo test --release -p plume --test hier_scale --
 //! --ignored`.
@@ -8,7 +8,7 @@ use plume::balance::hier::{
 };
 
 #[test]
-#[ignore = "seed 002's scale: run with --ignored"]
+#[ignore = "[Zheng 2011]'s scale: run with --ignored"]
 fn p_65536_with_a_million_objects() {
     let (p, n) = (65_536, 1_048_576);
     let (objs, records) = LbTest::new(n, p).generate().unwrap();

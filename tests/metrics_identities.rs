@@ -1,5 +1,5 @@
-//! The metrics of `dual-graph-and-metrics.md`: identities between conventions (property
-//! tests), seed 003 Table I as a golden case, and hand-worked examples of MaxSR, Cut% and QWgt.
+//! The metrics of `docs/fields.md`: identities between conventions (property
+//! tests), [Huck 2010, Table I] as a golden case, and hand-worked examples of MaxSR, Cut% and QWgt.
 
 use plume::graph::Weights;
 use plume::metrics::{rank_loads, CostModel, Cut, Imbalance, Movement, SysLoad, TimeBalance};
@@ -62,7 +62,7 @@ fn rank_loads_sum_pwgt_per_rank() {
     assert!(close(im.load_imb, 7.0 / 3.75));
 }
 
-/// Seed 003, Table I, 32 processes of GADGET on MareNostrum (PerfExplorer column):
+/// [Huck 2010], Table I, 32 processes of GADGET on MareNostrum (PerfExplorer column):
 /// T = 466.68, max T_p = 361.41, avg T_p = 312.82, T_ideal = 361.41 →
 /// LB 0.866, μLB 1.0, Transfer 0.774, η 0.670.
 ///
@@ -100,7 +100,7 @@ fn seed_003_table_1_golden() {
 
 #[test]
 fn micro_imbalance_when_the_slowest_rank_changes() {
-    // Seed 003 Fig. 2: a different process is slowest in each iteration, so T_ideal > max T_p.
+    // [Huck 2010, Fig. 2]: a different process is slowest in each iteration, so T_ideal > max T_p.
     let b = TimeBalance::new(&[[5.0, 1.0, 1.0], [1.0, 5.0, 1.0], [1.0, 1.0, 5.0]], 20.0).unwrap();
     assert_eq!(
         (b.lb, b.t_ideal, b.mu_lb, b.transfer),

@@ -1,4 +1,4 @@
-//! MinEX through its public entry points (`minex.md` A.10 tests 2, 3 and 10; tests 1 and 4
+//! MinEX through its public entry points (`docs/design/minex.md`; tests 1 and 4
 //! are unit tests of `coarse.rs`, tests 5–9 of `src/partition/minex/tests.rs`, which see the
 //! incremental state after every move).
 

@@ -1,5 +1,6 @@
-//! The SBN communication patterns (seed 004 §3.2, `sbn.md` "Network"): figure 2's XOR symmetry,
-//! the stage sets of SBN(3), §3.2.2's predecessor formulas, and spanning-tree properties for any P.
+//! The SBN communication patterns ([Harvey 2001, §3.2], `docs/design/sbn.md`): figure 2's XOR
+//! symmetry, the stage sets of SBN(3), §3.2.2's predecessor formulas, and spanning-tree properties
+//! for any P.
 
 use plume::balance::sbn::network::{Network, Pattern, Template};
 use plume::balance::sbn::policy::Topology;

@@ -1,4 +1,4 @@
-//! Balance operations on 4 processors worked out by hand: Basic (seed 004 fig. 5) from one
+//! Balance operations on 4 processors worked out by hand: Basic [Harvey 2001, fig. 5] from one
 //! initiator and from two at once, the Heuristic (fig. 8), and the load a processor counts
 //! (§5.4.1). The processors' messages go through a recording `Outbox` and are delivered in
 //! the order they are sent, with no clock, so every step can be followed in the comments.
@@ -294,7 +294,7 @@ fn sequence(delivered: &[(u32, u32, Message)]) -> Vec<(u32, u32, Kind, usize)> {
 
 #[test]
 fn fig8_heuristic_probe_and_path_return_on_four_processors() {
-    // Seed 004 fig. 8 on SBN(2), d = 2. Processor 0 has 2 jobs, 1 has 12, 2 has 2 and 3 none:
+    // [Harvey 2001, fig. 8] on SBN(2), d = 2. Processor 0 has 2 jobs, 1 has 12, 2 has 2 and 3 none:
     // 16 in all. As in fig. 5's example, 0's MinTh is the §5.7 bound of 12 jobs, so its check
     // starts a balance, along the Binomial pattern 0 → 2 → {3, 1}.
     let jobs = Jobs::new([2, 12, 2, 0]);

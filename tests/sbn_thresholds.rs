@@ -1,5 +1,5 @@
-//! SBN thresholds (seed 004 fig. 4 `UpdateLoad`, fig. 8 and §3.3.3's Heuristic example, §5.7's
-//! `MinTh` bound, §4.2 weighted loads): the worked examples, saturation, and the weighted
+//! SBN thresholds ([Harvey 2001, fig. 4] `UpdateLoad`, fig. 8 and §3.3.3's Heuristic example,
+//! §5.7's `MinTh` bound, §4.2 weighted loads): the worked examples, saturation, and the weighted
 //! thresholds agreeing with the job-count ones.
 
 use plume::balance::sbn::thresholds::{

@@ -1,5 +1,5 @@
 //! Critical-path speed-up and work inflation of the distributed runs on thread ranks
-//! (`scale.md`, "How to measure speed-up on a 2-core machine"): CPU time, not wall time, so a
+//! (`docs/performance.md`): CPU time, not wall time, so a
 //! 2-core machine can say what P dedicated cores would do. Every rank's CPU clock is read at
 //! every collective of start-up, of each step and (Euler) of the flow between steps
 //! ([`plume::metrics::RunCpu`]); reading the mesh, done once before the ranks start, counts on
@@ -7,7 +7,7 @@
 //! (`Run::from_chunk`): rank 0 spreads the mesh read once, or each rank generates its block of
 //! a box.
 //!
-//! The runs of `scale.md`'s table (no output), each on P = 1, 2, 4, 8, 16, 32:
+//! The runs of `docs/performance.md`'s table (no output), each on P = 1, 2, 4, 8, 16, 32:
 //! - `metis`: the shock case with the library alone (`meshes/shock_box.msh`, 9 levels of a
 //!   moving cylinder, depth 3), PLUM with METIS on rank 0, each rank holding its part
 //!   (`Run::from_chunk`: rank 0 spreads the mesh read once), as `plume run shock` does;
@@ -20,8 +20,8 @@
 //!   (`Phase::Process`: its inner collectives are not cut, a lower bound of its critical path);
 //! - `euler`: `run euler --case blast --mesh meshes/shock_box.msh --max-depth 2` (the diffusive
 //!   repartitioner on the ranks' rows, Hilbert-curve first owners: `run euler`'s defaults) to
-//!   `t_end` 0.01 (a third of `scale.md`'s run, to keep the benchmark short), or
-//!   `PLUME_SCALING_T_END` (0.03: `scale.md`'s).
+//!   `t_end` 0.01 (a third of `docs/performance.md`'s run, to keep the benchmark short), or
+//!   `PLUME_SCALING_T_END` (0.03: `docs/performance.md`'s).
 //!
 //! For each run it prints the critical path, the CPU summed over ranks, the speed-up (CPU at
 //! P = 1 / critical path at P), the work inflation (CPU at P / CPU at P = 1) and start-up's
@@ -62,8 +62,8 @@ use shock_case::{options, read_shock_mesh, shock_mark};
 const LEVELS: usize = 9;
 /// `--kernel-sweeps` of the `process` run.
 const KERNEL_SWEEPS: u32 = 200;
-/// The Euler blast's `t_end` here: a third of `scale.md`'s 0.03, so that the benchmark takes
-/// minutes (its P = 1 run alone takes about 20 CPU seconds to 0.03).
+/// The Euler blast's `t_end` here: a third of `docs/performance.md`'s 0.03, so that the benchmark
+/// takes minutes (its P = 1 run alone takes about 20 CPU seconds to 0.03).
 const EULER_T_END: f64 = 0.01;
 /// Roots a rank holds in the weak scaling: 6 · 16³.
 const WEAK_ROOTS_PER_RANK: usize = 6 * 16 * 16 * 16;

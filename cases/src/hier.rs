@@ -21,7 +21,7 @@ pub struct HierSettings {
 
 impl HierSettings {
     /// The default on `procs` ranks: [`TreeSpec::default_for`], METIS in the lowest domains
-    /// (`hierarchical.md` B.10: on the mesh, Greedy would cut almost every face).
+    /// (`docs/design/hierarchical.md`: on the mesh, Greedy would cut almost every face).
     pub fn new(procs: usize) -> HierSettings {
         HierSettings {
             tree: TreeSpec::default_for(procs),

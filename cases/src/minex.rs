@@ -1,5 +1,5 @@
-//! MinEX and the grid of clusters as the cases set them (`minex.md` A.9): the machine's grid
-//! (`--grid clusters=C,interconnect=I`, [`GridSpec`]), MinEX's settings (`--throttle`,
+//! MinEX and the grid of clusters as the cases set them (`docs/design/minex.md`): the machine's
+//! grid (`--grid clusters=C,interconnect=I`, [`GridSpec`]), MinEX's settings (`--throttle`,
 //! `--coarsen-to`, `--latency`: [`MinexSettings`]), MinEX as PLUM's repartitioner keeping its
 //! last report ([`MinexPartitioner`]), and the score of any level's assignment under MinEX's
 //! model ([`MinexModel`]), so that every balancer is measured on one scale.
@@ -17,7 +17,7 @@ use plume::partition::{
 use plume::sim::Machine;
 use serde::Serialize;
 
-/// The machine as a grid of clusters (the seed's experiments, §7.1.1): the processors in
+/// The machine as a grid of clusters ([Harvey 2001]'s experiments, §7.1.1): the processors in
 /// `clusters` contiguous clusters as even as possible, links `interconnect` times slower
 /// between clusters than inside one ([`Grid::even`]). Written `clusters=C,interconnect=I`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

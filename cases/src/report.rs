@@ -1,4 +1,4 @@
-//! The files a run writes into its output folder (`interface.md`): `metrics.json`
+//! The files a run writes into its output folder (`docs/fields.md`): `metrics.json`
 //! (`{"config", "levels" | "iterations", "summary"}`, then the run's own objects such as
 //! `cpu`: [`Report::insert_run`]), `metrics.csv` (one row per record,
 //! nested objects flattened to `outer.inner` columns) and `summary.md` (the table printed on

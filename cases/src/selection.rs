@@ -1,4 +1,4 @@
-//! `--policy select` in the cases (`diffusion.md` C.1, C.6): the balancer on ranks over a
+//! `--policy select` in the cases (`docs/design/diffusive.md`): the balancer on ranks over a
 //! case's PLUM ([`replayed`]), one decision point's record, flat ([`LevelSelect`]), and a
 //! run's summary of the choices and their replays ([`SelectSummary`]).
 
@@ -42,7 +42,7 @@ pub struct LevelSelect {
     pub diffusive_decision_s: f64,
     /// `C_global`, the whole global repartition, seconds.
     pub global_cost_s: f64,
-    /// `ElementsMoved_global` by eq. 3.3 as the seed prints it.
+    /// `ElementsMoved_global` by eq. 3.3 as [Pearce 2014] prints it.
     pub moved_seed: f64,
     /// By plume's inversion of eq. 3.3.
     pub moved_plume: f64,
@@ -123,7 +123,7 @@ impl SelectSummary {
         let [none, diffusive, global] = self.chosen;
         let r = &self.replay;
         format!(
-            "\nselect (seed 000's choice, diffusion.md C.1): none {none}, diffusive {diffusive}, \
+            "\nselect ([Pearce 2014]'s choice, `docs/design/diffusive.md`): none {none}, diffusive {diffusive}, \
              global {global} of {} decision points\n\
              replayed under all three actions (C.6): the choice was the fastest at {} of {} \
              ({:.1} %); a wrong choice cost at most {:.2} % (mean {:.2} %) over the fastest; \

@@ -151,7 +151,7 @@ word_enum! {
         Sbn = "sbn",
         /// No balancing: the roots stay on the ranks they start on.
         None = "none",
-        /// Hierarchical balancing (seed 002's HybridLB): a tree of domains of consecutive ranks, each lowest domain's leader balancing its own roots, the levels above their totals.
+        /// Hierarchical balancing ([Zheng 2011]'s HybridLB): a tree of domains of consecutive ranks, each lowest domain's leader balancing its own roots, the levels above their totals.
         Hier = "hier",
     }
 }
@@ -210,7 +210,7 @@ impl TreeSpec {
         }
     }
 
-    /// The default tree on `procs` ranks: three levels (seed 002's fig. 3 minimum, with the
+    /// The default tree on `procs` ranks: three levels ([Zheng 2011]'s fig. 3 minimum, with the
     /// smallest uniform branching that reaches P), two on 2 ranks.
     pub fn default_for(procs: usize) -> TreeSpec {
         let levels = if procs < 3 { 2 } else { 3 };
@@ -262,7 +262,7 @@ impl Words for Variant {
         (
             Variant::Basic,
             "basic",
-            "Gathers the exact system load over the whole network (seed 004 fig. 5).",
+            "Gathers the exact system load over the whole network [Harvey 2001, fig. 5].",
         ),
         (
             Variant::Heuristic,
@@ -381,7 +381,7 @@ impl PartitionerName {
 
 word_enum! {
     /// `--latency`: how much of a processor's communication and data movement MinEX counts
-    /// as hidden under its processing (seed 004 §6.4.8).
+    /// as hidden under its processing [Harvey 2001, §6.4.8].
     pub enum LatencyName ("latency model") {
         /// No tolerance: processing, communication, remapping and their packing add up.
         None = "none",
@@ -403,7 +403,7 @@ impl LatencyName {
 word_enum! {
     /// `--initial`: how the roots are first split among the ranks.
     pub enum InitialName ("initial partition") {
-        /// METIS 5 multilevel k-way on the dual graph of the roots (seed 004's start).
+        /// METIS 5 multilevel k-way on the dual graph of the roots ([Harvey 2001]'s start).
         Metis = "metis",
         /// A Hilbert space-filling curve through the root centroids, cut into runs of equal
         /// PWgt.
@@ -457,11 +457,11 @@ impl ObjectiveName {
 }
 
 word_enum! {
-    /// `--sbn-policy`: one word of SBN's choices where seed 004 is explicit
+    /// `--sbn-policy`: one word of SBN's choices where [Harvey 2001] is explicit
     /// (`plume::balance::sbn::policy`); the words of a list apply in order.
     pub enum SbnPolicyName ("SBN policy") {
-        /// Every choice as seed 004 describes it, but costs in machine seconds and Heuristic probes
-        /// setting no level on their way down (the default).
+        /// Every choice as [Harvey 2001] describes it, but costs in machine seconds and Heuristic
+        /// probes setting no level on their way down (the default).
         Seed = "seed",
         /// Every choice as plume first made it.
         Plume = "plume",
@@ -479,7 +479,7 @@ word_enum! {
         NoFirstHalf = "no-first-half",
         /// Migration requests go point to point to the holder, not over the SBN.
         DirectBroadcast = "direct-broadcast",
-        /// The balancer's costs in the seed's units (a leaf, a cut face, an element: 1 each).
+        /// The balancer's costs in [Harvey 2001]'s units (a leaf, a cut face, an element: 1 each).
         SeedUnits = "seed-units",
         /// The hypercube network (§3.3.2) instead of the SBN.
         Hypercube = "hypercube",
@@ -511,7 +511,8 @@ word_enum! {
     /// `--partition` of `run erosion`: how the erosion case splits its roots over the ranks
     /// (`crate::erosion::layout` builds the pipeline).
     pub enum PartitionKind ("partition") {
-        /// Stripes along x of equal fluid work, stripe k on rank k (the seed's centralized method).
+        /// Stripes along x of equal fluid work, stripe k on rank k ([Boulmier 2019]'s centralized
+        /// method).
         Stripes = "stripes",
         /// METIS on the dual graph, then the TotalV remap (PLUM's way).
         Graph = "graph",
@@ -544,7 +545,8 @@ impl VtkLevels {
 word_enum! {
     /// `--step-time` of `run erosion`: the iteration time the degradation triggers read.
     pub enum StepTimeName ("step time") {
-        /// The median of the last three iterations since the balance (seed 001 Alg. 1 line 14).
+        /// The median of the last three iterations since the balance [Boulmier 2019, Alg. 1 line
+        /// 14].
         MedianOfThree = "median-of-three",
         /// The last iteration.
         Last = "last",
@@ -572,24 +574,24 @@ pub enum PolicyName {
     Threshold(Option<f64>),
     /// `cost-benefit[:C]`: when the time the imbalance costs until the next adaptation
     /// exceeds the balancing cost fitted as `α + β · elements moved` on the balances measured
-    /// (seed 000 eq. 3.2–3.3); C seconds assumed before the first balance.
+    /// [Pearce 2014, eq. 3.2–3.3]; C seconds assumed before the first balance.
     CostBenefit(Option<f64>),
     /// `degradation[:C]`: when the degradation summed since the last balance reaches the mean
-    /// balancing cost (seed 001 Alg. 1), an iteration's time read as the settings say
+    /// balancing cost [Boulmier 2019, Alg. 1], an iteration's time read as the settings say
     /// (the median of the last three by default); C seconds assumed before the first balance.
     Degradation(Option<f64>),
     /// `degradation-last[:C]`: `degradation` reading the last iteration's time alone
     /// (plume's rule before Alg. 1's median of three).
     DegradationLast(Option<f64>),
-    /// `standard`: seed 001's name for `degradation` with the case's assumed first cost, the
+    /// `standard`: [Boulmier 2019]'s name for `degradation` with the case's assumed first cost, the
     /// standard method ULBA is compared with.
     Standard,
     /// `ulba`: the `standard` trigger, overloading ranks given less than the mean load
-    /// (seed 001 Alg. 2).
+    /// [Boulmier 2019, Alg. 2].
     Ulba,
     /// `select`: at each decision point, the choice among none, a diffusive step and a global
-    /// repartition by their predicted times (seed 000 §3.3.2, `diffusion.md` C.1): a balancer
-    /// of its own (`plume::dist::Select`), not a PLUM policy.
+    /// repartition by their predicted times ([Pearce 2014, §3.3.2], `docs/design/diffusive.md`): a
+    /// balancer of its own (`plume::dist::Select`), not a PLUM policy.
     Select,
 }
 
@@ -610,12 +612,12 @@ pub struct PolicySettings {
     pub z_threshold: f64,
     /// The iteration time the degradation triggers (`degradation`, `standard`, `ulba`) read.
     pub step_time: StepTime,
-    /// Whether ULBA waits for the mean cost plus its overhead (seed 001 eq. 9 and 11).
+    /// Whether ULBA waits for the mean cost plus its overhead [Boulmier 2019, eq. 9 and 11].
     pub ulba_overhead: bool,
 }
 
 impl Default for PolicySettings {
-    /// No assumed first cost, and seed 001's α = 0.4, z-score threshold 3, median of three
+    /// No assumed first cost, and [Boulmier 2019]'s α = 0.4, z-score threshold 3, median of three
     /// and ULBA's overhead.
     fn default() -> Self {
         PolicySettings {
@@ -723,7 +725,7 @@ impl serde::Serialize for PolicyName {
 /// times both methods on. `cli::calibrate` turns the word into the constants.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MachineName {
-    /// `sp2`: the SP2 model of seed 004's experiments (`Machine::default`).
+    /// `sp2`: the SP2 model of [Harvey 2001]'s experiments (`Machine::default`).
     Sp2,
     /// `measured`: this machine, calibrated on 2 thread ranks before the run
     /// (`plume::sim::calibrate`).

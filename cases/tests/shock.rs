@@ -126,7 +126,8 @@ fn sbn_balances_every_level_and_accounts_for_what_moved() {
             assert!(sbn.data_moves >= r.trees_moved as u64);
             assert_eq!(r.predicted_max_sr, r.max_sr, "level {}", r.level);
             assert!(!r.remap_accepted && (0.0..=100.0).contains(&r.pre_cut_pct));
-            // Seed 003's decomposition of the level: one iteration, so μLB = 1 and η = LB · Transfer.
+            // [Huck 2010]'s decomposition of the level: one iteration, so μLB = 1 and η = LB ·
+            // Transfer.
             assert_eq!(r.sim.mu_lb, 1.0);
             assert!((r.sim.eta - r.sim.lb * r.sim.transfer).abs() < 1e-12);
             assert!(r.sim.eta <= r.sim.lb && r.sim.transfer <= 1.0);
@@ -136,7 +137,7 @@ fn sbn_balances_every_level_and_accounts_for_what_moved() {
     }
 }
 
-/// Seed 004 §3.3.4 and §3.4.3: the Heuristic visits fewer processors per balance than Basic,
+/// [Harvey 2001, §3.3.4 and §3.4.3]: the Heuristic visits fewer processors per balance than Basic,
 /// which gathers from all of them (and serves simultaneous operations, fig. 5), so it sends
 /// fewer balancing messages over the whole run: on the shock case at P = 32, both variants
 /// balancing the same adaptation.
@@ -285,7 +286,7 @@ fn what_moved_is_the_elements_of_the_trees_that_changed_owner_and_cut_is_pre_and
     );
 }
 
-/// Seed 003's decomposition of a run, the levels as iterations: η is the processors' share of
+/// [Huck 2010]'s decomposition of a run, the levels as iterations: η is the processors' share of
 /// time spent processing (the simulated machine's own split), μLB at most 1, and the product
 /// of the three terms.
 #[test]

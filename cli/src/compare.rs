@@ -22,7 +22,7 @@ use plume_studies::compare::{compare, compare_recording, minex_group, HierChoice
 /// The cases `plume compare` knows.
 #[derive(Debug, Subcommand)]
 pub enum CompareCommand {
-    /// The moving shock wave balanced by PLUM, by SBN (seed 004 tables 8 and 9) and by the
+    /// The moving shock wave balanced by PLUM, by SBN [Harvey 2001, tables 8 and 9] and by the
     /// hierarchical balancer.
     Shock(CompareArgs),
 }
@@ -36,7 +36,7 @@ pub struct CompareArgs {
     /// The case's levels, mesh, seed and SBN settings.
     #[command(flatten)]
     pub case: ShockCaseArgs,
-    /// The simulated machine both methods are timed on: sp2 (seed 004's IBM SP2 model),
+    /// The simulated machine both methods are timed on: sp2 ([Harvey 2001]'s IBM SP2 model),
     /// measured (this machine, calibrated on 2 thread ranks first, about 2 s) or a FILE.json
     /// `plume calibrate --out` wrote.
     #[arg(long, default_value = "sp2", value_name = "sp2|measured|FILE.json")]

@@ -3,7 +3,7 @@
 //! writes `metrics.json`, `metrics.csv`, `summary.md`, `usage.svg` and VTK pieces into
 //! `--out`. With `--compare` it also runs never / periodic / standard / ULBA and
 //! the α sweep on the same case, and writes `compare.md`, `usage.svg` (standard against ULBA,
-//! the seed's figure 4b) and `alpha.svg` (total time against α, figure 5).
+//! [Boulmier 2019, fig. 4b]) and `alpha.svg` (total time against α, figure 5).
 
 use std::path::PathBuf;
 
@@ -29,8 +29,8 @@ pub struct ErosionArgs {
     #[arg(long, value_enum, default_value_t = BackendName::Threads)]
     pub backend: BackendName,
     /// When to balance: never, periodic:K, standard (degradation against the mean balancing
-    /// cost, seed 001 Alg. 1) or ulba (the same trigger, overloading ranks underloaded); also
-    /// threshold[:X], cost-benefit[:C] and degradation[:C] (= standard; C: seconds assumed per
+    /// cost, [Boulmier 2019, Alg. 1]) or ulba (the same trigger, overloading ranks underloaded);
+    /// also threshold[:X], cost-benefit[:C] and degradation[:C] (= standard; C: seconds assumed per
     /// balance before the first is measured, default 5 ms).
     #[arg(long, default_value = "standard")]
     pub policy: PolicyName,
@@ -41,11 +41,11 @@ pub struct ErosionArgs {
     #[arg(long, default_value_t = 3.0)]
     pub z_threshold: f64,
     /// The iteration time the standard and ULBA triggers compare with their reference:
-    /// median-of-three (seed 001 Alg. 1 line 14) or last.
+    /// median-of-three [Boulmier 2019, Alg. 1 line 14] or last.
     #[arg(long, value_parser = words::<StepTimeName>(), default_value_t = StepTimeName::MedianOfThree)]
     pub step_time: StepTimeName,
     /// Whether ULBA balances only once the degradation exceeds the mean cost plus its
-    /// overhead (seed 001 eq. 9 and 11), or the mean cost alone.
+    /// overhead [Boulmier 2019, eq. 9 and 11], or the mean cost alone.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub ulba_overhead: bool,
     /// Partitioning (both cut the ranks' parts to ULBA's shares; with --balancer hier, the

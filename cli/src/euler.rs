@@ -28,12 +28,12 @@ use plume_cases::provenance::MeshSource;
 use plume_cases::words::{Balancer, InitialName, PartitionerName, PolicyName};
 use plume_cases::words::{SbnPolicyName, VtkLevels};
 
-/// SBN's choices when `--sbn-policy` is left out: the seed's, with no work sent back with a
+/// SBN's choices when `--sbn-policy` is left out: [Harvey 2001]'s, with no work sent back with a
 /// balance request.
 const DEFAULT_SBN_POLICY: &[SbnPolicyName] = &[SbnPolicyName::Seed, SbnPolicyName::NoFirstHalf];
 
 /// PLUM's partitioner when `--partitioner` is left out: the diffusive repartitioner on the
-/// ranks' own rows, the path that needs no gather (`run shock` keeps METIS, the seed's).
+/// ranks' own rows, the path that needs no gather (`run shock` keeps METIS, [Harvey 2001]'s).
 const DEFAULT_PARTITIONER: PartitionerName = PartitionerName::Diffusion;
 
 /// The iterations a run may be estimated to need unless `--max-iterations` says otherwise:
@@ -149,9 +149,9 @@ pub struct EulerArgs {
     /// How the ranks run.
     #[arg(long, value_enum, default_value_t = BackendName::Threads)]
     pub backend: BackendName,
-    /// Balancer: plum (repartition, remap and migrate in each adaptation step), hier (seed
-    /// 002's hierarchical balancing over a tree of the ranks), sbn (the ranks balance while
-    /// they compute each stage of an iteration, trees move lazily) or none.
+    /// Balancer: plum (repartition, remap and migrate in each adaptation step), hier
+    /// ([Zheng 2011]'s hierarchical balancing over a tree of the ranks), sbn (the ranks balance
+    /// while they compute each stage of an iteration, trees move lazily) or none.
     #[arg(long, value_parser = words::<Balancer>(), default_value_t = Balancer::Plum)]
     pub balancer: Balancer,
     /// The hierarchical balancer's options.
@@ -176,20 +176,20 @@ pub struct EulerArgs {
     #[arg(long, value_parser = words::<PartitionerName>())]
     pub partitioner: Option<PartitionerName>,
     /// What makes the first owners of the roots: sfc (a Hilbert curve over the root centroids
-    /// cut into equal pieces, the scalable start) or metis (the seed's, on rank 0's graph).
+    /// cut into equal pieces, the scalable start) or metis ([Harvey 2001]'s, on rank 0's graph).
     #[arg(long, value_parser = words::<InitialName>(), default_value_t = InitialName::Sfc)]
     pub initial: InitialName,
     /// SBN's algorithm (with --balancer sbn) [default: basic].
     #[arg(long, value_parser = words::<Variant>())]
     pub variant: Option<Variant>,
-    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order (as for
+    /// SBN's choices where [Harvey 2001] is explicit, comma-separated, applied in order (as for
     /// `plume run shock`; with --balancer sbn) [default: seed,no-first-half]. The default sends
     /// no work back with a balance request: a stage's level is short, and §5.4.1's first half,
     /// given at the end of every level, kept moving hundreds of trees back and forth each
     /// iteration.
     #[arg(long, value_parser = words::<SbnPolicyName>(), value_delimiter = ',')]
     pub sbn_policy: Vec<SbnPolicyName>,
-    /// Run SBN's pre-partitioner (seed 004 §5.6) before each stage's level: roots queued away
+    /// Run SBN's pre-partitioner [Harvey 2001, §5.6] before each stage's level: roots queued away
     /// from their data by their costs, the data moving when they are processed (with
     /// --balancer sbn).
     #[arg(long)]
@@ -541,7 +541,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
 /// The policy `args` name (`None`: none, the default): `--policy` with PLUM or the hierarchical balancer (`select`
 /// with PLUM only), among the words run euler offers (`never`, `periodic:K`,
 /// `threshold[:X]`, `cost-benefit[:C]`, `select`: the modelled triggers of the adaptation
-/// steps and seed 000's choice; seed 001's triggers are the erosion case's).
+/// steps and [Pearce 2014]'s choice; [Boulmier 2019]'s triggers are the erosion case's).
 fn policy(args: &EulerArgs) -> CliResult<Option<PolicyName>> {
     let usage = |m: String| Err(Failure::Usage(m));
     let Some(policy) = args.policy else {

@@ -81,7 +81,7 @@ pub enum Command {
     /// the simulated machine, print the constants and write them as JSON for
     /// `plume compare shock --machine FILE.json`.
     Calibrate(calibrate::CalibrateArgs),
-    /// Reproduce a seed's studies under its own conditions (seed 001: the 2-D erosion
+    /// Reproduce a source's studies under its own conditions ([Boulmier 2019]: the 2-D erosion
     /// experiment, the model's figures).
     #[command(subcommand)]
     Study(study::StudyCommand),
@@ -90,9 +90,9 @@ pub enum Command {
 /// The test cases `plume run` knows.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
-    /// The moving shock wave (seed 004 §5.3) balanced the PLUM way, on P thread or MPI ranks.
+    /// The moving shock wave [Harvey 2001, §5.3] balanced the PLUM way, on P thread or MPI ranks.
     Shock(shock::ShockArgs),
-    /// A fluid eroding P rocks, balanced by a when-to-balance policy (seed 001).
+    /// A fluid eroding P rocks, balanced by a when-to-balance policy [Boulmier 2019].
     Erosion(erosion::ErosionArgs),
     /// A finite-volume Euler flow (Sod tube, blast) driving the adaptation, balanced by PLUM
     /// on P thread or MPI ranks.

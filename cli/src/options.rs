@@ -71,7 +71,7 @@ pub struct ShockCaseArgs {
     /// SBN's algorithm (with --balancer sbn) [default: basic].
     #[arg(long, value_parser = words::<Variant>())]
     pub variant: Option<Variant>,
-    /// Run SBN's pre-partitioner (seed 004 §5.6) before each level (with --balancer sbn).
+    /// Run SBN's pre-partitioner [Harvey 2001, §5.6] before each level (with --balancer sbn).
     #[arg(long)]
     pub prepartition: bool,
     /// Adaptation levels.
@@ -88,8 +88,8 @@ pub struct ShockCaseArgs {
     /// Seed of the partitioner and of SBN's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// SBN's choices where seed 004 is explicit, comma-separated, applied in order: seed (all
-    /// as the seed describes them, costs in machine seconds), plume (all as plume first made
+    /// SBN's choices where [Harvey 2001] is explicit, comma-separated, applied in order: seed (all
+    /// as [Harvey 2001] describes them, costs in machine seconds), plume (all as plume first made
     /// them), or one alternative each (with --balancer sbn) [default: seed].
     #[arg(long, value_parser = words::<SbnPolicyName>(), value_delimiter = ',')]
     pub sbn_policy: Vec<SbnPolicyName>,

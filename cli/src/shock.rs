@@ -48,7 +48,7 @@ pub struct ShockArgs {
     /// Rounds of the kernel's recurrence per leaf (its cost per leaf grows with them).
     #[arg(long, default_value_t = plume::dist::Kernel::DEFAULT_SWEEPS)]
     pub kernel_sweeps: u32,
-    /// The simulated machine the levels are timed on: sp2 (seed 004's IBM SP2 model),
+    /// The simulated machine the levels are timed on: sp2 ([Harvey 2001]'s IBM SP2 model),
     /// measured (this machine, calibrated first: on the run's own ranks when it runs on ranks,
     /// at least 2 of them; else on 2 threads) or a FILE.json `plume calibrate --out` wrote. On
     /// ranks SBN balances on its costs, and each processing level's measured time is set

@@ -1,8 +1,8 @@
-//! `plume study erosion2d` and `plume study model`: seed 001's own erosion experiment on a 2-D
-//! cellular grid (figures 4a, 4b, 5) and its model-only studies (figures 2, 3); `plume study
-//! hier`: seed 002's lb_test at its scale (tables 2–5, figures 3–7); `plume study minex`
-//! (`study_minex.rs`): seed 004's MinEX tables 14–22 on the shock sequence; `plume study euler`
-//! (`study_euler.rs`): the Euler solver's validation. Each prints its markdown
+//! `plume study erosion2d` and `plume study model`: [Boulmier 2019]'s own erosion experiment on a
+//! 2-D cellular grid (figures 4a, 4b, 5) and its model-only studies (figures 2, 3); `plume study
+//! hier`: [Zheng 2011]'s lb_test at its scale (tables 2–5, figures 3–7); `plume study minex`
+//! (`study_minex.rs`): [Harvey 2001]'s MinEX tables 14–22 on the shock sequence; `plume study
+//! euler` (`study_euler.rs`): the Euler solver's validation. Each prints its markdown
 //! tables and writes them with a JSON file and SVG charts into `--out`.
 
 use std::path::PathBuf;
@@ -23,20 +23,20 @@ use plume_studies::model_study::report::{ModelConfig, ModelStudy, MAX_EVALUATION
 /// The studies `plume study` runs.
 #[derive(Debug, Subcommand)]
 pub enum StudyCommand {
-    /// Seed 001's erosion experiment at its scale on a 2-D cellular grid, the standard method
-    /// against ULBA (figures 4a, 4b and 5).
+    /// [Boulmier 2019]'s erosion experiment at its scale on a 2-D cellular grid, the standard
+    /// method against ULBA (figures 4a, 4b and 5).
     Erosion2d(Erosion2dArgs),
-    /// Seed 001's analytic model on random instances of its table II: ULBA against the
+    /// [Boulmier 2019]'s analytic model on random instances of its table II: ULBA against the
     /// standard method by share of overloading PEs (figure 3), balancing every σ+ against
     /// simulated annealing (figure 2).
     Model(ModelArgs),
-    /// Seed 002's lb_test at its scale: central GreedyLB, GreedyCommLB, RefineLB, PLUM
+    /// [Zheng 2011]'s lb_test at its scale: central GreedyLB, GreedyCommLB, RefineLB, PLUM
     /// (METIS + remap) and HybridLB on up to 65,536 simulated processors (tables 2–5,
     /// figures 3–7).
     Hier(HierArgs),
-    /// Seed 004's MinEX experiments on the shock sequence, recorded once and replayed per
+    /// [Harvey 2001]'s MinEX experiments on the shock sequence, recorded once and replayed per
     /// configuration: ThroTTle × clusters, P = 2 … 1,024, clusters × interconnect with no and
-    /// maximum tolerance, MinEX against METIS and PLUM (tables 14–22, `minex.md` A.7–A.11).
+    /// maximum tolerance, MinEX against METIS and PLUM (tables 14–22, `docs/design/minex.md`).
     Minex(super::study_minex::MinexArgs),
     /// The Euler solver against exact and reference solutions (issue 26): Sod and Toro's
     /// tests 1–5, a smooth density wave, the blast against a 1-D spherical reference; L1

@@ -1,6 +1,6 @@
 //! `plume study minex`: records the shock sequence once (no balancing), replays every MinEX,
-//! PLUM, METIS and baseline configuration over it and writes seed 004's tables 14–22, A.11's
-//! comparison and the checks of `minex.md` A.8 into `--out` (`minex.md`, `minex.json`, SVG
+//! PLUM, METIS and baseline configuration over it and writes [Harvey 2001]'s tables 14–22, A.11's
+//! comparison and the checks of `docs/design/minex.md` into `--out` (`minex.md`, `minex.json`, SVG
 //! charts).
 
 use std::path::PathBuf;

@@ -196,7 +196,7 @@ fn ulba_shares_reach_the_graph_layout_through_plum() {
 fn ulba_against_standard(partition: PartitionKind) {
     // 16 ranks, so that one overloading rank can pass the z-score of 3 (at most √(P − 1)).
     // 6 × 6 cubes per stripe: a rock of 4 × 4 is eroded before the median-of-three trigger
-    // (seed 001 Alg. 1) first balances.
+    // [Boulmier 2019, Alg. 1] first balances.
     let mut std_cfg = small(16, PolicyName::Standard);
     std_cfg.partition = partition;
     std_cfg.iterations = 30;

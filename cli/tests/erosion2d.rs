@@ -1,4 +1,4 @@
-//! Seed 001's own experiment on the 2-D grid (issue 11, item 4): the grid's bookkeeping
+//! [Boulmier 2019]'s own experiment on the 2-D grid (issue 11, item 4): the grid's bookkeeping
 //! against a recount from scratch, the stripes, determinism, ULBA with α = 0 against the
 //! standard method, and ULBA spotting the strong rock's PE. Tiny grids, so the tests are
 //! quick. And `plume study erosion2d` / `plume study model` as users run them.
@@ -323,7 +323,7 @@ fn plume_study_rejects_bad_options_with_one_line_and_code_two() {
             "{stderr}"
         );
     }
-    // The check comes before any work: the seed's size with too large a rock fails at once.
+    // The check comes before any work: [Boulmier 2019]'s size with too large a rock fails at once.
     let (code, _, stderr) = run_plume(&["study", "erosion2d", "--radius", "600"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(

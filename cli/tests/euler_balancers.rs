@@ -137,7 +137,7 @@ fn select_records_its_choice_predictions_and_replay_at_every_decision_point() {
     assert_eq!(summary["chosen"], serde_json::json!(chosen));
     assert_eq!(summary["replay"]["decisions"], decisions.len());
     let text = std::fs::read_to_string(dir.path("select/summary.md")).unwrap();
-    assert!(text.contains("select (seed 000's choice") && text.contains("decision points:"));
+    assert!(text.contains("select ([Pearce 2014]'s choice") && text.contains("decision points:"));
 }
 
 #[test]

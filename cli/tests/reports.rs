@@ -676,8 +676,8 @@ fn published_values_are_dashed_with_hollow_markers_and_named_so() {
         "PLUM, what moved",
         "SBN, what moved",
         "PLUM, predicted",
-        "PLUM, seed 004, published",
-        "SBN, seed 004, published",
+        "PLUM, [Harvey 2001], published",
+        "SBN, [Harvey 2001], published",
     ] {
         assert!(
             legend.iter().any(|t| t == entry),
@@ -766,7 +766,7 @@ fn the_legend_sits_right_of_the_plot_never_over_the_data() {
         "PLUM",
         "SBN",
         "SBN, QWgt LoadImb",
-        "PLUM, seed 004, published",
+        "PLUM, [Harvey 2001], published",
     ];
     let texts = texts(&svg);
     for name in names {

@@ -1,4 +1,4 @@
-//! `plume run shock --policy select` (`diffusion.md` C.1, C.6): every level records the three
+//! `plume run shock --policy select` (`docs/design/diffusive.md`): every level records the three
 //! predictions and chooses the smallest (ties to the simpler action), does what it chose (none
 //! moves no tree, the others carry out their balance), and its replay of keeping the
 //! assignment is the prediction of none; the summary counts the choices and the replays as
@@ -69,7 +69,9 @@ fn each_level_chooses_the_smallest_prediction_and_does_it() {
     assert_eq!(summary["replay"]["decisions"], 3);
     assert_eq!(summary["replay"]["fastest_chosen"], fastest);
     let md = std::fs::read_to_string(dir.path("run/summary.md")).unwrap();
-    assert!(md.contains("select (seed 000's choice") && md.contains("replayed under all three"));
+    assert!(
+        md.contains("select ([Pearce 2014]'s choice") && md.contains("replayed under all three")
+    );
 }
 
 #[test]

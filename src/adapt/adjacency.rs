@@ -1,8 +1,8 @@
 //! Leaf face adjacency: what lies across each of the four faces of every leaf, the foundation
 //! of a cell-centred finite-volume solver on the leaves.
 //!
-//! The mesh is conforming (`adaptation.md`: green closure), so each leaf face is shared by
-//! exactly one other leaf or lies on the boundary of the initial mesh. The build is linear in
+//! The mesh is conforming (`docs/design/adaptation.md`: green closure), so each leaf face is shared
+//! by exactly one other leaf or lies on the boundary of the initial mesh. The build is linear in
 //! the leaves, in two passes:
 //! 1. per tree, the leaves' faces (as sorted vertex-id triples) are sorted and paired: the
 //!    pairs are the faces inside the root; an unpaired face lies on one face of the root (the

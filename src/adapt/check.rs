@@ -1,5 +1,5 @@
-//! The invariants of `adaptation.md`, checked on the whole forest. Tests call these after every
-//! step; they cost O(mesh · log mesh) and are not meant for production loops.
+//! The invariants of `docs/design/adaptation.md`, checked on the whole forest. Tests call these
+//! after every step; they cost O(mesh · log mesh) and are not meant for production loops.
 
 use super::edges::edge_key;
 use super::forest::Forest;

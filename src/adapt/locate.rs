@@ -1,5 +1,5 @@
 //! Geometric queries on the forest: point location and region queries, through an R*-tree
-//! (`rstar`) over the roots' bounding boxes (`flow-solver.md`, probes and geometric marking).
+//! (`rstar`) over the roots' bounding boxes (`docs/euler.md`, probes and geometric marking).
 //!
 //! The roots never change during a run, so the [`Locator`] is built once from the initial
 //! mesh and serves every forest grown from it, on one rank or on several:

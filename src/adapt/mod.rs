@@ -1,5 +1,5 @@
 //! The refinement forest: edge-based refinement (1:2, 1:4, 1:8) and coarsening of
-//! tetrahedra, in the manner of the 3D_TAG procedure PLUM used (seed 004 §5.1).
+//! tetrahedra, in the manner of the 3D_TAG procedure PLUM used [Harvey 2001, §5.1].
 //!
 //! The current mesh is a forest of refinement trees, one per root (element of the initial
 //! mesh); its leaves form the computational mesh. The state that determines everything else is
@@ -9,7 +9,7 @@
 //! An adaptation step ([`Forest::adapt`]) reads as the algorithm's outline:
 //! 1. the solver marks leaves ([`Forest::mark_refine`], [`Forest::mark_coarsen`], by
 //!    predicate: [`Forest::mark_refine_where`]) or edges ([`Forest::mark_edge`]);
-//! 2. [`Forest::coarsen`] removes marked families (before refinement, seed 004 §5.1);
+//! 2. [`Forest::coarsen`] removes marked families (before refinement, [Harvey 2001, §5.1]);
 //! 3. [`Forest::close`] upgrades marks until every leaf's bisected edges form a pattern, and
 //!    replaces green families that must be refined by 1:8 splits; the dual graph's weights can
 //!    be predicted now ([`crate::graph`]), before any element is built;

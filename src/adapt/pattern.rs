@@ -99,7 +99,8 @@ impl Split {
 }
 
 /// The smallest pattern holding every edge of `mask`: one edge → 1:2; two or three edges of
-/// one face → 1:4 on that face; anything else → 1:8 (the closure rule of `adaptation.md`).
+/// one face → 1:4 on that face; anything else → 1:8 (the closure rule of
+/// `docs/design/adaptation.md`).
 pub fn close_mask(mask: u8) -> u8 {
     if mask == 0 || mask.count_ones() == 1 {
         return mask;

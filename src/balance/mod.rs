@@ -1,9 +1,9 @@
 //! Load balancing of the roots over P ranks: ranks inside one process and migration
-//! ([`ranks`]), when to balance ([`policy`], seed 000's fitted cost of moving data
+//! ([`ranks`]), when to balance ([`policy`], [Pearce 2014]'s fitted cost of moving data
 //! [`movement_cost`] and its choice among none, diffusive and global [`select`](mod@select), the
 //! anticipating [`ulba`] and
-//! the analytic [`model`] of seed 001), the PLUM pipeline ([`plum`]), hierarchical balancing
-//! ([`hier`], seed 002) and the SBN dynamic
+//! the analytic [`model`] of [Boulmier 2019]), the PLUM pipeline ([`plum`]), hierarchical balancing
+//! ([`hier`], [Zheng 2011]) and the SBN dynamic
 //! balancer ([`sbn`]).
 
 pub mod hier;

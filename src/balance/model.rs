@@ -1,10 +1,10 @@
-//! The analytic application model of seed 001 (§II-C and §III, eq. 1–12), after Menon et al.:
-//! `P` ranks of speed `ω`; every step adds `a` units of work to every rank and `m` more to `N`
+//! The analytic application model of [Boulmier 2019] (§II-C and §III, eq. 1–12), after Menon et
+//! al.: `P` ranks of speed `ω`; every step adds `a` units of work to every rank and `m` more to `N`
 //! overloading ones (`ΔW = a·P + m·N`); a balance costs `C` seconds. It gives the time of the
 //! standard method and of ULBA over a run, and the window `[σ−, σ+]` in which ULBA's next
 //! balance should fall (`σ+` alone for the standard method, `α = 0`).
 
-/// The model's parameters (seed 001 Table I).
+/// The model's parameters [Boulmier 2019, Table I].
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct AppModel {
     /// `P`: ranks.
@@ -84,7 +84,7 @@ impl AppModel {
     }
 
     /// The steps at which a run of `steps` steps from total work `w0` balances when it
-    /// balances every `σ+` steps (§III-B, the seed's rule): each balance comes
+    /// balances every `σ+` steps (§III-B, [Boulmier 2019]'s rule): each balance comes
     /// `max(1, round(σ+(W)))` steps after the previous one (step 0, balanced for free), `W`
     /// the total work at the previous one. With `α = 0` this is the standard method every
     /// Menon interval. No balance when `σ+` is not finite (no imbalance grows, `m = 0`).

@@ -1,4 +1,4 @@
-//! Seed 000's cost of moving data at a balance (Pearce, eq. 3.2–3.3): `C = α + β · E`, `E` the
+//! [Pearce 2014]'s cost of moving data at a balance (Pearce, eq. 3.2–3.3): `C = α + β · E`, `E` the
 //! elements the busiest process moves, with `α` (start-up) and `β` (per element) fitted by
 //! least squares from the balances a run has measured, and `E` estimated before a balance from
 //! the loads alone.
@@ -92,7 +92,7 @@ impl MovementCost {
 
 /// Eq. 3.3: the elements a global balance moves from the most loaded process,
 /// `E_max · (L_max − L_ave) / L_max`, `E_max` the elements it holds: the share of its elements
-/// above the mean, the load per element taken as constant. (The seed prints the ratio upside
+/// above the mean, the load per element taken as constant. ([Pearce 2014] prints the ratio upside
 /// down, `L_ave / (L_max − L_ave)`, which grows as the imbalance vanishes; its text says the
 /// share moved is proportional to the imbalance.) Zero when `L_max` is not positive.
 ///

@@ -1,5 +1,5 @@
-//! The PLUM pipeline (seed 004 §5.1, `plum.md` steps 3–7): decide whether to balance, split the
-//! graph into `P·F` parts on the given (usually predicted) weights, build the similarity
+//! The PLUM pipeline ([Harvey 2001, §5.1], `docs/design/plum.md`): decide whether to balance, split
+//! the graph into `P·F` parts on the given (usually predicted) weights, build the similarity
 //! matrix between the current owners and the new parts, map parts onto processors so that
 //! little data moves, and accept the new assignment only when its gain pays for its cost.
 //! The caller migrates the data ([`super::ranks::migrate`] for trees) and subdivides.
@@ -41,7 +41,7 @@ use crate::remap::{
 };
 use crate::{Error, Result};
 
-/// PLUM's cost model for accepting a remap (`plum.md` step 7), in seconds:
+/// PLUM's cost model for accepting a remap (`docs/design/plum.md`), in seconds:
 /// `Gain = T_iter · N_adapt · (Wmax_old − Wmax_new)`, `Cost = M · MaxSR + O`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct RemapCostModel {
@@ -262,7 +262,7 @@ impl Plum {
     /// [`Plum::balance`] when what moves is not what the remap counts: `moving[v]` is the size
     /// vertex v's data will have when it moves (for trees moved before subdivision: their
     /// elements now, while the graph holds predicted sizes). The accept rule's cost and the
-    /// policy's record use it (`plum.md` "What a run reports").
+    /// policy's record use it (`docs/design/plum.md`).
     ///
     /// # Errors
     /// As [`Plum::balance`], and [`Error::LengthMismatch`] unless `moving` has one entry per

@@ -162,7 +162,7 @@ impl BalanceCosts {
     }
 }
 
-/// Seed 000 (Pearce, eq. 3.1–3.7): balance when the time the imbalance costs until the next
+/// [Pearce 2014] (Pearce, eq. 3.1–3.7): balance when the time the imbalance costs until the next
 /// adaptation, `N_adapt · T_iter · (L_max − L_ave)`, exceeds the expected cost of balancing,
 /// `α + β · E` (eq. 3.2, [`MovementCost`]) with `α`, `β` fitted on the balances measured so far
 /// (`initial_cost` before the first, their mean until two moved different amounts) and `E` the
@@ -217,7 +217,7 @@ impl BalancePolicy for CostBenefit {
     }
 }
 
-/// Which iteration time seed 001's trigger compares with its reference.
+/// Which iteration time [Boulmier 2019]'s trigger compares with its reference.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepTime {
@@ -251,8 +251,8 @@ impl StepTime {
     }
 }
 
-/// Seed 001 Alg. 1 (after Zhai et al.): the time of the iteration just after the last balance
-/// is the reference; each step adds `N_adapt · (t − t_ref)` to the degradation, `t` the
+/// [Boulmier 2019, Alg. 1] (after Zhai et al.): the time of the iteration just after the last
+/// balance is the reference; each step adds `N_adapt · (t − t_ref)` to the degradation, `t` the
 /// iteration time read as [`StepTime`] says (the median of the last three by default), and
 /// the balancer runs once the degradation reaches the mean balancing cost (`initial_cost`
 /// before the first balance).

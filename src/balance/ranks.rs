@@ -59,7 +59,7 @@ pub fn migrate(forest: &Forest, from: &mut [u32], to: &[u32]) -> Migration {
 }
 
 /// [`migrate`], and the flows of what moved between the `nranks` ranks: `TotalV`, `MaxV`,
-/// `MaxSR` in elements of the trees as they were packed (`plum.md` "What a run reports").
+/// `MaxSR` in elements of the trees as they were packed (`docs/design/plum.md`).
 ///
 /// # Panics
 /// If a rank in `from` or `to` is `≥ nranks`.

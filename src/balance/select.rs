@@ -1,5 +1,5 @@
-//! Seed 000's choice, at a decision point, among doing nothing, a diffusive step and a global
-//! repartition (§3.3.2; `diffusion.md` C.1): each action's application time over the coming
+//! [Pearce 2014]'s choice, at a decision point, among doing nothing, a diffusive step and a global
+//! repartition (§3.3.2; `docs/design/diffusive.md`): each action's application time over the coming
 //! steps is predicted and the smallest wins.
 //!
 //! - none, eq. 3.7: `steps · max(L)`;
@@ -29,7 +29,7 @@ pub enum Action {
 
 impl Action {
     /// The action of the smallest of the predicted times `none`, `diffusive` and `global`;
-    /// ties go to the first of none, diffusive, global (`diffusion.md` C.7 test 6).
+    /// ties go to the first of none, diffusive, global (`docs/design/diffusive.md`).
     pub fn fastest(none: f64, diffusive: f64, global: f64) -> Action {
         let mut best = (Action::None, none);
         for candidate in [(Action::Diffusive, diffusive), (Action::Global, global)] {
@@ -123,7 +123,7 @@ pub fn select(
 }
 
 /// The times the three actions took from one decision point, each replayed on the same state
-/// (`diffusion.md` C.6), in the predictions' unit.
+/// (`docs/design/diffusive.md`), in the predictions' unit.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Replay {
     /// Keeping the assignment.
@@ -160,7 +160,7 @@ impl Replay {
     }
 }
 
-/// How the choices of a run's decision points fared in their replays (`diffusion.md` C.6).
+/// How the choices of a run's decision points fared in their replays (`docs/design/diffusive.md`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ReplaySummary {
     /// Decision points replayed.
@@ -234,7 +234,7 @@ mod tests {
         }
     }
 
-    /// `diffusion.md` C.7 test 2: on a path of 8 at mean 2, a clustered imbalance (c) is
+    /// On a path of 8 at mean 2, a clustered imbalance (c) is
     /// diffusion's case and a distant one (d) a global repartition's.
     #[test]
     fn locality_decides_c7_test2() {
@@ -259,7 +259,7 @@ mod tests {
         assert_eq!(d.choice, Action::Diffusive);
     }
 
-    /// `diffusion.md` C.7 test 6: equal times pick none, then diffusive; the same input gives
+    /// Equal times pick none, then diffusive; the same input gives
     /// the same choice.
     #[test]
     fn ties_pick_the_simpler_action_c7_test6() {
@@ -280,8 +280,8 @@ mod tests {
         );
     }
 
-    /// `diffusion.md` C.7 test 7: table 3.4's published runtimes (original, diffusive, global)
-    /// of rows (a)–(d) give the seed's "Scheme Selected by Model".
+    /// [Pearce 2014, table 3.4]'s published runtimes (original, diffusive, global) of rows
+    /// (a)–(d) give its "Scheme Selected by Model".
     #[test]
     fn table_3_4_choices_c7_test7() {
         let rows = [

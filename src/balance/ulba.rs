@@ -1,4 +1,4 @@
-//! ULBA, the underloading load balancing approach of seed 001 (§III, Alg. 1 and 2): balance
+//! ULBA, the underloading load balancing approach of [Boulmier 2019] (§III, Alg. 1 and 2): balance
 //! when the accumulated degradation reaches the mean balancing cost plus ULBA's overhead
 //! (eq. 9 and 11: the extra time of one iteration of a rank that takes on the overloading
 //! ranks' work, `αN/(P − N) · W/(ωP)`), with the standard method's trigger ([`Degradation`]),
@@ -7,10 +7,10 @@
 //!
 //! Every rank's workload increase rate (WIR) is the mean per-step growth of its load over the
 //! last [`RATE_WINDOW`] steps, skipping the jump a balance causes. A rank is *overloading* when
-//! the z-score of its WIR among all ranks' exceeds the threshold (3.0 in the seed); overloading
-//! ranks get `(1 − α)·W/P`, the others share the rest, `(1 + α·N/(P − N))·W/P` each. When half
-//! of the ranks or more overload, unloading them would be counter-productive: every rank gets
-//! `W/P`, the standard method. With `α = 0` ULBA *is* the standard method.
+//! the z-score of its WIR among all ranks' exceeds the threshold (3.0 in [Boulmier 2019]);
+//! overloading ranks get `(1 − α)·W/P`, the others share the rest, `(1 + α·N/(P − N))·W/P` each.
+//! When half of the ranks or more overload, unloading them would be counter-productive: every rank
+//! gets `W/P`, the standard method. With `α = 0` ULBA *is* the standard method.
 
 use std::collections::VecDeque;
 
@@ -19,7 +19,7 @@ use super::policy::{BalancePolicy, Degradation, Observation};
 /// Steps over which a workload increase rate is averaged.
 pub const RATE_WINDOW: usize = 10;
 
-/// The workload increase rate of every rank (the seed's `irdb`), from the loads seen at
+/// The workload increase rate of every rank ([Boulmier 2019]'s `irdb`), from the loads seen at
 /// successive steps.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IncreaseRates {
@@ -74,7 +74,7 @@ impl IncreaseRates {
     }
 }
 
-/// Seed 001 Alg. 2's shares: `(1 − α)/P` for an overloading rank, `(1 + α·N/(P − N))/P` for
+/// [Boulmier 2019, Alg. 2]'s shares: `(1 − α)/P` for an overloading rank, `(1 + α·N/(P − N))/P` for
 /// the others (they sum to 1), or `None` (equal shares) when `α = 0`, no rank overloads, or
 /// half of the ranks or more do.
 pub fn ulba_shares(overloading: &[bool], alpha: f64) -> Option<Vec<f64>> {
@@ -101,7 +101,7 @@ pub struct Ulba {
     pub alpha: f64,
     /// z-score above which a rank's increase rate marks it overloading (seed: 3.0).
     pub z_threshold: f64,
-    /// Whether the trigger waits for the mean cost plus ULBA's overhead (eq. 9, the seed's
+    /// Whether the trigger waits for the mean cost plus ULBA's overhead (eq. 9, [Boulmier 2019]'s
     /// rule) or for the mean cost alone (Alg. 1 as printed).
     pub overhead: bool,
     trigger: Degradation,
@@ -109,7 +109,7 @@ pub struct Ulba {
 }
 
 impl Ulba {
-    /// The seed's ULBA: Alg. 1's trigger (median of three) with the overhead term, `alpha`,
+    /// [Boulmier 2019]'s ULBA: Alg. 1's trigger (median of three) with the overhead term, `alpha`,
     /// the z-score threshold, and `initial_cost` seconds assumed per balance until one is
     /// measured.
     pub fn new(alpha: f64, z_threshold: f64, initial_cost: f64) -> Self {

@@ -1,6 +1,6 @@
-//! The CPU clock a rank reads to account for its own work (`scale.md`, "How to measure
-//! speed-up on a 2-core machine"): CPU time, unlike wall time, does not grow while a rank waits
-//! in a collective on threads, nor while other jobs hold the machine's cores.
+//! The CPU clock a rank reads to account for its own work (`docs/performance.md`): CPU time, unlike
+//! wall time, does not grow while a rank waits in a collective on threads, nor while other jobs
+//! hold the machine's cores.
 
 use std::time::Duration;
 

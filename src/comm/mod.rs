@@ -1,4 +1,4 @@
-//! Ranks that talk: the transport under plume's distributed runtime (`distributed.md`).
+//! Ranks that talk: the transport under plume's distributed runtime (`docs/design/distributed.md`).
 //!
 //! One trait, [`Comm`], holds what the distributed algorithms need and nothing more: rank and
 //! size, collectives (barrier, all-reduce, all-gather, all-to-all, broadcast) and point-to-point

@@ -3,7 +3,7 @@
 //! graph ([`HeldRows`]) and a collective transport; the run applies the moves (it all-gathers
 //! them, O(moved), and migrates the trees).
 //!
-//! Three come with plume: [`GatheredPlum`](super::GatheredPlum) (seed 004's PLUM: rank 0
+//! Three come with plume: [`GatheredPlum`](super::GatheredPlum) ([Harvey 2001]'s PLUM: rank 0
 //! gathers the weights, runs PLUM with any partitioner and sends each rank its moves),
 //! [`Diffusive`](super::Diffusive) (the diffusive repartitioner on the ranks' rows, nothing
 //! gathered) and [`NoBalancing`]; a user brings their own by implementing the trait.

@@ -1,4 +1,4 @@
-//! [`Diffusive`]: PLUM's pipeline with the diffusive repartitioner (`diffusion.md` C.2(a)) on
+//! [`Diffusive`]: PLUM's pipeline with the diffusive repartitioner (`docs/design/diffusive.md`) on
 //! the ranks' rows, nothing gathered. Each step: the P loads are all-gathered and the policy
 //! asks whether to balance; if so, [`Diffusion::on_rank`] moves roots between neighbouring
 //! ranks along the flows of the quotient graph, each rank choosing by `ΔCut` from its own rows,

@@ -1,7 +1,7 @@
-//! What ranks tell each other about the edges on the roots they share (`distributed.md` steps
-//! 2 and 3): which shared edges splits still use while coarsening, and which shared edges the
-//! closure bisected. Edges travel as pairs of vertex keys; everything else is the forest's own
-//! coarsening and closure.
+//! What ranks tell each other about the edges on the roots they share
+//! (`docs/design/distributed.md`, "One step"): which shared edges splits still use while
+//! coarsening, and which shared edges the closure bisected. Edges travel as pairs of vertex keys;
+//! everything else is the forest's own coarsening and closure.
 
 use crate::adapt::{Forest, Support};
 use crate::comm::{Comm, CommExt};
@@ -35,7 +35,7 @@ fn by_destination(
     (keys, ends)
 }
 
-/// The distributed closure (`distributed.md` step 3): repeat {the forest's closure; send the
+/// The distributed closure (`docs/design/distributed.md`): repeat {the forest's closure; send the
 /// edges it bisected on roots held elsewhere to their owners; bisect what arrives} until no
 /// rank sent anything. Returns the number of rounds.
 pub(crate) fn close<C: Comm + ?Sized>(

@@ -1,4 +1,4 @@
-//! [`GatheredPlum`]: seed 004's PLUM on ranks, the gathered path. Rank 0 keeps the whole dual
+//! [`GatheredPlum`]: [Harvey 2001]'s PLUM on ranks, the gathered path. Rank 0 keeps the whole dual
 //! graph, every root's owner and the size each tree moves with; at each step every rank sends
 //! it the rows that changed since it last sent them (new weights, or a root that arrived), rank
 //! 0 runs PLUM (any partitioner, remapper and policy) and sends each rank the roots it gives
@@ -216,7 +216,7 @@ impl Gathered {
     }
 }
 
-/// PLUM on rank 0 with the gathered weights (see the module doc): the seed's method.
+/// PLUM on rank 0 with the gathered weights (see the module doc): [Harvey 2001]'s method.
 pub struct GatheredPlum {
     plum: Plum,
     gathered: Gathered,

@@ -1,5 +1,5 @@
 //! The halo: copies (*ghosts*) of the leaves of other ranks that share a face with a leaf held
-//! here (`flow-solver.md`, on ranks), so a finite-volume solver sees every leaf's four
+//! here (`docs/euler.md`, on ranks), so a finite-volume solver sees every leaf's four
 //! neighbours.
 //!
 //! [`Run::halo`] builds this rank's [`LeafAdjacency`] and resolves its faces on trees held

@@ -1,6 +1,6 @@
-//! [`Hierarchical`]: seed 002's HybridLB (`hierarchical.md`) as a run's balancer. Its objects
-//! are the roots each rank holds (load `PWgt · T_iter`: one solver iteration of the root's
-//! leaves; home the rank; size the elements the tree moves with), its communication records
+//! [`Hierarchical`]: [Zheng 2011]'s HybridLB (`docs/design/hierarchical.md`) as a run's balancer.
+//! Its objects are the roots each rank holds (load `PWgt · T_iter`: one solver iteration of the
+//! root's leaves; home the rank; size the elements the tree moves with), its communication records
 //! the roots' face neighbours (`CWgt · FACE_BYTES` a solver iteration, both ways). Each step
 //! the ranks' loads are all-gathered and PLUM's policy asked; if it balances, the three
 //! phases run over the ranks' point-to-point messages ([`run_on_ranks`]): each lowest leader

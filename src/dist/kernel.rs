@@ -1,6 +1,6 @@
-//! The work of processing a root in a level on real ranks (`sbn.md`'s job): the [`RootWork`]
-//! trait, and [`Kernel`], a per-leaf loop whose cost is proportional to the root's leaves,
-//! standing in for a solver's iterations (the shock case's processing levels). A solver
+//! The work of processing a root in a level on real ranks (`docs/design/sbn.md`'s job): the
+//! [`RootWork`] trait, and [`Kernel`], a per-leaf loop whose cost is proportional to the root's
+//! leaves, standing in for a solver's iterations (the shock case's processing levels). A solver
 //! brings its own [`RootWork`] (the Euler solver: one stage of its explicit scheme on the
 //! root's leaves), whose inputs beyond the tree travel with it when SBN moves it.
 //!

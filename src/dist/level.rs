@@ -1,4 +1,4 @@
-//! A processing level on real ranks (`sbn.md`'s execution model, issue 13): every root is one
+//! A processing level on real ranks (`docs/design/sbn.md`'s execution model, issue 13): every root is one
 //! job, processed once by a [`RootWork`](super::RootWork) (the synthetic
 //! [`Kernel`](super::Kernel), or a solver's stage); processing a root pays the communication of its cut faces as real
 //! messages to the ranks holding the neighbouring roots, when the work models it. Two ways to
@@ -75,7 +75,7 @@ impl LevelOptions {
     }
 }
 
-/// The kinds of point-to-point messages of a processing level (seed 004 tables 6 and 7, plus
+/// The kinds of point-to-point messages of a processing level ([Harvey 2001, tables 6 and 7], plus
 /// the solver's face exchange and the termination's own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireKind {

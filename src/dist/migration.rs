@@ -1,4 +1,4 @@
-//! Migration on ranks (`distributed.md` step 6): each rank packs the trees it gives away,
+//! Migration on ranks (`docs/design/distributed.md`): each rank packs the trees it gives away,
 //! one all-to-all of byte buffers carries them (with the records of the roots around them,
 //! when ranks hold parts of the mesh), each rank's share follows and each rank unpacks what
 //! it receives.

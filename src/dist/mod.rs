@@ -1,8 +1,8 @@
-//! The adaptive loop on real ranks (`distributed.md`): each rank holds the replicated initial
-//! mesh (thread ranks share one copy, [`Run::on`]) or only its part of it ([`Run::on_parts`],
-//! cut from the whole mesh; [`Run::from_chunk`], the parallel start-up from the ranks' chunks,
-//! where no rank holds the whole mesh), the trees of the roots it owns and their weights;
-//! trees move between ranks as packed bytes.
+//! The adaptive loop on real ranks (`docs/design/distributed.md`): each rank holds the replicated
+//! initial mesh (thread ranks share one copy, [`Run::on`]) or only its part of it
+//! ([`Run::on_parts`], cut from the whole mesh; [`Run::from_chunk`], the parallel start-up from the
+//! ranks' chunks, where no rank holds the whole mesh), the trees of the roots it owns and their
+//! weights; trees move between ranks as packed bytes.
 //!
 //! [`Run`] is one rank's part of a run and owns the whole sequence of a step, so that the
 //! steps cannot be called in a wrong order: [`Run::step`] marks (the caller's indicator, on
@@ -11,7 +11,7 @@
 //!
 //! The balancer is a role ([`Balancer`]): it sees this rank's rows of the dual graph (its
 //! roots' weights, their neighbours with their owners) and decides which roots held here leave;
-//! the run all-gathers the moves and migrates the trees. [`GatheredPlum`] is seed 004's PLUM
+//! the run all-gathers the moves and migrates the trees. [`GatheredPlum`] is [Harvey 2001]'s PLUM
 //! (rank 0 gathers the weights, partitions with any partitioner and sends each rank its moves),
 //! [`Diffusive`] the diffusive repartitioner on the ranks' rows (nothing gathered),
 //! [`NoBalancing`] none. A leaf's weight is 1 unless the caller gives each leaf its cost
@@ -312,7 +312,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     }
 
     /// Starts a run on every rank from the ranks' chunks of the mesh (a collective): the
-    /// parallel start-up (`scale.md`, "Start-up"). `chunk` makes this rank's chunk (the block
+    /// parallel start-up (`docs/performance.md`). `chunk` makes this rank's chunk (the block
     /// of its rank: [`spread`](crate::mesh::chunk::spread) of a mesh rank 0 read,
     /// [`generate_box_chunk`](crate::mesh::generate_box_chunk)); `first` says where the first
     /// owners come from. Each rank then holds its part of the mesh (its roots and their ghost

@@ -1,4 +1,4 @@
-//! Probes on ranks (`flow-solver.md`): the state at given points, read by the one rank
+//! Probes on ranks (`docs/euler.md`): the state at given points, read by the one rank
 //! holding the leaf each point lies in and gathered so that every rank has every reading.
 //!
 //! Each rank locates every point in its own forest with the initial mesh's

@@ -1,5 +1,5 @@
-//! [`Select`]: seed 000's choice among doing nothing, a diffusive step and a global
-//! repartition (`diffusion.md` C.1) as a run's balancer. At every decision point the ranks
+//! [`Select`]: [Pearce 2014]'s choice among doing nothing, a diffusive step and a global
+//! repartition (`docs/design/diffusive.md`) as a run's balancer. At every decision point the ranks
 //! all-gather their loads (`PWgt`, in seconds of an iteration: `· T_iter`), the elements they
 //! hold (the sizes their trees move with) and the ranks next to them: O(P) each, the quotient
 //! graph. Rank 0 predicts the three actions' times over the `N_adapt` iterations to the next
@@ -14,7 +14,7 @@
 //!
 //! When PLUM proposed (the exact estimate, or the replay), the global action's time takes the
 //! largest load the proposal leaves in place of eq. 3.5's mean (plume's decision: whole roots
-//! never reach the mean; the seed's formula stands otherwise).
+//! never reach the mean; [Pearce 2014]'s formula stands otherwise).
 //!
 //! The costs: `α`, `β` fitted on the balances done (`α + β · MaxV` against their modelled
 //! cost, as `cost-benefit` fits them; PLUM's `overhead` and `per_element` before two balances
@@ -27,10 +27,10 @@
 //! Rank 0 keeps PLUM's gathered graph up to date at every decision point (the global action
 //! needs it; the changed rows only, as [`GatheredPlum`] always does) and hears of the roots
 //! diffusion moved, so that it keeps every root's owner. With [`SelectOptions::replay`] it
-//! also replays the decision point under all three actions on that graph (`diffusion.md`
-//! C.6): each action's new owners (the diffusive repartitioner on the whole graph gives the
-//! owners it gives on the ranks; PLUM's proposal), its decision cost, the modelled cost of
-//! what it moves and `N_adapt` iterations at the largest load it leaves.
+//! also replays the decision point under all three actions on that graph
+//! (`docs/design/diffusive.md`): each action's new owners (the diffusive repartitioner on the whole
+//! graph gives the owners it gives on the ranks; PLUM's proposal), its decision cost, the modelled
+//! cost of what it moves and `N_adapt` iterations at the largest load it leaves.
 
 use std::time::Instant;
 
@@ -50,7 +50,7 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MovedEstimate {
-    /// Eq. 3.3 as the seed prints it: `E_max · L_ave / (L_max − L_ave)` (0 when balanced).
+    /// Eq. 3.3 as [Pearce 2014] prints it: `E_max · L_ave / (L_max − L_ave)` (0 when balanced).
     Seed,
     /// plume's inversion of eq. 3.3 ([`elements_to_move`]).
     Plume,
@@ -68,7 +68,7 @@ pub struct SelectOptions {
     pub gamma: Option<f64>,
     /// Which `ElementsMoved_global` the prediction uses.
     pub moved: MovedEstimate,
-    /// Replay every decision point under the three actions on rank 0 (`diffusion.md` C.6).
+    /// Replay every decision point under the three actions on rank 0 (`docs/design/diffusive.md`).
     pub replay: bool,
     /// `(C_dec_diff, C_dec_global)` in seconds (`C_dec_diff` a sweep's); `None`: measured.
     pub decision: Option<(f64, f64)>,

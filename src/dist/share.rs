@@ -1,4 +1,4 @@
-//! What one rank holds of the mesh (`scale.md`, "What each rank holds"): its own roots and
+//! What one rank holds of the mesh (`docs/performance.md`): its own roots and
 //! their **ghost layer** — every root sharing at least a vertex with one of its own — as an
 //! [`InitialMesh::part`] numbered locally in ascending global id, with the owner of each.
 //! That is all coarsening, the closure, the weights, the leaf adjacency and the halo read:

@@ -1,4 +1,4 @@
-//! The dual graph of the initial mesh (seed 004 §5.1.1): one vertex per root, one edge per
+//! The dual graph of the initial mesh [Harvey 2001, §5.1.1]: one vertex per root, one edge per
 //! pair of roots sharing a face. Its shape never changes during a run, only its weights:
 //! `PWgt` (leaves of the tree: processing), `RWgt` (elements of the tree: remapping) and `CWgt`
 //! (leaf faces on the shared face: communication). Weights are updated after each adaptation

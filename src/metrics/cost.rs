@@ -1,5 +1,5 @@
-//! SBN's cost of a root on a processor and the system load `WSysLL` (seed 004 §4.2, §5.4.1,
-//! §6.2; `dual-graph-and-metrics.md` "Costs of a root on a processor").
+//! SBN's cost of a root on a processor and the system load `WSysLL` ([Harvey 2001, §4.2, §5.4.1],
+//! §6.2; `docs/fields.md`).
 
 use crate::graph::{DualGraph, Weights};
 use crate::partition::Grid;
@@ -77,8 +77,8 @@ impl<'a> GridSlowdowns<'a> {
 }
 
 /// What one unit of each weight costs: `Wgt = PWgt · work`, `Comm = CWgt · comm`,
-/// `Remap = RWgt · remap`. All 1 by default (the seed's convention that a leaf, a cut face and a
-/// moved element cost the same); a simulated machine sets them to seconds.
+/// `Remap = RWgt · remap`. All 1 by default ([Harvey 2001]'s convention that a leaf, a cut face and
+/// a moved element cost the same); a simulated machine sets them to seconds.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct CostScales {
     /// Cost of processing one leaf.
@@ -227,7 +227,7 @@ impl<'a> CostModel<'a> {
 }
 
 /// The system load `WSysLL = (1/P) Σ_p QWgt(p)`, kept as the sum and `P` so that reports can
-/// print the exact rational (the seed rounds it up: [`SysLoad::ceil`]).
+/// print the exact rational ([Harvey 2001] rounds it up: [`SysLoad::ceil`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SysLoad {
     /// `Σ_p QWgt(p)`; an exact integer with unit slowdowns.
@@ -250,12 +250,12 @@ impl SysLoad {
         self.sum / self.nranks as f64
     }
 
-    /// `⌈WSysLL⌉`, as seed 004 computes it.
+    /// `⌈WSysLL⌉`, as [Harvey 2001] computes it.
     pub fn ceil(&self) -> f64 {
         self.value().ceil()
     }
 
-    /// SBN's `LoadImb = max_p QWgt(p) / WSysLL` (seed 004 §5.3.1); 1 when the system is idle.
+    /// SBN's `LoadImb = max_p QWgt(p) / WSysLL` [Harvey 2001, §5.3.1]; 1 when the system is idle.
     pub fn load_imb(&self, qwgt: &[f64]) -> f64 {
         let max = qwgt.iter().copied().fold(0.0, f64::max);
         if self.sum == 0.0 {

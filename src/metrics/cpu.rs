@@ -1,4 +1,4 @@
-//! CPU accounting of ranks (`scale.md`, "How to measure speed-up on a 2-core machine"): what
+//! CPU accounting of ranks (`docs/performance.md`): what
 //! each rank's CPU clock counted in each phase of a step or of start-up, and the measures
 //! drawn from it.
 //!

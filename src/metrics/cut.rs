@@ -1,6 +1,6 @@
 //! `Cut%`: the share of communication weight crossing rank boundaries.
 
-/// The communication weight an assignment cuts (seed 004 §5.3.1, `dual-graph-and-metrics.md`):
+/// The communication weight an assignment cuts ([Harvey 2001, §5.3.1], `docs/fields.md`):
 /// `Cut% = 100 · Σ_{(v,w): A(v)≠A(w)} CWgt_vw / Σ_{(v,w)} CWgt_vw`, each dual edge counted once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cut {

@@ -1,11 +1,11 @@
 //! Load imbalance of per-rank loads, in the three conventions users know.
 
 /// How unevenly work is spread over the ranks: one fact, three conventions
-/// (`dual-graph-and-metrics.md`, "Load").
+/// (`docs/fields.md`).
 ///
-/// - `load_imb = max / mean` — PLUM's `LoadImb` (seed 004 §5.3.1); 1.0 is perfect.
-/// - `lambda_pct = (max / mean − 1) · 100` — percent imbalance λ (seed 000, Charm++'s σ).
-/// - `lb = mean / max` — Huck & Labarta's load balance (seed 003 eq. 3); 1.0 is perfect.
+/// - `load_imb = max / mean` — PLUM's `LoadImb` [Harvey 2001, §5.3.1]; 1.0 is perfect.
+/// - `lambda_pct = (max / mean − 1) · 100` — percent imbalance λ ([Pearce 2014], Charm++'s σ).
+/// - `lb = mean / max` — Huck & Labarta's load balance [Huck 2010, eq. 3]; 1.0 is perfect.
 ///
 /// Identities: `load_imb = 1 / lb = 1 + lambda_pct / 100`. Ranks without any load
 /// (all loads zero) are perfectly balanced: `(1, 0, 1)`.
@@ -68,7 +68,7 @@ impl Imbalance {
     }
 }
 
-/// Per-rank loads `W_p = Σ_{assignment[v] = p} weight_v` (seed 004 §5.3.1), for `nranks` ranks.
+/// Per-rank loads `W_p = Σ_{assignment[v] = p} weight_v` [Harvey 2001, §5.3.1], for `nranks` ranks.
 ///
 /// # Panics
 /// If the slices differ in length or an assignment is `≥ nranks`.

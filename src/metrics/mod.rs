@@ -1,16 +1,16 @@
-//! Every metric a run reports (`dual-graph-and-metrics.md`), as pure functions over plain
+//! Every metric a run reports (`docs/fields.md`), as pure functions over plain
 //! slices: per-rank loads, assignments (`root → rank`) and the dual graph's CSR arrays.
 //!
-//! | file | computes | seed |
+//! | file | computes | source |
 //! | --- | --- | --- |
-//! | `imbalance` | [`Imbalance`]: `LoadImb = max/mean`, `λ = (max/mean − 1)·100`, `LB = mean/max`; [`rank_loads`] | 004 §5.3.1, 000, 003 eq. 3 |
-//! | `moments` | [`Moments`]: `σ`, skewness `g₁`, kurtosis `g₂` of per-rank loads | 000 eq. 2.6–2.8 |
-//! | `model_fit` | [`ModelFit`]: a load model's per-rank values against measured times (rank correlation, least-squares line, R², RMSE) | 000 eq. 3.8 |
-//! | `cut` | [`Cut`]: `Cut%` of an assignment, each dual edge once | 004 §5.3.1 |
-//! | `movement` | [`Movement`]: `sent`, `recv`, `TotalV`, `MaxV`, `MaxSR` between two assignments | 004 §5.1.3, §5.3.1 |
-//! | `cost` | [`CostModel`]: SBN's `Wgt`, `Comm`, `Remap`, `QWgt`, and [`SysLoad`] (`WSysLL`) | 004 §4.2, §5.4.1 |
-//! | `cpu` | [`CpuAccount`], [`RunCpu`]: ranks' CPU seconds per phase, critical path, speed-up, work inflation | `scale.md` |
-//! | `time` | [`TimeBalance`]: `LB`, `μLB`, `Transfer`, `η` from measured times | 003 eq. 1–6 |
+//! | `imbalance` | [`Imbalance`]: `LoadImb = max/mean`, `λ = (max/mean − 1)·100`, `LB = mean/max`; [`rank_loads`] | [Harvey 2001, §5.3.1], [Pearce 2014], [Huck 2010, eq. 3] |
+//! | `moments` | [`Moments`]: `σ`, skewness `g₁`, kurtosis `g₂` of per-rank loads | [Pearce 2014, eq. 2.6–2.8] |
+//! | `model_fit` | [`ModelFit`]: a load model's per-rank values against measured times (rank correlation, least-squares line, R², RMSE) | [Pearce 2014, eq. 3.8] |
+//! | `cut` | [`Cut`]: `Cut%` of an assignment, each dual edge once | [Harvey 2001, §5.3.1] |
+//! | `movement` | [`Movement`]: `sent`, `recv`, `TotalV`, `MaxV`, `MaxSR` between two assignments | [Harvey 2001, §5.1.3, §5.3.1] |
+//! | `cost` | [`CostModel`]: SBN's `Wgt`, `Comm`, `Remap`, `QWgt`, and [`SysLoad`] (`WSysLL`) | [Harvey 2001, §4.2, §5.4.1] |
+//! | `cpu` | [`CpuAccount`], [`RunCpu`]: ranks' CPU seconds per phase, critical path, speed-up, work inflation | `docs/performance.md` |
+//! | `time` | [`TimeBalance`]: `LB`, `μLB`, `Transfer`, `η` from measured times | [Huck 2010, eq. 1–6] |
 //!
 //! Vocabulary: an *assignment* is a slice with one rank per root (`assignment[v] = p`);
 //! `old` is the assignment before balancing (`O(v)`), `new` after (`A(v)`); *loads* are

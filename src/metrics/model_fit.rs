@@ -1,7 +1,8 @@
-//! How well a load model predicts measured times (seed 000 §3.2, §3.4.1; `diffusion.md` C.3):
-//! "If the model is accurate, the two are linearly related." Per decision point, the model's
-//! value `M_p` and the measured time `T_p` of each rank are compared by the rank correlation
-//! of eq. 3.8, the least-squares line `T = a M + b` with its R², and the RMSE of that line.
+//! How well a load model predicts measured times ([Pearce 2014, §3.2, §3.4.1];
+//! `docs/design/diffusive.md`): "If the model is accurate, the two are linearly related." Per
+//! decision point, the model's value `M_p` and the measured time `T_p` of each rank are compared by
+//! the rank correlation of eq. 3.8, the least-squares line `T = a M + b` with its R², and the RMSE
+//! of that line.
 
 /// The agreement of a model's per-rank values with the measured times.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -107,7 +108,7 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
-    /// `diffusion.md` C.7 test 4.
+    /// The rank correlation worked by hand on four values.
     #[test]
     fn rank_correlation_c7_test4() {
         let fit = ModelFit::new(&[1.0, 2.0, 3.0, 4.0], &[10.0, 30.0, 20.0, 40.0]).unwrap();

@@ -1,6 +1,6 @@
-//! The shape of the load distribution: seed 000's three moments.
+//! The shape of the load distribution: [Pearce 2014]'s three moments.
 
-/// Standard deviation, skewness and kurtosis of per-rank loads (seed 000 eq. 2.6–2.8), with
+/// Standard deviation, skewness and kurtosis of per-rank loads [Pearce 2014, eq. 2.6–2.8], with
 /// `n` ranks of loads `L_i` and mean `L̄`, `m_k = (1/n) Σ (L_i − L̄)^k`:
 ///
 /// - `σ = √m₂` (eq. 2.6);

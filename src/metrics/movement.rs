@@ -1,7 +1,7 @@
 //! Data movement between two assignments, in units of `RWgt`.
 
-/// The data a change of assignment moves (seed 004 §5.1.3 and §5.3.1,
-/// `dual-graph-and-metrics.md` "Data movement"), with `O(v)` the old rank of root v, `A(v)` the
+/// The data a change of assignment moves ([Harvey 2001, §5.1.3 and §5.3.1],
+/// `docs/fields.md`), with `O(v)` the old rank of root v, `A(v)` the
 /// new one and `RWgt_v` the size of its tree:
 ///
 /// - `sent_p = Σ_{O(v)=p, A(v)≠p} RWgt_v`, `recv_q = Σ_{A(v)=q, O(v)≠q} RWgt_v`;

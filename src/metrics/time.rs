@@ -2,7 +2,7 @@
 
 use crate::{Error, Result};
 
-/// The load-balance decomposition of seed 003 (eq. 1–6, after Casas et al.), from the compute
+/// The load-balance decomposition of [Huck 2010] (eq. 1–6, after Casas et al.), from the compute
 /// time `t[p][i]` of rank p in iteration i and the elapsed time `T` of the measured region:
 ///
 /// - `T_p = Σ_i t[p][i]`, `T_ideal = Σ_i max_p t[p][i]` (the run with an instantaneous network);

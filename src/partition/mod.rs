@@ -1,4 +1,4 @@
-//! Repartitioning a graph (PLUM step 4, `shared/spec/plum.md`): every vertex (a root of the
+//! Repartitioning a graph (PLUM step 4, `docs/design/plum.md`): every vertex (a root of the
 //! dual graph, or a vertex of any [`GraphView`]) gets a part id in `0..nparts`, balancing the
 //! vertex weights (`PWgt`) in the proportions asked for and keeping the weight of cut edges
 //! (`CWgt`) small.

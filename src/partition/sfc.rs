@@ -1,4 +1,4 @@
-//! Space-filling-curve partition of the root centroids (`scale.md`, "Start-up"; issue 23 item
+//! Space-filling-curve partition of the root centroids (`docs/performance.md`; issue 23 item
 //! 3): every root gets a key on a 3-D Hilbert curve through its centroid, the roots are sorted
 //! by key (ties by root id), and the sorted sequence is cut into contiguous pieces of the
 //! target shares of `PWgt`. This is how p4est, t8code and Zoltan's HSFC start.

@@ -1,5 +1,5 @@
-//! The space-filling-curve partition of [`super::Sfc`] computed on ranks (`scale.md`,
-//! "Start-up"; issue 23 item 3), each rank passing only the roots it holds — any roots, in any
+//! The space-filling-curve partition of [`super::Sfc`] computed on ranks (`docs/performance.md`;
+//! issue 23 item 3), each rank passing only the roots it holds — any roots, in any
 //! numbers, together every root of the mesh once:
 //!
 //! 1. the bounding box of all centroids, the root count and the total weight by one all-gather

@@ -1,5 +1,5 @@
-//! Stripes along one axis (seed 001 §IV-B, the centralized method): the roots are grouped into
-//! columns (slabs of the box along x), and the columns, in order, are cut into consecutive
+//! Stripes along one axis ([Boulmier 2019, §IV-B], the centralized method): the roots are grouped
+//! into columns (slabs of the box along x), and the columns, in order, are cut into consecutive
 //! stripes of equal `PWgt`, or of given shares of it (ULBA's uneven targets). Each cut falls
 //! on the column boundary nearest its target, so every stripe is within one column's weight
 //! of its target. Part `k` is the `k`-th stripe from the low end, so a rank keeps its place

@@ -1,6 +1,6 @@
 //! Remapping under uneven target shares. When processors are to receive different shares of the
-//! work (ULBA's, seed 001 Alg. 2), part `j` of a partition into `P·F` parts is cut to the size
-//! of processor `j / F`'s share, so it may only go to a processor with that same share: the
+//! work (ULBA's, [Boulmier 2019, Alg. 2]), part `j` of a partition into `P·F` parts is cut to the
+//! size of processor `j / F`'s share, so it may only go to a processor with that same share: the
 //! processors fall into *classes* of equal share, and each class is remapped on its own, on the
 //! similarity matrix of its processors and their parts.
 

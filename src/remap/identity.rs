@@ -5,7 +5,8 @@ use crate::Result;
 
 /// Part j goes to processor `j / F`: processor p receives parts `p·F .. p·F + F − 1`
 /// (for `F = 1`, part j → processor j). This is the mapping of a partitioner used without
-/// reassignment, the baseline of plum.md step 6. It ignores `S` and minimizes nothing.
+/// reassignment, the baseline of the remap step (`docs/design/plum.md`). It ignores `S` and
+/// minimizes nothing.
 ///
 /// ```
 /// use plume::remap::{Identity, Remapper, SimilarityMatrix};

@@ -1,12 +1,12 @@
-//! `MaxSR`: the least possible sum of the largest send and the largest receive (plum.md
-//! step 6, seed 004 §5.3.1).
+//! `MaxSR`: the least possible sum of the largest send and the largest receive
+//! (`docs/design/plum.md`, [Harvey 2001, §5.3.1]).
 
 use super::matching::Matching;
 use super::{check_buffer, swap, Dense, Objective, RemapInfo, Remapper, SimilarityMatrix};
 use crate::Result;
 
-/// Minimizes `MaxSR = max_i sent_i + max_i recv_i`, the redistribution cost that seed 004
-/// compares balancers by (§5.3.1; plum.md step 6).
+/// Minimizes `MaxSR = max_i sent_i + max_i recv_i`, the redistribution cost that [Harvey 2001]
+/// compares balancers by (§5.3.1; `docs/design/plum.md`).
 ///
 /// - `F = 1` and `P ≤ exact_max_procs`, exact (`"maxsr-thresholds"`): mapping part j to
 ///   processor i makes i send `R_i − S[i][j]` and receive `C_j − S[i][j]`, so a mapping has

@@ -1,10 +1,11 @@
-//! `MaxV`: the least possible largest flow out of or into one processor (plum.md step 6).
+//! `MaxV`: the least possible largest flow out of or into one processor (`docs/design/plum.md`).
 
 use super::matching::Matching;
 use super::{check_buffer, swap, Dense, Objective, RemapInfo, Remapper, SimilarityMatrix};
 use crate::Result;
 
-/// Minimizes `MaxV = max(max_i sent_i, max_i recv_i)` (seed 004 §5.1.3; plum.md step 6).
+/// Minimizes `MaxV = max(max_i sent_i, max_i recv_i)` ([Harvey 2001, §5.1.3];
+/// `docs/design/plum.md`).
 ///
 /// - `F = 1`, exact (`"maxv-bottleneck"`): a bottleneck assignment. Mapping part j to
 ///   processor i makes i send `R_i − S[i][j]` and receive `C_j − S[i][j]`, so `MaxV ≤ T`

@@ -1,4 +1,4 @@
-//! Processor reassignment (plum.md steps 5–6, seed 004 §5.1.3): after the dual graph is
+//! Processor reassignment (`docs/design/plum.md`, [Harvey 2001, §5.1.3]): after the dual graph is
 //! repartitioned into `P·F` parts, choose which processor gets which parts so that little
 //! data moves.
 //!
@@ -56,7 +56,7 @@ pub use totalv::{TotalVGreedy, TotalVOptimal};
 use crate::metrics::Movement;
 use crate::{Error, Result};
 
-/// The data-movement objective a remapper minimizes (seed 004 §5.1.3).
+/// The data-movement objective a remapper minimizes [Harvey 2001, §5.1.3].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Objective {
     /// Total data moved, `Σ_p sent_p`.
@@ -114,7 +114,7 @@ impl RemapInfo {
     }
 }
 
-/// Maps the parts of a new partition onto processors (plum.md step 6).
+/// Maps the parts of a new partition onto processors (`docs/design/plum.md`).
 pub trait Remapper {
     /// Writes into `part2proc` (one entry per part, `S.nparts()` entries) the processor of
     /// every part, each processor receiving exactly `S.parts_per_proc()` parts.

@@ -1,4 +1,4 @@
-//! The similarity matrix between the current processors and the new parts (plum.md step 5).
+//! The similarity matrix between the current processors and the new parts (`docs/design/plum.md`).
 
 use sprs::{CsMat, TriMat};
 
@@ -6,7 +6,7 @@ use crate::metrics::Movement;
 use crate::{Error, Result};
 
 /// `S[i][j] = Σ RWgt_v` over roots v now on processor i that land in new part j: a `P × P·F`
-/// sparse matrix (seed 004 §5.1.3, plum.md step 5), with its row sums `R_i` (data on
+/// sparse matrix ([Harvey 2001, §5.1.3], `docs/design/plum.md`), with its row sums `R_i` (data on
 /// processor i) and column sums `C_j` (data of part j).
 ///
 /// Mapping part j to processor i keeps `S[i][j]` in place; everything else in row i leaves

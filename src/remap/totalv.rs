@@ -1,11 +1,11 @@
-//! `TotalV`: keep as much data in place as possible (plum.md step 6).
+//! `TotalV`: keep as much data in place as possible (`docs/design/plum.md`).
 
 use super::{check_buffer, Dense, Objective, RemapInfo, Remapper, SimilarityMatrix};
 use crate::Result;
 
 /// The mapping with the least total data moved: a maximum-weight assignment on the
 /// `P·F × P·F` matrix that repeats each processor's row of `S` F times, solved by
-/// Kuhn–Munkres in `O((P·F)³)` (seed 004 §5.1.3; plum.md step 6). Always exact.
+/// Kuhn–Munkres in `O((P·F)³)` ([Harvey 2001, §5.1.3]; `docs/design/plum.md`). Always exact.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TotalVOptimal;
 
@@ -23,8 +23,8 @@ impl Remapper for TotalVOptimal {
     }
 }
 
-/// PLUM's fast `TotalV` heuristic (seed 004 §5.1.3; plum.md step 6): take the entries of `S`
-/// in decreasing order and give part j to processor i when j is still free and i has fewer
+/// PLUM's fast `TotalV` heuristic ([Harvey 2001, §5.1.3]; `docs/design/plum.md`): take the entries
+/// of `S` in decreasing order and give part j to processor i when j is still free and i has fewer
 /// than F parts; then place each leftover part, in increasing order, on the processor with
 /// room that already holds most of its data (lowest number on ties).
 ///

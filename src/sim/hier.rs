@@ -1,4 +1,4 @@
-//! Hierarchical balancing on the simulated machine (`hierarchical.md` B.10: "the simulated
+//! Hierarchical balancing on the simulated machine (`docs/design/hierarchical.md`: "the simulated
 //! clock lives in `src/sim/hier.rs`"): [`HierPartitioner`] runs HybridLB's three phases in one
 //! process ([`balance`]) over the dual graph as a repartitioner from the current owners, so
 //! that PLUM's pipeline (policy, the identity remap, the accept rule, the records) runs it as

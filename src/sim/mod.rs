@@ -1,4 +1,4 @@
-//! The simulated machine (`sbn.md` "Execution model"): P processors in virtual time, a
+//! The simulated machine (`docs/design/sbn.md`): P processors in virtual time, a
 //! latency/bandwidth message model, and one adaptation level's processing either under the SBN
 //! balancer ([`sbn_level()`]) or under a static PLUM assignment ([`plum_level()`]), so that both
 //! methods are compared on the same solver model. Deterministic: events are ordered by time,
@@ -13,7 +13,7 @@
 //! solver model (5 µs per leaf per iteration, 20 iterations) and the SP2's network (40 µs,
 //! 36 MB/s), with 50 bytes per element (PLUM's `M`) and 40 bytes per face.
 //! The balancers see the same costs ([`Machine::cost_model`]): their `QWgt` and `ΔCut` are in
-//! seconds of this machine, where the seed counted a leaf, a cut face and a moved element as
+//! seconds of this machine, where [Harvey 2001] counted a leaf, a cut face and a moved element as
 //! one unit each. [`calibrate`] measures the constants on the machine plume runs on instead
 //! ([`Machine::measured`]), and [`Machine::validated`] checks constants read from a file
 //! against their physical [`RANGES`].
@@ -55,7 +55,7 @@ pub struct Machine {
     /// the SP2 model, which counted only the transfer).
     pub t_pack: f64,
     /// Seconds between two checks for messages by a busy processor (the frequency `f` of
-    /// seed 004 §5.7).
+    /// [Harvey 2001, §5.7]).
     pub check_interval: f64,
     /// How a processor holding data answers a request for it: `false` (the SP2 model, and the
     /// default when a file leaves it out) by its transport without its CPU, one-sided as MPI
@@ -178,7 +178,7 @@ impl Machine {
 }
 
 /// Each of `procs` processors' time processing leaves in a level whose roots were processed on
-/// `owner` (`Σ_{owner[v]=p} Wgt_v`, seconds of `model`): the computation seed 003's `T_p`
+/// `owner` (`Σ_{owner[v]=p} Wgt_v`, seconds of `model`): the computation [Huck 2010]'s `T_p`
 /// counts, communication and waiting excluded.
 pub fn processing_times(model: &CostModel, owner: &[u32], procs: usize) -> Vec<f64> {
     let mut work = vec![0.0; procs];

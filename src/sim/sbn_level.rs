@@ -8,7 +8,7 @@
 //! so only the requester's time is charged, or, with [`Machine::served_between_jobs`] (as
 //! plume's ranks serve them), once the holder's job in progress ends, packing on the holder's
 //! time; control messages are handled between jobs. Under
-//! [`Broadcast::Sbn`](crate::balance::sbn::policy::Broadcast) (seed 004 §5.2.2) the request is
+//! [`Broadcast::Sbn`](crate::balance::sbn::policy::Broadcast) [Harvey 2001, §5.2.2] the request is
 //! broadcast over the SBN (`P − 1` messages, forwarded by the transports, reaching the holder
 //! after its depth in the requester's pattern, one latency a hop); under `Broadcast::Direct`
 //! it goes to the holder. The machine's memory is `O(roots + P)`: the processors share the
@@ -33,7 +33,7 @@ pub struct Traffic {
     pub bytes: u64,
 }
 
-/// Messages by kind (seed 004 tables 2, 3 and 6).
+/// Messages by kind [Harvey 2001, tables 2, 3 and 6].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MessageCounts {
     /// Balancing messages (gathering loads).
@@ -68,7 +68,7 @@ impl MessageCounts {
     }
 }
 
-/// The balancer's own CPU time (seed 004 table 7), measured with the wall clock.
+/// The balancer's own CPU time [Harvey 2001, table 7], measured with the wall clock.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct BalancerCpu {
     /// Handling balancing and distribution messages, thresholds (selection excluded).

@@ -82,7 +82,7 @@ fn writes_the_tables_and_the_charts() {
     let dir = std::env::temp_dir().join(format!("plume-compare-{}", std::process::id()));
     a.write(&mut RunFolder::open(&dir).unwrap()).unwrap();
     let md = std::fs::read_to_string(dir.join("compare.md")).unwrap();
-    // Our row for P = 4 with the published PLUM Cut% beside it (seed 004 table 8: 4.01).
+    // Our row for P = 4 with the published PLUM Cut% beside it ([Harvey 2001, table 8]: 4.01).
     assert!(
         md.lines()
             .any(|l| l.starts_with("| 4 |") && l.contains("[4.01]")),

@@ -1,6 +1,6 @@
 //! `plume study hier`'s tables keep their invariants (issue 24, item 3): every object placed
 //! once on a processor of the run, the objects migrated equal to the placement difference, the
-//! loads and time per step those of the placement, the strategies migrating as seed 002's
+//! loads and time per step those of the placement, the strategies migrating as [Zheng 2011]'s
 //! tables 2 and 4 say (H3), HybridLB's databases smaller than the central one (H4), and the
 //! sweep's shrink levels those of table 5's rule.
 

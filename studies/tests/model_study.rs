@@ -1,4 +1,4 @@
-//! Seed 001's model-only studies reproduce its qualitative findings on a few instances
+//! [Boulmier 2019]'s model-only studies reproduce its qualitative findings on a few instances
 //! (issue 11, item 4): figure 3, ULBA at its best α is never worse than the standard method
 //! and gains less, with a smaller α, as the share of overloading PEs grows; figure 2,
 //! balancing every σ+ is close to what a simulated annealing finds.

@@ -2,7 +2,7 @@
 //! determinism, little movement from a balanced start, and one-line errors for bad input.
 //!
 //! The graph: `generate_box([6, 6, 4])` (864 roots) whose roots with centroid `x < 1.5` are
-//! weighted as if refined once (seed 004's weights after one level: `PWgt` 8, `RWgt` 9, `CWgt`
+//! weighted as if refined once ([Harvey 2001]'s weights after one level: `PWgt` 8, `RWgt` 9, `CWgt`
 //! 4 between two refined roots), the others unrefined (1, 1, 1). The starting partition is
 //! RCB on unit weights, so the refined end is overloaded.
 

@@ -1,4 +1,4 @@
-//! The rocks and their erosion (`test-cases.md`, erosion): every leaf is rock or fluid (its one
+//! The rocks and their erosion (`docs/commands.md`, erosion): every leaf is rock or fluid (its one
 //! solution value, [`FLUID`] or [`ROCK`]); every root belongs to the rock of its stripe or to
 //! none. The *front* is the set of rock leaves sharing a face with a fluid leaf; each step,
 //! every front leaf erodes with its rock's probability, becomes fluid, and is refined 1:8 while

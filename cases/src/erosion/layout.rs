@@ -1,5 +1,5 @@
 //! How the erosion case splits its roots over the ranks, as a PLUM pipeline on the fluid work:
-//! stripes along x (seed 001's centralized method) kept in place, stripe k on rank k, or the
+//! stripes along x ([Boulmier 2019]'s centralized method) kept in place, stripe k on rank k, or the
 //! dual graph cut by METIS and mapped onto the ranks by the optimal TotalV remap (PLUM's way).
 //! Either way ULBA's uneven shares are the pipeline's target shares: stripe k is cut to rank k's
 //! share; a METIS part is cut to the share of a rank and goes to a rank with that share.

@@ -1,5 +1,5 @@
-//! The erosion test solver (`test-cases.md`, seed 001 §IV-B in 3-D): a fluid erodes P rocks,
-//! one per stripe of the box, and the eroded rock is refined, so work grows where erosion
+//! The erosion test solver (`docs/commands.md`, [Boulmier 2019, §IV-B] in 3-D): a fluid erodes P
+//! rocks, one per stripe of the box, and the eroded rock is refined, so work grows where erosion
 //! happens and keeps growing there. Each iteration every fluid leaf does one unit of work; the
 //! iteration's modelled time is that of the slowest rank ([`machine`]); after it the policy
 //! decides whether to balance, with equal shares (the standard method) or ULBA's, and the
@@ -81,10 +81,10 @@ pub struct ErosionConfig {
 }
 
 impl ErosionConfig {
-    /// The defaults at P ranks: standard policy, α 0.4, z 3.0, the seed's triggers (median
+    /// The defaults at P ranks: standard policy, α 0.4, z 3.0, [Boulmier 2019]'s triggers (median
     /// of three, ULBA's overhead term), stripes, 200 iterations,
     /// seed 1, one strong rock, 28 × 28 × 1 cubes (4,704 roots) per stripe, depth 1. The
-    /// one-cube-high slab is the seed's 2-D case extruded: the rock's radius is 7 cubes, so
+    /// one-cube-high slab is [Boulmier 2019]'s 2-D case extruded: the rock's radius is 7 cubes, so
     /// the strong rock erodes over some 60 iterations (14 × 14 × 4 cubes give it 3.5 cubes and
     /// a third of that). Depth 2 refines the whole box through the closure around the fronts
     /// (1.4 M leaves at P = 16), too slow for 200 iterations at P = 32.
@@ -173,7 +173,7 @@ pub struct IterationRecord {
     pub eroded: usize,
     /// Ranks whose workload increase rate had a z-score above the threshold.
     pub overloading: usize,
-    /// At a balance: iterations until ULBA's overloading ranks catch up (seed 001 eq. 8).
+    /// At a balance: iterations until ULBA's overloading ranks catch up [Boulmier 2019, eq. 8].
     pub sigma_minus: Option<f64>,
     /// At a balance: iterations until the next balance should come (eq. 12), by the analytic
     /// model fed with the measured rates and mean cost.
@@ -486,7 +486,7 @@ impl<'a> Ledger<'a> {
     }
 }
 
-/// Seed 001's model with the rates measured so far: `N` the overloading ranks (the fastest
+/// [Boulmier 2019]'s model with the rates measured so far: `N` the overloading ranks (the fastest
 /// growing one when none passes the z-score, Menon's "most loaded"), `a` the others' mean
 /// rate, `m` the overloading ranks' mean rate above it. `None` before rates are known, when
 /// the overloading ranks do not grow faster, or when they are most of the ranks.

@@ -1,6 +1,6 @@
 //! What rank 0 makes of an erosion run: the summary table, the processor-usage chart, and
 //! with `compare` the other policies' runs, `compare.md`, `usage.svg` (standard
-//! against ULBA, the seed's figure 4b) and `alpha.svg` (total time against α, figure 5); and
+//! against ULBA, [Boulmier 2019, fig. 4b]) and `alpha.svg` (total time against α, figure 5); and
 //! each rank's VTK piece.
 
 use std::path::Path;

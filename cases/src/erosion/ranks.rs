@@ -1,4 +1,4 @@
-//! The erosion case on real ranks (`distributed.md`): one rank's part of a run through
+//! The erosion case on real ranks (`docs/design/distributed.md`): one rank's part of a run through
 //! [`plume::dist::Run`], started from chunks: each rank generates its block of the box
 //! ([`domain::chunk`]) and holds only its part of the mesh (its roots and their ghost layer)
 //! with the rocks, fronts and fluid work of that part, by local root. Each rank draws the

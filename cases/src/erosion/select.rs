@@ -1,4 +1,4 @@
-//! `--policy select` in the erosion case (`diffusion.md` C.1, C.6): after each iteration rank 0
+//! `--policy select` in the erosion case (`docs/design/diffusive.md`): after each iteration rank 0
 //! (or the one process) predicts, over the next [`HORIZON`] iterations, doing nothing, one
 //! diffusion sweep before each iteration (the diffusive repartitioner, one sweep, one round) and
 //! a global repartition (the case's PLUM: the stripes or METIS), and does the smallest. Each

@@ -82,7 +82,7 @@ pub struct DecisionsSummary {
     pub points: usize,
     /// Those whose balance was carried out.
     pub balances: usize,
-    /// Their modelled times summed: the run's modelled total (`diffusion.md` C.8), seconds.
+    /// Their modelled times summed: the run's modelled total (`docs/design/diffusive.md`), seconds.
     pub modelled_s: f64,
 }
 

@@ -1,5 +1,5 @@
 //! The ideal gas: conserved and primitive states of the 3-D Euler equations, the physical flux
-//! along a direction and the speed of sound (`flow-solver.md`, γ = 1.4).
+//! along a direction and the speed of sound (`docs/euler.md`, γ = 1.4).
 
 /// Ratio of specific heats of the gas.
 pub const GAMMA: f64 = 1.4;

@@ -1,4 +1,4 @@
-//! The adaptation indicators (`flow-solver.md`, issue 26): per leaf, a number from its state
+//! The adaptation indicators (`docs/euler.md`, issue 26): per leaf, a number from its state
 //! and its face neighbours' (ghosts included; boundary faces take no part), on one or several
 //! flow variables (density, pressure, velocity magnitude: the largest over the variables, so a
 //! leaf refines when any variable asks). Leaves above the refine threshold are refined,

@@ -1,5 +1,5 @@
 //! A finite-volume solver of the compressible Euler equations on the leaves of the adaptive
-//! forest, on P ranks (`flow-solver.md`): the computed flow drives the adaptation.
+//! forest, on P ranks (`docs/euler.md`): the computed flow drives the adaptation.
 //!
 //! The stages, each in its own module:
 //! - [`gas`]: the ideal gas (γ = 1.4), conserved and primitive states, the physical flux;

@@ -1,4 +1,4 @@
-//! How far a run is from a reference solution (`flow-solver.md`, cases and checks): the
+//! How far a run is from a reference solution (`docs/euler.md`, cases and checks): the
 //! volume-weighted L1 error of the density against any exact density field (a Riemann
 //! problem's along x, the smooth wave's, the spherical blast's), and profiles of the flow along
 //! a coordinate (x, or the radius) for the reports and the charts.

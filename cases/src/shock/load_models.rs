@@ -1,6 +1,6 @@
-//! Load models against the ranks' measured processing times (seed 000 §3.2, §3.4.1;
-//! `diffusion.md` C.3): at each static processing level on ranks, each model's per-rank value
-//! is compared with what each rank measured processing its roots: λ and kurtosis of both, the
+//! Load models against the ranks' measured processing times ([Pearce 2014, §3.2, §3.4.1];
+//! `docs/design/diffusive.md`): at each static processing level on ranks, each model's per-rank
+//! value is compared with what each rank measured processing its roots: λ and kurtosis of both, the
 //! rank correlation of eq. 3.8, and the least-squares line `T = a M + b` with its R² and RMSE
 //! ([`plume::metrics::ModelFit`]).
 //!
@@ -8,7 +8,7 @@
 //! - `leaves`: the leaves p processed (`Σ PWgt`, model (i));
 //! - `qwgt`: the simulated machine's `QWgt(p)` of the level's static assignment, `t_leaf ·
 //!   PWgt + t_face · cut faces` (models (ii) and (iii), which coincide for a static level);
-//! - `previous`: p's measured time at the previous processed level (model (iv), seed 002's
+//! - `previous`: p's measured time at the previous processed level (model (iv), [Zheng 2011]'s
 //!   persistence, per rank: the roots a balance moved in between take their time along only
 //!   in the other models).
 
@@ -111,7 +111,7 @@ pub fn summary(levels: &[&LoadModels]) -> String {
         return String::new();
     }
     let mut t = String::from(
-        "\nLoad models against the ranks' measured processing times (diffusion.md C.3; over \
+        "\nLoad models against the ranks' measured processing times (`docs/design/diffusive.md`; over \
          the levels: mean rank correlation r (eq. 3.8) and R² of the line T = a·M + b, RMSE \
          of the model's λ and kurtosis against the measured ones):\n\n\
          | model | levels | mean r | mean R² | RMSE λ (points) | RMSE kurtosis |\n\

@@ -1,6 +1,6 @@
-//! The shock-wave test case (seed 004 §5.3, `test-cases.md`): a cylinder with its axis along z
-//! moves along +x across a box elongated along x; leaves it touches are refined up to a maximum
-//! depth, refined leaves it has left behind are coarsened, one level per adaptation. Each
+//! The shock-wave test case ([Harvey 2001, §5.3], `docs/commands.md`): a cylinder with its axis
+//! along z moves along +x across a box elongated along x; leaves it touches are refined up to a
+//! maximum depth, refined leaves it has left behind are coarsened, one level per adaptation. Each
 //! adaptation is followed by one or more *tracks* ([`Track`]): a balancer on P ranks (PLUM,
 //! SBN, or none) that owns its assignment, processes the level on the simulated machine and
 //! records the level's metrics. The adaptation does not depend on the balancing, so

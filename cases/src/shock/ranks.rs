@@ -1,4 +1,4 @@
-//! The shock case on real ranks (`distributed.md`): one rank's part of a run through
+//! The shock case on real ranks (`docs/design/distributed.md`): one rank's part of a run through
 //! [`plume::dist::Run`] (each rank holding its part of the mesh), which marks with the front, adapts, balances with PLUM (rank 0
 //! decides and broadcasts) and migrates the trees. Rank 0 holds the gathered weights and
 //! owners and makes each level's record as the single-process track does

@@ -1,4 +1,4 @@
-//! What a shock-wave run records per level: the metrics every balancer shares (seed 004
+//! What a shock-wave run records per level: the metrics every balancer shares ([Harvey 2001]
 //! tables 8, 9, 12), the simulated machine's time split, and SBN's own columns (tables 6, 7,
 //! 10, 11), and the loads and Cut% of an assignment the records are made from
 //! ([`loads_and_cut`]).
@@ -26,11 +26,11 @@ pub struct LevelRecord {
     pub lb: f64,
     /// `LoadImb` before balancing (same weights).
     pub load_imb_before: f64,
-    /// σ, skewness and kurtosis of the ranks' leaves where the level was processed (seed 000
+    /// σ, skewness and kurtosis of the ranks' leaves where the level was processed ([Pearce 2014]
     /// eq. 2.6–2.8).
     pub load_moments: Moments,
     /// Pre-Exec Cut%: the assignment at the start of the level, before balancing, on the
-    /// level's adapted weights (seed 004 tables 10–12).
+    /// level's adapted weights [Harvey 2001, tables 10–12].
     pub pre_cut_pct: f64,
     /// Post-Exec Cut%: percent of the communication weight crossing ranks where the level was
     /// processed.
@@ -103,7 +103,7 @@ pub struct LevelRecord {
     pub select: Option<crate::selection::LevelSelect>,
     /// Wall-clock milliseconds per stage.
     pub time_ms: StageTimes,
-    /// Each processor's simulated processing time in the level, seconds (seed 003's `t_{p,i}`,
+    /// Each processor's simulated processing time in the level, seconds ([Huck 2010]'s `t_{p,i}`,
     /// the level being iteration i); not written to the reports, which hold the run's
     /// decomposition instead ([`super::ShockRun::time_balance`]).
     #[serde(skip)]
@@ -123,14 +123,14 @@ pub struct SimRecord {
     pub distribution_pct: f64,
     /// Share idle, percent.
     pub idle_pct: f64,
-    /// Seed 003's `LB = mean_p T_p / max_p T_p`, `T_p` processor p's processing time.
+    /// [Huck 2010]'s `LB = mean_p T_p / max_p T_p`, `T_p` processor p's processing time.
     pub lb: f64,
-    /// Seed 003's `μLB = max_p T_p / T_ideal`: 1, the level being one iteration
+    /// [Huck 2010]'s `μLB = max_p T_p / T_ideal`: 1, the level being one iteration
     /// (`T_ideal = max_p T_p`).
     pub mu_lb: f64,
-    /// Seed 003's `Transfer = T_ideal / T`, `T` the level's simulated time.
+    /// [Huck 2010]'s `Transfer = T_ideal / T`, `T` the level's simulated time.
     pub transfer: f64,
-    /// Seed 003's `η = LB · μLB · Transfer = mean_p T_p / T`.
+    /// [Huck 2010]'s `η = LB · μLB · Transfer = mean_p T_p / T`.
     pub eta: f64,
 }
 
@@ -160,7 +160,7 @@ impl SimRecord {
 /// SBN's columns of a level.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SbnRecord {
-    /// `max_p QWgt(p) / WSysLL` where the roots were processed (seed 004 §5.3.1).
+    /// `max_p QWgt(p) / WSysLL` where the roots were processed [Harvey 2001, §5.3.1].
     pub qwgt_load_imb: f64,
     /// Roots reassigned by distribution messages.
     pub roots_transferred: u64,

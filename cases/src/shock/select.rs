@@ -1,4 +1,4 @@
-//! `--policy select` in the shock case on ranks (`diffusion.md` C.1, C.6): the balancer
+//! `--policy select` in the shock case on ranks (`docs/design/diffusive.md`): the balancer
 //! ([`plume::dist::Select`] over the case's PLUM), what a level records of its decision, and
 //! the run's summary of the choices and their replays.
 

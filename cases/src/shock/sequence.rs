@@ -1,4 +1,4 @@
-//! The shock case's recorded sequence (`minex.md` A.9 "Replay"): the adapted mesh does not
+//! The shock case's recorded sequence (`docs/design/minex.md`): the adapted mesh does not
 //! depend on the balancer, so one run without balancing records, per level, what any
 //! repartitioner is given — the dual graph (constant: the initial mesh's), the predicted
 //! weights `PWgt` and `CWgt` (after closure, before subdivision, as PLUM balances), and the

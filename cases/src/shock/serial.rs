@@ -33,7 +33,7 @@ pub struct ShockRun {
 }
 
 impl ShockRun {
-    /// Seed 003's decomposition of the whole run on the simulated machine, the levels as its
+    /// [Huck 2010]'s decomposition of the whole run on the simulated machine, the levels as its
     /// iterations: `T_p` processor p's processing time summed over the levels, `T_ideal` the
     /// sum of each level's largest, `T` the sum of the levels' times. `μLB < 1` when the most
     /// loaded processor changes from level to level. `None` without a level.

@@ -12,7 +12,7 @@ use plume::dist::StepTimes;
 /// `metrics.csv` its columns) in that order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Stage {
-    /// SBN: balance operations (seed 004 fig. 5 or 8).
+    /// SBN: balance operations [Harvey 2001, fig. 5 or 8].
     Balancing,
     /// Adaptation: the closure of the marks.
     Closure,

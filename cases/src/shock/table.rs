@@ -93,7 +93,7 @@ type Column = (&'static str, Format, fn(&LevelRecord) -> f64);
 
 use Format::{Decimals, Flag};
 
-/// PLUM's columns (seed 004 tables 8, 9 and 12 side by side).
+/// PLUM's columns ([Harvey 2001, tables 8, 9 and 12] side by side).
 const PLUM_COLUMNS: &[Column] = &[
     ("leaves", Decimals(0), |r| r.leaves as f64),
     ("LoadImb before", Decimals(3), |r| r.load_imb_before),
@@ -117,7 +117,7 @@ const PLUM_COLUMNS: &[Column] = &[
     }),
 ];
 
-/// SBN's columns (seed 004 tables 2, 6, 7, 10 and 11).
+/// SBN's columns [Harvey 2001, tables 2, 6, 7, 10 and 11].
 const SBN_COLUMNS: &[Column] = &[
     ("leaves", Decimals(0), |r| r.leaves as f64),
     ("LoadImb before", Decimals(3), |r| r.load_imb_before),
@@ -142,7 +142,7 @@ const SBN_COLUMNS: &[Column] = &[
     ("loc. msgs", Decimals(0), |r| sbn(r).messages.locate as f64),
 ];
 
-/// SBN's columns of the simulated machine's level (seed 004 tables 2 and 7).
+/// SBN's columns of the simulated machine's level [Harvey 2001, tables 2 and 7].
 const SBN_SIM_COLUMNS: &[Column] = &[
     ("proc %", Decimals(1), |r| r.sim.processing_pct),
     ("comm %", Decimals(1), |r| r.sim.communication_pct),

@@ -1,4 +1,4 @@
-//! A domain's load database (`hierarchical.md` B.3): its objects' [`ObjData`] and the
+//! A domain's load database (`docs/design/hierarchical.md`): its objects' [`ObjData`] and the
 //! [`CommData`] records that matter at its level, the bytes eq. (2) gives them, and the
 //! reductions a leader applies when they exceed its memory: (a) drop the lightest records,
 //! (b) METIS containers, (c) semi-centralized totals; the object-count rule of table 5
@@ -14,7 +14,7 @@ use crate::Result;
 /// exactly this size).
 pub const RECORD_BYTES: u64 = 16;
 
-/// One object as the balancer sees it (seed 002 §2.1): its id, home processor and load.
+/// One object as the balancer sees it [Zheng 2011, §2.1]: its id, home processor and load.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ObjData {
     /// The object's id (a root for the mesh, `0..N` for lb_test), unique.

@@ -1,4 +1,4 @@
-//! HybridLB's three phases (`hierarchical.md` B.3–B.5) over a [`Transport`]: one decision code
+//! HybridLB's three phases (`docs/design/hierarchical.md`) over a [`Transport`]: one decision code
 //! for every transport, so the in-process simulation ([`super::InProcess`]) and ranks make the
 //! same decisions bit for bit.
 //!

@@ -1,5 +1,5 @@
 //! The in-process [`Transport`]: every node's leader in one process, messages in mailboxes,
-//! and the simulated clock of `hierarchical.md` B.10. Each round of messages (a phase's
+//! and the simulated clock of `docs/design/hierarchical.md`. Each round of messages (a phase's
 //! messages of one kind at one level) costs `latency + max bytes through one leader /
 //! bandwidth + max children · t_handle`; a level's strategy costs the largest operation count
 //! of its domains (they run concurrently) times `t_op`. Nothing is measured, so the clock is

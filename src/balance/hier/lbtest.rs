@@ -1,5 +1,5 @@
-//! `lb_test`, seed 002's synthetic benchmark (§4.1, `hierarchical.md` B.1): N objects with
-//! loads drawn uniformly in a range (seeded), ring communication `o ↔ o ± 1 mod N`, and the
+//! `lb_test`, [Zheng 2011]'s synthetic benchmark (§4.1, `docs/design/hierarchical.md`): N objects
+//! with loads drawn uniformly in a range (seeded), ring communication `o ↔ o ± 1 mod N`, and the
 //! seed's placement: "all objects are sorted by their load … and this ordering is used to place
 //! them on all processors assigning equal number of objects to each".
 
@@ -78,7 +78,7 @@ impl LbTest {
     }
 }
 
-/// The seed's placement (B.1): objects by ascending load (id on ties), processor k gets the
+/// [Zheng 2011]'s placement (B.1): objects by ascending load (id on ties), processor k gets the
 /// k-th block of `⌊N/P⌋` or `⌈N/P⌉` objects, the first `N mod P` blocks one larger. Returns
 /// each object's processor.
 ///

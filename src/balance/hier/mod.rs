@@ -1,7 +1,7 @@
-//! Hierarchical load balancing, seed 002's HybridLB (Charm++; `hierarchical.md`): processors
-//! grouped into a tree of domains; load data flow up (each leader gathers only its domain,
-//! shrinking it when it would not fit), decisions flow down as lightweight tokens, and every
-//! object migrates once, home → destination.
+//! Hierarchical load balancing, [Zheng 2011]'s HybridLB (Charm++; `docs/design/hierarchical.md`):
+//! processors grouped into a tree of domains; load data flow up (each leader gathers only its
+//! domain, shrinking it when it would not fit), decisions flow down as lightweight tokens, and
+//! every object migrates once, home → destination.
 //!
 //! | file | owns |
 //! | --- | --- |
@@ -22,9 +22,9 @@
 //! processors, led by its lowest processor; a *token* is an object's id, home, load and records
 //! travelling in place of its data; a *semi-centralized* domain works on its children's totals.
 //!
-//! Plume decisions (where seed 002 is silent): leaders keep only records crossing their
-//! children or leaving their domain (the lowest domains under GreedyCommLB or METIS keep them all: they
-//! reassign every object); a domain is semi-centralized when it holds more than
+//! Plume decisions (where [Zheng 2011] is silent): leaders keep only records crossing their
+//! children or leaving their domain (the lowest domains under GreedyCommLB or METIS keep them all:
+//! they reassign every object); a domain is semi-centralized when it holds more than
 //! `max_objects` objects or its database more than `max_bytes` after dropping records, and so
 //! is every domain above it; the lowest domains always work on full data. Amounts owed across
 //! several semi-centralized levels are split down by the same pairing, the topmost full
@@ -37,7 +37,7 @@
 //!
 //! ```
 //! use plume::balance::hier::{balance, Clock, HierOptions, LbTest, Tree};
-//! // Seed 002's lb_test on 16 processors, tree 4 × 4.
+//! // [Zheng 2011]'s lb_test on 16 processors, tree 4 × 4.
 //! let (objs, records) = LbTest::new(256, 16).generate().unwrap();
 //! let tree = Tree::from_list(16, &[4, 4]).unwrap();
 //! let b = balance(&tree, &HierOptions::default(), &Clock::default(), &objs, &records, None)

@@ -1,6 +1,6 @@
 //! HybridLB on a simulated machine: [`balance`] runs the three phases in one process
 //! ([`InProcess`]) over a set of objects, and reports per tree level and per balance
-//! (`hierarchical.md` B.10 "Reports"). Memory is `O(N + C + P)` for `N` objects and `C`
+//! (`docs/design/hierarchical.md`). Memory is `O(N + C + P)` for `N` objects and `C`
 //! records, plus one copy of the objects and records per level of full databases.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The decisions of one domain (`hierarchical.md` B.4, B.6): objects onto its children
+//! The decisions of one domain (`docs/design/hierarchical.md`): objects onto its children
 //! ("bins": sub-domains or processors, each with a normalised speed) by GreedyLB,
 //! GreedyCommLB or RefineLB with its binary search on the threshold; the amounts between
 //! children at a semi-centralized level and the objects an overloaded child picks for them;
@@ -48,7 +48,7 @@ fn heaviest_first(objs: &[ObjData]) -> Vec<usize> {
     order
 }
 
-/// GreedyLB (seed 002 §4.1): objects by (load desc, id asc), each to the bin of least
+/// GreedyLB [Zheng 2011, §4.1]: objects by (load desc, id asc), each to the bin of least
 /// `load / speed` (lowest index on ties); bins start at `background` loads. Returns each
 /// object's bin.
 ///

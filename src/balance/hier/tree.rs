@@ -1,11 +1,11 @@
-//! The tree of domains (`hierarchical.md` B.2): levels `0` (one domain, the top) … `L − 1`
+//! The tree of domains (`docs/design/hierarchical.md`): levels `0` (one domain, the top) … `L − 1`
 //! (the processors), consecutive processors grouped together, each domain led by its
 //! lowest-numbered processor. A *node* is a domain or a processor: `(level, index)`.
 //!
 //! Every domain of level `i` spans `span(i)` consecutive processors (the last one of a level
 //! fewer when P is not a power of the branching); its children are the nodes of level `i + 1`
 //! inside it. A child of fewer processors than its siblings is represented by a lower *speed*
-//! `s_k = size_k / mean size` (seed 002 §3) so that it receives work in proportion to its size.
+//! `s_k = size_k / mean size` [Zheng 2011, §3] so that it receives work in proportion to its size.
 
 use std::ops::Range;
 
@@ -26,7 +26,7 @@ pub struct Node {
 ///
 /// ```
 /// use plume::balance::hier::Tree;
-/// // Fig. 1 of seed 002: P = 8, G = 2; level 2's leaders are processors 0, 2, 4, 6.
+/// // Fig. 1 of [Zheng 2011]: P = 8, G = 2; level 2's leaders are processors 0, 2, 4, 6.
 /// let tree = Tree::uniform(8, 2).unwrap();
 /// assert_eq!(tree.levels(), 4);
 /// let leaders: Vec<usize> = (0..tree.width(2)).map(|d| tree.leader(2, d)).collect();
@@ -96,7 +96,7 @@ impl Tree {
     }
 
     /// `levels` levels with the smallest uniform branching `g ≥ 2` that reaches P in
-    /// `levels − 1` steps (`g = ⌈P^(1/(L−1))⌉`, seed 002 §3.1's `G = (L−1)√P`).
+    /// `levels − 1` steps (`g = ⌈P^(1/(L−1))⌉`, [Zheng 2011, §3.1]'s `G = (L−1)√P`).
     ///
     /// # Errors
     /// [`Error::Invalid`] naming the tree when `levels < 2` or when P ranks cannot fill
@@ -180,7 +180,7 @@ impl Tree {
             .collect()
     }
 
-    /// Messages of one phase: `(formula, sent)`. The formula (`[H3]`, seed 002 §3.1) counts
+    /// Messages of one phase: `(formula, sent)`. The formula (`[H3]`, [Zheng 2011, §3.1]) counts
     /// every child's message to its domain's leader, a leader's own included; `sent` leaves out
     /// those a leader sends itself (`P − 1` in all).
     pub fn messages_per_phase(&self) -> (u64, u64) {
@@ -221,16 +221,16 @@ fn check_branching(g: usize) -> Result<()> {
     Ok(())
 }
 
-/// `[H3]`: seed 002's message count for all three phases, `3 (P G − G) / (G − 1)` with the real
+/// `[H3]`: [Zheng 2011]'s message count for all three phases, `3 (P G − G) / (G − 1)` with the real
 /// branching `G = (L−1)√P` (fig. 4).
 pub fn message_model(nprocs: f64, levels: usize) -> f64 {
     let g = nprocs.powf(1.0 / (levels - 1) as f64);
     3.0 * (nprocs * g - g) / (g - 1.0)
 }
 
-/// `[H2]`: seed 002's operation count for one balance (fig. 3) with `N` objects, `P` processors,
-/// `L` levels (`G = (L−1)√P`, logarithms base 2) and a reduction above `m` objects: levels
-/// `i < s = ⌈log_G(N / m)⌉` cost `G log G + N_i`, the others `G log G + N_i log G`, with
+/// `[H2]`: [Zheng 2011]'s operation count for one balance (fig. 3) with `N` objects, `P`
+/// processors, `L` levels (`G = (L−1)√P`, logarithms base 2) and a reduction above `m` objects:
+/// levels `i < s = ⌈log_G(N / m)⌉` cost `G log G + N_i`, the others `G log G + N_i log G`, with
 /// `N_i = N / G^i`, over `i = 0 … L − 2`.
 pub fn level_model(objects: f64, nprocs: f64, levels: usize, m: f64) -> f64 {
     let g = nprocs.powf(1.0 / (levels - 1) as f64);

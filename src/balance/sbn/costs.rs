@@ -5,7 +5,7 @@ use super::directory::Directory;
 use crate::metrics::CostModel;
 
 /// The costs of one root on one processor as a balancing processor sees them
-/// (`dual-graph-and-metrics.md`): `Wgt_v`, `Comm_p^v`, `Remap_p^v`.
+/// (`docs/fields.md`): `Wgt_v`, `Comm_p^v`, `Remap_p^v`.
 pub trait RootCosts {
     /// `Wgt_v`: processing cost.
     fn wgt(&self, v: u32) -> f64;

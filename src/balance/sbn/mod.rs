@@ -1,6 +1,6 @@
-//! The SBN dynamic balancer (seed 004 ch. 3–5, `sbn.md`): processors keep working and balance
-//! among themselves over a Symmetric Broadcast Network; a root's data moves lazily, only when its
-//! new owner is about to process it.
+//! The SBN dynamic balancer ([Harvey 2001, ch. 3–5], `docs/design/sbn.md`): processors keep working
+//! and balance among themselves over a Symmetric Broadcast Network; a root's data moves lazily,
+//! only when its new owner is about to process it.
 //!
 //! | file | owns |
 //! | --- | --- |
@@ -11,7 +11,7 @@
 //! | `select.rs` | the choice of roots to give away: smallest `ΔCut` of a sample, grown breadth-first |
 //! | `queue.rs` | a processor's job queue: processing heap, migration heaps by data location |
 //! | `protocol/` | one processor's decisions: messages, balance, distribution, lazy fetches |
-//! | `policy.rs` | the seed's explicit choices and plume's named alternatives |
+//! | `policy.rs` | [Harvey 2001]'s explicit choices and plume's named alternatives |
 //! | `prepartition.rs` | the optional diffusive pre-partitioner on `QWgt` (§5.6) |
 //!
 //! **Memory** is `O(roots + P)` for the whole machine, `O(roots / P + P)` a processor on a

@@ -1,4 +1,4 @@
-//! The SBN communication patterns (seed 004 §3.2, `sbn.md` "Network").
+//! The SBN communication patterns ([Harvey 2001, §3.2], `docs/design/sbn.md`).
 //!
 //! An SBN(d) routes a message from a source processor at stage `d` down to stage 0, every
 //! processor appearing exactly once. All patterns derive from a *template* rooted at processor 0:
@@ -9,7 +9,7 @@
 //!
 //! # Any number of processors
 //!
-//! The seed needs `P = 2^d`. For any `P ≥ 1` the network has dimension `d = ⌈log2 P⌉`, the
+//! [Harvey 2001] needs `P = 2^d`. For any `P ≥ 1` the network has dimension `d = ⌈log2 P⌉`, the
 //! pattern is built in `2^d` labels and labels `≥ P` are *absent*:
 //!
 //! - a present processor's parent is its nearest present ancestor in the template tree (after the

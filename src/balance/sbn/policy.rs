@@ -1,19 +1,19 @@
-//! Where seed 004 is explicit and plume first did otherwise (`sbn.md` "Points where the seed is
-//! explicit"): one small choice per point, the seed's by default, plume's former scheme kept
-//! under its own name. [`Policies`] gathers them.
+//! Where [Harvey 2001] is explicit and plume first did otherwise (`docs/design/sbn.md`): one small
+//! choice per point, [Harvey 2001]'s by default, plume's former scheme kept under its own name.
+//! [`Policies`] gathers them.
 //!
-//! Two defaults are not the seed's. The balancer weighs in machine seconds ([`Units::Machine`]),
-//! the seed's unit being the option [`Units::Seed`]. On the simulated machine an element moved
-//! costs about 1/70 of a leaf processed, and the sender none of it (fetches are one-sided), so
-//! counting both as one unit with §5.4.1's sender share makes a processor that gave work away
-//! look loaded until its data is fetched: it neither asks for work nor gets it (on the shock
-//! case the level takes 3–5 % longer at P = 8 and 32, and a small imbalanced box stays at
-//! LoadImb 1.37 instead of 1.06). And a Heuristic probe teaches the processors it passes no
-//! level ([`ProbeLevel::Keep`]), where fig. 8 has each of them take the probe's estimate
-//! ([`ProbeLevel::Update`]): with the §5.7 `MinTh` and a processor starting a balance only
-//! when the level it knows is a job above its load, the partial estimates stop processors
-//! from asking for work they lack (on the shock case's first 3 levels at P = 8 and 32 the
-//! seed's rule sends 46 % and 16 % fewer balancing messages, but LoadImb rises by 0.04 and
+//! Two defaults are not [Harvey 2001]'s. The balancer weighs in machine seconds
+//! ([`Units::Machine`]), [Harvey 2001]'s unit being the option [`Units::Seed`]. On the simulated
+//! machine an element moved costs about 1/70 of a leaf processed, and the sender none of it
+//! (fetches are one-sided), so counting both as one unit with §5.4.1's sender share makes a
+//! processor that gave work away look loaded until its data is fetched: it neither asks for work
+//! nor gets it (on the shock case the level takes 3–5 % longer at P = 8 and 32, and a small
+//! imbalanced box stays at LoadImb 1.37 instead of 1.06). And a Heuristic probe teaches the
+//! processors it passes no level ([`ProbeLevel::Keep`]), where fig. 8 has each of them take the
+//! probe's estimate ([`ProbeLevel::Update`]): with the §5.7 `MinTh` and a processor starting a
+//! balance only when the level it knows is a job above its load, the partial estimates stop
+//! processors from asking for work they lack (on the shock case's first 3 levels at P = 8 and 32
+//! the seed's rule sends 46 % and 16 % fewer balancing messages, but LoadImb rises by 0.04 and
 //! 0.03 and the simulated level takes 5.5 % and 2.5 % longer; `QWgt` LoadImb reaches 1.14 at
 //! P = 8).
 
@@ -82,7 +82,7 @@ pub enum FirstHalf {
 }
 
 /// How migration requests reach the holder (§5.2.2). Locate messages go to the moved roots'
-/// homes either way (`directory.rs`): the seed's broadcast of them, to every processor, is
+/// homes either way (`directory.rs`): [Harvey 2001]'s broadcast of them, to every processor, is
 /// what made each processor keep a table over all roots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Broadcast {
@@ -95,7 +95,7 @@ pub enum Broadcast {
 /// The unit of the balancer's costs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Units {
-    /// The seed's: one unit per leaf processed, cut face and element moved.
+    /// [Harvey 2001]'s: one unit per leaf processed, cut face and element moved.
     Seed,
     /// Seconds of the simulated machine (plume's former unit).
     Machine,
@@ -110,7 +110,7 @@ pub enum Topology {
     Hypercube,
 }
 
-/// One choice per point where the seed is explicit.
+/// One choice per point where [Harvey 2001] is explicit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Policies {
     /// The balancer's own load.
@@ -132,7 +132,7 @@ pub struct Policies {
 }
 
 impl Default for Policies {
-    /// The seed's choices on the SBN, but costs in machine seconds and Heuristic probes that
+    /// [Harvey 2001]'s choices on the SBN, but costs in machine seconds and Heuristic probes that
     /// set no level on their way down (module doc).
     fn default() -> Self {
         Policies {

@@ -1,4 +1,4 @@
-//! The SBN pre-partitioner (seed 004 §5.6), optional before each level: a diffusive P-way
+//! The SBN pre-partitioner [Harvey 2001, §5.6], optional before each level: a diffusive P-way
 //! partition on `QWgt`, which counts processing, communication and redistribution. Roots of
 //! processors above `WSysLL` go to the processor with the smallest `QWgt`: among the neighbours
 //! of a random sample of q's roots, the one on an overloaded processor with the smallest `ΔCut`
@@ -15,10 +15,10 @@ use super::costs::{Located, RootCosts};
 use crate::metrics::{CostModel, SysLoad};
 use crate::rng::Rng;
 
-/// Iterations per round (`ItNum`; the seed found 4 best).
+/// Iterations per round (`ItNum`; [Harvey 2001] found 4 best).
 pub const IT_NUM: usize = 4;
 
-/// Imbalance above which the refinement pass runs (the seed's 1.75).
+/// Imbalance above which the refinement pass runs ([Harvey 2001]'s 1.75).
 pub const REFINE_ABOVE: f64 = 1.75;
 
 /// Roots sampled on the receiving processor per growth (as the balancer's sample).

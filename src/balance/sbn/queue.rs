@@ -1,4 +1,4 @@
-//! The roots queued at one processor (seed 004 §4.2, table 1): a processing heap keyed by
+//! The roots queued at one processor [Harvey 2001, §4.2, table 1]: a processing heap keyed by
 //! `(Comm_p^v + Remap_p^v) / Wgt_v` so that interior roots run first and boundary roots, which
 //! may still migrate, wait; one migration heap per data location so that a processor giving
 //! work to q first offers the roots whose data already sits on q; and random access for the

@@ -1,4 +1,4 @@
-//! Which roots a processor gives away (seed 004 §5.2.1): the differential edge cut of moving a
+//! Which roots a processor gives away [Harvey 2001, §5.2.1]: the differential edge cut of moving a
 //! root from p to q, the smallest of a random sample, and breadth-first growth through the
 //! neighbours queued at p until enough weight is chosen.
 
@@ -30,7 +30,7 @@ pub fn min_delta_cut(
 pub struct Selection {
     /// Roots sampled at random to seed a breadth-first group (the seed: 10).
     pub sample: usize,
-    /// Most roots moved at once (the seed caps a move; §4.2).
+    /// Most roots moved at once ([Harvey 2001] caps a move; §4.2).
     pub max_roots: usize,
 }
 
@@ -95,7 +95,7 @@ pub fn choose_roots<'n>(
 
 #[cfg(test)]
 mod tests {
-    //! The differential edge cut on seed 004's worked example (§5.2.3, tables 4 and 5): P4
+    //! The differential edge cut on [Harvey 2001]'s worked example (§5.2.3, tables 4 and 5): P4
     //! gives work to the underloaded P2.
 
     use super::*;

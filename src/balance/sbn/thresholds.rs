@@ -1,6 +1,6 @@
-//! The SBN system level and thresholds (seed 004 §3.2.3 and fig. 4 `UpdateLoad`, §3.3.3 and
+//! The SBN system level and thresholds ([Harvey 2001, §3.2.3 and fig. 4] `UpdateLoad`, §3.3.3 and
 //! fig. 8 the Heuristic variant's estimates, §3.3.4 why `MaxTh` grows exponentially, §4.2 weighted
-//! loads, §5.7 the `MinTh` bound; `sbn.md` "Load and thresholds").
+//! loads, §5.7 the `MinTh` bound; `docs/design/sbn.md`).
 //!
 //! A processor whose queue is below `MinTh` starts a balance; one above `MaxTh` distributes its
 //! excess. Fig. 4 lost a superscript in the text extraction: `MaxTh = SysLL + 2^⌊SysLL/ConstParam⌋`
@@ -46,7 +46,7 @@ impl Thresholds {
 }
 
 /// Fig. 4's `UpdateLoad(TotalJQ)` on `procs` processors: `SysLL = ⌈TotalJQ / P⌉`, then
-/// [`Thresholds::from_level`]. `ConstParam = 2` was the seed's best value.
+/// [`Thresholds::from_level`]. `ConstParam = 2` was [Harvey 2001]'s best value.
 ///
 /// # Panics
 /// If `procs` or `const_param` is 0.

@@ -1,4 +1,4 @@
-//! The initial mesh in chunks, one per rank (`scale.md`, "Start-up"; issue 23 item 3): no rank
+//! The initial mesh in chunks, one per rank (`docs/performance.md`; issue 23 item 3): no rank
 //! holds the whole mesh, except rank 0 while it reads and [`spread`]s it.
 //!
 //! Vocabulary: of N items (roots, or vertices) over P ranks, the **block** of rank k is the

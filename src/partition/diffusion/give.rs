@@ -1,6 +1,6 @@
-//! Which roots a rank gives away to realise its outgoing flows (`diffusion.md` C.2(a) step
-//! 3). Needs only the rank's own rows of the dual graph: its roots, their weights, their
-//! neighbours and those neighbours' owners.
+//! Which roots a rank gives away to realise its outgoing flows (`docs/design/diffusive.md`). Needs
+//! only the rank's own rows of the dual graph: its roots, their weights, their neighbours and those
+//! neighbours' owners.
 //!
 //! For each flow `F_kj > 0` out of rank k, largest first: the candidates are k's roots with a
 //! neighbour on j, the region growing from them as roots move; the next root moved is the

@@ -1,4 +1,4 @@
-//! The diffusive repartitioner (`diffusion.md` C.2(a); seed 004 §5.1.2's "diffusive
+//! The diffusive repartitioner (`docs/design/diffusive.md`; [Harvey 2001, §5.1.2]'s "diffusive
 //! repartitioners … use the current partition as a starting point"): from the current owners,
 //! 1. the quotient graph `Q` of the parts ([`Quotient`]);
 //! 2. synchronous diffusion sweeps on the parts' loads (`PWgt`), accumulating the net flow
@@ -19,13 +19,13 @@
 //! [`Diffusion::on_rank`] runs it on ranks ([`crate::comm`]), [`Diffusion::rebalance`] on the
 //! whole graph, with the same owners. Parts are ranks: under PLUM the remap is the identity.
 //!
-//! Seed 000's Algorithm 5, the simulator of diffusion that weighs it against global
+//! [Pearce 2014]'s Algorithm 5, the simulator of diffusion that weighs it against global
 //! balancing, runs on the same sweep: [`simulate`].
 //!
 //! ```
 //! use plume::graph::GraphView;
 //! use plume::partition::{Diffusion, Sweeps};
-//! // A path of 12 unit roots on parts [0×6, 1×3, 2×3] (`diffusion.md` C.7 test 3).
+//! // A path of 12 unit roots on parts [0×6, 1×3, 2×3] (`docs/design/diffusive.md`).
 //! let xadj: Vec<u32> = (0..12).map(|v: u32| (2 * v).saturating_sub(1)).chain([22]).collect();
 //! let adjncy: Vec<u32> = (0..12u32)
 //!     .flat_map(|v| [v.wrapping_sub(1), v + 1].into_iter().filter(|&w| w < 12))
@@ -93,8 +93,8 @@ pub struct Refinement {
 }
 
 impl Refinement {
-    /// No tidying and no refinement passes: the rounds alone, the repartitioner of
-    /// `diffusion.md` C.2(a) as specified.
+    /// No tidying and no refinement passes: the rounds alone, the repartitioner as
+    /// `docs/design/diffusive.md` describes it.
     pub const OFF: Refinement = Refinement {
         tidy: 0,
         cycles: 0,
@@ -128,7 +128,7 @@ pub struct Diffusion {
     /// The diffusion constant; `None`: `1 / (1 + Δ)` ([`Quotient::safe_gamma`]).
     pub gamma: Option<f64>,
     /// Most rounds of quotient graph → flows → choice (`1`: the flows of the first owners
-    /// only, as `diffusion.md` C.7 test 3 states them). Rounds stop earlier when one moves
+    /// only, as `docs/design/diffusive.md` states them). Rounds stop earlier when one moves
     /// nothing or does not lower `λ`.
     pub rounds: usize,
     /// The boundary refinement after the rounds.
@@ -137,8 +137,8 @@ pub struct Diffusion {
 
 impl Default for Diffusion {
     /// Until `λ ≤ 1 %`, `γ = 1 / (1 + Δ)`, up to 64 rounds; neither tidying nor refinement
-    /// ([`Refinement::OFF`]: `diffusion.md` C.2(a) as specified; [`Refinement::default`] lowers
-    /// the cut for more collectives a balance).
+    /// ([`Refinement::OFF`]: the repartitioner of `docs/design/diffusive.md`;
+    /// [`Refinement::default`] lowers the cut for more collectives a balance).
     fn default() -> Self {
         Diffusion {
             sweeps: Sweeps::UntilBalanced {

@@ -73,9 +73,9 @@ impl Quotient {
         self.neighbours.iter().map(Vec::len).max().unwrap_or(0)
     }
 
-    /// The diffusion constant that never overshoots, `γ = 1 / (1 + Δ)` (`diffusion.md` C.1):
-    /// every weight of the iteration matrix is then non-negative, so loads stay non-negative
-    /// and the maximum never grows.
+    /// The diffusion constant that never overshoots, `γ = 1 / (1 + Δ)`
+    /// (`docs/design/diffusive.md`): every weight of the iteration matrix is then non-negative, so
+    /// loads stay non-negative and the maximum never grows.
     pub fn safe_gamma(&self) -> f64 {
         1.0 / (1.0 + self.max_degree() as f64)
     }

@@ -1,4 +1,4 @@
-//! Boundary refinement after the flows (`diffusion.md` C.2(a), after step 3): the flows leave
+//! Boundary refinement after the flows (`docs/design/diffusive.md`, after step 3): the flows leave
 //! the parts' boundaries rough, so passes of greedy gain moves of boundary roots between
 //! neighbouring parts lower the cut under a balance bound, as ParMETIS's adaptive
 //! repartitioning refines after its diffusion (`libparmetis/akwayfm.c`,

@@ -1,6 +1,6 @@
-//! Diffusion on the quotient graph (`diffusion.md` C.1 and C.2(a) step 2): synchronous sweeps
+//! Diffusion on the quotient graph (`docs/design/diffusive.md`): synchronous sweeps
 //! `x_k += γ Σ_{j ~ k} (x_j − x_k)` from the per-part loads, accumulating the net flow across
-//! every edge; and seed 000's Algorithm 5, the simulator that predicts what diffusion would
+//! every edge; and [Pearce 2014]'s Algorithm 5, the simulator that predicts what diffusion would
 //! do, on the same sweep.
 
 use super::quotient::Quotient;
@@ -138,7 +138,7 @@ pub fn diffuse(q: &Quotient, loads: &[f64], gamma: f64, sweeps: Sweeps) -> Resul
 }
 
 /// Checks the input of a diffusion: one finite, non-negative load per part, and
-/// `0 < γ ≤ 1/(1 + Δ)` (a larger γ overshoots; seed 000's γ = 1 diverges, defect D0-3).
+/// `0 < γ ≤ 1/(1 + Δ)` (a larger γ overshoots; [Pearce 2014]'s γ = 1 diverges, defect D0-3).
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] for the loads, [`Error::Invalid`] for a bad load or γ.
@@ -160,8 +160,8 @@ pub fn check_diffusion(q: &Quotient, loads: &[f64], gamma: f64) -> Result<()> {
     Ok(())
 }
 
-/// Seed 000's Algorithm 5 with plume's corrections (`diffusion.md` C.1; defects D0-1 to D0-3),
-/// sweep by sweep.
+/// [Pearce 2014]'s Algorithm 5 with plume's corrections (`docs/design/diffusive.md`; defects D0-1
+/// to D0-3), sweep by sweep.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Simulation {
     /// The loads after each sweep.
@@ -264,7 +264,7 @@ mod tests {
         for (loads, want) in sim.loads.iter().zip(maxima) {
             assert!(close(loads.iter().copied().fold(0.0, f64::max), want));
         }
-        // The sum stays 6 and, unlike the seed's printed sign (D0-1), nothing diverges: the
+        // The sum stays 6 and, unlike [Pearce 2014]'s printed sign (D0-1), nothing diverges: the
         // maximum never grows and the minimum never falls.
         let mut prev = (6.0, 0.0);
         for loads in &sim.loads {

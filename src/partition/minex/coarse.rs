@@ -1,4 +1,4 @@
-//! MinEX's vertex list and its contraction (`minex.md` A.5 steps 1 and 3, seed 004 §6.4.3–
+//! MinEX's vertex list and its contraction (`docs/design/minex.md`, [Harvey 2001, §6.4.3]–
 //! §6.4.5, §6.4.7): original vertices `0..n` and merged ones `n..vTot`, each with its
 //! weights, the originals it represents, its assignment and data holder; Union/Find over
 //! `mrg`/`lkup` (fig. 22, 0-based); contraction of same-processor edges one at a time in the
@@ -17,7 +17,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// id)`, heaviest edge first, then the smaller ids.
 type EdgeEntry = (u64, Reverse<u32>, Reverse<u32>);
 
-/// The seed's VList: every vertex, original or merged, and the Stack.
+/// [Harvey 2001]'s VList: every vertex, original or merged, and the Stack.
 #[derive(Debug)]
 pub(crate) struct Hierarchy<'g> {
     /// The original graph (its edge lists are never modified).
@@ -333,7 +333,7 @@ mod tests {
         (xadj, adjncy, ewgt)
     }
 
-    /// `minex.md` A.10 test 1: fig. 22's Union/Find with 0-based ids.
+    /// [Harvey 2001, fig. 22]'s Union/Find with 0-based ids.
     #[test]
     fn find_follows_fig_22_and_drops_stale_lookups() {
         let (xadj, adjncy, ewgt) = graph(6, &[(0, 1, 1), (1, 2, 1), (3, 4, 1), (4, 5, 1)]);
@@ -358,7 +358,7 @@ mod tests {
         assert_eq!((h.find(2), h.find(3)), (2, 3));
     }
 
-    /// `minex.md` A.10 test 4: the `[M9]` keys, recomputed lazily.
+    /// The `[M9]` keys, recomputed lazily.
     #[test]
     fn contraction_follows_the_colored_key() {
         let (xadj, adjncy, ewgt) = graph(4, &[(0, 1, 5), (1, 2, 1), (0, 2, 1), (2, 3, 4)]);

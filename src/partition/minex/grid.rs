@@ -1,8 +1,8 @@
-//! The machine MinEX partitions for (`minex.md` A.1 item 3, seed 004 §6.2): clusters of
+//! The machine MinEX partitions for (`docs/design/minex.md`, [Harvey 2001, §6.2]): clusters of
 //! processors, each cluster with a processing slowdown `Proc_c`, each pair of clusters with an
 //! interconnect slowdown `Connect(c, d)` (`Connect(c, c)` the one inside a cluster), and the
 //! cluster of every processor. A slowdown of 1 is no slowdown; slowdowns are integers so that
-//! every cost in seed units stays an exact integer (`minex.md` A.6-4).
+//! every cost in seed units stays an exact integer (`docs/design/minex.md`).
 
 use crate::{Error, Result};
 
@@ -77,8 +77,8 @@ impl Grid {
         Grid::even(procs, 1, 1)
     }
 
-    /// The seed's experiments (§7.1.1): `procs` processors in `clusters` contiguous clusters as
-    /// even as possible (the first `procs mod clusters` one processor larger), no processing
+    /// [Harvey 2001]'s experiments (§7.1.1): `procs` processors in `clusters` contiguous clusters
+    /// as even as possible (the first `procs mod clusters` one processor larger), no processing
     /// slowdown, 1 inside a cluster and `interconnect` between clusters.
     ///
     /// # Errors

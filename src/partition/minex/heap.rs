@@ -1,5 +1,5 @@
-//! An indexed binary min-heap (`minex.md` A.5, the seed's VList `*heap`): at most one entry
-//! per item id, each id's position kept so that an entry can be replaced or removed in
+//! An indexed binary min-heap (`docs/design/minex.md`, [Harvey 2001]'s VList `*heap`): at most one
+//! entry per item id, each id's position kept so that an entry can be replaced or removed in
 //! `O(log n)` without searching.
 
 /// No position: the id has no entry.

@@ -1,11 +1,11 @@
-//! MinEX (`minex.md`, seed 004 §6–7): a diffusive multilevel partitioner that starts from the
-//! current assignment and minimises the application's predicted time `MaxQWgt` — processing,
-//! communication, data remapping and their packing, on a grid of clusters joined by slower
-//! links, with the solver's latency tolerance modelled — instead of balancing processing
+//! MinEX (`docs/design/minex.md`, [Harvey 2001, §6–7]): a diffusive multilevel partitioner that
+//! starts from the current assignment and minimises the application's predicted time `MaxQWgt` —
+//! processing, communication, data remapping and their packing, on a grid of clusters joined by
+//! slower links, with the solver's latency tolerance modelled — instead of balancing processing
 //! under a cut. Its output is already a processor per vertex: under PLUM the remap is the
 //! identity.
 //!
-//! [`Minex::rebalance`] runs `minex.md` A.5: `A := D`; contraction of same-processor edges,
+//! [`Minex::rebalance`] runs `docs/design/minex.md`: `A := D`; contraction of same-processor edges,
 //! one at a time, to [`MinexOptions::coarsen_to`] vertices (10·P by default); moves on the
 //! contracted graph from a heap of each vertex's best acceptable move, re-evaluated when
 //! popped; then the Stack is popped pair by pair, each expanded pair evaluated and moves run
@@ -23,8 +23,8 @@
 //! | `run.rs` | one call: the three steps, the move loop, the cap, the report |
 //! | `tests.rs` | A.10 tests 5–9, watching the state after every move |
 //!
-//! Decisions where the seed is silent or wrong (`minex.md` A.6, defects D4-1…D4-10):
-//! - **Remap** at processor level ([`RemapRule::Processor`]); the seed's literal cluster rule
+//! Decisions where [Harvey 2001] is silent or wrong (`docs/design/minex.md`, defects D4-1…D4-10):
+//! - **Remap** at processor level ([`RemapRule::Processor`]); [Harvey 2001]'s literal cluster rule
 //!   ([`RemapRule::Cluster`]) makes data moving inside a cluster free (`Rrcv`, `Runpack`,
 //!   `Rpack` 0; `QSend` still counts it). `CData` sums over cut neighbours; packing moved data
 //!   is charged to the old holder, unpacking to the new (D4-1, D4-2).
@@ -44,9 +44,9 @@
 //! - **Refusals** are counted per evaluated candidate `(v, q)`, under the first rule in the
 //!   order R1, R2, R3, R4, R5 that refuses it (a vertex evaluated again counts again).
 //! - **Order of two moves** (A.6-8): the lexicographic order on `(MaxQWgt', −MinQWgt', Gain,
-//!   P·ΔMinVar, v, q)`, smaller better — the seed's "if Gain is negative" condition dropped
+//!   P·ΔMinVar, v, q)`, smaller better — [Harvey 2001]'s "if Gain is negative" condition dropped
 //!   for a total order. Each vertex keeps only its best acceptable move in the heap.
-//! - **Heap key**: `(MaxQWgt', Gain, v, q)`, the seed's `(GainBias + Gain) + MaxQWgt ×
+//! - **Heap key**: `(MaxQWgt', Gain, v, q)`, [Harvey 2001]'s `(GainBias + Gain) + MaxQWgt ×
 //!   RunBias` for any `RunBias` larger than the range of `Gain`.
 //! - **Move order approximate, acceptance exact** (A.6-7): a popped vertex is re-evaluated on
 //!   the current state; if its key is now larger than the next one it goes back
@@ -72,7 +72,7 @@
 //!   chains can be long), every vertex on the walked path caching the root.
 //! - **Move cap** (A.6-10): `move_cap · |V|` executed moves (20·|V|); once reached, no more
 //!   moves (the expansion still finishes) and the report says `capped`.
-//! - **Units**: [`UnitCosts::SEED`] (all 1) for the seed's tables; a machine's nanoseconds
+//! - **Units**: [`UnitCosts::SEED`] (all 1) for [Harvey 2001]'s tables; a machine's nanoseconds
 //!   ([`crate::sim::Machine::unit_costs`]) for comparisons of time.
 //!
 //! `docs/design/minex.md` says the same for users.
@@ -94,7 +94,7 @@ use super::{check_arguments, finish, Metis, PartitionInfo, Partitioner, Targets}
 use crate::graph::GraphView;
 use crate::{Error, Result};
 
-/// The contraction order (`minex.md` A.5 step 1).
+/// The contraction order (`docs/design/minex.md`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub enum ContractionKey {
     /// §7.2.2's key `[M9]`: `(n_v + n_w) · contractions so far − CWgt(v,w) − CWgt(w,v)`.
@@ -104,13 +104,13 @@ pub enum ContractionKey {
     Heaviest,
 }
 
-/// Where moved data is charged (`minex.md` A.6-1, defect D4-1).
+/// Where moved data is charged (`docs/design/minex.md`, defect D4-1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub enum RemapRule {
     /// Data moving to another processor costs its transfer, inside a cluster too.
     #[default]
     Processor,
-    /// The seed's literal rule: moves inside a cluster are free.
+    /// [Harvey 2001]'s literal rule: moves inside a cluster are free.
     Cluster,
 }
 
@@ -125,7 +125,7 @@ impl RemapRule {
     }
 }
 
-/// MinEX's settings (`minex.md` A.1, A.6).
+/// MinEX's settings (`docs/design/minex.md`).
 #[derive(Debug, Clone)]
 pub struct MinexOptions {
     /// ThroTTle τ ≥ 0 (`f64::INFINITY` disables rule R2).
@@ -151,7 +151,7 @@ pub struct MinexOptions {
 }
 
 impl MinexOptions {
-    /// The defaults on `grid`: τ = 64 (the seed's best column sum at P = 32), no tolerance,
+    /// The defaults on `grid`: τ = 64 ([Harvey 2001]'s best column sum at P = 32), no tolerance,
     /// seed units, contraction to `10 · P`, the 1 % rule, the colored key, processor-level
     /// remapping, a cap of `20 · |V|` moves.
     pub fn new(grid: Grid) -> Self {
@@ -189,7 +189,7 @@ impl MinexOptions {
     }
 }
 
-/// The moves MinEX refused, by rule (`minex.md` A.4).
+/// The moves MinEX refused, by rule (`docs/design/minex.md`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Rejected {
     /// R1: the move would empty its processor.

@@ -1,5 +1,5 @@
-//! Evaluating and executing a move (`minex.md` A.4, seed 004 §6.4.2, §7.2.2): what moving
-//! vertex `v` from `p` to `q` does to the totals of `p`, `q`, the processors holding `v`'s
+//! Evaluating and executing a move (`docs/design/minex.md`, [Harvey 2001, §6.4.2, §7.2.2]): what
+//! moving vertex `v` from `p` to `q` does to the totals of `p`, `q`, the processors holding `v`'s
 //! neighbours and `v`'s data holder; the rules R1–R5 that refuse it; the order between two
 //! moves and the heap key. One evaluation costs `O(deg(v) + targets · touched · log P)`.
 
@@ -250,7 +250,7 @@ impl<'o> Moves<'o> {
 
     /// The best acceptable move of active vertex `v` on the current state, `None` if it has
     /// no target or every move is refused. Targets: the processors of its neighbours; and,
-    /// when `v`'s processor is the most loaded, the empty processors (`minex.md` A.6-5).
+    /// when `v`'s processor is the most loaded, the empty processors (`docs/design/minex.md`).
     pub(crate) fn best(&mut self, state: &State, h: &mut Hierarchy<'_>, v: u32) -> Option<Move> {
         self.group(h, v);
         let p = h.assign[v as usize];

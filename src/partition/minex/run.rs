@@ -1,4 +1,4 @@
-//! One MinEX call (`minex.md` A.5's pseudocode): `A := D`, contraction, moves on the
+//! One MinEX call (`docs/design/minex.md` pseudocode): `A := D`, contraction, moves on the
 //! contracted graph, then expansion pair by pair with moves around each.
 
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! MinEX's incremental state (`minex.md` A.4): every processor's [`Totals`] and `QWgt`,
+//! MinEX's incremental state (`docs/design/minex.md`): every processor's [`Totals`] and `QWgt`,
 //! `S1 = Σ QWgt` and `S2 = Σ QWgt²` (so that `P·MinVar = P·S2 − S1²` exactly, in `i128`), the
 //! ordered multiset of the `QWgt` values for `MaxQWgt` and `MinQWgt`, and the empty processors;
 //! and [`Delta`], the change a move makes to the totals of the processors it touches.

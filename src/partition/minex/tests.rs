@@ -1,7 +1,7 @@
-//! MinEX's tests that watch the incremental state after every executed move (`minex.md`
-//! A.10 tests 5–9): incremental = from scratch, the rules re-checked from scratch, the
-//! strict decrease of `(MaxQWgt, −MinQWgt, MinVar)`, one cluster ≡ slowdowns of 1, the
-//! ThroTTle's extremes, determinism.
+//! MinEX's tests that watch the incremental state after every executed move
+//! (`docs/design/minex.md`): incremental = from scratch, the rules re-checked from scratch, the
+//! strict decrease of `(MaxQWgt, −MinQWgt, MinVar)`, one cluster ≡ slowdowns of 1, the ThroTTle's
+//! extremes, determinism.
 
 use proptest::prelude::*;
 

@@ -1,4 +1,4 @@
-//! MinEX's cost of an assignment (`minex.md` A.2–A.3, seed 004 §6.2, §6.4.8): each
+//! MinEX's cost of an assignment (`docs/design/minex.md`, [Harvey 2001, §6.2, §6.4.8]): each
 //! processor's totals — processing, communication and its packing, moved data and its packing —
 //! and the latency model that turns them into the processor's `QWgt`. [`score`] computes them
 //! from scratch for any assignment (PLUM's, SBN's, MinEX's, none), so every method is measured
@@ -27,7 +27,7 @@ pub struct UnitCosts {
 }
 
 impl UnitCosts {
-    /// The seed's units (§7.1: "units of computational and communication cost are equal"):
+    /// [Harvey 2001]'s units (§7.1: "units of computational and communication cost are equal"):
     /// every cost 1.
     pub const SEED: UnitCosts = UnitCosts {
         work: 1,
@@ -38,7 +38,7 @@ impl UnitCosts {
     };
 }
 
-/// One processor's totals under an assignment `A` with the data at `D` (`minex.md` A.3), in
+/// One processor's totals under an assignment `A` with the data at `D` (`docs/design/minex.md`), in
 /// the units of [`UnitCosts`] times the grid's slowdowns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Totals {
@@ -73,9 +73,9 @@ pub enum Latency {
     #[default]
     None,
     /// Maximum tolerance: packing cannot be hidden, transmission hides under processing:
-    /// `Cpack + Cunpack + Rpack + Runpack + max(Pproc, Crcv + Rrcv)` (`minex.md` A.3).
+    /// `Cpack + Cunpack + Rpack + Runpack + max(Pproc, Crcv + Rrcv)` (`docs/design/minex.md`).
     Max,
-    /// The user's own model of the solver (the seed's user-defined function).
+    /// The user's own model of the solver ([Harvey 2001]'s user-defined function).
     User(Arc<dyn Fn(&Totals) -> u64 + Send + Sync>),
 }
 
@@ -110,12 +110,12 @@ impl Latency {
 /// on `data[v]`, on `grid` with `costs` per unit: `PWgt` are the graph's vertex weights,
 /// `RWgt` its sizes, `CWgt` its edge weights (the same both ways). Moved data is charged at
 /// processor level: a vertex whose data is on another processor of the same cluster still
-/// moves (`minex.md` A.6-1).
+/// moves (`docs/design/minex.md`).
 ///
 /// ```
 /// use plume::graph::GraphView;
 /// use plume::partition::{score, Grid, Latency, UnitCosts};
-/// // minex.md A.10 test 2: path 0–1–2–3 on two clusters, Proc = 1 and 2, Connect = 3.
+/// // Path 0–1–2–3 on two clusters, Proc = 1 and 2, Connect = 3.
 /// let (xadj, adjncy) = ([0, 1, 3, 5, 6], [1, 0, 2, 1, 3, 2]);
 /// let (pwgt, rwgt) = ([2, 1, 1, 2], [3, 1, 1, 3]);
 /// let g = GraphView::new(&xadj, &adjncy, &[1; 6], &pwgt).unwrap().with_sizes(&rwgt).unwrap();
@@ -143,7 +143,7 @@ pub fn score(
     score_with(graph, grid, costs, RemapRule::Processor, assigned, data)
 }
 
-/// [`score`] with moved data charged by `remap`: under [`RemapRule::Cluster`] (the seed's
+/// [`score`] with moved data charged by `remap`: under [`RemapRule::Cluster`] ([Harvey 2001]'s
 /// literal rule) data moving inside a cluster costs nothing (`Rrcv`, `Runpack`, `Rpack`);
 /// `QSend` still counts it.
 ///
@@ -201,7 +201,7 @@ pub fn score_with(
 }
 
 /// `MaxQWgt`, `MinQWgt`, `QWgtTOT` and `LoadImb = MaxQWgt / (QWgtTOT / P)` of the processors'
-/// `QWgt` (seed 004 `[M6]`).
+/// `QWgt` ([Harvey 2001] `[M6]`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct QwgtSummary {
     /// `MaxQWgt`: the predicted time of the application.
@@ -242,7 +242,7 @@ impl QwgtSummary {
 mod tests {
     use super::*;
 
-    /// `minex.md` A.10 test 3: one cluster, path of 4 unit vertices, `D = [0, 0, 0, 1]`.
+    /// One cluster, path of 4 unit vertices, `D = [0, 0, 0, 1]`.
     #[test]
     fn remapping_is_not_worth_it_on_the_unit_path() {
         let (xadj, adjncy) = ([0, 1, 3, 5, 6], [1, 0, 2, 1, 3, 2]);

@@ -1,5 +1,5 @@
 //! The SVG charts against P: LoadImb, Cut% and MaxSR of PLUM and SBN beside the published
-//! values (seed 004 figure 21), SBN's simulated time relative to PLUM's, and the hierarchical
+//! values [Harvey 2001, figure 21], SBN's simulated time relative to PLUM's, and the hierarchical
 //! balancer's summed simulated T relative to PLUM's.
 
 use plume_cases::charts::{ChartOptions, Series};
@@ -140,7 +140,7 @@ impl Comparison {
 pub(super) const P_LABEL: &str = "P (processors, log₂ scale)";
 
 /// How the published values are named in the charts' legends.
-const PUBLISHED: &str = "seed 004, published";
+const PUBLISHED: &str = "[Harvey 2001], published";
 
 /// Palette colours of the series in the charts: one meaning each across every chart of a
 /// comparison.
@@ -175,7 +175,7 @@ mod tests {
         base.levels = 1;
         let c = compare(&[2, 4], &base, &HierChoice::default(), mesh, |_| Ok(())).unwrap();
         // The method a series belongs to: the first word of its name (`SBN, what moved`,
-        // `SBN / PLUM`, `SBN QWgt, seed 004, published`).
+        // `SBN / PLUM`, `SBN QWgt, [Harvey 2001], published`).
         let mut methods: BTreeMap<usize, BTreeMap<String, String>> = BTreeMap::new();
         for chart in c.charts() {
             for s in &chart.series {

@@ -1,6 +1,6 @@
 //! The hierarchical balancer's group of the comparison: its run for one P with the largest
 //! databases its leaders held ([`HierRun`]), and the graph flat PLUM's rank 0 gathers instead
-//! ([`GatheredGraph`]), in `hierarchical.md` eq. (2)'s bytes.
+//! ([`GatheredGraph`]), in [Zheng 2011, eq. (2)]'s bytes.
 
 use plume::adapt::{Forest, NO_ELEM};
 use plume::balance::hier::{db_bytes, HierBalance};

@@ -1,5 +1,6 @@
-//! `compare.md`: seed 004 tables 8 and 9 with our values and the published ones, the simulated
-//! times, the machine's constants ([`machine_table`]) and seed 003's efficiency of the run.
+//! `compare.md`: [Harvey 2001, tables 8 and 9] with our values and the published ones, the
+//! simulated times, the machine's constants ([`machine_table`]) and [Huck 2010]'s efficiency of the
+//! run.
 
 use plume::sim::Machine;
 
@@ -7,7 +8,7 @@ use super::published::{SEED_DECIMALS, SEED_TABLE_8};
 use super::Comparison;
 
 impl Comparison {
-    /// `compare.md`: seed 004 tables 8 and 9 laid out with our values and the published ones.
+    /// `compare.md`: [Harvey 2001, tables 8 and 9] laid out with our values and the published ones.
     pub fn markdown(&self) -> String {
         let rows = self.rows();
         let roots = self.plum.first().map_or(0, |r| r.roots);
@@ -17,12 +18,12 @@ impl Comparison {
         );
         t += "## Table 8: balance, cut and data movement\n\n";
         t += "LoadImb is `max W / mean W`, W a processor's leaves, for both methods (`load_imb` \
-              in `compare.json`); the seed measured SBN by `max QWgt / WSysLL` instead, our \
+              in `compare.json`); [Harvey 2001] measured SBN by `max QWgt / WSysLL` instead, our \
               `qwgt_load_imb`, in its own column. Cut% is Post-Exec for both; PLUM's Pre-Exec \
-              (before its balance, seed 004 table 12) beside it. TotalV and MaxSR count what \
+              (before its balance, [Harvey 2001, table 12]) beside it. TotalV and MaxSR count what \
               moved: the elements of the trees as they were packed (PLUM's before subdivision, \
               SBN's after it); PLUM's remap planned on predicted sizes, its `predicted_max_sr`. \
-              Published values (seed 004 table 8) in brackets.\n\n";
+              Published values [Harvey 2001, table 8] in brackets.\n\n";
         t += "| P | LoadImb PLUM | LoadImb SBN | QWgt LoadImb SBN | Pre-Exec Cut% PLUM | Cut% PLUM | \
               Cut% SBN | TotalV PLUM | TotalV SBN | MaxSR PLUM | MaxSR SBN | predicted MaxSR PLUM | \
               Comm. MB PLUM | Comm. MB SBN |\n";
@@ -30,7 +31,7 @@ impl Comparison {
               ---: | ---: |\n";
         for r in &rows {
             let seed = SEED_TABLE_8.iter().find(|s| s.0 == r.procs).map(|s| s.1);
-            // Ours with `decimals`, the published value beside it as the seed printed it.
+            // Ours with `decimals`, the published value beside it as [Harvey 2001] printed it.
             let cell = |x: f64, k: usize, sbn: bool, decimals: usize| {
                 let published = seed.map(|s| if sbn { s[k].1 } else { s[k].0 });
                 match published {
@@ -78,7 +79,7 @@ impl Comparison {
                 r.sbn_distribution_pct
             );
         }
-        t += "\n## What the seed could not measure: both on the same simulated machine\n\n";
+        t += "\n## What [Harvey 2001] could not measure: both on the same simulated machine\n\n";
         t += "Seconds per level (processing, communication, data movement and waiting, the \
               slowest processor's), and the share of processor time spent idle.\n\n";
         t += "| P | PLUM s | SBN s | SBN / PLUM | PLUM idle % | SBN idle % |\n";
@@ -96,7 +97,7 @@ impl Comparison {
         }
         t += &format!("\n## The simulated machine: {}\n\n", self.machine_title());
         t += &machine_table(&self.machine);
-        t += "\n## Seed 003's efficiency of the run on the simulated machine\n\n";
+        t += "\n## [Huck 2010]'s efficiency of the run on the simulated machine\n\n";
         t += "The levels are the iterations: `T_p` a processor's processing time summed over \
               the levels, `T_ideal` the sum of each level's largest, `T` the sum of the levels' \
               times. `LB = mean T_p / max T_p`, `μLB = max T_p / T_ideal` (below 1 when the most \
@@ -128,7 +129,7 @@ impl Comparison {
         let mut t =
             "\n## Hierarchical balancing beside PLUM on the same simulated machine\n\n".to_string();
         t += &format!(
-            "The hierarchical balancer (`run shock --balancer hier`; `hierarchical.md`) from the \
+            "The hierarchical balancer (`run shock --balancer hier`; `docs/design/hierarchical.md`) from the \
              same first owners as PLUM, with PLUM's policy and accept rule, at every P of at \
              least 2: its tree, the strategy of its lowest domains, its summed simulated T \
              beside PLUM's (seconds, the levels' times summed), its averages as in table 8, and \

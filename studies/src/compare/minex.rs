@@ -54,7 +54,7 @@ pub fn minex_group(
             } else {
                 initial(seq, p).map_err(err)?
             };
-            // MinEX balances the costs of the machine it is timed on (`minex.md` A.6-13).
+            // MinEX balances the costs of the machine it is timed on (`docs/design/minex.md`).
             let mut opts = cfg.minex(grid.clone(), Tolerance::None, cfg.tau());
             opts.costs = machine.unit_costs();
             let total = |method, opts| -> Result<Total, String> {
@@ -82,7 +82,7 @@ impl Comparison {
             return String::new();
         };
         let mut t = "\n## MinEX beside PLUM, replayed on the recorded levels\n\n".to_string();
-        t += "MinEX (`minex.md`; one cluster, no tolerance, ThroTTle as given, balancing this machine's \
+        t += "MinEX (`docs/design/minex.md`; one cluster, no tolerance, ThroTTle as given, balancing this machine's \
               costs in nanoseconds) and PLUM (METIS \
               + optimal TotalV, accepted always) replayed over the same recorded sequence \
               (predicted weights, each level from the method's own previous assignment; \

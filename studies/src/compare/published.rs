@@ -1,7 +1,7 @@
-//! What seed 004 published for the shock wave (its table 8), printed and drawn beside our
+//! What [Harvey 2001] published for the shock wave (its table 8), printed and drawn beside our
 //! values.
 
-/// Seed 004 table 8 (shock wave, averages over 9 levels): P, LoadImb, Cut%, MaxSR and
+/// [Harvey 2001, table 8] (shock wave, averages over 9 levels): P, LoadImb, Cut%, MaxSR and
 /// Comm. Vol. (MB), each as (PLUM, SBN). Published reference values, printed beside ours.
 pub const SEED_TABLE_8: [(usize, [(f64, f64); 4]); 5] = [
     (
@@ -51,5 +51,5 @@ pub const SEED_TABLE_8: [(usize, [(f64, f64); 4]); 5] = [
     ),
 ];
 
-/// The decimals seed 004 printed its table 8's columns with.
+/// The decimals [Harvey 2001] printed its table 8's columns with.
 pub(super) const SEED_DECIMALS: [usize; 4] = [2, 2, 0, 3];

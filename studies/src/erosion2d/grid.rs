@@ -1,4 +1,4 @@
-//! The seed's 2-D grid (seed 001 §IV-B): `(P·W) × H` cells, one rock disc of radius `R` centred
+//! The 2-D grid of [Boulmier 2019, §IV-B]: `(P·W) × H` cells, one rock disc of radius `R` centred
 //! in each initial stripe of `W` columns, and their erosion.
 //!
 //! A cell is *rock* (inside a disc, not yet eroded; no work), *fluid* (outside every disc; one
@@ -38,7 +38,7 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    /// The seed's scale: 1000 × 1000 cells per PE, rocks of radius 250.
+    /// [Boulmier 2019]'s scale: 1000 × 1000 cells per PE, rocks of radius 250.
     pub fn seed_scale(procs: usize) -> Geometry {
         Geometry {
             procs,

@@ -1,4 +1,4 @@
-//! Stripes of whole columns (the seed's centralized partitioning): stripe `k` is on PE `k`,
+//! Stripes of whole columns ([Boulmier 2019]'s centralized partitioning): stripe `k` is on PE `k`,
 //! cut from the column work sums so that it holds its share of the fluid work within one
 //! column's work ([`plume::partition::stripe_ends`]).
 

@@ -2,11 +2,11 @@
 //! constants, never read from a clock, so a study repeats bit for bit.
 //!
 //! - An iteration takes the slowest PE's `work · seconds_per_work`.
-//! - A balance costs its partitioning, centralized as in the seed's Alg. 2 (every PE sends
+//! - A balance costs its partitioning, centralized as in [Boulmier 2019]'s Alg. 2 (every PE sends
 //!   its column sums to the main PE, which scans them and broadcasts the cuts:
 //!   `columns · (column_bytes / bandwidth + seconds_per_column) + 2⌈log₂ P⌉ · latency`), plus
 //!   the data moved: the busiest PE's cells sent and received (`MaxSR`), `cell_bytes` each, at
-//!   `bandwidth`, plus a fixed cost per balance (0 unless a study asks for one: the seed's
+//!   `bandwidth`, plus a fixed cost per balance (0 unless a study asks for one: [Boulmier 2019]'s
 //!   model puts a balance at 10% to 300% of an iteration, table II).
 
 /// The machine's constants.
@@ -30,7 +30,7 @@ pub struct Machine {
 
 impl Default for Machine {
     /// 100 ns per cell update (10⁷ lattice updates per second on one core: a D2Q9
-    /// lattice-Boltzmann cell, ~200 flop at ~2 Gflop/s, the order of the seed's 52–1165 flop
+    /// lattice-Boltzmann cell, ~200 flop at ~2 Gflop/s, the order of [Boulmier 2019]'s 52–1165 flop
     /// per cell at 1 Gflop/s); 80-byte cells (nine doubles and a flag); 1 GB/s links; 4-byte
     /// column sums; 1 ns per column scanned; 2 µs per message; no fixed cost.
     fn default() -> Self {

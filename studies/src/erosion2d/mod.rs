@@ -1,5 +1,5 @@
-//! Seed 001's own erosion experiment (§IV-B, `test-cases.md` "Seed 001's own erosion
-//! experiment"), at its scale, as a 2-D cellular model rather than the tetrahedral engine: a
+//! [Boulmier 2019]'s own erosion experiment (§IV-B), at its scale, as a 2-D cellular model rather
+//! than the tetrahedral engine: a
 //! `(P·1000) × 1000` grid, one rock disc of radius 250 per initial stripe, 1–3 of them
 //! strongly erodible; every eroded rock cell becomes four fluid cells. Stripes of whole
 //! columns with equal fluid work are cut centrally; the standard method (Zhai's trigger, the

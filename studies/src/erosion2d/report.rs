@@ -23,7 +23,7 @@ impl Study {
         let mut t = String::new();
         let _ = writeln!(
             t,
-            "# Seed 001's erosion experiment on a 2-D grid\n\n\
+            "# [Boulmier 2019]'s erosion experiment on a 2-D grid\n\n\
              Grid (P·{w}) × {h} cells, one rock of radius {r} per initial stripe, {strong:?} of \
              them strongly erodible (p = 0.4, the others 0.02) at places drawn from the seed; \
              {it} iterations; seeds {seeds:?}, medians over them. Standard method: Zhai's \

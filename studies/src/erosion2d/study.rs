@@ -1,5 +1,5 @@
-//! The studies of seed 001 §IV-B: for every P and number of strong rocks, the standard method
-//! and ULBA over several seeds (figure 4a; their medians); the usage per iteration of one of
+//! The studies of [Boulmier 2019, §IV-B]: for every P and number of strong rocks, the standard
+//! method and ULBA over several seeds (figure 4a; their medians); the usage per iteration of one of
 //! those runs (figure 4b, at the smallest P); ULBA's time against α (figure 5). Each is done
 //! at every level of fixed balancing cost asked for, on the same recorded erosion.
 
@@ -42,7 +42,7 @@ pub struct StudyConfig {
 }
 
 impl StudyConfig {
-    /// The seed's study: P = 32, 64, 128, 256; 1, 2, 3 strong rocks; seeds 1–5; α = 0.4 and
+    /// [Boulmier 2019]'s study: P = 32, 64, 128, 256; 1, 2, 3 strong rocks; seeds 1–5; α = 0.4 and
     /// the sweep 0, 0.1, …, 0.8; z > 3; 1000 × 1000 cells per PE, rocks of radius 250;
     /// `iterations` iterations; the default machine, no fixed cost.
     pub fn seed_study(iterations: usize) -> StudyConfig {
@@ -73,7 +73,7 @@ impl StudyConfig {
         }
     }
 
-    /// The number of strong rocks of figures 4b and 5: one if studied (as in the seed), else
+    /// The number of strong rocks of figures 4b and 5: one if studied (as in [Boulmier 2019]), else
     /// the first listed.
     pub fn sweep_strong(&self) -> usize {
         if self.strong.contains(&1) {

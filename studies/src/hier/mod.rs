@@ -1,5 +1,5 @@
-//! Seed 002's lb_test at its scale (`hierarchical.md` B.8–B.12): `N` objects with loads in
-//! [1, 10] ms, ring communication and the seed's sorted placement, balanced on P simulated
+//! [Zheng 2011]'s lb_test at its scale (`docs/design/hierarchical.md`): `N` objects with loads in
+//! [1, 10] ms, ring communication and [Zheng 2011]'s sorted placement, balanced on P simulated
 //! processors by the central strategies (GreedyLB, GreedyCommLB, RefineLB: the one-level
 //! tree, B.11 test 10), PLUM's METIS + remap (central too) and HybridLB, for every P of the
 //! study; and table 5's sweep of the tree's levels. Every time is the simulated clock's
@@ -10,7 +10,7 @@
 //! | --- | --- |
 //! | `mod.rs` | [`HierConfig`], [`run`], one P's balances ([`balance_all`]) and the sweep |
 //! | `memory.rs` | the study's peak memory estimate (bytes per object and per processor) |
-//! | `published.rs` | seed 002's tables 2–5 |
+//! | `published.rs` | [Zheng 2011]'s tables 2–5 |
 //! | `report.rs` | `hier.md`, `hier.json` and the charts |
 //!
 //! Memory is `O(N + P)`: the objects and their records once, one balance at a time (the
@@ -61,7 +61,7 @@ pub struct HierConfig {
 }
 
 impl HierConfig {
-    /// Seed 002's study: P = 1,024 … 65,536, 1,048,576 objects, lowest domains of 512
+    /// [Zheng 2011]'s study: P = 1,024 … 65,536, 1,048,576 objects, lowest domains of 512
     /// processors, the threshold of 65,536 objects; table 5's sweep (4,096 processors,
     /// 524,288 objects, 3, 4, 5, 7 and 13 levels, and the central 2).
     pub fn seed_study() -> HierConfig {
@@ -83,7 +83,7 @@ impl HierConfig {
     ///
     /// # Errors
     /// One line naming the option: no processor or one processor, objects fewer than a P
-    /// (the seed's placement gives every processor at least one), a P that is not a multiple
+    /// ([Zheng 2011]'s placement gives every processor at least one), a P that is not a multiple
     /// of `lowest` above it, a level count below 2 or beyond what the sweep's processors fill.
     pub fn check(&self) -> Result<(), String> {
         if self.procs.is_empty() {
@@ -197,7 +197,7 @@ pub struct ProcsRow {
     pub procs: usize,
     /// HybridLB's tree, branchings from the top.
     pub tree: Vec<usize>,
-    /// Time per step of the seed's placement, before balancing.
+    /// Time per step of [Zheng 2011]'s placement, before balancing.
     pub step_time_before: f64,
     /// Its heaviest processor's load.
     pub max_load_before: f64,

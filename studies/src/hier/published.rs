@@ -1,7 +1,8 @@
-//! What seed 002 published for lb_test (`hierarchical.md` B.8), printed beside our values.
+//! What [Zheng 2011] published for lb_test (`docs/design/hierarchical.md`), printed beside our
+//! values.
 
 /// Table 2 (1,048,576 objects, Ranger): P and the objects GreedyLB, RefineLB and HybridLB
-/// decided to migrate (the table is garbled in the seed's text; read as D2-1 says).
+/// decided to migrate (the table is garbled in [Zheng 2011]'s text; read as D2-1 says).
 pub const TABLE_2: [(usize, [u64; 3]); 3] = [
     (4_096, [1_048_310, 65_994, 1_046_721]),
     (8_192, [1_048_455, 64_777, 1_046_662]),

@@ -1,4 +1,4 @@
-//! The files of `plume study hier`: `hier.md` (the analogs of seed 002's tables 2–5 and the
+//! The files of `plume study hier`: `hier.md` (the analogs of [Zheng 2011]'s tables 2–5 and the
 //! values of figures 3–7, the published ones in brackets), the charts (`fig3_levels.svg`,
 //! `fig4_messages.svg`, `fig5_memory.svg`, `fig5_time.svg`, `fig6_step.svg`,
 //! `fig7_strategy.svg`) and, last, `hier.json` (the whole [`HierStudy`]).
@@ -46,7 +46,7 @@ fn count(n: u64) -> String {
     out
 }
 
-/// The column of a method in the seed's tables 2–4 (GreedyLB, RefineLB, HybridLB), if any.
+/// The column of a method in [Zheng 2011]'s tables 2–4 (GreedyLB, RefineLB, HybridLB), if any.
 fn seed_column(method: Method) -> Option<usize> {
     match method {
         Method::Greedy => Some(0),
@@ -56,7 +56,7 @@ fn seed_column(method: Method) -> Option<usize> {
     }
 }
 
-/// The column of a method in the seed's table 3 (GreedyLB, GreedyCommLB, RefineLB,
+/// The column of a method in [Zheng 2011]'s table 3 (GreedyLB, GreedyCommLB, RefineLB,
 /// HybridLB), if any.
 fn table_3_column(method: Method) -> Option<usize> {
     match method {
@@ -88,16 +88,16 @@ impl HierStudy {
         let methods = self.methods();
         let m = &c.clock.machine;
         let mut t = format!(
-            "# Seed 002's lb_test at its scale: central strategies, PLUM and HybridLB\n\n\
+            "# [Zheng 2011]'s lb_test at its scale: central strategies, PLUM and HybridLB\n\n\
              {} objects, loads uniform in [1, 10] ms (seed {}), ring communication of 1 KiB \
-             each way, the seed's sorted placement; P simulated processors. Central \
+             each way, [Zheng 2011]'s sorted placement; P simulated processors. Central \
              strategies gather every object on processor 0 (the one-level tree); PLUM is \
              METIS k-way into P parts with the greedy TotalV remap, central too; HybridLB's \
              tree is [P / {}, {}] with GreedyLB at the lowest level, domains of more than {} \
              objects semi-centralized (table 5's threshold). Times are simulated seconds on \
              the SP2 network model (latency {} µs, {} MB/s, {} µs a message handled) with \
              {} ns a modelled strategy operation: the same on every run. Published values \
-             (seed 002, on Ranger and Blue Gene/P) in brackets where the objects and P \
+             ([Zheng 2011], on Ranger and Blue Gene/P) in brackets where the objects and P \
              match.\n\n",
             count(c.objects as u64),
             c.seed,
@@ -145,7 +145,7 @@ impl HierStudy {
               processor 0 for the central ones), with the totals of phase 1; strategy: the \
               largest modelled strategy time of a level, summed over levels; decisions: \
               tokens down HybridLB's tree; matching: the moves to their home processors; \
-              migration: each object once, `latency + MaxSR` elements of 50 bytes. The seed's \
+              migration: each object once, `latency + MaxSR` elements of 50 bytes. [Zheng 2011]'s \
               migration column counts the decisions' broadcast with the data: compare it with \
               our matching plus migration.\n\n\
               | P | balancer | collection | strategy | decisions | matching | migration | \
@@ -184,7 +184,7 @@ impl HierStudy {
 
         t += "\n## Figure 6: time per step after balancing (ms)\n\n\
               The heaviest processor's load plus its messages to objects on other processors \
-              (1 KiB at the machine's bandwidth each); before: the seed's sorted placement.\n\n";
+              (1 KiB at the machine's bandwidth each); before: [Zheng 2011]'s sorted placement.\n\n";
         let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
         let _ = writeln!(
             t,
@@ -231,7 +231,7 @@ impl HierStudy {
              level is the topmost level of full databases (those above work on totals), its \
              objects the largest domain's there. Model: `[H2]`'s operations (B.7) at {} ns \
              each. Messages: `[H3]`'s formula for three phases, and those sent between \
-             processors. Published LB time (seed 002, Blue Gene/P) in brackets.\n\n\
+             processors. Published LB time ([Zheng 2011], Blue Gene/P) in brackets.\n\n\
              | levels | branching | shrink level | # objects | LB time s | strategy s | model \
              s | messages ([H3]) | sent | largest database MB |\n\
              | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
@@ -315,8 +315,8 @@ impl HierStudy {
             self.sweep.iter().map(|s| (s.levels as f64, f(s))).collect()
         };
         // Figure 3's shapes for the hierarchical trees (the 2-level tree is the central one,
-        // in the table), each relative to its own value on the 3-level tree (the seed's best)
-        // or, without one, on the first. The seed's table 5 is left to the table: its 5- and
+        // in the table), each relative to its own value on the 3-level tree ([Zheng 2011]'s best)
+        // or, without one, on the first. [Zheng 2011]'s table 5 is left to the table: its 5- and
         // 13-level trees took 41 and 115 times its 3-level one, which would flatten ours.
         let trees: Vec<&super::SweepRow> = self.sweep.iter().filter(|s| s.levels > 2).collect();
         let base = trees

@@ -1,4 +1,4 @@
-//! `minex.md` A.8's shapes R1–R6 and A.11's figures, each evaluated on the study's rows as
+//! `docs/design/minex.md` shapes R1–R6 and A.11's figures, each evaluated on the study's rows as
 //! an inequality with the measured values (never hard-coded): "holds", "does not hold", or
 //! "not evaluated" when the rows it needs were not run.
 

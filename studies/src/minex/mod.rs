@@ -1,4 +1,4 @@
-//! Seed 004's MinEX experiments on plume's shock sequence (`minex.md` A.7–A.9, A.11): the 9
+//! [Harvey 2001]'s MinEX experiments on plume's shock sequence (`docs/design/minex.md`): the 9
 //! levels' weights are recorded once ([`plume_cases::shock::Sequence`]) and every
 //! configuration replays them, each level starting from that configuration's own previous
 //! assignment (the first from the initial METIS partition): MinEX on a grid of clusters with
@@ -14,7 +14,7 @@
 //! | `replay.rs` | the methods' sequences of assignments and their scores per level |
 //! | `checks.rs` | A.8's R1–R6 and A.11's figures, evaluated on the rows |
 //! | `memory.rs` | the study's peak memory estimate |
-//! | `published.rs` | seed 004's tables 14–22 |
+//! | `published.rs` | [Harvey 2001]'s tables 14–22 |
 //! | `report.rs` | `minex.md`, `minex.json` and the charts |
 
 pub mod checks;
@@ -35,7 +35,7 @@ use serde::{Serialize, Serializer};
 pub use checks::Check;
 pub use replay::{LevelScore, Method, Replayed, Steps, Total};
 
-/// The latency tolerance of a row (`minex.md` A.3), by its word.
+/// The latency tolerance of a row (`docs/design/minex.md`), by its word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tolerance {
@@ -120,13 +120,13 @@ pub struct MinexConfig {
     pub seed: u64,
     /// The SP2 machine T is simulated on.
     pub sp2: Machine,
-    /// The measured-like machine: the SP2's with `t_leaf` 20 times smaller (`minex.md` A.9:
+    /// The measured-like machine: the SP2's with `t_leaf` 20 times smaller (`docs/design/minex.md`:
     /// this machine's measured leaf cost), deterministic unlike a calibration.
     pub measured: Machine,
 }
 
 impl MinexConfig {
-    /// The seed's study: P = 32, clusters 1–8, I ∈ {3, 10, 100, 1,000, 10,000}, τ ∈ {0, 3,
+    /// [Harvey 2001]'s study: P = 32, clusters 1–8, I ∈ {3, 10, 100, 1,000, 10,000}, τ ∈ {0, 3,
     /// 16, 32, 64, 128, ∞}, both tolerances, table 16's P = 2 … 1,024, no contraction sweep.
     pub fn seed_study() -> MinexConfig {
         let sp2 = Machine::default();
@@ -162,7 +162,7 @@ impl MinexConfig {
         }
     }
 
-    /// The tolerance of tables 14–15 (maximum, as the seed's τ = ∞ column equals its table
+    /// The tolerance of tables 14–15 (maximum, as [Harvey 2001]'s τ = ∞ column equals its table
     /// 16's maximum-tolerance value), or the only one listed.
     pub fn throttle_latency(&self) -> Tolerance {
         if self.latency.contains(&Tolerance::Max) {

@@ -1,5 +1,5 @@
-//! Seed 004's published MinEX tables (§7.1–§7.2.3, `minex.md` A.7), in thousands of units
-//! (`MaxQWgt` summed over the run) or as `LoadImb` factors.
+//! [Harvey 2001]'s published MinEX tables (§7.1–§7.2.3, `docs/design/minex.md`), in thousands of
+//! units (`MaxQWgt` summed over the run) or as `LoadImb` factors.
 
 /// Table 14's and 15's ThroTTle columns.
 pub const THROTTLES: [f64; 7] = [0.0, 3.0, 16.0, 32.0, 64.0, 128.0, f64::INFINITY];

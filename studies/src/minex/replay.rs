@@ -1,4 +1,4 @@
-//! The replays (`minex.md` A.9 "Replay"): each method's sequence of assignments over the
+//! The replays (`docs/design/minex.md`): each method's sequence of assignments over the
 //! recorded levels, level `l` starting from the method's assignment of level `l − 1` (the
 //! initial METIS partition at level 1), and their scores per level: MinEX's `MaxQWgt` and
 //! `QWgt` LoadImb (seed units), the leaf LoadImb, Cut%, what moved (TotalV, MaxSR), the
@@ -27,14 +27,14 @@ pub enum Method {
     /// MinEX from the previous assignment, in seed units.
     Minex,
     /// MinEX balancing the SP2 machine's nanoseconds (`Machine::unit_costs`): what A.11's
-    /// simulated times compare with PLUM (`minex.md` A.6-13).
+    /// simulated times compare with PLUM (`docs/design/minex.md`).
     MinexSp2,
     /// MinEX balancing the measured-like machine's nanoseconds.
     MinexMeasured,
     /// PLUM: METIS k-way on the predicted weights, optimal TotalV remap (on the predicted
     /// sizes, as `run shock` balances), accepted always.
     Plum,
-    /// METIS k-way, part `p` on processor `p` (the seed's baseline, tables 19–22).
+    /// METIS k-way, part `p` on processor `p` ([Harvey 2001]'s baseline, tables 19–22).
     MetisIdentity,
     /// METIS into one part per cluster sized by its processors, then each cluster's part
     /// into its processors (A.11).
@@ -104,7 +104,7 @@ pub struct LevelScore {
 /// A row's levels summed (`MaxQWgt`, moved, times) or averaged (ratios, Cut%).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Total {
-    /// Σ `MaxQWgt` (A.6-12: the seed's "runtimes").
+    /// Σ `MaxQWgt` (A.6-12: [Harvey 2001]'s "runtimes").
     pub max_qwgt: u64,
     /// Mean `QWgt` LoadImb.
     pub qwgt_load_imb: f64,

@@ -1,4 +1,4 @@
-//! The files of `plume study minex`: `minex.md` (the analogs of seed 004's tables 14–22, the
+//! The files of `plume study minex`: `minex.md` (the analogs of [Harvey 2001]'s tables 14–22, the
 //! published values in brackets, A.11's comparison and the checks), the charts
 //! (`table14_throttle.svg`, `table16_procs.svg`, `table17_clusters.svg`,
 //! `table19_metis.svg`) and, last, `minex.json` (the whole [`MinexStudy`]).
@@ -15,7 +15,7 @@ use super::published::{
 };
 use super::{Key, Method, MinexStudy, Tolerance, Total};
 
-/// Thousands of units, as the seed prints its runtimes.
+/// Thousands of units, as [Harvey 2001] prints its runtimes.
 fn k(units: u64) -> String {
     format!("{}", (units as f64 / 1e3).round())
 }
@@ -77,11 +77,11 @@ impl MinexStudy {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "# MinEX on the shock sequence (seed 004 §7, `minex.md` A.7–A.11)\n\n\
+            "# MinEX on the shock sequence ([Harvey 2001, §7], `docs/design/minex.md`)\n\n\
              {} roots, {} levels (leaves {:?}); every configuration replays the recorded \
              levels from its own previous assignment. `MaxQWgt` is MinEX's model in seed units, \
              summed over the levels and printed in thousands; LoadImb is the mean of the \
-             levels. Published values in brackets (the seed's mesh differs: compare shapes). \
+             levels. Published values in brackets ([Harvey 2001]'s mesh differs: compare shapes). \
              MinEX's default ThroTTle: {}. Replays took {:.1} s.\n",
             self.roots,
             self.leaves.len(),
@@ -279,7 +279,7 @@ impl MinexStudy {
         for (name, method, pick, published_of) in tables {
             let _ = writeln!(
                 out,
-                "## Table {name}, P = {}, no tolerance (published: the seed's N-body case)\n",
+                "## Table {name}, P = {}, no tolerance (published: [Harvey 2001]'s N-body case)\n",
                 cfg.procs
             );
             header(out, "clusters", &cols);

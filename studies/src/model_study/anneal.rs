@@ -1,6 +1,6 @@
-//! Figure 2 of seed 001: how far ULBA balancing every `σ+` is from the best balancing steps a
-//! search finds. The search is a simulated annealing as in the seed (the `simanneal` module):
-//! a state says, for every step of the run, whether to balance before it; a move flips one
+//! Figure 2 of [Boulmier 2019]: how far ULBA balancing every `σ+` is from the best balancing steps
+//! a search finds. The search is a simulated annealing as in [Boulmier 2019] (the `simanneal`
+//! module): a state says, for every step of the run, whether to balance before it; a move flips one
 //! step; the energy is the run's time (eq. 4 with eq. 5); the temperature falls geometrically
 //! from `C` (one balance's cost) to `10⁻⁴·C`. It starts with no balance at all, so it does not
 //! inherit `σ+`'s answer, and keeps the best state it visits.

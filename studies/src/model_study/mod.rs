@@ -1,5 +1,5 @@
-//! Seed 001's model-only studies, on its analytic model ([`plume::balance::AppModel`], eq. 1–12)
-//! and random application instances drawn from its table II:
+//! [Boulmier 2019]'s model-only studies, on its analytic model ([`plume::balance::AppModel`], eq.
+//! 1–12) and random application instances drawn from its table II:
 //!
 //! - figure 3 ([`share_study`]): for every share of overloading PEs, the standard method
 //!   balancing every Menon interval against ULBA balancing every `σ+` with the best of 100
@@ -25,9 +25,9 @@ use plume::rng::Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-/// The seed's PE speed: 1 Gflop/s.
+/// [Boulmier 2019]'s PE speed: 1 Gflop/s.
 pub const OMEGA: f64 = 1e9;
-/// The seed's run length γ: 100 iterations.
+/// [Boulmier 2019]'s run length γ: 100 iterations.
 pub const STEPS: usize = 100;
 
 /// One random application (table II).

@@ -90,7 +90,7 @@ impl ModelStudy {
     pub fn markdown(&self) -> String {
         let c = &self.config;
         let mut t = format!(
-            "# Seed 001's model studies\n\n\
+            "# [Boulmier 2019]'s model studies\n\n\
              Instances of table II (P among 256–2048, W_tot(0)/P of 52–1165·10⁷ flop, ΔW of \
              1–30% of it, 80–100% of it to the N overloading PEs, C of 0.1–3 iterations, \
              ω = 1 Gflop/s, γ = 100), seed {}.\n\n\

@@ -74,9 +74,9 @@ impl Processor {
     /// processors from the initiator down to this one: this processor's level becomes its
     /// load before plus `got / k`, and the rest goes on to its predecessor (the initiator,
     /// `k = 1`, keeps all). With absent processors `k` counts the processors actually on the
-    /// path. The seed's pseudo code hands on `⌊QLen/2⌋`, its own jobs included; its text shares
-    /// only the jobs received ("distributed evenly among r and all others in the remaining SBN
-    /// stages"), which is what runs here, in weights.
+    /// path. [Harvey 2001]'s pseudo code hands on `⌊QLen/2⌋`, its own jobs included; its text
+    /// shares only the jobs received ("distributed evenly among r and all others in the remaining
+    /// SBN stages"), which is what runs here, in weights.
     pub(super) fn pass_back(
         &mut self,
         op: OpId,

@@ -13,7 +13,7 @@ pub struct OpId {
     pub serial: u32,
 }
 
-/// The kinds of messages, for the report (seed 004 tables 6 and 7).
+/// The kinds of messages, for the report [Harvey 2001, tables 6 and 7].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// Gathers loads towards the initiator.

@@ -1,4 +1,4 @@
-//! One SBN processor's decisions (seed 004 figures 4, 5 and 8 on weighted loads, §4.2, §5.2,
+//! One SBN processor's decisions ([Harvey 2001, figures 4, 5 and 8] on weighted loads, §4.2, §5.2,
 //! §5.4.1): what it does with each message it receives, when it starts a balance or a
 //! distribution, which root it processes next and which data it fetches first. It knows no
 //! clock and no transport: it reads its own state, writes messages into an [`Outbox`], and the

@@ -21,13 +21,13 @@ pub enum Variant {
 pub struct SbnOptions {
     /// Basic or Heuristic.
     pub variant: Variant,
-    /// `ConstParam` of `UpdateLoad` (the seed found 2 best).
+    /// `ConstParam` of `UpdateLoad` ([Harvey 2001] found 2 best).
     pub const_param: u64,
     /// Jobs processed between two checks for messages (`J_avg / f` of §5.7's `MinTh` bound).
     pub jobs_per_check: f64,
     /// How roots to give away are chosen.
     pub selection: Selection,
-    /// The seed's explicit choices, or plume's named alternatives.
+    /// [Harvey 2001]'s explicit choices, or plume's named alternatives.
     pub policies: Policies,
     /// Run the pre-partitioner (§5.6) before each level.
     pub prepartition: bool,
@@ -67,7 +67,7 @@ pub struct Shared<'a> {
 
 impl<'a> Shared<'a> {
     /// The shared state of `procs` processors balancing the roots of `model`; the processors
-    /// weigh them in `model`'s unit or in the seed's ([`Units`]).
+    /// weigh them in `model`'s unit or in [Harvey 2001]'s ([`Units`]).
     pub fn new(model: CostModel<'a>, procs: usize, opts: SbnOptions) -> Self {
         let network = Network::with_topology(procs, opts.policies.topology);
         let costs = match opts.policies.units {
