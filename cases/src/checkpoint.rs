@@ -64,7 +64,7 @@ impl Checkpoints {
         step: usize,
     ) -> Result<()> {
         match self.every {
-            Some(every) if step % every == 0 => {
+            Some(every) if step.is_multiple_of(every) => {
                 Ok(run.checkpoint(&self.dir, identity, &(step as u64).to_le_bytes())?)
             }
             _ => Ok(()),
