@@ -1,12 +1,13 @@
 //! Checkpoints of a case's run on ranks ([`plume::dist::Run::checkpoint`]): when and where a
-//! run writes them, the one it continues from, and the case's own state in them (the case's
-//! step, the run's own step count aside: a case may take steps of its own before its first,
-//! such as the shock case's uniform refinement).
+//! run writes them, the one it continues from, and the case's own state in them (bincode:
+//! the shock case's level, the Euler flow's time, iteration and initial totals).
 
 use std::path::PathBuf;
 
 use plume::comm::Comm;
 use plume::dist::Run;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use crate::error::{Error, Result};
 
@@ -23,49 +24,50 @@ pub struct Checkpoints {
 
 impl Checkpoints {
     /// Continues `run` (just started) from the checkpoint asked for, if any, checking it is
-    /// a run named `identity` stopped before `last`, the case's last step (a collective).
-    /// Returns the case step it was written after (0 when there is none to continue from).
+    /// a run named `identity` (a collective). Returns the case's state in it (`None` when
+    /// there is none to continue from).
     ///
     /// # Errors
     /// The library's refusal of a corrupt or foreign checkpoint; [`Error::Input`] when its
-    /// state is not a case step, or the run ended there already; on every rank.
-    pub fn restart<C: Comm + ?Sized>(
+    /// state is not the case's; on every rank.
+    pub fn restart<C: Comm + ?Sized, S: DeserializeOwned>(
         &self,
         run: &mut Run<C>,
         identity: &str,
-        last: usize,
-    ) -> Result<usize> {
+    ) -> Result<Option<S>> {
         let Some(dir) = &self.restart else {
-            return Ok(0);
+            return Ok(None);
         };
         let restarted = run.restart(dir, identity)?;
-        let bad = |what: String| Error::Input(format!("{}: {what}", dir.display()));
-        let step = <[u8; 8]>::try_from(restarted.state.as_slice())
-            .map(u64::from_le_bytes)
-            .map_err(|_| bad("its state is not a case step".into()))?;
-        let step = usize::try_from(step).map_err(|_| bad(format!("step {step} is too large")))?;
-        if step >= last {
-            return Err(bad(format!(
-                "the run was written after step {step}; this run ends at step {last}: ask \
-                 for more steps"
-            )));
-        }
-        Ok(step)
+        bincode::deserialize(&restarted.state)
+            .map(Some)
+            .map_err(|_| Error::Input(format!("{}: its state is not this case's", dir.display())))
     }
 
-    /// Writes `run` after case step `step` when one is due (a collective).
+    /// The error for a checkpoint in which the run has ended already (`what`: how far it
+    /// went and how far this run goes).
+    pub fn nothing_left(&self, what: &str) -> Error {
+        let dir = self.restart.clone().unwrap_or_default();
+        Error::Input(format!("{}: {what}: ask for more", dir.display()))
+    }
+
+    /// Writes `run` and the case's `state` after case step `step` when one is due (a
+    /// collective).
     ///
     /// # Errors
     /// The library's, when the checkpoint cannot be written; on every rank.
-    pub fn write_if_due<C: Comm + ?Sized>(
+    pub fn write_if_due<C: Comm + ?Sized, S: Serialize>(
         &self,
         run: &Run<C>,
         identity: &str,
         step: usize,
+        state: &S,
     ) -> Result<()> {
         match self.every {
             Some(every) if step.is_multiple_of(every) => {
-                Ok(run.checkpoint(&self.dir, identity, &(step as u64).to_le_bytes())?)
+                let state = bincode::serialize(state)
+                    .map_err(|e| Error::Input(format!("the case's state does not encode: {e}")))?;
+                Ok(run.checkpoint(&self.dir, identity, &state)?)
             }
             _ => Ok(()),
         }

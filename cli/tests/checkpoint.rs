@@ -1,8 +1,9 @@
 //! Checkpoint and restart (issue 27.3): a shock run stopped after level k and continued from
 //! its checkpoint on another number of thread ranks gives the uninterrupted run's mesh at
 //! every level (a digest of every leaf's corners) and its records that do not depend on P
-//! (`level`, `leaves`); corrupt, cut, incomplete or another run's checkpoints are refused
-//! with one line and exit 1.
+//! (`level`, `leaves`); an Euler run continued so gives the uninterrupted flow's records bit
+//! for bit (the clocks and the balancer's aside); corrupt, cut, incomplete or another run's
+//! checkpoints are refused with one line and exit 1.
 
 mod common;
 
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-use common::{fails, ok, TempDir};
+use common::{fails, ok, records_without, TempDir, EULER_BALANCER_FIELDS};
 use plume::comm::{launch_threads, Comm, CommExt, CpuClock, ReduceOp};
 use plume::dist::CpuLaps;
 use plume::mesh::Mesh;
@@ -240,7 +241,7 @@ fn corrupt_cut_incomplete_or_foreign_checkpoints_are_refused() {
     fails(
         &[&args[..], &["--restart", &from]].concat(),
         1,
-        &["ends at step 2"],
+        &["ends at 2"],
     );
     // A folder no checkpoint was written to.
     let none = dir.arg("none");
@@ -268,4 +269,71 @@ fn checkpoint_options_are_checked() {
     );
     let sbn = ["--balancer", "sbn", "--restart", &out];
     fails(&[&run[..], &sbn].concat(), 2, &["--backend"]);
+}
+
+/// The Sod tube with its outputs every 20 iterations.
+const SOD: [&str; 6] = ["run", "euler", "--output-every", "20", "--vtk", "none"];
+
+/// `run euler` (the Sod tube) on `procs` thread ranks up to `t_end` into `out`, with `more`
+/// options: its flow records (the clocks and the balancer's fields aside).
+fn sod(dir: &TempDir, (procs, t_end): (usize, &str), out: &str, more: &[&str]) -> Vec<Value> {
+    let p = procs.to_string();
+    let args = ["--procs", &p, "--t-end", t_end, "--out", &dir.arg(out)];
+    ok(&[&SOD[..], &args, more].concat());
+    records_without(&dir.path(out), "iterations", &EULER_BALANCER_FIELDS)
+}
+
+#[test]
+fn run_euler_continued_gives_the_uninterrupted_flow_bit_for_bit() {
+    let dir = TempDir::new("ckpt-euler");
+    let whole = sod(&dir, (2, "0.05"), "whole", &[]);
+    for (before, (t, every), after) in [(1, ("0.02", 40), 3), (4, ("0.03", 20), 2)] {
+        let first = format!("first{before}");
+        let every_arg = every.to_string();
+        let written = sod(
+            &dir,
+            (before, t),
+            &first,
+            &["--checkpoint-every", &every_arg],
+        );
+        // The last output before the run ended whose iteration is a multiple of `every`.
+        let iteration = |r: &Value| r["iteration"].as_u64().unwrap();
+        let ended = written.last().map(iteration).unwrap();
+        let at = written
+            .iter()
+            .map(iteration)
+            .filter(|&i| i % every == 0 && i < ended)
+            .max()
+            .unwrap();
+        let from = dir.path(&first).join("checkpoint").display().to_string();
+        let then = format!("then{after}");
+        let got = sod(&dir, (after, "0.05"), &then, &["--restart", &from]);
+        let expected: Vec<Value> = whole
+            .iter()
+            .filter(|r| iteration(r) > at)
+            .cloned()
+            .collect();
+        assert!(expected.len() > 3, "{expected:?}");
+        assert_eq!(got, expected, "P = {before} → {after} from iteration {at}");
+    }
+    // Another scheme's checkpoint; one where the run has ended already.
+    let from = dir.path("first1").join("checkpoint").display().to_string();
+    let out = dir.arg("other");
+    let args = ["--procs", "2", "--out", &out, "--restart", &from];
+    fails(
+        &[&SOD[..], &args, &["--flux", "rusanov"]].concat(),
+        1,
+        &["another run's checkpoint"],
+    );
+    fails(
+        &[&SOD[..], &args, &["--t-end", "0.01"]].concat(),
+        1,
+        &["ask for more"],
+    );
+    let every = ["--checkpoint-every", "30"];
+    fails(
+        &[&SOD[..], &every].concat(),
+        2,
+        &["multiple of --output-every 20"],
+    );
 }

@@ -103,7 +103,13 @@ pub fn run_rank<C: Comm + ?Sized>(
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
     let identity = identity(cfg);
     // A checkpoint holds the uniform refinement's steps.
-    let first = checkpoints.restart(&mut run, &identity, cfg.levels)?;
+    let first = checkpoints.restart::<_, usize>(&mut run, &identity)?;
+    if let Some(level) = first.filter(|&level| level >= cfg.levels) {
+        let levels = cfg.levels;
+        let what = format!("the run was written after level {level}, this run ends at {levels}");
+        return Err(checkpoints.nothing_left(&what));
+    }
+    let first = first.unwrap_or(0);
     if checkpoints.restart.is_none() {
         refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
     }
@@ -139,7 +145,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             run.owner(),
         ))?;
         levels.extend(record);
-        checkpoints.write_if_due(&run, &identity, level)?;
+        checkpoints.write_if_due(&run, &identity, level, &level)?;
     }
     Ok((comm.rank() == 0).then(|| ShockRun {
         config: cfg.clone(),
