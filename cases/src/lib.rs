@@ -12,6 +12,7 @@ pub use error::{Error, Result};
 
 pub mod budget;
 pub mod charts;
+pub mod checkpoint;
 pub mod cpu;
 pub mod erosion;
 pub mod error;

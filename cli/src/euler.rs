@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use plume::balance::SbnOptions;
 use plume::mesh::{geometry, Mesh};
 
+use super::checkpoint::CheckpointArgs;
 use super::common::{check_memory, finite, levels, load_mesh, VtkCompression};
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, words};
@@ -288,6 +289,10 @@ pub struct EulerArgs {
     /// How the .vtu files store their data.
     #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
     pub vtk_compression: VtkCompression,
+    /// Checkpoints written (at the outputs whose iteration is a multiple of
+    /// --checkpoint-every, itself a multiple of --output-every) and continued from.
+    #[command(flatten)]
+    pub checkpoint: CheckpointArgs,
 }
 
 /// The scheme `args` ask for.
@@ -703,12 +708,24 @@ pub fn run(args: &EulerArgs) -> CliResult {
         Ok(check(args, cfg, mesh)?)
     };
     let mpi = args.backend == BackendName::Mpi;
+    let checkpoints = args.checkpoint.checkpoints(&args.out)?;
+    let output_every = args.output_every;
+    if let Some(n) = checkpoints
+        .every
+        .filter(|n| output_every > 0 && !n.is_multiple_of(output_every))
+    {
+        return Err(Failure::Usage(format!(
+            "--checkpoint-every {n} must be a multiple of --output-every {output_every}: \
+             checkpoints are written at outputs"
+        )));
+    }
     let request = run_ranks::Request {
         mesh: &mesh,
         config: &on_procs,
         check: &checked,
         probes: &args.probes,
         ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
+        checkpoints: &checkpoints,
     };
     Ok(run_ranks::run(&request)?)
 }

@@ -27,6 +27,7 @@
 //! `plume: interrupted by SIGINT` (or `SIGTERM`) and exit code 130 (143).
 
 mod calibrate;
+mod checkpoint;
 mod common;
 mod compare;
 mod erosion;

@@ -10,6 +10,7 @@ use clap::Args;
 use plume::balance::Accept;
 use plume::dist::BalanceAt;
 
+use super::checkpoint::CheckpointArgs;
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
 use super::options::{
@@ -94,6 +95,9 @@ pub struct ShockArgs {
     /// How the .vtu files store their data.
     #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
     pub vtk_compression: VtkCompression,
+    /// Checkpoints written and continued from (on ranks).
+    #[command(flatten)]
+    pub checkpoint: CheckpointArgs,
 }
 
 /// Runs `plume run shock`.
@@ -103,6 +107,14 @@ pub fn run(args: ShockArgs) -> CliResult {
             "--process runs on ranks: add --backend threads or --backend mpi".into(),
         ));
     }
+    let simulated = args.backend.is_none() && args.balancer == Balancer::Sbn;
+    if simulated && args.checkpoint.asked() {
+        return Err(Failure::Usage(
+            "checkpoints are written by runs on ranks: add --backend threads or --backend mpi"
+                .into(),
+        ));
+    }
+    let checkpoints = args.checkpoint.checkpoints(&args.out)?;
     let on_procs = |procs| -> plume_cases::Result<ShockConfig> { Ok(config(&args, procs)?) };
     let mesh = || -> plume_cases::Result<_> { Ok(args.case.mesh()?) };
     let mpi = args.backend == Some(BackendName::Mpi);
@@ -111,10 +123,11 @@ pub fn run(args: ShockArgs) -> CliResult {
         mesh: &mesh,
         measured: args.machine == Some(MachineName::Measured),
         ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
+        checkpoints: &checkpoints,
     };
-    Ok(match (args.backend, args.balancer) {
-        (None, Balancer::Sbn) => run_ranks::simulated(&request),
-        _ => run_ranks::run(&request),
+    Ok(match simulated {
+        true => run_ranks::simulated(&request),
+        false => run_ranks::run(&request),
     }?)
 }
 

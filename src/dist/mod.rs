@@ -60,6 +60,7 @@
 
 mod accounting;
 mod balancer;
+mod checkpoint;
 mod codec;
 mod diffusive;
 mod exchange;
@@ -79,6 +80,7 @@ mod verdict;
 
 pub use accounting::{gather_cpu, CpuLaps};
 pub use balancer::{BalanceOutcome, Balancer, Decision, HeldRows, HierStats, NoBalancing};
+pub use checkpoint::Restarted;
 pub use diffusive::Diffusive;
 pub use gathered::GatheredPlum;
 pub use halo::{GhostLeaf, Halo};

@@ -26,6 +26,7 @@ use super::mesh::FlowMesh;
 use super::scheme::{Boundaries, Scheme, SchemeOptions, Stage, StepCounts};
 use super::totals::{TotalSums, Totals};
 use crate::budget::{self, Budget};
+use crate::checkpoint::Checkpoints;
 use plume::numbers::short;
 
 /// The smallest CFL number a run takes: a thousandth of the stable step is already far below
@@ -103,6 +104,16 @@ impl MemoryBudget {
 }
 
 impl EulerConfig {
+    /// What a checkpoint of a run with these settings must match to continue it: the case,
+    /// scheme, indicator, initial refinement and adaptation period, which shape the flow and
+    /// its mesh (`t_end` may grow; the mesh's own hash is the library's).
+    pub fn identity(&self) -> String {
+        format!(
+            "euler case {:?}, scheme {:?}, indicator {:?}, initial {:?}, adapt every {}",
+            self.case, self.scheme, self.indicator, self.initial, self.adapt_every
+        )
+    }
+
     /// Checks the settings.
     ///
     /// # Errors
@@ -264,6 +275,29 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         Self::adapted(run, boundaries, cfg, sbn)
     }
 
+    /// As [`EulerRun::from_chunk`], continuing the run written in the checkpoint
+    /// `checkpoints.restart` (a collective): the leaves and their conserved states are the
+    /// checkpoint's, on any number of ranks; the time and iteration the caller's state `S`
+    /// holds are set by the caller. Returns the run and that state.
+    ///
+    /// # Errors
+    /// As [`EulerRun::from_chunk`]; [`Checkpoints::restart`]'s; [`Error::Input`] when no
+    /// checkpoint is asked for.
+    pub fn from_checkpoint<S: serde::de::DeserializeOwned>(
+        comm: &'c C,
+        chunk: impl FnOnce(&C) -> plume::Result<plume::mesh::chunk::Chunk>,
+        (cfg, boundaries, sbn): (EulerConfig, Boundaries, Option<SbnOptions>),
+        (balancer, first): (impl Balancer + 'c, FirstOwners),
+        checkpoints: &Checkpoints,
+    ) -> Result<(Self, S)> {
+        cfg.check()?;
+        let mut run = Run::from_chunk(comm, chunk, adapt_options(&cfg), balancer, first)?;
+        let state = checkpoints
+            .restart(&mut run, &cfg.identity())?
+            .ok_or_else(|| Error::Input("no checkpoint to continue from".into()))?;
+        Ok((Self::on(run, boundaries, cfg, sbn)?, state))
+    }
+
     /// [`EulerRun::new`] or [`EulerRun::with_sbn`].
     fn start(
         comm: &'c C,
@@ -289,31 +323,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
         cfg: EulerConfig,
         sbn: Option<SbnOptions>,
     ) -> Result<Self> {
-        let at = match sbn {
-            Some(_) => BalanceAt::Never,
-            None => BalanceAt::Predicted,
-        };
-        let run = run.balance_at(at);
-        let mut euler = EulerRun {
-            mesh: FlowMesh::build(&run)?,
-            run,
-            scheme: Scheme {
-                opts: cfg.scheme,
-                boundaries,
-            },
-            cfg,
-            time: 0.0,
-            iteration: 0,
-            times: FlowTimes::default(),
-            flux_evaluations: 0,
-            fallbacks: 0,
-            moved: Moved::default(),
-            adapt_change: [0.0; 3],
-            sbn,
-            step_cpu: Vec::new(),
-            steps: Vec::new(),
-            flow_cpu: Vec::new(),
-        };
+        let mut euler = Self::on(run, boundaries, cfg, sbn)?;
         euler.set_initial_state()?;
         let rounds = match cfg.initial {
             InitialRefinement::Adaptive => cfg.indicator.max_depth,
@@ -335,6 +345,42 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
             euler.set_initial_state()?;
         }
         Ok(euler)
+    }
+
+    /// The run on `run` as its leaves are: the flow mesh of their states; `run`'s balancer
+    /// balances in each adaptation step on the predicted weights, or SBN with `sbn` while the
+    /// ranks compute.
+    fn on(
+        run: Run<'c, C>,
+        boundaries: Boundaries,
+        cfg: EulerConfig,
+        sbn: Option<SbnOptions>,
+    ) -> Result<Self> {
+        let at = match sbn {
+            Some(_) => BalanceAt::Never,
+            None => BalanceAt::Predicted,
+        };
+        let run = run.balance_at(at);
+        Ok(EulerRun {
+            mesh: FlowMesh::build(&run)?,
+            run,
+            scheme: Scheme {
+                opts: cfg.scheme,
+                boundaries,
+            },
+            cfg,
+            time: 0.0,
+            iteration: 0,
+            times: FlowTimes::default(),
+            flux_evaluations: 0,
+            fallbacks: 0,
+            moved: Moved::default(),
+            adapt_change: [0.0; 3],
+            sbn,
+            step_cpu: Vec::new(),
+            steps: Vec::new(),
+            flow_cpu: Vec::new(),
+        })
     }
 
     /// The settings.

@@ -29,6 +29,7 @@ use super::scheme::Boundaries;
 use super::validation::density_profile;
 use super::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals};
 use crate::charts::{line_chart, Series};
+use crate::checkpoint::Checkpoints;
 use crate::error::{Error, Result};
 use crate::probes::ProbeLog;
 use crate::progress::Progress;
@@ -57,6 +58,20 @@ pub struct Request<'a> {
     pub probes: &'a [[f64; 3]],
     /// The ranks, the output folder, the VTK files and the host.
     pub ranks: Ranks<'a>,
+    /// The checkpoints it writes (at outputs whose iteration is a multiple of
+    /// `checkpoints.every`) and the one it continues from.
+    pub checkpoints: &'a Checkpoints,
+}
+
+/// What an Euler run's checkpoint holds besides the leaves and their states: where the flow
+/// and its outputs are, and the totals the records' conservation is measured from.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Resumed {
+    time: f64,
+    iteration: usize,
+    /// The outputs written (the index of the last).
+    output: usize,
+    start: Totals,
 }
 
 /// Steps of the progress bar over the run's physical time.
@@ -422,45 +437,59 @@ fn on_rank(
     let plum = comm.agree(balancer_over(cfg, &centroids))?;
     drop(centroids);
     let settings = (cfg.euler, whole.boundaries, cfg.sbn);
-    let mut euler = EulerRun::from_chunk(comm, |comm| spread(comm, mesh), settings, plum, first)?;
+    let checkpoints = req.checkpoints;
+    let (mut euler, resumed) = match &checkpoints.restart {
+        None => (
+            EulerRun::from_chunk(comm, |c| spread(c, mesh), settings, plum, first)?,
+            None,
+        ),
+        Some(_) => {
+            let chunk = |c: &_| spread(c, mesh);
+            let (mut euler, resumed): (_, Resumed) =
+                EulerRun::from_checkpoint(comm, chunk, settings, (plum, first), checkpoints)?;
+            (euler.time, euler.iteration) = (resumed.time, resumed.iteration);
+            if euler.finished() {
+                let what = format!(
+                    "the run was written at t = {}, this run ends at t = {}",
+                    short(euler.time),
+                    short(cfg.euler.t_end)
+                );
+                return Err(checkpoints.nothing_left(&what));
+            }
+            (euler, Some(resumed))
+        }
+    };
     let mut cpu = crate::cpu::start(comm, euler.run.startup_cpu(), Some(serial))?;
-    let start = euler.totals()?;
+    let start = match resumed {
+        Some(resumed) => resumed.start,
+        None => euler.totals()?,
+    };
     let x = whole.extent.x();
     let exact = Reference::of(cfg, x);
     let mut since = Since::default();
-    let mut step = 0;
+    let mut step = resumed.map_or(0, |r| r.output);
+    // A continued run's first output is the checkpoint's, written by the run before.
+    let mut recorded = resumed.is_some();
     loop {
-        let record = record(comm, &mut euler, exact.as_ref(), &start, &mut since)?;
-        comm.agree_as(mine.as_mut().map_or(Ok(()), |out| out.case.row(record)))?;
-        if !req.probes.is_empty() {
-            let readings = euler.run.probe(req.probes)?;
-            let logged = mine.as_mut().map_or(Ok(()), |out| {
-                let probes = &mut out.case.probes;
-                probes.record(euler.time, euler.iteration as u64, &readings, probe_values);
-                probes.write(&mut out.folder)
-            });
-            comm.agree(logged)?;
+        if !std::mem::take(&mut recorded) {
+            output(
+                (rank, req, cfg),
+                &mut euler,
+                (exact.as_ref(), &start),
+                (&mut since, &mut cpu, step),
+                mine.as_deref_mut(),
+            )?;
+            if !euler.finished() {
+                let resumed = Resumed {
+                    time: euler.time,
+                    iteration: euler.iteration,
+                    output: step,
+                    start,
+                };
+                let identity = cfg.euler.identity();
+                checkpoints.write_if_due(&euler.run, &identity, euler.iteration, &resumed)?;
+            }
         }
-        let writes = match req.ranks.vtk {
-            VtkLevels::All => true,
-            VtkLevels::Last => step == 0 || euler.finished(),
-            VtkLevels::None => false,
-        };
-        if writes {
-            write_output(&euler, rank.series, step, mine.as_deref_mut())?;
-        }
-        let steps = euler.take_steps();
-        if let Some(out) = mine.as_mut().filter(|_| cfg.records_decisions()) {
-            let model = cfg.plum().model;
-            let decided = steps
-                .iter()
-                .filter_map(|(i, m)| EulerDecision::of(*i, m, &model, cfg.procs));
-            out.case.decisions.extend(decided);
-        }
-        for step_cpu in euler.take_step_cpu() {
-            crate::cpu::add_step(comm, &mut cpu, &step_cpu)?;
-        }
-        crate::cpu::add_between_steps(comm, &mut cpu, &euler.take_flow_cpu())?;
         if euler.finished() {
             break;
         }
@@ -488,6 +517,50 @@ fn on_rank(
         time: euler.time,
         cpu,
     })
+}
+
+/// One output of the run (a collective): its record (rank 0's row), the probes, the VTK
+/// pieces as asked, the adaptation steps' decisions and the CPU account since the last.
+fn output<'c>(
+    (rank, req, cfg): (&Rank<'c>, &Request, &EulerRunConfig),
+    euler: &mut EulerRun<'c, dyn Comm + 'c>,
+    (exact, start): (Option<&Reference>, &Totals),
+    (since, cpu, step): (&mut Since, &mut RunCpu, usize),
+    mut mine: Option<&mut Reporter<Rank0>>,
+) -> Result<()> {
+    let comm = rank.comm;
+    let record = record(comm, euler, exact, start, since)?;
+    comm.agree_as(mine.as_mut().map_or(Ok(()), |out| out.case.row(record)))?;
+    if !req.probes.is_empty() {
+        let readings = euler.run.probe(req.probes)?;
+        let logged = mine.as_mut().map_or(Ok(()), |out| {
+            let probes = &mut out.case.probes;
+            probes.record(euler.time, euler.iteration as u64, &readings, probe_values);
+            probes.write(&mut out.folder)
+        });
+        comm.agree(logged)?;
+    }
+    let writes = match req.ranks.vtk {
+        VtkLevels::All => true,
+        VtkLevels::Last => step == 0 || euler.finished(),
+        VtkLevels::None => false,
+    };
+    if writes {
+        write_output(euler, rank.series, step, mine.as_deref_mut())?;
+    }
+    let steps = euler.take_steps();
+    if let Some(out) = mine.as_mut().filter(|_| cfg.records_decisions()) {
+        let model = cfg.plum().model;
+        let decided = steps
+            .iter()
+            .filter_map(|(i, m)| EulerDecision::of(*i, m, &model, cfg.procs));
+        out.case.decisions.extend(decided);
+    }
+    for step_cpu in euler.take_step_cpu() {
+        crate::cpu::add_step(comm, cpu, &step_cpu)?;
+    }
+    crate::cpu::add_between_steps(comm, cpu, &euler.take_flow_cpu())?;
+    Ok(())
 }
 
 /// The density along x in [`PROFILE_SLABS`] slabs over the whole mesh's extent `x` (a
@@ -649,6 +722,7 @@ mod tests {
                 vtk_options: Default::default(),
                 host: &Quiet,
             },
+            checkpoints: &Checkpoints::default(),
         };
         let process = |reports| Process {
             procs: 2,

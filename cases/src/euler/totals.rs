@@ -96,7 +96,7 @@ fn total_values(v: f64, u: &[f64]) -> [f64; 2 * NVARS] {
 
 /// Total mass, momentum (3) and energy, and the sum of `V·|u_c|` of each (the scale the
 /// relative errors divide by).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Totals {
     /// `Σ V·u` per conserved variable.
     pub sum: Conserved,

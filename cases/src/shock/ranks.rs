@@ -29,6 +29,7 @@ use super::plum_track::{balancer_times, plum_over, plum_record, root_centroids, 
 use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
 use crate::budget;
+use crate::checkpoint::Checkpoints;
 use crate::hier::HierSettings;
 use crate::minex::MinexPartitioner;
 use crate::words::PolicySettings;
@@ -45,7 +46,9 @@ use std::sync::Arc;
 /// this process holds every rank (threads) or only this one (MPI), for the memory checks.
 /// `each_level` sees, on every rank, the level, its record (on rank 0; none at level 0, the
 /// initial mesh and partition), this rank's forest and the owners, at level 0 and after every
-/// level; its errors end every rank. Returns the run on rank 0, `None` on the others.
+/// level; its errors end every rank. With `checkpoints`, the run continues from a checkpoint
+/// (its records start after the checkpoint's level, whose mesh `each_level` sees first) and
+/// writes them as asked. Returns the run on rank 0, `None` on the others.
 ///
 /// # Errors
 /// [`Error::WrongRanks`] when `cfg` is not for `comm.size()` ranks,
@@ -56,6 +59,7 @@ pub fn run_rank<C: Comm + ?Sized>(
     cfg: &ShockConfig,
     (mesh, serial): (Option<Mesh>, &plume::dist::CpuLaps),
     all_ranks_here: bool,
+    checkpoints: &Checkpoints,
     mut each_level: impl FnMut(usize, Option<&LevelRecord>, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ShockRun>> {
     if cfg.procs != comm.size() {
@@ -97,11 +101,22 @@ pub fn run_rank<C: Comm + ?Sized>(
     let mut run =
         Run::from_chunk(comm, chunk, opts, balancer, FirstOwners::Balancer)?.balance_at(at);
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), Some(serial))?;
-    refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
+    let identity = identity(cfg);
+    // A checkpoint holds the uniform refinement's steps.
+    let first = checkpoints.restart::<_, usize>(&mut run, &identity)?;
+    if let Some(level) = first.filter(|&level| level >= cfg.levels) {
+        let levels = cfg.levels;
+        let what = format!("the run was written after level {level}, this run ends at {levels}");
+        return Err(checkpoints.nothing_left(&what));
+    }
+    let first = first.unwrap_or(0);
+    if checkpoints.restart.is_none() {
+        refine_to_base(cfg, &mut run, &mut cpu, ranks_here)?;
+    }
     let s_per_leaf = kernel_cost(&run, cfg)?;
-    comm.agree_as(each_level(0, None, run.forest(), run.owner()))?;
-    let mut levels = Vec::with_capacity(cfg.levels);
-    for level in 1..=cfg.levels {
+    comm.agree_as(each_level(first, None, run.forest(), run.owner()))?;
+    let mut levels = Vec::with_capacity(cfg.levels - first);
+    for level in first + 1..=cfg.levels {
         let front = FrontAt::new(&cfg.front, level, lo, hi);
         let marking = Instant::now();
         let marks = front_marks(run.forest(), run.forest().initial().locator(), &front);
@@ -130,6 +145,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             run.owner(),
         ))?;
         levels.extend(record);
+        checkpoints.write_if_due(&run, &identity, level, &level)?;
     }
     Ok((comm.rank() == 0).then(|| ShockRun {
         config: cfg.clone(),
@@ -137,6 +153,12 @@ pub fn run_rank<C: Comm + ?Sized>(
         levels,
         cpu: Some(cpu),
     }))
+}
+
+/// What a checkpoint of the case run with `cfg` must match to continue it: the case and its
+/// front (the mesh's own hash is the library's); the balancer, P and backend may change.
+fn identity(cfg: &ShockConfig) -> String {
+    format!("shock case, front {:?}", cfg.front)
 }
 
 /// The kernel's measured seconds per leaf on rank 0's initial trees (0 elsewhere, and

@@ -19,6 +19,7 @@ use plume::sim::Machine;
 
 use super::table::Table;
 use super::{ShockConfig, ShockRun};
+use crate::checkpoint::Checkpoints;
 use crate::error::{check_procs, Result};
 use crate::provenance::MeshSource;
 use crate::ranks::{self, ForRank0, Process, Rank, RankCase, Ranks, Reporter};
@@ -38,6 +39,8 @@ pub struct Request<'a> {
     pub measured: bool,
     /// The ranks, the output folder, the VTK files and the host.
     pub ranks: Ranks<'a>,
+    /// The checkpoints it writes and the one it continues from (on ranks only).
+    pub checkpoints: &'a Checkpoints,
 }
 
 /// The shock case on real ranks: P threads of this process, or (`mpi`) this process's rank
@@ -164,6 +167,7 @@ impl RankCase for OnRanks<'_, '_> {
             cfg,
             (mesh, &setup.serial),
             all_ranks_here,
+            self.0.checkpoints,
             |level, record, forest, owner| {
                 if let (Some(out), Some(record)) = (reporter.as_mut(), record) {
                     out.case.table.row(record)?;
