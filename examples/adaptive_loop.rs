@@ -129,7 +129,7 @@ fn rank_main(
         run.forest()
             .for_each_leaf(|leaf| solved.push((leaf.id, solution(leaf.centroid, front))));
         for (id, value) in solved {
-            run.leaf_data_mut(id)[0] = value;
+            run.leaf_data_mut(id)?[0] = value;
         }
         let written = write_level(&run, case, level);
         series.push(comm.agree(written)?);

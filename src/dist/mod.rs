@@ -603,16 +603,49 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
     /// Solution values of a leaf held here (for the solver between steps).
     ///
-    /// # Panics
-    /// When `id` is not a leaf of a tree held here.
-    #[track_caller]
-    pub fn leaf_data_mut(&mut self, id: LeafId) -> &mut [f64] {
-        assert!(
-            self.forest.holds(id.root),
-            "root {} is not held here",
-            id.root
-        );
-        self.forest.leaf_data_mut(id)
+    /// # Errors
+    /// [`Error::StaleLeafId`] when `id` was taken before the leaves last changed (a step,
+    /// trees moved); [`Error::NotALeaf`] when it is not a leaf of a tree held here.
+    pub fn leaf_data(&self, id: LeafId) -> Result<&[f64]> {
+        self.check_leaf(id)?;
+        Ok(self.forest.leaf_data(id))
+    }
+
+    /// Mutable solution values of a leaf held here (for the solver between steps).
+    ///
+    /// # Errors
+    /// As [`Run::leaf_data`].
+    pub fn leaf_data_mut(&mut self, id: LeafId) -> Result<&mut [f64]> {
+        self.check_leaf(id)?;
+        Ok(self.forest.leaf_data_mut(id))
+    }
+
+    /// Fails unless `id` is a leaf held here, of the current generation.
+    fn check_leaf(&self, id: LeafId) -> Result<()> {
+        let current = self.forest.generation();
+        if id.generation != current {
+            return Err(Error::StaleLeafId {
+                root: id.root,
+                elem: id.elem,
+                generation: id.generation,
+                current,
+            });
+        }
+        let forest = &self.forest;
+        let leaf = (id.root as usize) < forest.nroots()
+            && forest.holds(id.root)
+            && forest.trees()[id.root as usize]
+                .elems
+                .get(id.elem as usize)
+                .is_some_and(|e| e.is_leaf());
+        match leaf {
+            true => Ok(()),
+            false => Err(Error::NotALeaf {
+                root: id.root,
+                elem: id.elem,
+                rank: self.comm.rank(),
+            }),
+        }
     }
 
     /// One adaptation step on every rank (a collective): mark with `mark` (called on every
@@ -637,28 +670,16 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// near a region). The same leaves in the same order make the same step as [`Run::step`].
     ///
     /// # Errors
+    /// [`Error::StaleLeafId`] when an id is of an older generation of the leaves,
     /// [`Error::NotALeaf`] when an id is not a leaf held here (the lowest such rank's, on every
     /// rank); any rank's error, on every rank.
     pub fn step_marked(&mut self, refine: Vec<LeafId>, coarsen: Vec<LeafId>) -> Result<StepReport> {
         self.comm.start(Phase::Mark);
         let start = Instant::now();
-        let forest = &self.forest;
-        let bad = refine.iter().chain(&coarsen).find(|id| {
-            id.root as usize >= forest.nroots()
-                || !forest.holds(id.root)
-                || forest.trees()[id.root as usize]
-                    .elems
-                    .get(id.elem as usize)
-                    .is_none_or(|e| !e.is_leaf())
-        });
-        let checked = match bad {
-            Some(id) => Err(Error::NotALeaf {
-                root: id.root,
-                elem: id.elem,
-                rank: self.comm.rank(),
-            }),
-            None => Ok(()),
-        };
+        let checked = refine
+            .iter()
+            .chain(&coarsen)
+            .try_for_each(|&id| self.check_leaf(id));
         self.comm.agree(checked)?;
         self.step_with(start, refine, coarsen)
     }

@@ -265,7 +265,7 @@ impl FlowMesh {
     /// The halo's errors.
     pub fn publish<C: Comm + ?Sized>(&mut self, run: &mut Run<C>) -> Result<()> {
         for (id, u) in self.halo.adjacency.leaves.iter().zip(&self.state) {
-            run.leaf_data_mut(*id).copy_from_slice(u);
+            run.leaf_data_mut(*id)?.copy_from_slice(u);
         }
         run.account(Phase::Halo);
         Ok(run.refresh_halo(&mut self.halo)?)
