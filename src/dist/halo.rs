@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use super::Run;
 use crate::adapt::{Across, LeafAdjacency, LeafId};
 use crate::comm::{Comm, CommExt};
+use crate::mesh::cell::LeafGeometry;
 use crate::mesh::topology::{sort3_by_key, FACE_VERTS};
 use crate::{Error, Result};
 
@@ -53,6 +54,14 @@ pub struct Halo {
     /// The generation of the leaves held here it was built on
     /// ([`Forest::generation`](crate::adapt::Forest::generation)).
     leaves: u32,
+}
+
+impl GhostLeaf {
+    /// Its volume, centroid and faces, the same bits as its owner's
+    /// [`Run::leaf_geometry`] gives for it.
+    pub fn geometry(&self) -> LeafGeometry {
+        LeafGeometry::new(&self.corners, &self.keys)
+    }
 }
 
 impl Halo {

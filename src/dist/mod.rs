@@ -102,7 +102,7 @@ use crate::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
 use crate::balance::Balance;
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::{DualGraph, TreeWeights, Weights};
-use crate::mesh::{chunk::Chunk, Mesh};
+use crate::mesh::{cell::LeafGeometry, chunk::Chunk, Mesh};
 use crate::metrics::{Phase, RankCpu};
 use crate::{Error, Result};
 
@@ -620,6 +620,23 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     pub fn leaf_data_mut(&mut self, id: LeafId) -> Result<&mut [f64]> {
         self.check_leaf(id)?;
         Ok(self.forest.leaf_data_mut(id))
+    }
+
+    /// The volume, centroid and faces (unit normals and areas in the canonical orientation)
+    /// of a leaf held here; a ghost's are [`GhostLeaf::geometry`], the same bits.
+    ///
+    /// # Errors
+    /// As [`Run::leaf_data`].
+    pub fn leaf_geometry(&self, id: LeafId) -> Result<LeafGeometry> {
+        self.check_leaf(id)?;
+        let forest = &self.forest;
+        let verts = forest.trees()[id.root as usize].elems[id.elem as usize]
+            .verts
+            .map(|v| &forest.vertices()[v]);
+        Ok(LeafGeometry::new(
+            &verts.map(|v| v.pos),
+            &verts.map(|v| v.key),
+        ))
     }
 
     /// Fails unless `id` is a leaf held here, of the current generation.
