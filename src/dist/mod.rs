@@ -622,6 +622,50 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         Ok(self.forest.leaf_data_mut(id))
     }
 
+    /// Calls `f` with every leaf held here, its index in the leaves' order (that of
+    /// [`Forest::leaves`] and of the halo's [`adjacency`](Halo::adjacency): roots ascending,
+    /// each tree in canonical order), its id and its mutable values: the whole mesh's data
+    /// in one pass, e.g. a solver's state written back after an iteration.
+    ///
+    /// ```
+    /// use plume::adapt::AdaptOptions;
+    /// use plume::balance::{Plum, PlumOptions};
+    /// use plume::comm::launch_threads;
+    /// use plume::dist::{GatheredPlum, Run};
+    /// use plume::mesh::generate_box;
+    /// launch_threads(2, |comm| {
+    ///     let opts = AdaptOptions { nfields: 1, ..AdaptOptions::default() };
+    ///     let plum = GatheredPlum::new(Plum::new(PlumOptions::new(2))?);
+    ///     let mut run = Run::new(comm, generate_box([2, 2, 2], [1.0; 3])?, opts, plum)?;
+    ///     let state: Vec<f64> = (0..run.forest().nleaves()).map(|i| i as f64).collect();
+    ///     run.for_each_leaf_mut(|i, _, data| data[0] = state[i]);
+    ///     let halo = run.halo()?;
+    ///     assert_eq!(run.leaf_data(halo.adjacency.leaves[3])?[0], 3.0);
+    ///     Ok(())
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn for_each_leaf_mut(&mut self, mut f: impl FnMut(usize, LeafId, &mut [f64])) {
+        let (nf, generation) = (self.forest.options().nfields, self.forest.generation());
+        let mut index = 0;
+        for r in 0..self.forest.nroots() as u32 {
+            if !self.forest.holds(r) {
+                continue;
+            }
+            let tree = &mut self.forest.trees[r as usize];
+            for i in tree.leaves_dfs() {
+                let id = LeafId {
+                    root: r,
+                    elem: i,
+                    generation,
+                };
+                let at = i as usize * nf;
+                f(index, id, &mut tree.data[at..at + nf]);
+                index += 1;
+            }
+        }
+    }
+
     /// The volume, centroid and faces (unit normals and areas in the canonical orientation)
     /// of a leaf held here; a ghost's are [`GhostLeaf::geometry`], the same bits.
     ///
