@@ -17,8 +17,9 @@ use proptest::prelude::*;
 /// Every leaf held here and its volume.
 fn volumes<C: plume::comm::Comm + ?Sized>(run: &Run<'_, C>) -> BTreeMap<LeafId, f64> {
     let mut out = BTreeMap::new();
-    run.forest()
-        .for_each_leaf(|l| drop(out.insert(l.id, geometry::volume(&l.corners))));
+    run.forest().for_each_leaf(|l| {
+        out.insert(l.id, geometry::volume(&l.corners));
+    });
     out
 }
 

@@ -36,7 +36,13 @@
 //!
 //! For a solver on the leaves, [`Run::halo`] gives this rank's leaf adjacency with ghosts of
 //! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data;
-//! [`Run::probe`] reads the solution at given points wherever their leaves are held.
+//! [`Run::leaf_geometry`] and [`GhostLeaf::geometry`] their volumes, centroids, face normals
+//! and areas; [`Run::for_each_leaf_mut`] every leaf's data in adjacency order;
+//! [`Run::step_with_transfer`] moves the solver's own arrays across a step, family by family
+//! (a [`LeafMap`]); [`Run::probe`] reads the solution at given points wherever their leaves
+//! are held. Leaf ids and halos know the generation of the leaves they were taken on: after
+//! a step (or trees moved) they are refused ([`Error::StaleLeafId`], [`Error::StaleHalo`]),
+//! never read as another leaf's.
 //!
 //! ```
 //! use plume::adapt::AdaptOptions;
