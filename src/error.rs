@@ -123,6 +123,26 @@ pub enum Error {
         /// The root named more than once.
         root: u32,
     },
+    /// A halo built before the leaves last changed (an adaptation step, trees moved) was
+    /// given to a collective that needs the current one: build it again
+    /// ([`Run::halo`](crate::dist::Run::halo)).
+    StaleHalo {
+        /// The generation of the leaves it was built on.
+        built: u32,
+        /// The current generation.
+        current: u32,
+    },
+    /// A leaf id taken before the leaves last changed (an adaptation step, trees moved).
+    StaleLeafId {
+        /// Root the id names.
+        root: u32,
+        /// Element the id names.
+        elem: u32,
+        /// The generation of the leaves it was taken in.
+        generation: u32,
+        /// The current generation.
+        current: u32,
+    },
     /// An element named as a leaf is not a leaf held by this rank (out of range, not held
     /// here, or refined).
     NotALeaf {
@@ -283,6 +303,21 @@ impl fmt::Display for Error {
             }
             Error::RootNotHeld { root } => write!(f, "root {root}'s tree is not held here"),
             Error::RootRepeated { root } => write!(f, "root {root} is named twice"),
+            Error::StaleHalo { built, current } => write!(
+                f,
+                "the halo was built on generation {built} of the leaves, which are now at \
+                 {current}: build it again after each step"
+            ),
+            Error::StaleLeafId {
+                root,
+                elem,
+                generation,
+                current,
+            } => write!(
+                f,
+                "leaf id (root {root}, element {elem}) was taken in generation {generation} of \
+                 the leaves, which are now at {current}: take ids again after each step"
+            ),
             Error::NotALeaf { root, elem, rank } => write!(
                 f,
                 "element {elem} of root {root} is not a leaf held on rank {rank}"

@@ -1,5 +1,39 @@
 //! # plume — adaptive tetrahedral meshes and their load balancing
 //!
+//! A solver on P ranks holds a [`dist::Run`]: one rank's part of an adaptive run. Between
+//! steps it gives the leaves held here with their faces and the other ranks' leaves across
+//! them ([`dist::Run::halo`]); a step adapts to your marks, balances and migrates; the old →
+//! new leaf map moves your own arrays along ([`dist::Run::step_with_transfer`]):
+//!
+//! ```
+//! # use plume::{adapt::AdaptOptions, balance::{Plum, PlumOptions}, comm::launch_threads};
+//! # use plume::{dist::{Family, GatheredPlum, Run}, mesh::generate_box};
+//! # use std::collections::HashMap;
+//! let leaves = launch_threads(2, |comm| {
+//!     let plum = GatheredPlum::new(Plum::new(PlumOptions::new(2))?);
+//!     let mesh = generate_box([4, 2, 2], [2.0, 1.0, 1.0])?;
+//!     let mut run = Run::new(comm, mesh, AdaptOptions::default(), plum)?;
+//!     // Your own value per leaf: any type, any container.
+//!     let mut u: HashMap<_, f64> = run.forest().leaves().into_iter().map(|id| (id, 1.0)).collect();
+//!     for _ in 0..3 {
+//!         let halo = run.halo()?; // the leaves held here, their faces, ghosts across ranks
+//!         let _ghost_u = run.exchange_halo(&halo, 1, |i, out| out.push(u[&halo.adjacency.leaves[i]]))?;
+//!         let refine = (halo.adjacency.leaves.iter().copied()) // your indicator
+//!             .filter(|&id| run.leaf_geometry(id).is_ok_and(|g| g.centroid[0] < 0.5))
+//!             .collect();
+//!         let mut next = HashMap::new(); // your transfer, family by family
+//!         run.step_with_transfer(refine, Vec::new(), &mut |f: &Family| {
+//!             let mean = f.old.iter().map(|o| u[o]).sum::<f64>() / f.old.len().max(1) as f64;
+//!             next.extend(f.new.iter().map(|&id| (id, mean)));
+//!         })?;
+//!         u = next;
+//!     }
+//!     Ok(u.len())
+//! })
+//! .unwrap();
+//! assert!(leaves.iter().sum::<usize>() > 96);
+//! ```
+//!
 //! The data travels through one folder per stage:
 //!
 //! | stage | owns |

@@ -112,7 +112,7 @@ fn shared_face_edge_splits_both_neighbours() {
 #[test]
 fn refining_one_tet_makes_its_neighbour_green_1_4() {
     let mut f = forest(two_tets(), 4, 0);
-    f.mark_refine(plume::adapt::LeafId { root: 0, elem: 0 });
+    f.mark_refine(f.leaf_id(0, 0));
     f.adapt().unwrap();
     // 8 children in root 0; root 1 holds the shared face's three midpoints: 1:4.
     assert_eq!(f.trees()[0].nleaves, 8);
@@ -130,7 +130,7 @@ fn refining_one_tet_makes_its_neighbour_green_1_4() {
 #[test]
 fn refining_a_green_leaf_upgrades_its_parent_and_refines_its_region() {
     let mut f = forest(two_tets(), 4, 0);
-    f.mark_refine(plume::adapt::LeafId { root: 0, elem: 0 });
+    f.mark_refine(f.leaf_id(0, 0));
     f.adapt().unwrap();
     // Pick the green leaf of root 1 that holds vertex 4 (the apex away from the shared face):
     // every green child of a 1:4 split holds the apex, so take the first.
@@ -232,8 +232,8 @@ fn marking_a_non_edge_is_an_error() {
 #[test]
 fn solution_data_is_copied_down_and_averaged_up() {
     let mut f = forest(two_tets(), 4, 1);
-    f.leaf_data_mut(plume::adapt::LeafId { root: 0, elem: 0 })[0] = 3.0;
-    f.leaf_data_mut(plume::adapt::LeafId { root: 1, elem: 0 })[0] = 5.0;
+    f.leaf_data_mut(f.leaf_id(0, 0))[0] = 3.0;
+    f.leaf_data_mut(f.leaf_id(1, 0))[0] = 5.0;
     refine_all(&mut f);
     let ids = f.leaves();
     for &id in &ids {
@@ -248,6 +248,6 @@ fn solution_data_is_copied_down_and_averaged_up() {
     }
     coarsen_all(&mut f);
     let root_vol = geometry::volume(&f.mesh().corners(0));
-    let value = f.leaf_data(plume::adapt::LeafId { root: 0, elem: 0 })[0];
+    let value = f.leaf_data(f.leaf_id(0, 0))[0];
     assert!((value * root_vol - integral).abs() < 1e-12);
 }

@@ -29,7 +29,7 @@ fn upgraded_family() -> (Forest, Vec<GreenChild>) {
         },
     )
     .unwrap();
-    f.mark_refine(LeafId { root: 0, elem: 0 });
+    f.mark_refine(f.leaf_id(0, 0));
     f.adapt().unwrap();
     // Root 1 is now a green family: give each child its own value.
     let mut green: Vec<(LeafId, [[f64; 3]; 4], f64)> = Vec::new();

@@ -46,6 +46,7 @@ fn main() {
     for procs in 1..=4 {
         the_adaptive_loop_matches_the_threads_backend(procs);
     }
+    example_4_prints_the_same_mesh_on_any_number_of_ranks();
     for procs in 2..=4 {
         the_start_up_checks_pass_on(procs);
     }
@@ -541,6 +542,35 @@ fn the_chunk_start_matches_the_threads_backend(procs: usize) {
     );
     assert_eq!(mpi.len(), 2 * 3);
     println!("test comm_mpi: the chunk start on {procs} ranks matches threads ... ok");
+}
+
+/// `examples/ex4_mpi.rs` (built by `cargo test` with the feature): its lines (per step the
+/// leaves, their depths summed, families coarsened, elements divided) are the same on 1, 2
+/// and 3 ranks, and its own check of the depths it moved through the leaf map passes.
+fn example_4_prints_the_same_mesh_on_any_number_of_ranks() {
+    let own = std::env::current_exe().expect("the test binary's path");
+    let example = own
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps")
+        .join("examples/ex4_mpi");
+    let lines: Vec<Vec<String>> = (1..=3)
+        .map(|procs| {
+            let output = external::mpirun(procs, 120, &example, &[]);
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success(),
+                "ex4_mpi on {procs} ranks: {:?}\n{stdout}\n{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            stdout.lines().map(String::from).collect()
+        })
+        .collect();
+    assert_eq!(lines[0].len(), 4, "{:?}", lines[0]);
+    assert_eq!(lines[0], lines[1], "ex4_mpi: 1 and 2 ranks differ");
+    assert_eq!(lines[0], lines[2], "ex4_mpi: 1 and 3 ranks differ");
+    println!("test comm_mpi: example 4 prints the same mesh on 1, 2 and 3 ranks ... ok");
 }
 
 fn the_adaptive_loop_matches_the_threads_backend(procs: usize) {

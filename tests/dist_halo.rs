@@ -88,7 +88,7 @@ fn on_ranks(procs: usize, parts: bool) -> Vec<Vec<RankLevel>> {
             run.forest()
                 .for_each_leaf(|l| set.push((l.id, values(l, level))));
             for (id, v) in &set {
-                run.leaf_data_mut(*id).copy_from_slice(v);
+                run.leaf_data_mut(*id)?.copy_from_slice(v);
             }
             let forest = run.forest();
             let mut own = BTreeMap::new();
@@ -119,7 +119,7 @@ fn on_ranks(procs: usize, parts: bool) -> Vec<Vec<RankLevel>> {
             };
             let ghosts = ghosts_data(&halo);
             for (id, v) in &set {
-                run.leaf_data_mut(*id).copy_from_slice(&changed(v));
+                run.leaf_data_mut(*id)?.copy_from_slice(&changed(v));
             }
             run.refresh_halo(&mut halo)?;
             let refreshed = ghosts_data(&halo);

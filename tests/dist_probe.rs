@@ -64,7 +64,7 @@ fn on_ranks(procs: usize, parts: bool) -> Vec<Vec<Vec<Option<ProbeReading>>>> {
             run.forest()
                 .for_each_leaf(|l| set.push((l.id, values(l, level))));
             for (id, v) in &set {
-                run.leaf_data_mut(*id).copy_from_slice(v);
+                run.leaf_data_mut(*id)?.copy_from_slice(v);
             }
             levels.push(run.probe(&points())?);
         }

@@ -191,7 +191,7 @@ fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt, holding: Holding) -> L
                 );
             }
             for (id, value) in solve_all(run.forest()) {
-                run.leaf_data_mut(id)[0] = value;
+                run.leaf_data_mut(id)?[0] = value;
             }
             levels.push((leaf_keys(run.forest()), report.metrics));
         }
@@ -375,7 +375,8 @@ fn migration_keeps_every_tree() {
         )?;
         let before = run.checksum()?;
         if let Some(&r) = run.held_roots().first() {
-            run.leaf_data_mut(plume::adapt::LeafId { root: r, elem: 0 })[0] = 1.0;
+            let id = run.forest().leaf_id(r, 0);
+            run.leaf_data_mut(id)?[0] = 1.0;
         }
         Ok((before, run.checksum()?))
     })

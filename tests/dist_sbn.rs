@@ -70,7 +70,7 @@ fn solve(run: &mut Run<'_, impl Comm + ?Sized>) {
     run.forest()
         .for_each_leaf(|l| values.push((l.id, 0.5 * l.data[0] + l.centroid[0])));
     for (id, value) in values {
-        run.leaf_data_mut(id)[0] = value;
+        run.leaf_data_mut(id).expect("ids of the current leaves")[0] = value;
     }
 }
 

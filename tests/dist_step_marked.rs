@@ -1,7 +1,7 @@
 //! `dist::Run::step_marked`: the caller's lists of leaves make the step `Run::step` makes with
 //! the same marks, and a list naming a leaf not held here fails on every rank.
 
-use plume::adapt::{AdaptOptions, LeafId};
+use plume::adapt::AdaptOptions;
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm};
 use plume::dist::{GatheredPlum, Mark, Run};
@@ -70,7 +70,7 @@ fn a_leaf_not_held_here_fails_the_step_on_every_rank() {
             .find(|&r| !run.forest().holds(r))
             .unwrap_or(u32::MAX);
         let refine = if comm.rank() == 1 {
-            vec![LeafId { root: bad, elem: 0 }]
+            vec![run.forest().leaf_id(bad, 0)]
         } else {
             Vec::new()
         };

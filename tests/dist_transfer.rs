@@ -73,7 +73,7 @@ fn run(procs: usize) -> Vec<Level> {
         let mut run = Run::new(comm, mesh, options(), GatheredPlum::new(plum))?;
         for id in run.forest().leaves() {
             let density = 1.0 + (elem_hash(run.forest(), id.root, id.elem, 99) % 1000) as f64;
-            run.leaf_data_mut(id)
+            run.leaf_data_mut(id)?
                 .copy_from_slice(&[density, (id.root % 3) as f64]);
         }
         let mut levels = vec![totals(&run)?];

@@ -2,7 +2,7 @@
 //! produces it, and the agreement's promise: every rank of a failed collective returns an equal
 //! error value (the error itself travels between ranks, not its text).
 
-use plume::adapt::{AdaptOptions, Forest, LeafId};
+use plume::adapt::{AdaptOptions, Forest};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
 use plume::dist::{GatheredPlum, Run};
@@ -96,10 +96,7 @@ fn marking_an_element_that_is_not_a_leaf_names_it_and_the_rank_on_every_rank() {
             .find(|&r| run.forest().holds(r))
             .expect("every rank holds roots");
         let refine = if comm.rank() == 1 {
-            vec![LeafId {
-                root: held,
-                elem: 7,
-            }]
+            vec![run.forest().leaf_id(held, 7)]
         } else {
             Vec::new()
         };

@@ -124,7 +124,7 @@ fn steps(mut run: Run<'_, ThreadComm>, whole: &InitialMesh) -> Result<Vec<Record
             values.push((l.id, 0.5 * l.data[0] + l.centroid[0] - 0.25 * l.centroid[2]))
         });
         for (id, v) in values {
-            run.leaf_data_mut(id)[0] = v;
+            run.leaf_data_mut(id)?[0] = v;
         }
         records.push((leaves(run.forest()), report.metrics, run.checksum()?));
     }

@@ -203,7 +203,7 @@ impl LeafAdjacency {
         self.elem2leaf
             .resize(elem_base + tree.elems.len(), u32::MAX);
         for j in old.clone() {
-            let id = previous.leaves[j];
+            let id = forest.leaf_id(r, previous.leaves[j].elem);
             self.elem2leaf[elem_base + id.elem as usize] = shift(j as u32);
             self.leaves.push(id);
             self.verts.push(previous.verts[j]);
@@ -241,7 +241,7 @@ impl LeafAdjacency {
         for (n, &i) in scratch.leaves.iter().enumerate() {
             let leaf = base + n as u32;
             self.elem2leaf[elem_base + i as usize] = leaf;
-            self.leaves.push(LeafId { root: r, elem: i });
+            self.leaves.push(forest.leaf_id(r, i));
             self.across.push([Across::Boundary { tag: 0 }; 4]);
             let verts = tree.elems[i as usize].verts;
             self.verts.push(verts);

@@ -59,6 +59,7 @@ impl Forest {
     /// the shared edges of the candidates.
     pub(crate) fn coarsen_with(&mut self, sync: &mut dyn SharedEdges) -> Result<()> {
         let start = Instant::now();
+        self.next_generation();
         let roots = self.coarsen_roots.take_sorted();
         let mut candidates = self.coarsening_candidates(&roots);
         // Each edge counts how many candidate splits use it (`released`); an edge stays

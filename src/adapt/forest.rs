@@ -12,13 +12,17 @@ use super::vertices::{support_len, union, Support, Vertices};
 use crate::mesh::{geometry, Mesh, Topology};
 use crate::{Error, Result};
 
-/// Names one leaf: its root and its index in the root's tree. Valid until the next adaptation.
+/// Names one leaf: its root, its index in the root's tree and the forest's generation it was
+/// taken in ([`Forest::generation`]). Valid until the leaves change (an adaptation step, trees
+/// leaving or arriving): [`Run::leaf_data`](crate::dist::Run::leaf_data) refuses it after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LeafId {
     /// Root (element of the initial mesh) whose tree holds the leaf.
     pub root: u32,
     /// Index of the leaf in the tree.
     pub elem: u32,
+    /// The forest's generation when the id was taken.
+    pub generation: u32,
 }
 
 /// What a marking predicate sees of a leaf.
@@ -163,6 +167,8 @@ pub struct Forest {
     /// During coarsening on ranks: for shared edges, whether splits held elsewhere still use
     /// them once that rank's candidates are removed (by [`edge_key`](super::edges::edge_key)).
     pub(crate) used_elsewhere: crate::hash::IntSet<u64>,
+    /// Bumped whenever the leaves change: leaf ids of an older generation are stale.
+    pub(crate) generation: u32,
 }
 
 impl Forest {
@@ -221,6 +227,7 @@ impl Forest {
             held,
             outbox: Vec::new(),
             used_elsewhere: Default::default(),
+            generation: 0,
             initial: initial.clone(),
             opts,
         }
@@ -316,7 +323,7 @@ impl Forest {
             let e = &tree.elems[i as usize];
             let corners = e.verts.map(|v| self.verts[v].pos);
             f(&LeafView {
-                id: LeafId { root: r, elem: i },
+                id: self.leaf_id(r, i),
                 verts: e.verts,
                 corners,
                 centroid: geometry::centroid(&corners),
@@ -324,6 +331,27 @@ impl Forest {
                 data: &tree.data[i as usize * nf..(i as usize + 1) * nf],
             });
         }
+    }
+
+    /// The generation of the leaves: bumped by every change of them (coarsening, subdivision,
+    /// trees taken or put), so that a [`LeafId`] of an older one is known stale.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    /// The id of element `elem` of root `root`'s tree in the current generation (whether it
+    /// is a leaf is not checked).
+    pub fn leaf_id(&self, root: u32, elem: u32) -> LeafId {
+        LeafId {
+            root,
+            elem,
+            generation: self.generation,
+        }
+    }
+
+    /// Starts a new generation of the leaves (see [`Forest::generation`]).
+    pub(crate) fn next_generation(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
     }
 
     /// Every leaf, roots in order, each tree in canonical order.

@@ -52,10 +52,7 @@ impl Locator {
         loop {
             let children = tree.elems[i].children();
             if children.is_empty() {
-                return Location::Leaf(LeafId {
-                    root,
-                    elem: i as u32,
-                });
+                return Location::Leaf(forest.leaf_id(root, i as u32));
             }
             // The first child holding `p`; the nearest when rounding leaves none (its
             // parent holds `p`, so one of them does up to rounding).
@@ -117,10 +114,7 @@ impl Locator {
                 }
                 let children = e.children();
                 if children.is_empty() {
-                    out.push(LeafId {
-                        root,
-                        elem: i as u32,
-                    });
+                    out.push(forest.leaf_id(root, i as u32));
                 }
                 stack.extend(children.rev());
             }

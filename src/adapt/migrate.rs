@@ -119,6 +119,7 @@ impl Forest {
         roots: &[u32],
         mut each: impl FnMut(&TreePacket),
     ) -> Result<()> {
+        self.next_generation();
         if let Some(&r) = roots
             .iter()
             .find(|&&r| r as usize >= self.nroots() || !self.held[r as usize])
@@ -191,6 +192,7 @@ impl Forest {
     /// edges) whose support is not all in `initial` — no split here uses those. The trees of
     /// other ranks join it with [`Forest::put_packet`].
     pub(crate) fn move_onto(&mut self, initial: &InitialMesh) {
+        self.next_generation();
         let (old, nfields) = (&self.initial, self.opts.nfields);
         let nroots = initial.nroots();
         let root_map = renumbering(
@@ -282,6 +284,7 @@ impl Forest {
     /// [`Forest::put_trees`] one packet at a time: every packet of one unpacking `at`, then
     /// [`Forest::end_unpacking`].
     pub(crate) fn put_packet(&mut self, p: &TreePacket, at: &mut Unpacking) -> Result<()> {
+        self.next_generation();
         at.root = self.check_packet(p, &mut at.elems)?;
         self.put_tree(p, at)
     }
@@ -577,7 +580,7 @@ mod tests {
     fn a_midpoint_key_naming_another_vertex_is_a_collision() {
         let mesh = generate_box([1, 1, 1], [1.0, 1.0, 1.0]).unwrap();
         let mut source = Forest::new(mesh.clone(), AdaptOptions::default()).unwrap();
-        source.mark_refine(crate::adapt::LeafId { root: 0, elem: 0 });
+        source.mark_refine(source.leaf_id(0, 0));
         source.adapt().unwrap();
         let packet = source.pack_tree(0);
         let mut receiver = Forest::new(mesh, AdaptOptions::default()).unwrap();

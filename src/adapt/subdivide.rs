@@ -170,6 +170,7 @@ impl Forest {
         changed.extend_from_slice(&roots);
         changed.sort_unstable();
         changed.dedup();
+        self.next_generation();
         let mut report = std::mem::take(&mut self.report);
         report.changed_roots = changed;
         report

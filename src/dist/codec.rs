@@ -209,7 +209,7 @@ fn f64_at(chunk: &[u8], offset: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapt::{AdaptOptions, Forest, LeafId};
+    use crate::adapt::{AdaptOptions, Forest};
     use crate::mesh::generate_box;
 
     /// The packets of a forest refined twice around one corner, with data, the last step
@@ -222,7 +222,7 @@ mod tests {
             ..AdaptOptions::default()
         };
         let mut forest = Forest::new(mesh, opts).unwrap();
-        forest.mark_refine(LeafId { root: 0, elem: 0 });
+        forest.mark_refine(forest.leaf_id(0, 0));
         forest.adapt().unwrap();
         forest.mark_refine_where(|leaf| leaf.centroid[0] < 0.3 && leaf.centroid[1] < 0.3);
         forest.coarsen().unwrap();

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use super::Run;
 use crate::adapt::{Across, LeafAdjacency, LeafId};
 use crate::comm::{Comm, CommExt};
+use crate::mesh::cell::LeafGeometry;
 use crate::mesh::topology::{sort3_by_key, FACE_VERTS};
 use crate::{Error, Result};
 
@@ -50,10 +51,30 @@ pub struct Halo {
     sends: Vec<Vec<u32>>,
     /// The generation of the rank's part it was built on ([`super::Share::generation`]).
     generation: u64,
+    /// The generation of the leaves held here it was built on
+    /// ([`Forest::generation`](crate::adapt::Forest::generation)).
+    leaves: u32,
 }
 
-/// A ghost as it travels: `(root, its global id, element, vertex keys, level, corners)`.
-type WireGhost = (u32, u32, u32, [u64; 4], u8, [[f64; 3]; 4]);
+impl GhostLeaf {
+    /// Its volume, centroid and faces, the same bits as its owner's
+    /// [`Run::leaf_geometry`] gives for it.
+    pub fn geometry(&self) -> LeafGeometry {
+        LeafGeometry::new(&self.corners, &self.keys)
+    }
+}
+
+impl Halo {
+    /// The generation of the leaves it was built on: its leaf ids' and ghosts'
+    /// ([`Forest::generation`](crate::adapt::Forest::generation)).
+    pub fn generation(&self) -> u32 {
+        self.leaves
+    }
+}
+
+/// A ghost as it travels: `(root, its global id, element, the sender's generation, vertex
+/// keys, level, corners)`.
+type WireGhost = (u32, u32, u32, u32, [u64; 4], u8, [[f64; 3]; 4]);
 
 impl<C: Comm + ?Sized> Run<'_, C> {
     /// This rank's leaf adjacency with ghosts of the other ranks' leaves across rank
@@ -101,6 +122,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
                             id.root,
                             forest.initial().root_gid(id.root),
                             id.elem,
+                            id.generation,
                             verts.map(|v| v.key),
                             e.level,
                             verts.map(|v| v.pos),
@@ -114,17 +136,20 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let mut ghosts = Vec::new();
         let mut ghost_data = Vec::new();
         for (rank, (wire, data)) in incoming.into_iter().enumerate() {
-            ghosts.extend(
-                wire.into_iter()
-                    .map(|(root, root_gid, elem, keys, level, corners)| GhostLeaf {
-                        rank: rank as u32,
-                        id: LeafId { root, elem },
-                        root_gid,
-                        keys,
-                        level,
-                        corners,
-                    }),
-            );
+            ghosts.extend(wire.into_iter().map(
+                |(root, root_gid, elem, generation, keys, level, corners)| GhostLeaf {
+                    rank: rank as u32,
+                    id: LeafId {
+                        root,
+                        elem,
+                        generation,
+                    },
+                    root_gid,
+                    keys,
+                    level,
+                    corners,
+                },
+            ));
             ghost_data.extend_from_slice(&data);
         }
         comm.agree(self.link_ghosts(&mut adjacency, &ghosts))?;
@@ -134,6 +159,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             ghost_data,
             sends,
             generation: self.share.generation(),
+            leaves: self.forest.generation(),
         })
     }
 
@@ -142,8 +168,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// changed since [`Run::halo`] built `halo`.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] on every rank when the data received does not fit the
-    /// ghosts (the halo is stale); transport errors.
+    /// [`Error::StaleHalo`] on every rank when the leaves changed on any rank since `halo`
+    /// was built (a step, trees moved); transport errors.
     pub fn refresh_halo(&self, halo: &mut Halo) -> Result<()> {
         let nfields = self.forest.options().nfields;
         let forest = &self.forest;
@@ -160,17 +186,22 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// two exchanges of the leaf data, e.g. gradients or reconstructed face states.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] on every rank when `values` does not append `width` values
-    /// a leaf, or what is received does not fit the ghosts (the halo is stale); transport
-    /// errors.
+    /// [`Error::StaleHalo`] on every rank when the leaves changed on any rank since `halo`
+    /// was built; [`Error::LengthMismatch`] on every rank when `values` does not append
+    /// `width` values a leaf; transport errors.
     pub fn exchange_halo(
         &self,
         halo: &Halo,
         width: usize,
         mut values: impl FnMut(usize, &mut Vec<f64>),
     ) -> Result<Vec<f64>> {
-        let outgoing: Vec<Vec<f64>> = halo
-            .sends
+        // A stale halo's leaves are not read: its indices may name nothing now.
+        let fresh = self.fresh(halo);
+        let sends = match fresh {
+            Ok(()) => halo.sends.as_slice(),
+            Err(_) => &[],
+        };
+        let outgoing: Vec<Vec<f64>> = sends
             .iter()
             .map(|leaves| {
                 let mut out = Vec::with_capacity(width * leaves.len());
@@ -182,13 +213,13 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             .collect();
         let appended = outgoing
             .iter()
-            .zip(&halo.sends)
+            .zip(sends)
             .map(|(out, leaves)| {
                 Error::check_len("values per leaf sent", width * leaves.len(), out.len())
             })
             .find(Result::is_err)
             .unwrap_or(Ok(()));
-        self.comm.agree(appended)?;
+        self.comm.agree(fresh.and(appended))?;
         let data: Vec<f64> = self
             .comm
             .all_to_all_serde(&outgoing)?
@@ -202,6 +233,20 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         );
         self.comm.agree(fits)?;
         Ok(data)
+    }
+
+    /// [`Error::StaleHalo`] when `halo` was not built on the current leaves held here. Every
+    /// step starts a new generation of the leaves on every rank, and so does every migration
+    /// between steps that moved a tree anywhere, so a halo stale on one rank is stale on all.
+    fn fresh(&self, halo: &Halo) -> Result<()> {
+        let current = self.forest.generation();
+        match halo.leaves == current && halo.generation == self.share.generation() {
+            true => Ok(()),
+            false => Err(Error::StaleHalo {
+                built: halo.leaves,
+                current,
+            }),
+        }
     }
 
     /// Per rank, the leaves held here with a face on a tree that rank holds, each once, in

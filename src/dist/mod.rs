@@ -36,7 +36,13 @@
 //!
 //! For a solver on the leaves, [`Run::halo`] gives this rank's leaf adjacency with ghosts of
 //! the other ranks' leaves across rank boundaries, and [`Run::refresh_halo`] their new data;
-//! [`Run::probe`] reads the solution at given points wherever their leaves are held.
+//! [`Run::leaf_geometry`] and [`GhostLeaf::geometry`] their volumes, centroids, face normals
+//! and areas; [`Run::for_each_leaf_mut`] every leaf's data in adjacency order;
+//! [`Run::step_with_transfer`] moves the solver's own arrays across a step, family by family
+//! (a [`LeafMap`]); [`Run::probe`] reads the solution at given points wherever their leaves
+//! are held. Leaf ids and halos know the generation of the leaves they were taken on: after
+//! a step (or trees moved) they are refused ([`Error::StaleLeafId`], [`Error::StaleHalo`]),
+//! never read as another leaf's.
 //!
 //! ```
 //! use plume::adapt::AdaptOptions;
@@ -64,6 +70,7 @@ mod checkpoint;
 mod codec;
 mod diffusive;
 mod exchange;
+mod families;
 mod gathered;
 mod halo;
 mod hierarchical;
@@ -82,6 +89,7 @@ pub use accounting::{gather_cpu, CpuLaps};
 pub use balancer::{BalanceOutcome, Balancer, Decision, HeldRows, HierStats, NoBalancing};
 pub use checkpoint::Restarted;
 pub use diffusive::Diffusive;
+pub use families::{Change, Family, LeafMap, UserTransfer};
 pub use gathered::GatheredPlum;
 pub use halo::{GhostLeaf, Halo};
 pub use hierarchical::{mesh_object, mesh_objects, mesh_record, Hierarchical};
@@ -102,7 +110,7 @@ use crate::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
 use crate::balance::Balance;
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::{DualGraph, TreeWeights, Weights};
-use crate::mesh::{chunk::Chunk, Mesh};
+use crate::mesh::{cell::LeafGeometry, chunk::Chunk, Mesh};
 use crate::metrics::{Phase, RankCpu};
 use crate::{Error, Result};
 
@@ -605,16 +613,110 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
 
     /// Solution values of a leaf held here (for the solver between steps).
     ///
-    /// # Panics
-    /// When `id` is not a leaf of a tree held here.
-    #[track_caller]
-    pub fn leaf_data_mut(&mut self, id: LeafId) -> &mut [f64] {
-        assert!(
-            self.forest.holds(id.root),
-            "root {} is not held here",
-            id.root
-        );
-        self.forest.leaf_data_mut(id)
+    /// # Errors
+    /// [`Error::StaleLeafId`] when `id` was taken before the leaves last changed (a step,
+    /// trees moved); [`Error::NotALeaf`] when it is not a leaf of a tree held here.
+    pub fn leaf_data(&self, id: LeafId) -> Result<&[f64]> {
+        self.check_leaf(id)?;
+        Ok(self.forest.leaf_data(id))
+    }
+
+    /// Mutable solution values of a leaf held here (for the solver between steps).
+    ///
+    /// # Errors
+    /// As [`Run::leaf_data`].
+    pub fn leaf_data_mut(&mut self, id: LeafId) -> Result<&mut [f64]> {
+        self.check_leaf(id)?;
+        Ok(self.forest.leaf_data_mut(id))
+    }
+
+    /// Calls `f` with every leaf held here, its index in the leaves' order (that of
+    /// [`Forest::leaves`] and of the halo's [`adjacency`](Halo::adjacency): roots ascending,
+    /// each tree in canonical order), its id and its mutable values: the whole mesh's data
+    /// in one pass, e.g. a solver's state written back after an iteration.
+    ///
+    /// ```
+    /// use plume::adapt::AdaptOptions;
+    /// use plume::balance::{Plum, PlumOptions};
+    /// use plume::comm::launch_threads;
+    /// use plume::dist::{GatheredPlum, Run};
+    /// use plume::mesh::generate_box;
+    /// launch_threads(2, |comm| {
+    ///     let opts = AdaptOptions { nfields: 1, ..AdaptOptions::default() };
+    ///     let plum = GatheredPlum::new(Plum::new(PlumOptions::new(2))?);
+    ///     let mut run = Run::new(comm, generate_box([2, 2, 2], [1.0; 3])?, opts, plum)?;
+    ///     let state: Vec<f64> = (0..run.forest().nleaves()).map(|i| i as f64).collect();
+    ///     run.for_each_leaf_mut(|i, _, data| data[0] = state[i]);
+    ///     let halo = run.halo()?;
+    ///     assert_eq!(run.leaf_data(halo.adjacency.leaves[3])?[0], 3.0);
+    ///     Ok(())
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn for_each_leaf_mut(&mut self, mut f: impl FnMut(usize, LeafId, &mut [f64])) {
+        let (nf, generation) = (self.forest.options().nfields, self.forest.generation());
+        let mut index = 0;
+        for r in 0..self.forest.nroots() as u32 {
+            if !self.forest.holds(r) {
+                continue;
+            }
+            let tree = &mut self.forest.trees[r as usize];
+            for i in tree.leaves_dfs() {
+                let id = LeafId {
+                    root: r,
+                    elem: i,
+                    generation,
+                };
+                let at = i as usize * nf;
+                f(index, id, &mut tree.data[at..at + nf]);
+                index += 1;
+            }
+        }
+    }
+
+    /// The volume, centroid and faces (unit normals and areas in the canonical orientation)
+    /// of a leaf held here; a ghost's are [`GhostLeaf::geometry`], the same bits.
+    ///
+    /// # Errors
+    /// As [`Run::leaf_data`].
+    pub fn leaf_geometry(&self, id: LeafId) -> Result<LeafGeometry> {
+        self.check_leaf(id)?;
+        let forest = &self.forest;
+        let verts = forest.trees()[id.root as usize].elems[id.elem as usize]
+            .verts
+            .map(|v| &forest.vertices()[v]);
+        Ok(LeafGeometry::new(
+            &verts.map(|v| v.pos),
+            &verts.map(|v| v.key),
+        ))
+    }
+
+    /// Fails unless `id` is a leaf held here, of the current generation.
+    fn check_leaf(&self, id: LeafId) -> Result<()> {
+        let current = self.forest.generation();
+        if id.generation != current {
+            return Err(Error::StaleLeafId {
+                root: id.root,
+                elem: id.elem,
+                generation: id.generation,
+                current,
+            });
+        }
+        let forest = &self.forest;
+        let leaf = (id.root as usize) < forest.nroots()
+            && forest.holds(id.root)
+            && forest.trees()[id.root as usize]
+                .elems
+                .get(id.elem as usize)
+                .is_some_and(|e| e.is_leaf());
+        match leaf {
+            true => Ok(()),
+            false => Err(Error::NotALeaf {
+                root: id.root,
+                elem: id.elem,
+                rank: self.comm.rank(),
+            }),
+        }
     }
 
     /// One adaptation step on every rank (a collective): mark with `mark` (called on every
@@ -639,28 +741,16 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// near a region). The same leaves in the same order make the same step as [`Run::step`].
     ///
     /// # Errors
+    /// [`Error::StaleLeafId`] when an id is of an older generation of the leaves,
     /// [`Error::NotALeaf`] when an id is not a leaf held here (the lowest such rank's, on every
     /// rank); any rank's error, on every rank.
     pub fn step_marked(&mut self, refine: Vec<LeafId>, coarsen: Vec<LeafId>) -> Result<StepReport> {
         self.comm.start(Phase::Mark);
         let start = Instant::now();
-        let forest = &self.forest;
-        let bad = refine.iter().chain(&coarsen).find(|id| {
-            id.root as usize >= forest.nroots()
-                || !forest.holds(id.root)
-                || forest.trees()[id.root as usize]
-                    .elems
-                    .get(id.elem as usize)
-                    .is_none_or(|e| !e.is_leaf())
-        });
-        let checked = match bad {
-            Some(id) => Err(Error::NotALeaf {
-                root: id.root,
-                elem: id.elem,
-                rank: self.comm.rank(),
-            }),
-            None => Ok(()),
-        };
+        let checked = refine
+            .iter()
+            .chain(&coarsen)
+            .try_for_each(|&id| self.check_leaf(id));
         self.comm.agree(checked)?;
         self.step_with(start, refine, coarsen)
     }

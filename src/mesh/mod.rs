@@ -7,6 +7,7 @@
 
 mod apart;
 mod box_gen;
+pub mod cell;
 pub mod chunk;
 mod duplicates;
 pub mod geometry;

@@ -252,6 +252,20 @@ pub fn check_arguments(graph: &GraphView<'_>, targets: Targets<'_>, part: &[u32]
     Error::check_len("part", n, part.len())
 }
 
+impl PartitionInfo {
+    /// The report of a partition a [`Partitioner`] of the caller's own made into `part` on
+    /// `graph` with `targets`: fills any part it left empty ([`fill_empty_parts`]), then
+    /// measures the cut; the weights were used as given (divisors 1).
+    pub fn measure(
+        algorithm: &'static str,
+        graph: &GraphView<'_>,
+        targets: Targets<'_>,
+        part: &mut [u32],
+    ) -> PartitionInfo {
+        finish(algorithm, graph, targets.nparts(), part, (1, 1))
+    }
+}
+
 /// The [`PartitionInfo`] of a finished partition: fills empty parts, then measures the cut.
 fn finish(
     algorithm: &'static str,

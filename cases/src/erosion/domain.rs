@@ -4,7 +4,7 @@
 //! all others as fluid. `strong` rocks, drawn from the seed, erode with probability 0.4, the
 //! others with 0.02.
 
-use plume::adapt::{AdaptOptions, Forest, LeafId, Transfer};
+use plume::adapt::{AdaptOptions, Forest, Transfer};
 use plume::mesh::chunk::Chunk;
 use plume::mesh::geometry::centroid;
 use plume::mesh::{box_size, generate_box, generate_box_chunk, Mesh};
@@ -123,10 +123,7 @@ pub fn rocks(mesh: &Mesh, stripes: usize) -> Vec<Option<u32>> {
 fn set_materials(forest: &mut Forest, rock_of_root: &[Option<u32>]) {
     for (root, rock) in rock_of_root.iter().enumerate() {
         if forest.holds(root as u32) {
-            let id = LeafId {
-                root: root as u32,
-                elem: 0,
-            };
+            let id = forest.leaf_id(root as u32, 0);
             forest.leaf_data_mut(id)[0] = material(*rock);
         }
     }

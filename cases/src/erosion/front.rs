@@ -200,7 +200,7 @@ impl Erosion {
                 keys.sort_unstable();
                 let bits = keys.iter().fold(step, |h, &k| mix64(h ^ k));
                 if ((bits >> 11) as f64 / (1u64 << 53) as f64) < p {
-                    eroded.push(LeafId { root, elem });
+                    eroded.push(forest.leaf_id(root, elem));
                 }
             }
         }

@@ -112,7 +112,8 @@ pub fn run_rank<C: Comm + ?Sized>(
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), None)?;
     let rocks = domain::rocks(run.forest().initial().mesh(), cfg.procs);
     for r in run.held_roots() {
-        run.leaf_data_mut(LeafId { root: r, elem: 0 })[0] = domain::material(rocks[r as usize]);
+        let id = run.forest().leaf_id(r, 0);
+        run.leaf_data_mut(id)?[0] = domain::material(rocks[r as usize]);
     }
     let mut erosion = Erosion::unrefreshed(rocks, probability, plume::hash::mix64(cfg.seed));
     // This rank's CPU between start-up and the steps and between the steps (the erosion's
@@ -180,7 +181,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             divided as usize,
         ))?;
         for &id in &eroded {
-            run.leaf_data_mut(id)[0] = FLUID;
+            run.leaf_data_mut(id)?[0] = FLUID;
         }
         let before = held_leaves(run.forest());
         // The step accounts itself: what was recorded before it is kept first.

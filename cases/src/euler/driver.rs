@@ -584,7 +584,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
                         let mut ids: Vec<LeafId> = Vec::with_capacity(d.states.len());
                         forest.for_each_leaf_in(&[r], |leaf| ids.push(leaf.id));
                         for (id, u) in ids.into_iter().zip(&d.states) {
-                            self.run.leaf_data_mut(id).copy_from_slice(u);
+                            self.run.leaf_data_mut(id)?.copy_from_slice(u);
                         }
                     }
                 }

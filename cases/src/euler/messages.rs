@@ -99,7 +99,11 @@ mod tests {
 
     #[test]
     fn an_unphysical_leaf_is_named_and_the_advice_fits_the_flux() {
-        let leaf = LeafId { root: 49, elem: 25 };
+        let leaf = LeafId {
+            root: 49,
+            elem: 25,
+            generation: 0,
+        };
         let w = Primitive {
             rho: 0.9781992861908897,
             vel: [1e-300, 0.0, -2.0],

@@ -136,7 +136,7 @@ pub(crate) fn front_marks(forest: &Forest, locator: &Locator, at: &FrontAt) -> F
                 .filter(|&elem| tree.elems[elem as usize].level > at.base_depth);
             marks
                 .coarsen
-                .extend(deeper.map(|elem| LeafId { root: r, elem }));
+                .extend(deeper.map(|elem| forest.leaf_id(r, elem)));
         }
     }
     marks

@@ -1,32 +1,31 @@
-//! # The adaptive loop a CFD code writes with plume
+//! # Example 1: the adaptive loop of a finite-volume code, with your own data
 //!
-//! Read a Gmsh mesh, carry a per-leaf field, mark leaves with your own error indicator, adapt,
-//! balance the roots over P ranks with PLUM (on the weights the subdivision will give, before
-//! it happens, as PLUM does), and write each level as VTK for ParaView, one piece per rank.
+//! What it shows: a solver keeping its own per-leaf array (`u`, in the halo's adjacency
+//! order), a **face-neighbour indicator over the halo** (the largest jump of `u` across a
+//! leaf's four faces, ghosts' values from the other ranks by [`Run::exchange_halo`]), marks
+//! given by adjacency index ([`Run::step_marked`]), a **per-leaf cost** ([`Run::leaf_cost`]:
+//! a leaf `l` levels down takes `2^l` sub-cycles of local time stepping, and PLUM balances that
+//! work, not the leaf count), the library's leaf geometry ([`Run::leaf_geometry`]), and each
+//! level written as VTK for ParaView, one piece per rank.
 //!
-//! The ranks are P threads of this process ([`launch_threads`]; under `mpirun`, `with_mpi`
-//! runs the same closure as one process's rank). The mesh is read once and handed to rank 0,
-//! which spreads it in chunks ([`spread`]): each rank starts its [`Run`] from its chunk
-//! ([`Run::from_chunk`]) and holds only its roots and their ghost layer, never the whole mesh.
-//! The run holds the trees of the roots it owns and owns the order of a step: mark (with the indicator below),
-//! coarsen, close, predict, balance (PLUM on rank 0), migrate the trees that change rank,
-//! subdivide.
+//! The ranks are P threads of this process ([`launch_threads`]; under `mpirun` the same
+//! closure runs as one MPI process's rank, example 4). Rank 0 reads the mesh and spreads it in
+//! chunks ([`spread`]): no other rank ever holds the whole mesh ([`Run::from_chunk`]).
 //!
-//! The "solver" here is a travelling front `u = tanh((x − x_front) / w)`; the indicator is the
-//! jump of `u` across a leaf (largest corner value minus smallest), so the mesh follows the
-//! front: leaves with a large jump are refined, leaves with a tiny one coarsened.
+//! The "solver" is a travelling front `u = tanh((x − x_front) / w)` sampled at the leaves'
+//! centroids, so the mesh follows the front.
 //!
 //! ```text
-//! cargo run --release --example adaptive_loop                        # meshes/shock_box.msh, P = 4
-//! cargo run --release --example adaptive_loop -- MESH.msh P LEVELS OUT_DIR
+//! cargo run --release --example ex1_adaptive_loop                        # meshes/shock_box.msh, P = 4
+//! cargo run --release --example ex1_adaptive_loop -- MESH.msh P LEVELS OUT_DIR
 //! ```
 //! Then open `OUT_DIR/front.pvd` in ParaView and colour by `u` or `rank`.
 //! `cargo test` builds this example and runs it on a small box (the test at the end).
 
-use plume::adapt::{AdaptOptions, LeafView, Transfer};
+use plume::adapt::{Across, AdaptOptions, LeafView};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::{FirstOwners, GatheredPlum, Mark, Run};
+use plume::dist::{FirstOwners, GatheredPlum, Halo, Run};
 use plume::io::{read_mesh, write_forest_vtu, write_pvd, write_pvtu, CellArray};
 use plume::mesh::chunk::spread;
 use plume::mesh::Mesh;
@@ -59,15 +58,30 @@ fn solution(point: [f64; 3], front: f64) -> f64 {
     ((point[0] - front) / FRONT_WIDTH).tanh()
 }
 
-/// The indicator: the jump of the solution across the leaf.
-fn jump(leaf: &LeafView, front: f64) -> f64 {
-    let values = leaf.corners.map(|c| solution(c, front));
-    let (lo, hi) = values
+/// The indicator: per leaf (adjacency order), the largest jump of `u` across its faces, to
+/// leaves held here and to ghosts (`ghost_u`, one value per ghost).
+fn face_jumps(halo: &Halo, u: &[f64], ghost_u: &[f64]) -> Vec<f64> {
+    halo.adjacency
+        .across
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
-    hi - lo
+        .enumerate()
+        .map(|(i, faces)| {
+            faces
+                .iter()
+                .filter_map(|a| match *a {
+                    Across::Leaf { leaf, .. } => Some(u[leaf as usize]),
+                    Across::Ghost { ghost, .. } => Some(ghost_u[ghost as usize]),
+                    _ => None,
+                })
+                .map(|v| (v - u[i]).abs())
+                .fold(0.0, f64::max)
+        })
+        .collect()
+}
+
+/// The work of a leaf: `2^level` sub-cycles of local time stepping.
+fn sub_cycles(leaf: &LeafView) -> u64 {
+    1 << leaf.level
 }
 
 /// Runs the loop on `case.ranks` thread ranks and returns one summary per level.
@@ -95,44 +109,53 @@ fn rank_main(
     case: &Case,
     (mesh, xmax): (Option<Mesh>, f64),
 ) -> plume::Result<Vec<LevelSummary>> {
-    // One field per leaf (`u`, a density: adaptation keeps its integral), 3 levels below
-    // each root at most.
+    // The library keeps no field: `u` is the solver's own array. 3 levels below each root
+    // at most.
     let opts = AdaptOptions {
         max_depth: 3,
-        ..AdaptOptions::with_fields(vec![Transfer::Conservative])
+        ..AdaptOptions::default()
     };
     let plum = Plum::new(PlumOptions::new(case.ranks))?;
     // PLUM balances on rank 0's gathered graph, whose first partition makes the first owners.
     let plum = GatheredPlum::new(plum);
-    let mut run = Run::from_chunk(comm, |c| spread(c, mesh), opts, plum, FirstOwners::Balancer)?;
+    let mut run = Run::from_chunk(comm, |c| spread(c, mesh), opts, plum, FirstOwners::Balancer)?
+        .leaf_cost(sub_cycles);
     let mut series = Vec::new();
     let mut summaries = Vec::new();
     for level in 0..=case.levels {
         let front = xmax * (0.2 + 0.6 * level as f64 / case.levels.max(1) as f64);
-        if level > 0 {
-            // Mark with our own indicator; the step adapts, balances and migrates.
-            let report = run.step(|leaf| match jump(leaf, front) {
-                j if j > REFINE_JUMP => Mark::Refine,
-                j if j < 0.1 * REFINE_JUMP => Mark::Coarsen,
-                _ => Mark::Keep,
-            })?;
-            let balance = report.metrics.balance.expect("the step balances");
-            summaries.push(LevelSummary {
-                leaves: report.metrics.leaves as usize,
-                load_imb: balance.load_imb_after,
-                remapped: balance.accepted,
-            });
-        }
-        // "Solve" on the leaves this rank holds: set the field on every leaf (children inherit
-        // their parent's value on refinement; here the solver overwrites it).
-        let mut solved = Vec::new();
-        run.forest()
-            .for_each_leaf(|leaf| solved.push((leaf.id, solution(leaf.centroid, front))));
-        for (id, value) in solved {
-            run.leaf_data_mut(id)[0] = value;
-        }
-        let written = write_level(&run, case, level);
+        // "Solve": the solver's own array, one value per leaf in adjacency order.
+        let halo = run.halo()?;
+        let u: Vec<f64> = halo
+            .adjacency
+            .leaves
+            .iter()
+            .map(|&id| Ok(solution(run.leaf_geometry(id)?.centroid, front)))
+            .collect::<plume::Result<_>>()?;
+        let written = write_level(&run, case, level, &u);
         series.push(comm.agree(written)?);
+        if level == case.levels {
+            break;
+        }
+        // The indicator over the halo: the ghosts' `u` from the ranks holding them.
+        let ghost_u = run.exchange_halo(&halo, 1, |i, out| out.push(u[i]))?;
+        let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
+        for (i, jump) in face_jumps(&halo, &u, &ghost_u).into_iter().enumerate() {
+            let id = halo.adjacency.leaves[i];
+            match jump {
+                j if j > REFINE_JUMP => refine.push(id),
+                j if j < 0.1 * REFINE_JUMP => coarsen.push(id),
+                _ => {}
+            }
+        }
+        // The step adapts, balances the sub-cycles and migrates.
+        let report = run.step_marked(refine, coarsen)?;
+        let balance = report.metrics.balance.expect("the step balances");
+        summaries.push(LevelSummary {
+            leaves: report.metrics.leaves as usize,
+            load_imb: balance.load_imb_after,
+            remapped: balance.accepted,
+        });
     }
     if comm.rank() == 0 {
         write_pvd(&case.out.join("front.pvd"), &series)?;
@@ -146,19 +169,19 @@ fn write_level(
     run: &Run<dyn Comm + '_>,
     case: &Case,
     level: usize,
+    u: &[f64],
 ) -> plume::Result<(f64, String)> {
     let (rank, nranks) = (run.comm().rank(), run.comm().size());
-    let mut u = Vec::new();
-    let mut ranks = Vec::new();
-    run.forest().for_each_leaf(|leaf| {
-        u.push(leaf.data[0]);
-        ranks.push(rank as i32);
-    });
+    // The forest's leaf order is the adjacency's: `u` is in the order the pieces are written.
+    let ranks = vec![rank as i32; u.len()];
     let piece = |r: usize| format!("front_{level:04}/r{r:04}.vtu");
     let folder = case.out.join(format!("front_{level:04}"));
     std::fs::create_dir_all(&folder)
         .map_err(|e| plume::Error::io(folder.display().to_string(), &e))?;
-    let cells = [CellArray::float("u", u), CellArray::int("rank", ranks)];
+    let cells = [
+        CellArray::float("u", u.to_vec()),
+        CellArray::int("rank", ranks),
+    ];
     write_forest_vtu(&case.out.join(piece(rank)), run.forest(), &cells)?;
     let index = format!("front_{level:04}.pvtu");
     if rank == 0 {
@@ -180,14 +203,14 @@ fn main() -> std::process::ExitCode {
     let arg = |i: usize, default: &str| args.get(i).cloned().unwrap_or_else(|| default.into());
     let parsed = (arg(1, "4").parse(), arg(2, "4").parse());
     let (Ok(ranks), Ok(levels)) = parsed else {
-        eprintln!("usage: adaptive_loop [MESH.msh [P [LEVELS [OUT_DIR]]]]");
+        eprintln!("usage: ex1_adaptive_loop [MESH.msh [P [LEVELS [OUT_DIR]]]]");
         return std::process::ExitCode::from(2);
     };
     let case = Case {
         mesh: arg(0, "meshes/shock_box.msh").into(),
         ranks,
         levels,
-        out: arg(3, "out/adaptive_loop").into(),
+        out: arg(3, "out/ex1_adaptive_loop").into(),
     };
     match run(&case) {
         Ok(levels) => {
@@ -208,7 +231,7 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("adaptive_loop: {e}");
+            eprintln!("ex1_adaptive_loop: {e}");
             std::process::ExitCode::FAILURE
         }
     }
@@ -233,8 +256,8 @@ mod tests {
         };
         let levels = run(&case).unwrap();
         assert_eq!(levels.len(), 3);
-        // The front refines the mesh, and PLUM keeps the ranks within its 5% threshold (or
-        // declined a remap that does not pay).
+        // The front refines the mesh, and PLUM keeps the ranks' sub-cycles within its 5%
+        // threshold (or declined a remap that does not pay).
         assert!(levels.iter().all(|l| l.leaves > mesh.nelems()));
         assert!(levels.iter().all(|l| l.load_imb <= 1.05 || !l.remapped));
         // Every level was written, one piece per rank, and reads back with the field on
