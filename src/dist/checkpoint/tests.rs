@@ -80,7 +80,7 @@ fn step(run: &mut Run<ThreadComm>, s: usize) -> (u64, u64) {
         run.forest()
             .for_each_leaf(|leaf| leaves.push((leaf.id, leaf.centroid)));
         for (id, c) in leaves {
-            run.leaf_data_mut(id)[0] = c[0] * 3.0 + c[1] * c[2];
+            run.leaf_data_mut(id).expect("a fresh id of a held leaf")[0] = c[0] * 3.0 + c[1] * c[2];
         }
     }
     (leaves_digest(run), report.metrics.leaves)
