@@ -108,27 +108,33 @@ impl Reconstruction<'_> {
         let (leaves, ghosts) = mesh_primitives(mesh);
         let lsq = mesh.least_squares();
         let mut fallbacks = 0;
-        let faces = (0..mesh.nleaves())
-            .map(|i| {
-                let w = &leaves[i];
-                let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
-                let grad = lsq[i].gradient(&beyond.map(|b| std::array::from_fn(|v| b[v] - w[v])));
-                let geometry = &mesh.geometry[i];
-                let range = Range::of(beyond.iter().chain([w]));
-                let changes = changes(&grad, &geometry.to_faces);
-                let phi = self
-                    .limiter
-                    .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
-                std::array::from_fn(|f| {
-                    let face: [f64; NVARS] = std::array::from_fn(|v| w[v] + phi[v] * changes[v][f]);
-                    let physical = face[0] > 0.0 && face[4] > 0.0;
-                    if !physical {
-                        fallbacks += 1;
-                    }
-                    FaceState::of_primitive(if physical { &face } else { w })
-                })
-            })
-            .collect();
+        let mut faces = Vec::with_capacity(mesh.nleaves());
+        for (i, (w, geometry)) in leaves.iter().zip(&mesh.geometry).enumerate() {
+            let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
+            let mut deltas = [[0.0; NVARS]; 4];
+            for (d, b) in deltas.iter_mut().zip(&beyond) {
+                for v in 0..NVARS {
+                    d[v] = b[v] - w[v];
+                }
+            }
+            let grad = lsq[i].gradient(&deltas);
+            let range = Range::of(beyond.iter().chain([w]));
+            let changes = changes(&grad, &geometry.to_faces);
+            let phi = self
+                .limiter
+                .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
+            let mut leaf = [*w; 4];
+            for (f, face) in leaf.iter_mut().enumerate() {
+                for v in 0..NVARS {
+                    face[v] += phi[v] * changes[v][f];
+                }
+                if !(face[0] > 0.0 && face[4] > 0.0) {
+                    fallbacks += 1;
+                    *face = *w;
+                }
+            }
+            faces.push(leaf.map(|face| FaceState::of_primitive(&face)));
+        }
         (faces, fallbacks)
     }
 }

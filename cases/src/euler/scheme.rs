@@ -14,7 +14,7 @@ use plume::metrics::Phase;
 use super::flux::{FluxScheme, Side};
 use super::gas::{Conserved, Primitive, NVARS};
 use super::limiter::Limiter;
-use super::mesh::{FlowMesh, LeafGeometry};
+use super::mesh::{FaceGeometry, FlowMesh, LeafGeometry};
 use super::messages::unphysical;
 use super::reconstruct::{FaceStates, Reconstruction};
 use plume::adapt::Across;
@@ -247,10 +247,18 @@ impl Scheme {
         }
     }
 
-    /// The rate of change of leaf `i` of `mesh`, the faces' states being `states`.
+    /// The rate of change of leaf `i` of `mesh`, the faces' states being `states`: as
+    /// [`Scheme::leaf_rate`], reading the states in place.
     pub fn mesh_leaf_rate(&self, mesh: &FlowMesh, states: &States, i: usize) -> Conserved {
-        let (this, beyond) = states.around(mesh, i);
-        self.leaf_rate(this, &mesh.geometry[i], beyond)
+        let geometry = &mesh.geometry[i];
+        let across = &mesh.halo.adjacency.across[i];
+        let mut sum = [0.0; NVARS];
+        for (k, face) in geometry.faces.iter().enumerate() {
+            let (this, other) = states.face(mesh, i, k, across[k]);
+            self.add_face_flux(&mut sum, face, this, other);
+        }
+        let inv = 1.0 / geometry.volume;
+        sum.map(|s| -s * inv)
     }
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of one leaf: its state on each face `this`, its
@@ -261,30 +269,30 @@ impl Scheme {
         geometry: &LeafGeometry,
         beyond: [Beyond<'_>; 4],
     ) -> Conserved {
-        let flux = self.opts.flux;
         let mut sum = [0.0; NVARS];
         for ((face, other), this) in geometry.faces.iter().zip(beyond).zip(this) {
-            let other = match other {
-                Beyond::Leaf(other) => other,
-                Beyond::Boundary(tag) => {
-                    let out = self.boundaries.flux(flux, this, tag, face.outward_normal());
-                    add(&mut sum, &out, face.area);
-                    continue;
-                }
-            };
-            // The flux out of this leaf through the face, in the canonical orientation.
-            if face.outward {
-                add(&mut sum, &flux.flux_of(this, other, face.normal), face.area);
-            } else {
-                add(
-                    &mut sum,
-                    &flux.flux_of(other, this, face.normal),
-                    -face.area,
-                );
-            }
+            self.add_face_flux(&mut sum, face, this, other);
         }
         let inv = 1.0 / geometry.volume;
         sum.map(|s| -s * inv)
+    }
+
+    /// Adds `F·A` of one face of a leaf to `sum`: the flux out of the leaf through `face`,
+    /// its state on the face being `this` and `other` what lies beyond.
+    #[inline(always)]
+    fn add_face_flux(&self, sum: &mut Conserved, face: &FaceGeometry, this: Side, other: Beyond) {
+        let flux = self.opts.flux;
+        match other {
+            Beyond::Boundary(tag) => {
+                let out = self.boundaries.flux(flux, this, tag, face.outward_normal());
+                add(sum, &out, face.area);
+            }
+            // The flux out of this leaf through the face, in the canonical orientation.
+            Beyond::Leaf(other) if face.outward => {
+                add(sum, &flux.flux_of(this, other, face.normal), face.area)
+            }
+            Beyond::Leaf(other) => add(sum, &flux.flux_of(other, this, face.normal), -face.area),
+        }
     }
 }
 
@@ -306,17 +314,21 @@ pub enum States {
 }
 
 impl States {
-    /// Leaf `i`'s state on each of its faces, and what lies beyond them.
-    pub fn around<'s>(&'s self, mesh: &'s FlowMesh, i: usize) -> ([Side<'s>; 4], [Beyond<'s>; 4]) {
-        let across = &mesh.halo.adjacency.across[i];
-        let boundary = |k: usize| match across[k] {
-            Across::Boundary { tag } => Beyond::Boundary(tag),
-            _ => unreachable!("the halo resolves every face between leaves"),
-        };
+    /// Leaf `i`'s state on its face `k`, and what lies beyond it (`across`: the face's
+    /// neighbour in the halo's adjacency).
+    #[inline(always)]
+    pub fn face<'s>(
+        &'s self,
+        mesh: &'s FlowMesh,
+        i: usize,
+        k: usize,
+        across: Across,
+    ) -> (Side<'s>, Beyond<'s>) {
         match self {
             States::Cells(sides) => {
-                let this = (&mesh.state[i], &sides.leaves[i].0, sides.leaves[i].1);
-                let beyond = std::array::from_fn(|k| match across[k] {
+                let (w, c) = &sides.leaves[i];
+                let this = (&mesh.state[i], w, *c);
+                let beyond = match across {
                     Across::Leaf { leaf, .. } => {
                         let (w, c) = &sides.leaves[leaf as usize];
                         Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
@@ -325,16 +337,27 @@ impl States {
                         let (u, w, c) = &sides.ghosts[ghost as usize];
                         Beyond::Leaf((u, w, *c))
                     }
-                    _ => boundary(k),
-                });
-                ([this; 4], beyond)
+                    Across::Boundary { tag } => Beyond::Boundary(tag),
+                    Across::Remote { .. } => {
+                        unreachable!("the halo resolves every face between leaves")
+                    }
+                };
+                (this, beyond)
             }
             States::Faces(faces) => {
-                let this = std::array::from_fn(|k| faces.leaves[i][k].side());
-                let beyond = std::array::from_fn(|k| match faces.beyond(mesh, i, k) {
-                    Some(f) => Beyond::Leaf(f.side()),
-                    None => boundary(k),
-                });
+                let this = faces.leaves[i][k].side();
+                let beyond = match across {
+                    Across::Leaf { leaf, face } => {
+                        Beyond::Leaf(faces.leaves[leaf as usize][face as usize].side())
+                    }
+                    Across::Ghost { ghost, face } => {
+                        Beyond::Leaf(faces.ghosts[ghost as usize][face as usize].side())
+                    }
+                    Across::Boundary { tag } => Beyond::Boundary(tag),
+                    Across::Remote { .. } => {
+                        unreachable!("the halo resolves every face between leaves")
+                    }
+                };
                 (this, beyond)
             }
         }
