@@ -15,7 +15,7 @@ use plume::dist::Run;
 
 use super::boundary::Boundaries;
 use super::flux::Side;
-use super::gas::{Conserved, Primitive, NVARS};
+use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::{mesh_primitives, neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
 use super::mesh::FlowMesh;
@@ -33,13 +33,14 @@ pub struct FaceState {
 }
 
 impl FaceState {
-    /// The face state of primitive variables `w` (`[ρ, u, v, w, p]`): the same bits wherever
-    /// it is made from them.
-    pub fn of_primitive(w: &[f64; NVARS]) -> FaceState {
+    /// The face state of primitive variables `w` (`[ρ, u, v, w, p]`) in `gas`: the same bits
+    /// wherever it is made from them.
+    #[inline]
+    pub fn of_primitive(w: &[f64; NVARS], gas: Gas) -> FaceState {
         let w = primitive_of_array(w);
         FaceState {
-            u: w.conserved(),
-            c: w.sound_speed(),
+            u: w.conserved(gas),
+            c: w.sound_speed(gas),
             w,
         }
     }
@@ -70,6 +71,8 @@ pub struct Reconstruction<'a> {
     pub venkat_k: f64,
     /// What stands beyond boundary faces.
     pub boundaries: &'a Boundaries,
+    /// The gas.
+    pub gas: Gas,
 }
 
 impl Reconstruction<'_> {
@@ -91,7 +94,7 @@ impl Reconstruction<'_> {
             .chunks_exact(4 * NVARS)
             .map(|g| {
                 std::array::from_fn(|k| {
-                    FaceState::of_primitive(&std::array::from_fn(|v| g[k * NVARS + v]))
+                    FaceState::of_primitive(&std::array::from_fn(|v| g[k * NVARS + v]), self.gas)
                 })
             })
             .collect();
@@ -105,7 +108,7 @@ impl Reconstruction<'_> {
     /// The face states of the leaves of `mesh` and the number of faces that fell back to first
     /// order.
     pub fn leaf_faces(&self, mesh: &FlowMesh) -> (Vec<[FaceState; 4]>, u64) {
-        let (leaves, ghosts) = mesh_primitives(mesh);
+        let (leaves, ghosts) = mesh_primitives(mesh, self.gas);
         let lsq = mesh.least_squares();
         let mut fallbacks = 0;
         let mut faces = Vec::with_capacity(mesh.nleaves());
@@ -133,7 +136,7 @@ impl Reconstruction<'_> {
                     *face = *w;
                 }
             }
-            faces.push(leaf.map(|face| FaceState::of_primitive(&face)));
+            faces.push(leaf.map(|face| FaceState::of_primitive(&face, self.gas)));
         }
         (faces, fallbacks)
     }

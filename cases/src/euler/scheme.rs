@@ -12,7 +12,7 @@ use plume::mesh::geometry::norm;
 use plume::metrics::Phase;
 
 use super::flux::{FluxScheme, Side};
-use super::gas::{Conserved, Primitive, NVARS};
+use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::limiter::Limiter;
 use super::mesh::{FaceGeometry, FlowMesh, LeafGeometry};
 use super::messages::unphysical;
@@ -73,11 +73,14 @@ pub struct SchemeOptions {
     pub time: TimeScheme,
     /// CFL number.
     pub cfl: f64,
+    /// The gas (its ratio of specific heats, serialized as `gamma`).
+    #[serde(rename = "gamma")]
+    pub gas: Gas,
 }
 
 impl Default for SchemeOptions {
     /// Second order, HLLC, Venkatakrishnan's limiter with `K` = [`DEFAULT_VENKAT_K`],
-    /// SSP-RK2, CFL 0.4.
+    /// SSP-RK2, CFL 0.4, air (γ = 1.4).
     fn default() -> Self {
         SchemeOptions {
             flux: FluxScheme::Hllc,
@@ -86,6 +89,7 @@ impl Default for SchemeOptions {
             venkat_k: DEFAULT_VENKAT_K,
             time: TimeScheme::SspRk2,
             cfl: 0.4,
+            gas: Gas::default(),
         }
     }
 }
@@ -153,7 +157,7 @@ impl Scheme {
     pub fn local_time_step(&self, mesh: &FlowMesh) -> Result<f64> {
         let mut dt = f64::INFINITY;
         for (i, (u, g)) in mesh.state.iter().zip(&mesh.geometry).enumerate() {
-            let w = Primitive::of(u);
+            let w = Primitive::of(u, self.opts.gas);
             if !w.is_physical() {
                 let leaf = mesh.halo.adjacency.leaves[i];
                 return Err(Error::Unphysical {
@@ -161,7 +165,7 @@ impl Scheme {
                     detail: unphysical(leaf, &w, self.opts.flux),
                 });
             }
-            let speed = norm(w.vel) + w.sound_speed();
+            let speed = norm(w.vel) + w.sound_speed(self.opts.gas);
             dt = dt.min(g.volume / (g.surface() * speed));
         }
         Ok(self.opts.cfl * dt)
@@ -225,9 +229,14 @@ impl Scheme {
     /// The exchange's errors.
     pub fn stage_states<C: Comm + ?Sized>(&self, run: &Run<C>, mesh: &FlowMesh) -> Result<States> {
         Ok(match self.opts.order {
-            Order::First => States::Cells(Sides::of(mesh)),
+            Order::First => States::Cells(Sides::of(mesh, self.opts.gas)),
             Order::Second => States::Faces(self.reconstruction().face_states(run, mesh)?),
         })
+    }
+
+    /// What the indicators read the flow on: the boundaries and the gas.
+    pub fn on(&self) -> (&Boundaries, Gas) {
+        (&self.boundaries, self.opts.gas)
     }
 
     /// The second-order reconstruction's settings.
@@ -236,6 +245,7 @@ impl Scheme {
             limiter: self.opts.limiter,
             venkat_k: self.opts.venkat_k,
             boundaries: &self.boundaries,
+            gas: self.opts.gas,
         }
     }
 
@@ -284,7 +294,9 @@ impl Scheme {
         let flux = self.opts.flux;
         match other {
             Beyond::Boundary(tag) => {
-                let out = self.boundaries.flux(flux, this, tag, face.outward_normal());
+                let out =
+                    self.boundaries
+                        .flux((flux, self.opts.gas), this, tag, face.outward_normal());
                 add(sum, &out, face.area);
             }
             // The flux out of this leaf through the face, in the canonical orientation.
@@ -382,14 +394,14 @@ pub struct Sides {
 }
 
 impl Sides {
-    /// The sides of `mesh`'s leaves and ghosts.
-    pub fn of(mesh: &FlowMesh) -> Sides {
+    /// The sides of `mesh`'s leaves and ghosts in `gas`.
+    pub fn of(mesh: &FlowMesh, gas: Gas) -> Sides {
         Sides {
-            leaves: mesh.state.iter().map(with_speed).collect(),
+            leaves: mesh.state.iter().map(|u| with_speed(u, gas)).collect(),
             ghosts: (0..mesh.halo.ghosts.len() as u32)
                 .map(|g| {
                     let u = mesh.ghost_state(g);
-                    let (w, c) = with_speed(&u);
+                    let (w, c) = with_speed(&u, gas);
                     (u, w, c)
                 })
                 .collect(),
@@ -397,10 +409,11 @@ impl Sides {
     }
 }
 
-/// A state's primitive variables and speed of sound.
-pub fn with_speed(u: &Conserved) -> (Primitive, f64) {
-    let w = Primitive::of(u);
-    let c = w.sound_speed();
+/// A state's primitive variables and speed of sound in `gas`.
+#[inline]
+pub fn with_speed(u: &Conserved, gas: Gas) -> (Primitive, f64) {
+    let w = Primitive::of(u, gas);
+    let c = w.sound_speed(gas);
     (w, c)
 }
 
@@ -536,15 +549,15 @@ mod tests {
             vel: [0.1, 0.2, -0.3],
             p: 1.0,
         };
-        let u = inside.conserved();
-        let (w, c) = with_speed(&u);
+        let u = inside.conserved(Gas::default());
+        let (w, c) = with_speed(&u, Gas::default());
         let rate = |tag| scheme.leaf_rate([(&u, &w, c); 4], &geometry, [Beyond::Boundary(tag); 4]);
         assert_eq!(rate(2), rate(1));
         assert_eq!(rate(4), rate(3));
         assert_ne!(rate(3), rate(1));
         // An inside state equal to the outside one is a free stream: nothing changes.
-        let free = outside.conserved();
-        let (w, c) = with_speed(&free);
+        let free = outside.conserved(Gas::default());
+        let (w, c) = with_speed(&free, Gas::default());
         let still = scheme.leaf_rate([(&free, &w, c); 4], &geometry, [Beyond::Boundary(4); 4]);
         assert!(still.iter().all(|r| r.abs() < 1e-14), "{still:?}");
     }
