@@ -108,7 +108,8 @@ impl Reconstruction<'_> {
     /// The face states of the leaves of `mesh` and the number of faces that fell back to first
     /// order.
     pub fn leaf_faces(&self, mesh: &FlowMesh) -> (Vec<[FaceState; 4]>, u64) {
-        let (leaves, ghosts) = mesh_primitives(mesh, self.gas);
+        let gas = self.gas;
+        let (leaves, ghosts) = mesh_primitives(mesh, gas);
         let lsq = mesh.least_squares();
         let mut fallbacks = 0;
         let mut faces = Vec::with_capacity(mesh.nleaves());
@@ -136,7 +137,7 @@ impl Reconstruction<'_> {
                     *face = *w;
                 }
             }
-            faces.push(leaf.map(|face| FaceState::of_primitive(&face, self.gas)));
+            faces.push(leaf.map(|face| FaceState::of_primitive(&face, gas)));
         }
         (faces, fallbacks)
     }
