@@ -19,7 +19,7 @@ use plume_cases::euler::mesh::FlowMesh;
 use plume_cases::euler::reconstruct::FaceStates;
 use plume_cases::euler::scheme::{Boundaries, Order, Scheme, Sides, States};
 use plume_cases::euler::{
-    Case, EulerConfig, EulerRun, FlowTimes, FluxScheme, IndicatorOptions, InitialRefinement,
+    Case, EulerConfig, EulerRun, FlowTimes, FluxScheme, Gas, IndicatorOptions, InitialRefinement,
     MemoryBudget, Primitive, SchemeOptions,
 };
 use plume_cases::ranks::launch_threads;
@@ -85,7 +85,7 @@ fn residual(c: &mut Criterion) {
         let name = format!("{flux:?}_{}", order as u8 + 1).to_lowercase();
         // One rank, no ghosts: the states the fluxes read need no exchange.
         let states = |mesh: &FlowMesh| match order {
-            Order::First => States::Cells(Sides::of(mesh)),
+            Order::First => States::Cells(Sides::of(mesh, scheme.opts.gas)),
             Order::Second => {
                 let (leaves, fallbacks) = scheme.reconstruction().leaf_faces(mesh);
                 States::Faces(FaceStates {
@@ -105,18 +105,25 @@ fn residual(c: &mut Criterion) {
         vel: [0.3, 0.1, 0.0],
         p: 1.0,
     }
-    .conserved();
+    .conserved(Gas::default());
     let right = Primitive {
         rho: 0.125,
         vel: [0.0, 0.2, -0.1],
         p: 0.1,
     }
-    .conserved();
+    .conserved(Gas::default());
     let n = [0.6, 0.0, 0.8];
     let mut g = c.benchmark_group("flux");
     g.throughput(Throughput::Elements(1));
     g.bench_function("hllc", |b| {
-        b.iter(|| FluxScheme::Hllc.flux(black_box(&left), black_box(&right), black_box(n)))
+        b.iter(|| {
+            FluxScheme::Hllc.flux(
+                Gas::default(),
+                black_box(&left),
+                black_box(&right),
+                black_box(n),
+            )
+        })
     });
     g.finish();
 }

@@ -182,7 +182,7 @@ fn a_flow_that_blew_up_says_where_and_when() {
             vel: [0.0; 3],
             p: -1.0,
         };
-        euler.mesh.state[3] = broken.conserved();
+        euler.mesh.state[3] = broken.conserved(plume_cases::euler::Gas::default());
         euler.iterate().map(drop)
     })
     .unwrap_err();

@@ -21,8 +21,9 @@ use plume_cases::euler::messages::check_state;
 use plume_cases::euler::record::EulerRunConfig;
 use plume_cases::euler::run_ranks::{self, MeshExtent};
 use plume_cases::euler::scheme::{BoundaryKind, DEFAULT_VENKAT_K};
+use plume_cases::euler::GAMMA;
 use plume_cases::euler::{
-    Case, EulerConfig, FluxScheme, Indicator, IndicatorOptions, InitialRefinement, Limiter,
+    Case, EulerConfig, FluxScheme, Gas, Indicator, IndicatorOptions, InitialRefinement, Limiter,
     MemoryBudget, Order, Primitive, SchemeOptions, State1d, TimeScheme, Variables,
 };
 use plume_cases::provenance::MeshSource;
@@ -241,6 +242,9 @@ pub struct EulerArgs {
     /// larger limits less where the flow is smooth (with --limiter venkat) [default: 20].
     #[arg(long, value_name = "K", value_parser = finite)]
     pub venkat_k: Option<f64>,
+    /// The gas's ratio of specific heats γ (above 1; 1.4 for air, 5/3 for a monatomic gas).
+    #[arg(long, value_name = "G", default_value_t = GAMMA, value_parser = finite)]
+    pub gamma: f64,
     /// Time integration [default: ssp-rk2 with --order 2, euler with --order 1].
     #[arg(long, value_enum)]
     pub time: Option<TimeName>,
@@ -331,6 +335,12 @@ fn scheme_options(args: &EulerArgs) -> CliResult<SchemeOptions> {
             "--venkat-k {venkat_k} must be at least 0"
         )));
     }
+    let gas = Gas::new(args.gamma).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--gamma {} must be above 1 (the ratio of specific heats of a gas)",
+            args.gamma
+        ))
+    })?;
     Ok(SchemeOptions {
         flux: match args.flux {
             FluxName::Hllc => FluxScheme::Hllc,
@@ -346,6 +356,7 @@ fn scheme_options(args: &EulerArgs) -> CliResult<SchemeOptions> {
             Some(TimeName::SspRk3) => TimeScheme::SspRk3,
         },
         cfl: args.cfl,
+        gas,
     })
 }
 
@@ -431,6 +442,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
         &args.sbn_policy,
     )?;
     check_case_options(args)?;
+    let scheme = scheme_options(args)?;
     let partitioner = match (args.partitioner, args.balancer) {
         (Some(p), b) if b != Balancer::Plum => {
             return usage(format!(
@@ -466,9 +478,9 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
                     lo[0], hi[0]
                 ));
             }
-            check_state("--left", left).map_err(Failure::Usage)?;
-            check_state("--right", right).map_err(Failure::Usage)?;
-            plume_cases::euler::riemann::ExactRiemann::solve(left, right)
+            check_state("--left", left, scheme.gas).map_err(Failure::Usage)?;
+            check_state("--right", right, scheme.gas).map_err(Failure::Usage)?;
+            plume_cases::euler::riemann::ExactRiemann::solve(left, right, scheme.gas)
                 .map_err(|e| Failure::Usage(format!("--left and --right: {e}")))?;
             Case::Sod {
                 left,
@@ -487,7 +499,7 @@ fn config(args: &EulerArgs, procs: usize, mesh: &MeshExtent) -> CliResult<EulerR
     };
     let euler = EulerConfig {
         case,
-        scheme: scheme_options(args)?,
+        scheme,
         indicator: indicator_options(args),
         initial: InitialRefinement::Adaptive,
         adapt_every: args.adapt_every,
@@ -618,7 +630,7 @@ fn check_case_options(args: &EulerArgs) -> CliResult {
 fn check_iterations(cfg: &EulerConfig, mesh: &Mesh, states: &[Primitive], max: u64) -> CliResult {
     let speed = states
         .iter()
-        .map(|w| geometry::norm(w.vel) + w.sound_speed())
+        .map(|w| geometry::norm(w.vel) + w.sound_speed(cfg.scheme.gas))
         .fold(0.0, f64::max);
     let smallest = (0..mesh.nelems())
         .map(|e| {

@@ -216,7 +216,7 @@ fn sbn_balances_the_flow_while_the_ranks_compute_and_the_records_are_the_unbalan
 fn bad_options_are_one_line_usage_errors() {
     let dir = TempDir::new("euler-bad");
     let out = dir.arg("bad");
-    let cases: [(&[&str], &str); 14] = [
+    let cases: [(&[&str], &str); 17] = [
         (&["--probe", "1,2"], "--probe"),
         (
             &["--probe", "0.5,9,0"],
@@ -234,6 +234,9 @@ fn bad_options_are_one_line_usage_errors() {
         (&["--order", "1", "--limiter", "barth"], "--limiter"),
         (&["--limiter", "barth", "--venkat-k", "2"], "--venkat-k"),
         (&["--venkat-k=-1"], "--venkat-k"),
+        (&["--gamma", "1"], "--gamma 1 must be above 1"),
+        (&["--gamma", "0.5"], "--gamma"),
+        (&["--gamma", "inf"], "--gamma"),
     ];
     for (args, needle) in cases {
         let all = [&["run", "euler", "--out", out.as_str()], args].concat();

@@ -28,7 +28,7 @@ fn error_with(flux: FluxScheme) -> String {
             vel: [0.0; 3],
             p: -1e-300,
         };
-        euler.mesh.state[3] = broken.conserved();
+        euler.mesh.state[3] = broken.conserved(plume_cases::euler::Gas::default());
         euler.iterate().map(|_| ())
     })
     .unwrap_err();

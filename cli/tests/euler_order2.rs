@@ -45,6 +45,7 @@ fn toro3_faces(limiters: &[Limiter]) -> Vec<(u64, bool)> {
                     limiter,
                     venkat_k: 0.0,
                     boundaries: &boundaries,
+                    gas: plume_cases::euler::Gas::default(),
                 };
                 let (faces, fallbacks) = reconstruction.leaf_faces(&euler.mesh);
                 let physical = faces

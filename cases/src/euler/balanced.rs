@@ -219,7 +219,7 @@ impl<'a> StageJobs<'a> {
         forest.for_each_leaf_in(&[r], |leaf| {
             let k = leaf.verts.map(|v| verts[v].key);
             let u: Conserved = std::array::from_fn(|c| leaf.data[c]);
-            let (w, c) = with_speed(&u);
+            let (w, c) = with_speed(&u, self.scheme.opts.gas);
             leaves.push((LeafGeometry::new(&leaf.corners, &k), u, w, c));
             keys.push(k);
         });
@@ -259,7 +259,7 @@ impl<'a> StageJobs<'a> {
                 .collect(),
             (States::Faces(_), Some(f)) if f.len() == leaves.len() => f
                 .iter()
-                .map(|f| f.map(|w| FaceState::of_primitive(&w)))
+                .map(|f| f.map(|w| FaceState::of_primitive(&w, self.scheme.opts.gas)))
                 .collect(),
             _ => {
                 return Err(Error::Invalid(format!(
@@ -272,10 +272,10 @@ impl<'a> StageJobs<'a> {
             // A boundary face's side is never read: the leaf's own stands in.
             let outside = std::array::from_fn::<FaceState, 4, _>(|k| match inputs.beyond[i][k] {
                 BeyondInput::Outside(o) => {
-                    let (w, c) = with_speed(&o);
+                    let (w, c) = with_speed(&o, self.scheme.opts.gas);
                     FaceState { u: o, w, c }
                 }
-                BeyondInput::OutsideFace(w) => FaceState::of_primitive(&w),
+                BeyondInput::OutsideFace(w) => FaceState::of_primitive(&w, self.scheme.opts.gas),
                 _ => faces[i][k],
             });
             let beyond = std::array::from_fn(|k| match inputs.beyond[i][k] {

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use plume::mesh::PhysicalTags;
 
 use super::flux::{FluxScheme, Side};
-use super::gas::{Conserved, Primitive};
+use super::gas::{Conserved, Gas, Primitive};
 
 /// What a boundary face does to the flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -132,13 +132,19 @@ impl Boundaries {
     }
 
     /// The flux out of a leaf through a boundary face tagged `tag` of outward unit normal
-    /// `n`, the leaf's state on the face being `this`.
-    pub fn flux(&self, flux: FluxScheme, this: Side, tag: u32, n: [f64; 3]) -> Conserved {
+    /// `n`, the leaf's state on the face being `this`, in `gas`.
+    pub fn flux(
+        &self,
+        (flux, gas): (FluxScheme, Gas),
+        this: Side,
+        tag: u32,
+        n: [f64; 3],
+    ) -> Conserved {
         match self.kind(tag) {
-            BoundaryKind::Wall | BoundaryKind::Symmetry => flux.wall_flux(this.0, n),
+            BoundaryKind::Wall | BoundaryKind::Symmetry => flux.wall_flux(gas, this.0, n),
             BoundaryKind::Outflow => flux.flux_of(this, this, n),
             BoundaryKind::Inflow | BoundaryKind::Farfield => {
-                flux.flux(this.0, &self.inflow.conserved(), n)
+                flux.flux(gas, this.0, &self.inflow.conserved(gas), n)
             }
         }
     }

@@ -211,15 +211,15 @@ impl Case {
         }
     }
 
-    /// The exact solution a Sod case is measured against (`None` for the blast, or states
-    /// the exact solver refuses).
-    pub fn reference(&self) -> Option<RiemannReference> {
+    /// The exact solution in `gas` a Sod case is measured against (`None` for the blast, or
+    /// states the exact solver refuses).
+    pub fn reference(&self, gas: super::Gas) -> Option<RiemannReference> {
         match *self {
             Case::Sod {
                 left,
                 right,
                 interface,
-            } => RiemannReference::new(left, right, interface).ok(),
+            } => RiemannReference::new((left, right), interface, gas).ok(),
             Case::Blast { .. } | Case::Wave { .. } => None,
         }
     }
@@ -289,7 +289,12 @@ mod tests {
     #[test]
     fn toro_tests_have_their_waves_inside_the_unit_tube_at_their_output_times() {
         for test in TORO_TESTS {
-            let exact = RiemannReference::new(test.left, test.right, test.interface).unwrap();
+            let exact = RiemannReference::new(
+                (test.left, test.right),
+                test.interface,
+                crate::euler::Gas::default(),
+            )
+            .unwrap();
             let until = exact.unbounded_until(0.0, 1.0);
             assert!(test.t_end < until, "test {}: {until}", test.number);
         }

@@ -337,7 +337,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
                         variables: Variables::ALL,
                         ..cfg.indicator
                     };
-                    marks(&euler.mesh, &euler.scheme.boundaries, &on_all).refine
+                    marks(&euler.mesh, euler.scheme.on(), &on_all).refine
                 }
                 InitialRefinement::Uniform(_) => euler.mesh.halo.adjacency.leaves.clone(),
             };
@@ -439,7 +439,7 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     pub fn adapt(&mut self) -> Result<StepReport> {
         self.run.account(Phase::Mark);
         let start = Instant::now();
-        let marks = marks(&self.mesh, &self.scheme.boundaries, &self.cfg.indicator);
+        let marks = marks(&self.mesh, self.scheme.on(), &self.cfg.indicator);
         self.times.adaptation += start.elapsed();
         self.adapt_marked(marks.refine, marks.coarsen)
     }
@@ -615,7 +615,12 @@ impl<'c, C: Comm + ?Sized> EulerRun<'c, C> {
     fn set_initial_state(&mut self) -> Result<()> {
         let mut states = Vec::with_capacity(self.mesh.nleaves());
         self.run.forest().for_each_leaf(|leaf| {
-            states.push(self.cfg.case.state_at(leaf.centroid).conserved());
+            states.push(
+                self.cfg
+                    .case
+                    .state_at(leaf.centroid)
+                    .conserved(self.cfg.scheme.gas),
+            );
         });
         self.mesh.state = states;
         self.mesh.publish(&mut self.run)

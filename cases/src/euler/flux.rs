@@ -5,7 +5,7 @@
 //! velocity `u·n` plays the 1-D velocity and the tangential velocity is carried, which is
 //! Toro's rotation without building the rotation matrix.
 
-use super::gas::{Conserved, Primitive, NVARS};
+use super::gas::{Conserved, Gas, Primitive, NVARS};
 
 /// Which numerical flux the scheme uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -19,11 +19,12 @@ pub enum FluxScheme {
 }
 
 impl FluxScheme {
-    /// The flux across a face of unit normal `n` between `left` (behind `n`) and `right`.
+    /// The flux across a face of unit normal `n` between `left` (behind `n`) and `right`, in
+    /// `gas`.
     #[inline]
-    pub fn flux(self, left: &Conserved, right: &Conserved, n: [f64; 3]) -> Conserved {
-        let (wl, wr) = (Primitive::of(left), Primitive::of(right));
-        let (cl, cr) = (wl.sound_speed(), wr.sound_speed());
+    pub fn flux(self, gas: Gas, left: &Conserved, right: &Conserved, n: [f64; 3]) -> Conserved {
+        let (wl, wr) = (Primitive::of(left, gas), Primitive::of(right, gas));
+        let (cl, cr) = (wl.sound_speed(gas), wr.sound_speed(gas));
         self.flux_of((left, &wl, cl), (right, &wr, cr), n)
     }
 
@@ -39,11 +40,12 @@ impl FluxScheme {
 
     /// The flux through a reflective wall of outward unit normal `n` of the cell in state `u`:
     /// the flux against the mirrored state, whose mass and energy components are zero in exact
-    /// arithmetic and are set to exactly zero (so a closed box conserves them to round-off).
-    pub fn wall_flux(self, u: &Conserved, n: [f64; 3]) -> Conserved {
-        let w = Primitive::of(u);
-        let mirror = w.mirrored(n).conserved();
-        let mut f = self.flux(u, &mirror, n);
+    /// arithmetic and are set to exactly zero (so a closed box conserves them to round-off), in
+    /// `gas`.
+    pub fn wall_flux(self, gas: Gas, u: &Conserved, n: [f64; 3]) -> Conserved {
+        let w = Primitive::of(u, gas);
+        let mirror = w.mirrored(n).conserved(gas);
+        let mut f = self.flux(gas, u, &mirror, n);
         f[0] = 0.0;
         f[4] = 0.0;
         f
@@ -126,7 +128,7 @@ mod tests {
 
     fn state(rho: f64, vel: [f64; 3], p: f64) -> (Conserved, Primitive) {
         let w = Primitive { rho, vel, p };
-        (w.conserved(), w)
+        (w.conserved(Gas::default()), w)
     }
 
     #[test]
@@ -140,7 +142,11 @@ mod tests {
             let (u, w) = state(1.2, vel, p);
             for scheme in SCHEMES {
                 assert!(
-                    close(&scheme.flux(&u, &u, n), &w.flux(&u, n), 1e-14),
+                    close(
+                        &scheme.flux(Gas::default(), &u, &u, n),
+                        &w.flux(&u, n),
+                        1e-14
+                    ),
                     "{scheme:?} at {vel:?}"
                 );
             }
@@ -155,11 +161,11 @@ mod tests {
         let t = unit([2.0, -1.0, 0.0]);
         let (ul, _) = state(1.0, t, 1.0);
         let (ur, _) = state(0.125, t.map(|x| -3.0 * x), 1.0);
-        let f = FluxScheme::Hllc.flux(&ul, &ur, n);
+        let f = FluxScheme::Hllc.flux(Gas::default(), &ul, &ur, n);
         let exact = [0.0, n[0], n[1], n[2], 0.0];
         assert!(close(&f, &exact, 1e-14), "{f:?}");
         // Rusanov smears it.
-        assert!(FluxScheme::Rusanov.flux(&ul, &ur, n)[0].abs() > 1e-3);
+        assert!(FluxScheme::Rusanov.flux(Gas::default(), &ul, &ur, n)[0].abs() > 1e-3);
     }
 
     #[test]
@@ -169,8 +175,8 @@ mod tests {
         let (ul, _) = state(1.0, [0.5, 0.2, 0.1], 1.0);
         let (ur, _) = state(0.3, [-0.4, 0.0, 0.7], 0.2);
         for scheme in SCHEMES {
-            let f = scheme.flux(&ul, &ur, n);
-            let g = scheme.flux(&ur, &ul, n.map(|x| -x));
+            let f = scheme.flux(Gas::default(), &ul, &ur, n);
+            let g = scheme.flux(Gas::default(), &ur, &ul, n.map(|x| -x));
             assert!(close(&f, &g.map(|x| -x), 1e-14), "{scheme:?}: {f:?} {g:?}");
         }
     }
@@ -180,7 +186,7 @@ mod tests {
         let n = unit([0.0, 1.0, 1.0]);
         let (u, w) = state(1.0, [0.3, 0.4, -0.2], 1.0);
         for scheme in SCHEMES {
-            let f = scheme.wall_flux(&u, n);
+            let f = scheme.wall_flux(Gas::default(), &u, n);
             assert_eq!((f[0], f[4]), (0.0, 0.0));
             // Momentum along the normal only, and pushing outwards.
             let along = plume::mesh::geometry::dot([f[1], f[2], f[3]], n);

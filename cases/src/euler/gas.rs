@@ -1,8 +1,38 @@
 //! The ideal gas: conserved and primitive states of the 3-D Euler equations, the physical flux
-//! along a direction and the speed of sound (`docs/euler.md`, γ = 1.4).
+//! along a direction and the speed of sound (`docs/euler.md`), for the ratio of specific heats
+//! γ of a [`Gas`] (1.4, air, unless chosen).
 
-/// Ratio of specific heats of the gas.
+/// Ratio of specific heats of the gas unless chosen (air).
 pub const GAMMA: f64 = 1.4;
+
+/// The ideal gas the flow is made of: its ratio of specific heats γ (a small value passed
+/// down to where a state is converted; serialized as the bare number).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(transparent)]
+pub struct Gas {
+    /// Ratio of specific heats γ (> 1).
+    gamma: f64,
+}
+
+impl Default for Gas {
+    /// Air: γ = [`GAMMA`].
+    fn default() -> Self {
+        Gas { gamma: GAMMA }
+    }
+}
+
+impl Gas {
+    /// The gas of ratio of specific heats `gamma`, `None` unless it is finite and above 1.
+    pub fn new(gamma: f64) -> Option<Gas> {
+        (gamma.is_finite() && gamma > 1.0).then_some(Gas { gamma })
+    }
+
+    /// Its ratio of specific heats γ.
+    #[inline]
+    pub fn gamma(self) -> f64 {
+        self.gamma
+    }
+}
 
 /// Number of conserved variables per leaf: ρ, ρu, ρv, ρw, E.
 pub const NVARS: usize = 5;
@@ -31,8 +61,9 @@ impl Primitive {
         }
     }
 
-    /// Its conserved variables.
-    pub fn conserved(&self) -> Conserved {
+    /// Its conserved variables in `gas`.
+    #[inline]
+    pub fn conserved(&self, gas: Gas) -> Conserved {
         let [u, v, w] = self.vel;
         let kinetic = 0.5 * self.rho * (u * u + v * v + w * w);
         [
@@ -40,12 +71,13 @@ impl Primitive {
             self.rho * u,
             self.rho * v,
             self.rho * w,
-            self.p / (GAMMA - 1.0) + kinetic,
+            self.p / (gas.gamma - 1.0) + kinetic,
         ]
     }
 
-    /// The primitive variables of `u`.
-    pub fn of(u: &Conserved) -> Primitive {
+    /// The primitive variables of `u` in `gas`.
+    #[inline]
+    pub fn of(u: &Conserved, gas: Gas) -> Primitive {
         let rho = u[0];
         let inv = 1.0 / rho;
         let vel = [u[1] * inv, u[2] * inv, u[3] * inv];
@@ -53,13 +85,14 @@ impl Primitive {
         Primitive {
             rho,
             vel,
-            p: (GAMMA - 1.0) * (u[4] - kinetic),
+            p: (gas.gamma - 1.0) * (u[4] - kinetic),
         }
     }
 
-    /// Speed of sound √(γp/ρ).
-    pub fn sound_speed(&self) -> f64 {
-        (GAMMA * self.p / self.rho).sqrt()
+    /// Speed of sound √(γp/ρ) in `gas`.
+    #[inline]
+    pub fn sound_speed(&self, gas: Gas) -> f64 {
+        (gas.gamma * self.p / self.rho).sqrt()
     }
 
     /// Velocity along the unit vector `n`.
@@ -107,13 +140,14 @@ mod tests {
             vel: [0.2, -0.7, 1.1],
             p: 2.5,
         };
-        let back = Primitive::of(&w.conserved());
+        let gas = Gas::default();
+        let back = Primitive::of(&w.conserved(gas), gas);
         assert!((back.rho - w.rho).abs() < 1e-15);
         assert!((back.p - w.p).abs() < 1e-14);
         for d in 0..3 {
             assert!((back.vel[d] - w.vel[d]).abs() < 1e-15);
         }
-        assert!((w.sound_speed() - (1.4f64 * 2.5 / 1.3).sqrt()).abs() < 1e-15);
+        assert!((w.sound_speed(gas) - (1.4f64 * 2.5 / 1.3).sqrt()).abs() < 1e-15);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 use plume::adapt::Across;
 
 use super::boundary::Boundaries;
-use super::gas::{Primitive, NVARS};
+use super::gas::{Gas, Primitive, NVARS};
 use super::mesh::FlowMesh;
 
 pub use super::lsq::Gradient;
@@ -52,23 +52,23 @@ pub fn neighbour_values(
     })
 }
 
-/// The primitive variables of `mesh`'s leaves and of its ghosts, in their orders.
-pub fn mesh_primitives(mesh: &FlowMesh) -> (Vec<[f64; NVARS]>, Vec<[f64; NVARS]>) {
+/// The primitive variables in `gas` of `mesh`'s leaves and of its ghosts, in their orders.
+pub fn mesh_primitives(mesh: &FlowMesh, gas: Gas) -> (Vec<[f64; NVARS]>, Vec<[f64; NVARS]>) {
     let leaves = mesh
         .state
         .iter()
-        .map(|u| primitive_array(&Primitive::of(u)))
+        .map(|u| primitive_array(&Primitive::of(u, gas)))
         .collect();
     let ghosts = (0..mesh.halo.ghosts.len() as u32)
-        .map(|g| primitive_array(&Primitive::of(&mesh.ghost_state(g))))
+        .map(|g| primitive_array(&Primitive::of(&mesh.ghost_state(g), gas)))
         .collect();
     (leaves, ghosts)
 }
 
-/// The (unlimited) gradient of the primitive variables on every leaf of `mesh`, in leaf
-/// order, with `boundaries` standing beyond boundary faces.
-pub fn primitive_gradients(mesh: &FlowMesh, boundaries: &Boundaries) -> Vec<Gradient> {
-    let (leaves, ghosts) = mesh_primitives(mesh);
+/// The (unlimited) gradient of the primitive variables in `gas` on every leaf of `mesh`, in
+/// leaf order, with `boundaries` standing beyond boundary faces.
+pub fn primitive_gradients(mesh: &FlowMesh, boundaries: &Boundaries, gas: Gas) -> Vec<Gradient> {
+    let (leaves, ghosts) = mesh_primitives(mesh, gas);
     (0..mesh.nleaves())
         .map(|i| {
             let beyond = neighbour_values(mesh, boundaries, (&leaves, &ghosts), i);

@@ -23,7 +23,7 @@ use plume::adapt::LeafId;
 use plume::mesh::geometry::{dot, norm};
 
 use super::boundary::Boundaries;
-use super::gas::{Conserved, Primitive};
+use super::gas::{Conserved, Gas, Primitive};
 use super::gradient::{primitive_gradients, Gradient};
 use super::mesh::FlowMesh;
 
@@ -118,10 +118,10 @@ impl Variable {
         }
     }
 
-    /// Its scale in `w` (see the module doc).
-    fn scale(self, w: &Primitive) -> f64 {
+    /// Its scale in `w` of `gas` (see the module doc).
+    fn scale(self, w: &Primitive, gas: Gas) -> f64 {
         match self {
-            Variable::Velocity => w.sound_speed(),
+            Variable::Velocity => w.sound_speed(gas),
             v => v.value(w),
         }
     }
@@ -164,41 +164,43 @@ pub struct Marks {
     pub coarsen: Vec<LeafId>,
 }
 
-/// The indicator `opts` asks for of every leaf of `mesh`, in leaf order, with `boundaries`
-/// beyond boundary faces (for the gradients): the largest over the chosen variables (0 with
-/// none).
+/// The indicator `opts` asks for of every leaf of `mesh` of `gas`, in leaf order, with
+/// `boundaries` beyond boundary faces (for the gradients): the largest over the chosen
+/// variables (0 with none).
 pub fn indicator_values(
     mesh: &FlowMesh,
-    boundaries: &Boundaries,
+    (boundaries, gas): (&Boundaries, Gas),
     opts: &IndicatorOptions,
 ) -> Vec<f64> {
     let gradients = match opts.indicator {
-        Indicator::Gradient => primitive_gradients(mesh, boundaries),
+        Indicator::Gradient => primitive_gradients(mesh, boundaries, gas),
         _ => Vec::new(),
     };
     (0..mesh.nleaves())
         .map(|i| {
-            let this = Primitive::of(&mesh.state[i]);
+            let this = Primitive::of(&mesh.state[i], gas);
             let across: [Option<Primitive>; 4] = std::array::from_fn(|k| {
                 mesh.neighbour_state(i, k)
-                    .map(|u: Conserved| Primitive::of(&u))
+                    .map(|u: Conserved| Primitive::of(&u, gas))
             });
             opts.variables
                 .chosen()
                 .map(|v| match opts.indicator {
-                    Indicator::Gradient => gradient_value(v, mesh, i, (&this, &gradients[i])),
-                    _ => leaf_value(opts.indicator, v, (&this, &across)),
+                    Indicator::Gradient => {
+                        gradient_value(v, (mesh, gas), i, (&this, &gradients[i]))
+                    }
+                    _ => leaf_value((opts.indicator, gas), v, (&this, &across)),
                 })
                 .fold(0.0, f64::max)
         })
         .collect()
 }
 
-/// [`Indicator::Gradient`] of leaf `i` of `mesh` on variable `v`, its primitive state `this`
-/// and gradient `grad`.
+/// [`Indicator::Gradient`] of leaf `i` of `mesh` of `gas` on variable `v`, its primitive state
+/// `this` and gradient `grad`.
 fn gradient_value(
     v: Variable,
-    mesh: &FlowMesh,
+    (mesh, gas): (&FlowMesh, Gas),
     i: usize,
     (this, grad): (&Primitive, &Gradient),
 ) -> f64 {
@@ -207,13 +209,13 @@ fn gradient_value(
         Variable::Pressure => norm(grad[4]),
         Variable::Velocity => grad[1..4].iter().map(|g| dot(*g, *g)).sum::<f64>().sqrt(),
     };
-    size * mesh.geometry[i].volume.cbrt() / v.scale(this)
+    size * mesh.geometry[i].volume.cbrt() / v.scale(this, gas)
 }
 
 /// [`Indicator::Jump`] or [`Indicator::Loehner`] on variable `v` of a leaf of primitive state
-/// `this` whose neighbours' across each face are `across` (`None` on the boundary).
+/// `this` in `gas` whose neighbours' across each face are `across` (`None` on the boundary).
 fn leaf_value(
-    indicator: Indicator,
+    (indicator, gas): (Indicator, Gas),
     v: Variable,
     (this, across): (&Primitive, &[Option<Primitive>; 4]),
 ) -> f64 {
@@ -221,7 +223,7 @@ fn leaf_value(
     let neighbours = || across.iter().flatten();
     match indicator {
         Indicator::Jump => neighbours()
-            .map(|w| (phi - v.value(w)).abs() / v.scale(this).min(v.scale(w)))
+            .map(|w| (phi - v.value(w)).abs() / v.scale(this, gas).min(v.scale(w, gas)))
             .fold(0.0, f64::max),
         Indicator::Gradient => unreachable!("the gradient indicator reads the gradients"),
         Indicator::Loehner => {
@@ -242,10 +244,11 @@ fn leaf_value(
     }
 }
 
-/// The marks of `mesh`'s leaves under `opts`, with `boundaries` beyond boundary faces.
-pub fn marks(mesh: &FlowMesh, boundaries: &Boundaries, opts: &IndicatorOptions) -> Marks {
+/// The marks of `mesh`'s leaves of `gas` under `opts`, with `boundaries` beyond boundary
+/// faces.
+pub fn marks(mesh: &FlowMesh, on: (&Boundaries, Gas), opts: &IndicatorOptions) -> Marks {
     let mut marks = Marks::default();
-    for ((value, &level), &id) in indicator_values(mesh, boundaries, opts)
+    for ((value, &level), &id) in indicator_values(mesh, on, opts)
         .iter()
         .zip(&mesh.level)
         .zip(&mesh.halo.adjacency.leaves)

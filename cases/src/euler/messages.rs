@@ -5,7 +5,7 @@ use plume::adapt::LeafId;
 use plume::numbers::short;
 
 use super::flux::FluxScheme;
-use super::gas::{Conserved, Primitive};
+use super::gas::{Conserved, Gas, Primitive};
 use super::riemann::State1d;
 
 /// Largest magnitude an input state's values (conserved variables, flux along x, fastest
@@ -14,20 +14,20 @@ use super::riemann::State1d;
 /// its intermediates comes near `f64::MAX` (1.8e308), and no physical problem needs more.
 pub const STATE_LIMIT: f64 = 1e100;
 
-/// Refuses an input state (`option` names it) whose values reach [`STATE_LIMIT`]: the scheme
-/// would overflow on it at its first iteration.
+/// Refuses an input state (`option` names it) whose values in `gas` reach [`STATE_LIMIT`]: the
+/// scheme would overflow on it at its first iteration.
 ///
 /// # Errors
 /// The message naming `option`, the state and its largest value.
-pub fn check_state(option: &str, s: State1d) -> Result<(), String> {
+pub fn check_state(option: &str, s: State1d, gas: Gas) -> Result<(), String> {
     let w = Primitive {
         rho: s.rho,
         vel: [s.u, 0.0, 0.0],
         p: s.p,
     };
-    let u: Conserved = w.conserved();
+    let u: Conserved = w.conserved(gas);
     let flux = w.flux(&u, [1.0, 0.0, 0.0]);
-    let speed = s.u.abs() + w.sound_speed();
+    let speed = s.u.abs() + w.sound_speed(gas);
     let largest = u.iter().chain(&flux).chain([&speed]).fold(0.0f64, |m, x| {
         if x.is_nan() {
             f64::NAN
@@ -81,20 +81,20 @@ mod tests {
     #[test]
     fn states_that_would_overflow_are_refused_naming_the_option() {
         let s = |rho, u, p| State1d { rho, u, p };
-        assert!(check_state("--left", s(1.0, 0.0, 1000.0)).is_ok());
-        assert!(check_state("--left", s(1e-8, 0.0, 1e-8)).is_ok());
-        let e = check_state("--left", s(1.0, 0.0, 1e300)).unwrap_err();
+        assert!(check_state("--left", s(1.0, 0.0, 1000.0), Gas::default()).is_ok());
+        assert!(check_state("--left", s(1e-8, 0.0, 1e-8), Gas::default()).is_ok());
+        let e = check_state("--left", s(1.0, 0.0, 1e300), Gas::default()).unwrap_err();
         assert!(
             e.starts_with("--left 1,0,1e300: ") && e.contains("reach 2.5e300"),
             "{e}"
         );
-        let e = check_state("--right", s(1.0, 1e200, 1.0)).unwrap_err();
+        let e = check_state("--right", s(1.0, 1e200, 1.0), Gas::default()).unwrap_err();
         assert!(
             e.contains("--right 1,1e200,1") && e.contains("reach inf"),
             "{e}"
         );
         // A tiny density: a sound speed of 1.2e150.
-        assert!(check_state("--left", s(1e-300, 0.0, 1.0)).is_err());
+        assert!(check_state("--left", s(1e-300, 0.0, 1.0), Gas::default()).is_err());
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub mod validation;
 pub use cases::{Case, ToroTest, TORO_TESTS};
 pub use driver::{EulerConfig, EulerRun, FlowTimes, InitialRefinement, MemoryBudget};
 pub use flux::FluxScheme;
-pub use gas::{Conserved, Primitive, GAMMA, NVARS};
+pub use gas::{Conserved, Gas, Primitive, GAMMA, NVARS};
 pub use indicator::{Indicator, IndicatorOptions, Variables};
 pub use limiter::Limiter;
 pub use riemann::{ExactRiemann, State1d};

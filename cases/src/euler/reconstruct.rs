@@ -15,7 +15,7 @@ use plume::dist::Run;
 
 use super::boundary::Boundaries;
 use super::flux::Side;
-use super::gas::{Conserved, Primitive, NVARS};
+use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::{mesh_primitives, neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
 use super::mesh::FlowMesh;
@@ -33,13 +33,14 @@ pub struct FaceState {
 }
 
 impl FaceState {
-    /// The face state of primitive variables `w` (`[ρ, u, v, w, p]`): the same bits wherever
-    /// it is made from them.
-    pub fn of_primitive(w: &[f64; NVARS]) -> FaceState {
+    /// The face state of primitive variables `w` (`[ρ, u, v, w, p]`) in `gas`: the same bits
+    /// wherever it is made from them.
+    #[inline]
+    pub fn of_primitive(w: &[f64; NVARS], gas: Gas) -> FaceState {
         let w = primitive_of_array(w);
         FaceState {
-            u: w.conserved(),
-            c: w.sound_speed(),
+            u: w.conserved(gas),
+            c: w.sound_speed(gas),
             w,
         }
     }
@@ -70,6 +71,8 @@ pub struct Reconstruction<'a> {
     pub venkat_k: f64,
     /// What stands beyond boundary faces.
     pub boundaries: &'a Boundaries,
+    /// The gas.
+    pub gas: Gas,
 }
 
 impl Reconstruction<'_> {
@@ -91,7 +94,7 @@ impl Reconstruction<'_> {
             .chunks_exact(4 * NVARS)
             .map(|g| {
                 std::array::from_fn(|k| {
-                    FaceState::of_primitive(&std::array::from_fn(|v| g[k * NVARS + v]))
+                    FaceState::of_primitive(&std::array::from_fn(|v| g[k * NVARS + v]), self.gas)
                 })
             })
             .collect();
@@ -105,30 +108,37 @@ impl Reconstruction<'_> {
     /// The face states of the leaves of `mesh` and the number of faces that fell back to first
     /// order.
     pub fn leaf_faces(&self, mesh: &FlowMesh) -> (Vec<[FaceState; 4]>, u64) {
-        let (leaves, ghosts) = mesh_primitives(mesh);
+        let gas = self.gas;
+        let (leaves, ghosts) = mesh_primitives(mesh, gas);
         let lsq = mesh.least_squares();
         let mut fallbacks = 0;
-        let faces = (0..mesh.nleaves())
-            .map(|i| {
-                let w = &leaves[i];
-                let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
-                let grad = lsq[i].gradient(&beyond.map(|b| std::array::from_fn(|v| b[v] - w[v])));
-                let geometry = &mesh.geometry[i];
-                let range = Range::of(beyond.iter().chain([w]));
-                let changes = changes(&grad, &geometry.to_faces);
-                let phi = self
-                    .limiter
-                    .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
-                std::array::from_fn(|f| {
-                    let face: [f64; NVARS] = std::array::from_fn(|v| w[v] + phi[v] * changes[v][f]);
-                    let physical = face[0] > 0.0 && face[4] > 0.0;
-                    if !physical {
-                        fallbacks += 1;
-                    }
-                    FaceState::of_primitive(if physical { &face } else { w })
-                })
-            })
-            .collect();
+        let mut faces = Vec::with_capacity(mesh.nleaves());
+        for (i, (w, geometry)) in leaves.iter().zip(&mesh.geometry).enumerate() {
+            let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
+            let mut deltas = [[0.0; NVARS]; 4];
+            for (d, b) in deltas.iter_mut().zip(&beyond) {
+                for v in 0..NVARS {
+                    d[v] = b[v] - w[v];
+                }
+            }
+            let grad = lsq[i].gradient(&deltas);
+            let range = Range::of(beyond.iter().chain([w]));
+            let changes = changes(&grad, &geometry.to_faces);
+            let phi = self
+                .limiter
+                .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
+            let mut leaf = [*w; 4];
+            for (f, face) in leaf.iter_mut().enumerate() {
+                for v in 0..NVARS {
+                    face[v] += phi[v] * changes[v][f];
+                }
+                if !(face[0] > 0.0 && face[4] > 0.0) {
+                    fallbacks += 1;
+                    *face = *w;
+                }
+            }
+            faces.push(leaf.map(|face| FaceState::of_primitive(&face, gas)));
+        }
         (faces, fallbacks)
     }
 }

@@ -3,7 +3,7 @@
 //! pressure by Newton's method on the pressure function (§4.3), then the solution sampled at
 //! `x/t` (§4.5). The reference the Sod tests measure the scheme against.
 
-use super::gas::GAMMA;
+use super::gas::Gas;
 
 /// A 1-D state: density, velocity, pressure.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -17,8 +17,8 @@ pub struct State1d {
 }
 
 impl State1d {
-    fn sound_speed(&self) -> f64 {
-        (GAMMA * self.p / self.rho).sqrt()
+    fn sound_speed(&self, g: f64) -> f64 {
+        (g * self.p / self.rho).sqrt()
     }
 }
 
@@ -33,6 +33,8 @@ pub struct ExactRiemann {
     pub p_star: f64,
     /// Velocity in the star region (the contact's speed).
     pub u_star: f64,
+    /// The gas.
+    pub gas: Gas,
 }
 
 /// Why a Riemann problem has no solution the sampler handles.
@@ -54,29 +56,30 @@ impl std::fmt::Display for RiemannError {
 }
 
 impl ExactRiemann {
-    /// Solves the problem of `left` and `right` for the star pressure and velocity.
+    /// Solves the problem of `left` and `right` in `gas` for the star pressure and velocity.
     ///
     /// # Errors
     /// [`RiemannError`] for unphysical states or a vacuum.
-    pub fn solve(left: State1d, right: State1d) -> Result<ExactRiemann, RiemannError> {
+    pub fn solve(left: State1d, right: State1d, gas: Gas) -> Result<ExactRiemann, RiemannError> {
+        let g = gas.gamma();
         let ok = |s: &State1d| s.rho > 0.0 && s.p > 0.0 && s.rho.is_finite() && s.p.is_finite();
         if !ok(&left) || !ok(&right) || !left.u.is_finite() || !right.u.is_finite() {
             return Err(RiemannError::Unphysical);
         }
-        let (cl, cr) = (left.sound_speed(), right.sound_speed());
+        let (cl, cr) = (left.sound_speed(g), right.sound_speed(g));
         let du = right.u - left.u;
-        if 2.0 / (GAMMA - 1.0) * (cl + cr) <= du {
+        if 2.0 / (g - 1.0) * (cl + cr) <= du {
             return Err(RiemannError::Vacuum);
         }
         // Two-rarefaction guess (Toro eq. 4.46), then Newton (eq. 4.44).
-        let z = (GAMMA - 1.0) / (2.0 * GAMMA);
-        let guess = ((cl + cr - 0.5 * (GAMMA - 1.0) * du)
+        let z = (g - 1.0) / (2.0 * g);
+        let guess = ((cl + cr - 0.5 * (g - 1.0) * du)
             / (cl / left.p.powf(z) + cr / right.p.powf(z)))
         .powf(1.0 / z);
         let mut p = guess.max(1e-8 * left.p.min(right.p));
         for _ in 0..100 {
-            let (fl, dl) = pressure_function(p, &left);
-            let (fr, dr) = pressure_function(p, &right);
+            let (fl, dl) = pressure_function(p, &left, g);
+            let (fr, dr) = pressure_function(p, &right, g);
             let next = (p - (fl + fr + du) / (dl + dr)).max(1e-12 * p);
             let change = 2.0 * (next - p).abs() / (next + p);
             p = next;
@@ -84,31 +87,32 @@ impl ExactRiemann {
                 break;
             }
         }
-        let (fl, _) = pressure_function(p, &left);
-        let (fr, _) = pressure_function(p, &right);
+        let (fl, _) = pressure_function(p, &left, g);
+        let (fr, _) = pressure_function(p, &right, g);
         Ok(ExactRiemann {
             left,
             right,
             p_star: p,
             u_star: 0.5 * (left.u + right.u) + 0.5 * (fr - fl),
+            gas,
         })
     }
 
     /// The solution at `s = x/t` (the discontinuity at x = 0 at t = 0; Toro §4.5).
     pub fn sample(&self, s: f64) -> State1d {
-        let g = GAMMA;
+        let g = self.gas.gamma();
         let (ps, us) = (self.p_star, self.u_star);
         if s <= us {
             let w = self.left;
-            let c = w.sound_speed();
+            let c = w.sound_speed(g);
             if ps > w.p {
                 // Left shock (eq. 4.52).
                 let ratio = ps / w.p;
-                if s <= shock_speed(&w, ratio, -1.0) {
+                if s <= shock_speed(&w, ratio, -1.0, g) {
                     w
                 } else {
                     State1d {
-                        rho: behind_shock(w.rho, ratio),
+                        rho: behind_shock(w.rho, ratio, g),
                         u: us,
                         p: ps,
                     }
@@ -126,20 +130,20 @@ impl ExactRiemann {
                         p: ps,
                     }
                 } else {
-                    fan(&w, s, 1.0)
+                    fan(&w, s, 1.0, g)
                 }
             }
         } else {
             let w = self.right;
-            let c = w.sound_speed();
+            let c = w.sound_speed(g);
             if ps > w.p {
                 // Right shock (eq. 4.57).
                 let ratio = ps / w.p;
-                if s >= shock_speed(&w, ratio, 1.0) {
+                if s >= shock_speed(&w, ratio, 1.0, g) {
                     w
                 } else {
                     State1d {
-                        rho: behind_shock(w.rho, ratio),
+                        rho: behind_shock(w.rho, ratio, g),
                         u: us,
                         p: ps,
                     }
@@ -157,7 +161,7 @@ impl ExactRiemann {
                         p: ps,
                     }
                 } else {
-                    fan(&w, s, -1.0)
+                    fan(&w, s, -1.0, g)
                 }
             }
         }
@@ -166,15 +170,16 @@ impl ExactRiemann {
     /// The speed of the right-going shock, when the right wave is one.
     pub fn right_shock_speed(&self) -> Option<f64> {
         let w = self.right;
-        (self.p_star > w.p).then(|| shock_speed(&w, self.p_star / w.p, 1.0))
+        (self.p_star > w.p).then(|| shock_speed(&w, self.p_star / w.p, 1.0, self.gas.gamma()))
     }
 
     /// The speeds of the outermost signals `(leftmost, rightmost)`: each side's shock, or the
     /// head of its rarefaction. Outside them the initial states are untouched.
     pub fn wave_speeds(&self) -> (f64, f64) {
+        let g = self.gas.gamma();
         let outer = |w: &State1d, side: f64| match self.p_star > w.p {
-            true => shock_speed(w, self.p_star / w.p, side),
-            false => w.u + side * w.sound_speed(),
+            true => shock_speed(w, self.p_star / w.p, side, g),
+            false => w.u + side * w.sound_speed(g),
         };
         (outer(&self.left, -1.0), outer(&self.right, 1.0))
     }
@@ -182,15 +187,13 @@ impl ExactRiemann {
 
 /// The speed of the shock that multiplies the pressure of `w` by `ratio` (`side` −1 left,
 /// 1 right; Toro eq. 4.52 and 4.59).
-fn shock_speed(w: &State1d, ratio: f64, side: f64) -> f64 {
-    let g = GAMMA;
-    w.u + side * (w.sound_speed() * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt())
+fn shock_speed(w: &State1d, ratio: f64, side: f64, g: f64) -> f64 {
+    w.u + side * (w.sound_speed(g) * ((g + 1.0) / (2.0 * g) * ratio + (g - 1.0) / (2.0 * g)).sqrt())
 }
 
 /// Toro's pressure function `f_K(p)` and its derivative (eq. 4.6–4.7, 4.37).
-fn pressure_function(p: f64, w: &State1d) -> (f64, f64) {
-    let g = GAMMA;
-    let c = w.sound_speed();
+fn pressure_function(p: f64, w: &State1d, g: f64) -> (f64, f64) {
+    let c = w.sound_speed(g);
     if p > w.p {
         let a = 2.0 / ((g + 1.0) * w.rho);
         let b = (g - 1.0) / (g + 1.0) * w.p;
@@ -207,16 +210,14 @@ fn pressure_function(p: f64, w: &State1d) -> (f64, f64) {
 
 /// The density behind a shock into gas of density `rho` whose pressure it multiplies by
 /// `ratio` (Toro eq. 4.50 and 4.57).
-fn behind_shock(rho: f64, ratio: f64) -> f64 {
-    let g = GAMMA;
+fn behind_shock(rho: f64, ratio: f64, g: f64) -> f64 {
     rho * (ratio + (g - 1.0) / (g + 1.0)) / ((g - 1.0) / (g + 1.0) * ratio + 1.0)
 }
 
 /// The state inside a rarefaction fan of `w` at `s = x/t` (`side` 1 left, −1 right; Toro eq.
 /// 4.56 and 4.63).
-fn fan(w: &State1d, s: f64, side: f64) -> State1d {
-    let g = GAMMA;
-    let c = w.sound_speed();
+fn fan(w: &State1d, s: f64, side: f64, g: f64) -> State1d {
+    let c = w.sound_speed(g);
     let base = 2.0 / (g + 1.0) + side * (g - 1.0) / ((g + 1.0) * c) * (w.u - s);
     State1d {
         rho: w.rho * base.powf(2.0 / (g - 1.0)),
@@ -235,7 +236,7 @@ mod tests {
             u: v[1],
             p: v[2],
         };
-        ExactRiemann::solve(s(l), s(r)).unwrap()
+        ExactRiemann::solve(s(l), s(r), Gas::default()).unwrap()
     }
 
     #[test]
@@ -312,10 +313,10 @@ mod tests {
     #[test]
     fn a_vacuum_is_refused() {
         let s = |rho, u, p| State1d { rho, u, p };
-        let e = ExactRiemann::solve(s(1.0, -20.0, 0.1), s(1.0, 20.0, 0.1));
+        let e = ExactRiemann::solve(s(1.0, -20.0, 0.1), s(1.0, 20.0, 0.1), Gas::default());
         assert_eq!(e, Err(RiemannError::Vacuum));
         assert_eq!(
-            ExactRiemann::solve(s(-1.0, 0.0, 1.0), s(1.0, 0.0, 1.0)),
+            ExactRiemann::solve(s(-1.0, 0.0, 1.0), s(1.0, 0.0, 1.0), Gas::default()),
             Err(RiemannError::Unphysical)
         );
     }

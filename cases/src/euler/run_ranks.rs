@@ -27,7 +27,7 @@ use super::record::{
 };
 use super::scheme::Boundaries;
 use super::validation::density_profile;
-use super::{Conserved, EulerRun, FlowTimes, Primitive, RiemannReference, Totals};
+use super::{Conserved, EulerRun, FlowTimes, Gas, Primitive, RiemannReference, Totals};
 use crate::charts::{line_chart, Series};
 use crate::checkpoint::Checkpoints;
 use crate::error::{Error, Result};
@@ -389,10 +389,13 @@ struct Reference {
 impl Reference {
     /// The reference of `cfg`'s case on a mesh spanning `x` along x (none for the blast).
     fn of(cfg: &EulerRunConfig, (lo, hi): (f64, f64)) -> Option<Reference> {
-        cfg.euler.case.reference().map(|exact| Reference {
-            exact,
-            until: exact.unbounded_until(lo, hi),
-        })
+        cfg.euler
+            .case
+            .reference(cfg.euler.scheme.gas)
+            .map(|exact| Reference {
+                exact,
+                until: exact.unbounded_until(lo, hi),
+            })
     }
 
     /// The exact solution, if it still applies at time `t`.
@@ -535,7 +538,10 @@ fn output<'c>(
         let readings = euler.run.probe(req.probes)?;
         let logged = mine.as_mut().map_or(Ok(()), |out| {
             let probes = &mut out.case.probes;
-            probes.record(euler.time, euler.iteration as u64, &readings, probe_values);
+            let gas = euler.config().scheme.gas;
+            probes.record(euler.time, euler.iteration as u64, &readings, |d| {
+                probe_values(d, gas)
+            });
             probes.write(&mut out.folder)
         });
         comm.agree(logged)?;
@@ -569,10 +575,10 @@ fn sod_profile<C: Comm + ?Sized>(euler: &EulerRun<C>, x: (f64, f64)) -> Result<V
     density_profile(euler.run.comm(), euler.run.forest(), x, PROFILE_SLABS)
 }
 
-/// A probe's columns of a leaf's state: density, velocity, pressure.
-fn probe_values(data: &[f64]) -> Vec<f64> {
+/// A probe's columns of a leaf's state in `gas`: density, velocity, pressure.
+fn probe_values(data: &[f64], gas: Gas) -> Vec<f64> {
     let u: Conserved = std::array::from_fn(|k| data[k]);
-    let w = Primitive::of(&u);
+    let w = Primitive::of(&u, gas);
     vec![w.rho, w.vel[0], w.vel[1], w.vel[2], w.p]
 }
 
@@ -649,7 +655,13 @@ fn write_output<C: Comm + ?Sized>(
     rank0: Option<&mut Reporter<Rank0>>,
 ) -> Result<()> {
     let forest = euler.run.forest();
-    let states: Vec<Primitive> = euler.mesh.state.iter().map(Primitive::of).collect();
+    let gas = euler.config().scheme.gas;
+    let states: Vec<Primitive> = euler
+        .mesh
+        .state
+        .iter()
+        .map(|u| Primitive::of(u, gas))
+        .collect();
     let arrays = [
         rank_cells(forest, euler.run.owner()),
         CellArray::float("density", states.iter().map(|w| w.rho).collect()),

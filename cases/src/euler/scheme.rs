@@ -12,9 +12,9 @@ use plume::mesh::geometry::norm;
 use plume::metrics::Phase;
 
 use super::flux::{FluxScheme, Side};
-use super::gas::{Conserved, Primitive, NVARS};
+use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::limiter::Limiter;
-use super::mesh::{FlowMesh, LeafGeometry};
+use super::mesh::{FaceGeometry, FlowMesh, LeafGeometry};
 use super::messages::unphysical;
 use super::reconstruct::{FaceStates, Reconstruction};
 use plume::adapt::Across;
@@ -76,11 +76,14 @@ pub struct SchemeOptions {
     pub time: TimeScheme,
     /// CFL number.
     pub cfl: f64,
+    /// The gas (its ratio of specific heats, serialized as `gamma`).
+    #[serde(rename = "gamma")]
+    pub gas: Gas,
 }
 
 impl Default for SchemeOptions {
     /// Second order, HLLC, Venkatakrishnan's limiter with `K` = [`DEFAULT_VENKAT_K`],
-    /// SSP-RK2, CFL 0.4.
+    /// SSP-RK2, CFL 0.4, air (γ = 1.4).
     fn default() -> Self {
         SchemeOptions {
             flux: FluxScheme::Hllc,
@@ -89,6 +92,7 @@ impl Default for SchemeOptions {
             venkat_k: DEFAULT_VENKAT_K,
             time: TimeScheme::SspRk2,
             cfl: 0.4,
+            gas: Gas::default(),
         }
     }
 }
@@ -156,7 +160,7 @@ impl Scheme {
     pub fn local_time_step(&self, mesh: &FlowMesh) -> Result<f64> {
         let mut dt = f64::INFINITY;
         for (i, (u, g)) in mesh.state.iter().zip(&mesh.geometry).enumerate() {
-            let w = Primitive::of(u);
+            let w = Primitive::of(u, self.opts.gas);
             if !w.is_physical() {
                 let leaf = mesh.halo.adjacency.leaves[i];
                 return Err(Error::Unphysical {
@@ -164,7 +168,7 @@ impl Scheme {
                     detail: unphysical(leaf, &w, self.opts.flux),
                 });
             }
-            let speed = norm(w.vel) + w.sound_speed();
+            let speed = norm(w.vel) + w.sound_speed(self.opts.gas);
             dt = dt.min(g.volume / (g.surface() * speed));
         }
         Ok(self.opts.cfl * dt)
@@ -228,9 +232,14 @@ impl Scheme {
     /// The exchange's errors.
     pub fn stage_states<C: Comm + ?Sized>(&self, run: &Run<C>, mesh: &FlowMesh) -> Result<States> {
         Ok(match self.opts.order {
-            Order::First => States::Cells(Sides::of(mesh)),
+            Order::First => States::Cells(Sides::of(mesh, self.opts.gas)),
             Order::Second => States::Faces(self.reconstruction().face_states(run, mesh)?),
         })
+    }
+
+    /// What the indicators read the flow on: the boundaries and the gas.
+    pub fn on(&self) -> (&Boundaries, Gas) {
+        (&self.boundaries, self.opts.gas)
     }
 
     /// The second-order reconstruction's settings.
@@ -239,6 +248,7 @@ impl Scheme {
             limiter: self.opts.limiter,
             venkat_k: self.opts.venkat_k,
             boundaries: &self.boundaries,
+            gas: self.opts.gas,
         }
     }
 
@@ -250,10 +260,18 @@ impl Scheme {
         }
     }
 
-    /// The rate of change of leaf `i` of `mesh`, the faces' states being `states`.
+    /// The rate of change of leaf `i` of `mesh`, the faces' states being `states`: as
+    /// [`Scheme::leaf_rate`], reading the states in place.
     pub fn mesh_leaf_rate(&self, mesh: &FlowMesh, states: &States, i: usize) -> Conserved {
-        let (this, beyond) = states.around(mesh, i);
-        self.leaf_rate(this, &mesh.geometry[i], beyond)
+        let geometry = &mesh.geometry[i];
+        let across = &mesh.halo.adjacency.across[i];
+        let mut sum = [0.0; NVARS];
+        for (k, face) in geometry.faces.iter().enumerate() {
+            let (this, other) = states.face(mesh, i, k, across[k]);
+            self.add_face_flux(&mut sum, face, this, other);
+        }
+        let inv = 1.0 / geometry.volume;
+        sum.map(|s| -s * inv)
     }
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of one leaf: its state on each face `this`, its
@@ -264,30 +282,32 @@ impl Scheme {
         geometry: &LeafGeometry,
         beyond: [Beyond<'_>; 4],
     ) -> Conserved {
-        let flux = self.opts.flux;
         let mut sum = [0.0; NVARS];
         for ((face, other), this) in geometry.faces.iter().zip(beyond).zip(this) {
-            let other = match other {
-                Beyond::Leaf(other) => other,
-                Beyond::Boundary(tag) => {
-                    let out = self.boundaries.flux(flux, this, tag, face.outward_normal());
-                    add(&mut sum, &out, face.area);
-                    continue;
-                }
-            };
-            // The flux out of this leaf through the face, in the canonical orientation.
-            if face.outward {
-                add(&mut sum, &flux.flux_of(this, other, face.normal), face.area);
-            } else {
-                add(
-                    &mut sum,
-                    &flux.flux_of(other, this, face.normal),
-                    -face.area,
-                );
-            }
+            self.add_face_flux(&mut sum, face, this, other);
         }
         let inv = 1.0 / geometry.volume;
         sum.map(|s| -s * inv)
+    }
+
+    /// Adds `F·A` of one face of a leaf to `sum`: the flux out of the leaf through `face`,
+    /// its state on the face being `this` and `other` what lies beyond.
+    #[inline(always)]
+    fn add_face_flux(&self, sum: &mut Conserved, face: &FaceGeometry, this: Side, other: Beyond) {
+        let flux = self.opts.flux;
+        match other {
+            Beyond::Boundary(tag) => {
+                let out =
+                    self.boundaries
+                        .flux((flux, self.opts.gas), this, tag, face.outward_normal());
+                add(sum, &out, face.area);
+            }
+            // The flux out of this leaf through the face, in the canonical orientation.
+            Beyond::Leaf(other) if face.outward => {
+                add(sum, &flux.flux_of(this, other, face.normal), face.area)
+            }
+            Beyond::Leaf(other) => add(sum, &flux.flux_of(other, this, face.normal), -face.area),
+        }
     }
 }
 
@@ -309,17 +329,21 @@ pub enum States {
 }
 
 impl States {
-    /// Leaf `i`'s state on each of its faces, and what lies beyond them.
-    pub fn around<'s>(&'s self, mesh: &'s FlowMesh, i: usize) -> ([Side<'s>; 4], [Beyond<'s>; 4]) {
-        let across = &mesh.halo.adjacency.across[i];
-        let boundary = |k: usize| match across[k] {
-            Across::Boundary { tag } => Beyond::Boundary(tag),
-            _ => unreachable!("the halo resolves every face between leaves"),
-        };
+    /// Leaf `i`'s state on its face `k`, and what lies beyond it (`across`: the face's
+    /// neighbour in the halo's adjacency).
+    #[inline(always)]
+    pub fn face<'s>(
+        &'s self,
+        mesh: &'s FlowMesh,
+        i: usize,
+        k: usize,
+        across: Across,
+    ) -> (Side<'s>, Beyond<'s>) {
         match self {
             States::Cells(sides) => {
-                let this = (&mesh.state[i], &sides.leaves[i].0, sides.leaves[i].1);
-                let beyond = std::array::from_fn(|k| match across[k] {
+                let (w, c) = &sides.leaves[i];
+                let this = (&mesh.state[i], w, *c);
+                let beyond = match across {
                     Across::Leaf { leaf, .. } => {
                         let (w, c) = &sides.leaves[leaf as usize];
                         Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
@@ -328,16 +352,27 @@ impl States {
                         let (u, w, c) = &sides.ghosts[ghost as usize];
                         Beyond::Leaf((u, w, *c))
                     }
-                    _ => boundary(k),
-                });
-                ([this; 4], beyond)
+                    Across::Boundary { tag } => Beyond::Boundary(tag),
+                    Across::Remote { .. } => {
+                        unreachable!("the halo resolves every face between leaves")
+                    }
+                };
+                (this, beyond)
             }
             States::Faces(faces) => {
-                let this = std::array::from_fn(|k| faces.leaves[i][k].side());
-                let beyond = std::array::from_fn(|k| match faces.beyond(mesh, i, k) {
-                    Some(f) => Beyond::Leaf(f.side()),
-                    None => boundary(k),
-                });
+                let this = faces.leaves[i][k].side();
+                let beyond = match across {
+                    Across::Leaf { leaf, face } => {
+                        Beyond::Leaf(faces.leaves[leaf as usize][face as usize].side())
+                    }
+                    Across::Ghost { ghost, face } => {
+                        Beyond::Leaf(faces.ghosts[ghost as usize][face as usize].side())
+                    }
+                    Across::Boundary { tag } => Beyond::Boundary(tag),
+                    Across::Remote { .. } => {
+                        unreachable!("the halo resolves every face between leaves")
+                    }
+                };
                 (this, beyond)
             }
         }
@@ -362,14 +397,14 @@ pub struct Sides {
 }
 
 impl Sides {
-    /// The sides of `mesh`'s leaves and ghosts.
-    pub fn of(mesh: &FlowMesh) -> Sides {
+    /// The sides of `mesh`'s leaves and ghosts in `gas`.
+    pub fn of(mesh: &FlowMesh, gas: Gas) -> Sides {
         Sides {
-            leaves: mesh.state.iter().map(with_speed).collect(),
+            leaves: mesh.state.iter().map(|u| with_speed(u, gas)).collect(),
             ghosts: (0..mesh.halo.ghosts.len() as u32)
                 .map(|g| {
                     let u = mesh.ghost_state(g);
-                    let (w, c) = with_speed(&u);
+                    let (w, c) = with_speed(&u, gas);
                     (u, w, c)
                 })
                 .collect(),
@@ -377,10 +412,11 @@ impl Sides {
     }
 }
 
-/// A state's primitive variables and speed of sound.
-pub fn with_speed(u: &Conserved) -> (Primitive, f64) {
-    let w = Primitive::of(u);
-    let c = w.sound_speed();
+/// A state's primitive variables and speed of sound in `gas`.
+#[inline]
+pub fn with_speed(u: &Conserved, gas: Gas) -> (Primitive, f64) {
+    let w = Primitive::of(u, gas);
+    let c = w.sound_speed(gas);
     (w, c)
 }
 
@@ -516,15 +552,15 @@ mod tests {
             vel: [0.1, 0.2, -0.3],
             p: 1.0,
         };
-        let u = inside.conserved();
-        let (w, c) = with_speed(&u);
+        let u = inside.conserved(Gas::default());
+        let (w, c) = with_speed(&u, Gas::default());
         let rate = |tag| scheme.leaf_rate([(&u, &w, c); 4], &geometry, [Beyond::Boundary(tag); 4]);
         assert_eq!(rate(2), rate(1));
         assert_eq!(rate(4), rate(3));
         assert_ne!(rate(3), rate(1));
         // An inside state equal to the outside one is a free stream: nothing changes.
-        let free = outside.conserved();
-        let (w, c) = with_speed(&free);
+        let free = outside.conserved(Gas::default());
+        let (w, c) = with_speed(&free, Gas::default());
         let still = scheme.leaf_rate([(&free, &w, c); 4], &geometry, [Beyond::Boundary(4); 4]);
         assert!(still.iter().all(|r| r.abs() < 1e-14), "{still:?}");
     }

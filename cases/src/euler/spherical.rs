@@ -12,7 +12,7 @@
 //! energy are conserved to round-off.
 
 use super::flux::FluxScheme;
-use super::gas::{Conserved, Primitive, NVARS};
+use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::riemann::State1d;
 use crate::error::{Error, Result};
 
@@ -57,12 +57,15 @@ pub struct RadialFlow {
     volumes: Vec<f64>,
     /// Per cell: the conserved state `(ρ, ρu, 0, 0, E)` (the 3-D layout, along x).
     state: Vec<Conserved>,
+    /// The gas.
+    gas: Gas,
     /// The time reached.
     pub time: f64,
 }
 
 impl RadialFlow {
-    /// `cells` equal cells between radii `lo` and `hi`, each set to `initial` at its middle.
+    /// `cells` equal cells between radii `lo` and `hi` of `gas`, each set to `initial` at its
+    /// middle.
     ///
     /// # Errors
     /// [`Error::Input`] for fewer than 2 cells, a range that is not `0 ≤ lo < hi` and finite,
@@ -70,7 +73,7 @@ impl RadialFlow {
     pub fn new(
         geometry: Geometry,
         (lo, hi): (f64, f64),
-        cells: usize,
+        (cells, gas): (usize, Gas),
         initial: impl Fn(f64) -> State1d,
     ) -> Result<RadialFlow> {
         if cells < 2 || !(lo >= 0.0 && hi > lo && hi.is_finite()) {
@@ -91,7 +94,7 @@ impl RadialFlow {
                     0.5 * (faces[i] + faces[i + 1])
                 )));
             }
-            state.push(w.conserved());
+            state.push(w.conserved(gas));
         }
         let volumes = faces
             .windows(2)
@@ -102,6 +105,7 @@ impl RadialFlow {
             faces,
             volumes,
             state,
+            gas,
             time: 0.0,
         })
     }
@@ -136,7 +140,7 @@ impl RadialFlow {
     fn stable_step(&self) -> Result<f64> {
         let mut dt = f64::INFINITY;
         for (i, u) in self.state.iter().enumerate() {
-            let w = Primitive::of(u);
+            let w = Primitive::of(u, self.gas);
             if !w.is_physical() {
                 return Err(Error::Input(format!(
                     "the radial reference is no longer physical at r = {} (t = {})",
@@ -145,7 +149,7 @@ impl RadialFlow {
                 )));
             }
             let dr = self.faces[i + 1] - self.faces[i];
-            dt = dt.min(dr / (w.vel[0].abs() + w.sound_speed()));
+            dt = dt.min(dr / (w.vel[0].abs() + w.sound_speed(self.gas)));
         }
         Ok(dt)
     }
@@ -154,7 +158,8 @@ impl RadialFlow {
     /// source.
     fn rate(&self) -> Vec<Conserved> {
         let n = self.state.len();
-        let prim: Vec<Primitive> = self.state.iter().map(Primitive::of).collect();
+        let gas = self.gas;
+        let prim: Vec<Primitive> = self.state.iter().map(|u| Primitive::of(u, gas)).collect();
         let slopes: Vec<[f64; 3]> = (0..n)
             .map(|i| match (i.checked_sub(1), prim.get(i + 1)) {
                 (Some(l), Some(r)) => {
@@ -171,7 +176,7 @@ impl RadialFlow {
                 u: w[1] + side * 0.5 * slopes[i][1],
                 p: w[2] + side * 0.5 * slopes[i][2],
             })
-            .conserved()
+            .conserved(gas)
         };
         let x = [1.0, 0.0, 0.0];
         let flux = FluxScheme::Hllc;
@@ -179,10 +184,10 @@ impl RadialFlow {
         let fluxes: Vec<Conserved> = (0..=n)
             .map(|f| match f {
                 0 => flux
-                    .wall_flux(&face_state(0, -1.0), [-1.0, 0.0, 0.0])
+                    .wall_flux(gas, &face_state(0, -1.0), [-1.0, 0.0, 0.0])
                     .map(|v| -v),
-                f if f == n => flux.wall_flux(&face_state(n - 1, 1.0), x),
-                f => flux.flux(&face_state(f - 1, 1.0), &face_state(f, -1.0), x),
+                f if f == n => flux.wall_flux(gas, &face_state(n - 1, 1.0), x),
+                f => flux.flux(gas, &face_state(f - 1, 1.0), &face_state(f, -1.0), x),
             })
             .collect();
         (0..n)
@@ -210,7 +215,7 @@ impl RadialFlow {
             .iter()
             .enumerate()
             .map(|(i, u)| {
-                let w = Primitive::of(u);
+                let w = Primitive::of(u, self.gas);
                 (
                     self.centre(i),
                     State1d {
@@ -232,8 +237,8 @@ impl RadialFlow {
         let i = (s.floor().max(0.0) as usize).min(n - 2);
         let t = (s - i as f64).clamp(0.0, 1.0);
         let (a, b) = (
-            Primitive::of(&self.state[i]),
-            Primitive::of(&self.state[i + 1]),
+            Primitive::of(&self.state[i], self.gas),
+            Primitive::of(&self.state[i + 1], self.gas),
         );
         let mix = |x: f64, y: f64| x + t * (y - x);
         State1d {
@@ -306,14 +311,14 @@ mod tests {
 
     fn sod(geometry: Geometry, cells: usize) -> RadialFlow {
         let s = |r: f64| if r < 0.5 { SOD_LEFT } else { SOD_RIGHT };
-        RadialFlow::new(geometry, (0.0, 1.0), cells, s).unwrap()
+        RadialFlow::new(geometry, (0.0, 1.0), (cells, Gas::default()), s).unwrap()
     }
 
     /// The L1 density error of planar Sod on `cells` cells at t = 0.2.
     fn planar_sod_error(cells: usize) -> f64 {
         let mut flow = sod(Geometry::Planar, cells);
         flow.advance_to(0.2).unwrap();
-        let exact = RiemannReference::new(SOD_LEFT, SOD_RIGHT, 0.5).unwrap();
+        let exact = RiemannReference::new((SOD_LEFT, SOD_RIGHT), 0.5, Gas::default()).unwrap();
         let dr = flow.cell_width();
         flow.profile()
             .iter()
@@ -353,7 +358,13 @@ mod tests {
             u: 0.0,
             p: 0.7,
         };
-        let mut flow = RadialFlow::new(Geometry::Spherical, (0.0, 2.0), 64, |_| rest).unwrap();
+        let mut flow = RadialFlow::new(
+            Geometry::Spherical,
+            (0.0, 2.0),
+            (64, Gas::default()),
+            |_| rest,
+        )
+        .unwrap();
         flow.advance_to(1.0).unwrap();
         for (_, s) in flow.profile() {
             assert!((s.rho - 1.3).abs() < 1e-13 && s.u.abs() < 1e-13, "{s:?}");
@@ -384,11 +395,13 @@ mod tests {
     #[test]
     fn bad_grids_and_states_are_errors() {
         let s = |_| SOD_LEFT;
-        assert!(RadialFlow::new(Geometry::Planar, (0.0, 1.0), 1, s).is_err());
-        assert!(RadialFlow::new(Geometry::Planar, (1.0, 1.0), 8, s).is_err());
-        assert!(RadialFlow::new(Geometry::Spherical, (-1.0, 1.0), 8, s).is_err());
+        assert!(RadialFlow::new(Geometry::Planar, (0.0, 1.0), (1, Gas::default()), s).is_err());
+        assert!(RadialFlow::new(Geometry::Planar, (1.0, 1.0), (8, Gas::default()), s).is_err());
+        assert!(RadialFlow::new(Geometry::Spherical, (-1.0, 1.0), (8, Gas::default()), s).is_err());
         let vacuum = |_| State1d { p: 0.0, ..SOD_LEFT };
-        assert!(RadialFlow::new(Geometry::Planar, (0.0, 1.0), 8, vacuum).is_err());
+        assert!(
+            RadialFlow::new(Geometry::Planar, (0.0, 1.0), (8, Gas::default()), vacuum).is_err()
+        );
     }
 
     #[test]

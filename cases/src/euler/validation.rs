@@ -10,7 +10,7 @@ use plume::comm::{Comm, CommExt};
 use plume::mesh::geometry;
 use plume::Result;
 
-use super::gas::{Conserved, Primitive};
+use super::gas::{Conserved, Gas, Primitive};
 use super::riemann::{ExactRiemann, RiemannError, State1d};
 use super::totals::LeafSums;
 
@@ -22,17 +22,18 @@ pub struct RiemannReference {
 }
 
 impl RiemannReference {
-    /// The reference of the problem of `left` and `right` with its interface at `interface`.
+    /// The reference of the problem of `left` and `right` in `gas` with its interface at
+    /// `interface`.
     ///
     /// # Errors
     /// [`RiemannError`] for unphysical states or a vacuum.
     pub fn new(
-        left: State1d,
-        right: State1d,
+        (left, right): (State1d, State1d),
         interface: f64,
+        gas: Gas,
     ) -> std::result::Result<Self, RiemannError> {
         Ok(RiemannReference {
-            exact: ExactRiemann::solve(left, right)?,
+            exact: ExactRiemann::solve(left, right, gas)?,
             interface,
         })
     }
@@ -107,13 +108,20 @@ pub fn density_profile<C: Comm + ?Sized>(
     range: (f64, f64),
     slabs: usize,
 ) -> crate::Result<Vec<(f64, f64)>> {
-    profile(comm, forest, (|x| x[0], range, slabs), |w| w.rho)
+    // The density of a leaf does not depend on the gas.
+    let rho = |w: &Primitive| w.rho;
+    profile(
+        comm,
+        forest,
+        (|x| x[0], range, slabs),
+        (rho, Gas::default()),
+    )
 }
 
 /// A value of the flow along a coordinate over every rank's leaves (a collective): with
 /// `(along, (lo, hi), slabs)`, `slabs` slabs of equal width of the coordinate `along(x)`
 /// between `lo` and `hi` (x, or the distance from a centre), each the volume-weighted mean of
-/// `value` (of a leaf's primitive state) over the leaves whose centroid lies in it, at the
+/// `value` (of a leaf's primitive state in `gas`) over the leaves whose centroid lies in it, at the
 /// slab's middle; empty slabs are left out, centroids beyond the range count in the end slabs.
 ///
 /// # Errors
@@ -122,7 +130,7 @@ pub fn profile<C: Comm + ?Sized>(
     comm: &C,
     forest: &Forest,
     (along, (lo, hi), slabs): (impl Fn([f64; 3]) -> f64, (f64, f64), usize),
-    value: impl Fn(&Primitive) -> f64,
+    (value, gas): (impl Fn(&Primitive) -> f64, Gas),
 ) -> crate::Result<Vec<(f64, f64)>> {
     let range = hi - lo;
     if slabs == 0 || !(range.is_finite() && range > 0.0) {
@@ -137,7 +145,7 @@ pub fn profile<C: Comm + ?Sized>(
         let v = geometry::volume(&leaf.corners).abs();
         let s = slab(along(leaf.centroid));
         let u: Conserved = std::array::from_fn(|k| leaf.data[k]);
-        mass[2 * s] += v * value(&Primitive::of(&u));
+        mass[2 * s] += v * value(&Primitive::of(&u, gas));
         mass[2 * s + 1] += v;
     });
     // Slab sums travel whole and add in rank order; a slab's mean then depends on P only
@@ -198,9 +206,12 @@ mod tests {
     fn the_reference_holds_until_a_wave_reaches_an_end() {
         let sod = |interface| {
             RiemannReference::new(
-                crate::euler::cases::SOD_LEFT,
-                crate::euler::cases::SOD_RIGHT,
+                (
+                    crate::euler::cases::SOD_LEFT,
+                    crate::euler::cases::SOD_RIGHT,
+                ),
                 interface,
+                Gas::default(),
             )
             .unwrap()
         };
@@ -212,9 +223,9 @@ mod tests {
         assert!((t - 0.9 / 1.4f64.sqrt()).abs() < 1e-12, "{t}");
         // Equal states at rest: the outermost signals still travel at ∓c.
         let still = RiemannReference::new(
-            crate::euler::cases::SOD_LEFT,
-            crate::euler::cases::SOD_LEFT,
+            (crate::euler::cases::SOD_LEFT, crate::euler::cases::SOD_LEFT),
             0.5,
+            Gas::default(),
         )
         .unwrap();
         let t = still.unbounded_until(0.0, 1.0);
@@ -233,7 +244,7 @@ mod tests {
             u: 0.0,
             p: 0.1,
         };
-        let exact = RiemannReference::new(left, right, 0.5).unwrap();
+        let exact = RiemannReference::new((left, right), 0.5, Gas::default()).unwrap();
         let initial = forest(|x| exact.density(x, 0.0));
         // Moving the interface by a quarter of the box puts the density wrong by 0.875 on a
         // quarter of the volume.

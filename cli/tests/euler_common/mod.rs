@@ -100,15 +100,14 @@ pub fn samples<C: plume::comm::Comm + ?Sized>(euler: &EulerRun<C>) -> Vec<LeafSa
 }
 
 /// The volume-weighted L1 error of the density against the exact solution of the Riemann
-/// problem of `left` and `right` with its interface at `interface`, at time `t`.
+/// problem of `left` and `right` in `gas` with its interface at `interface`, at time `t`.
 pub fn density_l1(
     leaves: &[LeafSample],
-    left: State1d,
-    right: State1d,
-    interface: f64,
-    t: f64,
+    (left, right): (State1d, State1d),
+    (interface, t): (f64, f64),
+    gas: plume_cases::euler::Gas,
 ) -> f64 {
-    let exact = RiemannReference::new(left, right, interface).unwrap();
+    let exact = RiemannReference::new((left, right), interface, gas).unwrap();
     let (mut err, mut vol) = (0.0, 0.0);
     for l in leaves {
         let rho = exact.density(l.centroid[0], t);

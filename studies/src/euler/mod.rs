@@ -264,7 +264,7 @@ impl Exact {
         match problem.case {
             Case::Sod { .. } => problem
                 .case
-                .reference()
+                .reference(plume_cases::euler::Gas::default())
                 .map(Exact::Riemann)
                 .ok_or_else(|| format!("{}: no exact solution", problem.name)),
             Case::Wave { .. } => Ok(Exact::Wave(problem.case)),
@@ -280,9 +280,13 @@ impl Exact {
                     u: 0.0,
                     p: if r < radius { inside } else { outside },
                 };
-                let mut flow =
-                    RadialFlow::new(Geometry::Spherical, (0.0, 3f64.sqrt()), cells, initial)
-                        .map_err(|e| e.to_string())?;
+                let mut flow = RadialFlow::new(
+                    Geometry::Spherical,
+                    (0.0, 3f64.sqrt()),
+                    (cells, plume_cases::euler::Gas::default()),
+                    initial,
+                )
+                .map_err(|e| e.to_string())?;
                 flow.advance_to(problem.t_end).map_err(|e| e.to_string())?;
                 Ok(Exact::Radial(Box::new(flow)))
             }

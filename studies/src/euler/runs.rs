@@ -171,7 +171,14 @@ pub fn run(
         let l1 = density_l1(comm, forest, |x| exact.state(along(x), t).rho)?;
         let profiles = Quantity::ALL
             .iter()
-            .map(|q| profile(comm, forest, (along, (0.0, 1.0), slabs), |w| q.of(w)))
+            .map(|q| {
+                profile(
+                    comm,
+                    forest,
+                    (along, (0.0, 1.0), slabs),
+                    (|w: &Primitive| q.of(w), plume_cases::euler::Gas::default()),
+                )
+            })
             .collect::<plume_cases::Result<Vec<_>>>()?;
         let iterations = run.iteration;
         Ok((
