@@ -110,7 +110,7 @@ impl SchemeOptions {
 
 impl std::fmt::Display for SchemeOptions {
     /// The settings as the command line spells them, e.g. `flux hllc, order 2 (limiter venkat,
-    /// K 5), ssp-rk2`.
+    /// K 20), time ssp-rk2`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let flux = match self.flux {
             FluxScheme::Hllc => "hllc",

@@ -85,13 +85,18 @@ impl EulerStudy {
     pub fn markdown(&self) -> String {
         let cfg = &self.config;
         let mut out = String::new();
-        let schemes: Vec<&str> = cfg.schemes.iter().map(|s| s.name.as_str()).collect();
+        let schemes: Vec<String> = cfg
+            .schemes
+            .iter()
+            .map(|s| format!("{} ({})", s.name, s.scheme))
+            .collect();
         let _ = writeln!(
             out,
             "# The Euler solver against exact and reference solutions (issue 26, item 3)\n\n\
-             Schemes: {}. HLLC, CFL 0.4. The Riemann problems and the wave run in the tube \
-             [0, 1] × [0, 1/{n}]² of {n} cubes (6 tetrahedra each; transmissive ends, walls \
-             along x) on uniform levels 0–{l}: a leaf spans 1/({n}·2^level) along x. The blast \
+             Schemes: {}; CFL 0.4. The Riemann problems and the wave run in the tube \
+             [0, 1] × [0, 1/{n}]² of {n} cubes (6 tetrahedra each; walls along x; transmissive \
+             ends, but the wave enters through an inflow end of its base state) on uniform \
+             levels 0–{l}: a leaf spans 1/({n}·2^level) along x. The blast \
              runs in the octant [0, 1]³ of {b}³ cubes (its three faces through the centre are \
              walls, i.e. planes of symmetry) on levels 0–{bl}. Errors: the volume-weighted L1 \
              norm of the density against the exact solution at each leaf's centroid; order: \
