@@ -56,6 +56,10 @@ pub struct Restarted {
     pub state: Vec<u8>,
 }
 
+/// A checkpoint as one rank reads it: the manifest, the caller's state, the packets of the
+/// roots held here and, on the P that wrote it, the rank that held each root then.
+type ReadCheckpoint = (Manifest, Vec<u8>, Vec<TreePacket>, Option<Vec<u32>>);
+
 /// A piece of a checkpoint as the manifest lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Piece {
@@ -376,12 +380,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// run's `identity` and initial mesh's hash `mesh`), the state, the packets of the
     /// roots held here (every piece read and checked, so that every root is found once),
     /// and, when the run has the P that wrote it, the rank that held each root then.
-    fn read_checkpoint(
-        &self,
-        dir: &Path,
-        identity: &str,
-        mesh: u64,
-    ) -> Result<(Manifest, Vec<u8>, Vec<TreePacket>, Option<Vec<u32>>)> {
+    fn read_checkpoint(&self, dir: &Path, identity: &str, mesh: u64) -> Result<ReadCheckpoint> {
         let path = dir.join(MANIFEST);
         let text = fs::read(&path).map_err(io(&path))?;
         let text = String::from_utf8(text)
