@@ -2,8 +2,10 @@
 //! its checkpoint on another number of thread ranks gives the uninterrupted run's mesh at
 //! every level (a digest of every leaf's corners) and its records that do not depend on P
 //! (`level`, `leaves`); an Euler run continued so gives the uninterrupted flow's records bit
-//! for bit (the clocks and the balancer's aside); corrupt, cut, incomplete or another run's
-//! checkpoints are refused with one line and exit 1.
+//! for bit (the clocks and the balancer's aside); continued on the P that wrote it, either
+//! case gives every record field but the clocks bit for bit, the balancer's (`load_imb`, the
+//! moves) included; corrupt, cut, incomplete or another run's checkpoints are refused with
+//! one line and exit 1.
 
 mod common;
 
@@ -11,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-use common::{fails, ok, records_without, TempDir, EULER_BALANCER_FIELDS};
+use common::{euler_moved_trees, fails, ok, records_without, TempDir, EULER_BALANCER_FIELDS};
 use plume::comm::{launch_threads, Comm, CommExt, CpuClock, ReduceOp};
 use plume::dist::CpuLaps;
 use plume::mesh::Mesh;
@@ -141,6 +143,36 @@ fn run_shock_continued_gives_the_uninterrupted_records() {
             whole[k..],
             "P = {before} → {after}"
         );
+    }
+}
+
+/// The fields of a `plume run shock` record that depend on the clocks: the stage times and
+/// the balancer's share of them.
+const SHOCK_CLOCKS: [&str; 2] = ["time_ms", "balance_pct"];
+
+#[test]
+fn run_shock_continued_on_its_ranks_gives_every_record_bit_for_bit() {
+    let dir = TempDir::new("ckpt-same-p");
+    let mesh = dir.arg("box.msh");
+    ok(&["mesh", "box", "--cells", "8", "4", "4", "-o", &mesh]);
+    for (procs, k) in [(2, 3), (3, 2)] {
+        let whole = dir.arg(&format!("whole{procs}"));
+        shock(&mesh, procs, 6, &whole, &[]);
+        let whole = records_without(Path::new(&whole), "levels", &SHOCK_CLOCKS);
+        // The levels after the checkpoint balance and move trees: the owners matter.
+        let moved: u64 = whole[k..]
+            .iter()
+            .map(|r| r["trees_moved"].as_u64().unwrap())
+            .sum();
+        assert!(moved > 0, "P = {procs}: nothing moved after level {k}");
+        let first = dir.arg(&format!("first{procs}"));
+        let every = k.to_string();
+        shock(&mesh, procs, k, &first, &["--checkpoint-every", &every]);
+        let from = Path::new(&first).join("checkpoint").display().to_string();
+        let then = dir.arg(&format!("then{procs}"));
+        shock(&mesh, procs, 6, &then, &["--restart", &from]);
+        let got = records_without(Path::new(&then), "levels", &SHOCK_CLOCKS);
+        assert_eq!(got, whole[k..], "P = {procs} → {procs} after level {k}");
     }
 }
 
@@ -336,4 +368,39 @@ fn run_euler_continued_gives_the_uninterrupted_flow_bit_for_bit() {
         2,
         &["multiple of --output-every 20"],
     );
+}
+
+#[test]
+fn run_euler_continued_on_its_ranks_gives_every_record_bit_for_bit() {
+    let dir = TempDir::new("ckpt-euler-same-p");
+    // The clocks alone differ: the balancer's fields (`load_imb`, `moved_*`) are kept.
+    let clocks = ["time_ms", "flux_rate"];
+    let iteration = |r: &Value| r["iteration"].as_u64().unwrap();
+    for procs in [2, 3] {
+        let whole = dir.arg(&format!("whole{procs}"));
+        sod(&dir, (procs, "0.05"), &format!("whole{procs}"), &[]);
+        let whole_records = records_without(Path::new(&whole), "iterations", &clocks);
+        let first = format!("first{procs}");
+        sod(&dir, (procs, "0.02"), &first, &["--checkpoint-every", "20"]);
+        let written = records_without(&dir.path(&first), "iterations", &clocks);
+        let ended = written.last().map(iteration).unwrap();
+        let at = written
+            .iter()
+            .map(iteration)
+            .filter(|&i| i % 20 == 0 && i < ended)
+            .max()
+            .unwrap();
+        let from = dir.path(&first).join("checkpoint").display().to_string();
+        let then = format!("then{procs}");
+        sod(&dir, (procs, "0.05"), &then, &["--restart", &from]);
+        let got = records_without(&dir.path(&then), "iterations", &clocks);
+        let expected: Vec<Value> = whole_records
+            .into_iter()
+            .filter(|r| iteration(r) > at)
+            .collect();
+        assert!(expected.len() > 3, "{expected:?}");
+        // The restarted run balances and moves trees: the owners matter.
+        assert!(euler_moved_trees(&dir.path(&then)) > 0, "P = {procs}");
+        assert_eq!(got, expected, "P = {procs} → {procs} from iteration {at}");
+    }
 }

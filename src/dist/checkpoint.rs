@@ -22,8 +22,12 @@
 //! A restart deals the trees out by the run's own start-up: the caller starts the run as it
 //! would (same mesh, options and balancer rule, any P), then [`Run::restart`] replaces the
 //! bare trees each rank holds by the checkpoint's. The union of the ranks' leaves, their data
-//! and so every later step's mesh are those of the run that wrote it; what depends on P (the
-//! balancer's decisions) starts afresh from the first owners.
+//! and so every later step's mesh are those of the run that wrote it. On the P that wrote it,
+//! each tree then moves to the rank that held it (rank k's piece holds rank k's trees) and
+//! the balancer observes the rows ([`Balancer::observe`](super::Balancer::observe)): PLUM's
+//! rank 0 learns every root's weights and owner, those the uninterrupted run's rank 0 holds
+//! after its next gather, so the balancer decides as it would have. On another P what
+//! depends on P (the owners, the balancer's decisions) starts afresh from the first owners.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -51,6 +55,10 @@ pub struct Restarted {
     /// The caller's state, as given to [`Run::checkpoint`].
     pub state: Vec<u8>,
 }
+
+/// A checkpoint as one rank reads it: the manifest, the caller's state, the packets of the
+/// roots held here and, on the P that wrote it, the rank that held each root then.
+type ReadCheckpoint = (Manifest, Vec<u8>, Vec<TreePacket>, Option<Vec<u32>>);
 
 /// A piece of a checkpoint as the manifest lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -325,7 +333,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// just started, as the one that wrote it was (same mesh and adaptation options, any
     /// number of ranks and any backend), before its first step; each rank's trees are
     /// replaced by the checkpoint's trees of the roots it holds, and the step count is the
-    /// checkpoint's. Returns the step, the P it was written on and the caller's state.
+    /// checkpoint's; on the P that wrote it, the trees then move to the ranks that held them
+    /// ([`Run::migrate_to`]). Returns the step, the P it was written on and the caller's state.
     ///
     /// # Errors
     /// [`Error::Invalid`] when `self` has stepped already, or the checkpoint is another
@@ -341,7 +350,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         }
         let mesh = self.mesh_hash()?;
         let read = self.read_checkpoint(dir, identity, mesh);
-        let (manifest, state, packets) = self.comm.agree(read)?;
+        let (manifest, state, packets, holders) = self.comm.agree(read)?;
         let held = self.held_roots();
         let put = self
             .forest
@@ -351,6 +360,14 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         self.weights = super::rows::HeldWeights::default();
         self.level_graph = None;
         self.last = None;
+        if let Some(holders) = holders {
+            self.migrate_to(&holders)?;
+            // The balancer sees the rows after the checkpoint's step, as it would have seen
+            // them (rank 0 of PLUM: every root's weights and owner).
+            let rows = self.rows(false);
+            self.balancer
+                .observe(&self.comm, rows.held(self.share.nroots()))?;
+        }
         self.level = manifest.step;
         Ok(Restarted {
             step: manifest.step,
@@ -360,14 +377,10 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     }
 
     /// This rank's reading of the checkpoint in `dir`: the manifest (checked against the
-    /// run's `identity` and initial mesh's hash `mesh`), the state, and the packets of the
-    /// roots held here (every piece read and checked, so that every root is found once).
-    fn read_checkpoint(
-        &self,
-        dir: &Path,
-        identity: &str,
-        mesh: u64,
-    ) -> Result<(Manifest, Vec<u8>, Vec<TreePacket>)> {
+    /// run's `identity` and initial mesh's hash `mesh`), the state, the packets of the
+    /// roots held here (every piece read and checked, so that every root is found once),
+    /// and, when the run has the P that wrote it, the rank that held each root then.
+    fn read_checkpoint(&self, dir: &Path, identity: &str, mesh: u64) -> Result<ReadCheckpoint> {
         let path = dir.join(MANIFEST);
         let text = fs::read(&path).map_err(io(&path))?;
         let text = String::from_utf8(text)
@@ -402,8 +415,9 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let state = read_piece(dir, &manifest.pieces[0])?;
         let initial = self.forest.initial();
         let mut seen = vec![false; roots];
+        let mut holder = vec![0u32; roots];
         let mut packets = Vec::new();
-        for piece in &manifest.pieces[1..] {
+        for (rank, piece) in manifest.pieces[1..].iter().enumerate() {
             let bytes = read_piece(dir, piece)?;
             let path = dir.join(&piece.name);
             let mut reader = codec::PacketReader::new(&bytes).map_err(|e| corrupt(&path, e))?;
@@ -416,6 +430,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
                         format!("root {root} is out of range or found twice"),
                     ));
                 }
+                holder[root] = rank as u32;
                 let here = initial.local_root(p.root);
                 if here.is_some_and(|r| self.forest.holds(r)) {
                     packets.push(std::mem::replace(&mut p, TreePacket::empty()));
@@ -428,7 +443,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
                 format!("no piece holds root {root}"),
             ));
         }
-        Ok((manifest, state, packets))
+        let holders = (manifest.ranks == self.comm.size()).then_some(holder);
+        Ok((manifest, state, packets, holders))
     }
 
     /// A hash of the initial mesh, the same on every rank and for every P and holding (a
