@@ -527,3 +527,40 @@ fn a_failing_rank_ends_every_rank_with_an_error() {
     });
     assert!(outcome.is_err());
 }
+
+#[test]
+fn the_checksum_is_the_same_on_every_p() {
+    // The same steps on 1, 2 and 3 ranks give the same mesh; the trees migrate (and arrive
+    // compacted) only with P > 1, so a checksum of the trees' storage would differ.
+    let mesh = generate_box([4, 3, 3], [1.0, 1.0, 1.0]).unwrap();
+    let (lo, hi) = bounds(&mesh);
+    let sums = |p: usize| {
+        let mesh = mesh.clone();
+        let per_rank = without_hang(move || {
+            launch_threads(p, |comm| {
+                let plum = Plum::new(PlumOptions::new(p))?;
+                let mut run =
+                    Run::new(comm, mesh.clone(), adapt_options(), GatheredPlum::new(plum))?;
+                let mut sums = Vec::new();
+                for level in 0..4 {
+                    let report = run.step(|leaf| shock_mark(leaf, level, lo, hi))?;
+                    sums.push((
+                        run.checksum()?,
+                        report.metrics.leaves,
+                        report.metrics.moved.trees > 0,
+                    ));
+                }
+                Ok(sums)
+            })
+        })
+        .unwrap();
+        per_rank.into_iter().next().expect("rank 0")
+    };
+    let one = sums(1);
+    for p in [2, 3] {
+        let many = sums(p);
+        assert!(many.iter().any(|s| s.2), "P = {p}: no tree moved");
+        let strip = |v: &[(u64, u64, bool)]| v.iter().map(|s| (s.0, s.1)).collect::<Vec<_>>();
+        assert_eq!(strip(&one), strip(&many), "P = {p}");
+    }
+}

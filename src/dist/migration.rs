@@ -138,19 +138,22 @@ fn decode(incoming: &[Vec<u8>]) -> Result<Vec<(usize, TreePacket)>> {
     Ok(out)
 }
 
-/// A checksum of the trees held here: the wrapping sum of a hash of each tree's packet, so
-/// that the sum over ranks does not depend on which rank holds which tree.
+/// A checksum of the trees held here: the wrapping sum over trees of a hash of the tree's
+/// leaves in canonical order (each leaf's level, corners and data, bit for bit), so that the
+/// sum over ranks depends neither on which rank holds which tree nor on how a tree is stored
+/// (a migrated tree arrives compacted: its packet's bytes change, its leaves do not).
 pub(crate) fn checksum(forest: &Forest) -> u64 {
     (0..forest.nroots() as u32)
         .filter(|&r| forest.holds(r))
         .map(|r| {
-            let bytes = bincode::serialize(&forest.pack_tree(r)).expect("a packet encodes");
-            let gid = forest.initial().root_gid(r);
-            bytes.chunks(8).fold(u64::from(gid), |h, chunk| {
-                let mut word = [0u8; 8];
-                word[..chunk.len()].copy_from_slice(chunk);
-                crate::hash::mix64(h ^ u64::from_le_bytes(word))
-            })
+            let mut h = u64::from(forest.initial().root_gid(r));
+            let mut add = |word: u64| h = crate::hash::mix64(h ^ word);
+            forest.for_each_leaf_in(&[r], |leaf| {
+                add(u64::from(leaf.level));
+                leaf.corners.iter().flatten().for_each(|x| add(x.to_bits()));
+                leaf.data.iter().for_each(|x| add(x.to_bits()));
+            });
+            h
         })
         .fold(0u64, u64::wrapping_add)
 }

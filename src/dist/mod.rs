@@ -923,8 +923,9 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
         })
     }
 
-    /// A checksum of every tree of the run (a collective): the same whichever rank holds
-    /// which tree, so a migration leaves it unchanged.
+    /// A checksum of every leaf of the run, its root, level, corners and data (a collective):
+    /// the same whichever rank holds which tree and however a tree is stored, so a migration
+    /// leaves it unchanged and runs on any P with the same mesh give the same value.
     ///
     /// # Errors
     /// Transport errors.
