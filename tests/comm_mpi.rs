@@ -554,6 +554,12 @@ fn example_4_prints_the_same_mesh_on_any_number_of_ranks() {
         .and_then(|deps| deps.parent())
         .expect("target/<profile>/deps")
         .join("examples/ex4_mpi");
+    assert!(
+        example.exists(),
+        "{} is not built: `cargo build --release -p plume --features mpi --example ex4_mpi` \
+         first (.ci/run does)",
+        example.display()
+    );
     let lines: Vec<Vec<String>> = (1..=3)
         .map(|procs| {
             let output = external::mpirun(procs, 120, &example, &[]);
