@@ -49,6 +49,22 @@ pub trait CommExt: Comm {
         })
     }
 
+    /// The value `make` returns on rank `root`, on every rank: `make` runs on the root only,
+    /// e.g. `let cfg = comm.broadcast_from(0, || read_config(path))?;` (the root's error, if
+    /// `make` fails, ends the call on every rank).
+    ///
+    /// # Errors
+    /// `make`'s error on the root, agreed by every rank; transport errors.
+    fn broadcast_from<T: Serialize + DeserializeOwned>(
+        &self,
+        root: usize,
+        make: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let made = (self.rank() == root).then(make).transpose();
+        let value = self.agree(made)?;
+        self.broadcast_serde(root, value.as_ref())
+    }
+
     /// Sends `value` to rank `dest` with `tag` ([`super::Message::decode`] reads it).
     fn send_serde<T: Serialize>(&self, dest: usize, tag: Tag, value: &T) -> Result<()> {
         self.send(dest, tag, encode(value)?)

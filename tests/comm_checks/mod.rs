@@ -150,6 +150,17 @@ pub fn broadcasts<C: Comm + ?Sized>(comm: &C) -> Result<()> {
     let value = vec![1.5f64, -2.0, root as f64];
     let got: Vec<f64> = comm.broadcast_serde(root, (rank == root).then_some(&value))?;
     ensure(got == value, || format!("typed broadcast {got:?}"))?;
+    let made: Vec<f64> = comm.broadcast_from(root, || Ok(value.clone()))?;
+    ensure(made == value, || format!("broadcast_from {made:?}"))?;
+    let failed = comm.broadcast_from::<u32>(0, || {
+        Err(Error::Zero {
+            what: "values".into(),
+        })
+    });
+    ensure(
+        matches!(&failed, Err(Error::Zero { what }) if *what == "values"),
+        || format!("a failing broadcast_from gave {failed:?} on rank {rank}"),
+    )?;
     let missing = comm.broadcast_serde::<u32>(0, None);
     ensure(missing.is_err(), || {
         "a broadcast without a value succeeded".into()
