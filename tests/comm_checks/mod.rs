@@ -152,11 +152,7 @@ pub fn broadcasts<C: Comm + ?Sized>(comm: &C) -> Result<()> {
     ensure(got == value, || format!("typed broadcast {got:?}"))?;
     let made: Vec<f64> = comm.broadcast_from(root, || Ok(value.clone()))?;
     ensure(made == value, || format!("broadcast_from {made:?}"))?;
-    let failed = comm.broadcast_from::<u32>(0, || {
-        Err(Error::Zero {
-            what: "values".into(),
-        })
-    });
+    let failed = comm.broadcast_from::<u32>(0, || Err(Error::Zero { what: "values" }));
     ensure(
         matches!(&failed, Err(Error::Zero { what }) if *what == "values"),
         || format!("a failing broadcast_from gave {failed:?} on rank {rank}"),
