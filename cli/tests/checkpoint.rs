@@ -1,6 +1,6 @@
 //! Checkpoint and restart (issue 27.3): a shock run stopped after level k and continued from
 //! its checkpoint on another number of thread ranks gives the uninterrupted run's mesh at
-//! every level (a digest of every leaf's corners) and its records that do not depend on P
+//! every level (`Forest::checksum` of every leaf) and its records that do not depend on P
 //! (`level`, `leaves`); an Euler run continued so gives the uninterrupted flow's records bit
 //! for bit (the clocks and the balancer's aside); continued on the P that wrote it, either
 //! case gives every record field but the clocks bit for bit, the balancer's (`load_imb`, the
@@ -20,20 +20,6 @@ use plume::mesh::Mesh;
 use plume_cases::checkpoint::Checkpoints;
 use plume_cases::shock::{ranks::run_rank, ShockConfig};
 use serde_json::Value;
-
-/// A digest of the leaves of `forest` held here: the wrapping sum over leaves of a hash of
-/// each one's corners (bits), so that it does not depend on which rank holds a leaf nor on
-/// how its tree stores it.
-fn leaves_digest(forest: &plume::adapt::Forest) -> u64 {
-    let mut sum = 0u64;
-    forest.for_each_leaf(|leaf| {
-        let h = leaf.corners.iter().flatten().fold(0u64, |h, x| {
-            plume::hash::mix64(h.rotate_left(5) ^ x.to_bits())
-        });
-        sum = sum.wrapping_add(h);
-    });
-    sum
-}
 
 /// The shock case on `procs` thread ranks up to `levels` with `checkpoints`: each level's
 /// digest of the whole mesh, from the first level `each_level` sees.
@@ -56,7 +42,7 @@ fn digests(
             true,
             checkpoints,
             |level, _, forest, _| {
-                let digest = comm.reduce_u64(leaves_digest(forest), ReduceOp::Sum)?;
+                let digest = comm.reduce_u64(forest.checksum(), ReduceOp::Sum)?;
                 seen.lock().unwrap().insert(level, digest);
                 Ok(())
             },

@@ -273,6 +273,26 @@ impl Forest {
         self.trees.len()
     }
 
+    /// A checksum of the trees held here: the wrapping sum over trees of a hash of the tree's
+    /// leaves in canonical order (each leaf's level, corners and data, bit for bit), so that
+    /// summed over ranks it depends neither on which rank holds which tree nor on how a tree
+    /// is stored (a migrated tree arrives compacted: its storage changes, its leaves do not).
+    pub fn checksum(&self) -> u64 {
+        (0..self.nroots() as u32)
+            .filter(|&r| self.holds(r))
+            .map(|r| {
+                let mut h = u64::from(self.initial().root_gid(r));
+                let mut add = |word: u64| h = crate::hash::mix64(h ^ word);
+                self.for_each_leaf_in(&[r], |leaf| {
+                    add(u64::from(leaf.level));
+                    leaf.corners.iter().flatten().for_each(|x| add(x.to_bits()));
+                    leaf.data.iter().for_each(|x| add(x.to_bits()));
+                });
+                h
+            })
+            .fold(0u64, u64::wrapping_add)
+    }
+
     /// Number of leaves (elements of the computational mesh) of the trees held.
     pub fn nleaves(&self) -> usize {
         self.nleaves

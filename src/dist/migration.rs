@@ -137,23 +137,3 @@ fn decode(incoming: &[Vec<u8>]) -> Result<Vec<(usize, TreePacket)>> {
     }
     Ok(out)
 }
-
-/// A checksum of the trees held here: the wrapping sum over trees of a hash of the tree's
-/// leaves in canonical order (each leaf's level, corners and data, bit for bit), so that the
-/// sum over ranks depends neither on which rank holds which tree nor on how a tree is stored
-/// (a migrated tree arrives compacted: its packet's bytes change, its leaves do not).
-pub(crate) fn checksum(forest: &Forest) -> u64 {
-    (0..forest.nroots() as u32)
-        .filter(|&r| forest.holds(r))
-        .map(|r| {
-            let mut h = u64::from(forest.initial().root_gid(r));
-            let mut add = |word: u64| h = crate::hash::mix64(h ^ word);
-            forest.for_each_leaf_in(&[r], |leaf| {
-                add(u64::from(leaf.level));
-                leaf.corners.iter().flatten().for_each(|x| add(x.to_bits()));
-                leaf.data.iter().for_each(|x| add(x.to_bits()));
-            });
-            h
-        })
-        .fold(0u64, u64::wrapping_add)
-}

@@ -930,7 +930,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// # Errors
     /// Transport errors.
     pub fn checksum(&self) -> Result<u64> {
-        let local = migration::checksum(&self.forest);
+        let local = self.forest.checksum();
         self.comm.reduce_u64(local, ReduceOp::Sum)
     }
 

@@ -42,30 +42,9 @@ fn started_on_parts(comm: &ThreadComm, mesh: Mesh) -> Run<'_, ThreadComm> {
     Run::on_parts(comm, &initial, opts(), plum).unwrap()
 }
 
-/// A digest of the run's leaves (a collective): the wrapping sum over leaves of a hash of
-/// each one's root, depth, corners and data, whatever rank holds it and however its tree
-/// stores it ([`Run::checksum`] hashes the trees' storage order, which a migration compacts).
-fn leaves_digest(run: &Run<ThreadComm>) -> u64 {
-    let initial = run.forest().initial();
-    let mut local = 0u64;
-    run.forest().for_each_leaf(|leaf| {
-        let words = leaf
-            .corners
-            .iter()
-            .flatten()
-            .chain(leaf.data)
-            .map(|x| x.to_bits())
-            .chain([u64::from(leaf.level)]);
-        let gid = u64::from(initial.root_gid(leaf.id.root));
-        let h = words.fold(gid, |h, w| crate::hash::mix64(h ^ w));
-        local = local.wrapping_add(h);
-    });
-    run.comm().reduce_u64(local, ReduceOp::Sum).unwrap()
-}
-
 /// Step `s` of the test's run: refine near a sphere moving along x, coarsen far from it;
 /// after step 1, each leaf's datum is a function of its centroid (then carried by the
-/// library's transfer). Returns the digest of its leaves and their number.
+/// library's transfer). Returns the run's checksum and its leaves.
 fn step(run: &mut Run<ThreadComm>, s: usize) -> (u64, u64) {
     let centre = 0.15 + 0.2 * s as f64;
     let near = |leaf: &LeafView| (leaf.centroid[0] - centre).abs() < 0.2;
@@ -83,7 +62,7 @@ fn step(run: &mut Run<ThreadComm>, s: usize) -> (u64, u64) {
             run.leaf_data_mut(id).expect("a fresh id of a held leaf")[0] = c[0] * 3.0 + c[1] * c[2];
         }
     }
-    (leaves_digest(run), report.metrics.leaves)
+    (run.checksum().unwrap(), report.metrics.leaves)
 }
 
 /// The checksums and leaves after each of steps `1..=total` on `p` ranks, uninterrupted.
