@@ -5,8 +5,9 @@
 //! values following the mesh through the old → new leaf map ([`Run::step_with_transfer`]),
 //! (each leaf's depth, checked against the forest after every step), and the mesh not
 //! depending on the number of ranks: rank 0 prints, after each step, the leaves, their depths
-//! summed, the families coarsened and the elements divided (sums over ranks), the same lines
-//! for any number of ranks (`tests/comm_mpi.rs` checks 1, 2 and 3).
+//! summed, the families coarsened, the elements divided (sums over ranks) and the mesh's
+//! checksum ([`Run::checksum`]: leaves, corners and data), the same lines for any number of
+//! ranks (`tests/comm_mpi.rs` checks 1, 2 and 3).
 //!
 //! ```text
 //! cargo build --release --features mpi --example ex4_mpi
@@ -80,9 +81,11 @@ fn main() -> std::process::ExitCode {
             }
             let levels = depth.values().map(|&d| u64::from(d)).sum::<u64>();
             let levels = comm.all_reduce_u64(&[levels], ReduceOp::Sum)?[0];
+            let checksum = run.checksum()?;
             if comm.rank() == 0 {
                 println!(
-                    "step {} leaves {} levels summed {levels} coarsened {} divided {}",
+                    "step {} leaves {} levels summed {levels} coarsened {} divided {} \
+                     checksum {checksum:016x}",
                     step + 1,
                     report.metrics.leaves,
                     report.metrics.coarsened,

@@ -545,7 +545,7 @@ fn the_chunk_start_matches_the_threads_backend(procs: usize) {
 }
 
 /// `examples/ex4_mpi.rs` (built by `cargo test` with the feature): its lines (per step the
-/// leaves, their depths summed, families coarsened, elements divided) are the same on 1, 2
+/// leaves, their depths summed, families coarsened, elements divided, the checksum) are the same on 1, 2
 /// and 3 ranks, and its own check of the depths it moved through the leaf map passes.
 fn example_4_prints_the_same_mesh_on_any_number_of_ranks() {
     let own = std::env::current_exe().expect("the test binary's path");
