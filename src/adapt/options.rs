@@ -92,14 +92,17 @@ impl AdaptOptions {
 /// centroid is the volume-weighted mean of its children's, so the mean of the children of a
 /// coarsening is the value at the parent's centroid, and a child's value is the field at its
 /// own. The gradient's three fields move by their own policies (normally conservative:
-/// copied on refinement, averaged on coarsening); a child is always interpolated with its
-/// parent's values before any field of the child is set. Linear fields are conservative too:
+/// copied on refinement, averaged on coarsening); a child's values come from its parent's
+/// alone, so the order of the fields does not matter. Linear fields are conservative too:
 /// the children's volume-weighted offsets from the parent's centroid sum to zero, so
 /// `Σ u·V` is kept to round-off. A green family upgraded to 1:8 (or a family coarsened and
 /// its parent divided anew) first becomes its parent, by the coarsening rule, then the
 /// parent is refined with the green children's mean gradient: exact and conservative on a
 /// linear field. Centroids are [`geometry::centroid`](crate::mesh::geometry::centroid) of
 /// the corners, as [`LeafView::centroid`](super::LeafView::centroid).
+///
+/// Migration carries every field bit for bit, and a tree that moves before its subdivision
+/// (PLUM's way) is divided after it arrives by the same code: the same values on every P.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Transfer {
     /// A density (mass, momentum, energy per volume): `Σ u·V` over the leaves is conserved.
