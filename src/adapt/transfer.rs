@@ -111,9 +111,7 @@ impl Forest {
             }
         }
     }
-}
 
-impl Forest {
     /// The centroid of element `i` of tree `r` ([`geometry::centroid`] of its corners, as
     /// [`LeafView::centroid`](super::LeafView::centroid)).
     fn elem_centroid(&self, r: u32, i: usize) -> [f64; 3] {
