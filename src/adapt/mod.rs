@@ -26,7 +26,8 @@
 //! Solution values ([`AdaptOptions::nfields`] per element) follow each field's [`Transfer`]
 //! policy through every step: [`Transfer::Conservative`] keeps `Σ u·V` to round-off (also
 //! through green upgrades, by exact overlap volumes), [`Transfer::Inherit`] only ever copies
-//! values (the table in [`Transfer`]'s doc).
+//! values, [`Transfer::Linear`] interpolates a value with the gradient stored in three other
+//! fields, exact on a linear field and conservative (the table in [`Transfer`]'s doc).
 //!
 //! [`LeafAdjacency`] gives every leaf its four face neighbours (leaves of the same or a
 //! neighbouring tree, the tagged boundary, or trees held elsewhere), rebuilt after each step.

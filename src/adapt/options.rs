@@ -30,7 +30,9 @@ impl AdaptOptions {
     /// Checks that the options describe the fields consistently.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when `transfer` has more entries than `nfields`.
+    /// [`Error::Invalid`] when `transfer` has more entries than `nfields`, or a
+    /// [`Transfer::Linear`] field's gradient names a field that does not exist, the field
+    /// itself, or one field twice.
     pub fn check(&self) -> Result<()> {
         if self.transfer.len() > self.nfields {
             return Err(Error::Invalid(format!(
@@ -38,6 +40,27 @@ impl AdaptOptions {
                 self.transfer.len(),
                 self.nfields
             )));
+        }
+        for (f, t) in self.transfer.iter().enumerate() {
+            if let Transfer::Linear { gradient } = *t {
+                let bad = |why: String| {
+                    Err(Error::Invalid(format!(
+                        "field {f} is linear with gradient fields {gradient:?}: {why}"
+                    )))
+                };
+                if let Some(&g) = gradient.iter().find(|&&g| g >= self.nfields) {
+                    return bad(format!("there is no field {g} of {}", self.nfields));
+                }
+                if gradient.contains(&f) {
+                    return bad("a field cannot be its own gradient".into());
+                }
+                if gradient[0] == gradient[1]
+                    || gradient[0] == gradient[2]
+                    || gradient[1] == gradient[2]
+                {
+                    return bad("the three components must be three fields".into());
+                }
+            }
         }
         Ok(())
     }
@@ -47,12 +70,12 @@ impl AdaptOptions {
 /// values (`Tree::data`), and each field moves by its own policy
 /// ([`AdaptOptions::transfer`]) when the leaves change:
 ///
-/// | step | [`Transfer::Conservative`] | [`Transfer::Inherit`] |
-/// |---|---|---|
-/// | refinement | children copy the parent | children copy the parent |
-/// | coarsening | volume-weighted mean of the children | the value covering most of the parent |
-/// | green upgrade to 1:8 | volume-weighted mean of the green children it overlaps | the value of the green child holding its centroid |
-/// | migration | carried bit for bit | carried bit for bit |
+/// | step | [`Transfer::Conservative`] | [`Transfer::Inherit`] | [`Transfer::Linear`] |
+/// |---|---|---|---|
+/// | refinement | children copy the parent | children copy the parent | the parent's value plus its gradient times (child's centroid − parent's) |
+/// | coarsening | volume-weighted mean of the children | the value covering most of the parent | volume-weighted mean of the children |
+/// | green upgrade to 1:8 | volume-weighted mean of the green children it overlaps | the value of the green child holding its centroid | the green children's mean, refined with their mean gradient |
+/// | migration | carried bit for bit | carried bit for bit | carried bit for bit |
 ///
 /// Conservative fields keep `Σ u·V` over the leaves to round-off through every step: a 1:8
 /// child `o_c` of an upgrade gets `Σ_j u_j · vol(g_j ∩ o_c) / vol(o_c)` over the green children
@@ -63,6 +86,23 @@ impl AdaptOptions {
 /// children hold; ties go to the value of the lowest-numbered child among them. (The value of
 /// the largest child would always be child 0's, an arbitrary corner; the majority keeps a flag
 /// where most of the parent has it.)
+///
+/// Linear fields (a solver's cell value with the gradient it reconstructs) are kept exact
+/// at every leaf's centroid when the field is linear and its gradient exact: a parent's
+/// centroid is the volume-weighted mean of its children's, so the mean of the children of a
+/// coarsening is the value at the parent's centroid, and a child's value is the field at its
+/// own. The gradient's three fields move by their own policies (normally conservative:
+/// copied on refinement, averaged on coarsening); a child's values come from its parent's
+/// alone, so the order of the fields does not matter. Linear fields are conservative too:
+/// the children's volume-weighted offsets from the parent's centroid sum to zero, so
+/// `Σ u·V` is kept to round-off. A green family upgraded to 1:8 (or a family coarsened and
+/// its parent divided anew) first becomes its parent, by the coarsening rule, then the
+/// parent is refined with the green children's mean gradient: exact and conservative on a
+/// linear field. Centroids are [`geometry::centroid`](crate::mesh::geometry::centroid) of
+/// the corners, as [`LeafView::centroid`](super::LeafView::centroid).
+///
+/// Migration carries every field bit for bit, and a tree that moves before its subdivision
+/// (PLUM's way) is divided after it arrives by the same code: the same values on every P.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Transfer {
     /// A density (mass, momentum, energy per volume): `Σ u·V` over the leaves is conserved.
@@ -70,6 +110,14 @@ pub enum Transfer {
     Conservative,
     /// A label (a material flag): elements only take values that existed before.
     Inherit,
+    /// A value interpolated linearly with the gradient the solver stores in three other
+    /// fields of the same leaf: `gradient` are the indices of `∂u/∂x`, `∂u/∂y`, `∂u/∂z`
+    /// (any fields but this one, e.g. `[1, 2, 3]` for a value in field 0 followed by its
+    /// gradient).
+    Linear {
+        /// The fields of the gradient's x, y and z components.
+        gradient: [usize; 3],
+    },
 }
 
 impl AdaptOptions {
@@ -105,5 +153,28 @@ mod tests {
             AdaptOptions::with_fields(vec![Transfer::Inherit; 2]).nfields,
             2
         );
+    }
+
+    /// Options with a linear field 0 of gradient `gradient`, among 5 fields.
+    fn linear(gradient: [usize; 3]) -> AdaptOptions {
+        AdaptOptions {
+            nfields: 5,
+            ..AdaptOptions::with_fields(vec![Transfer::Linear { gradient }])
+        }
+    }
+
+    #[test]
+    fn a_linear_field_needs_three_other_existing_fields_for_its_gradient() {
+        assert_eq!(linear([1, 2, 3]).check(), Ok(()));
+        assert_eq!(linear([4, 2, 1]).check(), Ok(()));
+        let message = |gradient| match linear(gradient).check() {
+            Err(Error::Invalid(m)) => m,
+            other => panic!("{gradient:?}: {other:?}"),
+        };
+        assert!(message([1, 2, 5]).contains("no field 5 of 5"));
+        assert!(message([usize::MAX, 2, 3]).contains("no field"));
+        assert!(message([0, 1, 2]).contains("its own gradient"));
+        assert!(message([1, 2, 1]).contains("three fields"));
+        assert!(message([1, 2, 1]).starts_with("field 0 is linear with gradient fields [1, 2, 1]"));
     }
 }

@@ -48,9 +48,9 @@ impl Forest {
     }
 
     /// Appends the children of leaf `i` for `mask`, whose midpoints are `mids` (users already
-    /// counted). Returns the first child's index.
+    /// counted), and their values ([`Forest::prolong_to_children`]). Returns the first
+    /// child's index.
     pub(super) fn divide(&mut self, r: u32, i: usize, mask: u8, mids: &[u32; 6]) -> usize {
-        let nf = self.opts.nfields;
         let e = self.trees[r as usize].elems[i];
         let pts = local_points(e.verts, |k| mids[k]);
         let diag = if mask == ALL_EDGES {
@@ -79,17 +79,13 @@ impl Forest {
         let tree = &mut self.trees[r as usize];
         let first = tree.elems.len();
         tree.elems.extend_from_slice(&built[..n]);
-        if nf > 0 {
-            for _ in 0..n {
-                tree.data.extend_from_within(i * nf..(i + 1) * nf);
-            }
-        }
         tree.elems[i].split = split;
         tree.elems[i].flags = 0;
         tree.elems[i].first_child = first as u32;
         tree.nleaves += n as u32 - 1;
         self.nleaves += n - 1;
         self.report.divided += 1;
+        self.prolong_to_children(r, i, first, n);
         first
     }
 
