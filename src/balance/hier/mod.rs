@@ -61,14 +61,14 @@ mod tree;
 pub use db::{db_bytes, shrink_level, CommData, DomainInfo, ObjData};
 pub use hybrid::{run, Outcome};
 pub use in_process::{round_time, InProcess, Round, RoundKey};
-pub use lbtest::LbTest;
+pub use lbtest::{sorted_placement, LbTest};
 pub use msg::{Db, Match, Msg, Phase, Token};
 pub use options::HierOptions;
 pub use ranks::{balance_on_ranks, run_on_ranks, RankOutcome, Received};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
     bin_loads, greedy, greedy_comm, metis, ops, pick, pick_by_cut, refine, refine_search, Ops,
-    PickRule, Strategy,
+    PickRule, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
 };
 pub use transport::Transport;
 pub use tree::{level_model, message_model, Node, Tree};
