@@ -11,7 +11,7 @@ pub const FACE_VERTS: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [0, 1, 3], [0, 2,
 /// compare-and-swaps: what `sort_unstable_by_key` gives for distinct keys, without its general
 /// machinery, for the loops that sort every leaf face's vertices.
 #[inline]
-pub fn sort3_by_key<T: Copy, K: Ord>(v: [T; 3], key: impl Fn(T) -> K) -> [T; 3] {
+pub(crate) fn sort3_by_key<T: Copy, K: Ord>(v: [T; 3], key: impl Fn(T) -> K) -> [T; 3] {
     let [mut a, mut b, mut c] = v;
     if key(b) < key(a) {
         std::mem::swap(&mut a, &mut b);
