@@ -181,33 +181,6 @@ impl Topology {
         }
         out
     }
-
-    /// Calls `f` on each element (ascending) of `tets` holding every vertex of `verts`, without
-    /// allocating: the closure's way to find the trees around a new edge.
-    pub fn for_each_elem_holding(&self, tets: &[[u32; 4]], verts: &[u32], mut f: impl FnMut(u32)) {
-        if let [a, b] = verts {
-            // The ring around an edge: merge the two sorted lists, reading no element.
-            let (mut x, mut y) = (self.elems_around(*a), self.elems_around(*b));
-            while let (Some(&i), Some(&j)) = (x.first(), y.first()) {
-                if i == j {
-                    f(i);
-                }
-                if i <= j {
-                    x = &x[1..];
-                }
-                if j <= i {
-                    y = &y[1..];
-                }
-            }
-            return;
-        }
-        for &e in self.elems_around(verts[0]) {
-            let t = &tets[e as usize];
-            if verts[1..].iter().all(|v| t.contains(v)) {
-                f(e);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
