@@ -5,7 +5,7 @@
 //!
 //! | file | owns |
 //! | --- | --- |
-//! | `tree.rs` | the tree: branchings, consecutive processors, leaders, speeds of smaller domains (B.2); `[H2]` and `[H3]`'s models (B.7) |
+//! | `tree.rs` | the tree: branchings, consecutive processors, leaders, speeds of smaller domains (B.2) |
 //! | `db.rs` | `ObjData`, `CommData`, eq. (2)'s bytes, the reductions and table 5's shrink level (B.3) |
 //! | `strategies.rs` | GreedyLB, GreedyCommLB, RefineLB and its binary search, semi-centralized amounts and picks, token placement (B.4, B.6) |
 //! | `hybrid.rs` | the three phases over a `Transport` (B.3–B.5) |
@@ -71,4 +71,4 @@ pub use strategies::{
     PickRule, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
 };
 pub use transport::Transport;
-pub use tree::{level_model, message_model, Node, Tree};
+pub use tree::{Node, Tree};
