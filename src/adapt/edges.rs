@@ -90,7 +90,7 @@ impl Edges {
     /// Starts loading the slot where edge `(a, b)` would be; a hint with no effect on the
     /// set, for callers about to look up several edges.
     #[inline]
-    pub fn prefetch(&self, a: u32, b: u32) {
+    pub(crate) fn prefetch(&self, a: u32, b: u32) {
         if !self.slots.is_empty() {
             self.prefetch_slot(self.home(edge_key(a, b)) as u32);
         }

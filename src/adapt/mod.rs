@@ -68,8 +68,9 @@ pub(crate) use migrate::Unpacking;
 pub use options::{AdaptOptions, Transfer};
 pub use pattern::Split;
 pub use tree::{Elem, Tree, TreePacket, NO_ELEM};
+pub(crate) use vertices::midpoint_key;
 pub(crate) use vertices::union;
-pub use vertices::{midpoint_key, Support, Vertices, NO_VERTEX};
+pub use vertices::{Support, Vertices, NO_VERTEX};
 
 /// Starts loading the cache line holding `x`: a hint with no effect on the program's state,
 /// for loops that know which scattered memory they will read a little later.

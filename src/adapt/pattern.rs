@@ -7,13 +7,13 @@
 //! edges, 1:8 on all six edges with one of the inner octahedron's three diagonals.
 
 /// Local edges as pairs of local vertices; bit `k` of an *edge mask* stands for `EDGES[k]`.
-pub const EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
+pub(crate) const EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
 
 /// Edge mask of local face `f` (the face opposite local vertex `f`).
-pub const FACE_EDGES: [u8; 4] = [0b11_1000, 0b10_0110, 0b01_0101, 0b00_1011];
+pub(crate) const FACE_EDGES: [u8; 4] = [0b11_1000, 0b10_0110, 0b01_0101, 0b00_1011];
 
 /// Edge mask with all six edges.
-pub const ALL_EDGES: u8 = 0b11_1111;
+pub(crate) const ALL_EDGES: u8 = 0b11_1111;
 
 /// How an element is divided (0 = not divided). `1..=6`: 1:2 on edge `code - 1`;
 /// `7..=10`: 1:4 on face `code - 7`; `11..=13`: 1:8 with diagonal `code - 11`.
@@ -42,7 +42,7 @@ impl Split {
     /// The split for a *closed* edge mask (one edge, one face's edges, or all six); `diag`
     /// is only used for the 1:8 case.
     #[track_caller]
-    pub fn from_mask(mask: u8, diag: usize) -> Split {
+    pub(crate) fn from_mask(mask: u8, diag: usize) -> Split {
         match mask {
             0 => Split::NONE,
             m if m.count_ones() == 1 => Split(1 + m.trailing_zeros() as u8),
@@ -101,7 +101,7 @@ impl Split {
 /// The smallest pattern holding every edge of `mask`: one edge → 1:2; two or three edges of
 /// one face → 1:4 on that face; anything else → 1:8 (the closure rule of
 /// `docs/design/adaptation.md`).
-pub fn close_mask(mask: u8) -> u8 {
+pub(crate) fn close_mask(mask: u8) -> u8 {
     if mask == 0 || mask.count_ones() == 1 {
         return mask;
     }
@@ -114,7 +114,7 @@ pub fn close_mask(mask: u8) -> u8 {
 
 /// The diagonals of the inner octahedron of a 1:8 split, as pairs of local points
 /// (midpoints of opposite edges).
-pub const DIAGONALS: [[usize; 2]; 3] = [[4, 9], [5, 8], [6, 7]];
+pub(crate) const DIAGONALS: [[usize; 2]; 3] = [[4, 9], [5, 8], [6, 7]];
 
 const BISECT: [[[u8; 4]; 2]; 6] = [
     [[0, 4, 2, 3], [4, 1, 2, 3]],
@@ -156,14 +156,14 @@ const fn octa(corners: [[u8; 4]; 4], inner: [[u8; 4]; 4]) -> [[u8; 4]; 8] {
 }
 
 /// The local points of a parent: its 4 vertices, then the midpoints of its 6 edges.
-pub fn local_points<T: Copy>(verts: [T; 4], mid: impl Fn(usize) -> T) -> [T; 10] {
+pub(crate) fn local_points<T: Copy>(verts: [T; 4], mid: impl Fn(usize) -> T) -> [T; 10] {
     std::array::from_fn(|i| if i < 4 { verts[i] } else { mid(i - 4) })
 }
 
 /// Edges of the children of `split` that are not edges of the parent nor halves of them,
 /// as pairs of local points: the edges a green family adds *inside* its parent (through a
 /// face or the volume). A 1:2 split adds 2 such edges, a 1:4 split 6, a 1:8 split 13.
-pub fn inner_edges(split: Split) -> Vec<[u8; 2]> {
+pub(crate) fn inner_edges(split: Split) -> Vec<[u8; 2]> {
     let mut out: Vec<[u8; 2]> = Vec::new();
     for child in split.children() {
         for [a, b] in EDGES {

@@ -68,7 +68,7 @@ impl std::ops::IndexMut<u32> for Vertices {
 pub const MIDPOINT_BIT: u64 = 1 << 63;
 
 /// Key of the midpoint of the edge between vertices with keys `a` and `b`.
-pub fn midpoint_key(a: u64, b: u64) -> u64 {
+pub(crate) fn midpoint_key(a: u64, b: u64) -> u64 {
     let (lo, hi) = (a.min(b), a.max(b));
     mix64(mix64(lo) ^ hi.rotate_left(17)) | MIDPOINT_BIT
 }

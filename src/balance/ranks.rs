@@ -25,7 +25,7 @@ pub fn encode(packet: &TreePacket) -> Vec<u8> {
 }
 
 /// The length of [`encode`]`(packet)`, without encoding it.
-pub fn encoded_len(packet: &TreePacket) -> u64 {
+pub(crate) fn encoded_len(packet: &TreePacket) -> u64 {
     bincode::serialized_size(packet).expect("a tree packet always serializes")
 }
 

@@ -134,7 +134,7 @@ pub fn mesh_objects(
 }
 
 /// Root `root` on rank `home` with `pwgt` as an object (see [`mesh_objects`]).
-pub fn mesh_object(root: u32, home: u32, pwgt: u64, time_per_load: f64) -> ObjData {
+pub(crate) fn mesh_object(root: u32, home: u32, pwgt: u64, time_per_load: f64) -> ObjData {
     ObjData {
         id: root,
         home,
@@ -143,7 +143,7 @@ pub fn mesh_object(root: u32, home: u32, pwgt: u64, time_per_load: f64) -> ObjDa
 }
 
 /// The record of root `from`'s face neighbour `to` with `cwgt` (see [`mesh_objects`]).
-pub fn mesh_record(from: u32, to: u32, cwgt: u64) -> CommData {
+pub(crate) fn mesh_record(from: u32, to: u32, cwgt: u64) -> CommData {
     CommData {
         from,
         to,

@@ -92,7 +92,8 @@ pub use diffusive::Diffusive;
 pub use families::{Change, Family, LeafMap, UserTransfer};
 pub use gathered::GatheredPlum;
 pub use halo::{GhostLeaf, Halo};
-pub use hierarchical::{mesh_object, mesh_objects, mesh_record, Hierarchical};
+pub(crate) use hierarchical::{mesh_object, mesh_record};
+pub use hierarchical::{mesh_objects, Hierarchical};
 pub use kernel::{Kernel, Processed, RootWork};
 pub use level::{
     Hook, LevelOptions, LevelTimes, ProcessedLevel, Processing, RankLevel, Traffic, WireKind,

@@ -11,7 +11,7 @@ pub const FACE_VERTS: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [0, 1, 3], [0, 2,
 /// compare-and-swaps: what `sort_unstable_by_key` gives for distinct keys, without its general
 /// machinery, for the loops that sort every leaf face's vertices.
 #[inline]
-pub fn sort3_by_key<T: Copy, K: Ord>(v: [T; 3], key: impl Fn(T) -> K) -> [T; 3] {
+pub(crate) fn sort3_by_key<T: Copy, K: Ord>(v: [T; 3], key: impl Fn(T) -> K) -> [T; 3] {
     let [mut a, mut b, mut c] = v;
     if key(b) < key(a) {
         std::mem::swap(&mut a, &mut b);
@@ -180,33 +180,6 @@ impl Topology {
             out.retain(|e| other.binary_search(e).is_ok());
         }
         out
-    }
-
-    /// Calls `f` on each element (ascending) of `tets` holding every vertex of `verts`, without
-    /// allocating: the closure's way to find the trees around a new edge.
-    pub fn for_each_elem_holding(&self, tets: &[[u32; 4]], verts: &[u32], mut f: impl FnMut(u32)) {
-        if let [a, b] = verts {
-            // The ring around an edge: merge the two sorted lists, reading no element.
-            let (mut x, mut y) = (self.elems_around(*a), self.elems_around(*b));
-            while let (Some(&i), Some(&j)) = (x.first(), y.first()) {
-                if i == j {
-                    f(i);
-                }
-                if i <= j {
-                    x = &x[1..];
-                }
-                if j <= i {
-                    y = &y[1..];
-                }
-            }
-            return;
-        }
-        for &e in self.elems_around(verts[0]) {
-            let t = &tets[e as usize];
-            if verts[1..].iter().all(|v| t.contains(v)) {
-                f(e);
-            }
-        }
     }
 }
 

@@ -44,7 +44,7 @@ pub use cost::{CostModel, CostScales, GridSlowdowns, Slowdowns, SysLoad};
 pub use cpu::{CpuAccount, Phase, PhaseCpu, RankCpu, RunCpu};
 pub use cut::Cut;
 pub use imbalance::{rank_loads, Imbalance};
-pub use model_fit::{rank_numbers, ModelFit};
+pub use model_fit::ModelFit;
 pub use moments::Moments;
 pub use movement::Movement;
 pub use time::TimeBalance;

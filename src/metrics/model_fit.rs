@@ -72,7 +72,7 @@ fn mean(x: &[f64]) -> f64 {
 }
 
 /// Each value's rank number from 1 (smallest) up, tied values sharing their average rank.
-pub fn rank_numbers(values: &[f64]) -> Vec<f64> {
+pub(crate) fn rank_numbers(values: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
     let mut ranks = vec![0.0; values.len()];

@@ -132,7 +132,7 @@ pub trait Remapper {
 /// # Errors
 /// [`Error::LengthMismatch`] for a mapping of the wrong length, [`Error::Invalid`] naming the
 /// first part on a processor out of range, or the first processor with another number of parts.
-pub fn check_mapping(s: &SimilarityMatrix, part2proc: &[u32]) -> Result<()> {
+pub(crate) fn check_mapping(s: &SimilarityMatrix, part2proc: &[u32]) -> Result<()> {
     check_buffer(s, part2proc)?;
     let (p, f) = (s.nprocs(), s.parts_per_proc());
     let mut parts = vec![0usize; p];

@@ -1,13 +1,13 @@
 //! A domain's load database (`docs/design/hierarchical.md`): its objects' [`ObjData`] and the
 //! [`CommData`] records that matter at its level, the bytes eq. (2) gives them, and the
 //! reductions a leader applies when they exceed its memory: (a) drop the lightest records,
-//! (b) METIS containers, (c) semi-centralized totals; the object-count rule of table 5
+//! (c) semi-centralized totals ([Zheng 2011]'s (b), METIS containers, is not used); the
+//! object-count rule of table 5
 //! ([`shrink_level`]); and what a domain's leader found in phase 1 ([`DomainInfo`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::graph::GraphView;
-use crate::partition::{Metis, Partitioner, Targets};
 use crate::Result;
 
 /// Bytes eq. (2) counts for one [`ObjData`] or one [`CommData`] (plume's own structures have
@@ -91,54 +91,6 @@ pub fn drop_lightest(records: &mut Vec<CommData>, objects: usize, max_bytes: u64
         keep[i - 1]
     });
     dropped
-}
-
-/// Reduction (b): `containers` container objects out of a domain's objects, never across
-/// children, shared among the children in proportion to their objects (at least one each),
-/// each child's objects split by METIS on the graph of the records inside that child.
-/// `objs` and `child` are aligned; returns each object's container, numbered child by child.
-///
-/// # Errors
-/// METIS's errors.
-pub fn containers(
-    objs: &[ObjData],
-    child: &[u32],
-    records: &[CommData],
-    containers: usize,
-) -> Result<Vec<u32>> {
-    let nchildren = child.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); nchildren];
-    for (i, &c) in child.iter().enumerate() {
-        members[c as usize].push(i);
-    }
-    let mut out = vec![0u32; objs.len()];
-    let mut next = 0u32;
-    for m in &members {
-        if m.is_empty() {
-            continue;
-        }
-        let share = (containers * m.len() / objs.len()).clamp(1, m.len());
-        let part = split_child(objs, m, records, share)?;
-        for (&i, &p) in m.iter().zip(&part) {
-            out[i] = next + p;
-        }
-        next += share as u32;
-    }
-    Ok(out)
-}
-
-/// One child's objects (`members`, indices into `objs`) in `k` METIS parts, on their
-/// [`ObjectGraph`].
-fn split_child(
-    objs: &[ObjData],
-    members: &[usize],
-    records: &[CommData],
-    k: usize,
-) -> Result<Vec<u32>> {
-    let g = ObjectGraph::new(objs, members, records);
-    let mut part = vec![0u32; members.len()];
-    Metis::default().partition(&g.view()?, Targets::Equal(k), &mut part)?;
-    Ok(part)
 }
 
 /// The graph of some objects and the records between them, for METIS: vertex `j` is the
@@ -307,29 +259,6 @@ mod tests {
         assert_eq!(drop_lightest(&mut r, 2, 64), 0);
         assert_eq!(drop_lightest(&mut r, 9, 64), 2);
         assert!(r.is_empty());
-    }
-
-    #[test]
-    fn containers_never_cross_children() {
-        let objs: Vec<ObjData> = (0..12)
-            .map(|id| ObjData {
-                id,
-                home: 0,
-                load: 1.0,
-            })
-            .collect();
-        let child: Vec<u32> = (0..12).map(|i| u32::from(i >= 8)).collect();
-        let ring: Vec<CommData> = (0..12)
-            .map(|i| CommData {
-                from: i,
-                to: (i + 1) % 12,
-                bytes: 8.0,
-            })
-            .collect();
-        let c = containers(&objs, &child, &ring, 3).unwrap();
-        // 8 objects get 2 containers, 4 get 1.
-        assert!(c[..8].iter().all(|&x| x < 2) && c[8..].iter().all(|&x| x == 2));
-        assert_eq!(c[..8].iter().filter(|&&x| x == 0).count(), 4);
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! | file | owns |
 //! | --- | --- |
-//! | `tree.rs` | the tree: branchings, consecutive processors, leaders, speeds of smaller domains (B.2); `[H2]` and `[H3]`'s models (B.7) |
+//! | `tree.rs` | the tree: branchings, consecutive processors, leaders, speeds of smaller domains (B.2) |
 //! | `db.rs` | `ObjData`, `CommData`, eq. (2)'s bytes, the reductions and table 5's shrink level (B.3) |
 //! | `strategies.rs` | GreedyLB, GreedyCommLB, RefineLB and its binary search, semi-centralized amounts and picks, token placement (B.4, B.6) |
 //! | `hybrid.rs` | the three phases over a `Transport` (B.3–B.5) |
@@ -58,20 +58,17 @@ mod strategies;
 mod transport;
 mod tree;
 
-pub use db::{
-    containers, db_bytes, drop_lightest, keep_crossing, shrink_level, CommData, DomainInfo,
-    ObjData, RECORD_BYTES,
-};
+pub use db::{db_bytes, shrink_level, CommData, DomainInfo, ObjData};
 pub use hybrid::{run, Outcome};
 pub use in_process::{round_time, InProcess, Round, RoundKey};
 pub use lbtest::{sorted_placement, LbTest};
 pub use msg::{Db, Match, Msg, Phase, Token};
 pub use options::HierOptions;
-pub use ranks::{balance_on_ranks, run_on_ranks, RankOutcome, RankTransport, Received};
+pub use ranks::{balance_on_ranks, run_on_ranks, RankOutcome, Received};
 pub use simulate::{balance, step_time, Clock, HierBalance, LevelReport, PhaseTimes, T_OP};
 pub use strategies::{
-    bin_loads, greedy, greedy_comm, metis, ops, pick, pick_by_cut, place_tokens, refine,
-    refine_search, semi_transfers, Ops, PickRule, Sink, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
+    bin_loads, greedy, greedy_comm, metis, ops, pick, pick_by_cut, refine, refine_search, Ops,
+    PickRule, Strategy, REFINE_ROUNDS, REFINE_TOLERANCE,
 };
 pub use transport::Transport;
-pub use tree::{level_model, message_model, Node, Tree};
+pub use tree::{Node, Tree};

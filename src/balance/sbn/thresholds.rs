@@ -5,20 +5,20 @@
 //! A processor whose queue is below `MinTh` starts a balance; one above `MaxTh` distributes its
 //! excess. Fig. 4 lost a superscript in the text extraction: `MaxTh = SysLL + 2^⌊SysLL/ConstParam⌋`
 //! (the worked examples SysLL 8 → MaxTh 24, 6 → 14, 7 → 15 with `ConstParam = 2` confirm it).
-//! Everything here is pure arithmetic in job counts ([`Thresholds`]) or weights
-//! ([`WeightThresholds`]); the balancer decides when to call it.
+//! Everything here is pure arithmetic in job counts or weights ([`WeightThresholds`]); the
+//! balancer decides when to call it.
 
 use super::network::Network;
 
 /// Fig. 4's system level and thresholds, in jobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Thresholds {
+pub(crate) struct Thresholds {
     /// `SysLL`: the (estimated) average number of jobs queued per processor.
-    pub sys_ll: u64,
+    pub(crate) sys_ll: u64,
     /// `MinTh`: a processor with fewer jobs queued starts a balance.
-    pub min_th: u64,
+    pub(crate) min_th: u64,
     /// `MaxTh`: a processor with more jobs queued distributes the excess.
-    pub max_th: u64,
+    pub(crate) max_th: u64,
 }
 
 impl Thresholds {
@@ -29,7 +29,7 @@ impl Thresholds {
     ///
     /// # Panics
     /// If `const_param` is 0.
-    pub fn from_level(sys_ll: u64, const_param: u64) -> Self {
+    pub(crate) fn from_level(sys_ll: u64, const_param: u64) -> Self {
         let exponent = u32::try_from(sys_ll / const_param).unwrap_or(u32::MAX);
         let max_th = sys_ll.saturating_add(1u64.checked_shl(exponent).unwrap_or(u64::MAX));
         let min_th = if sys_ll > const_param {
@@ -45,15 +45,6 @@ impl Thresholds {
     }
 }
 
-/// Fig. 4's `UpdateLoad(TotalJQ)` on `procs` processors: `SysLL = ⌈TotalJQ / P⌉`, then
-/// [`Thresholds::from_level`]. `ConstParam = 2` was [Harvey 2001]'s best value.
-///
-/// # Panics
-/// If `procs` or `const_param` is 0.
-pub fn update_load(total_jq: u64, procs: usize, const_param: u64) -> Thresholds {
-    Thresholds::from_level(total_jq.div_ceil(procs as u64), const_param)
-}
-
 /// §5.7's lower bound on `MinTh`, `⌈6 log2 P · J_avg / f⌉`, so that a balance completes (through
 /// `3 log P` stages, each answered after `2/f` on average) before the processor runs dry.
 /// `jobs_per_check` is `J_avg / f`, the jobs processed between two checks for balancing activity;
@@ -62,7 +53,7 @@ pub fn update_load(total_jq: u64, procs: usize, const_param: u64) -> Thresholds 
 ///
 /// # Panics
 /// If `procs` is 0.
-pub fn min_th_bound(procs: usize, jobs_per_check: f64) -> u64 {
+pub(crate) fn min_th_bound(procs: usize, jobs_per_check: f64) -> u64 {
     let log_p = Network::new(procs).dim();
     ceil_to_count(6.0 * f64::from(log_p) * jobs_per_check)
 }
@@ -74,7 +65,7 @@ pub fn min_th_bound(procs: usize, jobs_per_check: f64) -> u64 {
 ///
 /// # Panics
 /// If `procs` is 0.
-pub fn heuristic_source_distribution(sys_ll: u64, qlen: u64, procs: usize) -> (u64, u64) {
+pub(crate) fn heuristic_source_distribution(sys_ll: u64, qlen: u64, procs: usize) -> (u64, u64) {
     let new_sys_ll = sys_ll.saturating_add(qlen.saturating_sub(sys_ll).div_ceil(procs as u64));
     (new_sys_ll, qlen.saturating_sub(new_sys_ll))
 }
@@ -84,7 +75,7 @@ pub fn heuristic_source_distribution(sys_ll: u64, qlen: u64, procs: usize) -> (u
 /// `2^(stage+1) − 1` processors of its subtree in the full SBN (itself included). Returns the new
 /// `SysLL = QLen + ⌈JobsRecv / (2^(stage+1) − 1)⌉` and the `QLen + JobsRecv − SysLL'` jobs passed
 /// on to the next stage (0 at stage 0). Example: QLen 6, 14 received at stage 2 → (8, 12).
-pub fn heuristic_receive_distribution(qlen: u64, jobs_recv: u64, stage: u32) -> (u64, u64) {
+pub(crate) fn heuristic_receive_distribution(qlen: u64, jobs_recv: u64, stage: u32) -> (u64, u64) {
     let subtree = 1u64
         .checked_shl(stage.saturating_add(1))
         .unwrap_or(u64::MAX)
@@ -108,11 +99,11 @@ pub fn heuristic_receive_distribution(qlen: u64, jobs_recv: u64, stage: u32) -> 
 ///
 /// # Panics
 /// If `procs_passed` is 0.
-pub fn heuristic_balance_estimate(path_qlen_sum: u64, procs_passed: usize) -> u64 {
+pub(crate) fn heuristic_balance_estimate(path_qlen_sum: u64, procs_passed: usize) -> u64 {
     path_qlen_sum.div_ceil(procs_passed as u64)
 }
 
-/// [`Thresholds`] on weighted loads (§4.2: the thresholds "reflect the time passed when all
+/// Fig. 4's thresholds on weighted loads (§4.2: the thresholds "reflect the time passed when all
 /// locally-queued jobs are processed"), in the unit of `QWgt(p)` and `WSysLL`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WeightThresholds {
@@ -127,9 +118,10 @@ pub struct WeightThresholds {
 
 impl WeightThresholds {
     /// The thresholds for the weighted level `wsys_ll` when a job weighs `job_weight > 0` on
-    /// average: the level converted to jobs (`⌈wsys_ll / job_weight⌉`), fig. 4's thresholds in jobs
-    /// ([`Thresholds::from_level`]) with `MinTh` raised to [`min_th_bound`]`(procs,
-    /// jobs_per_check)`, converted back to weight. With a large bound `MinTh` may exceed `SysLL`
+    /// average: the level converted to jobs (`SysLL = ⌈wsys_ll / job_weight⌉`), fig. 4's
+    /// thresholds in jobs (`MaxTh = SysLL + 2^⌊SysLL/ConstParam⌋`, saturating; `MinTh = SysLL − 1`,
+    /// or `ConstParam` once `SysLL > ConstParam`) with `MinTh` raised to §5.7's bound
+    /// `⌈6 ⌈log2 P⌉ · jobs_per_check⌉` (`P = procs`), converted back to weight. With a large bound `MinTh` may exceed `SysLL`
     /// and even `MaxTh`: §5.7 then asks for a check frequency high enough to lower the bound.
     ///
     /// # Panics
@@ -167,3 +159,6 @@ fn ceil_to_count(x: f64) -> u64 {
     };
     rounded as u64
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,7 +10,7 @@
 //! | --- | --- |
 //! | `mod.rs` | [`HierConfig`], [`run`], one P's balances ([`balance_all`]) and the sweep |
 //! | `memory.rs` | the study's peak memory estimate (bytes per object and per processor) |
-//! | `published.rs` | [Zheng 2011]'s tables 2–5 |
+//! | `published.rs` | [Zheng 2011]'s tables 2–5 and its models `[H2]`, `[H3]` |
 //! | `report.rs` | `hier.md`, `hier.json` and the charts |
 //!
 //! Memory is `O(N + P)`: the objects and their records once, one balance at a time (the
@@ -518,12 +518,7 @@ fn sweep(cfg: &HierConfig) -> Result<Vec<SweepRow>, String> {
             shrink_level: shrink,
             shrink_objects: b.levels[shrink].max_objects,
             times: positive_zeros(b.times),
-            model_ops: plume::balance::hier::level_model(
-                n as f64,
-                p as f64,
-                levels,
-                cfg.max_objects as f64,
-            ),
+            model_ops: published::level_model(n as f64, p as f64, levels, cfg.max_objects as f64),
             messages_formula: 3 * formula,
             messages_sent: 3 * sent,
             peak_db_bytes: b.levels.iter().map(|l| l.max_bytes).max().unwrap_or(0),

@@ -5,12 +5,12 @@
 
 use std::fmt::Write as _;
 
-use plume::balance::hier::message_model;
 use plume_cases::charts::{ChartOptions, LineChart, Series};
 use plume_cases::run_folder::RunFolder;
 
 use super::published::{
-    TABLE_2, TABLE_2_OBJECTS, TABLE_3, TABLE_4, TABLE_4_OBJECTS, TABLE_5, TABLE_5_PROCS,
+    message_model, TABLE_2, TABLE_2_OBJECTS, TABLE_3, TABLE_4, TABLE_4_OBJECTS, TABLE_5,
+    TABLE_5_PROCS,
 };
 use super::{HierStudy, Method, ProcsRow};
 

@@ -2,11 +2,15 @@
 //! §5.7's `MinTh` bound, §4.2 weighted loads): the worked examples, saturation, and the weighted
 //! thresholds agreeing with the job-count ones.
 
-use plume::balance::sbn::thresholds::{
-    heuristic_balance_estimate, heuristic_receive_distribution, heuristic_source_distribution,
-    min_th_bound, update_load, Thresholds, WeightThresholds,
-};
+use super::*;
 use proptest::prelude::*;
+
+/// Fig. 4's `UpdateLoad(TotalJQ)` on `procs` processors: `SysLL = ⌈TotalJQ / P⌉`, then
+/// [`Thresholds::from_level`] (the balancer gets `SysLL` from its estimates instead; the
+/// examples of [Harvey 2001] are given in `TotalJQ`).
+fn update_load(total_jq: u64, procs: usize, const_param: u64) -> Thresholds {
+    Thresholds::from_level(total_jq.div_ceil(procs as u64), const_param)
+}
 
 fn th(sys_ll: u64, min_th: u64, max_th: u64) -> Thresholds {
     Thresholds {
