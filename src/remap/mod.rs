@@ -10,7 +10,7 @@
 //! 3. [`SimilarityMatrix::volumes`] gives `TotalV`, `MaxV`, `MaxSR` of any mapping (the same
 //!    numbers as [`crate::metrics::Movement`] on the roots).
 //!
-//! Choosing a remapper (in brackets the word `plume run shock --objective` takes):
+//! Choosing a remapper (in brackets a short name for it):
 //!
 //! | remapper | minimizes | exact when | cost |
 //! | --- | --- | --- | --- |
