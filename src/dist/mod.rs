@@ -720,7 +720,12 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     }
 
     /// One adaptation step on every rank (a collective): mark with `mark` (called on every
-    /// leaf held here), coarsen, close, predict, balance, migrate, subdivide, update weights.
+    /// leaf held here, in the adjacency order: [`LeafView::index`] counts up from 0 as
+    /// [`Run::for_each_leaf_mut`]'s index and [`LeafAdjacency::leaves`]' positions do, so a
+    /// solver marks from its own per-leaf arrays), coarsen, close, predict, balance, migrate,
+    /// subdivide, update weights.
+    ///
+    /// [`LeafAdjacency::leaves`]: crate::adapt::LeafAdjacency::leaves
     ///
     /// # Errors
     /// Any rank's error, on every rank.
