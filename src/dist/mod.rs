@@ -344,7 +344,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// use plume::partition::Rcb;
     /// let leaves = launch_threads(3, |comm| {
     ///     let chunk = |c: &ThreadComm| generate_box_chunk([3, 3, 3], [1.0; 3], c.rank(), c.size());
-    ///     let none = NoBalancing::new(Box::new(Rcb::new(Vec::new()))); // never asked
+    ///     let none = NoBalancing::new(Box::new(Rcb)); // never asked
     ///     let opts = AdaptOptions::default();
     ///     let mut run = Run::from_chunk(comm, chunk, opts, none, FirstOwners::Sfc)?;
     ///     Ok(run.step(|_| Mark::Refine)?.metrics.leaves)
