@@ -104,7 +104,7 @@ fn the_weights_given_are_used_not_the_graphs() {
     let g = refined_box();
     let mut w = g.weights.clone();
     for (v, x) in w.pwgt.iter_mut().enumerate() {
-        if c[v][0] > 1.0 {
+        if g.coordinates()[v][0] > 1.0 {
             *x *= 100;
         }
     }

@@ -827,10 +827,10 @@ mod tests {
     #[test]
     fn words_build_the_library_objects_they_name() {
         for (p, _, _) in PartitionerName::ALL {
-            assert_eq!(p.build(1, &[]).name(), p.to_string());
+            assert_eq!(p.build(1).name(), p.to_string());
         }
         for (i, _, _) in InitialName::ALL {
-            assert_eq!(i.build(1, &[]).name(), i.to_string());
+            assert_eq!(i.build(1).name(), i.to_string());
         }
         let s = plume::remap::SimilarityMatrix::from_dense(2, 1, &[1, 5, 6, 2]).unwrap();
         let solvers: Vec<&str> = ObjectiveName::ALL
