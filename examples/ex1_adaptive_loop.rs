@@ -80,6 +80,15 @@ fn face_jumps(halo: &Halo, u: &[f64], ghost_u: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// The mark of a leaf whose largest face jump is `jump`.
+fn mark(jump: f64) -> Mark {
+    match jump {
+        j if j > REFINE_JUMP => Mark::Refine,
+        j if j < 0.1 * REFINE_JUMP => Mark::Coarsen,
+        _ => Mark::Keep,
+    }
+}
+
 /// The work of a leaf: `2^level` sub-cycles of local time stepping.
 fn sub_cycles(leaf: &LeafView) -> u64 {
     1 << leaf.level
@@ -143,11 +152,7 @@ fn rank_main(
         let jumps = face_jumps(&halo, &u, &ghost_u);
         // The step marks each leaf from the indicator at its adjacency index, adapts,
         // balances the sub-cycles and migrates.
-        let report = run.step(|leaf| match jumps[leaf.index] {
-            j if j > REFINE_JUMP => Mark::Refine,
-            j if j < 0.1 * REFINE_JUMP => Mark::Coarsen,
-            _ => Mark::Keep,
-        })?;
+        let report = run.step(|leaf| mark(jumps[leaf.index]))?;
         let balance = report.metrics.balance.expect("the step balances");
         summaries.push(LevelSummary {
             leaves: report.metrics.leaves as usize,
