@@ -678,6 +678,41 @@ mod tests {
     use crate::adapt::pattern::EDGES;
     use crate::mesh::generate_box;
 
+    /// Every leaf's index through [`Forest::for_each_leaf_in`] on each root alone is the one
+    /// [`Forest::for_each_leaf`] gives it, and both count the leaves in order.
+    fn check_indices(forest: &Forest) {
+        let mut walked = Vec::new();
+        forest.for_each_leaf(|l| walked.push((l.index, l.id)));
+        assert!(walked.iter().enumerate().all(|(k, w)| w.0 == k));
+        let mut by_root = Vec::new();
+        for r in 0..forest.nroots() as u32 {
+            forest.for_each_leaf_in(&[r], |l| by_root.push((l.index, l.id)));
+        }
+        assert_eq!(by_root, walked);
+    }
+
+    #[test]
+    fn leaf_indices_follow_the_leaves_through_a_step_and_mid_step() {
+        let mut forest = Forest::new(
+            generate_box([3, 2, 2], [1.0, 1.0, 1.0]).unwrap(),
+            AdaptOptions::default(),
+        )
+        .unwrap();
+        for step in 0..3 {
+            check_indices(&forest);
+            forest.mark_refine_where(|l| l.centroid[0] < 0.2 + 0.2 * step as f64);
+            forest.mark_coarsen_where(|l| l.level > 0 && l.centroid[0] > 0.5);
+            forest.coarsen().unwrap();
+            check_indices(&forest);
+            // Closure builds elements (green upgrades, requested splits) before subdivision.
+            forest.close().unwrap();
+            check_indices(&forest);
+            forest.subdivide();
+        }
+        check_indices(&forest);
+        assert!(forest.nleaves() > forest.nroots());
+    }
+
     #[test]
     fn the_walk_around_a_root_edge_finds_the_roots_holding_it() {
         let forest = Forest::new(
