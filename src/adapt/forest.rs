@@ -412,7 +412,8 @@ impl Forest {
         self.forget_leaf_offsets();
     }
 
-    /// Every leaf, roots in order, each tree in canonical order.
+    /// Every leaf, roots in order, each tree in canonical order: the adjacency order, a
+    /// leaf's position here being its [`LeafView::index`].
     pub fn leaves(&self) -> Vec<LeafId> {
         let mut out = Vec::with_capacity(self.nleaves);
         self.for_each_leaf(|l| out.push(l.id));

@@ -44,9 +44,9 @@ pub struct Weights {
 /// it is built, so it is read through [`DualGraph::xadj`], [`DualGraph::adjncy`] and
 /// [`DualGraph::coordinates`]; only the weights are open. It holds every root of the mesh it
 /// is built on (24 bytes of coordinates per root, next to 68 bytes plus 17 per neighbour for
-/// the graph and its weights: 136 with four neighbours): on
-/// ranks, only rank 0 of a gathered balancer holds one
-/// ([`GatheredPlum`](crate::dist::GatheredPlum)).
+/// the graph and its weights: 136 with four neighbours): on ranks, only rank 0 holds one, for
+/// the balancers that gather the graph there ([`GatheredPlum`](crate::dist::GatheredPlum)
+/// and those built on it).
 #[derive(Debug, Clone)]
 pub struct DualGraph {
     /// CSR offsets: neighbours of root `v` are `adjncy[xadj[v]..xadj[v + 1]]`.
