@@ -16,7 +16,7 @@ use plume::balance::{Accept, Plum, PlumOptions, Threshold};
 use plume::graph::DualGraph;
 use plume::io::read_mesh;
 use plume::metrics::Cut;
-use plume::partition::{root_centroids, Diffusion, Metis, Partitioner, Sfc};
+use plume::partition::{Diffusion, Metis, Partitioner, Sfc};
 use plume::remap::{Identity, Remapper, TotalVOptimal};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -29,10 +29,9 @@ fn main() -> plume::Result<()> {
         .nth(1)
         .map_or_else(|| PathBuf::from("meshes/shock_box.msh"), PathBuf::from);
     let (mesh, _) = read_mesh(&path)?;
-    let centroids = root_centroids(&mesh);
     let mut forest = Forest::new(mesh, Default::default())?;
     let start = DualGraph::new(&forest);
-    let (lo, hi) = plume::mesh::geometry::bounding_box(centroids.iter().copied());
+    let (lo, hi) = plume::mesh::geometry::bounding_box(start.coordinates().iter().copied());
     let front = lo[0] + 0.3 * (hi[0] - lo[0]);
     let band = 0.05 * (hi[0] - lo[0]);
     forest.mark_refine_where(|leaf| (leaf.centroid[0] - front).abs() < band);
@@ -51,7 +50,7 @@ fn main() -> plume::Result<()> {
     for p in [8, 16, 32] {
         let starts: [(&str, Box<dyn Partitioner>); 2] = [
             ("metis", Box::new(Metis::default())),
-            ("sfc", Box::new(Sfc::new(centroids.clone()))),
+            ("sfc", Box::new(Sfc)),
         ];
         for (start_name, starter) in starts {
             let balancer = |part: Box<dyn Partitioner>, remap: Box<dyn Remapper>| {

@@ -3,7 +3,8 @@
 //! What it shows: a solver keeping its own per-leaf array (`u`, in the halo's adjacency
 //! order), a **face-neighbour indicator over the halo** (the largest jump of `u` across a
 //! leaf's four faces, ghosts' values from the other ranks by [`Run::exchange_halo`]), marks
-//! given by adjacency index ([`Run::step_marked`]), a **per-leaf cost** ([`Run::leaf_cost`]:
+//! read from the solver's own indicator array at each leaf's adjacency index ([`Run::step`]'s
+//! [`LeafView::index`]), a **per-leaf cost** ([`Run::leaf_cost`]:
 //! a leaf `l` levels down takes `2^l` sub-cycles of local time stepping, and PLUM balances that
 //! work, not the leaf count), the library's leaf geometry ([`Run::leaf_geometry`]), and each
 //! level written as VTK for ParaView, one piece per rank.
@@ -25,7 +26,7 @@
 use plume::adapt::{Across, AdaptOptions, LeafView};
 use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, CommExt};
-use plume::dist::{FirstOwners, GatheredPlum, Halo, Run};
+use plume::dist::{FirstOwners, GatheredPlum, Halo, Mark, Run};
 use plume::io::{read_mesh, write_forest_vtu, write_pvd, write_pvtu, CellArray};
 use plume::mesh::chunk::spread;
 use plume::mesh::Mesh;
@@ -77,6 +78,15 @@ fn face_jumps(halo: &Halo, u: &[f64], ghost_u: &[f64]) -> Vec<f64> {
                 .fold(0.0, f64::max)
         })
         .collect()
+}
+
+/// The mark of a leaf whose largest face jump is `jump`.
+fn mark(jump: f64) -> Mark {
+    match jump {
+        j if j > REFINE_JUMP => Mark::Refine,
+        j if j < 0.1 * REFINE_JUMP => Mark::Coarsen,
+        _ => Mark::Keep,
+    }
 }
 
 /// The work of a leaf: `2^level` sub-cycles of local time stepping.
@@ -139,17 +149,10 @@ fn rank_main(
         }
         // The indicator over the halo: the ghosts' `u` from the ranks holding them.
         let ghost_u = run.exchange_halo(&halo, 1, |i, out| out.push(u[i]))?;
-        let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
-        for (i, jump) in face_jumps(&halo, &u, &ghost_u).into_iter().enumerate() {
-            let id = halo.adjacency.leaves[i];
-            match jump {
-                j if j > REFINE_JUMP => refine.push(id),
-                j if j < 0.1 * REFINE_JUMP => coarsen.push(id),
-                _ => {}
-            }
-        }
-        // The step adapts, balances the sub-cycles and migrates.
-        let report = run.step_marked(refine, coarsen)?;
+        let jumps = face_jumps(&halo, &u, &ghost_u);
+        // The step marks each leaf from the indicator at its adjacency index, adapts,
+        // balances the sub-cycles and migrates.
+        let report = run.step(|leaf| mark(jumps[leaf.index]))?;
         let balance = report.metrics.balance.expect("the step balances");
         summaries.push(LevelSummary {
             leaves: report.metrics.leaves as usize,

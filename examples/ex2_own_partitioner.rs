@@ -1,7 +1,9 @@
 //! # Example 2: your own partitioner inside PLUM
 //!
-//! What it shows: a [`Partitioner`] of your own — here slabs along x of equal work, from the
-//! root centroids it keeps ([`root_centroids`]) — given to PLUM ([`Plum::with`], with the
+//! What it shows: a geometric [`Partitioner`] of your own — here slabs along x of equal work,
+//! cut from the coordinates of the graph it is given ([`GraphView::coordinates`]: the dual
+//! graph's are the root centroids; a graph of your own gets them from
+//! [`GraphView::with_coordinates`]) — given to PLUM ([`Plum::with`], with the
 //! TotalV-optimal remapper and the 5% threshold policy), which runs it on rank 0's gathered
 //! dual graph at every step ([`GatheredPlum`]); the report of its partition comes from
 //! [`PartitionInfo::measure`] (empty parts filled, cut measured). Each rank then holds one
@@ -16,17 +18,14 @@ use plume::adapt::AdaptOptions;
 use plume::balance::{Plum, PlumOptions, Threshold};
 use plume::comm::{launch_threads, Comm};
 use plume::dist::{GatheredPlum, Mark, Run};
-use plume::graph::GraphView;
+use plume::graph::{root_centroids, GraphView};
 use plume::mesh::generate_box;
-use plume::partition::{check_arguments, root_centroids, PartitionInfo, Partitioner, Targets};
+use plume::partition::{check_arguments, PartitionInfo, Partitioner, Targets};
 use plume::remap::TotalVOptimal;
 
-/// Slabs along x: the roots sorted by their centroid's x, cut where the running weight
-/// passes each part's target.
-struct Slabs {
-    /// The x of each root's centroid (by global root id: the gathered graph's vertices).
-    x: Vec<f64>,
-}
+/// Slabs along x: the graph's vertices sorted by x, cut where the running weight passes each
+/// part's target.
+struct Slabs;
 
 impl Partitioner for Slabs {
     fn name(&self) -> &'static str {
@@ -40,15 +39,14 @@ impl Partitioner for Slabs {
         part: &mut [u32],
     ) -> plume::Result<PartitionInfo> {
         check_arguments(graph, targets, part)?;
-        if self.x.len() != graph.nvertices() {
-            return Err(plume::Error::Invalid(format!(
-                "slabs: {} root centroids for {} roots",
-                self.x.len(),
-                graph.nvertices()
-            )));
-        }
+        let Some(points) = graph.coordinates() else {
+            return Err(plume::Error::Invalid(
+                "slabs: the graph has no vertex coordinates".into(),
+            ));
+        };
+        let x = |v: usize| points[v][0];
         let mut order: Vec<usize> = (0..graph.nvertices()).collect();
-        order.sort_by(|&a, &b| self.x[a].total_cmp(&self.x[b]).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| x(a).total_cmp(&x(b)).then(a.cmp(&b)));
         let weights = graph.vertex_weights();
         let total: u64 = weights.iter().sum();
         let (mut k, mut below, mut end) = (0, 0u64, targets.fraction(0) * total as f64);
@@ -69,12 +67,9 @@ impl Partitioner for Slabs {
 /// centroids of the roots this rank holds.
 fn rank_main<C: Comm + ?Sized>(comm: &C, steps: usize) -> plume::Result<Vec<(f64, [f64; 2])>> {
     let mesh = generate_box([8, 2, 2], [4.0, 1.0, 1.0])?;
-    let slabs = Slabs {
-        x: root_centroids(&mesh).iter().map(|c| c[0]).collect(),
-    };
     let plum = Plum::with(
         PlumOptions::new(comm.size()),
-        Box::new(slabs),
+        Box::new(Slabs),
         Box::new(TotalVOptimal),
         Box::new(Threshold::default()),
     )?;
@@ -87,11 +82,12 @@ fn rank_main<C: Comm + ?Sized>(comm: &C, steps: usize) -> plume::Result<Vec<(f64
             false => Mark::Keep,
         })?;
         let imb = report.metrics.balance.map_or(1.0, |b| b.load_imb_after);
-        let initial = run.forest().initial();
+        // This rank's part of the mesh, its roots numbered as `held_roots` numbers them.
+        let centroids = root_centroids(run.forest().mesh());
         let x: Vec<f64> = run
             .held_roots()
             .iter()
-            .map(|&r| root_centroids(initial.mesh())[r as usize][0])
+            .map(|&r| centroids[r as usize][0])
             .collect();
         let range = [
             x.iter().copied().fold(f64::INFINITY, f64::min),

@@ -9,7 +9,7 @@ use plume::balance::{Plum, PlumOptions, Threshold};
 use plume::graph::{DualGraph, GraphView, Weights};
 use plume::mesh::{generate_box, Mesh};
 use plume::metrics::TimeBalance;
-use plume::partition::{root_centroids, Partitioner, Rcb, Stripes, Targets};
+use plume::partition::{Partitioner, Rcb, Stripes, Targets};
 use plume::remap::{Identity, RemapInfo, Remapper, SimilarityMatrix};
 use plume::sim::{sbn_level, Machine};
 use plume::Error;
@@ -78,7 +78,7 @@ fn plum_balance_refuses_a_user_remappers_processor_out_of_range_or_twice() {
     ] {
         let mut plum = Plum::with(
             PlumOptions::new(2),
-            Box::new(Rcb::new(root_centroids(f.initial().mesh()))),
+            Box::new(Rcb),
             Box::new(Miswriting { wrong }),
             Box::new(Threshold::default()),
         )
@@ -221,16 +221,15 @@ fn partitioners_reject_bad_shares_and_foreign_coordinates() {
     let f = forest();
     let g = DualGraph::new(&f);
     let view = g.view(&g.weights).unwrap();
-    let c = root_centroids(f.mesh());
     let mut part = vec![0; 24];
-    let rcb = Rcb::new(c.clone());
-    let e = error(rcb.partition(&view, Targets::Shares(&[1.0, f64::NAN]), &mut part));
+    let e = error(Rcb.partition(&view, Targets::Shares(&[1.0, f64::NAN]), &mut part));
     assert!(matches!(e, Error::InvalidShare { part: 1, .. }), "{e}");
-    let e = error(Rcb::new(c[..3].to_vec()).partition(&view, Targets::Equal(2), &mut part));
+    let c = g.coordinates();
+    let e = error(view.with_coordinates(&c[..3]));
     assert_eq!(
         e,
         Error::LengthMismatch {
-            what: "RCB coordinates",
+            what: "vertex coordinates",
             expected: 24,
             actual: 3
         }

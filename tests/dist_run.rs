@@ -158,7 +158,7 @@ fn run_on_ranks(mesh: &Mesh, procs: usize, at: BalanceAt, holding: Holding) -> L
             Holding::Chunks => {
                 // The Hilbert curve on the chunks makes the first owners: the balancer's
                 // own first partitioner never runs.
-                let first = Box::new(Sfc::new(Vec::new()));
+                let first = Box::new(Sfc);
                 let diffusive: Box<dyn Balancer> = Box::new(Diffusive::with(
                     opts,
                     Diffusion::default(),

@@ -5,18 +5,18 @@ use plume::adapt::Forest;
 use plume::graph::{DualGraph, Weights};
 use plume::mesh::{generate_box, Mesh};
 use plume::metrics::{rank_loads, Cut};
-use plume::partition::{root_centroids, Metis, PartitionInfo, Partitioner, Rcb, Sfc, Targets};
+use plume::partition::{Metis, PartitionInfo, Partitioner, Rcb, Sfc, Targets};
 use plume::Error;
 
 /// The partitioners whose contract is checked.
 const PARTITIONER_NAMES: [&str; 3] = ["metis", "rcb", "sfc"];
 
-/// The partitioner `name` with default options; RCB and SFC cut `centroids`.
-fn partitioner(name: &str, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
+/// The partitioner `name` with default options (RCB and SFC cut the graph's coordinates).
+fn partitioner(name: &str) -> Box<dyn Partitioner> {
     let p: Box<dyn Partitioner> = match name {
         "metis" => Box::new(Metis::default()),
-        "rcb" => Box::new(Rcb::new(centroids.to_vec())),
-        "sfc" => Box::new(Sfc::new(centroids.to_vec())),
+        "rcb" => Box::new(Rcb),
+        "sfc" => Box::new(Sfc),
         _ => unreachable!("not in PARTITIONER_NAMES: {name}"),
     };
     assert_eq!(p.name(), name);
@@ -24,23 +24,16 @@ fn partitioner(name: &str, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
 }
 
 /// A 4 × 2 × 2 box (96 roots), its left half refined once: leaves per root 1 or 8-ish.
-fn refined_box() -> (DualGraph, Vec<[f64; 3]>) {
+fn refined_box() -> DualGraph {
     let mesh = generate_box([4, 2, 2], [2.0, 1.0, 1.0]).unwrap();
-    let centroids = root_centroids(&mesh);
     let mut forest = Forest::new(mesh, Default::default()).unwrap();
     forest.mark_refine_where(|l| l.centroid[0] < 1.0);
     forest.adapt().unwrap();
-    (DualGraph::new(&forest), centroids)
+    DualGraph::new(&forest)
 }
 
-fn run(
-    name: &str,
-    g: &DualGraph,
-    w: &Weights,
-    c: &[[f64; 3]],
-    nparts: usize,
-) -> (Vec<u32>, PartitionInfo) {
-    let p = partitioner(name, c);
+fn run(name: &str, g: &DualGraph, w: &Weights, nparts: usize) -> (Vec<u32>, PartitionInfo) {
+    let p = partitioner(name);
     let mut part = vec![u32::MAX; g.nvertices()];
     let view = g.view(w).unwrap();
     let info = p
@@ -51,17 +44,17 @@ fn run(
 
 #[test]
 fn weights_are_non_uniform_after_refinement() {
-    let (g, _) = refined_box();
+    let g = refined_box();
     let w = &g.weights.pwgt;
     assert!(w.iter().min() == Some(&1) && *w.iter().max().unwrap() >= 8);
 }
 
 #[test]
 fn every_part_is_non_empty_and_ids_are_below_nparts() {
-    let (g, c) = refined_box();
+    let g = refined_box();
     for name in PARTITIONER_NAMES {
         for nparts in [1, 2, 3, 7, 8, 32] {
-            let (part, info) = run(name, &g, &g.weights, &c, nparts);
+            let (part, info) = run(name, &g, &g.weights, nparts);
             assert!(
                 part.iter().all(|&p| (p as usize) < nparts),
                 "{name} {nparts}"
@@ -81,10 +74,10 @@ fn every_part_is_non_empty_and_ids_are_below_nparts() {
 
 #[test]
 fn as_many_parts_as_roots_gives_one_root_per_part() {
-    let (g, c) = refined_box();
+    let g = refined_box();
     let n = g.nvertices();
     for name in PARTITIONER_NAMES {
-        let (mut part, _) = run(name, &g, &g.weights, &c, n);
+        let (mut part, _) = run(name, &g, &g.weights, n);
         part.sort_unstable();
         assert_eq!(part, (0..n as u32).collect::<Vec<_>>(), "{name}");
     }
@@ -92,19 +85,15 @@ fn as_many_parts_as_roots_gives_one_root_per_part() {
 
 #[test]
 fn same_input_gives_the_same_parts() {
-    let (g, c) = refined_box();
+    let g = refined_box();
     for name in PARTITIONER_NAMES {
         for nparts in [3, 8, 32] {
-            let a = run(name, &g, &g.weights, &c, nparts);
-            let b = run(name, &g, &g.weights, &c, nparts);
+            let a = run(name, &g, &g.weights, nparts);
+            let b = run(name, &g, &g.weights, nparts);
             assert_eq!(a, b, "{name} {nparts}");
             // A fresh graph built from a fresh forest as well.
-            let (g2, c2) = refined_box();
-            assert_eq!(
-                a,
-                run(name, &g2, &g2.weights, &c2, nparts),
-                "{name} {nparts}"
-            );
+            let g2 = refined_box();
+            assert_eq!(a, run(name, &g2, &g2.weights, nparts), "{name} {nparts}");
         }
     }
 }
@@ -112,16 +101,16 @@ fn same_input_gives_the_same_parts() {
 #[test]
 fn the_weights_given_are_used_not_the_graphs() {
     // Predicted-weight use: weights that make the right half 100× heavier move the parts.
-    let (g, c) = refined_box();
+    let g = refined_box();
     let mut w = g.weights.clone();
     for (v, x) in w.pwgt.iter_mut().enumerate() {
-        if c[v][0] > 1.0 {
+        if g.coordinates()[v][0] > 1.0 {
             *x *= 100;
         }
     }
     for name in PARTITIONER_NAMES {
-        let (own, _) = run(name, &g, &g.weights, &c, 4);
-        let (given, _) = run(name, &g, &w, &c, 4);
+        let (own, _) = run(name, &g, &g.weights, 4);
+        let (given, _) = run(name, &g, &w, 4);
         assert_ne!(own, given, "{name}");
         let loads = rank_loads(&w.pwgt, &given, 4);
         let mean = loads.iter().sum::<u64>() as f64 / 4.0;
@@ -132,10 +121,10 @@ fn the_weights_given_are_used_not_the_graphs() {
 
 #[test]
 fn zero_parts_and_more_parts_than_roots_are_errors() {
-    let (g, c) = refined_box();
+    let g = refined_box();
     let n = g.nvertices();
     for name in PARTITIONER_NAMES {
-        let p = partitioner(name, &c);
+        let p = partitioner(name);
         let view = g.view(&g.weights).unwrap();
         let mut part = vec![0; n];
         let e = p
@@ -179,14 +168,13 @@ fn a_mesh_of_one_element_goes_into_one_part() {
         vec![[0., 0., 0.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]],
         vec![[0, 1, 2, 3]],
     );
-    let c = root_centroids(&mesh);
     let g = DualGraph::new(&Forest::new(mesh, Default::default()).unwrap());
     assert_eq!((g.nvertices(), g.nedges()), (1, 0));
     for name in PARTITIONER_NAMES {
-        let (part, info) = run(name, &g, &g.weights, &c, 1);
+        let (part, info) = run(name, &g, &g.weights, 1);
         assert_eq!((part, info.edge_cut), (vec![0], 0), "{name}");
         let mut part = vec![0];
-        assert!(partitioner(name, &c)
+        assert!(partitioner(name)
             .partition(&g.view(&g.weights).unwrap(), Targets::Equal(2), &mut part)
             .is_err());
     }
@@ -208,11 +196,10 @@ fn two_elements_sharing_no_face_go_to_two_parts() {
         ],
         vec![[0, 1, 2, 3], [4, 5, 6, 7]],
     );
-    let c = root_centroids(&mesh);
     let g = DualGraph::new(&Forest::new(mesh, Default::default()).unwrap());
     assert_eq!(g.nedges(), 0);
     for name in PARTITIONER_NAMES {
-        let (mut part, info) = run(name, &g, &g.weights, &c, 2);
+        let (mut part, info) = run(name, &g, &g.weights, 2);
         part.sort_unstable();
         assert_eq!((part, info.edge_cut), (vec![0, 1], 0), "{name}");
     }

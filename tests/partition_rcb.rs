@@ -1,13 +1,15 @@
-//! Recursive coordinate bisection: balance on non-uniform weights, determinism, geometry.
+//! Recursive coordinate bisection: balance on non-uniform weights, determinism, geometry,
+//! the dual graph's coordinates.
 
 use plume::adapt::Forest;
-use plume::graph::DualGraph;
+use plume::graph::{root_centroids, DualGraph, GraphView};
 use plume::mesh::generate_box;
 use plume::metrics::rank_loads;
-use plume::partition::{root_centroids, Partitioner, Rcb, Targets};
+use plume::partition::{Partitioner, Rcb, Sfc, Targets};
 use plume::Error;
 
-/// A 20 × 10 × 5 box of 6000 roots, the roots left of x = 1 refined once.
+/// A 20 × 10 × 5 box of 6000 roots, the roots left of x = 1 refined once; the root
+/// centroids.
 fn refined_box() -> (DualGraph, Vec<[f64; 3]>) {
     let mesh = generate_box([20, 10, 5], [2.0, 1.0, 1.0]).unwrap();
     let c = root_centroids(&mesh);
@@ -19,8 +21,8 @@ fn refined_box() -> (DualGraph, Vec<[f64; 3]>) {
 
 #[test]
 fn refined_box_is_balanced_within_five_percent_for_any_nparts() {
-    let (g, c) = refined_box();
-    let rcb = Rcb::new(c);
+    let (g, _) = refined_box();
+    let rcb = Rcb;
     for nparts in [2, 3, 7, 8, 32] {
         let mut part = vec![0; g.nvertices()];
         let info = rcb
@@ -40,13 +42,13 @@ fn refined_box_is_balanced_within_five_percent_for_any_nparts() {
 
 #[test]
 fn same_centroids_and_weights_give_the_same_parts() {
-    let (g, c) = refined_box();
+    let (g, _) = refined_box();
     let mut a = vec![0; g.nvertices()];
     let mut b = vec![1; g.nvertices()];
-    let ia = Rcb::new(c.clone())
+    let ia = Rcb
         .partition(&g.view(&g.weights).unwrap(), Targets::Equal(7), &mut a)
         .unwrap();
-    let ib = Rcb::new(c)
+    let ib = Rcb
         .partition(&g.view(&g.weights).unwrap(), Targets::Equal(7), &mut b)
         .unwrap();
     assert_eq!((a, ia), (b, ib));
@@ -58,8 +60,7 @@ fn two_parts_split_across_the_longest_side_at_the_weighted_median() {
     // plane lies left of x = 1 and every root of part 0 lies left of every root of part 1.
     let (g, c) = refined_box();
     let mut part = vec![0; g.nvertices()];
-    Rcb::new(c.clone())
-        .partition(&g.view(&g.weights).unwrap(), Targets::Equal(2), &mut part)
+    Rcb.partition(&g.view(&g.weights).unwrap(), Targets::Equal(2), &mut part)
         .unwrap();
     let max0 = (0..c.len())
         .filter(|&v| part[v] == 0)
@@ -73,28 +74,48 @@ fn two_parts_split_across_the_longest_side_at_the_weighted_median() {
 }
 
 #[test]
-fn wrong_number_of_centroids_is_an_error() {
+fn the_dual_graph_cuts_its_root_centroids_and_a_graph_without_coordinates_is_an_error() {
+    // The dual graph's coordinates are the root centroids bit for bit, so RCB and SFC on its
+    // view give the parts they gave when they were handed those centroids: the parts of the
+    // same arrays with the centroids given by hand.
     let (g, c) = refined_box();
-    let mut part = vec![0; g.nvertices()];
-    let e = Rcb::new(c[1..].to_vec())
-        .partition(&g.view(&g.weights).unwrap(), Targets::Equal(2), &mut part)
-        .unwrap_err();
-    assert_eq!(
-        e,
-        Error::LengthMismatch {
-            what: "RCB coordinates",
-            expected: 6000,
-            actual: 5999
+    let bits = |p: &[[f64; 3]]| {
+        p.iter()
+            .flat_map(|x| x.map(f64::to_bits))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bits(g.coordinates()), bits(&c));
+    let w = &g.weights;
+    let view = g.view(w).unwrap();
+    let bare = GraphView::new(g.xadj(), g.adjncy(), &w.cwgt, &w.pwgt).unwrap();
+    let by_hand = bare.with_coordinates(&c).unwrap();
+    let geometric: [&dyn Partitioner; 2] = [&Rcb, &Sfc];
+    for p in geometric {
+        for nparts in [2, 7, 32] {
+            let (mut a, mut b) = (vec![0; c.len()], vec![0; c.len()]);
+            let ia = p.partition(&view, Targets::Equal(nparts), &mut a).unwrap();
+            let ib = p
+                .partition(&by_hand, Targets::Equal(nparts), &mut b)
+                .unwrap();
+            assert_eq!((a, ia), (b, ib), "{} into {nparts}", p.name());
         }
-    );
+        let mut part = vec![0; c.len()];
+        let e = p
+            .partition(&bare, Targets::Equal(2), &mut part)
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::Invalid(m) if m.contains("no vertex coordinates")),
+            "{e}"
+        );
+    }
 }
 
 #[test]
 fn uneven_shares_move_the_cut_plane() {
     // A quarter of the weight on the left: the cut moves left of the even split's.
-    let (g, c) = refined_box();
+    let (g, _) = refined_box();
     let view = g.view(&g.weights).unwrap();
-    let rcb = Rcb::new(c);
+    let rcb = Rcb;
     for shares in [[1.0, 3.0], [3.0, 1.0]] {
         let mut part = vec![0; g.nvertices()];
         rcb.partition(&view, Targets::Shares(&shares), &mut part)

@@ -143,11 +143,12 @@ fn metis_balances_equal_parts_of_a_user_graph() {
 fn metis_and_rcb_cut_a_user_graph_to_uneven_shares() {
     let g = Grid::new([16, 12, 6]);
     let shares = [1.0, 2.0, 0.5, 4.0, 2.5];
-    let rcb = Rcb::new(g.coordinates());
-    let partitioners: [&dyn Partitioner; 2] = [&Metis::default(), &rcb];
+    let points = g.coordinates();
+    let view = g.view().with_coordinates(&points).unwrap();
+    let partitioners: [&dyn Partitioner; 2] = [&Metis::default(), &Rcb];
     for p in partitioners {
         let mut part = vec![u32::MAX; g.vwgt.len()];
-        p.partition(&g.view(), Targets::Shares(&shares), &mut part)
+        p.partition(&view, Targets::Shares(&shares), &mut part)
             .unwrap();
         assert_honours(&g.vwgt, &part, Targets::Shares(&shares), 0.05);
     }

@@ -11,24 +11,22 @@ use plume::balance::sbn::{Policies, SbnOptions, Shared, Variant};
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
 use plume::metrics::{rank_loads, Imbalance, SysLoad};
-use plume::partition::{root_centroids, Partitioner, Rcb, Targets};
+use plume::partition::{Partitioner, Rcb, Targets};
 use plume::sim::{sbn_level, Machine, SbnLevel};
 
 /// A 1,152-root box refined twice in its left quarter, split by RCB on the initial (uniform)
 /// weights: the first ranks get far more work than the others.
 fn imbalanced(procs: usize) -> (DualGraph, Vec<u32>) {
     let mesh = generate_box([12, 4, 4], [3.0, 1.0, 1.0]).unwrap();
-    let centroids = root_centroids(&mesh);
     let mut forest = Forest::new(mesh, Default::default()).unwrap();
     let uniform = DualGraph::new(&forest);
     let mut owner = vec![0; forest.nroots()];
-    Rcb::new(centroids)
-        .partition(
-            &uniform.view(&uniform.weights).unwrap(),
-            Targets::Equal(procs),
-            &mut owner,
-        )
-        .unwrap();
+    Rcb.partition(
+        &uniform.view(&uniform.weights).unwrap(),
+        Targets::Equal(procs),
+        &mut owner,
+    )
+    .unwrap();
     for _ in 0..2 {
         forest.mark_refine_where(|l| l.centroid[0] < 0.75);
         forest.adapt().unwrap();

@@ -9,10 +9,11 @@ mod startup_checks;
 
 use common::without_hang;
 use plume::comm::{launch_threads, Comm, ThreadComm};
+use plume::graph::root_centroids;
 use plume::io::read_mesh;
 use plume::mesh::chunk::{fetch_roots, root_stars, spread};
 use plume::mesh::{generate_box, generate_box_chunk, Mesh};
-use plume::partition::{root_centroids, sfc_first_owners, Targets};
+use plume::partition::{sfc_first_owners, Targets};
 use plume::{Error, Result};
 use startup_checks::*;
 use std::path::Path;

@@ -15,8 +15,8 @@ use plume::comm::{launch_threads, Comm, ThreadComm};
 use plume::dist::{Balancer, Diffusive, FirstOwners, GatheredPlum, LevelMetrics, Mark, Run, Share};
 use plume::io::read_mesh;
 use plume::mesh::chunk::spread;
-use plume::mesh::{generate_box, generate_box_chunk, Mesh};
-use plume::partition::{root_centroids, Diffusion, Sfc};
+use plume::mesh::{generate_box, generate_box_chunk};
+use plume::partition::{Diffusion, Sfc};
 use plume::Result;
 use startup_checks::tagged_box;
 use std::path::Path;
@@ -140,15 +140,15 @@ enum Start {
     Metis,
 }
 
-/// The balancer of `start` on `procs` ranks over `mesh`.
-fn balancer(start: Start, procs: usize, mesh: &Mesh) -> Box<dyn Balancer> {
+/// The balancer of `start` on `procs` ranks.
+fn balancer(start: Start, procs: usize) -> Box<dyn Balancer> {
     let opts = PlumOptions {
         accept: Accept::Always,
         ..PlumOptions::new(procs)
     };
     match start {
         Start::Sfc => {
-            let first = Box::new(Sfc::new(root_centroids(mesh)));
+            let first = Box::new(Sfc);
             let policy = Box::new(Threshold::default());
             Box::new(Diffusive::with(opts, Diffusion::default(), policy, first).unwrap())
         }
@@ -166,7 +166,7 @@ fn records(
 ) -> Vec<Vec<Record>> {
     without_hang(move || {
         launch_threads(procs, |comm| {
-            let balancer = balancer(start, procs, whole.mesh());
+            let balancer = balancer(start, procs);
             let run = match chunks {
                 false => Run::on_parts(comm, whole, adapt_options(), balancer)?,
                 true => {
@@ -212,7 +212,7 @@ fn a_generated_box_chunk_starts_the_run_of_the_generated_box() {
         let got = without_hang(move || {
             launch_threads(procs, |comm| {
                 let chunk = |c: &ThreadComm| generate_box_chunk(cells, size, c.rank(), c.size());
-                let balancer = balancer(Start::Sfc, procs, whole.mesh());
+                let balancer = balancer(Start::Sfc, procs);
                 let run =
                     Run::from_chunk(comm, chunk, adapt_options(), balancer, FirstOwners::Sfc)?;
                 steps(run, whole)
@@ -234,7 +234,7 @@ fn each_rank_holds_its_share_not_the_mesh() {
         launch_threads(procs, |comm| {
             let mesh = (comm.rank() == 0).then(|| whole.mesh().clone());
             let chunk = |c: &ThreadComm| spread(c, mesh);
-            let balancer = balancer(Start::Sfc, procs, &Mesh::new(Vec::new(), Vec::new()));
+            let balancer = balancer(Start::Sfc, procs);
             let run = Run::from_chunk(comm, chunk, adapt_options(), balancer, FirstOwners::Sfc)?;
             check_parts(&run, whole)?;
             let own = run.held_roots().len();

@@ -49,7 +49,7 @@ use plume::dist::{
 use plume::mesh::chunk::spread;
 use plume::mesh::{generate_box_chunk, Mesh};
 use plume::metrics::{Phase, RunCpu};
-use plume::partition::{root_centroids, Diffusion, Sfc};
+use plume::partition::{Diffusion, Sfc};
 use plume_cases::euler::record::{balancer_over, first_owners, EulerRunConfig};
 use plume_cases::euler::scheme::Boundaries;
 use plume_cases::euler::{
@@ -89,15 +89,10 @@ enum Repartition {
     OnRanks,
 }
 
-/// The shock runs' balancer, METIS's first owners; the partitioners run on rank 0, which
-/// holds the `mesh`.
-fn shock_balancer(
-    procs: usize,
-    repartition: Repartition,
-    mesh: Option<&Mesh>,
-) -> Box<dyn Balancer> {
-    let centroids = mesh.map(root_centroids).unwrap_or_default();
-    let first = InitialName::Metis.build(1, &centroids);
+/// The shock runs' balancer, METIS's first owners; the partitioners run on rank 0's dual
+/// graph.
+fn shock_balancer(procs: usize, repartition: Repartition) -> Box<dyn Balancer> {
+    let first = InitialName::Metis.build(1);
     let policy = Box::new(Threshold::default());
     let built = match repartition {
         Repartition::Gathered(partitioner) => {
@@ -107,7 +102,7 @@ fn shock_balancer(
             };
             let plum = Plum::with(
                 PlumOptions::new(procs),
-                partitioner.build(1, &centroids),
+                partitioner.build(1),
                 objective.build(),
                 policy,
             );
@@ -127,7 +122,7 @@ fn shock_run(procs: usize, repartition: Repartition, process: bool) -> RunCpu {
     let (mesh, serial) = read_once(read_shock_mesh);
     let mut runs = launch_threads(procs, |comm| {
         let mesh = mesh.take(comm);
-        let balancer = shock_balancer(procs, repartition, mesh.as_ref());
+        let balancer = shock_balancer(procs, repartition);
         let chunk = |comm: &_| spread(comm, mesh);
         let mut run = Run::from_chunk(comm, chunk, options(), balancer, FirstOwners::Balancer)?;
         let mut account = plume_cases::cpu::start(comm, run.startup_cpu(), Some(&serial))?;
@@ -193,11 +188,7 @@ fn euler_run(procs: usize, t_end: f64) -> RunCpu {
         // As `run euler` does: the partitioners run on rank 0, which holds the mesh.
         let mesh = mesh.take(comm);
         let first = first_owners(&cfg);
-        let centroids = match (&mesh, first) {
-            (Some(mesh), FirstOwners::Balancer) => root_centroids(mesh),
-            _ => Vec::new(),
-        };
-        let balancer = balancer_over(&cfg, &centroids)?;
+        let balancer = balancer_over(&cfg)?;
         let chunk = |comm: &_| spread(comm, mesh);
         let settings = (cfg.euler, boundaries.clone(), None);
         let mut euler = EulerRun::from_chunk(comm, chunk, settings, balancer, first)?;
@@ -289,7 +280,7 @@ fn weak_start<C: Comm + ?Sized>(comm: &C, cells: [usize; 3]) -> plume::Result<Ru
         PlumOptions::new(comm.size()),
         Diffusion::default(),
         Box::new(Threshold::default()),
-        Box::new(Sfc::new(Vec::new())),
+        Box::new(Sfc),
     )?;
     let opts = AdaptOptions {
         max_depth: 1,

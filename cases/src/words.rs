@@ -327,15 +327,15 @@ word_enum! {
 }
 
 impl PartitionerName {
-    /// The partitioner with default options; METIS draws from `seed`, RCB cuts `centroids`
-    /// (one per root).
-    pub fn build(self, seed: u64, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
+    /// The partitioner with default options; METIS draws from `seed`, RCB cuts the graph's
+    /// coordinates (the root centroids).
+    pub fn build(self, seed: u64) -> Box<dyn Partitioner> {
         match self {
             PartitionerName::Metis => Box::new(Metis {
                 seed: seed as i32,
                 ..Default::default()
             }),
-            PartitionerName::Rcb => Box::new(Rcb::new(centroids.to_vec())),
+            PartitionerName::Rcb => Box::new(Rcb),
             PartitionerName::Diffusion | PartitionerName::DiffusionCut => {
                 Box::new(self.diffusion())
             }
@@ -413,11 +413,11 @@ word_enum! {
 
 impl InitialName {
     /// The partitioner of the first owners; METIS draws from `seed`, the curve runs through
-    /// `centroids` (one per root).
-    pub fn build(self, seed: u64, centroids: &[[f64; 3]]) -> Box<dyn Partitioner> {
+    /// the graph's coordinates (the root centroids).
+    pub fn build(self, seed: u64) -> Box<dyn Partitioner> {
         match self {
-            InitialName::Metis => PartitionerName::Metis.build(seed, centroids),
-            InitialName::Sfc => Box::new(Sfc::new(centroids.to_vec())),
+            InitialName::Metis => PartitionerName::Metis.build(seed),
+            InitialName::Sfc => Box::new(Sfc),
         }
     }
 
@@ -827,10 +827,10 @@ mod tests {
     #[test]
     fn words_build_the_library_objects_they_name() {
         for (p, _, _) in PartitionerName::ALL {
-            assert_eq!(p.build(1, &[]).name(), p.to_string());
+            assert_eq!(p.build(1).name(), p.to_string());
         }
         for (i, _, _) in InitialName::ALL {
-            assert_eq!(i.build(1, &[]).name(), i.to_string());
+            assert_eq!(i.build(1).name(), i.to_string());
         }
         let s = plume::remap::SimilarityMatrix::from_dense(2, 1, &[1, 5, 6, 2]).unwrap();
         let solvers: Vec<&str> = ObjectiveName::ALL

@@ -9,9 +9,9 @@ mod common;
 use common::TempDir;
 
 use plume::adapt::Forest;
-use plume::graph::DualGraph;
+use plume::graph::{root_centroids, DualGraph};
 use plume::mesh::geometry::{centroid, volume};
-use plume::partition::{root_centroids, Partitioner, Stripes, Targets};
+use plume::partition::{Partitioner, Stripes, Targets};
 use plume_cases::erosion::front::{Erosion, FLUID, ROCK};
 use plume_cases::erosion::{self, domain, ErosionConfig, IterationRecord};
 use plume_cases::words::{PartitionKind, PolicyName};

@@ -1,6 +1,7 @@
 //! The forest: the initial mesh, one [`Tree`] per root, the vertex store and the bisected-edge
 //! set, plus the marks and work lists of the adaptation step in progress.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::edges::Edges;
@@ -30,6 +31,12 @@ pub struct LeafId {
 pub struct LeafView<'a> {
     /// The leaf.
     pub id: LeafId,
+    /// Its position in the forest's order of the leaves held here ([`Forest::leaves`]: roots
+    /// ascending, each tree in canonical order), which is also the order of
+    /// [`LeafAdjacency::leaves`](super::LeafAdjacency::leaves) and the index
+    /// [`Run::for_each_leaf_mut`](crate::dist::Run::for_each_leaf_mut) passes: a solver's own
+    /// per-leaf arrays are read at `index`.
+    pub index: usize,
     /// Its vertex ids.
     pub verts: [u32; 4],
     /// Its corner positions.
@@ -169,6 +176,10 @@ pub struct Forest {
     pub(crate) used_elsewhere: crate::hash::IntSet<u64>,
     /// Bumped whenever the leaves change: leaf ids of an older generation are stale.
     pub(crate) generation: u32,
+    /// The index of the first leaf of each root (held or not) and, last, the number of
+    /// leaves: made on first use by [`Forest::for_each_leaf_in`], forgotten whenever a tree's
+    /// leaf count or the held roots change ([`Forest::forget_leaf_offsets`]).
+    leaf_offsets: OnceLock<Vec<u32>>,
 }
 
 impl Forest {
@@ -228,6 +239,7 @@ impl Forest {
             outbox: Vec::new(),
             used_elsewhere: Default::default(),
             generation: 0,
+            leaf_offsets: OnceLock::new(),
             initial: initial.clone(),
             opts,
         }
@@ -310,47 +322,72 @@ impl Forest {
     }
 
     /// Calls `f` on every leaf of the trees this forest holds, roots in order, each tree in
-    /// canonical order.
+    /// canonical order: the order of [`Forest::leaves`], each leaf's
+    /// [`index`](LeafView::index) counting up from 0.
     pub fn for_each_leaf(&self, mut f: impl FnMut(&LeafView)) {
+        let mut index = 0;
         for r in 0..self.trees.len() as u32 {
-            self.for_each_leaf_of(r, &mut f);
+            index = self.for_each_leaf_of(r, index, &mut f);
         }
     }
 
     /// Calls `f` on every leaf of the trees among `roots` this forest holds, roots in the
     /// order given, each tree in canonical order: with ascending `roots`, the leaves
-    /// [`Forest::for_each_leaf`] visits in those trees, in its order (e.g. the roots a
-    /// [`Locator`](super::Locator) finds near a region).
+    /// [`Forest::for_each_leaf`] visits in those trees, in its order and with the same
+    /// [`index`](LeafView::index) (e.g. the roots a [`Locator`](super::Locator) finds near a
+    /// region). The first call after the leaves changed costs one pass over the roots (the
+    /// index of each root's first leaf); later ones, only the trees of `roots`.
     ///
     /// # Panics
     /// When a root is out of range.
     #[track_caller]
     pub fn for_each_leaf_in(&self, roots: &[u32], mut f: impl FnMut(&LeafView)) {
+        let offsets = self.leaf_offsets.get_or_init(|| {
+            let mut offsets = Vec::with_capacity(self.trees.len() + 1);
+            let mut first = 0u32;
+            for (tree, &held) in self.trees.iter().zip(&self.held) {
+                offsets.push(first);
+                first += if held { tree.nleaves } else { 0 };
+            }
+            offsets.push(first);
+            offsets
+        });
         for &r in roots {
             assert!((r as usize) < self.trees.len(), "root {r} out of range");
-            self.for_each_leaf_of(r, &mut f);
+            self.for_each_leaf_of(r, offsets[r as usize] as usize, &mut f);
         }
     }
 
-    /// Calls `f` on every leaf of root `r`'s tree, in canonical order, if this forest holds it.
-    fn for_each_leaf_of(&self, r: u32, f: &mut impl FnMut(&LeafView)) {
+    /// Calls `f` on every leaf of root `r`'s tree, in canonical order, if this forest holds
+    /// it, the first with index `first`; returns the index after its last leaf.
+    fn for_each_leaf_of(&self, r: u32, first: usize, f: &mut impl FnMut(&LeafView)) -> usize {
         if !self.held[r as usize] {
-            return;
+            return first;
         }
         let nf = self.opts.nfields;
         let tree = &self.trees[r as usize];
+        let mut index = first;
         for i in tree.leaves_dfs() {
             let e = &tree.elems[i as usize];
             let corners = e.verts.map(|v| self.verts[v].pos);
             f(&LeafView {
                 id: self.leaf_id(r, i),
+                index,
                 verts: e.verts,
                 corners,
                 centroid: geometry::centroid(&corners),
                 level: e.level,
                 data: &tree.data[i as usize * nf..(i as usize + 1) * nf],
             });
+            index += 1;
         }
+        index
+    }
+
+    /// Forgets the index of each root's first leaf ([`Forest::for_each_leaf_in`]): called
+    /// wherever a tree's leaf count or the held roots change.
+    pub(crate) fn forget_leaf_offsets(&mut self) {
+        self.leaf_offsets.take();
     }
 
     /// The generation of the leaves: bumped by every change of them (coarsening, subdivision,
@@ -372,9 +409,11 @@ impl Forest {
     /// Starts a new generation of the leaves (see [`Forest::generation`]).
     pub(crate) fn next_generation(&mut self) {
         self.generation = self.generation.wrapping_add(1);
+        self.forget_leaf_offsets();
     }
 
-    /// Every leaf, roots in order, each tree in canonical order.
+    /// Every leaf, roots in order, each tree in canonical order: the adjacency order, a
+    /// leaf's position here being its [`LeafView::index`].
     pub fn leaves(&self) -> Vec<LeafId> {
         let mut out = Vec::with_capacity(self.nleaves);
         self.for_each_leaf(|l| out.push(l.id));
@@ -639,6 +678,41 @@ mod tests {
     use super::*;
     use crate::adapt::pattern::EDGES;
     use crate::mesh::generate_box;
+
+    /// Every leaf's index through [`Forest::for_each_leaf_in`] on each root alone is the one
+    /// [`Forest::for_each_leaf`] gives it, and both count the leaves in order.
+    fn check_indices(forest: &Forest) {
+        let mut walked = Vec::new();
+        forest.for_each_leaf(|l| walked.push((l.index, l.id)));
+        assert!(walked.iter().enumerate().all(|(k, w)| w.0 == k));
+        let mut by_root = Vec::new();
+        for r in 0..forest.nroots() as u32 {
+            forest.for_each_leaf_in(&[r], |l| by_root.push((l.index, l.id)));
+        }
+        assert_eq!(by_root, walked);
+    }
+
+    #[test]
+    fn leaf_indices_follow_the_leaves_through_a_step_and_mid_step() {
+        let mut forest = Forest::new(
+            generate_box([3, 2, 2], [1.0, 1.0, 1.0]).unwrap(),
+            AdaptOptions::default(),
+        )
+        .unwrap();
+        for step in 0..3 {
+            check_indices(&forest);
+            forest.mark_refine_where(|l| l.centroid[0] < 0.2 + 0.2 * step as f64);
+            forest.mark_coarsen_where(|l| l.level > 0 && l.centroid[0] > 0.5);
+            forest.coarsen().unwrap();
+            check_indices(&forest);
+            // Closure builds elements (green upgrades, requested splits) before subdivision.
+            forest.close().unwrap();
+            check_indices(&forest);
+            forest.subdivide();
+        }
+        check_indices(&forest);
+        assert!(forest.nleaves() > forest.nroots());
+    }
 
     #[test]
     fn the_walk_around_a_root_edge_finds_the_roots_holding_it() {

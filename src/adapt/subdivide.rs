@@ -26,6 +26,7 @@ impl Forest {
         let n = parent.split.nchildren();
         tree.nleaves -= n as u32 - 1;
         self.nleaves -= n - 1;
+        self.forget_leaf_offsets();
         parent.split
     }
 
@@ -84,6 +85,7 @@ impl Forest {
         tree.elems[i].first_child = first as u32;
         tree.nleaves += n as u32 - 1;
         self.nleaves += n - 1;
+        self.forget_leaf_offsets();
         self.report.divided += 1;
         self.prolong_to_children(r, i, first, n);
         first

@@ -155,8 +155,7 @@ impl BalanceOutcome {
 ///
 /// let moved = launch_threads(2, |comm| {
 ///     let mesh = generate_box([3, 3, 3], [1.0; 3])?;
-///     let centroids = plume::partition::root_centroids(&mesh);
-///     let pass = Pass(NoBalancing::new(Box::new(Rcb::new(centroids))));
+///     let pass = Pass(NoBalancing::new(Box::new(Rcb)));
 ///     let mut run = Run::new(comm, mesh, AdaptOptions::default(), pass)?;
 ///     let report = run.step(|_| Mark::Keep)?;
 ///     Ok(report.metrics.moved.trees)

@@ -345,7 +345,7 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     /// use plume::partition::Rcb;
     /// let leaves = launch_threads(3, |comm| {
     ///     let chunk = |c: &ThreadComm| generate_box_chunk([3, 3, 3], [1.0; 3], c.rank(), c.size());
-    ///     let none = NoBalancing::new(Box::new(Rcb::new(Vec::new()))); // never asked
+    ///     let none = NoBalancing::new(Box::new(Rcb)); // never asked
     ///     let opts = AdaptOptions::default();
     ///     let mut run = Run::from_chunk(comm, chunk, opts, none, FirstOwners::Sfc)?;
     ///     Ok(run.step(|_| Mark::Refine)?.metrics.leaves)
@@ -721,7 +721,12 @@ impl<'c, C: Comm + ?Sized> Run<'c, C> {
     }
 
     /// One adaptation step on every rank (a collective): mark with `mark` (called on every
-    /// leaf held here), coarsen, close, predict, balance, migrate, subdivide, update weights.
+    /// leaf held here, in the adjacency order: [`LeafView::index`] counts up from 0 as
+    /// [`Run::for_each_leaf_mut`]'s index and [`LeafAdjacency::leaves`]' positions do, so a
+    /// solver marks from its own per-leaf arrays), coarsen, close, predict, balance, migrate,
+    /// subdivide, update weights.
+    ///
+    /// [`LeafAdjacency::leaves`]: crate::adapt::LeafAdjacency::leaves
     ///
     /// # Errors
     /// Any rank's error, on every rank.

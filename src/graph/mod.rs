@@ -5,8 +5,10 @@
 //! for the changed trees only, and can be *predicted* after closure, before subdivision.
 //!
 //! The graph is stored in CSR form (`xadj`, `adjncy`), each edge once in each direction, with
-//! `cwgt` aligned with `adjncy`. Partitioners and PLUM take any graph as a [`GraphView`]; the
-//! dual graph gives one with [`DualGraph::view`].
+//! `cwgt` aligned with `adjncy`, and the centroid of each root ([`root_centroids`]) as its
+//! vertices' coordinates. Partitioners and PLUM take any graph as a [`GraphView`]; the dual
+//! graph gives one with [`DualGraph::view`], coordinates included, so geometric partitioners
+//! ([`crate::partition::Rcb`], [`crate::partition::Sfc`]) need nothing else.
 
 mod metis_format;
 mod view;
@@ -16,8 +18,16 @@ pub use view::GraphView;
 pub use weights::{LeafCost, TreeWeights};
 
 use crate::adapt::Forest;
-use crate::mesh::Topology;
+use crate::mesh::{geometry::centroid, Mesh, Topology};
 use crate::Result;
+
+/// The centroid of every root (element) of `mesh`: the coordinates of the dual graph's
+/// vertices ([`DualGraph::coordinates`]).
+pub fn root_centroids(mesh: &Mesh) -> Vec<[f64; 3]> {
+    (0..mesh.nelems())
+        .map(|e| centroid(&mesh.corners(e)))
+        .collect()
+}
 
 /// The weights of every root and dual edge.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,8 +40,13 @@ pub struct Weights {
     pub cwgt: Vec<u64>,
 }
 
-/// The dual graph with its current weights. Its shape is fixed when it is built, so it is
-/// read through [`DualGraph::xadj`] and [`DualGraph::adjncy`]; only the weights are open.
+/// The dual graph with its current weights and the root centroids. Its shape is fixed when
+/// it is built, so it is read through [`DualGraph::xadj`], [`DualGraph::adjncy`] and
+/// [`DualGraph::coordinates`]; only the weights are open. It holds every root of the mesh it
+/// is built on (24 bytes of coordinates per root, next to 68 bytes plus 17 per neighbour for
+/// the graph and its weights: 136 with four neighbours): on ranks, only rank 0 holds one, for
+/// the balancers that gather the graph there ([`GatheredPlum`](crate::dist::GatheredPlum)
+/// and those built on it).
 #[derive(Debug, Clone)]
 pub struct DualGraph {
     /// CSR offsets: neighbours of root `v` are `adjncy[xadj[v]..xadj[v + 1]]`.
@@ -45,10 +60,13 @@ pub struct DualGraph {
     /// Current weights.
     pub weights: Weights,
     trees: Vec<TreeWeights>,
+    /// The centroid of each root.
+    coordinates: Vec<[f64; 3]>,
 }
 
 impl DualGraph {
-    /// The dual graph of the forest's initial mesh, with the forest's current weights.
+    /// The dual graph of the forest's initial mesh, with the forest's current weights and the
+    /// roots' centroids ([`root_centroids`]).
     pub fn new(forest: &Forest) -> DualGraph {
         let n = forest.nroots();
         let (xadj, adjncy, face) = face_adjacency(forest.topology(), n);
@@ -64,6 +82,7 @@ impl DualGraph {
             face,
             mirror,
             trees: vec![TreeWeights::default(); n],
+            coordinates: root_centroids(forest.mesh()),
         };
         let all: Vec<u32> = (0..n as u32).collect();
         g.update(forest, &all);
@@ -72,18 +91,19 @@ impl DualGraph {
 
     /// The graph with `weights` (the current [`DualGraph::weights`], [`DualGraph::predict`]ed
     /// ones or any other work per root), as partitioners and PLUM take it: vertex weights
-    /// `PWgt`, edge weights `CWgt`, sizes `RWgt`.
+    /// `PWgt`, edge weights `CWgt`, sizes `RWgt`, coordinates the root centroids.
     ///
     /// # Errors
     /// [`crate::Error::LengthMismatch`] when a weight array does not match the graph.
     pub fn view<'a>(&'a self, weights: &'a Weights) -> Result<GraphView<'a>> {
-        GraphView::trusted(
-            &self.xadj,
-            &self.adjncy,
-            &weights.cwgt,
-            &weights.pwgt,
-            &weights.rwgt,
-        )
+        let weights = (&weights.cwgt[..], &weights.pwgt[..], &weights.rwgt[..]);
+        GraphView::trusted(&self.xadj, &self.adjncy, weights, Some(&self.coordinates))
+    }
+
+    /// The centroid of each root ([`root_centroids`] of the initial mesh): the coordinates
+    /// of [`DualGraph::view`]'s vertices.
+    pub fn coordinates(&self) -> &[[f64; 3]] {
+        &self.coordinates
     }
 
     /// CSR offsets: the neighbours of root `v` are `adjncy()[xadj()[v]..xadj()[v + 1]]`.

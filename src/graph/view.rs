@@ -1,6 +1,7 @@
-//! [`GraphView`]: any weighted graph in CSR form, as the partitioners and PLUM see it. The
-//! dual graph is one such graph ([`super::DualGraph::view`]); a user's own mesh or graph is
-//! another ([`GraphView::new`]).
+//! [`GraphView`]: any weighted graph in CSR form, with coordinates of its vertices when it
+//! has them, as the partitioners and PLUM see it. The dual graph is one such graph
+//! ([`super::DualGraph::view`], coordinates the root centroids); a user's own mesh or graph
+//! is another ([`GraphView::new`], [`GraphView::with_coordinates`]).
 
 use crate::{Error, Result};
 
@@ -13,7 +14,10 @@ use crate::{Error, Result};
 ///   graph's `CWgt`), equal in both directions;
 /// - `vertex_weights`: the work of each vertex (`PWgt`), what a partition balances;
 /// - `sizes`: the data each vertex carries (`RWgt`, METIS's `vsize`), what a remap moves; the
-///   vertex weights unless given ([`GraphView::with_sizes`]).
+///   vertex weights unless given ([`GraphView::with_sizes`]);
+/// - `coordinates`, optional: a point per vertex, what geometric partitioners
+///   ([`crate::partition::Rcb`], [`crate::partition::Sfc`]) cut
+///   ([`GraphView::with_coordinates`]; the dual graph's are the root centroids).
 ///
 /// ```
 /// use plume::graph::GraphView;
@@ -24,6 +28,10 @@ use crate::{Error, Result};
 /// assert_eq!(g.neighbours(1), &[0, 2]);
 /// let asymmetric = [3, 3, 1, 2];
 /// assert!(GraphView::new(&xadj, &adjncy, &asymmetric, &vwgt).is_err());
+/// // The vertices at x = 0, 1, 2.
+/// let points = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+/// assert!(g.coordinates().is_none());
+/// assert_eq!(g.with_coordinates(&points).unwrap().coordinates(), Some(&points[..]));
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct GraphView<'a> {
@@ -32,6 +40,7 @@ pub struct GraphView<'a> {
     edge_weights: &'a [u64],
     vertex_weights: &'a [u64],
     sizes: &'a [u64],
+    coordinates: Option<&'a [[f64; 3]]>,
 }
 
 impl<'a> GraphView<'a> {
@@ -50,7 +59,8 @@ impl<'a> GraphView<'a> {
         vertex_weights: &'a [u64],
     ) -> Result<GraphView<'a>> {
         check_offsets(xadj, adjncy.len())?;
-        let view = GraphView::trusted(xadj, adjncy, edge_weights, vertex_weights, vertex_weights)?;
+        let weights = (edge_weights, vertex_weights, vertex_weights);
+        let view = GraphView::trusted(xadj, adjncy, weights, None)?;
         check_rows(&view)?;
         check_symmetry(&view)?;
         Ok(view)
@@ -65,25 +75,50 @@ impl<'a> GraphView<'a> {
         Ok(GraphView { sizes, ..self })
     }
 
-    /// A view of CSR arrays known to be well formed (the dual graph's): only the weight arrays'
-    /// lengths are checked.
+    /// The same graph with `coordinates` (one finite point per vertex) as the places of its
+    /// vertices, for geometric partitioners.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless there is one point per vertex; [`Error::Graph`] naming
+    /// the first vertex with a non-finite coordinate.
+    pub fn with_coordinates(self, coordinates: &'a [[f64; 3]]) -> Result<GraphView<'a>> {
+        Error::check_len("vertex coordinates", self.nvertices(), coordinates.len())?;
+        if let Some(v) = coordinates
+            .iter()
+            .position(|c| !c.iter().all(|x| x.is_finite()))
+        {
+            let message = format!("coordinates {:?} are not all finite", coordinates[v]);
+            return Err(invalid(v, message));
+        }
+        Ok(GraphView {
+            coordinates: Some(coordinates),
+            ..self
+        })
+    }
+
+    /// A view of CSR arrays known to be well formed (the dual graph's), with its weights
+    /// `(edge weights, vertex weights, sizes)` and coordinates known finite (the centroids of
+    /// a valid mesh's elements): only the arrays' lengths are checked.
     pub(crate) fn trusted(
         xadj: &'a [u32],
         adjncy: &'a [u32],
-        edge_weights: &'a [u64],
-        vertex_weights: &'a [u64],
-        sizes: &'a [u64],
+        (edge_weights, vertex_weights, sizes): (&'a [u64], &'a [u64], &'a [u64]),
+        coordinates: Option<&'a [[f64; 3]]>,
     ) -> Result<GraphView<'a>> {
         let n = xadj.len().saturating_sub(1);
         Error::check_len("edge weights", adjncy.len(), edge_weights.len())?;
         Error::check_len("vertex weights", n, vertex_weights.len())?;
         Error::check_len("vertex sizes", n, sizes.len())?;
+        if let Some(c) = coordinates {
+            Error::check_len("vertex coordinates", n, c.len())?;
+        }
         Ok(GraphView {
             xadj,
             adjncy,
             edge_weights,
             vertex_weights,
             sizes,
+            coordinates,
         })
     }
 
@@ -120,6 +155,12 @@ impl<'a> GraphView<'a> {
     /// Data of each vertex: what remaps move.
     pub fn sizes(&self) -> &'a [u64] {
         self.sizes
+    }
+
+    /// The point of each vertex, finite, when the graph has them
+    /// ([`GraphView::with_coordinates`]; the dual graph's: the root centroids).
+    pub fn coordinates(&self) -> Option<&'a [[f64; 3]]> {
+        self.coordinates
     }
 
     /// The neighbours of vertex `v`.
@@ -250,6 +291,33 @@ mod tests {
         assert!(message(&[0, 2, 2], &[1, 1], &[1, 1], &[1, 1]).contains("listed twice"));
         assert!(message(&XADJ, &[1, 0, 2, 0], &EWGT, &VWGT).contains("no edge back"));
         assert!(message(&XADJ, &ADJNCY, &[3, 3, 1, 2], &VWGT).contains("vertex 1: edge to 2"));
+    }
+
+    #[test]
+    fn coordinates_are_one_finite_point_per_vertex() {
+        let g = GraphView::new(&XADJ, &ADJNCY, &EWGT, &VWGT).unwrap();
+        let points = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.5, 0.0]];
+        let with = g.with_coordinates(&points).unwrap();
+        assert_eq!(with.coordinates(), Some(&points[..]));
+        // Sizes given later keep the coordinates.
+        assert_eq!(
+            with.with_sizes(&VWGT).unwrap().coordinates(),
+            Some(&points[..])
+        );
+        assert!(matches!(
+            g.with_coordinates(&points[..2]),
+            Err(Error::LengthMismatch {
+                what: "vertex coordinates",
+                expected: 3,
+                actual: 2
+            })
+        ));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut p = points;
+            p[2][1] = bad;
+            let e = g.with_coordinates(&p).unwrap_err();
+            assert!(matches!(e, Error::Graph { vertex: 2, .. }), "{e}");
+        }
     }
 
     #[test]

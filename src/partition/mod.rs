@@ -15,8 +15,8 @@
 //! | partitioner | what it does | when |
 //! | --- | --- | --- |
 //! | [`Metis`] | multilevel k-way graph partitioning (METIS 5), balances `PWgt`, minimises the cut `CWgt` | the PLUM default: low cut, balance within `ufactor` |
-//! | [`Rcb`] | recursive coordinate bisection of the root centroids, weighted by `PWgt` | fast, geometric, ignores `CWgt`; a baseline |
-//! | [`Sfc`] | the root centroids sorted along a 3-D Hilbert curve, cut into runs of the target shares of `PWgt` | the start-up partition on ranks ([`sfc_first_owners`]: each rank keys its own roots, a sample sort across ranks, the same parts); ignores `CWgt` |
+//! | [`Rcb`] | recursive coordinate bisection of the vertices' coordinates (the dual graph's: the root centroids), weighted by `PWgt` | fast, geometric, ignores `CWgt`; a baseline |
+//! | [`Sfc`] | the vertices' coordinates sorted along a 3-D Hilbert curve, cut into runs of the target shares of `PWgt` | the start-up partition on ranks ([`sfc_first_owners`]: each rank keys its own roots, a sample sort across ranks, the same parts); ignores `CWgt` |
 //! | [`Diffusion`] | diffusion of the parts' loads over the quotient graph, then each part gives away roots by `ΔCut` | rebalancing from the current owners without gathering the graph (parts are ranks: the remap is the identity) |
 //! | [`Stripes`] | consecutive columns along x cut into stripes of the target shares of `PWgt` | the erosion case's centralized method |
 //!
@@ -50,11 +50,11 @@ mod stripes;
 pub use self::metis::Metis;
 pub(crate) use diffusion::Flat as FlatRows;
 pub use diffusion::{
-    check_diffusion, diffuse, give_away, lambda_pct, simulate, sweep, Diffused, Diffusion,
+    check_diffusion, diffuse, lambda_pct, simulate, sweep, Diffused, Diffusion,
     DiffusionReport, Flow, Quotient, RankDiffusion, Refinement, Rows, Simulation, Sweeps,
 };
 pub use minex::{score, Grid, Latency, Minex, MinexOptions, Totals, UnitCosts};
-pub use rcb::{root_centroids, Rcb};
+pub use rcb::Rcb;
 pub use repair::fill_empty_parts;
 pub use sfc::{curve_order, cut_sorted, hilbert_key, hilbert_keys, Sfc};
 pub use sfc_ranks::{sfc_first_owners, sfc_parts};
@@ -264,6 +264,18 @@ impl PartitionInfo {
     ) -> PartitionInfo {
         finish(algorithm, graph, targets.nparts(), part, (1, 1))
     }
+}
+
+/// The coordinates of `graph`'s vertices, which the geometric partitioner `name` cuts.
+///
+/// # Errors
+/// [`Error::Invalid`] when the graph has none.
+fn coordinates_of<'a>(graph: &GraphView<'a>, name: &str) -> Result<&'a [[f64; 3]]> {
+    graph.coordinates().ok_or_else(|| {
+        Error::Invalid(format!(
+            "{name}: the graph has no vertex coordinates (see GraphView::with_coordinates)"
+        ))
+    })
 }
 
 /// The [`PartitionInfo`] of a finished partition: fills empty parts, then measures the cut.

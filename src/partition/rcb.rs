@@ -2,54 +2,40 @@
 //! problems on multiprocessors", IEEE Trans. Computers C-36(5), 1987) of the root centroids,
 //! weighted by `PWgt`: split the roots across the longest side of their bounding box so that
 //! each side's weight is proportional to the target shares of the parts it will hold, and
-//! recurse. Ignores `CWgt`. Works on any graph whose vertices have coordinates.
+//! recurse. Ignores `CWgt`. Works on any graph whose vertices have coordinates
+//! ([`GraphView::coordinates`]).
 
-use super::{check_arguments, finish, PartitionInfo, Partitioner, Targets};
+use super::{check_arguments, coordinates_of, finish, PartitionInfo, Partitioner, Targets};
 use crate::graph::GraphView;
-use crate::mesh::{geometry::centroid, Mesh};
-use crate::{Error, Result};
+use crate::Result;
 
-/// The centroid of every root of `mesh`, the input [`Rcb`] needs.
-pub fn root_centroids(mesh: &Mesh) -> Vec<[f64; 3]> {
-    (0..mesh.nelems())
-        .map(|e| centroid(&mesh.corners(e)))
-        .collect()
-}
-
-/// Recursive coordinate bisection of the vertices' coordinates (for the dual graph, the root
-/// centroids). Deterministic: ties in coordinates are broken by vertex index. Any `nparts`
-/// works, not only powers of two: a set bound for `k` parts is split into `k / 2` and
-/// `k - k / 2` parts with weights in the ratio of their target shares.
+/// Recursive coordinate bisection of the graph's vertex coordinates
+/// ([`GraphView::coordinates`]; for the dual graph, the root centroids). Deterministic: ties
+/// in coordinates are broken by vertex index. Any `nparts` works, not only powers of two: a
+/// set bound for `k` parts is split into `k / 2` and `k - k / 2` parts with weights in the
+/// ratio of their target shares.
 ///
 /// ```
 /// use plume::{adapt::Forest, graph::DualGraph, mesh::generate_box};
-/// use plume::partition::{root_centroids, Partitioner, Rcb, Targets};
+/// use plume::partition::{Partitioner, Rcb, Targets};
 /// let mesh = generate_box([4, 1, 1], [4.0, 1.0, 1.0]).unwrap(); // 24 roots along x
-/// let rcb = Rcb::new(root_centroids(&mesh));
 /// let graph = DualGraph::new(&Forest::new(mesh, Default::default()).unwrap());
 /// let mut part = vec![0; 24];
-/// rcb.partition(&graph.view(&graph.weights).unwrap(), Targets::Equal(4), &mut part).unwrap();
+/// Rcb.partition(&graph.view(&graph.weights).unwrap(), Targets::Equal(4), &mut part).unwrap();
 /// // Four slabs of one cube (6 roots) each, in order along x.
 /// assert!(part.chunks(6).enumerate().all(|(i, c)| c.iter().all(|&p| p == i as u32)));
 /// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rcb {
-    centroids: Vec<[f64; 3]>,
-}
-
-impl Rcb {
-    /// RCB over these coordinates, one per vertex (per root for the dual graph, see
-    /// [`root_centroids`]).
-    pub fn new(centroids: Vec<[f64; 3]>) -> Rcb {
-        Rcb { centroids }
-    }
-}
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Rcb;
 
 impl Partitioner for Rcb {
     fn name(&self) -> &'static str {
         "rcb"
     }
 
+    /// # Errors
+    /// Those of [`check_arguments`]; [`crate::Error::Invalid`] for a graph without
+    /// coordinates.
     fn partition(
         &self,
         graph: &GraphView<'_>,
@@ -57,10 +43,9 @@ impl Partitioner for Rcb {
         part: &mut [u32],
     ) -> Result<PartitionInfo> {
         check_arguments(graph, targets, part)?;
-        Error::check_len("RCB coordinates", graph.nvertices(), self.centroids.len())?;
         let mut ids: Vec<u32> = (0..graph.nvertices() as u32).collect();
         let input = Input {
-            c: &self.centroids,
+            c: coordinates_of(graph, "rcb")?,
             w: graph.vertex_weights(),
             shares: &targets.shares(),
         };

@@ -18,7 +18,7 @@
 
 use rayon::prelude::*;
 
-use super::{check_arguments, finish, PartitionInfo, Partitioner, Targets};
+use super::{check_arguments, coordinates_of, finish, PartitionInfo, Partitioner, Targets};
 use crate::graph::GraphView;
 use crate::mesh::geometry::bounding_box;
 use crate::{Error, Result};
@@ -26,40 +26,34 @@ use crate::{Error, Result};
 /// Bits of each coordinate in a key: 3 × 21 = 63 bits, cells 2⁻²¹ of the box's longest side.
 pub const BITS: u32 = 21;
 
-/// The space-filling-curve partitioner over the vertices' coordinates (for the dual graph, the
-/// root centroids, [`super::root_centroids`]). Deterministic, whatever the number of threads:
-/// ties in keys are broken by vertex index. Every part is a contiguous run of the curve, and
-/// with equal targets each part's weight lies within the heaviest vertex's weight of the mean.
-/// Ignores the edges (`CWgt`).
+/// The space-filling-curve partitioner over the graph's vertex coordinates
+/// ([`GraphView::coordinates`]; for the dual graph, the root centroids). Deterministic,
+/// whatever the number of threads: ties in keys are broken by vertex index. Every part is a
+/// contiguous run of the curve, and with equal targets each part's weight lies within the
+/// heaviest vertex's weight of the mean. Ignores the edges (`CWgt`).
 ///
 /// ```
 /// use plume::graph::GraphView;
 /// use plume::partition::{Partitioner, Sfc, Targets};
 /// // Four points along x, joined as a path 1 – 3 – 2 – 0, unit weights.
-/// let c = vec![[3.0, 0.0, 0.0], [0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
+/// let c = [[3.0, 0.0, 0.0], [0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
 /// let (xadj, adjncy) = ([0, 1, 2, 4, 6], [2, 3, 0, 3, 1, 2]);
 /// let g = GraphView::new(&xadj, &adjncy, &[1; 6], &[1; 4]).unwrap();
 /// let mut part = vec![0; 4];
-/// Sfc::new(c).partition(&g, Targets::Equal(2), &mut part).unwrap();
+/// Sfc.partition(&g.with_coordinates(&c).unwrap(), Targets::Equal(2), &mut part).unwrap();
 /// assert_eq!(part, [1, 0, 1, 0]); // x = 0, 1 in part 0; x = 2, 3 in part 1
+/// assert!(Sfc.partition(&g, Targets::Equal(2), &mut part).is_err()); // no coordinates
 /// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sfc {
-    centroids: Vec<[f64; 3]>,
-}
-
-impl Sfc {
-    /// The SFC partitioner over these coordinates, one per vertex.
-    pub fn new(centroids: Vec<[f64; 3]>) -> Sfc {
-        Sfc { centroids }
-    }
-}
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sfc;
 
 impl Partitioner for Sfc {
     fn name(&self) -> &'static str {
         "sfc"
     }
 
+    /// # Errors
+    /// Those of [`check_arguments`]; [`Error::Invalid`] for a graph without coordinates.
     fn partition(
         &self,
         graph: &GraphView<'_>,
@@ -67,9 +61,9 @@ impl Partitioner for Sfc {
         part: &mut [u32],
     ) -> Result<PartitionInfo> {
         check_arguments(graph, targets, part)?;
-        Error::check_len("SFC coordinates", graph.nvertices(), self.centroids.len())?;
-        let bounds = bounding_box(self.centroids.iter().copied());
-        let keys = hilbert_keys(&self.centroids, bounds)?;
+        let points = coordinates_of(graph, "sfc")?;
+        let bounds = bounding_box(points.iter().copied());
+        let keys = hilbert_keys(points, bounds)?;
         let order = curve_order(&keys);
         let w = graph.vertex_weights();
         let by_count = w.iter().all(|&x| x == 0);
@@ -252,10 +246,9 @@ mod tests {
         let (c, xadj, adjncy) = grid(2);
         let w = [1u64; 8];
         let g = GraphView::new(&xadj, &adjncy, &[1; 24], &w).unwrap();
+        let g = g.with_coordinates(&c).unwrap();
         let mut part = vec![0; 8];
-        Sfc::new(c.clone())
-            .partition(&g, Targets::Equal(8), &mut part)
-            .unwrap();
+        Sfc.partition(&g, Targets::Equal(8), &mut part).unwrap();
         let at = |x: usize, y: usize, z: usize| part[x + 2 * (y + 2 * z)];
         let gray = [
             (0, 0, 0),
@@ -270,13 +263,9 @@ mod tests {
         }
         assert_eq!((at(1, 0, 1), at(1, 0, 0)), (6, 7));
         // Two parts: the halves x = 0 and x = 1; four: the quarter columns along z.
-        Sfc::new(c.clone())
-            .partition(&g, Targets::Equal(2), &mut part)
-            .unwrap();
+        Sfc.partition(&g, Targets::Equal(2), &mut part).unwrap();
         assert_eq!(part, [0, 1, 0, 1, 0, 1, 0, 1]);
-        Sfc::new(c)
-            .partition(&g, Targets::Equal(4), &mut part)
-            .unwrap();
+        Sfc.partition(&g, Targets::Equal(4), &mut part).unwrap();
         assert_eq!(part, [0, 3, 1, 2, 0, 3, 1, 2]);
     }
 
@@ -288,13 +277,12 @@ mod tests {
         let w: Vec<u64> = (0..n as u64).map(|v| 1 + (v * 7919) % 8).collect();
         let ew = vec![1; adjncy.len()];
         let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
+        let g = g.with_coordinates(&c).unwrap();
         let keys = hilbert_keys(&c, bounding_box(c.iter().copied())).unwrap();
         let order = curve_order(&keys);
         for p in [1, 2, 3, 5, 8, 13, 32, 100] {
             let mut part = vec![0; n];
-            let info = Sfc::new(c.clone())
-                .partition(&g, Targets::Equal(p), &mut part)
-                .unwrap();
+            let info = Sfc.partition(&g, Targets::Equal(p), &mut part).unwrap();
             assert_eq!(info.repair_moves, 0);
             let along: Vec<u32> = order.iter().map(|&v| part[v as usize]).collect();
             assert!(along.windows(2).all(|x| x[1] == x[0] || x[1] == x[0] + 1));
@@ -317,13 +305,14 @@ mod tests {
         let w: Vec<u64> = (0..c.len() as u64).map(|v| 1 + v % 5).collect();
         let ew = vec![1; adjncy.len()];
         let g = GraphView::new(&xadj, &adjncy, &ew, &w).unwrap();
+        let g = g.with_coordinates(&c).unwrap();
         let run = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let mut part = vec![0; c.len()];
-            pool.install(|| Sfc::new(c.clone()).partition(&g, Targets::Equal(7), &mut part))
+            pool.install(|| Sfc.partition(&g, Targets::Equal(7), &mut part))
                 .unwrap();
             part
         };
@@ -351,18 +340,21 @@ mod tests {
         let (xadj, adjncy) = ([0, 1, 3, 5, 6], [1, 0, 2, 1, 3, 2]);
         let g = GraphView::new(&xadj, &adjncy, &[1; 6], &[1; 4]).unwrap();
         let mut part = vec![0; 4];
-        Sfc::new(c.clone())
-            .partition(&g, Targets::Shares(&[1.0, 3.0]), &mut part)
-            .unwrap();
+        Sfc.partition(
+            &g.with_coordinates(&c).unwrap(),
+            Targets::Shares(&[1.0, 3.0]),
+            &mut part,
+        )
+        .unwrap();
         assert_eq!(part, [0, 1, 1, 1]);
+        assert!(matches!(
+            Sfc.partition(&g, Targets::Equal(2), &mut part),
+            Err(Error::Invalid(m)) if m.contains("no vertex coordinates")
+        ));
         let bad = vec![[f64::NAN, 0.0, 0.0]; 4];
         assert!(matches!(
-            Sfc::new(bad).partition(&g, Targets::Equal(2), &mut part),
+            hilbert_keys(&bad, bounding_box(c.iter().copied())),
             Err(Error::Invalid(_))
-        ));
-        assert!(matches!(
-            Sfc::new(c[..3].to_vec()).partition(&g, Targets::Equal(2), &mut part),
-            Err(Error::LengthMismatch { .. })
         ));
     }
 }

@@ -24,7 +24,7 @@ impl Stripes {
     }
 
     /// Columns of equal width `(hi − lo)/ncolumns` along x, from the roots' centroids
-    /// ([`super::root_centroids`]); centroids outside `[lo, hi)` go to the end columns.
+    /// ([`crate::graph::root_centroids`]); centroids outside `[lo, hi)` go to the end columns.
     pub fn along_x(centroids: &[[f64; 3]], lo: f64, hi: f64, ncolumns: usize) -> Self {
         let width = (hi - lo) / ncolumns as f64;
         let column = centroids

@@ -55,7 +55,7 @@ pub fn chunk_start<C: Comm + ?Sized>(comm: &C) -> Result<Vec<String>> {
                 plum.clone(),
                 Diffusion::default(),
                 Box::new(Threshold::default()),
-                Box::new(Sfc::new(Vec::new())), // never asked: the curve runs on the ranks
+                Box::new(Sfc), // never asked: the curve runs on the ranks
             )?),
             FirstOwners::Balancer => Box::new(GatheredPlum::new(Plum::new(plum.clone())?)),
         };

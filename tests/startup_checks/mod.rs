@@ -9,13 +9,12 @@
 pub mod chunk_run;
 
 use plume::comm::{Comm, CommExt};
-use plume::graph::GraphView;
+use plume::graph::{root_centroids, GraphView};
 use plume::hash::mix64;
 use plume::mesh::chunk::{block, fetch_roots, root_stars, spread};
 use plume::mesh::{generate_box, generate_box_chunk, Chunk, Mesh};
 use plume::partition::{
-    curve_order, hilbert_keys, root_centroids, sfc_first_owners, sfc_parts, Partitioner, Sfc,
-    Targets,
+    curve_order, hilbert_keys, sfc_first_owners, sfc_parts, Partitioner, Sfc, Targets,
 };
 use plume::{Error, Result};
 
@@ -97,11 +96,11 @@ impl Chunking {
 pub fn serial_sfc(mesh: &Mesh, weights: &[u64], targets: Targets<'_>) -> (Vec<u32>, usize) {
     let n = mesh.nelems();
     let xadj = vec![0u32; n + 1];
+    let centroids = root_centroids(mesh);
     let graph = GraphView::new(&xadj, &[], &[], weights).unwrap();
+    let graph = graph.with_coordinates(&centroids).unwrap();
     let mut part = vec![0; n];
-    let info = Sfc::new(root_centroids(mesh))
-        .partition(&graph, targets, &mut part)
-        .unwrap();
+    let info = Sfc.partition(&graph, targets, &mut part).unwrap();
     (part, info.repair_moves)
 }
 

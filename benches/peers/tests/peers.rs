@@ -10,7 +10,7 @@ use plume::adapt::Forest;
 use plume::graph::DualGraph;
 use plume::mesh::generate_box;
 use plume::metrics::{rank_loads, Imbalance, Movement};
-use plume::partition::{root_centroids, Partitioner, Rcb, Targets};
+use plume::partition::{Partitioner, Rcb, Targets};
 use plume::remap::{Remapper, SimilarityMatrix, TotalVOptimal};
 use plume_peers::{repartition, Input, Method, Output, MAX_ITERATIONS};
 
@@ -42,7 +42,7 @@ impl Case {
         let size = cells.map(|c| c as f64);
         let forest = Forest::new(generate_box(cells, size).unwrap(), Default::default()).unwrap();
         let graph = DualGraph::new(&forest);
-        let coords = root_centroids(forest.mesh());
+        let coords = graph.coordinates().to_vec();
         let refined: Vec<bool> = coords.iter().map(|c| c[0] < 1.5).collect();
         let pwgt = refined.iter().map(|&r| if r { 8 } else { 1 }).collect();
         let rwgt = refined.iter().map(|&r| if r { 9 } else { 1 }).collect();
@@ -61,8 +61,7 @@ impl Case {
             cwgt: cwgt.clone(),
         };
         let mut rcb = vec![0; graph.nvertices()];
-        Rcb::new(coords.clone())
-            .partition(&graph.view(&unit).unwrap(), Targets::Equal(k), &mut rcb)
+        Rcb.partition(&graph.view(&unit).unwrap(), Targets::Equal(k), &mut rcb)
             .unwrap();
         Case {
             k,

@@ -27,9 +27,9 @@ mod select;
 use plume::balance::{
     migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
 };
+use plume::graph::root_centroids;
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance, Movement};
-use plume::partition::root_centroids;
 use serde::Serialize;
 
 use crate::budget::{self, Budget};

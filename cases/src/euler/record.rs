@@ -110,13 +110,9 @@ impl EulerRunConfig {
     ///
     /// # Errors
     /// A grid that does not fit the ranks.
-    fn partitioner(
-        &self,
-        seed: u64,
-        centroids: &[[f64; 3]],
-    ) -> plume::Result<Box<dyn Partitioner>> {
+    fn partitioner(&self, seed: u64) -> plume::Result<Box<dyn Partitioner>> {
         if self.partitioner != PartitionerName::Minex {
-            return Ok(self.partitioner.build(seed, centroids));
+            return Ok(self.partitioner.build(seed));
         }
         Ok(Box::new(MinexPartitioner::new(MinexSetup {
             settings: self.minex.unwrap_or_default(),
@@ -127,9 +123,8 @@ impl EulerRunConfig {
     }
 }
 
-/// The balancer of `cfg` for roots whose centroids are `centroids` (every root's on the rank
-/// that partitions, rank 0; none on the others, whose balancer's partitioners never run), its
-/// first owners `cfg.initial`'s, balancing when `cfg.policy` asks (by default at LoadImb
+/// The balancer of `cfg`, its first owners `cfg.initial`'s (geometric partitioners cut the
+/// dual graph's root centroids), balancing when `cfg.policy` asks (by default at LoadImb
 /// 1.05): with PLUM, the diffusive repartitioner on the ranks' rows (nothing gathered: parts
 /// are ranks) or, for another partitioner, PLUM on rank 0 with the gathered weights and the
 /// optimal TotalV remap; under `select`, the choice among none, the diffusive repartitioner
@@ -139,14 +134,11 @@ impl EulerRunConfig {
 ///
 /// # Errors
 /// A tree that does not fit the ranks; PLUM's and select's refusals.
-pub fn balancer_over(
-    cfg: &EulerRunConfig,
-    centroids: &[[f64; 3]],
-) -> plume::Result<Box<dyn dist::Balancer>> {
+pub fn balancer_over(cfg: &EulerRunConfig) -> plume::Result<Box<dyn dist::Balancer>> {
     let opts = cfg.plum();
     // METIS's default seed, as the run always had.
     let seed = 1;
-    let first = cfg.initial.build(seed, centroids);
+    let first = cfg.initial.build(seed);
     let policy = || cfg.policy().build(PolicySettings::default());
     let gathered_plum = |first| -> plume::Result<Plum> {
         // MinEX's parts are the ranks: the identity remap.
@@ -156,7 +148,7 @@ pub fn balancer_over(
         };
         Ok(Plum::with(
             opts.clone(),
-            cfg.partitioner(seed, centroids)?,
+            cfg.partitioner(seed)?,
             objective.build(),
             policy(),
         )?

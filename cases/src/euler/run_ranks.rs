@@ -13,13 +13,11 @@ use std::collections::BTreeMap;
 
 use plume::adapt::InitialMesh;
 use plume::comm::{Comm, CommExt, ReduceOp};
-use plume::dist::FirstOwners;
 use plume::io::{rank_cells, CellArray};
 use plume::mesh::chunk::spread;
 use plume::mesh::{geometry, Mesh};
 use plume::metrics::{Phase, RunCpu};
 use plume::numbers::short;
-use plume::partition::root_centroids;
 
 use super::decisions::{DecisionsSummary, EulerDecision};
 use super::record::{
@@ -432,13 +430,7 @@ fn on_rank(
     // Rank 0 takes the mesh its process made and spreads it.
     let mesh = setup.mesh.take(comm);
     let first = first_owners(cfg);
-    // The partitioners run on rank 0, and only for the balancer's first owners.
-    let centroids = match (&mesh, first) {
-        (Some(mesh), FirstOwners::Balancer) => root_centroids(mesh),
-        _ => Vec::new(),
-    };
-    let plum = comm.agree(balancer_over(cfg, &centroids))?;
-    drop(centroids);
+    let plum = comm.agree(balancer_over(cfg))?;
     let settings = (cfg.euler, whole.boundaries, cfg.sbn);
     let checkpoints = req.checkpoints;
     let (mut euler, resumed) = match &checkpoints.restart {

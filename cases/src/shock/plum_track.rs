@@ -6,7 +6,6 @@ use crate::error::Result;
 use plume::adapt::Forest;
 use plume::balance::{migrate_counted, Balance, Migration, Plum};
 use plume::graph::{DualGraph, Weights};
-use plume::mesh::{geometry, Mesh};
 use plume::metrics::{Cut, Movement};
 use plume::sim::{plum_level_over, processing_times};
 
@@ -51,9 +50,9 @@ pub(super) struct PlumTrack {
 
 impl PlumTrack {
     /// The track of `cfg`, starting from the partitioner's initial partition.
-    pub(super) fn new(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Self> {
+    pub(super) fn new(cfg: &ShockConfig, graph: &DualGraph) -> Result<Self> {
         cfg.machine_grid()?;
-        let (plum, hier, minex) = make_plum(cfg, forest.mesh())?;
+        let (plum, hier, minex) = plum_and_reporters(cfg)?;
         let owner = plum.initial_assignment(&graph.view(&graph.weights)?)?;
         Ok(PlumTrack {
             cfg: cfg.clone(),
@@ -278,13 +277,6 @@ pub(super) fn plum_record(cfg: &ShockConfig, at: PlumLevel) -> LevelRecord {
     }
 }
 
-/// PLUM as `cfg` sets it for `mesh`'s roots (the partitioner may use their centroids); with
-/// [`Balancer::None`] its policy never balances. Also the hierarchical partitioner or MinEX
-/// PLUM runs, to read their reports.
-fn make_plum(cfg: &ShockConfig, mesh: &Mesh) -> plume::Result<Built> {
-    plum_and_reporters(cfg, &root_centroids(mesh))
-}
-
 /// PLUM and, when it runs them, the hierarchical partitioner or MinEX, whose reports the
 /// records read.
 type Built = (
@@ -293,25 +285,16 @@ type Built = (
     Option<Arc<MinexPartitioner>>,
 );
 
-/// The centroid of each root of `mesh`, as PLUM's partitioners take them.
-pub(super) fn root_centroids(mesh: &Mesh) -> Vec<[f64; 3]> {
-    (0..mesh.nelems())
-        .map(|e| geometry::centroid(&mesh.corners(e)))
-        .collect()
-}
-
-/// PLUM as `cfg` sets it for roots whose centroids are `centroids` (every root's where it
-/// partitions, rank 0 of a run on ranks; none elsewhere), and MinEX when PLUM runs it.
-pub(super) fn plum_over(
-    cfg: &ShockConfig,
-    centroids: &[[f64; 3]],
-) -> plume::Result<(Plum, Option<Arc<MinexPartitioner>>)> {
-    let (plum, _, minex) = plum_and_reporters(cfg, centroids)?;
+/// PLUM as `cfg` sets it (geometric partitioners cut the dual graph's root centroids); with
+/// [`Balancer::None`] its policy never balances. Also MinEX when PLUM runs it.
+pub(super) fn plum_over(cfg: &ShockConfig) -> plume::Result<(Plum, Option<Arc<MinexPartitioner>>)> {
+    let (plum, _, minex) = plum_and_reporters(cfg)?;
     Ok((plum, minex))
 }
 
-/// [`plum_over`], and with [`Balancer::Hier`] the hierarchical partitioner it runs.
-fn plum_and_reporters(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<Built> {
+/// [`plum_over`], and with [`Balancer::Hier`] the hierarchical partitioner it runs: PLUM
+/// and the partitioners whose reports the records read.
+fn plum_and_reporters(cfg: &ShockConfig) -> plume::Result<Built> {
     let mut opts = cfg.plum.clone();
     opts.nprocs = cfg.procs;
     opts.parts_per_proc = cfg.parts_per_proc;
@@ -343,10 +326,7 @@ fn plum_and_reporters(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Resul
             minex = Some(Arc::clone(&m));
             (Box::new(m), Box::new(Identity))
         }
-        _ => (
-            cfg.partitioner.build(cfg.seed, centroids),
-            cfg.objective.build(),
-        ),
+        _ => (cfg.partitioner.build(cfg.seed), cfg.objective.build()),
     };
     let plum = Plum::with(
         opts,
@@ -354,6 +334,6 @@ fn plum_and_reporters(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Resul
         remapper,
         policy.build(PolicySettings::default()),
     )?;
-    let plum = plum.first_by(cfg.initial.build(cfg.seed, centroids));
+    let plum = plum.first_by(cfg.initial.build(cfg.seed));
     Ok((plum, hier_partitioner, minex))
 }

@@ -25,7 +25,7 @@ use super::load_models::LoadModels;
 use super::memory::{
     balancer_name, balancing_bytes, check_uniform, fits, uniform_what, UNIFORM_HINT,
 };
-use super::plum_track::{balancer_times, plum_over, plum_record, root_centroids, PlumLevel};
+use super::plum_track::{balancer_times, plum_over, plum_record, PlumLevel};
 use super::stage::adaptation_times_ms;
 use super::{Balancer, LevelRecord, ShockConfig, ShockRun};
 use crate::budget;
@@ -77,16 +77,14 @@ pub fn run_rank<C: Comm + ?Sized>(
                 .into(),
         });
     }
-    // The partitioners run on rank 0, which holds every root's centroid.
     let facts = mesh.as_ref().map(|mesh| (mesh.nelems(), bounds(mesh)));
     let (roots, (lo, hi)) = comm.broadcast_serde(0, facts.as_ref())?;
-    let centroids = mesh.as_ref().map(root_centroids).unwrap_or_default();
     let ranks_here = if all_ranks_here { cfg.procs } else { 1 };
     comm.agree_as(check_memory(cfg, roots, ranks_here))?;
     comm.agree_as(cfg.machine_grid())?;
-    let (balancer, minex) = comm.agree_as(balancer_over(cfg, &centroids))?;
+    // The partitioners run on rank 0's dual graph, whose coordinates are the root centroids.
+    let (balancer, minex) = comm.agree_as(balancer_over(cfg))?;
     let minex = minex.as_deref();
-    drop(centroids);
     let opts = AdaptOptions {
         max_depth: cfg.front.max_depth,
         nfields: 0,
@@ -266,13 +264,12 @@ fn predicted(
 /// A run's balancer on ranks, and MinEX when PLUM runs it (to read its reports on rank 0).
 type BalancerAndMinex = (Box<dyn dist::Balancer>, Option<Arc<MinexPartitioner>>);
 
-/// The balancer `cfg` asks for on ranks, for roots whose centroids are `centroids` (rank 0's;
-/// none elsewhere): PLUM on rank 0's gathered weights (which also runs the `none` and `sbn`
+/// The balancer `cfg` asks for on ranks: PLUM on rank 0's gathered weights (which also runs the `none` and `sbn`
 /// runs: its policy never balances, SBN balances while processing; with MinEX, also MinEX),
 /// or the hierarchical balancer, rank 0 keeping the whole graph for the records.
-fn balancer_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<BalancerAndMinex> {
+fn balancer_over(cfg: &ShockConfig) -> plume::Result<BalancerAndMinex> {
     if cfg.balancer != Balancer::Hier {
-        let (plum, minex) = plum_over(cfg, centroids)?;
+        let (plum, minex) = plum_over(cfg)?;
         return Ok((super::select::balancer(cfg, plum)?, minex));
     }
     let hier = cfg
@@ -284,7 +281,7 @@ fn balancer_over(cfg: &ShockConfig, centroids: &[[f64; 3]]) -> plume::Result<Bal
         ..cfg.plum.clone()
     };
     let policy = cfg.policy.build(PolicySettings::default());
-    let first = cfg.initial.build(cfg.seed, centroids);
+    let first = cfg.initial.build(cfg.seed);
     Ok((Box::new(hier.balancer(plum, policy, first, true)?), None))
 }
 

@@ -15,13 +15,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use plume::adapt::Forest;
-use plume::graph::{DualGraph, Weights};
+use plume::graph::{root_centroids, DualGraph, Weights};
 use plume::mesh::Mesh;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
-use super::plum_track::root_centroids;
 use super::serial::{run_many_with, track, ShockRun};
 use super::track::Track;
 use super::{Balancer, LevelRecord, ShockConfig, StageTimes};
@@ -173,7 +172,7 @@ pub fn run_recording(
     let seen = Rc::new(RefCell::new(Recording::default()));
     let base = RefCell::new(None);
     let make = |c: &ShockConfig, forest: &Forest, graph: &DualGraph| -> Result<Box<dyn Track>> {
-        let inner = track(c, forest, graph)?;
+        let inner = track(c, graph)?;
         if base.borrow().is_some() {
             return Ok(inner);
         }

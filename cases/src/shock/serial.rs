@@ -67,7 +67,7 @@ impl ShockRun {
 }
 
 /// The track `cfg` asks for, starting from the initial partition of `graph`.
-pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Box<dyn Track>> {
+pub fn track(cfg: &ShockConfig, graph: &DualGraph) -> Result<Box<dyn Track>> {
     if cfg.procs == 0 || cfg.procs > graph.nvertices() {
         return Err(crate::Error::RanksExceedRoots {
             procs: cfg.procs,
@@ -75,7 +75,7 @@ pub fn track(cfg: &ShockConfig, forest: &Forest, graph: &DualGraph) -> Result<Bo
         });
     }
     super::select::refuse_on_the_simulated_machine(cfg)?;
-    let plum = plum_track::PlumTrack::new(cfg, forest, graph)?;
+    let plum = plum_track::PlumTrack::new(cfg, graph)?;
     Ok(match cfg.balancer {
         Balancer::Plum | Balancer::None | Balancer::Hier => Box::new(plum),
         Balancer::Sbn => Box::new(sbn_track::SbnTrack::new(cfg, plum.owner().to_vec())),
@@ -111,7 +111,7 @@ pub fn run_many(
     mesh: Mesh,
     each_level: impl FnMut(usize, &Forest, &[Box<dyn Track>], &[LevelRecord]) -> Result<()>,
 ) -> Result<Vec<ShockRun>> {
-    run_many_with(cfgs, mesh, track, each_level)
+    run_many_with(cfgs, mesh, |cfg, _, graph| track(cfg, graph), each_level)
 }
 
 /// [`run_many`] with the tracks made by `make` (one per configuration; [`track`] in

@@ -211,7 +211,7 @@ impl Chunk {
     }
 
     /// The centroid of each of its roots, equal bit for bit to the whole mesh's
-    /// [`crate::partition::root_centroids`] at the same roots: the input of
+    /// [`crate::graph::root_centroids`] at the same roots: the input of
     /// [`crate::partition::sfc_first_owners`].
     pub fn centroids(&self) -> Vec<[f64; 3]> {
         (0..self.len())
