@@ -50,8 +50,8 @@ mod stripes;
 pub use self::metis::Metis;
 pub(crate) use diffusion::Flat as FlatRows;
 pub use diffusion::{
-    check_diffusion, diffuse, lambda_pct, simulate, sweep, Diffused, Diffusion,
-    DiffusionReport, Flow, Quotient, RankDiffusion, Refinement, Rows, Simulation, Sweeps,
+    check_diffusion, diffuse, lambda_pct, simulate, sweep, Diffused, Diffusion, DiffusionReport,
+    Flow, Quotient, RankDiffusion, Refinement, Rows, Simulation, Sweeps,
 };
 pub use minex::{score, Grid, Latency, Minex, MinexOptions, Totals, UnitCosts};
 pub use rcb::Rcb;
