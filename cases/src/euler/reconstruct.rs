@@ -14,18 +14,18 @@ use plume::comm::Comm;
 use plume::dist::Run;
 
 use super::boundary::Boundaries;
-use super::flux::Side;
+use super::flux::FaceSide;
 use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::{mesh_primitives, neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
 use super::mesh::FlowMesh;
+use super::scheme::Beyond;
 use crate::error::Result;
 
-/// A state on a face, with what the fluxes read of it, made from its primitive variables.
+/// A state on a face as the fluxes read it: its primitive variables and speed of sound (its
+/// conserved variables are computed from them where a flux needs them, [`FaceSide`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FaceState {
-    /// Conserved variables.
-    pub u: Conserved,
     /// Primitive variables.
     pub w: Primitive,
     /// Speed of sound.
@@ -39,15 +39,24 @@ impl FaceState {
     pub fn of_primitive(w: &[f64; NVARS], gas: Gas) -> FaceState {
         let w = primitive_of_array(w);
         FaceState {
-            u: w.conserved(gas),
             c: w.sound_speed(gas),
             w,
         }
     }
+}
 
-    /// As the fluxes take it.
-    pub fn side(&self) -> Side<'_> {
-        (&self.u, &self.w, self.c)
+impl FaceSide for &FaceState {
+    #[inline(always)]
+    fn primitive(&self) -> &Primitive {
+        &self.w
+    }
+    #[inline(always)]
+    fn sound_speed(&self) -> f64 {
+        self.c
+    }
+    #[inline(always)]
+    fn conserved(&self, gas: Gas) -> Conserved {
+        self.w.conserved(gas)
     }
 }
 
@@ -144,13 +153,26 @@ impl Reconstruction<'_> {
 }
 
 impl FaceStates {
+    /// What lies across a face of a leaf (`across`: the face's neighbour in the halo's
+    /// adjacency): the neighbour's face state on the same triangle, or the boundary.
+    #[inline(always)]
+    pub fn across(&self, across: Across) -> Beyond<&FaceState> {
+        match across {
+            Across::Leaf { leaf, face } => Beyond::Leaf(&self.leaves[leaf as usize][face as usize]),
+            Across::Ghost { ghost, face } => {
+                Beyond::Leaf(&self.ghosts[ghost as usize][face as usize])
+            }
+            Across::Boundary { tag } => Beyond::Boundary(tag),
+            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
+        }
+    }
+
     /// The state beyond face `k` of leaf `i` of `mesh`: its neighbour's face state on the
     /// same triangle (`None` on the boundary).
     pub fn beyond(&self, mesh: &FlowMesh, i: usize, k: usize) -> Option<&FaceState> {
-        match mesh.halo.adjacency.across[i][k] {
-            Across::Leaf { leaf, face } => Some(&self.leaves[leaf as usize][face as usize]),
-            Across::Ghost { ghost, face } => Some(&self.ghosts[ghost as usize][face as usize]),
-            Across::Boundary { .. } | Across::Remote { .. } => None,
+        match self.across(mesh.halo.adjacency.across[i][k]) {
+            Beyond::Leaf(face) => Some(face),
+            Beyond::Boundary(_) => None,
         }
     }
 }
