@@ -18,7 +18,8 @@ use super::flux::FaceSide;
 use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::{mesh_primitives, neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
-use super::mesh::FlowMesh;
+use super::lsq::LeastSquares;
+use super::mesh::{FlowMesh, LeafGeometry};
 use super::scheme::Beyond;
 use crate::error::Result;
 
@@ -117,39 +118,71 @@ impl Reconstruction<'_> {
     /// The face states of the leaves of `mesh` and the number of faces that fell back to first
     /// order.
     pub fn leaf_faces(&self, mesh: &FlowMesh) -> (Vec<[FaceState; 4]>, u64) {
-        let gas = self.gas;
-        let (leaves, ghosts) = mesh_primitives(mesh, gas);
-        let lsq = mesh.least_squares();
+        let (leaves, ghosts) = mesh_primitives(mesh, self.gas);
         let mut fallbacks = 0;
-        let mut faces = Vec::with_capacity(mesh.nleaves());
-        for (i, (w, geometry)) in leaves.iter().zip(&mesh.geometry).enumerate() {
-            let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
-            let mut deltas = [[0.0; NVARS]; 4];
-            for (d, b) in deltas.iter_mut().zip(&beyond) {
-                for v in 0..NVARS {
-                    d[v] = b[v] - w[v];
-                }
-            }
-            let grad = lsq[i].gradient(&deltas);
-            let range = Range::of(beyond.iter().chain([w]));
-            let changes = changes(&grad, &geometry.to_faces);
-            let phi = self
-                .limiter
-                .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
-            let mut leaf = [*w; 4];
-            for (f, face) in leaf.iter_mut().enumerate() {
-                for v in 0..NVARS {
-                    face[v] += phi[v] * changes[v][f];
-                }
-                if !(face[0] > 0.0 && face[4] > 0.0) {
-                    fallbacks += 1;
-                    *face = *w;
-                }
-            }
-            faces.push(leaf.map(|face| FaceState::of_primitive(&face, gas)));
-        }
+        let faces = mesh
+            .least_squares()
+            .iter()
+            .zip(&mesh.geometry)
+            .enumerate()
+            .map(|(i, (lsq, geometry))| {
+                let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
+                let (values, fell) = self.leaf_values(&leaves[i], &beyond, lsq, geometry);
+                fallbacks += fell;
+                face_states(values, self.gas)
+            })
+            .collect();
         (faces, fallbacks)
     }
+
+    /// The primitive variables on the four faces of a leaf of primitive variables `w`, the
+    /// values beyond its faces being `beyond`, its least-squares operator `lsq`; and how many
+    /// of its faces fell back to first order.
+    #[inline]
+    fn leaf_values(
+        &self,
+        w: &[f64; NVARS],
+        beyond: &[[f64; NVARS]; 4],
+        lsq: &LeastSquares,
+        geometry: &LeafGeometry,
+    ) -> ([[f64; NVARS]; 4], u64) {
+        let mut deltas = [[0.0; NVARS]; 4];
+        for (d, b) in deltas.iter_mut().zip(beyond) {
+            for v in 0..NVARS {
+                d[v] = b[v] - w[v];
+            }
+        }
+        let grad = lsq.gradient(&deltas);
+        let range = Range::of(beyond.iter().chain([w]));
+        let changes = changes(&grad, &geometry.to_faces);
+        let phi = self
+            .limiter
+            .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
+        let mut faces = [*w; 4];
+        let mut fell = 0;
+        for (f, face) in faces.iter_mut().enumerate() {
+            for v in 0..NVARS {
+                face[v] += phi[v] * changes[v][f];
+            }
+            if !(face[0] > 0.0 && face[4] > 0.0) {
+                fell += 1;
+                *face = *w;
+            }
+        }
+        (faces, fell)
+    }
+}
+
+/// The face states in `gas` of four faces' primitive variables, written out so the four
+/// are computed side by side.
+#[inline(always)]
+fn face_states([a, b, c, d]: [[f64; NVARS]; 4], gas: Gas) -> [FaceState; 4] {
+    [
+        FaceState::of_primitive(&a, gas),
+        FaceState::of_primitive(&b, gas),
+        FaceState::of_primitive(&c, gas),
+        FaceState::of_primitive(&d, gas),
+    ]
 }
 
 impl FaceStates {
