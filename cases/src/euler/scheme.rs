@@ -253,10 +253,62 @@ impl Scheme {
     }
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`, the faces' states
-    /// being `states`.
+    /// being `states`: each leaf's rate as [`Scheme::mesh_leaf_rate`] gives it, bit for bit,
+    /// but the flux through a face between two leaves held here computed once, by the first
+    /// of them in leaf order, and read by the second (the same operands in the canonical
+    /// orientation give the same bits).
     pub fn residual(&self, mesh: &FlowMesh, states: &States, rate: &mut [Conserved]) {
-        for (i, r) in rate.iter_mut().enumerate() {
-            *r = self.mesh_leaf_rate(mesh, states, i);
+        match states {
+            States::Cells(sides) => self.shared_residual(
+                mesh,
+                rate,
+                |i, _| sides.leaf(mesh, i),
+                |across| sides.across(mesh, across),
+            ),
+            States::Faces(faces) => self.shared_residual(
+                mesh,
+                rate,
+                |i, k| &faces.leaves[i][k],
+                |across| faces.across(across),
+            ),
+        }
+    }
+
+    /// [`Scheme::residual`] with leaf `i`'s side of its face `k` being `this(i, k)` and
+    /// `beyond(across)` what lies across a face.
+    #[inline(always)]
+    fn shared_residual<S: FaceSide>(
+        &self,
+        mesh: &FlowMesh,
+        rate: &mut [Conserved],
+        this: impl Fn(usize, usize) -> S,
+        beyond: impl Fn(Across) -> Beyond<S>,
+    ) {
+        // `shared[4 j + f]`: the flux through face `f` of leaf `j`, computed by its
+        // neighbour across it, an earlier leaf.
+        let mut shared = vec![[0.0; NVARS]; 4 * mesh.nleaves()];
+        let leaves = rate
+            .iter_mut()
+            .zip(&mesh.geometry)
+            .zip(&mesh.halo.adjacency.across);
+        for (i, ((rate, geometry), across)) in leaves.enumerate() {
+            let mut sum = [0.0; NVARS];
+            for (k, (face, &across)) in geometry.faces.iter().zip(across).enumerate() {
+                let (flux, area) = match across {
+                    Across::Leaf { leaf, .. } if (leaf as usize) < i => {
+                        (shared[4 * i + k], signed_area(face))
+                    }
+                    _ => {
+                        let (flux, area) = self.face_flux(face, this(i, k), beyond(across));
+                        if let Across::Leaf { leaf, face } = across {
+                            shared[4 * leaf as usize + face as usize] = flux;
+                        }
+                        (flux, area)
+                    }
+                };
+                add(&mut sum, &flux, area);
+            }
+            *rate = per_volume(&sum, geometry.volume);
         }
     }
 
@@ -300,41 +352,61 @@ impl Scheme {
     ) -> Conserved {
         let mut sum = [0.0; NVARS];
         for (k, face) in geometry.faces.iter().enumerate() {
-            self.add_face_flux(&mut sum, face, this(k), beyond(k));
+            let (flux, area) = self.face_flux(face, this(k), beyond(k));
+            add(&mut sum, &flux, area);
         }
-        let inv = 1.0 / geometry.volume;
-        sum.map(|s| -s * inv)
+        per_volume(&sum, geometry.volume)
     }
 
-    /// Adds `F·A` of one face of a leaf to `sum`: the flux out of the leaf through `face`,
-    /// its state on the face being `this` and `other` what lies beyond.
+    /// The flux through one face of a leaf and the area it counts with out of the leaf
+    /// (`F·area` is what leaves it), the leaf's state on the face being `this` and `other`
+    /// what lies beyond: through a boundary the flux along the outward normal; between two
+    /// leaves the flux in the canonical orientation (from the side the normal points out of),
+    /// the sides picked without a branch, and the area negative when the normal points in.
     #[inline(always)]
-    fn add_face_flux<S: FaceSide>(
+    fn face_flux<S: FaceSide>(
         &self,
-        sum: &mut Conserved,
         face: &FaceGeometry,
         this: S,
         other: Beyond<S>,
-    ) {
+    ) -> (Conserved, f64) {
         let (flux, gas) = (self.opts.flux, self.opts.gas);
         match other {
             Beyond::Boundary(tag) => {
                 let out = self
                     .boundaries
                     .flux((flux, gas), this, tag, face.outward_normal());
-                add(sum, &out, face.area);
+                (out, face.area)
             }
-            // The flux in the canonical orientation (from the side the normal points out
-            // of), counted out of this leaf: the sides picked without a branch.
             Beyond::Leaf(other) => {
-                let (left, right, area) = match face.outward {
-                    true => (this, other, face.area),
-                    false => (other, this, -face.area),
+                let (left, right) = match face.outward {
+                    true => (this, other),
+                    false => (other, this),
                 };
-                add(sum, &flux.flux_of(gas, left, right, face.normal), area)
+                (
+                    flux.flux_of(gas, left, right, face.normal),
+                    signed_area(face),
+                )
             }
         }
     }
+}
+
+/// The area a face between two leaves counts its canonical flux with out of a leaf: negative
+/// when its normal points into the leaf.
+#[inline(always)]
+fn signed_area(face: &FaceGeometry) -> f64 {
+    match face.outward {
+        true => face.area,
+        false => -face.area,
+    }
+}
+
+/// `−sum / volume`, as a rate of change.
+#[inline(always)]
+fn per_volume(sum: &Conserved, volume: f64) -> Conserved {
+    let inv = 1.0 / volume;
+    sum.map(|s| -s * inv)
 }
 
 /// What lies beyond one face of a leaf, as [`Scheme::leaf_rate`] reads it.
