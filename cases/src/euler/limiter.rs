@@ -65,11 +65,32 @@ impl Range {
         };
         for v in values {
             for ((lo, hi), x) in r.min.iter_mut().zip(&mut r.max).zip(v) {
-                *lo = lo.min(*x);
-                *hi = hi.max(*x);
+                *lo = smaller(*lo, *x);
+                *hi = larger(*hi, *x);
             }
         }
         r
+    }
+}
+
+/// `x` when below `m`, else `m`: `f64::min` on numbers (a NaN `x` is passed over), as one
+/// comparison (`f64::min` also orders NaN `m` and signed zeros, at several instructions).
+#[inline(always)]
+fn smaller(m: f64, x: f64) -> f64 {
+    if x < m {
+        x
+    } else {
+        m
+    }
+}
+
+/// `x` when above `m`, else `m` (as [`smaller`]).
+#[inline(always)]
+fn larger(m: f64, x: f64) -> f64 {
+    if x > m {
+        x
+    } else {
+        m
     }
 }
 
@@ -92,11 +113,11 @@ impl Limiter {
         let mut phi = [1.0; NVARS];
         for (v, (phi, changes)) in phi.iter_mut().zip(changes).enumerate() {
             // The faces asking least are the largest changes each way (see `face_factor`).
-            let rise = changes.iter().fold(0.0, |m: f64, &d| m.max(d));
-            let fall = changes.iter().fold(0.0, |m: f64, &d| m.min(d));
+            let rise = changes.iter().fold(0.0, |m, &d| larger(m, d));
+            let fall = changes.iter().fold(0.0, |m, &d| smaller(m, d));
             let up = self.face_factor(rise, range.max[v] - w[v], eps2);
             let down = self.face_factor(fall, range.min[v] - w[v], eps2);
-            *phi = up.min(down).min(1.0).max(0.0);
+            *phi = 1.0f64.min(up).min(down).max(0.0);
         }
         phi
     }

@@ -136,7 +136,7 @@ impl std::fmt::Display for SchemeOptions {
 /// What one iteration of the scheme did here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StepCounts {
-    /// Leaf-face flux evaluations.
+    /// Leaf-face flux evaluations (four per leaf and stage; see [`super`]'s vocabulary).
     pub evaluations: u64,
     /// Faces whose reconstruction fell back to first order ([`super::reconstruct`]).
     pub fallbacks: u64,
