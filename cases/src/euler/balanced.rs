@@ -25,11 +25,43 @@ use plume::dist::{Processed, RootWork};
 use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
 
-use super::gas::{Conserved, NVARS};
+use super::flux::FaceSide;
+use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::primitive_array;
 use super::mesh::{FlowMesh, LeafGeometry};
 use super::reconstruct::FaceState;
 use super::scheme::{with_speed, Beyond, Scheme, Stage, States};
+
+/// A leaf's side of a face as an arrived job holds it: its state at first order, its
+/// reconstructed face state at second.
+#[derive(Debug, Clone, Copy)]
+enum JobSide {
+    /// The state, its primitive variables and speed of sound.
+    Cell(Conserved, Primitive, f64),
+    /// The face state.
+    Face(FaceState),
+}
+
+impl FaceSide for &JobSide {
+    fn primitive(&self) -> &Primitive {
+        match self {
+            JobSide::Cell(_, w, _) => w,
+            JobSide::Face(f) => &f.w,
+        }
+    }
+    fn sound_speed(&self) -> f64 {
+        match self {
+            JobSide::Cell(_, _, c) => *c,
+            JobSide::Face(f) => f.c,
+        }
+    }
+    fn conserved(&self, gas: Gas) -> Conserved {
+        match self {
+            JobSide::Cell(u, _, _) => *u,
+            JobSide::Face(f) => f.w.conserved(gas),
+        }
+    }
+}
 
 /// What lies beyond one face, as it travels.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -246,20 +278,16 @@ impl<'a> StageJobs<'a> {
         }
         // Each leaf's state on each face: its own at first order, the reconstructed ones
         // that came with the job at second order.
-        let faces: Vec<[FaceState; 4]> = match (self.states, &inputs.faces) {
+        let faces: Vec<[JobSide; 4]> = match (self.states, &inputs.faces) {
             (States::Cells(_), None) => leaves
                 .iter()
-                .map(|(_, u, w, c)| {
-                    [FaceState {
-                        u: *u,
-                        w: *w,
-                        c: *c,
-                    }; 4]
-                })
+                .map(|(_, u, w, c)| [JobSide::Cell(*u, *w, *c); 4])
                 .collect(),
             (States::Faces(_), Some(f)) if f.len() == leaves.len() => f
                 .iter()
-                .map(|f| f.map(|w| FaceState::of_primitive(&w, self.scheme.opts.gas)))
+                .map(|f| {
+                    f.map(|w| JobSide::Face(FaceState::of_primitive(&w, self.scheme.opts.gas)))
+                })
                 .collect(),
             _ => {
                 return Err(Error::Invalid(format!(
@@ -270,22 +298,22 @@ impl<'a> StageJobs<'a> {
         let mut done = Vec::with_capacity(leaves.len());
         for (i, (geometry, u, _, _)) in leaves.iter().enumerate() {
             // A boundary face's side is never read: the leaf's own stands in.
-            let outside = std::array::from_fn::<FaceState, 4, _>(|k| match inputs.beyond[i][k] {
+            let outside = std::array::from_fn::<JobSide, 4, _>(|k| match inputs.beyond[i][k] {
                 BeyondInput::Outside(o) => {
                     let (w, c) = with_speed(&o, self.scheme.opts.gas);
-                    FaceState { u: o, w, c }
+                    JobSide::Cell(o, w, c)
                 }
-                BeyondInput::OutsideFace(w) => FaceState::of_primitive(&w, self.scheme.opts.gas),
+                BeyondInput::OutsideFace(w) => {
+                    JobSide::Face(FaceState::of_primitive(&w, self.scheme.opts.gas))
+                }
                 _ => faces[i][k],
             });
             let beyond = std::array::from_fn(|k| match inputs.beyond[i][k] {
-                BeyondInput::Inside(j, f) => Beyond::Leaf(faces[j as usize][f as usize % 4].side()),
-                BeyondInput::Outside(_) | BeyondInput::OutsideFace(_) => {
-                    Beyond::Leaf(outside[k].side())
-                }
+                BeyondInput::Inside(j, f) => Beyond::Leaf(&faces[j as usize][f as usize % 4]),
+                BeyondInput::Outside(_) | BeyondInput::OutsideFace(_) => Beyond::Leaf(&outside[k]),
                 BeyondInput::Boundary(tag) => Beyond::Boundary(tag),
             });
-            let this = std::array::from_fn(|k| faces[i][k].side());
+            let this = std::array::from_fn(|k| &faces[i][k]);
             let rate = self.scheme.leaf_rate(this, geometry, beyond);
             let start = starts.map_or(*u, |s| s[i]);
             done.push((self.stage.update(u, &start, &rate, self.dt), start));

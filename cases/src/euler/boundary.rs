@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use plume::mesh::PhysicalTags;
 
-use super::flux::{FluxScheme, Side};
+use super::flux::{FaceSide, FluxScheme};
 use super::gas::{Conserved, Gas, Primitive};
 
 /// What a boundary face does to the flow.
@@ -133,18 +133,20 @@ impl Boundaries {
 
     /// The flux out of a leaf through a boundary face tagged `tag` of outward unit normal
     /// `n`, the leaf's state on the face being `this`, in `gas`.
-    pub fn flux(
+    pub fn flux<S: FaceSide>(
         &self,
         (flux, gas): (FluxScheme, Gas),
-        this: Side,
+        this: S,
         tag: u32,
         n: [f64; 3],
     ) -> Conserved {
         match self.kind(tag) {
-            BoundaryKind::Wall | BoundaryKind::Symmetry => flux.wall_flux(gas, this.0, n),
-            BoundaryKind::Outflow => flux.flux_of(this, this, n),
+            BoundaryKind::Wall | BoundaryKind::Symmetry => {
+                flux.wall_flux(gas, &this.conserved(gas), n)
+            }
+            BoundaryKind::Outflow => flux.flux_of(gas, this, this, n),
             BoundaryKind::Inflow | BoundaryKind::Farfield => {
-                flux.flux(gas, this.0, &self.inflow.conserved(gas), n)
+                flux.flux(gas, &this.conserved(gas), &self.inflow.conserved(gas), n)
             }
         }
     }

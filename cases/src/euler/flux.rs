@@ -25,16 +25,17 @@ impl FluxScheme {
     pub fn flux(self, gas: Gas, left: &Conserved, right: &Conserved, n: [f64; 3]) -> Conserved {
         let (wl, wr) = (Primitive::of(left, gas), Primitive::of(right, gas));
         let (cl, cr) = (wl.sound_speed(gas), wr.sound_speed(gas));
-        self.flux_of((left, &wl, cl), (right, &wr, cr), n)
+        self.flux_of(gas, (left, &wl, cl), (right, &wr, cr), n)
     }
 
-    /// [`FluxScheme::flux`] of states given with their primitive variables and sound speeds
-    /// (computed once per leaf rather than once per face).
+    /// [`FluxScheme::flux`] of two sides given as what the fluxes read of them ([`FaceSide`]:
+    /// primitive variables and sound speeds computed once per leaf or face rather than once
+    /// per flux, conserved variables only where the flux needs them).
     #[inline]
-    pub fn flux_of(self, left: Side, right: Side, n: [f64; 3]) -> Conserved {
+    pub fn flux_of<S: FaceSide>(self, gas: Gas, left: S, right: S, n: [f64; 3]) -> Conserved {
         match self {
-            FluxScheme::Hllc => hllc(left, right, n),
-            FluxScheme::Rusanov => rusanov(left, right, n),
+            FluxScheme::Hllc => hllc(gas, left, right, n),
+            FluxScheme::Rusanov => rusanov(gas, left, right, n),
         }
     }
 
@@ -52,38 +53,73 @@ impl FluxScheme {
     }
 }
 
-/// One side of a face: its conserved state, its primitive state and its sound speed.
+/// One side of a face as the fluxes read it: its primitive variables and speed of sound, and
+/// its conserved variables, asked for only where a flux needs them (a state kept in primitive
+/// variables computes them then; [`Primitive::conserved`] gives the same bits wherever it
+/// runs).
+pub trait FaceSide: Copy {
+    /// Primitive variables.
+    fn primitive(&self) -> &Primitive;
+    /// Speed of sound.
+    fn sound_speed(&self) -> f64;
+    /// Conserved variables in `gas`.
+    fn conserved(&self, gas: Gas) -> Conserved;
+}
+
+/// A side held as its conserved state, its primitive state and its sound speed (a leaf's own
+/// state on its faces at first order).
 pub type Side<'a> = (&'a Conserved, &'a Primitive, f64);
+
+impl FaceSide for Side<'_> {
+    #[inline(always)]
+    fn primitive(&self) -> &Primitive {
+        self.1
+    }
+    #[inline(always)]
+    fn sound_speed(&self) -> f64 {
+        self.2
+    }
+    #[inline(always)]
+    fn conserved(&self, _: Gas) -> Conserved {
+        *self.0
+    }
+}
 
 /// Rusanov: the mean of the physical fluxes minus the jump scaled by the largest signal speed
 /// `|u·n| + c`.
-fn rusanov((ul, wl, cl): Side, (ur, wr, cr): Side, n: [f64; 3]) -> Conserved {
-    let (fl, fr) = (wl.flux(ul, n), wr.flux(ur, n));
-    let s = (wl.normal_velocity(n).abs() + cl).max(wr.normal_velocity(n).abs() + cr);
+fn rusanov<S: FaceSide>(gas: Gas, left: S, right: S, n: [f64; 3]) -> Conserved {
+    let (wl, wr) = (left.primitive(), right.primitive());
+    let (ul, ur) = (left.conserved(gas), right.conserved(gas));
+    let (fl, fr) = (wl.flux(&ul, n), wr.flux(&ur, n));
+    let s = (wl.normal_velocity(n).abs() + left.sound_speed())
+        .max(wr.normal_velocity(n).abs() + right.sound_speed());
     std::array::from_fn(|k| 0.5 * (fl[k] + fr[k]) - 0.5 * s * (ur[k] - ul[k]))
 }
 
 /// HLLC (Toro eq. 10.71–10.73 with the star states of eq. 10.39 and the contact speed of
-/// eq. 10.37).
-fn hllc((ul, wl, cl): Side, (ur, wr, cr): Side, n: [f64; 3]) -> Conserved {
+/// eq. 10.37). Reads the conserved variables of one side only: the upwind one.
+fn hllc<S: FaceSide>(gas: Gas, left: S, right: S, n: [f64; 3]) -> Conserved {
+    let (wl, wr) = (left.primitive(), right.primitive());
     let (unl, unr) = (wl.normal_velocity(n), wr.normal_velocity(n));
+    let (cl, cr) = (left.sound_speed(), right.sound_speed());
     let sl = (unl - cl).min(unr - cr);
     let sr = (unl + cl).max(unr + cr);
     if sl >= 0.0 {
-        return wl.flux(ul, n);
+        return wl.flux(&left.conserved(gas), n);
     }
     if sr <= 0.0 {
-        return wr.flux(ur, n);
+        return wr.flux(&right.conserved(gas), n);
     }
     let (ml, mr) = (wl.rho * (sl - unl), wr.rho * (sr - unr));
     let s_star = (wr.p - wl.p + unl * ml - unr * mr) / (ml - mr);
-    let (u, w, un, s) = if s_star >= 0.0 {
-        (ul, wl, unl, sl)
+    let (side, un, s) = if s_star >= 0.0 {
+        (left, unl, sl)
     } else {
-        (ur, wr, unr, sr)
+        (right, unr, sr)
     };
-    let f = w.flux(u, n);
-    let star = star_state(u, w, un, s, s_star, n);
+    let (u, w) = (side.conserved(gas), side.primitive());
+    let f = w.flux(&u, n);
+    let star = star_state(&u, w, un, s, s_star, n);
     std::array::from_fn(|k| f[k] + s * (star[k] - u[k]))
 }
 

@@ -19,11 +19,13 @@ use super::mesh::FlowMesh;
 pub use super::lsq::Gradient;
 
 /// A state's primitive variables as an array `[ρ, u, v, w, p]`.
+#[inline]
 pub fn primitive_array(w: &Primitive) -> [f64; NVARS] {
     [w.rho, w.vel[0], w.vel[1], w.vel[2], w.p]
 }
 
 /// The primitive state of an array `[ρ, u, v, w, p]`.
+#[inline]
 pub fn primitive_of_array(a: &[f64; NVARS]) -> Primitive {
     Primitive {
         rho: a[0],
@@ -34,22 +36,41 @@ pub fn primitive_of_array(a: &[f64; NVARS]) -> Primitive {
 
 /// The primitive variables beyond each face of leaf `i`: its neighbours' (`leaves` and
 /// `ghosts` hold every leaf's and ghost's), or the boundary's outside state.
+#[inline]
 pub fn neighbour_values(
     mesh: &FlowMesh,
     boundaries: &Boundaries,
     (leaves, ghosts): (&[[f64; NVARS]], &[[f64; NVARS]]),
     i: usize,
 ) -> [[f64; NVARS]; 4] {
-    std::array::from_fn(|k| match mesh.halo.adjacency.across[i][k] {
-        Across::Leaf { leaf, .. } => leaves[leaf as usize],
-        Across::Ghost { ghost, .. } => ghosts[ghost as usize],
-        Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
-        Across::Boundary { tag } => {
-            let n = mesh.geometry[i].faces[k].outward_normal();
-            let inside = primitive_of_array(&leaves[i]);
-            primitive_array(&boundaries.outside(tag, &inside, n))
-        }
-    })
+    let mut values = [[0.0; NVARS]; 4];
+    for (k, (value, across)) in values
+        .iter_mut()
+        .zip(&mesh.halo.adjacency.across[i])
+        .enumerate()
+    {
+        *value = match *across {
+            Across::Leaf { leaf, .. } => leaves[leaf as usize],
+            Across::Ghost { ghost, .. } => ghosts[ghost as usize],
+            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
+            Across::Boundary { tag } => outside_value(mesh, boundaries, &leaves[i], (i, k), tag),
+        };
+    }
+    values
+}
+
+/// The primitive variables outside face `k` of leaf `i` of `mesh`, tagged `tag`, the leaf's
+/// being `inside` (kept out of [`neighbour_values`]'s loop: boundary faces are few).
+#[inline(never)]
+fn outside_value(
+    mesh: &FlowMesh,
+    boundaries: &Boundaries,
+    inside: &[f64; NVARS],
+    (i, k): (usize, usize),
+    tag: u32,
+) -> [f64; NVARS] {
+    let n = mesh.geometry[i].faces[k].outward_normal();
+    primitive_array(&boundaries.outside(tag, &primitive_of_array(inside), n))
 }
 
 /// The primitive variables in `gas` of `mesh`'s leaves and of its ghosts, in their orders.

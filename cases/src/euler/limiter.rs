@@ -13,7 +13,8 @@
 //!   does not clip smooth extrema to first order as Barth–Jespersen does; with `K = 0` it
 //!   keeps the range as strictly;
 //!
-//! and the leaf takes the smallest factor over its faces.
+//! and the leaf takes the smallest factor over its faces, which the largest change each way
+//! decides ([`Limiter::factors`]).
 
 use super::gas::NVARS;
 use super::lsq::Gradient;
@@ -36,7 +37,13 @@ pub enum Limiter {
 /// to its face `f`, at `to_faces[f]` from it.
 #[inline]
 pub fn changes(grad: &Gradient, to_faces: &[[f64; 3]; 4]) -> [[f64; 4]; NVARS] {
-    grad.map(|g| to_faces.map(|r| dot(g, r)))
+    let mut changes = [[0.0; 4]; NVARS];
+    for (c, g) in changes.iter_mut().zip(grad) {
+        for (cf, r) in c.iter_mut().zip(to_faces) {
+            *cf = dot(*g, *r);
+        }
+    }
+    changes
 }
 
 /// The range of each primitive variable over a leaf and its neighbours.
@@ -50,6 +57,7 @@ pub struct Range {
 
 impl Range {
     /// The range of `values`.
+    #[inline]
     pub fn of<'a>(values: impl IntoIterator<Item = &'a [f64; NVARS]>) -> Range {
         let mut r = Range {
             min: [f64::INFINITY; NVARS],
@@ -57,11 +65,32 @@ impl Range {
         };
         for v in values {
             for ((lo, hi), x) in r.min.iter_mut().zip(&mut r.max).zip(v) {
-                *lo = lo.min(*x);
-                *hi = hi.max(*x);
+                *lo = smaller(*lo, *x);
+                *hi = larger(*hi, *x);
             }
         }
         r
+    }
+}
+
+/// `x` when below `m`, else `m`: `f64::min` on numbers (a NaN `x` is passed over), as one
+/// comparison (`f64::min` also orders NaN `m` and signed zeros, at several instructions).
+#[inline(always)]
+fn smaller(m: f64, x: f64) -> f64 {
+    if x < m {
+        x
+    } else {
+        m
+    }
+}
+
+/// `x` when above `m`, else `m` (as [`smaller`]).
+#[inline(always)]
+fn larger(m: f64, x: f64) -> f64 {
+    if x > m {
+        x
+    } else {
+        m
     }
 }
 
@@ -70,6 +99,7 @@ impl Limiter {
     /// variable `v` by `changes[v][f]` from its centroid to face `f` ([`changes`]), of volume
     /// `volume`, its neighbours' range being `range` (the leaf's included); `k` is
     /// Venkatakrishnan's constant.
+    #[inline]
     pub fn factors(
         self,
         (w, changes): (&[f64; NVARS], &[[f64; 4]; NVARS]),
@@ -80,27 +110,38 @@ impl Limiter {
             Limiter::BarthJespersen => 0.0,
             Limiter::Venkatakrishnan => k * k * k * volume,
         };
-        std::array::from_fn(|v| {
-            let mut phi: f64 = 1.0;
-            for &delta in &changes[v] {
-                let room = if delta > 0.0 {
-                    range.max[v] - w[v]
-                } else if delta < 0.0 {
-                    range.min[v] - w[v]
-                } else {
-                    continue;
-                };
-                let face = match self {
-                    Limiter::BarthJespersen => room / delta,
-                    _ => {
-                        let (d2, r2) = (delta * delta, room * room);
-                        (r2 + eps2 + 2.0 * delta * room) / (r2 + 2.0 * d2 + delta * room + eps2)
-                    }
-                };
-                phi = phi.min(face);
+        let mut phi = [1.0; NVARS];
+        for (v, (phi, changes)) in phi.iter_mut().zip(changes).enumerate() {
+            // The faces asking least are the largest changes each way (see `face_factor`).
+            let rise = changes.iter().fold(0.0, |m, &d| larger(m, d));
+            let fall = changes.iter().fold(0.0, |m, &d| smaller(m, d));
+            let up = self.face_factor(rise, range.max[v] - w[v], eps2);
+            let down = self.face_factor(fall, range.min[v] - w[v], eps2);
+            *phi = 1.0f64.min(up).min(down).max(0.0);
+        }
+        phi
+    }
+
+    /// The factor a face asks for: its change `delta`, `room` towards the neighbours'
+    /// extreme that way (1 when nothing changes: it asks for nothing). Of the faces changing
+    /// a variable one way (the same room), the largest change asks least: Barth–Jespersen's
+    /// `room/Δ` falls as `Δ` grows; Venkatakrishnan's, with `Δ = t·room`, is
+    /// `(R²(1 + 2t) + ε²) / (R²(1 + t + 2t²) + ε²)`, which rises from 1 at `t = 0` and then
+    /// falls (its derivative has the sign of `R²(1 − 4t − 4t²) + ε²(1 − 4t)`, which falls
+    /// with `t`: it changes sign once), so a smaller change asks either more than the largest
+    /// or more than 1.
+    #[inline(always)]
+    fn face_factor(self, delta: f64, room: f64, eps2: f64) -> f64 {
+        if delta == 0.0 {
+            return 1.0;
+        }
+        match self {
+            Limiter::BarthJespersen => room / delta,
+            _ => {
+                let (d2, r2) = (delta * delta, room * room);
+                (r2 + eps2 + 2.0 * delta * room) / (r2 + 2.0 * d2 + delta * room + eps2)
             }
-            phi.max(0.0)
-        })
+        }
     }
 }
 

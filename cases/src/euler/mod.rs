@@ -28,8 +28,9 @@
 //!
 //! Vocabulary: a leaf's *state* is its conserved variables `(ρ, ρu, ρv, ρw, E)` (the forest's
 //! 5 fields per leaf); the *left* side of a face is the leaf its canonical normal points out
-//! of; a *leaf-face flux evaluation* is one numerical flux computed for one face of one leaf
-//! (each face between two leaves is evaluated once from each side, with the same bits).
+//! of; a *leaf-face flux evaluation* is one numerical flux for one face of one leaf (each face
+//! between two leaves counts once from each side, both sides getting the same bits; when one
+//! rank holds both, [`scheme::Scheme::residual`] computes it once for the two).
 
 pub mod balanced;
 pub mod boundary;

@@ -14,18 +14,19 @@ use plume::comm::Comm;
 use plume::dist::Run;
 
 use super::boundary::Boundaries;
-use super::flux::Side;
+use super::flux::FaceSide;
 use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::{mesh_primitives, neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
-use super::mesh::FlowMesh;
+use super::lsq::LeastSquares;
+use super::mesh::{FlowMesh, LeafGeometry};
+use super::scheme::Beyond;
 use crate::error::Result;
 
-/// A state on a face, with what the fluxes read of it, made from its primitive variables.
+/// A state on a face as the fluxes read it: its primitive variables and speed of sound (its
+/// conserved variables are computed from them where a flux needs them, [`FaceSide`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FaceState {
-    /// Conserved variables.
-    pub u: Conserved,
     /// Primitive variables.
     pub w: Primitive,
     /// Speed of sound.
@@ -39,15 +40,24 @@ impl FaceState {
     pub fn of_primitive(w: &[f64; NVARS], gas: Gas) -> FaceState {
         let w = primitive_of_array(w);
         FaceState {
-            u: w.conserved(gas),
             c: w.sound_speed(gas),
             w,
         }
     }
+}
 
-    /// As the fluxes take it.
-    pub fn side(&self) -> Side<'_> {
-        (&self.u, &self.w, self.c)
+impl FaceSide for &FaceState {
+    #[inline(always)]
+    fn primitive(&self) -> &Primitive {
+        &self.w
+    }
+    #[inline(always)]
+    fn sound_speed(&self) -> f64 {
+        self.c
+    }
+    #[inline(always)]
+    fn conserved(&self, gas: Gas) -> Conserved {
+        self.w.conserved(gas)
     }
 }
 
@@ -108,49 +118,94 @@ impl Reconstruction<'_> {
     /// The face states of the leaves of `mesh` and the number of faces that fell back to first
     /// order.
     pub fn leaf_faces(&self, mesh: &FlowMesh) -> (Vec<[FaceState; 4]>, u64) {
-        let gas = self.gas;
-        let (leaves, ghosts) = mesh_primitives(mesh, gas);
-        let lsq = mesh.least_squares();
+        let (leaves, ghosts) = mesh_primitives(mesh, self.gas);
         let mut fallbacks = 0;
-        let mut faces = Vec::with_capacity(mesh.nleaves());
-        for (i, (w, geometry)) in leaves.iter().zip(&mesh.geometry).enumerate() {
-            let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
-            let mut deltas = [[0.0; NVARS]; 4];
-            for (d, b) in deltas.iter_mut().zip(&beyond) {
-                for v in 0..NVARS {
-                    d[v] = b[v] - w[v];
-                }
-            }
-            let grad = lsq[i].gradient(&deltas);
-            let range = Range::of(beyond.iter().chain([w]));
-            let changes = changes(&grad, &geometry.to_faces);
-            let phi = self
-                .limiter
-                .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
-            let mut leaf = [*w; 4];
-            for (f, face) in leaf.iter_mut().enumerate() {
-                for v in 0..NVARS {
-                    face[v] += phi[v] * changes[v][f];
-                }
-                if !(face[0] > 0.0 && face[4] > 0.0) {
-                    fallbacks += 1;
-                    *face = *w;
-                }
-            }
-            faces.push(leaf.map(|face| FaceState::of_primitive(&face, gas)));
-        }
+        let faces = mesh
+            .least_squares()
+            .iter()
+            .zip(&mesh.geometry)
+            .enumerate()
+            .map(|(i, (lsq, geometry))| {
+                let beyond = neighbour_values(mesh, self.boundaries, (&leaves, &ghosts), i);
+                let (values, fell) = self.leaf_values(&leaves[i], &beyond, lsq, geometry);
+                fallbacks += fell;
+                face_states(values, self.gas)
+            })
+            .collect();
         (faces, fallbacks)
+    }
+
+    /// The primitive variables on the four faces of a leaf of primitive variables `w`, the
+    /// values beyond its faces being `beyond`, its least-squares operator `lsq`; and how many
+    /// of its faces fell back to first order.
+    #[inline]
+    fn leaf_values(
+        &self,
+        w: &[f64; NVARS],
+        beyond: &[[f64; NVARS]; 4],
+        lsq: &LeastSquares,
+        geometry: &LeafGeometry,
+    ) -> ([[f64; NVARS]; 4], u64) {
+        let mut deltas = [[0.0; NVARS]; 4];
+        for (d, b) in deltas.iter_mut().zip(beyond) {
+            for v in 0..NVARS {
+                d[v] = b[v] - w[v];
+            }
+        }
+        let grad = lsq.gradient(&deltas);
+        let range = Range::of(beyond.iter().chain([w]));
+        let changes = changes(&grad, &geometry.to_faces);
+        let phi = self
+            .limiter
+            .factors((w, &changes), (&range, geometry.volume, self.venkat_k));
+        let mut faces = [*w; 4];
+        let mut fell = 0;
+        for (f, face) in faces.iter_mut().enumerate() {
+            for v in 0..NVARS {
+                face[v] += phi[v] * changes[v][f];
+            }
+            if !(face[0] > 0.0 && face[4] > 0.0) {
+                fell += 1;
+                *face = *w;
+            }
+        }
+        (faces, fell)
     }
 }
 
+/// The face states in `gas` of four faces' primitive variables, written out so the four
+/// are computed side by side.
+#[inline(always)]
+fn face_states([a, b, c, d]: [[f64; NVARS]; 4], gas: Gas) -> [FaceState; 4] {
+    [
+        FaceState::of_primitive(&a, gas),
+        FaceState::of_primitive(&b, gas),
+        FaceState::of_primitive(&c, gas),
+        FaceState::of_primitive(&d, gas),
+    ]
+}
+
 impl FaceStates {
+    /// What lies across a face of a leaf (`across`: the face's neighbour in the halo's
+    /// adjacency): the neighbour's face state on the same triangle, or the boundary.
+    #[inline(always)]
+    pub fn across(&self, across: Across) -> Beyond<&FaceState> {
+        match across {
+            Across::Leaf { leaf, face } => Beyond::Leaf(&self.leaves[leaf as usize][face as usize]),
+            Across::Ghost { ghost, face } => {
+                Beyond::Leaf(&self.ghosts[ghost as usize][face as usize])
+            }
+            Across::Boundary { tag } => Beyond::Boundary(tag),
+            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
+        }
+    }
+
     /// The state beyond face `k` of leaf `i` of `mesh`: its neighbour's face state on the
     /// same triangle (`None` on the boundary).
     pub fn beyond(&self, mesh: &FlowMesh, i: usize, k: usize) -> Option<&FaceState> {
-        match mesh.halo.adjacency.across[i][k] {
-            Across::Leaf { leaf, face } => Some(&self.leaves[leaf as usize][face as usize]),
-            Across::Ghost { ghost, face } => Some(&self.ghosts[ghost as usize][face as usize]),
-            Across::Boundary { .. } | Across::Remote { .. } => None,
+        match self.across(mesh.halo.adjacency.across[i][k]) {
+            Beyond::Leaf(face) => Some(face),
+            Beyond::Boundary(_) => None,
         }
     }
 }

@@ -11,7 +11,7 @@ use plume::dist::Run;
 use plume::mesh::geometry::norm;
 use plume::metrics::Phase;
 
-use super::flux::{FluxScheme, Side};
+use super::flux::{FaceSide, FluxScheme, Side};
 use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::limiter::Limiter;
 use super::mesh::{FaceGeometry, FlowMesh, LeafGeometry};
@@ -136,7 +136,7 @@ impl std::fmt::Display for SchemeOptions {
 /// What one iteration of the scheme did here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StepCounts {
-    /// Leaf-face flux evaluations.
+    /// Leaf-face flux evaluations (four per leaf and stage; see [`super`]'s vocabulary).
     pub evaluations: u64,
     /// Faces whose reconstruction fell back to first order ([`super::reconstruct`]).
     pub fallbacks: u64,
@@ -253,69 +253,167 @@ impl Scheme {
     }
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of every leaf into `rate`, the faces' states
-    /// being `states`.
+    /// being `states`: each leaf's rate as [`Scheme::mesh_leaf_rate`] gives it, bit for bit,
+    /// but the flux through a face between two leaves held here computed once, by the first
+    /// of them in leaf order, and read by the second (the same operands in the canonical
+    /// orientation give the same bits).
     pub fn residual(&self, mesh: &FlowMesh, states: &States, rate: &mut [Conserved]) {
-        for (i, r) in rate.iter_mut().enumerate() {
-            *r = self.mesh_leaf_rate(mesh, states, i);
+        match states {
+            States::Cells(sides) => self.shared_residual(
+                mesh,
+                rate,
+                |i, _| sides.leaf(mesh, i),
+                |across| sides.across(mesh, across),
+            ),
+            States::Faces(faces) => self.shared_residual(
+                mesh,
+                rate,
+                |i, k| &faces.leaves[i][k],
+                |across| faces.across(across),
+            ),
+        }
+    }
+
+    /// [`Scheme::residual`] with leaf `i`'s side of its face `k` being `this(i, k)` and
+    /// `beyond(across)` what lies across a face.
+    #[inline(always)]
+    fn shared_residual<S: FaceSide>(
+        &self,
+        mesh: &FlowMesh,
+        rate: &mut [Conserved],
+        this: impl Fn(usize, usize) -> S,
+        beyond: impl Fn(Across) -> Beyond<S>,
+    ) {
+        // `shared[4 j + f]`: the flux through face `f` of leaf `j`, computed by its
+        // neighbour across it, an earlier leaf.
+        let mut shared = vec![[0.0; NVARS]; 4 * mesh.nleaves()];
+        let leaves = rate
+            .iter_mut()
+            .zip(&mesh.geometry)
+            .zip(&mesh.halo.adjacency.across);
+        for (i, ((rate, geometry), across)) in leaves.enumerate() {
+            let mut sum = [0.0; NVARS];
+            for (k, (face, &across)) in geometry.faces.iter().zip(across).enumerate() {
+                let (flux, area) = match across {
+                    Across::Leaf { leaf, .. } if (leaf as usize) < i => {
+                        (shared[4 * i + k], signed_area(face))
+                    }
+                    _ => {
+                        let (flux, area) = self.face_flux(face, this(i, k), beyond(across));
+                        if let Across::Leaf { leaf, face } = across {
+                            shared[4 * leaf as usize + face as usize] = flux;
+                        }
+                        (flux, area)
+                    }
+                };
+                add(&mut sum, &flux, area);
+            }
+            *rate = per_volume(&sum, geometry.volume);
         }
     }
 
     /// The rate of change of leaf `i` of `mesh`, the faces' states being `states`: as
     /// [`Scheme::leaf_rate`], reading the states in place.
+    #[inline]
     pub fn mesh_leaf_rate(&self, mesh: &FlowMesh, states: &States, i: usize) -> Conserved {
         let geometry = &mesh.geometry[i];
         let across = &mesh.halo.adjacency.across[i];
-        let mut sum = [0.0; NVARS];
-        for (k, face) in geometry.faces.iter().enumerate() {
-            let (this, other) = states.face(mesh, i, k, across[k]);
-            self.add_face_flux(&mut sum, face, this, other);
+        match states {
+            States::Cells(sides) => {
+                let this = sides.leaf(mesh, i);
+                self.rate(geometry, |_| this, |k| sides.across(mesh, across[k]))
+            }
+            States::Faces(faces) => {
+                let this = &faces.leaves[i];
+                self.rate(geometry, |k| &this[k], |k| faces.across(across[k]))
+            }
         }
-        let inv = 1.0 / geometry.volume;
-        sum.map(|s| -s * inv)
     }
 
     /// The rate of change `−(1/V) Σ_k F_k A_k` of one leaf: its state on each face `this`, its
     /// geometry, and what lies beyond each of its faces, summed in local face order.
-    pub fn leaf_rate(
+    pub fn leaf_rate<S: FaceSide>(
         &self,
-        this: [Side; 4],
+        this: [S; 4],
         geometry: &LeafGeometry,
-        beyond: [Beyond<'_>; 4],
+        beyond: [Beyond<S>; 4],
     ) -> Conserved {
-        let mut sum = [0.0; NVARS];
-        for ((face, other), this) in geometry.faces.iter().zip(beyond).zip(this) {
-            self.add_face_flux(&mut sum, face, this, other);
-        }
-        let inv = 1.0 / geometry.volume;
-        sum.map(|s| -s * inv)
+        self.rate(geometry, |k| this[k], |k| beyond[k])
     }
 
-    /// Adds `F·A` of one face of a leaf to `sum`: the flux out of the leaf through `face`,
-    /// its state on the face being `this` and `other` what lies beyond.
+    /// The rate of change of a leaf of geometry `geometry` whose state on face `k` is
+    /// `this(k)`, `beyond(k)` lying beyond it: its faces' fluxes summed in local face order.
     #[inline(always)]
-    fn add_face_flux(&self, sum: &mut Conserved, face: &FaceGeometry, this: Side, other: Beyond) {
-        let flux = self.opts.flux;
+    fn rate<S: FaceSide>(
+        &self,
+        geometry: &LeafGeometry,
+        this: impl Fn(usize) -> S,
+        beyond: impl Fn(usize) -> Beyond<S>,
+    ) -> Conserved {
+        let mut sum = [0.0; NVARS];
+        for (k, face) in geometry.faces.iter().enumerate() {
+            let (flux, area) = self.face_flux(face, this(k), beyond(k));
+            add(&mut sum, &flux, area);
+        }
+        per_volume(&sum, geometry.volume)
+    }
+
+    /// The flux through one face of a leaf and the area it counts with out of the leaf
+    /// (`F·area` is what leaves it), the leaf's state on the face being `this` and `other`
+    /// what lies beyond: through a boundary the flux along the outward normal; between two
+    /// leaves the flux in the canonical orientation (from the side the normal points out of),
+    /// the sides picked without a branch, and the area negative when the normal points in.
+    #[inline(always)]
+    fn face_flux<S: FaceSide>(
+        &self,
+        face: &FaceGeometry,
+        this: S,
+        other: Beyond<S>,
+    ) -> (Conserved, f64) {
+        let (flux, gas) = (self.opts.flux, self.opts.gas);
         match other {
             Beyond::Boundary(tag) => {
-                let out =
-                    self.boundaries
-                        .flux((flux, self.opts.gas), this, tag, face.outward_normal());
-                add(sum, &out, face.area);
+                let out = self
+                    .boundaries
+                    .flux((flux, gas), this, tag, face.outward_normal());
+                (out, face.area)
             }
-            // The flux out of this leaf through the face, in the canonical orientation.
-            Beyond::Leaf(other) if face.outward => {
-                add(sum, &flux.flux_of(this, other, face.normal), face.area)
+            Beyond::Leaf(other) => {
+                let (left, right) = match face.outward {
+                    true => (this, other),
+                    false => (other, this),
+                };
+                (
+                    flux.flux_of(gas, left, right, face.normal),
+                    signed_area(face),
+                )
             }
-            Beyond::Leaf(other) => add(sum, &flux.flux_of(other, this, face.normal), -face.area),
         }
     }
 }
 
+/// The area a face between two leaves counts its canonical flux with out of a leaf: negative
+/// when its normal points into the leaf.
+#[inline(always)]
+fn signed_area(face: &FaceGeometry) -> f64 {
+    match face.outward {
+        true => face.area,
+        false => -face.area,
+    }
+}
+
+/// `−sum / volume`, as a rate of change.
+#[inline(always)]
+fn per_volume(sum: &Conserved, volume: f64) -> Conserved {
+    let inv = 1.0 / volume;
+    sum.map(|s| -s * inv)
+}
+
 /// What lies beyond one face of a leaf, as [`Scheme::leaf_rate`] reads it.
 #[derive(Debug, Clone, Copy)]
-pub enum Beyond<'a> {
-    /// A leaf: its state, primitive state and speed of sound.
-    Leaf(Side<'a>),
+pub enum Beyond<S> {
+    /// A leaf: its side of the face.
+    Leaf(S),
     /// The boundary, with the face's physical tag.
     Boundary(u32),
 }
@@ -329,55 +427,6 @@ pub enum States {
 }
 
 impl States {
-    /// Leaf `i`'s state on its face `k`, and what lies beyond it (`across`: the face's
-    /// neighbour in the halo's adjacency).
-    #[inline(always)]
-    pub fn face<'s>(
-        &'s self,
-        mesh: &'s FlowMesh,
-        i: usize,
-        k: usize,
-        across: Across,
-    ) -> (Side<'s>, Beyond<'s>) {
-        match self {
-            States::Cells(sides) => {
-                let (w, c) = &sides.leaves[i];
-                let this = (&mesh.state[i], w, *c);
-                let beyond = match across {
-                    Across::Leaf { leaf, .. } => {
-                        let (w, c) = &sides.leaves[leaf as usize];
-                        Beyond::Leaf((&mesh.state[leaf as usize], w, *c))
-                    }
-                    Across::Ghost { ghost, .. } => {
-                        let (u, w, c) = &sides.ghosts[ghost as usize];
-                        Beyond::Leaf((u, w, *c))
-                    }
-                    Across::Boundary { tag } => Beyond::Boundary(tag),
-                    Across::Remote { .. } => {
-                        unreachable!("the halo resolves every face between leaves")
-                    }
-                };
-                (this, beyond)
-            }
-            States::Faces(faces) => {
-                let this = faces.leaves[i][k].side();
-                let beyond = match across {
-                    Across::Leaf { leaf, face } => {
-                        Beyond::Leaf(faces.leaves[leaf as usize][face as usize].side())
-                    }
-                    Across::Ghost { ghost, face } => {
-                        Beyond::Leaf(faces.ghosts[ghost as usize][face as usize].side())
-                    }
-                    Across::Boundary { tag } => Beyond::Boundary(tag),
-                    Across::Remote { .. } => {
-                        unreachable!("the halo resolves every face between leaves")
-                    }
-                };
-                (this, beyond)
-            }
-        }
-    }
-
     /// Faces of leaves held here whose reconstruction fell back to first order.
     pub fn fallbacks(&self) -> u64 {
         match self {
@@ -408,6 +457,28 @@ impl Sides {
                     (u, w, c)
                 })
                 .collect(),
+        }
+    }
+
+    /// Leaf `i`'s side on its faces.
+    #[inline(always)]
+    fn leaf<'s>(&'s self, mesh: &'s FlowMesh, i: usize) -> Side<'s> {
+        let (w, c) = &self.leaves[i];
+        (&mesh.state[i], w, *c)
+    }
+
+    /// What lies across a face of a leaf of `mesh` (`across`: the face's neighbour in the
+    /// halo's adjacency).
+    #[inline(always)]
+    fn across<'s>(&'s self, mesh: &'s FlowMesh, across: Across) -> Beyond<Side<'s>> {
+        match across {
+            Across::Leaf { leaf, .. } => Beyond::Leaf(self.leaf(mesh, leaf as usize)),
+            Across::Ghost { ghost, .. } => {
+                let (u, w, c) = &self.ghosts[ghost as usize];
+                Beyond::Leaf((u, w, *c))
+            }
+            Across::Boundary { tag } => Beyond::Boundary(tag),
+            Across::Remote { .. } => unreachable!("the halo resolves every face between leaves"),
         }
     }
 }
