@@ -162,6 +162,45 @@ fn run_shock_continued_on_its_ranks_gives_every_record_bit_for_bit() {
     }
 }
 
+#[test]
+fn run_shock_continued_keeps_its_policy_history() {
+    // A policy with a history (a step count, measured costs, accumulated degradation and
+    // increase rates): continued on the P that wrote it, the run decides as the
+    // uninterrupted one did at every later level.
+    let dir = TempDir::new("ckpt-policy");
+    let mesh = dir.arg("box.msh");
+    ok(&["mesh", "box", "--cells", "8", "4", "4", "-o", &mesh]);
+    let (procs, k) = (2, 3);
+    for policy in ["periodic:2", "cost-benefit", "ulba"] {
+        let name = policy.replace(':', "");
+        let with = ["--policy", policy];
+        let whole = dir.arg(&format!("whole-{name}"));
+        shock(&mesh, procs, 7, &whole, &with);
+        let whole = records_without(Path::new(&whole), "levels", &SHOCK_CLOCKS);
+        let triggered: Vec<bool> = whole
+            .iter()
+            .map(|r| r["balance_triggered"].as_bool().unwrap())
+            .collect();
+        // The history matters: the policy balanced before the checkpoint and decides
+        // both ways after it.
+        assert!(triggered[..k].contains(&true), "{policy}: {triggered:?}");
+        let first = dir.arg(&format!("first-{name}"));
+        let every = ["--checkpoint-every", "3"];
+        shock(&mesh, procs, k, &first, &[&with[..], &every].concat());
+        let from = Path::new(&first).join("checkpoint").display().to_string();
+        let then = dir.arg(&format!("then-{name}"));
+        shock(
+            &mesh,
+            procs,
+            7,
+            &then,
+            &[&with[..], &["--restart", &from]].concat(),
+        );
+        let got = records_without(Path::new(&then), "levels", &SHOCK_CLOCKS);
+        assert_eq!(got, whole[k..], "{policy}: P = {procs} after level {k}");
+    }
+}
+
 /// A copy of the checkpoint folder `from` into `to`, the file `name` changed by `alter`
 /// (`false`: left out).
 fn copy_altered(from: &Path, to: &Path, name: &str, alter: fn(&mut Vec<u8>) -> bool) {

@@ -80,6 +80,19 @@ impl MovementCost {
         Some((alpha, beta))
     }
 
+    /// What the fit carries from balance to balance (not `initial`): the count and the
+    /// sums, for a checkpoint.
+    pub(crate) fn history(&self) -> (u64, [f64; 4]) {
+        let sums = [self.sum_x, self.sum_y, self.sum_xx, self.sum_xy];
+        (self.count as u64, sums)
+    }
+
+    /// Takes back a [`MovementCost::history`].
+    pub(crate) fn restore(&mut self, (count, sums): (u64, [f64; 4])) {
+        self.count = count as usize;
+        [self.sum_x, self.sum_y, self.sum_xx, self.sum_xy] = sums;
+    }
+
     /// The cost expected of a balance moving `elements`: `α + β · elements` once fitted (never
     /// below 0), the mean cost before.
     pub fn estimate(&self, elements: f64) -> f64 {
