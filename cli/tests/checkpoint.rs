@@ -429,3 +429,92 @@ fn run_euler_continued_on_its_ranks_gives_every_record_bit_for_bit() {
         assert_eq!(got, expected, "P = {procs} → {procs} from iteration {at}");
     }
 }
+
+/// `run erosion` on 4 thread ranks of a small box (4 stripes of 8 × 8 × 1 cubes) for
+/// `iterations` into `out`, with `more` options: its records.
+fn erosion(dir: &TempDir, iterations: usize, out: &str, more: &[&str]) -> Vec<Value> {
+    let n = iterations.to_string();
+    let box_ = ["--procs", "4", "--cells", "8", "8", "1", "--iterations", &n];
+    let args = ["run", "erosion", "--vtk", "none", "--out", &dir.arg(out)];
+    ok(&[&args[..], &box_, more].concat());
+    records_without(&dir.path(out), "iterations", &[])
+}
+
+#[test]
+fn run_erosion_continued_gives_every_record_bit_for_bit() {
+    // Written after iteration 20 of a run stopped at 25, continued to 40: every record
+    // (all modelled: no clock in them) is the uninterrupted run's, with each policy's
+    // history (the trigger's degradation and costs, ULBA's rates, the selection's fit, the
+    // periodic count) and with the hierarchical balancer.
+    let dir = TempDir::new("ckpt-erosion");
+    let policies: [&[&str]; 5] = [
+        &[],
+        &["--policy", "ulba"],
+        &["--policy", "select"],
+        &["--policy", "periodic:3"],
+        &["--balancer", "hier", "--tree", "2"],
+    ];
+    for (k, with) in policies.into_iter().enumerate() {
+        let whole = erosion(&dir, 40, &format!("whole{k}"), with);
+        let balanced = |r: &[Value]| r.iter().filter(|r| r["balanced"] == true).count();
+        assert!(
+            balanced(&whole[..20]) > 0 && balanced(&whole[20..]) > 0,
+            "{with:?}: the run balances before and after the checkpoint"
+        );
+        let first = format!("first{k}");
+        let every = ["--checkpoint-every", "10"];
+        erosion(&dir, 25, &first, &[with, &every].concat());
+        let from = dir.path(&first).join("checkpoint").display().to_string();
+        let got = erosion(
+            &dir,
+            40,
+            &format!("then{k}"),
+            &[with, &["--restart", &from]].concat(),
+        );
+        assert_eq!(got, whole[20..], "{with:?}");
+    }
+}
+
+#[test]
+fn run_erosion_refuses_another_box_or_a_corrupt_checkpoint() {
+    let dir = TempDir::new("ckpt-erosion-bad");
+    erosion(&dir, 10, "first", &["--checkpoint-every", "5"]);
+    let ckpt = dir.path("first").join("checkpoint");
+    let from = ckpt.display().to_string();
+    let restart = |from: &str, procs: &str, more: &[&str], code: i32, needles: &[&str]| {
+        let out = dir.arg("then");
+        let args = ["run", "erosion", "--procs", procs, "--cells", "8", "8", "1"];
+        let tail = ["--vtk", "none", "--out", &out, "--restart", from];
+        fails(&[&args[..], &tail, more].concat(), code, needles);
+    };
+    let twenty = ["--iterations", "20"];
+    // The box has one stripe per rank: another P is another box.
+    restart(
+        &from,
+        "3",
+        &twenty,
+        1,
+        &["another run's checkpoint", "4 stripes"],
+    );
+    restart(
+        &from,
+        "4",
+        &[&twenty[..], &["--seed", "2"]].concat(),
+        1,
+        &["seed 1"],
+    );
+    restart(&from, "4", &["--iterations", "10"], 1, &["ask for more"]);
+    let compare = [&twenty[..], &["--compare"]].concat();
+    restart(&from, "4", &compare, 2, &["--compare"]);
+    // A flipped byte in the balancer's or the case's state.
+    for name in ["balancer.bin", "state.bin"] {
+        let copy = dir.path(&format!("copy-{name}"));
+        copy_altered(&ckpt, &copy, name, |b| {
+            let i = b.len() / 2;
+            b[i] ^= 8;
+            true
+        });
+        let copy = copy.display().to_string();
+        restart(&copy, "4", &twenty, 1, &[name, "CRC"]);
+    }
+}

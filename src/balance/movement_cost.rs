@@ -18,7 +18,7 @@
 /// assert!((alpha - 0.1).abs() < 1e-12 && (beta - 0.002).abs() < 1e-15);
 /// assert!((m.estimate(1000.0) - 2.1).abs() < 1e-12);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MovementCost {
     /// Cost assumed before any balance was measured, in seconds.
     pub initial: f64,

@@ -215,7 +215,7 @@ impl BalancePolicy for Threshold {
 
 /// The costs of the balances seen so far: their mean is what the next one is expected to
 /// cost (`initial` before the first).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BalanceCosts {
     /// Cost assumed before any balance was measured, in seconds.
     pub initial: f64,

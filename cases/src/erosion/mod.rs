@@ -25,12 +25,13 @@ pub mod run_ranks;
 mod select;
 
 use plume::balance::{
-    migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
+    migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, MovementCost, Observation,
+    StepTime,
 };
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance, Movement};
 use plume::partition::root_centroids;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::budget::{self, Budget};
 use crate::hier::HierSettings;
@@ -329,6 +330,17 @@ fn check_iteration(
     )
 }
 
+/// What the ledger carries from one iteration to the next besides its records, which a
+/// checkpoint keeps: the policy's history (with its name: another policy's is not taken
+/// back), the increase rates, the balances' costs and `--policy select`'s.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct LedgerState {
+    policy: (String, Vec<u8>),
+    rates: IncreaseRates,
+    costs: BalanceCosts,
+    selector: Option<MovementCost>,
+}
+
 /// What decides and records the run (the one process's, or rank 0's on ranks): the balancer,
 /// the policy, the measured rates and costs, and the records so far.
 struct Ledger<'a> {
@@ -359,6 +371,31 @@ impl<'a> Ledger<'a> {
             loads: Vec::new(),
             selector: (cfg.policy == PolicyName::Select).then(select::Selector::new),
         })
+    }
+
+    /// What a checkpoint keeps of the ledger.
+    fn state(&self) -> LedgerState {
+        LedgerState {
+            policy: (self.policy.name(), self.policy.save_state()),
+            rates: self.rates.clone(),
+            costs: self.costs.clone(),
+            selector: self.selector.as_ref().map(|s| s.movement.clone()),
+        }
+    }
+
+    /// Takes back a checkpoint's [`Ledger::state`]; the policy's history only when it is
+    /// the same policy's (another policy starts afresh).
+    fn resume(&mut self, state: LedgerState) -> crate::error::Result<()> {
+        let (name, history) = state.policy;
+        if name == self.policy.name() {
+            self.policy.restore_state(&history)?;
+        }
+        self.rates = state.rates;
+        self.costs = state.costs;
+        if let (Some(selector), Some(movement)) = (self.selector.as_mut(), state.selector) {
+            selector.movement = movement;
+        }
+        Ok(())
     }
 
     /// The initial partition of the roots on their `fluid` work.
