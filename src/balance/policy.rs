@@ -121,17 +121,19 @@ pub(crate) fn untag_state(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>> {
     Ok((tag == name).then_some(state))
 }
 
-/// `policy`'s history tagged with its name ([`tag_state`]).
-pub(crate) fn save_policy(policy: &dyn BalancePolicy) -> Vec<u8> {
+/// `policy`'s history tagged with its name, for a checkpoint: [`restore_policy`] gives it
+/// back to the same policy only.
+pub fn save_policy(policy: &dyn BalancePolicy) -> Vec<u8> {
     tag_state(&policy.name(), policy.save_state())
 }
 
-/// Gives `policy` the history in `bytes` ([`save_policy`]) when it is its own; another
-/// policy's is ignored.
+/// Gives `policy` the history in `bytes` ([`save_policy`]) when it is its own (a policy of
+/// the same name); another policy's is ignored: its history starts afresh.
 ///
 /// # Errors
-/// As [`untag_state`] and [`BalancePolicy::restore_state`].
-pub(crate) fn restore_policy(policy: &mut dyn BalancePolicy, bytes: &[u8]) -> Result<()> {
+/// [`Error::Invalid`] when `bytes` are no saved history, and as
+/// [`BalancePolicy::restore_state`].
+pub fn restore_policy(policy: &mut dyn BalancePolicy, bytes: &[u8]) -> Result<()> {
     match untag_state(&policy.name(), bytes)? {
         Some(state) => policy.restore_state(&state),
         None => Ok(()),

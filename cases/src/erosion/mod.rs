@@ -24,6 +24,7 @@ pub mod ranks;
 pub mod run_ranks;
 mod select;
 
+use plume::balance::policy::{restore_policy, save_policy};
 use plume::balance::{
     migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, MovementCost, Observation,
     StepTime,
@@ -331,11 +332,11 @@ fn check_iteration(
 }
 
 /// What the ledger carries from one iteration to the next besides its records, which a
-/// checkpoint keeps: the policy's history (with its name: another policy's is not taken
+/// checkpoint keeps: the policy's history ([`save_policy`]: another policy does not take it
 /// back), the increase rates, the balances' costs and `--policy select`'s.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct LedgerState {
-    policy: (String, Vec<u8>),
+    policy: Vec<u8>,
     rates: IncreaseRates,
     costs: BalanceCosts,
     selector: Option<MovementCost>,
@@ -376,7 +377,7 @@ impl<'a> Ledger<'a> {
     /// What a checkpoint keeps of the ledger.
     fn state(&self) -> LedgerState {
         LedgerState {
-            policy: (self.policy.name(), self.policy.save_state()),
+            policy: save_policy(self.policy.as_ref()),
             rates: self.rates.clone(),
             costs: self.costs.clone(),
             selector: self.selector.as_ref().map(|s| s.movement.clone()),
@@ -386,10 +387,7 @@ impl<'a> Ledger<'a> {
     /// Takes back a checkpoint's [`Ledger::state`]; the policy's history only when it is
     /// the same policy's (another policy starts afresh).
     fn resume(&mut self, state: LedgerState) -> crate::error::Result<()> {
-        let (name, history) = state.policy;
-        if name == self.policy.name() {
-            self.policy.restore_state(&history)?;
-        }
+        restore_policy(self.policy.as_mut(), &state.policy)?;
         self.rates = state.rates;
         self.costs = state.costs;
         if let (Some(selector), Some(movement)) = (self.selector.as_mut(), state.selector) {
