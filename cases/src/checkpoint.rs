@@ -1,6 +1,7 @@
 //! Checkpoints of a case's run on ranks ([`plume::dist::Run::checkpoint`]): when and where a
 //! run writes them, the one it continues from, and the case's own state in them (bincode:
-//! the shock case's level, the Euler flow's time, iteration and initial totals).
+//! the shock case's level, the Euler flow's time, iteration and initial totals, the erosion's
+//! iteration, modelled time, draws and rank 0's policy history).
 
 use std::path::PathBuf;
 
@@ -63,13 +64,18 @@ impl Checkpoints {
         step: usize,
         state: &S,
     ) -> Result<()> {
-        match self.every {
-            Some(every) if step.is_multiple_of(every) => {
+        match self.due(step) {
+            true => {
                 let state = bincode::serialize(state)
                     .map_err(|e| Error::Input(format!("the case's state does not encode: {e}")))?;
                 Ok(run.checkpoint(&self.dir, identity, &state)?)
             }
-            _ => Ok(()),
+            false => Ok(()),
         }
+    }
+
+    /// True when a checkpoint is due after case step `step`.
+    pub fn due(&self, step: usize) -> bool {
+        self.every.is_some_and(|every| step.is_multiple_of(every))
     }
 }

@@ -12,7 +12,8 @@ use super::failure::{CliResult, Failure};
 /// The checkpoint options.
 #[derive(Debug, Clone, Args)]
 pub struct CheckpointArgs {
-    /// Write a checkpoint after every N steps (levels), each replacing the last, into
+    /// Write a checkpoint after every N steps (run shock: levels; run erosion: iterations;
+    /// run euler: iterations, at outputs), each replacing the last, into
     /// --checkpoint-dir. The trees, their leaves' data and the step are written; a run
     /// continued from it with --restart may use other --procs, --backend and balancer.
     #[arg(long, value_name = "N")]

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::checkpoint::CheckpointArgs;
 use super::common::VtkCompression;
 use super::failure::{CliResult, Failure};
 use super::options::{ranks, words};
@@ -100,18 +101,29 @@ pub struct ErosionArgs {
     /// How the .vtu files store their data.
     #[arg(long, value_enum, default_value_t = VtkCompression::Zlib)]
     pub vtk_compression: VtkCompression,
+    /// Checkpoints written (after the iterations that are a multiple of --checkpoint-every)
+    /// and continued from (on the --procs that wrote them: the box has one stripe per rank).
+    #[command(flatten)]
+    pub checkpoint: CheckpointArgs,
 }
 
 /// Runs `plume run erosion`.
 pub fn run(args: ErosionArgs) -> CliResult {
     let on_procs = |procs| -> plume_cases::Result<ErosionConfig> { Ok(config(&args, procs)?) };
     let mpi = args.backend == BackendName::Mpi;
+    if args.compare && args.checkpoint.restart.is_some() {
+        return Err(Failure::Usage(
+            "--compare runs every policy from the first iteration: not with --restart".into(),
+        ));
+    }
+    let checkpoints = args.checkpoint.checkpoints(&args.out)?;
     let request = run_ranks::Request {
         config: &on_procs,
         compare: args.compare,
         period: args.period,
         alphas: &args.alphas,
         ranks: ranks(args.procs, mpi, &args.out, (args.vtk, args.vtk_compression)),
+        checkpoints: &checkpoints,
     };
     Ok(run_ranks::run(&request)?)
 }

@@ -162,6 +162,45 @@ fn run_shock_continued_on_its_ranks_gives_every_record_bit_for_bit() {
     }
 }
 
+#[test]
+fn run_shock_continued_keeps_its_policy_history() {
+    // A policy with a history (a step count, measured costs, accumulated degradation and
+    // increase rates): continued on the P that wrote it, the run decides as the
+    // uninterrupted one did at every later level.
+    let dir = TempDir::new("ckpt-policy");
+    let mesh = dir.arg("box.msh");
+    ok(&["mesh", "box", "--cells", "8", "4", "4", "-o", &mesh]);
+    let (procs, k) = (2, 3);
+    for policy in ["periodic:2", "cost-benefit", "ulba"] {
+        let name = policy.replace(':', "");
+        let with = ["--policy", policy];
+        let whole = dir.arg(&format!("whole-{name}"));
+        shock(&mesh, procs, 7, &whole, &with);
+        let whole = records_without(Path::new(&whole), "levels", &SHOCK_CLOCKS);
+        let triggered: Vec<bool> = whole
+            .iter()
+            .map(|r| r["balance_triggered"].as_bool().unwrap())
+            .collect();
+        // The history matters: the policy balanced before the checkpoint and decides
+        // both ways after it.
+        assert!(triggered[..k].contains(&true), "{policy}: {triggered:?}");
+        let first = dir.arg(&format!("first-{name}"));
+        let every = ["--checkpoint-every", "3"];
+        shock(&mesh, procs, k, &first, &[&with[..], &every].concat());
+        let from = Path::new(&first).join("checkpoint").display().to_string();
+        let then = dir.arg(&format!("then-{name}"));
+        shock(
+            &mesh,
+            procs,
+            7,
+            &then,
+            &[&with[..], &["--restart", &from]].concat(),
+        );
+        let got = records_without(Path::new(&then), "levels", &SHOCK_CLOCKS);
+        assert_eq!(got, whole[k..], "{policy}: P = {procs} after level {k}");
+    }
+}
+
 /// A copy of the checkpoint folder `from` into `to`, the file `name` changed by `alter`
 /// (`false`: left out).
 fn copy_altered(from: &Path, to: &Path, name: &str, alter: fn(&mut Vec<u8>) -> bool) {
@@ -388,5 +427,94 @@ fn run_euler_continued_on_its_ranks_gives_every_record_bit_for_bit() {
         // The restarted run balances and moves trees: the owners matter.
         assert!(euler_moved_trees(&dir.path(&then)) > 0, "P = {procs}");
         assert_eq!(got, expected, "P = {procs} → {procs} from iteration {at}");
+    }
+}
+
+/// `run erosion` on 4 thread ranks of a small box (4 stripes of 8 × 8 × 1 cubes) for
+/// `iterations` into `out`, with `more` options: its records.
+fn erosion(dir: &TempDir, iterations: usize, out: &str, more: &[&str]) -> Vec<Value> {
+    let n = iterations.to_string();
+    let box_ = ["--procs", "4", "--cells", "8", "8", "1", "--iterations", &n];
+    let args = ["run", "erosion", "--vtk", "none", "--out", &dir.arg(out)];
+    ok(&[&args[..], &box_, more].concat());
+    records_without(&dir.path(out), "iterations", &[])
+}
+
+#[test]
+fn run_erosion_continued_gives_every_record_bit_for_bit() {
+    // Written after iteration 20 of a run stopped at 25, continued to 40: every record
+    // (all modelled: no clock in them) is the uninterrupted run's, with each policy's
+    // history (the trigger's degradation and costs, ULBA's rates, the selection's fit, the
+    // periodic count) and with the hierarchical balancer.
+    let dir = TempDir::new("ckpt-erosion");
+    let policies: [&[&str]; 5] = [
+        &[],
+        &["--policy", "ulba"],
+        &["--policy", "select"],
+        &["--policy", "periodic:3"],
+        &["--balancer", "hier", "--tree", "2"],
+    ];
+    for (k, with) in policies.into_iter().enumerate() {
+        let whole = erosion(&dir, 40, &format!("whole{k}"), with);
+        let balanced = |r: &[Value]| r.iter().filter(|r| r["balanced"] == true).count();
+        assert!(
+            balanced(&whole[..20]) > 0 && balanced(&whole[20..]) > 0,
+            "{with:?}: the run balances before and after the checkpoint"
+        );
+        let first = format!("first{k}");
+        let every = ["--checkpoint-every", "10"];
+        erosion(&dir, 25, &first, &[with, &every].concat());
+        let from = dir.path(&first).join("checkpoint").display().to_string();
+        let got = erosion(
+            &dir,
+            40,
+            &format!("then{k}"),
+            &[with, &["--restart", &from]].concat(),
+        );
+        assert_eq!(got, whole[20..], "{with:?}");
+    }
+}
+
+#[test]
+fn run_erosion_refuses_another_box_or_a_corrupt_checkpoint() {
+    let dir = TempDir::new("ckpt-erosion-bad");
+    erosion(&dir, 10, "first", &["--checkpoint-every", "5"]);
+    let ckpt = dir.path("first").join("checkpoint");
+    let from = ckpt.display().to_string();
+    let restart = |from: &str, procs: &str, more: &[&str], code: i32, needles: &[&str]| {
+        let out = dir.arg("then");
+        let args = ["run", "erosion", "--procs", procs, "--cells", "8", "8", "1"];
+        let tail = ["--vtk", "none", "--out", &out, "--restart", from];
+        fails(&[&args[..], &tail, more].concat(), code, needles);
+    };
+    let twenty = ["--iterations", "20"];
+    // The box has one stripe per rank: another P is another box.
+    restart(
+        &from,
+        "3",
+        &twenty,
+        1,
+        &["another run's checkpoint", "4 stripes"],
+    );
+    restart(
+        &from,
+        "4",
+        &[&twenty[..], &["--seed", "2"]].concat(),
+        1,
+        &["seed 1"],
+    );
+    restart(&from, "4", &["--iterations", "10"], 1, &["ask for more"]);
+    let compare = [&twenty[..], &["--compare"]].concat();
+    restart(&from, "4", &compare, 2, &["--compare"]);
+    // A flipped byte in the balancer's or the case's state.
+    for name in ["balancer.bin", "state.bin"] {
+        let copy = dir.path(&format!("copy-{name}"));
+        copy_altered(&ckpt, &copy, name, |b| {
+            let i = b.len() / 2;
+            b[i] ^= 8;
+            true
+        });
+        let copy = copy.display().to_string();
+        restart(&copy, "4", &twenty, 1, &[name, "CRC"]);
     }
 }

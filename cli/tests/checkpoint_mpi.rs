@@ -2,7 +2,9 @@
 //! a shock run written on thread ranks continues under `mpirun` on another number of
 //! processes, and one written by an `mpirun` job continues on thread ranks, each giving the
 //! uninterrupted run's P-independent records (`level`, `leaves`); an Euler flow written on
-//! threads continues under `mpirun` bit for bit (the clocks and the balancer's fields aside).
+//! threads continues under `mpirun` bit for bit (the clocks and the balancer's fields aside);
+//! an erosion run written on 2 thread ranks continues under `mpirun -n 2` with every record
+//! bit for bit.
 //! `harness = false`: each scenario starts its own `mpirun` job on the built `plume`.
 
 mod common;
@@ -17,6 +19,7 @@ use serde_json::Value;
 fn main() {
     shock_continues_between_threads_and_mpi();
     euler_continues_under_mpi_bit_for_bit();
+    erosion_continues_under_mpi_bit_for_bit();
     println!("checkpoint_mpi: all scenarios passed");
 }
 
@@ -144,4 +147,38 @@ fn euler_continues_under_mpi_bit_for_bit() {
         .filter(|r| r["iteration"].as_u64() > Some(80))
         .collect();
     assert_eq!(got, expected, "threads → MPI");
+}
+
+fn erosion_continues_under_mpi_bit_for_bit() {
+    let dir = TempDir::new("ckpt-mpi-erosion");
+    let run = ["run", "erosion", "--cells", "8", "8", "1", "--vtk", "none"];
+    let policy = ["--policy", "ulba"];
+    let (whole, first, then) = (dir.arg("whole"), dir.arg("first"), dir.arg("mpi"));
+    let on_threads = ["--procs", "2", "--iterations", "30", "--out", &whole];
+    ok(&[&run[..], &policy, &on_threads].concat());
+    let writing = [
+        "--procs",
+        "2",
+        "--iterations",
+        "15",
+        "--checkpoint-every",
+        "10",
+        "--out",
+        &first,
+    ];
+    ok(&[&run[..], &policy, &writing].concat());
+    let from = dir.path("first").join("checkpoint").display().to_string();
+    let continuing = [
+        "--backend",
+        "mpi",
+        "--iterations",
+        "30",
+        "--out",
+        &then,
+        "--restart",
+        &from,
+    ];
+    mpirun_ok(2, &[&run[..], &policy, &continuing].concat());
+    let records = |name: &str| records_without(&dir.path(name), "iterations", &[]);
+    assert_eq!(records("mpi"), records("whole")[10..], "threads → MPI");
 }

@@ -18,7 +18,7 @@
 /// assert!((alpha - 0.1).abs() < 1e-12 && (beta - 0.002).abs() < 1e-15);
 /// assert!((m.estimate(1000.0) - 2.1).abs() < 1e-12);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MovementCost {
     /// Cost assumed before any balance was measured, in seconds.
     pub initial: f64,
@@ -78,6 +78,19 @@ impl MovementCost {
         let beta = (n * self.sum_xy - self.sum_x * self.sum_y) / spread;
         let alpha = (self.sum_y - beta * self.sum_x) / n;
         Some((alpha, beta))
+    }
+
+    /// What the fit carries from balance to balance (not `initial`): the count and the
+    /// sums, for a checkpoint.
+    pub(crate) fn history(&self) -> (u64, [f64; 4]) {
+        let sums = [self.sum_x, self.sum_y, self.sum_xx, self.sum_xy];
+        (self.count as u64, sums)
+    }
+
+    /// Takes back a [`MovementCost::history`].
+    pub(crate) fn restore(&mut self, (count, sums): (u64, [f64; 4])) {
+        self.count = count as usize;
+        [self.sum_x, self.sum_y, self.sum_xx, self.sum_xy] = sums;
     }
 
     /// The cost expected of a balance moving `elements`: `α + β · elements` once fitted (never

@@ -218,6 +218,21 @@ impl Plum {
         })
     }
 
+    /// The policy's history tagged with its name, for a checkpoint
+    /// ([`BalancePolicy::save_state`]).
+    pub fn save_state(&self) -> Vec<u8> {
+        super::policy::save_policy(self.policy.as_ref())
+    }
+
+    /// Gives the policy the history in `bytes` ([`Plum::save_state`]) when it is its own (the
+    /// same policy's); another policy's is ignored: its history starts afresh.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `bytes` are not a saved history.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        super::policy::restore_policy(self.policy.as_mut(), bytes)
+    }
+
     /// This PLUM with `first` making the first partition ([`Plum::initial_assignment`]) and
     /// its own partitioner only rebalancing: a space-filling curve to start, or a start for a
     /// repartitioner that refuses to make one ([`crate::partition::Diffusion`]).

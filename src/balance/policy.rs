@@ -4,7 +4,11 @@
 //! every balance that happened. Decisions use modelled times only, never wall-clock readings,
 //! so runs are reproducible.
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
 use super::movement_cost::{elements_to_move, MovementCost};
+use crate::{Error, Result};
 
 /// What a policy sees at an adaptation step.
 #[derive(Debug, Clone, Copy)]
@@ -58,6 +62,82 @@ pub trait BalancePolicy {
     fn target_shares(&self, _nranks: usize) -> Option<Vec<f64>> {
         None
     }
+    /// The policy's history, for a checkpoint: what it carries from one step to the next
+    /// (a step count, the costs measured, the degradation accumulated), not its settings.
+    /// Empty by default: a policy without history.
+    fn save_state(&self) -> Vec<u8> {
+        Vec::new()
+    }
+    /// Takes back the history [`BalancePolicy::save_state`] gave, on a policy of the same
+    /// name and settings (a run continued from a checkpoint), which then decides as the
+    /// policy that saved it would have.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `bytes` are not this policy's history (by default: any but
+    /// none).
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        match bytes.is_empty() {
+            true => Ok(()),
+            false => Err(Error::Invalid(format!(
+                "{}: the policy keeps no history, but was given {} bytes of one",
+                self.name(),
+                bytes.len()
+            ))),
+        }
+    }
+}
+
+/// A policy's history in bytes (bincode).
+pub(crate) fn encode_history<T: Serialize + ?Sized>(history: &T) -> Vec<u8> {
+    bincode::serialize(history).expect("a history of numbers and vectors always encodes")
+}
+
+/// The history `bytes` of the policy or balancer `name`.
+///
+/// # Errors
+/// [`Error::Invalid`] when `bytes` do not decode as `T`.
+pub(crate) fn decode_history<T: DeserializeOwned>(name: &str, bytes: &[u8]) -> Result<T> {
+    bincode::deserialize(bytes)
+        .map_err(|e| Error::Invalid(format!("{name}: the state given is not its history: {e}")))
+}
+
+/// `state` tagged with the name of what saved it (a balancer's state in a checkpoint, see
+/// [`untag_state`]).
+pub(crate) fn tag_state(name: &str, state: Vec<u8>) -> Vec<u8> {
+    encode_history(&(name, state))
+}
+
+/// The state in `bytes` (from [`tag_state`]) when it was saved by `name`; `None` when it is
+/// another's (a run continued with another policy or balancer, whose history starts afresh)
+/// or there is none.
+///
+/// # Errors
+/// [`Error::Invalid`] when `bytes` are not a tagged state.
+pub(crate) fn untag_state(name: &str, bytes: &[u8]) -> Result<Option<Vec<u8>>> {
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    let (tag, state): (String, Vec<u8>) = decode_history(name, bytes)?;
+    Ok((tag == name).then_some(state))
+}
+
+/// `policy`'s history tagged with its name, for a checkpoint: [`restore_policy`] gives it
+/// back to the same policy only.
+pub fn save_policy(policy: &dyn BalancePolicy) -> Vec<u8> {
+    tag_state(&policy.name(), policy.save_state())
+}
+
+/// Gives `policy` the history in `bytes` ([`save_policy`]) when it is its own (a policy of
+/// the same name); another policy's is ignored: its history starts afresh.
+///
+/// # Errors
+/// [`Error::Invalid`] when `bytes` are no saved history, and as
+/// [`BalancePolicy::restore_state`].
+pub fn restore_policy(policy: &mut dyn BalancePolicy, bytes: &[u8]) -> Result<()> {
+    match untag_state(&policy.name(), bytes)? {
+        Some(state) => policy.restore_state(&state),
+        None => Ok(()),
+    }
 }
 
 /// Never balance: the baseline.
@@ -101,6 +181,15 @@ impl BalancePolicy for Periodic {
         self.steps.is_multiple_of(self.every)
     }
     fn balanced(&mut self, _cost: f64) {}
+    /// The steps seen.
+    fn save_state(&self) -> Vec<u8> {
+        encode_history(&(self.steps as u64))
+    }
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let steps: u64 = decode_history(&self.name(), bytes)?;
+        self.steps = steps as usize;
+        Ok(())
+    }
 }
 
 /// PLUM's rule: balance when `LoadImb` reaches a threshold (default 1.05).
@@ -128,7 +217,7 @@ impl BalancePolicy for Threshold {
 
 /// The costs of the balances seen so far: their mean is what the next one is expected to
 /// cost (`initial` before the first).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BalanceCosts {
     /// Cost assumed before any balance was measured, in seconds.
     pub initial: f64,
@@ -214,6 +303,16 @@ impl BalancePolicy for CostBenefit {
     }
     fn balanced_moving(&mut self, cost: f64, elements: u64) {
         self.movement.record(elements as f64, cost);
+    }
+    /// The balances measured and the last decision's `E`.
+    fn save_state(&self) -> Vec<u8> {
+        encode_history(&(self.movement.history(), self.last_elements))
+    }
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let (movement, last) = decode_history(&self.name(), bytes)?;
+        self.movement.restore(movement);
+        self.last_elements = last;
+        Ok(())
     }
 }
 
@@ -319,6 +418,34 @@ impl BalancePolicy for Degradation {
         self.reference = None;
         self.recent.clear();
         self.degradation = 0.0;
+    }
+    /// The costs seen, the reference, the recent iteration times and the degradation.
+    fn save_state(&self) -> Vec<u8> {
+        encode_history(&self.history())
+    }
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let history = decode_history(&self.name(), bytes)?;
+        self.restore(history);
+        Ok(())
+    }
+}
+
+/// [`Degradation`]'s history: the costs' sum and count, the reference, the recent times and
+/// the degradation.
+pub(crate) type DegradationHistory = ((f64, u64), Option<f64>, Vec<f64>, f64);
+
+impl Degradation {
+    /// What the trigger carries from step to step (not its settings).
+    pub(crate) fn history(&self) -> DegradationHistory {
+        let costs = (self.costs.sum, self.costs.count as u64);
+        let recent = self.recent.clone();
+        (costs, self.reference, recent, self.degradation)
+    }
+
+    /// Takes back a [`Degradation::history`].
+    pub(crate) fn restore(&mut self, ((sum, count), reference, recent, d): DegradationHistory) {
+        (self.costs.sum, self.costs.count) = (sum, count as usize);
+        (self.reference, self.recent, self.degradation) = (reference, recent, d);
     }
 }
 
@@ -438,6 +565,72 @@ mod tests {
         // Across the balance the window would be 130, 130, 100: a median of 130.
         assert_eq!(p.accumulate(&at(&calm)), 0.0);
         assert_eq!(p.accumulate(&at(&calm)), 0.0);
+    }
+
+    /// Loads that drift apart and jump back, step by step.
+    fn drifting(step: usize) -> Vec<f64> {
+        let s = (step % 7) as f64;
+        vec![100.0 + 9.0 * s, 100.0 - 2.0 * s, 101.0 + (step % 3) as f64]
+    }
+
+    /// Runs `policy` over steps `steps`, telling it of a balance (cost by step) whenever it
+    /// balances; its decisions.
+    fn decide(policy: &mut dyn BalancePolicy, steps: std::ops::Range<usize>) -> Vec<bool> {
+        steps
+            .map(|step| {
+                let loads = drifting(step);
+                let yes = policy.should_balance(&obs(&loads));
+                if yes {
+                    policy.balanced_moving(0.01 * (step % 5) as f64, 10 * step as u64);
+                }
+                yes
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_restored_history_decides_as_the_policy_that_saved_it() {
+        type Make = fn() -> Box<dyn BalancePolicy>;
+        let policies: [Make; 5] = [
+            || Box::new(Periodic::new(3)),
+            || Box::new(CostBenefit::new(0.02)),
+            || Box::new(Degradation::new(0.02)),
+            || Box::new(Degradation::with_step_time(0.02, StepTime::Last)),
+            || Box::new(crate::balance::Ulba::new(0.4, 1.0, 0.02)),
+        ];
+        for make in policies {
+            let mut whole = make();
+            let all = decide(whole.as_mut(), 0..40);
+            for k in [5, 17] {
+                let mut first = make();
+                decide(first.as_mut(), 0..k);
+                let mut then = make();
+                then.restore_state(&first.save_state()).unwrap();
+                let name = then.name();
+                assert_eq!(decide(then.as_mut(), k..40), all[k..], "{name} from {k}");
+                // Without the history, the decisions differ.
+                assert_ne!(decide(make().as_mut(), k..40), all[k..], "{name} from {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_history_goes_only_to_its_own_policy() {
+        let mut p = Periodic::new(2);
+        p.should_balance(&obs(&[1.0, 2.0]));
+        let saved = save_policy(&p);
+        // Another policy ignores it; the same policy takes it back.
+        let mut other = Periodic::new(3);
+        restore_policy(&mut other, &saved).unwrap();
+        assert_eq!(other, Periodic::new(3));
+        let mut same = Periodic::new(2);
+        restore_policy(&mut same, &saved).unwrap();
+        assert_eq!(same, p);
+        // A policy without history takes none; bytes that are no history are refused.
+        assert!(Threshold::default().restore_state(&[]).is_ok());
+        assert!(Threshold::default().restore_state(&[1]).is_err());
+        assert!(Periodic::new(2).restore_state(&[1, 2]).is_err());
+        assert!(restore_policy(&mut same, &[7]).is_err());
     }
 
     #[test]

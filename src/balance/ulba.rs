@@ -14,14 +14,15 @@
 
 use std::collections::VecDeque;
 
-use super::policy::{BalancePolicy, Degradation, Observation};
+use super::policy::{decode_history, encode_history, BalancePolicy, Degradation, Observation};
+use crate::Result;
 
 /// Steps over which a workload increase rate is averaged.
 pub const RATE_WINDOW: usize = 10;
 
 /// The workload increase rate of every rank ([Boulmier 2019]'s `irdb`), from the loads seen at
 /// successive steps.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IncreaseRates {
     previous: Option<Vec<f64>>,
     increments: VecDeque<Vec<f64>>,
@@ -174,6 +175,16 @@ impl BalancePolicy for Ulba {
         (over.len() == nranks)
             .then(|| ulba_shares(&over, self.alpha))
             .flatten()
+    }
+    /// The trigger's history and the loads and increments of the rates.
+    fn save_state(&self) -> Vec<u8> {
+        encode_history(&(self.trigger.history(), &self.rates))
+    }
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let (trigger, rates) = decode_history(&self.name(), bytes)?;
+        self.trigger.restore(trigger);
+        self.rates = rates;
+        Ok(())
     }
 }
 

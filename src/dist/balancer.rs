@@ -201,6 +201,25 @@ pub trait Balancer {
         Ok(())
     }
 
+    /// The state a checkpoint keeps of the balancer ([`Run::checkpoint`](super::Run::checkpoint)
+    /// writes rank 0's): what it carries from step to step that the trees do not hold, its
+    /// policy's history. Empty by default.
+    fn save_state(&self) -> Vec<u8> {
+        Vec::new()
+    }
+
+    /// Takes back rank 0's [`Balancer::save_state`] of a checkpoint written on as many ranks
+    /// ([`Run::restart`](super::Run::restart) gives it to every rank), so that the balancer
+    /// decides as the one that wrote it would have. A state it does not recognise (another
+    /// balancer's or policy's) leaves it as it is; by default every state does.
+    ///
+    /// # Errors
+    /// When `bytes` claim to be its state but do not decode.
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let _ = bytes;
+        Ok(())
+    }
+
     /// The dual graph with every root's current weights, on a rank that gathers it for the
     /// records (rank 0 of [`GatheredPlum`](super::GatheredPlum)); `None` by default.
     fn graph(&self) -> Option<&DualGraph> {
@@ -236,6 +255,14 @@ impl<B: Balancer + ?Sized> Balancer for Box<B> {
 
     fn observe(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<()> {
         (**self).observe(comm, held)
+    }
+
+    fn save_state(&self) -> Vec<u8> {
+        (**self).save_state()
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        (**self).restore_state(bytes)
     }
 
     fn graph(&self) -> Option<&DualGraph> {

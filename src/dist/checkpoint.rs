@@ -6,8 +6,10 @@
 //!   migration packs them (`codec`: each tree's shape and its leaves' data, no vertex), so a
 //!   tree does not depend on the rank that held it;
 //! - `state.bin`: the caller's own state (its bytes, opaque here: a driver's step, time,
-//!   policy history, ...);
-//! - `manifest`: text lines, `plume checkpoint 1` (the format version), the caller's run
+//!   ...);
+//! - `balancer.bin`: rank 0's [`Balancer::save_state`](super::Balancer::save_state), the
+//!   balancer's policy's history (a step count, measured costs, accumulated loads);
+//! - `manifest`: text lines, `plume checkpoint 2` (the format version), the caller's run
 //!   identity, a hash of the initial mesh (P-independent: a sum over roots), the number of
 //!   roots and of fields per leaf, the step, the P it was written on, each piece with its
 //!   byte length and CRC-32, and last the CRC-32 of the lines before it.
@@ -24,10 +26,12 @@
 //! bare trees each rank holds by the checkpoint's. The union of the ranks' leaves, their data
 //! and so every later step's mesh are those of the run that wrote it. On the P that wrote it,
 //! each tree then moves to the rank that held it (rank k's piece holds rank k's trees) and
-//! the balancer observes the rows ([`Balancer::observe`](super::Balancer::observe)): PLUM's
-//! rank 0 learns every root's weights and owner, those the uninterrupted run's rank 0 holds
-//! after its next gather, so the balancer decides as it would have. On another P what
-//! depends on P (the owners, the balancer's decisions) starts afresh from the first owners.
+//! the balancer takes back its state ([`Balancer::restore_state`](super::Balancer::restore_state):
+//! every rank rank 0's, a policy's history being rank 0's or the same on every rank) and
+//! observes the rows ([`Balancer::observe`](super::Balancer::observe)): PLUM's rank 0 learns
+//! every root's weights and owner, those the uninterrupted run's rank 0 holds after its next
+//! gather, so the balancer decides as it would have. On another P what depends on P (the
+//! owners, the balancer's decisions and its state) starts afresh from the first owners.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -39,11 +43,13 @@ use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::{Error, Result};
 
 /// The format's version, the manifest's first line.
-const FORMAT: &str = "plume checkpoint 1";
+const FORMAT: &str = "plume checkpoint 2";
 /// The manifest's file name.
 const MANIFEST: &str = "manifest";
 /// The caller's state's file name.
 const STATE: &str = "state.bin";
+/// The balancer's state's file name.
+const BALANCER: &str = "balancer.bin";
 
 /// What [`Run::restart`] read besides the trees.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,9 +62,10 @@ pub struct Restarted {
     pub state: Vec<u8>,
 }
 
-/// A checkpoint as one rank reads it: the manifest, the caller's state, the packets of the
-/// roots held here and, on the P that wrote it, the rank that held each root then.
-type ReadCheckpoint = (Manifest, Vec<u8>, Vec<TreePacket>, Option<Vec<u32>>);
+/// A checkpoint as one rank reads it: the manifest, the caller's and the balancer's states,
+/// the packets of the roots held here and, on the P that wrote it, the rank that held each
+/// root then.
+type ReadCheckpoint = (Manifest, [Vec<u8>; 2], Vec<TreePacket>, Option<Vec<u32>>);
 
 /// A piece of a checkpoint as the manifest lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,7 +84,7 @@ struct Manifest {
     fields: usize,
     step: usize,
     ranks: usize,
-    /// The state, then the ranks' trees in rank order.
+    /// The state, the balancer's, then the ranks' trees in rank order.
     pieces: Vec<Piece>,
 }
 
@@ -198,13 +205,14 @@ impl Manifest {
             };
             pieces.push(piece.ok_or_else(|| bad(&format!("a bad piece line: `{line}`")))?);
         }
-        let expected: Vec<String> = std::iter::once(STATE.to_string())
+        let expected: Vec<String> = [STATE.to_string(), BALANCER.to_string()]
+            .into_iter()
             .chain((0..ranks).map(trees_name))
             .collect();
         let names: Vec<&String> = pieces.iter().map(|p| &p.name).collect();
         if names.len() != expected.len() || names.iter().zip(&expected).any(|(a, b)| *a != b) {
             return Err(bad(&format!(
-                "it lists {} pieces, not the state and {ranks} ranks' trees",
+                "it lists {} pieces, not the states and {ranks} ranks' trees",
                 pieces.len()
             )));
         }
@@ -243,10 +251,12 @@ fn read_piece(dir: &Path, piece: &Piece) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Rank 0's part of writing: the state and the manifest into `partial`, then `partial`
-/// renamed to `dir` (an older `dir` moved aside first, removed last).
-fn finish(partial: &Path, dir: &Path, manifest: &Manifest, state: &[u8]) -> Result<()> {
-    write_synced(&partial.join(STATE), state)?;
+/// Rank 0's part of writing: the states (the caller's, the balancer's) and the manifest into
+/// `partial`, then `partial` renamed to `dir` (an older `dir` moved aside first, removed
+/// last).
+fn finish(partial: &Path, dir: &Path, manifest: &Manifest, states: [&[u8]; 2]) -> Result<()> {
+    write_synced(&partial.join(STATE), states[0])?;
+    write_synced(&partial.join(BALANCER), states[1])?;
     write_synced(&partial.join(MANIFEST), manifest.text().as_bytes())?;
     let old = beside(dir, ".old");
     if old.exists() {
@@ -273,8 +283,8 @@ fn prepare(partial: &Path) -> Result<()> {
 
 impl<C: Comm + ?Sized> Run<'_, C> {
     /// Writes the run into the folder `dir` between steps (a collective; see the module doc):
-    /// every rank its trees, rank 0 `state` (the caller's own, returned by [`Run::restart`])
-    /// and the manifest naming the run by `identity` (one line; what a restart must match:
+    /// every rank its trees, rank 0 `state` (the caller's own, returned by [`Run::restart`]),
+    /// the balancer's ([`Balancer::save_state`](super::Balancer::save_state)) and the manifest naming the run by `identity` (one line; what a restart must match:
     /// the case and the options that shape the mesh). Replaces an older checkpoint in `dir`
     /// only once the new one is whole.
     ///
@@ -303,11 +313,13 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         let mesh = self.mesh_hash()?;
         let done = match rank {
             0 => {
-                let state_piece = Piece {
-                    name: STATE.into(),
-                    len: state.len() as u64,
-                    crc: crc32(state),
+                let balancer = self.balancer.save_state();
+                let piece = |name: &str, bytes: &[u8]| Piece {
+                    name: name.into(),
+                    len: bytes.len() as u64,
+                    crc: crc32(bytes),
                 };
+                let states = [piece(STATE, state), piece(BALANCER, &balancer)];
                 let trees = trees.iter().enumerate().map(|(k, &(len, crc))| Piece {
                     name: trees_name(k),
                     len,
@@ -320,9 +332,9 @@ impl<C: Comm + ?Sized> Run<'_, C> {
                     fields: self.forest.options().nfields,
                     step: self.level,
                     ranks: size,
-                    pieces: std::iter::once(state_piece).chain(trees).collect(),
+                    pieces: states.into_iter().chain(trees).collect(),
                 };
-                finish(&partial, dir, &manifest, state)
+                finish(&partial, dir, &manifest, [state, &balancer])
             }
             _ => Ok(()),
         };
@@ -334,7 +346,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     /// number of ranks and any backend), before its first step; each rank's trees are
     /// replaced by the checkpoint's trees of the roots it holds, and the step count is the
     /// checkpoint's; on the P that wrote it, the trees then move to the ranks that held them
-    /// ([`Run::migrate_to`]). Returns the step, the P it was written on and the caller's state.
+    /// ([`Run::migrate_to`]) and the balancer takes back its state
+    /// ([`Balancer::restore_state`](super::Balancer::restore_state)). Returns the step, the P it was written on and the caller's state.
     ///
     /// # Errors
     /// [`Error::Invalid`] when `self` has stepped already, or the checkpoint is another
@@ -350,7 +363,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         }
         let mesh = self.mesh_hash()?;
         let read = self.read_checkpoint(dir, identity, mesh);
-        let (manifest, state, packets, holders) = self.comm.agree(read)?;
+        let (manifest, [state, balancer], packets, holders) = self.comm.agree(read)?;
         let held = self.held_roots();
         let put = self
             .forest
@@ -362,6 +375,8 @@ impl<C: Comm + ?Sized> Run<'_, C> {
         self.last = None;
         if let Some(holders) = holders {
             self.migrate_to(&holders)?;
+            let restored = self.balancer.restore_state(&balancer);
+            self.comm.agree(restored)?;
             // The balancer sees the rows after the checkpoint's step, as it would have seen
             // them (rank 0 of PLUM: every root's weights and owner).
             let rows = self.rows(false);
@@ -377,7 +392,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
     }
 
     /// This rank's reading of the checkpoint in `dir`: the manifest (checked against the
-    /// run's `identity` and initial mesh's hash `mesh`), the state, the packets of the
+    /// run's `identity` and initial mesh's hash `mesh`), the states, the packets of the
     /// roots held here (every piece read and checked, so that every root is found once),
     /// and, when the run has the P that wrote it, the rank that held each root then.
     fn read_checkpoint(&self, dir: &Path, identity: &str, mesh: u64) -> Result<ReadCheckpoint> {
@@ -413,11 +428,12 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             )));
         }
         let state = read_piece(dir, &manifest.pieces[0])?;
+        let balancer = read_piece(dir, &manifest.pieces[1])?;
         let initial = self.forest.initial();
         let mut seen = vec![false; roots];
         let mut holder = vec![0u32; roots];
         let mut packets = Vec::new();
-        for (rank, piece) in manifest.pieces[1..].iter().enumerate() {
+        for (rank, piece) in manifest.pieces[2..].iter().enumerate() {
             let bytes = read_piece(dir, piece)?;
             let path = dir.join(&piece.name);
             let mut reader = codec::PacketReader::new(&bytes).map_err(|e| corrupt(&path, e))?;
@@ -444,7 +460,7 @@ impl<C: Comm + ?Sized> Run<'_, C> {
             ));
         }
         let holders = (manifest.ranks == self.comm.size()).then_some(holder);
-        Ok((manifest, state, packets, holders))
+        Ok((manifest, [state, balancer], packets, holders))
     }
 
     /// A hash of the initial mesh, the same on every rank and for every P and holding (a

@@ -12,6 +12,7 @@
 
 use super::balancer::{check_ranks, first_by, Balancer, Decision, HeldRows};
 use super::verdict;
+use crate::balance::policy::{restore_policy, save_policy};
 use crate::balance::{BalancePolicy, PlumOptions, Threshold};
 use crate::comm::Comm;
 use crate::graph::DualGraph;
@@ -96,5 +97,15 @@ impl Balancer for Diffusive {
             outcome: Some(outcome),
             ..Decision::default()
         })
+    }
+
+    /// The policy's history: every rank's policy sees the same loads, so rank 0's is every
+    /// rank's.
+    fn save_state(&self) -> Vec<u8> {
+        save_policy(self.policy.as_ref())
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        restore_policy(self.policy.as_mut(), bytes)
     }
 }

@@ -305,6 +305,15 @@ impl Balancer for GatheredPlum {
         comm.agree(gathered)
     }
 
+    /// PLUM's policy's history: rank 0's policy decides.
+    fn save_state(&self) -> Vec<u8> {
+        self.plum.save_state()
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        self.plum.restore_state(bytes)
+    }
+
     fn graph(&self) -> Option<&DualGraph> {
         self.gathered.graph()
     }

@@ -22,6 +22,7 @@ use super::gathered::Gathered;
 use super::verdict;
 use crate::balance::hier::{run_on_ranks, CommData, HierOptions, ObjData, RankOutcome, Tree};
 use crate::balance::plum::BalanceTimes;
+use crate::balance::policy::{restore_policy, save_policy};
 use crate::balance::{Balance, BalancePolicy, PlumOptions, Threshold};
 use crate::comm::{Comm, CommExt, ReduceOp};
 use crate::graph::DualGraph;
@@ -277,6 +278,16 @@ impl Balancer for Hierarchical {
             }
             None => Ok(()),
         }
+    }
+
+    /// The policy's history: every rank's policy sees the same loads, so rank 0's is every
+    /// rank's.
+    fn save_state(&self) -> Vec<u8> {
+        save_policy(self.policy.as_ref())
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        restore_policy(self.policy.as_mut(), bytes)
     }
 
     fn graph(&self) -> Option<&DualGraph> {

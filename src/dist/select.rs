@@ -36,6 +36,7 @@ use std::time::Instant;
 
 use super::balancer::{BalanceOutcome, Balancer, Decision, HeldRows};
 use super::{Diffusive, GatheredPlum};
+use crate::balance::policy::{decode_history, encode_history, tag_state, untag_state};
 use crate::balance::{
     elements_to_move, select, Accept, Action, ActionCosts, Balance, MovementCost, Periodic, Plum,
     Replay, Selection,
@@ -45,6 +46,9 @@ use crate::graph::DualGraph;
 use crate::metrics::{rank_loads, Imbalance, Movement};
 use crate::partition::{simulate, Diffusion, Metis, Quotient, Refinement, Sweeps};
 use crate::{Error, Result};
+
+/// The name [`Select`]'s state is tagged with in a checkpoint.
+const SELECT: &str = "select";
 
 /// How the elements a global repartition moves (`ElementsMoved_global`) are estimated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -394,6 +398,27 @@ impl Balancer for Select {
 
     fn observe(&mut self, comm: &dyn Comm, held: HeldRows<'_>) -> Result<()> {
         self.plum.observe(comm, held)
+    }
+
+    /// The balances done (every rank's), rank 0's last global decision time and the
+    /// diffusive step's policy's history.
+    fn save_state(&self) -> Vec<u8> {
+        let history = (
+            self.movement.history(),
+            self.last_global,
+            self.diffusive.save_state(),
+        );
+        tag_state(SELECT, encode_history(&history))
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let Some(state) = untag_state(SELECT, bytes)? else {
+            return Ok(());
+        };
+        let (movement, last_global, diffusive): (_, f64, Vec<u8>) = decode_history(SELECT, &state)?;
+        self.movement.restore(movement);
+        self.last_global = last_global;
+        self.diffusive.restore_state(&diffusive)
     }
 
     fn graph(&self) -> Option<&DualGraph> {

@@ -138,6 +138,16 @@ impl Erosion {
         self.active = active;
     }
 
+    /// Draws done: the step of the next draw (a checkpoint's).
+    pub fn draws(&self) -> u64 {
+        self.draws
+    }
+
+    /// Continues the draws after `draws` of them (a run continued from a checkpoint).
+    pub fn resume_draws(&mut self, draws: u64) {
+        self.draws = draws;
+    }
+
     /// Fluid leaves of every root (0 for the roots not held).
     pub fn fluid(&self) -> &[u64] {
         &self.fluid

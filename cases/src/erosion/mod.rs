@@ -24,13 +24,15 @@ pub mod ranks;
 pub mod run_ranks;
 mod select;
 
+use plume::balance::policy::{restore_policy, save_policy};
 use plume::balance::{
-    migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, Observation, StepTime,
+    migrate, AppModel, BalanceCosts, BalancePolicy, IncreaseRates, MovementCost, Observation,
+    StepTime,
 };
 use plume::graph::root_centroids;
 use plume::graph::DualGraph;
 use plume::metrics::{rank_loads, Imbalance, Movement};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::budget::{self, Budget};
 use crate::hier::HierSettings;
@@ -329,6 +331,17 @@ fn check_iteration(
     )
 }
 
+/// What the ledger carries from one iteration to the next besides its records, which a
+/// checkpoint keeps: the policy's history ([`save_policy`]: another policy does not take it
+/// back), the increase rates, the balances' costs and `--policy select`'s.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct LedgerState {
+    policy: Vec<u8>,
+    rates: IncreaseRates,
+    costs: BalanceCosts,
+    selector: Option<MovementCost>,
+}
+
 /// What decides and records the run (the one process's, or rank 0's on ranks): the balancer,
 /// the policy, the measured rates and costs, and the records so far.
 struct Ledger<'a> {
@@ -359,6 +372,28 @@ impl<'a> Ledger<'a> {
             loads: Vec::new(),
             selector: (cfg.policy == PolicyName::Select).then(select::Selector::new),
         })
+    }
+
+    /// What a checkpoint keeps of the ledger.
+    fn state(&self) -> LedgerState {
+        LedgerState {
+            policy: save_policy(self.policy.as_ref()),
+            rates: self.rates.clone(),
+            costs: self.costs.clone(),
+            selector: self.selector.as_ref().map(|s| s.movement.clone()),
+        }
+    }
+
+    /// Takes back a checkpoint's [`Ledger::state`]; the policy's history only when it is
+    /// the same policy's (another policy starts afresh).
+    fn resume(&mut self, state: LedgerState) -> crate::error::Result<()> {
+        restore_policy(self.policy.as_mut(), &state.policy)?;
+        self.rates = state.rates;
+        self.costs = state.costs;
+        if let (Some(selector), Some(movement)) = (self.selector.as_mut(), state.selector) {
+            selector.movement = movement;
+        }
+        Ok(())
     }
 
     /// The initial partition of the roots on their `fluid` work.

@@ -21,6 +21,13 @@
 //! rank's fluid work and cut faces. The records are the single-process run's with the
 //! simulated hierarchical balancer ([`crate::hier::HierSettings::simulated`]), whose decisions
 //! the ranks' are, plus what the phases gathered (`hier`).
+//!
+//! A run writes checkpoints after the iterations a [`Checkpoints`] asks for and continues from
+//! one ([`run_rank_from`]): the trees (their leaves' rock or fluid), the iterations done, the
+//! modelled time, the draws done and rank 0's ledger (the policy's history, the increase rates
+//! and the costs). The fronts and the fluid work are computed again from the trees. The box
+//! depends on P (one stripe and rock per rank), so a checkpoint continues on the P that
+//! wrote it only: its identity names the stripes.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -34,10 +41,13 @@ use plume::mesh::chunk::Chunk;
 use plume::metrics::{Phase, RankCpu};
 
 use crate::budget;
+use crate::checkpoint::Checkpoints;
 use crate::words::PartitionKind;
 
 use super::front::{root_fluid_faces, Erosion, FaceKeys, Halo, FLUID};
-use super::{check_iteration, domain, layout, ErosionConfig, ErosionRun, Ledger, Moment};
+use super::{
+    check_iteration, domain, layout, ErosionConfig, ErosionRun, Ledger, LedgerState, Moment,
+};
 
 /// Checks, before a run on ranks starts, that this process can hold the records of `runs`
 /// runs, rank 0's tables of every root and its ranks' parts of the mesh (`ranks_here` of
@@ -67,6 +77,29 @@ struct Rank0<'a> {
     owner: Vec<u32>,
 }
 
+/// What an erosion run's checkpoint holds besides the trees: the iterations done, the modelled
+/// time, the draws done, the leaves, and rank 0's ledger (`None` from the other ranks; rank
+/// 0's is written).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Resumed {
+    iterations: usize,
+    time: f64,
+    draws: u64,
+    leaves: u64,
+    ledger: Option<LedgerState>,
+}
+
+/// What a checkpoint of the run `cfg` must match to continue it: the box (its stripes, so
+/// P, and cubes), the rocks and the erosion (seed, strong rocks, depth); the policy and the
+/// balancer may change.
+fn identity(cfg: &ErosionConfig) -> String {
+    let [x, y, z] = cfg.cells;
+    format!(
+        "erosion case, {} stripes of {x}x{y}x{z} cubes, seed {}, {} strong, depth {}",
+        cfg.procs, cfg.seed, cfg.strong, cfg.max_depth
+    )
+}
+
 /// Runs this rank's part of the erosion case `cfg` (on `comm.size()` ranks, which must be
 /// `cfg.procs`), from this rank's chunk of the box. `each(moment, forest, owner)` is called on
 /// every rank with its forest and the owners of its part's roots, for the initial mesh and
@@ -79,6 +112,23 @@ struct Rank0<'a> {
 pub fn run_rank<C: Comm + ?Sized>(
     comm: &C,
     cfg: &ErosionConfig,
+    each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
+) -> Result<Option<ErosionRun>> {
+    run_rank_from(comm, cfg, &Checkpoints::default(), each)
+}
+
+/// [`run_rank`] writing the checkpoints `checkpoints` asks for (after the iterations that
+/// are a multiple of `checkpoints.every`) and continuing from `checkpoints.restart` when set:
+/// then the records start after the checkpoint's iteration, `each` sees its mesh first, and
+/// every record is the uninterrupted run's bit for bit.
+///
+/// # Errors
+/// As [`run_rank`]; [`Checkpoints::restart`]'s (a checkpoint of another box, P included);
+/// [`Error::Input`] for a checkpoint at or past the run's last iteration.
+pub fn run_rank_from<C: Comm + ?Sized>(
+    comm: &C,
+    cfg: &ErosionConfig,
+    checkpoints: &Checkpoints,
     mut each: impl FnMut(Moment, &Forest, &[u32]) -> Result<()>,
 ) -> Result<Option<ErosionRun>> {
     if cfg.procs != comm.size() {
@@ -110,12 +160,28 @@ pub fn run_rank<C: Comm + ?Sized>(
         run = run.balance_at(BalanceAt::Never).leaf_cost(fluid_leaf);
     }
     let mut cpu = crate::cpu::start(comm, run.startup_cpu(), None)?;
+    let identity = identity(cfg);
+    let resumed = checkpoints.restart::<_, Resumed>(&mut run, &identity)?;
+    if let Some(done) = resumed.as_ref().map(|r| r.iterations) {
+        if done >= cfg.iterations {
+            let iterations = cfg.iterations;
+            let what =
+                format!("the run was written after {done} iterations, this run does {iterations}");
+            return Err(checkpoints.nothing_left(&what));
+        }
+    }
+    // The trees, and so the part, are the checkpoint's.
     let rocks = domain::rocks(run.forest().initial().mesh(), cfg.procs);
-    for r in run.held_roots() {
-        let id = run.forest().leaf_id(r, 0);
-        run.leaf_data_mut(id)?[0] = domain::material(rocks[r as usize]);
+    if resumed.is_none() {
+        for r in run.held_roots() {
+            let id = run.forest().leaf_id(r, 0);
+            run.leaf_data_mut(id)?[0] = domain::material(rocks[r as usize]);
+        }
     }
     let mut erosion = Erosion::unrefreshed(rocks, probability, plume::hash::mix64(cfg.seed));
+    if let Some(resumed) = &resumed {
+        erosion.resume_draws(resumed.draws);
+    }
     // This rank's CPU between start-up and the steps and between the steps (the erosion's
     // own work), segment by segment: the draws (`Flux`), the fronts' refresh (`Halo`), the
     // fluid work and rank 0's decision (`Balance`), the balances' migrations (`Migrate`); cut
@@ -133,27 +199,36 @@ pub fn run_rank<C: Comm + ?Sized>(
             .to_vec(),
     });
     gather_fluid(&run, &erosion, &held, rank0.as_mut())?;
-    let initial = rank0.as_ref().map(|r0| {
-        let graph = run.graph().expect("rank 0 keeps the graph");
-        r0.ledger.initial_owner(graph, &r0.fluid)
-    });
-    run.account(Phase::Balance);
-    let initial = comm.agree_as(initial.transpose())?;
-    let moves = rank0
-        .as_mut()
-        .zip(initial)
-        .map(|(r0, o)| (&mut r0.owner, o));
-    migrate(&mut run, &mut erosion, moves, cfg.procs)?;
-    // Every root starts as one leaf.
-    let mut leaves = roots as u64;
-    let mut moment = Moment {
-        iterations: 0,
-        time: 0.0,
+    let (mut leaves, mut moment) = match resumed {
+        None => {
+            start_owners(&mut run, &mut erosion, rank0.as_mut(), cfg.procs)?;
+            // Every root starts as one leaf.
+            let start = Moment {
+                iterations: 0,
+                time: 0.0,
+            };
+            (roots as u64, start)
+        }
+        Some(resumed) => {
+            let ledger = match (rank0.as_mut(), resumed.ledger) {
+                (Some(r0), Some(state)) => r0.ledger.resume(state),
+                (Some(_), None) => Err(Error::Input(
+                    "the checkpoint holds no ledger: its state is not this case's".into(),
+                )),
+                _ => Ok(()),
+            };
+            comm.agree_as(ledger)?;
+            let at = Moment {
+                iterations: resumed.iterations,
+                time: resumed.time,
+            };
+            (resumed.leaves, at)
+        }
     };
     // The output (`each`) is not the erosion's work.
     between.extend_from_slice(run.take_cpu().segments());
     comm.agree_as(each(moment, run.forest(), run.owner()))?;
-    for iteration in 0..cfg.iterations {
+    for iteration in moment.iterations..cfg.iterations {
         run.account(Phase::Flux);
         let mut record = rank0.as_mut().map(|r0| {
             let graph = run.graph().expect("rank 0 keeps the graph");
@@ -256,6 +331,16 @@ pub fn run_rank<C: Comm + ?Sized>(
         if let (Some(r0), Some(record)) = (rank0.as_mut(), record) {
             r0.ledger.records.push(record);
         }
+        if checkpoints.due(moment.iterations) {
+            let state = Resumed {
+                iterations: moment.iterations,
+                time: moment.time,
+                draws: erosion.draws(),
+                leaves,
+                ledger: rank0.as_ref().map(|r0| r0.ledger.state()),
+            };
+            checkpoints.write_if_due(&run, &identity, moment.iterations, &state)?;
+        }
     }
     crate::cpu::add_between_steps(comm, &mut cpu, &RankCpu::from_segments(between))?;
     Ok(rank0.map(|r0| {
@@ -265,6 +350,24 @@ pub fn run_rank<C: Comm + ?Sized>(
             ..r0.ledger.finish(strong, roots, leaves as usize, work)
         }
     }))
+}
+
+/// Moves the trees to the owners the run starts from: rank 0's partition of the roots on
+/// their fluid work (a collective).
+fn start_owners<C: Comm + ?Sized>(
+    run: &mut Run<C>,
+    erosion: &mut Erosion,
+    rank0: Option<&mut Rank0>,
+    stripes: usize,
+) -> Result<()> {
+    let initial = rank0.as_ref().map(|r0| {
+        let graph = run.graph().expect("rank 0 keeps the graph");
+        r0.ledger.initial_owner(graph, &r0.fluid)
+    });
+    run.account(Phase::Balance);
+    let initial = run.comm().agree_as(initial.transpose())?;
+    let moves = rank0.zip(initial).map(|(r0, o)| (&mut r0.owner, o));
+    migrate(run, erosion, moves, stripes)
 }
 
 /// Rank 0's decision after an iteration that balances.

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use super::output::{cells, compare, summary_table, usage_chart, usage_series, COMPARED_POLICIES};
 use super::{ErosionConfig, ErosionRun};
+use crate::checkpoint::Checkpoints;
 use crate::error::Result;
 use crate::progress::Progress;
 use crate::provenance::Provenance;
@@ -33,6 +34,9 @@ pub struct Request<'a> {
     pub alphas: &'a [f64],
     /// The ranks, the output folder, the VTK files and the host.
     pub ranks: Ranks<'a>,
+    /// The checkpoints it writes (after the iterations that are a multiple of
+    /// `checkpoints.every`) and the one it continues from.
+    pub checkpoints: &'a Checkpoints,
 }
 
 /// The runs whose records the command keeps: `--compare` keeps every policy's run and the α
@@ -164,7 +168,7 @@ impl RankCase for OnRanks<'_, '_> {
             }
             Ok(())
         };
-        super::ranks::run_rank(comm, cfg, each)
+        super::ranks::run_rank_from(comm, cfg, self.0.checkpoints, each)
     }
 
     fn finish(&self, setup: &Setup, run: ErosionRun, out: Reporter<Rank0>) -> Result {

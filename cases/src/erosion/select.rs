@@ -32,7 +32,8 @@ const THRESHOLD_PCT: f64 = 5.0;
 
 /// The choice's state: the balances done, for `α` and `β`.
 pub(super) struct Selector {
-    movement: MovementCost,
+    /// The balances done (`MaxV` against their cost): a checkpoint keeps them.
+    pub(super) movement: MovementCost,
 }
 
 /// What a decision point chose and did.

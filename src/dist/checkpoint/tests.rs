@@ -253,7 +253,8 @@ fn the_manifest_reads_back_what_was_written() {
         fields: 5,
         step: 7,
         ranks: 2,
-        pieces: std::iter::once(STATE.to_string())
+        pieces: [STATE.to_string(), BALANCER.to_string()]
+            .into_iter()
             .chain((0..2).map(trees_name))
             .enumerate()
             .map(|(k, name)| Piece {
