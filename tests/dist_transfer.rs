@@ -5,12 +5,11 @@
 
 mod common;
 
-use common::without_hang;
-use plume::adapt::{AdaptOptions, Forest, LeafId, Transfer, NO_ELEM};
+use common::{elem_hash, hash_marks, without_hang};
+use plume::adapt::{AdaptOptions, Transfer};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, ReduceOp};
 use plume::dist::{GatheredPlum, Run};
-use plume::hash::mix64;
 use plume::mesh::{generate_box, geometry};
 use plume::Error;
 
@@ -21,32 +20,6 @@ fn options() -> AdaptOptions {
         max_depth: 3,
         ..AdaptOptions::with_fields(vec![Transfer::Conservative, Transfer::Inherit])
     }
-}
-
-/// A hash of element `e` of tree `r` and `salt` that every rank computes alike (from vertex
-/// keys, not ids).
-fn elem_hash(forest: &Forest, r: u32, e: u32, salt: u64) -> u64 {
-    let mut keys = forest.trees()[r as usize].elems[e as usize]
-        .verts
-        .map(|v| forest.vertices()[v].key);
-    keys.sort_unstable();
-    keys.iter().fold(mix64(salt), |h, &k| mix64(h ^ k))
-}
-
-/// Random marks from hashes: whole families coarsened (by their parent's hash), other leaves
-/// refined.
-fn marks(forest: &Forest, level: usize) -> (Vec<LeafId>, Vec<LeafId>) {
-    let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
-    forest.for_each_leaf(|l| {
-        let parent = forest.trees()[l.id.root as usize].elems[l.id.elem as usize].parent;
-        let salt = level as u64;
-        if parent != NO_ELEM && elem_hash(forest, l.id.root, parent, salt) % 5 < 2 {
-            coarsen.push(l.id);
-        } else if elem_hash(forest, l.id.root, l.id.elem, salt).is_multiple_of(4) {
-            refine.push(l.id);
-        }
-    });
-    (refine, coarsen)
 }
 
 /// What one level leaves.
@@ -78,7 +51,7 @@ fn run(procs: usize) -> Vec<Level> {
         }
         let mut levels = vec![totals(&run)?];
         for level in 0..LEVELS {
-            let (refine, coarsen) = marks(run.forest(), level);
+            let (refine, coarsen) = hash_marks(run.forest(), level as u64);
             let m = run.step_marked(refine, coarsen)?.metrics;
             levels.push(Level {
                 moved: m.moved.trees,

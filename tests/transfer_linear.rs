@@ -9,12 +9,11 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{two_tets, without_hang};
-use plume::adapt::{AdaptOptions, Forest, LeafId, LeafView, Transfer, NO_ELEM};
+use common::{hash_marks, two_tets, without_hang};
+use plume::adapt::{AdaptOptions, Forest, LeafView, Transfer};
 use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, ReduceOp};
 use plume::dist::{Change, Family, GatheredPlum, Run};
-use plume::hash::mix64;
 use plume::mesh::{generate_box, geometry};
 use plume::Error;
 use proptest::prelude::*;
@@ -45,31 +44,6 @@ fn options() -> AdaptOptions {
 /// The values of a leaf whose centroid is `x`: the field and its gradient.
 fn exact(x: [f64; 3]) -> [f64; 4] {
     [field(x), GRAD[0], GRAD[1], GRAD[2]]
-}
-
-/// A hash of element `e` of tree `r` and `salt` that every rank computes alike (from vertex
-/// keys, not ids).
-fn elem_hash(forest: &Forest, r: u32, e: u32, salt: u64) -> u64 {
-    let mut keys = forest.trees()[r as usize].elems[e as usize]
-        .verts
-        .map(|v| forest.vertices()[v].key);
-    keys.sort_unstable();
-    keys.iter().fold(mix64(salt), |h, &k| mix64(h ^ k))
-}
-
-/// Marks from hashes: whole families coarsened (by their parent's hash, 40 %), a quarter of
-/// the other leaves refined.
-fn marks(forest: &Forest, salt: u64) -> (Vec<LeafId>, Vec<LeafId>) {
-    let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
-    forest.for_each_leaf(|l| {
-        let parent = forest.trees()[l.id.root as usize].elems[l.id.elem as usize].parent;
-        if parent != NO_ELEM && elem_hash(forest, l.id.root, parent, salt) % 5 < 2 {
-            coarsen.push(l.id);
-        } else if elem_hash(forest, l.id.root, l.id.elem, salt).is_multiple_of(4) {
-            refine.push(l.id);
-        }
-    });
-    (refine, coarsen)
 }
 
 /// A compensated (Neumaier) sum: its own rounding stays far below the transfer's, whatever
@@ -161,7 +135,7 @@ fn run(procs: usize) -> Vec<Vec<Level>> {
         }
         let mut levels = vec![measured(&run, Level::default())?];
         for level in 0..LEVELS {
-            let (refine, coarsen) = marks(run.forest(), level as u64);
+            let (refine, coarsen) = hash_marks(run.forest(), level as u64);
             let (report, map) = run.step_with_transfer(refine, coarsen, &mut |_: &Family| {})?;
             let mut trees: BTreeMap<u32, (usize, usize, bool)> = BTreeMap::new();
             for f in &map.families {
@@ -330,7 +304,7 @@ proptest! {
         // steps: errors at most 5.3e-16 · scale, Σ u·V off by at most 1.5e-16 · scale.
         let scale = offset.abs() + grad.iter().map(|g| g.abs()).sum::<f64>();
         for step in 0..3 {
-            let (refine, coarsen) = marks(&f, salt.wrapping_add(step));
+            let (refine, coarsen) = hash_marks(&f, salt.wrapping_add(step));
             refine.into_iter().for_each(|id| f.mark_refine(id));
             coarsen.into_iter().for_each(|id| f.mark_coarsen(id));
             f.adapt().unwrap();

@@ -3,7 +3,7 @@
 
 pub mod adjacency;
 
-use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView};
+use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView, NO_ELEM};
 use plume::comm::{Comm, CommExt};
 use plume::dist::{Mark, Run};
 use plume::hash::mix64;
@@ -215,4 +215,29 @@ pub fn step_serial(forest: &mut Forest, mark: impl Fn(&LeafView) -> Mark) {
         }
     }
     forest.adapt().unwrap();
+}
+
+/// A hash of element `e` of tree `r` and `salt` that every rank computes alike (from vertex
+/// keys, not ids).
+pub fn elem_hash(forest: &Forest, r: u32, e: u32, salt: u64) -> u64 {
+    let mut keys = forest.trees()[r as usize].elems[e as usize]
+        .verts
+        .map(|v| forest.vertices()[v].key);
+    keys.sort_unstable();
+    keys.iter().fold(mix64(salt), |h, &k| mix64(h ^ k))
+}
+
+/// Marks from hashes that every rank draws alike: whole families coarsened (by their
+/// parent's hash, 40 %), a quarter of the other leaves refined.
+pub fn hash_marks(forest: &Forest, salt: u64) -> (Vec<LeafId>, Vec<LeafId>) {
+    let (mut refine, mut coarsen) = (Vec::new(), Vec::new());
+    forest.for_each_leaf(|l| {
+        let parent = forest.trees()[l.id.root as usize].elems[l.id.elem as usize].parent;
+        if parent != NO_ELEM && elem_hash(forest, l.id.root, parent, salt) % 5 < 2 {
+            coarsen.push(l.id);
+        } else if elem_hash(forest, l.id.root, l.id.elem, salt).is_multiple_of(4) {
+            refine.push(l.id);
+        }
+    });
+    (refine, coarsen)
 }
