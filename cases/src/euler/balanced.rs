@@ -25,12 +25,12 @@ use plume::dist::{Processed, RootWork};
 use plume::hash::{mix64, IntMap};
 use plume::{Error, Result};
 
-use super::flux::FaceSide;
+use super::flux::{Beyond, FaceSide};
 use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::primitive_array;
 use super::mesh::{FlowMesh, LeafGeometry};
 use super::reconstruct::FaceState;
-use super::scheme::{with_speed, Beyond, Scheme, Stage, States};
+use super::scheme::{with_speed, Scheme, Stage, States};
 
 /// A leaf's side of a face as an arrived job holds it: its state at first order, its
 /// reconstructed face state at second.

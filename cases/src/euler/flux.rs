@@ -145,6 +145,15 @@ fn star_state(
     star
 }
 
+/// What lies beyond one face of a leaf, as [`super::scheme::Scheme::leaf_rate`] reads it.
+#[derive(Debug, Clone, Copy)]
+pub enum Beyond<S> {
+    /// A leaf: its side of the face.
+    Leaf(S),
+    /// The boundary, with the face's physical tag.
+    Boundary(u32),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,13 +14,12 @@ use plume::comm::Comm;
 use plume::dist::Run;
 
 use super::boundary::Boundaries;
-use super::flux::FaceSide;
+use super::flux::{Beyond, FaceSide};
 use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::gradient::{mesh_primitives, neighbour_values, primitive_array, primitive_of_array};
 use super::limiter::{changes, Limiter, Range};
 use super::lsq::LeastSquares;
 use super::mesh::{FlowMesh, LeafGeometry};
-use super::scheme::Beyond;
 use crate::error::Result;
 
 /// A state on a face as the fluxes read it: its primitive variables and speed of sound (its

@@ -11,7 +11,7 @@ use plume::dist::Run;
 use plume::mesh::geometry::norm;
 use plume::metrics::Phase;
 
-use super::flux::{FaceSide, FluxScheme, Side};
+use super::flux::{Beyond, FaceSide, FluxScheme, Side};
 use super::gas::{Conserved, Gas, Primitive, NVARS};
 use super::limiter::Limiter;
 use super::mesh::{FaceGeometry, FlowMesh, LeafGeometry};
@@ -407,15 +407,6 @@ fn signed_area(face: &FaceGeometry) -> f64 {
 fn per_volume(sum: &Conserved, volume: f64) -> Conserved {
     let inv = 1.0 / volume;
     sum.map(|s| -s * inv)
-}
-
-/// What lies beyond one face of a leaf, as [`Scheme::leaf_rate`] reads it.
-#[derive(Debug, Clone, Copy)]
-pub enum Beyond<S> {
-    /// A leaf: its side of the face.
-    Leaf(S),
-    /// The boundary, with the face's physical tag.
-    Boundary(u32),
 }
 
 /// The states a stage's fluxes read on the faces of a flow mesh's leaves and ghosts.
