@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{elem_hash, hash_marks, without_hang};
+use common::{elem_hash, hash_marks, moving_box_run, without_hang};
 use plume::adapt::{AdaptOptions, Transfer};
-use plume::balance::{Accept, Plum, PlumOptions};
+use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, ReduceOp};
 use plume::dist::{GatheredPlum, Run};
 use plume::mesh::{generate_box, geometry};
@@ -38,12 +38,7 @@ struct Level {
 /// The initial values and `LEVELS` steps on `procs` thread ranks.
 fn run(procs: usize) -> Vec<Level> {
     let per_rank = launch_threads(procs, |comm| {
-        let mesh = generate_box([4, 2, 2], [1.0, 0.6, 0.5])?;
-        let plum = Plum::new(PlumOptions {
-            accept: Accept::Always,
-            ..PlumOptions::new(procs)
-        })?;
-        let mut run = Run::new(comm, mesh, options(), GatheredPlum::new(plum))?;
+        let mut run = moving_box_run(comm, options())?;
         for id in run.forest().leaves() {
             let density = 1.0 + (elem_hash(run.forest(), id.root, id.elem, 99) % 1000) as f64;
             run.leaf_data_mut(id)?

@@ -9,9 +9,9 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{hash_marks, two_tets, without_hang};
+use common::{hash_marks, moving_box_run, two_tets, without_hang};
 use plume::adapt::{AdaptOptions, Forest, LeafView, Transfer};
-use plume::balance::{Accept, Plum, PlumOptions};
+use plume::balance::{Plum, PlumOptions};
 use plume::comm::{launch_threads, Comm, ReduceOp};
 use plume::dist::{Change, Family, GatheredPlum, Run};
 use plume::mesh::{generate_box, geometry};
@@ -121,12 +121,7 @@ fn moved_then_refined(ranks: &[&Level]) -> usize {
 /// record (the totals and the error reduced over all ranks).
 fn run(procs: usize) -> Vec<Vec<Level>> {
     launch_threads(procs, |comm| {
-        let mesh = generate_box([4, 2, 2], [1.0, 0.6, 0.5])?;
-        let plum = Plum::new(PlumOptions {
-            accept: Accept::Always,
-            ..PlumOptions::new(procs)
-        })?;
-        let mut run = Run::new(comm, mesh, options(), GatheredPlum::new(plum))?;
+        let mut run = moving_box_run(comm, options())?;
         let mut start = Vec::new();
         run.forest()
             .for_each_leaf(|l| start.push((l.id, l.centroid)));

@@ -4,10 +4,11 @@
 pub mod adjacency;
 
 use plume::adapt::{AdaptOptions, Forest, InitialMesh, LeafId, LeafView, NO_ELEM};
+use plume::balance::{Accept, Plum, PlumOptions};
 use plume::comm::{Comm, CommExt};
-use plume::dist::{Mark, Run};
+use plume::dist::{GatheredPlum, Mark, Run};
 use plume::hash::mix64;
-use plume::mesh::{geometry, Mesh};
+use plume::mesh::{generate_box, geometry, Mesh};
 use plume::{Error, Result};
 
 /// The reference tetrahedron.
@@ -240,4 +241,15 @@ pub fn hash_marks(forest: &Forest, salt: u64) -> (Vec<LeafId>, Vec<LeafId>) {
         }
     });
     (refine, coarsen)
+}
+
+/// A run on a box of 4 × 2 × 2 cubes (1 × 0.6 × 0.5) whose PLUM carries out every balance it
+/// proposes, so that steps move trees.
+pub fn moving_box_run<'c, C: Comm + ?Sized>(comm: &'c C, opts: AdaptOptions) -> Result<Run<'c, C>> {
+    let mesh = generate_box([4, 2, 2], [1.0, 0.6, 0.5])?;
+    let plum = Plum::new(PlumOptions {
+        accept: Accept::Always,
+        ..PlumOptions::new(comm.size())
+    })?;
+    Run::new(comm, mesh, opts, GatheredPlum::new(plum))
 }
