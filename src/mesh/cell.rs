@@ -9,7 +9,7 @@
 //! [`Run::leaf_geometry`]: crate::dist::Run::leaf_geometry
 //! [`GhostLeaf::geometry`]: crate::dist::GhostLeaf::geometry
 
-use super::geometry::{self, cross, dot, sub};
+use super::geometry::{self, centroid, cross, dot, sub};
 use super::topology::{sort3_by_key, FACE_VERTS};
 
 /// One face of a leaf in the canonical orientation (see the module doc).
@@ -39,18 +39,13 @@ impl FaceGeometry {
 pub struct LeafGeometry {
     /// Volume.
     pub volume: f64,
-    /// The centroid ([`centroid`]).
+    /// The centroid ([`centroid`], of the corners in the order given: a leaf and its ghost on
+    /// another rank list their corners alike, so they get the same bits).
     pub centroid: [f64; 3],
     /// The four faces.
     pub faces: [FaceGeometry; 4],
     /// From the centroid to each face's centroid: where the scheme reconstructs the state.
     pub to_faces: [[f64; 3]; 4],
-}
-
-/// The centroid of a tetrahedron's corners, summed in the order given: a leaf and its ghost
-/// on another rank list their corners alike, so they get the same bits.
-pub fn centroid(corners: &[[f64; 3]; 4]) -> [f64; 3] {
-    std::array::from_fn(|d| 0.25 * (corners[0][d] + corners[1][d] + corners[2][d] + corners[3][d]))
 }
 
 impl LeafGeometry {

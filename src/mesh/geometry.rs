@@ -9,7 +9,9 @@ pub fn volume(p: &[[f64; 3]; 4]) -> f64 {
     dot(u, cross(v, w)) / 6.0
 }
 
-/// Centroid (mean of the corners).
+/// Centroid (mean of the corners), summed in the order given: a leaf and its ghost on another
+/// rank list their corners alike, so they get the same bits. (The bits of `0.25 × the sum`:
+/// scaling by a power of two is exact.)
 pub fn centroid(p: &[[f64; 3]; 4]) -> [f64; 3] {
     let mut c = [0.0; 3];
     for q in p {

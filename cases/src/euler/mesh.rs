@@ -14,7 +14,8 @@ use crate::error::{Error, Result};
 use plume::adapt::{Across, LeafId};
 use plume::comm::Comm;
 use plume::dist::{Halo, Run};
-pub use plume::mesh::cell::{centroid, FaceGeometry, LeafGeometry};
+pub use plume::mesh::cell::{FaceGeometry, LeafGeometry};
+pub use plume::mesh::geometry::centroid;
 use plume::mesh::geometry::dot;
 use plume::metrics::Phase;
 
