@@ -52,8 +52,8 @@ impl Checkpoints {
         Error::Input(format!("{}: {what}: ask for more", dir.display()))
     }
 
-    /// Writes `run` and the case's `state` after case step `step` when one is due (a
-    /// collective).
+    /// Writes `run` and the case's state (`state()`, made only then) after case step `step`
+    /// when one is due (a collective).
     ///
     /// # Errors
     /// The library's, when the checkpoint cannot be written; on every rank.
@@ -62,11 +62,11 @@ impl Checkpoints {
         run: &Run<C>,
         identity: &str,
         step: usize,
-        state: &S,
+        state: impl FnOnce() -> S,
     ) -> Result<()> {
         match self.due(step) {
             true => {
-                let state = bincode::serialize(state)
+                let state = bincode::serialize(&state())
                     .map_err(|e| Error::Input(format!("the case's state does not encode: {e}")))?;
                 Ok(run.checkpoint(&self.dir, identity, &state)?)
             }
@@ -75,7 +75,7 @@ impl Checkpoints {
     }
 
     /// True when a checkpoint is due after case step `step`.
-    pub fn due(&self, step: usize) -> bool {
+    fn due(&self, step: usize) -> bool {
         self.every.is_some_and(|every| step.is_multiple_of(every))
     }
 }

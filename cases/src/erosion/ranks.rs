@@ -331,16 +331,14 @@ pub fn run_rank_from<C: Comm + ?Sized>(
         if let (Some(r0), Some(record)) = (rank0.as_mut(), record) {
             r0.ledger.records.push(record);
         }
-        if checkpoints.due(moment.iterations) {
-            let state = Resumed {
-                iterations: moment.iterations,
-                time: moment.time,
-                draws: erosion.draws(),
-                leaves,
-                ledger: rank0.as_ref().map(|r0| r0.ledger.state()),
-            };
-            checkpoints.write_if_due(&run, &identity, moment.iterations, &state)?;
-        }
+        let state = || Resumed {
+            iterations: moment.iterations,
+            time: moment.time,
+            draws: erosion.draws(),
+            leaves,
+            ledger: rank0.as_ref().map(|r0| r0.ledger.state()),
+        };
+        checkpoints.write_if_due(&run, &identity, moment.iterations, state)?;
     }
     crate::cpu::add_between_steps(comm, &mut cpu, &RankCpu::from_segments(between))?;
     Ok(rank0.map(|r0| {

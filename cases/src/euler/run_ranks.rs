@@ -465,6 +465,7 @@ fn on_rank(
     let mut step = resumed.map_or(0, |r| r.output);
     // A continued run's first output is the checkpoint's, written by the run before.
     let mut recorded = resumed.is_some();
+    let identity = cfg.euler.identity();
     loop {
         if !std::mem::take(&mut recorded) {
             output(
@@ -475,14 +476,13 @@ fn on_rank(
                 mine.as_deref_mut(),
             )?;
             if !euler.finished() {
-                let resumed = Resumed {
+                let resumed = || Resumed {
                     time: euler.time,
                     iteration: euler.iteration,
                     output: step,
                     start,
                 };
-                let identity = cfg.euler.identity();
-                checkpoints.write_if_due(&euler.run, &identity, euler.iteration, &resumed)?;
+                checkpoints.write_if_due(&euler.run, &identity, euler.iteration, resumed)?;
             }
         }
         if euler.finished() {

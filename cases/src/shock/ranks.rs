@@ -143,7 +143,7 @@ pub fn run_rank<C: Comm + ?Sized>(
             run.owner(),
         ))?;
         levels.extend(record);
-        checkpoints.write_if_due(&run, &identity, level, &level)?;
+        checkpoints.write_if_due(&run, &identity, level, || level)?;
     }
     Ok((comm.rank() == 0).then(|| ShockRun {
         config: cfg.clone(),
